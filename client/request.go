@@ -1,0 +1,166 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// Request is a server request waiting for the user: sampling or elicitation. Exactly one
+// of Sampling and Elicitation is set. A front end answers it with one of the methods
+// below; the first answer wins.
+type Request struct {
+	ID          jsonrpc.ID
+	Method      string
+	Sampling    *mcp.CreateMessageParams
+	Elicitation *mcp.ElicitParams
+	// RelatedTask is the task the request belongs to (side-channel input), if any.
+	RelatedTask string
+	Received    time.Time
+
+	ctx    context.Context
+	once   sync.Once
+	done   chan struct{}
+	result any
+	err    error
+}
+
+// ErrAnswered is returned when a request is answered twice.
+var ErrAnswered = errors.New("the request was already answered or withdrawn")
+
+// Done is closed once the request is answered or withdrawn.
+func (r *Request) Done() <-chan struct{} { return r.done }
+
+// Withdrawn reports whether the server cancelled the request or the session ended.
+func (r *Request) Withdrawn() bool { return r.ctx.Err() != nil }
+
+func (r *Request) settle(result any, err error) error {
+	settled := false
+	r.once.Do(func() {
+		r.result, r.err = result, err
+		close(r.done)
+		settled = true
+	})
+	if !settled {
+		return ErrAnswered
+	}
+	return nil
+}
+
+// Respond answers with a complete result (an [mcp.CreateMessageResult] or an
+// [mcp.ElicitResult]).
+func (r *Request) Respond(result any) error {
+	if er, ok := result.(*mcp.ElicitResult); ok && er.Action == mcp.ElicitActionAccept && r.Elicitation != nil {
+		er.Content = mcp.ApplySchemaDefaults(r.Elicitation.RequestedSchema, er.Content)
+	}
+	return r.settle(result, nil)
+}
+
+// Accept answers an elicitation with content; fields the user left out take the
+// defaults the requested schema gives.
+func (r *Request) Accept(content map[string]any) error {
+	return r.Respond(&mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: content})
+}
+
+// Decline answers an elicitation with "decline": the user said no.
+func (r *Request) Decline() error {
+	return r.settle(&mcp.ElicitResult{Action: mcp.ElicitActionDecline}, nil)
+}
+
+// Dismiss answers an elicitation with "cancel": the user closed it without choosing.
+func (r *Request) Dismiss() error {
+	return r.settle(&mcp.ElicitResult{Action: mcp.ElicitActionCancel}, nil)
+}
+
+// Reject answers with a JSON-RPC error; a non-[*jsonrpc.Error] becomes -32603. Use it
+// for a sampling request the user refused (the MCP spec suggests code -1 there).
+func (r *Request) Reject(err error) error {
+	return r.settle(nil, err)
+}
+
+// PendingRequests returns the requests waiting for an answer, oldest first.
+func (s *Session) PendingRequests() []*Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*Request, 0, len(s.pending))
+	for r := range s.pending {
+		out = append(out, r)
+	}
+	sortByReceived(out)
+	return out
+}
+
+func sortByReceived(rs []*Request) {
+	for i := 1; i < len(rs); i++ {
+		for j := i; j > 0 && rs[j].Received.Before(rs[j-1].Received); j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
+		}
+	}
+}
+
+func (s *Session) queue(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	r := &Request{ID: req.ID, Method: req.Method, Received: s.now(), ctx: ctx, done: make(chan struct{})}
+	var meta mcp.Meta
+	switch req.Method {
+	case mcp.MethodSamplingCreateMessage:
+		if s.client.capabilities().Sampling == nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "this client does not support sampling")
+		}
+		r.Sampling = new(mcp.CreateMessageParams)
+		if err := json.Unmarshal(req.Params, r.Sampling); err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid sampling request: %v", err)
+		}
+		meta = r.Sampling.Meta
+	case mcp.MethodElicitationCreate:
+		if s.client.capabilities().Elicitation == nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "this client does not support elicitation")
+		}
+		r.Elicitation = new(mcp.ElicitParams)
+		if err := json.Unmarshal(req.Params, r.Elicitation); err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid elicitation request: %v", err)
+		}
+		meta = r.Elicitation.Meta
+	}
+	r.RelatedTask, _ = meta.RelatedTask()
+
+	s.mu.Lock()
+	s.pending[r] = struct{}{}
+	s.mu.Unlock()
+	s.events.publish(&RequestEvent{At: At{s.now()}, Request: r})
+	if h := s.client.opts.OnRequest; h != nil {
+		go h(ctx, r)
+	}
+
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		_ = r.settle(nil, errNoAnswer)
+	}
+	s.mu.Lock()
+	delete(s.pending, r)
+	s.mu.Unlock()
+	s.events.publish(&RequestEvent{At: At{s.now()}, Request: r, Settled: true})
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.RelatedTask != "" {
+		withRelatedTask(r.result, r.RelatedTask)
+	}
+	return r.result, nil
+}
+
+// withRelatedTask marks a side-channel answer as belonging to its task, as the spec
+// requires of every message of a task.
+func withRelatedTask(result any, taskID string) {
+	switch res := result.(type) {
+	case *mcp.ElicitResult:
+		res.Meta.SetRelatedTask(taskID)
+	case *mcp.CreateMessageResult:
+		res.Meta.SetRelatedTask(taskID)
+	}
+}

@@ -1,0 +1,407 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+)
+
+// Connection is one end of a transport, moving whole messages. Implementations must allow
+// one Read at a time concurrently with any number of Writes.
+//
+// Read returns a [*DecodeError] for a frame that is not a valid message (the [Conn]
+// answers it and keeps reading); any other error ends the connection. Write receives the
+// context of the message's origin: transports that route messages (Streamable HTTP) read
+// [RelatedRequest] from it.
+type Connection interface {
+	Read(ctx context.Context) (Message, error)
+	Write(ctx context.Context, m Message) error
+	Close() error
+}
+
+// Handler answers inbound requests and notifications. For a notification the result is
+// ignored. Returning an [*Error] chooses the error the peer sees; any other error is sent
+// as an internal error (-32603).
+//
+// Requests are handled concurrently, each on its own goroutine. Notifications are handled
+// one at a time, in arrival order, on the reading goroutine, so a notification handler must
+// not block.
+type Handler interface {
+	Handle(ctx context.Context, req *Request) (result any, err error)
+}
+
+// HandlerFunc adapts a function to [Handler].
+type HandlerFunc func(ctx context.Context, req *Request) (any, error)
+
+// Handle calls f.
+func (f HandlerFunc) Handle(ctx context.Context, req *Request) (any, error) { return f(ctx, req) }
+
+// Direction tells a [Tap] which way a message went.
+type Direction int
+
+const (
+	Inbound Direction = iota
+	Outbound
+)
+
+func (d Direction) String() string {
+	if d == Inbound {
+		return "in"
+	}
+	return "out"
+}
+
+// Tap observes every message a connection reads or writes, including malformed frames
+// (reported as the error response they caused). It runs synchronously and must be quick.
+type Tap func(dir Direction, m Message)
+
+// CancelledMethod is the notification that abandons a request (MCP's spelling). It is
+// built in because handler contexts must end when the peer gives up on a request.
+const CancelledMethod = "notifications/cancelled"
+
+// uncancellable lists methods for which a cancelled call sends no notification: MCP forbids
+// cancelling initialize.
+var uncancellable = map[string]bool{"initialize": true}
+
+// Options configures a [Conn]. The zero value is usable: unknown methods get -32601.
+type Options struct {
+	Handler Handler
+	Tap     Tap
+	Logger  *slog.Logger
+}
+
+// Conn is a JSON-RPC 2.0 peer over a [Connection]: it sends calls and matches their
+// responses, and dispatches inbound requests to the [Handler].
+type Conn struct {
+	conn    Connection
+	opts    Options
+	log     *slog.Logger
+	nextID  atomic.Int64
+	ctx     context.Context // lives as long as the connection; parent of handler contexts
+	cancel  context.CancelCauseFunc
+	done    chan struct{}
+	closing sync.Once
+
+	mu       sync.Mutex
+	pending  map[ID]chan *Response
+	inflight map[ID]context.CancelCauseFunc
+	err      error
+}
+
+// errPeerCancelled is the cause of a handler context the peer cancelled.
+var errPeerCancelled = errors.New("jsonrpc: request cancelled by the peer")
+
+// NewConn starts reading from c and returns the connection. Close it to stop.
+func NewConn(c Connection, opts Options) *Conn {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	conn := &Conn{
+		conn:     c,
+		opts:     opts,
+		log:      opts.Logger,
+		ctx:      ctx,
+		cancel:   cancel,
+		done:     make(chan struct{}),
+		pending:  make(map[ID]chan *Response),
+		inflight: make(map[ID]context.CancelCauseFunc),
+	}
+	if conn.log == nil {
+		conn.log = slog.New(slog.DiscardHandler)
+	}
+	go conn.readLoop()
+	return conn
+}
+
+// Done is closed when the connection has ended.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection ended, or nil while it is open.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Close ends the connection: pending calls fail with [ErrClosed] and handler contexts are
+// cancelled.
+func (c *Conn) Close() error {
+	c.shutdown(ErrClosed)
+	<-c.done
+	return nil
+}
+
+// Call sends a request and waits for its response, decoding the result into result (which
+// may be nil, or a *json.RawMessage to keep it raw). A JSON-RPC error from the peer is
+// returned as an [*Error]. If ctx ends first the peer is told with notifications/cancelled
+// and ctx's error is returned.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	raw, err := marshalParams(params)
+	if err != nil {
+		return fmt.Errorf("jsonrpc: encoding %s params: %w", method, err)
+	}
+	id := Int64ID(c.nextID.Add(1))
+	ch := make(chan *Response, 1)
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return err
+	}
+	c.pending[id] = ch
+	c.mu.Unlock()
+
+	req := &Request{ID: id, Method: method, Params: raw}
+	if err := c.write(ctx, req); err != nil {
+		c.forget(id)
+		return fmt.Errorf("jsonrpc: sending %s: %w", method, err)
+	}
+	select {
+	case resp := <-ch:
+		if resp.Error != nil {
+			return resp.Error
+		}
+		if result == nil {
+			return nil
+		}
+		if r, ok := result.(*json.RawMessage); ok {
+			*r = resp.Result
+			return nil
+		}
+		if err := json.Unmarshal(resp.Result, result); err != nil {
+			return fmt.Errorf("jsonrpc: decoding %s result: %w", method, err)
+		}
+		return nil
+	case <-ctx.Done():
+		c.forget(id)
+		if !uncancellable[method] && c.Err() == nil {
+			reason := context.Cause(ctx).Error()
+			_ = c.Notify(context.WithoutCancel(ctx), CancelledMethod, map[string]any{"requestId": id, "reason": reason})
+		}
+		return ctx.Err()
+	case <-c.done:
+		// The reader may have delivered the response just before ending.
+		select {
+		case resp := <-ch:
+			if resp.Error != nil {
+				return resp.Error
+			}
+			if result != nil {
+				if r, ok := result.(*json.RawMessage); ok {
+					*r = resp.Result
+					return nil
+				}
+				return json.Unmarshal(resp.Result, result)
+			}
+			return nil
+		default:
+		}
+		return c.Err()
+	}
+}
+
+// Notify sends a notification.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	raw, err := marshalParams(params)
+	if err != nil {
+		return fmt.Errorf("jsonrpc: encoding %s params: %w", method, err)
+	}
+	if err := c.Err(); err != nil {
+		return err
+	}
+	return c.write(ctx, &Request{Method: method, Params: raw})
+}
+
+func (c *Conn) forget(id ID) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+func (c *Conn) write(ctx context.Context, m Message) error {
+	if c.opts.Tap != nil {
+		c.opts.Tap(Outbound, m)
+	}
+	return c.conn.Write(ctx, m)
+}
+
+func (c *Conn) readLoop() {
+	defer close(c.done)
+	for {
+		m, err := c.conn.Read(c.ctx)
+		if err != nil {
+			var de *DecodeError
+			if errors.As(err, &de) {
+				resp := &Response{ID: de.ID, Error: de.Err}
+				if c.opts.Tap != nil {
+					c.opts.Tap(Inbound, resp)
+				}
+				c.log.Warn("malformed message", "error", de.Err.Message)
+				if werr := c.write(c.ctx, resp); werr != nil {
+					c.shutdown(werr)
+					return
+				}
+				continue
+			}
+			if errors.Is(err, io.EOF) {
+				err = fmt.Errorf("%w: %w", ErrClosed, err)
+			}
+			c.shutdown(err)
+			return
+		}
+		if c.opts.Tap != nil {
+			c.opts.Tap(Inbound, m)
+		}
+		switch m := m.(type) {
+		case *Response:
+			c.deliver(m)
+		case *Request:
+			if m.IsNotification() {
+				c.handleNotification(m)
+			} else {
+				c.startRequest(m)
+			}
+		}
+	}
+}
+
+func (c *Conn) deliver(resp *Response) {
+	c.mu.Lock()
+	ch, ok := c.pending[resp.ID]
+	delete(c.pending, resp.ID)
+	c.mu.Unlock()
+	if !ok {
+		c.log.Warn("response to an unknown request id", "id", resp.ID.String())
+		return
+	}
+	ch <- resp
+}
+
+func (c *Conn) handleNotification(req *Request) {
+	if req.Method == CancelledMethod {
+		var p struct {
+			RequestID ID     `json:"requestId"`
+			Reason    string `json:"reason"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil && p.RequestID.IsValid() {
+			c.mu.Lock()
+			cancel := c.inflight[p.RequestID]
+			c.mu.Unlock()
+			if cancel != nil {
+				cancel(errPeerCancelled)
+			}
+		}
+	}
+	if c.opts.Handler == nil {
+		return
+	}
+	ctx := withRequest(c.ctx, req)
+	if _, err := c.opts.Handler.Handle(ctx, req); err != nil {
+		c.log.Debug("notification handler failed", "method", req.Method, "error", err)
+	}
+}
+
+func (c *Conn) startRequest(req *Request) {
+	ctx, cancel := context.WithCancelCause(withRequest(c.ctx, req))
+	c.mu.Lock()
+	c.inflight[req.ID] = cancel
+	c.mu.Unlock()
+	go func() {
+		defer func() {
+			c.mu.Lock()
+			delete(c.inflight, req.ID)
+			c.mu.Unlock()
+			cancel(nil)
+		}()
+		result, err := c.handle(ctx, req)
+		if errors.Is(context.Cause(ctx), errPeerCancelled) {
+			return // the peer gave up on this request and expects no response
+		}
+		resp := &Response{ID: req.ID}
+		if err != nil {
+			resp.Error = AsError(err)
+		} else if resp.Result, err = json.Marshal(result); err != nil {
+			resp.Error = Errorf(CodeInternalError, "encoding the result: %v", err)
+			resp.Result = nil
+		}
+		if c.Err() != nil {
+			return
+		}
+		if werr := c.write(ctx, resp); werr != nil {
+			c.log.Debug("writing a response failed", "method", req.Method, "error", werr)
+		}
+	}()
+}
+
+func (c *Conn) handle(ctx context.Context, req *Request) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("handler panicked", "method", req.Method, "panic", p)
+			result, err = nil, Errorf(CodeInternalError, "internal error handling %s", req.Method)
+		}
+	}()
+	if c.opts.Handler == nil {
+		return nil, Errorf(CodeMethodNotFound, "method not found: %s", req.Method)
+	}
+	result, err = c.opts.Handler.Handle(ctx, req)
+	if err == nil && result == nil {
+		result = json.RawMessage("{}")
+	}
+	return result, err
+}
+
+func (c *Conn) shutdown(cause error) {
+	c.closing.Do(func() {
+		c.mu.Lock()
+		c.err = cause
+		pending := c.pending
+		c.pending = map[ID]chan *Response{}
+		c.mu.Unlock()
+		c.cancel(cause)
+		_ = c.conn.Close()
+		_ = pending // callers observe c.done and read c.err
+	})
+}
+
+func marshalParams(params any) (json.RawMessage, error) {
+	switch p := params.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		return p, nil
+	}
+	return json.Marshal(params)
+}
+
+type requestKey struct{}
+type relatedKey struct{}
+
+func withRequest(ctx context.Context, req *Request) context.Context {
+	ctx = context.WithValue(ctx, requestKey{}, req)
+	if req.ID.IsValid() {
+		ctx = context.WithValue(ctx, relatedKey{}, req.ID)
+	}
+	return ctx
+}
+
+// RequestFromContext returns the inbound request a handler context was made for.
+func RequestFromContext(ctx context.Context) (*Request, bool) {
+	r, ok := ctx.Value(requestKey{}).(*Request)
+	return r, ok
+}
+
+// WithRelatedRequest marks messages written with ctx as belonging to the inbound request
+// id, so a routing transport sends them on that request's stream. Handler contexts already
+// carry their own request; work that outlives its request sets another one.
+func WithRelatedRequest(ctx context.Context, id ID) context.Context {
+	return context.WithValue(ctx, relatedKey{}, id)
+}
+
+// RelatedRequest returns the inbound request id that messages written with ctx belong to.
+func RelatedRequest(ctx context.Context) (ID, bool) {
+	id, ok := ctx.Value(relatedKey{}).(ID)
+	return id, ok && id.IsValid()
+}

@@ -1,0 +1,82 @@
+package jsonrpc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Error codes defined by JSON-RPC 2.0.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+	// CodeConnectionClosed is not sent on the wire: it marks calls failed locally because
+	// the connection ended before their response arrived.
+	CodeConnectionClosed = -32000
+	// CodeRequestCancelled marks a call the caller abandoned.
+	CodeRequestCancelled = -32800
+)
+
+// Error is a JSON-RPC error object. It is also a Go error, so handlers return it to
+// choose the code the peer sees, and callers match it with [errors.As].
+type Error struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// NewError returns an error with the given code and message.
+func NewError(code int64, msg string) *Error { return &Error{Code: code, Message: msg} }
+
+// Errorf returns an error with a formatted message.
+func Errorf(code int64, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+func (e *Error) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("%s (%d)", e.Message, e.Code)
+}
+
+// Is makes errors.Is(err, &Error{Code: c}) match any Error with code c, so callers can
+// test for a code without caring about the message.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t != nil && t.Message == "" && t.Code == e.Code
+}
+
+// WithData returns a copy of e carrying data.
+func (e *Error) WithData(data any) *Error {
+	c := *e
+	b, err := json.Marshal(data)
+	if err == nil {
+		c.Data = b
+	}
+	return &c
+}
+
+// Sentinels for errors.Is.
+var (
+	ErrParse          = &Error{Code: CodeParseError}
+	ErrInvalidRequest = &Error{Code: CodeInvalidRequest}
+	ErrMethodNotFound = &Error{Code: CodeMethodNotFound}
+	ErrInvalidParams  = &Error{Code: CodeInvalidParams}
+	ErrInternal       = &Error{Code: CodeInternalError}
+	// ErrClosed is the error of every call still pending when the connection ends.
+	ErrClosed = errors.New("jsonrpc: connection closed")
+)
+
+// AsError converts any error to a wire error: an [*Error] in the chain is kept as it is,
+// anything else becomes an internal error carrying the message.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: CodeInternalError, Message: err.Error()}
+}

@@ -1,0 +1,130 @@
+package mcp
+
+import "encoding/json"
+
+// TaskSupport is a tool's `execution.taskSupport`: whether tools/call for it
+// may, must or must not be task-augmented (in revision 2025-11-25).
+type TaskSupport string
+
+// Task support levels.
+const (
+	TaskSupportForbidden TaskSupport = "forbidden"
+	TaskSupportOptional  TaskSupport = "optional"
+	TaskSupportRequired  TaskSupport = "required"
+)
+
+// Tool describes a tool a server offers, as listed by tools/list.
+type Tool struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// InputSchema is a JSON Schema object. It is required; a nil value
+	// encodes as {"type":"object"}.
+	InputSchema  json.RawMessage  `json:"inputSchema"`
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
+	Execution    *ToolExecution   `json:"execution,omitempty"`
+	Icons        []Icon           `json:"icons,omitempty"`
+	Meta         Meta             `json:"_meta,omitempty"`
+}
+
+// ToolAnnotations are untrusted hints about a tool's behaviour. The boolean
+// hints are pointers because their defaults differ (destructive and
+// open-world default to true).
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// ToolExecution is a tool's `execution` object.
+type ToolExecution struct {
+	TaskSupport TaskSupport `json:"taskSupport,omitempty"`
+}
+
+// TaskSupport returns the tool's effective task support: the declared
+// value, or [TaskSupportForbidden] when it is absent or unknown. Nil-safe.
+// Read Execution.TaskSupport for the raw value.
+func (t *Tool) TaskSupport() TaskSupport {
+	if t == nil || t.Execution == nil {
+		return TaskSupportForbidden
+	}
+	switch s := t.Execution.TaskSupport; s {
+	case TaskSupportOptional, TaskSupportRequired:
+		return s
+	}
+	return TaskSupportForbidden
+}
+
+// DisplayName returns the name to show: title, then annotations.title, then
+// name.
+func (t *Tool) DisplayName() string {
+	switch {
+	case t.Title != "":
+		return t.Title
+	case t.Annotations != nil && t.Annotations.Title != "":
+		return t.Annotations.Title
+	}
+	return t.Name
+}
+
+// MarshalJSON fills in a missing InputSchema.
+func (t Tool) MarshalJSON() ([]byte, error) {
+	type wire Tool
+	w := wire(t)
+	if len(w.InputSchema) == 0 {
+		w.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	return json.Marshal(w)
+}
+
+// ListToolsParams are the params of tools/list.
+type ListToolsParams PaginatedParams
+
+// ListToolsResult is the result of tools/list.
+type ListToolsResult struct {
+	Tools      []Tool `json:"tools"`
+	NextCursor string `json:"nextCursor,omitempty"`
+	Meta       Meta   `json:"_meta,omitempty"`
+}
+
+// MarshalJSON writes a nil Tools as [].
+func (r ListToolsResult) MarshalJSON() ([]byte, error) {
+	type wire ListToolsResult
+	w := wire(r)
+	w.Tools = nonNil(w.Tools)
+	return json.Marshal(w)
+}
+
+// CallToolParams are the params of tools/call.
+type CallToolParams struct {
+	Name string `json:"name"`
+	// Arguments is a JSON object, passed through untouched.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Task, when non-nil, asks for task-augmented execution; the receiver
+	// then answers with a [CreateTaskResult].
+	Task *TaskMetadata `json:"task,omitempty"`
+	Meta Meta          `json:"_meta,omitempty"`
+}
+
+// CallToolResult is the result of tools/call (and of tasks/result for a
+// tool task).
+type CallToolResult struct {
+	// Content is required; nil encodes as [].
+	Content           []Content       `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	// IsError marks a tool-level failure the model should see. false is
+	// omitted on encoding.
+	IsError bool `json:"isError,omitempty"`
+	Meta    Meta `json:"_meta,omitempty"`
+}
+
+// MarshalJSON writes a nil Content as [].
+func (r CallToolResult) MarshalJSON() ([]byte, error) {
+	type wire CallToolResult
+	w := wire(r)
+	w.Content = nonNil(w.Content)
+	return json.Marshal(w)
+}

@@ -1,0 +1,377 @@
+// Package server is a small MCP server runtime: tools, prompts, resources, completion,
+// logging and progress, and requests from the server to the client (sampling, elicitation,
+// roots). It runs on any [jsonrpc.Connection], so one server serves stdio, Streamable HTTP
+// and in-memory pipes alike.
+package server
+
+import (
+	"cmp"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+// ToolHandler runs one tool call. A returned error becomes a JSON-RPC error reply; a tool
+// that failed in a way the model should see returns a result with IsError set instead.
+type ToolHandler func(ctx context.Context, req *ToolRequest) (*mcp.CallToolResult, error)
+
+// ToolRequest is one call of a tool.
+type ToolRequest struct {
+	Session *Session
+	Params  *mcp.CallToolParams
+}
+
+// Arguments decodes the call's arguments into v.
+func (r *ToolRequest) Arguments(v any) error {
+	if len(r.Params.Arguments) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(r.Params.Arguments, v); err != nil {
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid arguments for tool %s: %v", r.Params.Name, err)
+	}
+	return nil
+}
+
+// Progress reports progress against the call's progress token; without a token it does
+// nothing, as the client asked for none.
+func (r *ToolRequest) Progress(ctx context.Context, progress float64, total *float64, message string) error {
+	token, ok := r.Params.Meta.ProgressToken()
+	if !ok {
+		return nil
+	}
+	return r.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+		ProgressToken: token, Progress: progress, Total: total, Message: message,
+	})
+}
+
+// PromptHandler renders a prompt.
+type PromptHandler func(ctx context.Context, s *Session, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error)
+
+// ResourceHandler reads a resource (or a URI matching a template).
+type ResourceHandler func(ctx context.Context, s *Session, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error)
+
+// CompletionHandler answers completion/complete.
+type CompletionHandler func(ctx context.Context, s *Session, p *mcp.CompleteParams) (*mcp.CompleteResult, error)
+
+// Options configures a [Server].
+type Options struct {
+	Instructions string
+	Logger       *slog.Logger
+	// PageSize bounds list results; 0 means 100.
+	PageSize int
+	// Complete, when set, makes the server declare and answer completions.
+	Complete CompletionHandler
+	// Tap sees every message of every session.
+	Tap func(s *Session, dir jsonrpc.Direction, m jsonrpc.Message)
+	// Handlers adds or overrides methods (the task engine plugs in here). A handler
+	// returning [ErrNotHandled] falls through to the built-in one.
+	Handlers map[string]MethodHandler
+	// Capabilities is merged into the capabilities the server derives from what is
+	// registered.
+	Capabilities *mcp.ServerCapabilities
+}
+
+// MethodHandler handles one method for a session.
+type MethodHandler func(ctx context.Context, s *Session, req *jsonrpc.Request) (any, error)
+
+type tool struct {
+	def     *mcp.Tool
+	handler ToolHandler
+}
+
+type prompt struct {
+	def     *mcp.Prompt
+	handler PromptHandler
+}
+
+type resource struct {
+	def     *mcp.Resource
+	handler ResourceHandler
+}
+
+type template struct {
+	def     *mcp.ResourceTemplate
+	match   func(uri string) bool
+	handler ResourceHandler
+}
+
+// Server holds what a server offers; each connection gets a [Session].
+type Server struct {
+	impl mcp.Implementation
+	opts Options
+	log  *slog.Logger
+
+	mu        sync.RWMutex
+	tools     map[string]*tool
+	prompts   map[string]*prompt
+	resources map[string]*resource
+	templates []*template
+	sessions  map[*Session]struct{}
+}
+
+// New returns a server that introduces itself as impl.
+func New(impl mcp.Implementation, opts *Options) *Server {
+	s := &Server{
+		impl:      impl,
+		tools:     map[string]*tool{},
+		prompts:   map[string]*prompt{},
+		resources: map[string]*resource{},
+		sessions:  map[*Session]struct{}{},
+	}
+	if opts != nil {
+		s.opts = *opts
+	}
+	s.log = s.opts.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.opts.PageSize <= 0 {
+		s.opts.PageSize = 100
+	}
+	return s
+}
+
+// AddTool registers a tool, replacing one of the same name, and tells connected clients.
+func (s *Server) AddTool(t *mcp.Tool, h ToolHandler) {
+	if len(t.InputSchema) == 0 {
+		t.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	s.mu.Lock()
+	s.tools[t.Name] = &tool{def: t, handler: h}
+	s.mu.Unlock()
+	s.broadcast(mcp.NotificationToolsListChanged)
+}
+
+// RemoveTool unregisters a tool.
+func (s *Server) RemoveTool(name string) {
+	s.mu.Lock()
+	delete(s.tools, name)
+	s.mu.Unlock()
+	s.broadcast(mcp.NotificationToolsListChanged)
+}
+
+// Tool returns a registered tool's definition.
+func (s *Server) Tool(name string) (*mcp.Tool, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t, ok := s.tools[name]
+	if !ok {
+		return nil, false
+	}
+	return t.def, true
+}
+
+// AddPrompt registers a prompt.
+func (s *Server) AddPrompt(p *mcp.Prompt, h PromptHandler) {
+	s.mu.Lock()
+	s.prompts[p.Name] = &prompt{def: p, handler: h}
+	s.mu.Unlock()
+	s.broadcast(mcp.NotificationPromptsListChanged)
+}
+
+// AddResource registers a resource with a fixed URI.
+func (s *Server) AddResource(r *mcp.Resource, h ResourceHandler) {
+	s.mu.Lock()
+	s.resources[r.URI] = &resource{def: r, handler: h}
+	s.mu.Unlock()
+	s.broadcast(mcp.NotificationResourcesListChanged)
+}
+
+// AddResourceTemplate registers a URI template (RFC 6570 level 1: {name} segments).
+func (s *Server) AddResourceTemplate(t *mcp.ResourceTemplate, h ResourceHandler) {
+	s.mu.Lock()
+	s.templates = append(s.templates, &template{def: t, match: templateMatcher(t.URITemplate), handler: h})
+	s.mu.Unlock()
+	s.broadcast(mcp.NotificationResourcesListChanged)
+}
+
+// NotifyResourceUpdated tells every session subscribed to uri that it changed.
+func (s *Server) NotifyResourceUpdated(ctx context.Context, uri string) {
+	for _, ss := range s.Sessions() {
+		if ss.subscribed(uri) {
+			_ = ss.conn.Notify(ctx, mcp.NotificationResourcesUpdated, &mcp.ResourceUpdatedNotificationParams{URI: uri})
+		}
+	}
+}
+
+// Sessions returns the sessions connected now.
+func (s *Server) Sessions() []*Session {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]*Session, 0, len(s.sessions))
+	for ss := range s.sessions {
+		out = append(out, ss)
+	}
+	return out
+}
+
+func (s *Server) broadcast(method string) {
+	for _, ss := range s.Sessions() {
+		if ss.initialized() {
+			_ = ss.conn.Notify(context.Background(), method, nil)
+		}
+	}
+}
+
+// Connect serves one connection and returns its session at once; the session ends when
+// the connection does.
+func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session {
+	ss := &Session{server: s, subscriptions: map[string]bool{}}
+	opts := jsonrpc.Options{Handler: jsonrpc.HandlerFunc(ss.handle), Logger: s.log}
+	if s.opts.Tap != nil {
+		opts.Tap = func(dir jsonrpc.Direction, m jsonrpc.Message) { s.opts.Tap(ss, dir, m) }
+	}
+	s.mu.Lock()
+	s.sessions[ss] = struct{}{}
+	s.mu.Unlock()
+	ss.conn = jsonrpc.NewConn(conn, opts)
+	go func() {
+		<-ss.conn.Done()
+		s.mu.Lock()
+		delete(s.sessions, ss)
+		s.mu.Unlock()
+	}()
+	return ss
+}
+
+// Run serves t's connection until it ends or ctx is done.
+func (s *Server) Run(ctx context.Context, t transport.Transport) error {
+	conn, err := t.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	ss := s.Connect(ctx, conn)
+	select {
+	case <-ss.Done():
+	case <-ctx.Done():
+		ss.Close()
+	}
+	return nil
+}
+
+// HTTPHandler serves the server over Streamable HTTP, one session per MCP session.
+func (s *Server) HTTPHandler(opts *transport.HTTPOptions) http.Handler {
+	return transport.NewHTTPHandler(func(ctx context.Context, conn jsonrpc.Connection) {
+		ss := s.Connect(ctx, conn)
+		<-ss.Done()
+	}, opts)
+}
+
+func (s *Server) capabilities() *mcp.ServerCapabilities {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	caps := &mcp.ServerCapabilities{}
+	if s.opts.Capabilities != nil {
+		c := *s.opts.Capabilities
+		caps = &c
+	}
+	caps.Logging = cmp.Or(caps.Logging, &struct{}{})
+	if len(s.tools) > 0 && caps.Tools == nil {
+		caps.Tools = &mcp.ToolsCapability{ListChanged: true}
+	}
+	if len(s.prompts) > 0 && caps.Prompts == nil {
+		caps.Prompts = &mcp.PromptsCapability{ListChanged: true}
+	}
+	if (len(s.resources) > 0 || len(s.templates) > 0) && caps.Resources == nil {
+		caps.Resources = &mcp.ResourcesCapability{Subscribe: true, ListChanged: true}
+	}
+	if s.opts.Complete != nil && caps.Completions == nil {
+		caps.Completions = &struct{}{}
+	}
+	return caps
+}
+
+// page returns the items after cursor, at most PageSize of them, and the cursor of the next
+// page. Items are ordered by key so that a cursor stays meaningful while the set changes.
+func page[T any](items []T, key func(T) string, cursor string, size int) ([]T, string, error) {
+	slices.SortFunc(items, func(a, b T) int { return cmp.Compare(key(a), key(b)) })
+	start := 0
+	if cursor != "" {
+		after, err := base64.RawURLEncoding.DecodeString(cursor)
+		if err != nil {
+			return nil, "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid cursor %q", cursor)
+		}
+		start, _ = slices.BinarySearchFunc(items, string(after), func(t T, k string) int { return cmp.Compare(key(t), k) })
+		if start < len(items) && key(items[start]) == string(after) {
+			start++
+		}
+	}
+	end := min(start+size, len(items))
+	next := ""
+	if end < len(items) {
+		next = base64.RawURLEncoding.EncodeToString([]byte(key(items[end-1])))
+	}
+	return items[start:end], next, nil
+}
+
+func decodeParams(req *jsonrpc.Request, v any) error {
+	if len(req.Params) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(req.Params, v); err != nil {
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params for %s: %v", req.Method, err)
+	}
+	return nil
+}
+
+func templateMatcher(tmpl string) func(string) bool {
+	// Split the template into literal parts around {vars}; a URI matches when the literals
+	// appear in order and each variable matches a non-empty run without '/'.
+	var lits []string
+	rest := tmpl
+	for {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			lits = append(lits, rest)
+			break
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			lits = append(lits, rest)
+			break
+		}
+		lits = append(lits, rest[:i])
+		rest = rest[i+j+1:]
+	}
+	return func(uri string) bool {
+		if len(lits) == 1 {
+			return uri == lits[0]
+		}
+		if len(uri) < len(lits[0]) || uri[:len(lits[0])] != lits[0] {
+			return false
+		}
+		uri = uri[len(lits[0]):]
+		for k, lit := range lits[1:] {
+			last := k == len(lits)-2
+			var idx int
+			if last {
+				if len(uri) < len(lit) || uri[len(uri)-len(lit):] != lit {
+					return false
+				}
+				idx = len(uri) - len(lit)
+			} else {
+				idx = strings.Index(uri, lit)
+				if lit == "" || idx < 0 {
+					return false
+				}
+			}
+			v := uri[:idx]
+			if v == "" || strings.IndexByte(v, '/') >= 0 {
+				return false
+			}
+			uri = uri[idx+len(lit):]
+		}
+		return true
+	}
+}
+
+var errNotInitialized = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the session is not initialized: send initialize first")

@@ -1,0 +1,365 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// ErrNotHandled, returned by a [MethodHandler] in [Options.Handlers], lets the built-in
+// handler of the method run instead.
+var ErrNotHandled = errors.New("server: not handled")
+
+// Session is one client connected to a [Server].
+type Session struct {
+	server *Server
+	conn   *jsonrpc.Conn
+
+	mu            sync.Mutex
+	init          *mcp.InitializeParams
+	ready         bool // notifications/initialized received
+	logLevel      mcp.LoggingLevel
+	subscriptions map[string]bool
+}
+
+// Done is closed when the session has ended.
+func (s *Session) Done() <-chan struct{} { return s.conn.Done() }
+
+// Close ends the session.
+func (s *Session) Close() error { return s.conn.Close() }
+
+// Conn returns the session's JSON-RPC connection, for extensions such as the task engine.
+func (s *Session) Conn() *jsonrpc.Conn { return s.conn }
+
+// Server returns the server the session belongs to.
+func (s *Session) Server() *Server { return s.server }
+
+// InitializeParams returns what the client sent in initialize, or nil before it.
+func (s *Session) InitializeParams() *mcp.InitializeParams {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.init
+}
+
+// ClientCapabilities returns the client's declared capabilities (empty before initialize).
+func (s *Session) ClientCapabilities() *mcp.ClientCapabilities {
+	if p := s.InitializeParams(); p != nil {
+		return &p.Capabilities
+	}
+	return &mcp.ClientCapabilities{}
+}
+
+func (s *Session) initialized() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.init != nil
+}
+
+func (s *Session) subscribed(uri string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.subscriptions[uri]
+}
+
+// CreateMessage asks the client to sample from its model.
+func (s *Session) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	if s.ClientCapabilities().Sampling == nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the client does not support sampling")
+	}
+	var r mcp.CreateMessageResult
+	if err := s.conn.Call(ctx, mcp.MethodSamplingCreateMessage, p, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Elicit asks the client's user for input.
+func (s *Session) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	if s.ClientCapabilities().Elicitation == nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the client does not support elicitation")
+	}
+	var r mcp.ElicitResult
+	if err := s.conn.Call(ctx, mcp.MethodElicitationCreate, p, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// ListRoots asks the client for its roots.
+func (s *Session) ListRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
+	var r mcp.ListRootsResult
+	if err := s.conn.Call(ctx, mcp.MethodRootsList, nil, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Ping checks that the client answers.
+func (s *Session) Ping(ctx context.Context) error {
+	return s.conn.Call(ctx, mcp.MethodPing, nil, nil)
+}
+
+// NotifyProgress sends a progress notification.
+func (s *Session) NotifyProgress(ctx context.Context, p *mcp.ProgressNotificationParams) error {
+	return s.conn.Notify(ctx, mcp.NotificationProgress, p)
+}
+
+// Log sends a log message if the client's chosen level lets it through.
+func (s *Session) Log(ctx context.Context, level mcp.LoggingLevel, logger string, data any) error {
+	s.mu.Lock()
+	min := s.logLevel
+	s.mu.Unlock()
+	if min != "" && level.Severity() < min.Severity() {
+		return nil
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	return s.conn.Notify(ctx, mcp.NotificationMessage, &mcp.LoggingMessageNotificationParams{Level: level, Logger: logger, Data: raw})
+}
+
+func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	if h, ok := s.server.opts.Handlers[req.Method]; ok {
+		res, err := h(ctx, s, req)
+		if !errors.Is(err, ErrNotHandled) {
+			return res, err
+		}
+	}
+	switch req.Method {
+	case mcp.MethodInitialize:
+		return s.initialize(req)
+	case mcp.MethodPing:
+		return struct{}{}, nil
+	case mcp.NotificationInitialized:
+		s.mu.Lock()
+		s.ready = true
+		s.mu.Unlock()
+		return nil, nil
+	}
+	if req.IsNotification() {
+		return nil, nil // unknown notifications are ignored, as JSON-RPC asks
+	}
+	if !s.initialized() {
+		return nil, errNotInitialized
+	}
+	switch req.Method {
+	case mcp.MethodToolsList:
+		return s.listTools(req)
+	case mcp.MethodToolsCall:
+		return s.callTool(ctx, req)
+	case mcp.MethodPromptsList:
+		return s.listPrompts(req)
+	case mcp.MethodPromptsGet:
+		return s.getPrompt(ctx, req)
+	case mcp.MethodResourcesList:
+		return s.listResources(req)
+	case mcp.MethodResourcesTemplatesList:
+		return s.listTemplates(req)
+	case mcp.MethodResourcesRead:
+		return s.readResource(ctx, req)
+	case mcp.MethodResourcesSubscribe, mcp.MethodResourcesUnsubscribe:
+		return s.subscribe(req)
+	case mcp.MethodLoggingSetLevel:
+		var p mcp.SetLevelParams
+		if err := decodeParams(req, &p); err != nil {
+			return nil, err
+		}
+		if p.Level.Severity() < 0 {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown logging level %q", p.Level)
+		}
+		s.mu.Lock()
+		s.logLevel = p.Level
+		s.mu.Unlock()
+		return struct{}{}, nil
+	case mcp.MethodCompletionComplete:
+		if s.server.opts.Complete == nil {
+			break
+		}
+		var p mcp.CompleteParams
+		if err := decodeParams(req, &p); err != nil {
+			return nil, err
+		}
+		return s.server.opts.Complete(ctx, s, &p)
+	}
+	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
+}
+
+func (s *Session) initialize(req *jsonrpc.Request) (any, error) {
+	var p mcp.InitializeParams
+	if err := decodeParams(req, &p); err != nil {
+		return nil, err
+	}
+	version := p.ProtocolVersion
+	if !mcp.IsSupportedProtocolVersion(version) {
+		version = mcp.LatestProtocolVersion
+	}
+	s.mu.Lock()
+	s.init = &p
+	s.mu.Unlock()
+	return &mcp.InitializeResult{
+		ProtocolVersion: version,
+		Capabilities:    *s.server.capabilities(),
+		ServerInfo:      s.server.impl,
+		Instructions:    s.server.opts.Instructions,
+	}, nil
+}
+
+func (s *Session) listTools(req *jsonrpc.Request) (any, error) {
+	var p mcp.PaginatedParams
+	if err := decodeParams(req, &p); err != nil {
+		return nil, err
+	}
+	s.server.mu.RLock()
+	defs := make([]mcp.Tool, 0, len(s.server.tools))
+	for _, t := range s.server.tools {
+		defs = append(defs, *t.def)
+	}
+	s.server.mu.RUnlock()
+	items, next, err := page(defs, func(t mcp.Tool) string { return t.Name }, p.Cursor, s.server.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ListToolsResult{Tools: items, NextCursor: next}, nil
+}
+
+func (s *Session) callTool(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	var p mcp.CallToolParams
+	if err := decodeParams(req, &p); err != nil {
+		return nil, err
+	}
+	s.server.mu.RLock()
+	t, ok := s.server.tools[p.Name]
+	s.server.mu.RUnlock()
+	if !ok {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", p.Name)
+	}
+	res, err := t.handler(ctx, &ToolRequest{Session: s, Params: &p})
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		res = &mcp.CallToolResult{}
+	}
+	return res, nil
+}
+
+func (s *Session) listPrompts(req *jsonrpc.Request) (any, error) {
+	var p mcp.PaginatedParams
+	if err := decodeParams(req, &p); err != nil {
+		return nil, err
+	}
+	s.server.mu.RLock()
+	defs := make([]mcp.Prompt, 0, len(s.server.prompts))
+	for _, x := range s.server.prompts {
+		defs = append(defs, *x.def)
+	}
+	s.server.mu.RUnlock()
+	items, next, err := page(defs, func(x mcp.Prompt) string { return x.Name }, p.Cursor, s.server.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ListPromptsResult{Prompts: items, NextCursor: next}, nil
+}
+
+func (s *Session) getPrompt(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	var p mcp.GetPromptParams
+	if err := decodeParams(req, &p); err != nil {
+		return nil, err
+	}
+	s.server.mu.RLock()
+	x, ok := s.server.prompts[p.Name]
+	s.server.mu.RUnlock()
+	if !ok {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown prompt %q", p.Name)
+	}
+	for _, a := range x.def.Arguments {
+		if _, given := p.Arguments[a.Name]; a.Required && !given {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "prompt %s needs argument %q", p.Name, a.Name)
+		}
+	}
+	return x.handler(ctx, s, &p)
+}
+
+func (s *Session) listResources(req *jsonrpc.Request) (any, error) {
+	var p mcp.PaginatedParams
+	if err := decodeParams(req, &p); err != nil {
+		return nil, err
+	}
+	s.server.mu.RLock()
+	defs := make([]mcp.Resource, 0, len(s.server.resources))
+	for _, x := range s.server.resources {
+		defs = append(defs, *x.def)
+	}
+	s.server.mu.RUnlock()
+	items, next, err := page(defs, func(x mcp.Resource) string { return x.URI }, p.Cursor, s.server.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ListResourcesResult{Resources: items, NextCursor: next}, nil
+}
+
+func (s *Session) listTemplates(req *jsonrpc.Request) (any, error) {
+	var p mcp.PaginatedParams
+	if err := decodeParams(req, &p); err != nil {
+		return nil, err
+	}
+	s.server.mu.RLock()
+	defs := make([]mcp.ResourceTemplate, 0, len(s.server.templates))
+	for _, x := range s.server.templates {
+		defs = append(defs, *x.def)
+	}
+	s.server.mu.RUnlock()
+	items, next, err := page(defs, func(x mcp.ResourceTemplate) string { return x.URITemplate }, p.Cursor, s.server.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ListResourceTemplatesResult{ResourceTemplates: items, NextCursor: next}, nil
+}
+
+func (s *Session) readResource(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	var p mcp.ReadResourceParams
+	if err := decodeParams(req, &p); err != nil {
+		return nil, err
+	}
+	s.server.mu.RLock()
+	var h ResourceHandler
+	if r, ok := s.server.resources[p.URI]; ok {
+		h = r.handler
+	} else {
+		for _, t := range s.server.templates {
+			if t.match(p.URI) {
+				h = t.handler
+				break
+			}
+		}
+	}
+	s.server.mu.RUnlock()
+	if h == nil {
+		// -32002 is the code the MCP resources specification gives for an unknown resource.
+		return nil, jsonrpc.Errorf(-32002, "resource not found: %s", p.URI).WithData(map[string]string{"uri": p.URI})
+	}
+	return h(ctx, s, &p)
+}
+
+func (s *Session) subscribe(req *jsonrpc.Request) (any, error) {
+	var p mcp.SubscribeParams
+	if err := decodeParams(req, &p); err != nil {
+		return nil, err
+	}
+	if p.URI == "" {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "uri is required")
+	}
+	s.mu.Lock()
+	if req.Method == mcp.MethodResourcesSubscribe {
+		s.subscriptions[p.URI] = true
+	} else {
+		delete(s.subscriptions, p.URI)
+	}
+	s.mu.Unlock()
+	return struct{}{}, nil
+}

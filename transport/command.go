@@ -1,0 +1,180 @@
+package transport
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+)
+
+// Command is a [Transport] that starts an MCP server as a child process and speaks to it
+// over its stdin and stdout. The child's stderr goes to Logger, and its last lines are
+// quoted when the child exits, because that is where servers say why they failed.
+type Command struct {
+	Path string
+	Args []string
+	// Env is added to the current environment.
+	Env []string
+	Dir string
+	// MaxMessageSize bounds one inbound message; 0 means [DefaultMaxMessageSize].
+	MaxMessageSize int
+	Logger         *slog.Logger
+}
+
+// ErrServerExited wraps the error of every read after the server process ended.
+var ErrServerExited = errors.New("the server process exited")
+
+// Connect starts the process.
+func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
+	if c.Path == "" {
+		return nil, errors.New("transport: no server command given")
+	}
+	path, err := exec.LookPath(c.Path)
+	if err != nil {
+		return nil, fmt.Errorf("server command %q not found: %w", c.Path, err)
+	}
+	cmd := exec.Command(path, c.Args...)
+	cmd.Env = append(os.Environ(), c.Env...)
+	cmd.Dir = c.Dir
+	setProcessGroup(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting server %q: %w", c.Path, err)
+	}
+	log := c.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	p := &process{
+		Stream: NewStream(stdout, stdin, c.MaxMessageSize),
+		cmd:    cmd,
+		stdin:  stdin,
+		exited: make(chan struct{}),
+		tail:   &tailBuffer{max: 20},
+	}
+	stderrDone := make(chan struct{})
+	go func() {
+		defer close(stderrDone)
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 0, 4096), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			p.tail.add(line)
+			log.Debug("server stderr", "line", line)
+		}
+	}()
+	go func() {
+		<-stderrDone // Wait closes the pipes; finish reading stderr first
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+type process struct {
+	*Stream
+	cmd     *exec.Cmd
+	stdin   io.Closer
+	exited  chan struct{}
+	waitErr error
+	tail    *tailBuffer
+	once    sync.Once
+}
+
+// Read reports the end of the child process, with its exit status and the tail of its
+// stderr, instead of a bare EOF.
+func (p *process) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, err := p.Stream.Read(ctx)
+	if err == nil {
+		return m, nil
+	}
+	var de *jsonrpc.DecodeError
+	if errors.As(err, &de) {
+		return nil, err
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(2 * time.Second):
+		return nil, fmt.Errorf("%w: its output closed: %w", ErrServerExited, err)
+	}
+	return nil, p.exitError()
+}
+
+func (p *process) exitError() error {
+	status := "with status 0"
+	if p.waitErr != nil {
+		status = "(" + p.waitErr.Error() + ")"
+	}
+	msg := fmt.Errorf("%w %s", ErrServerExited, status)
+	if t := p.tail.String(); t != "" {
+		msg = fmt.Errorf("%w; its last output: %s", msg, t)
+	}
+	return msg
+}
+
+// Close asks the server to stop by closing its stdin, then signals it if it lingers, as
+// the MCP stdio shutdown sequence recommends.
+func (p *process) Close() error {
+	p.once.Do(func() {
+		_ = p.stdin.Close()
+		select {
+		case <-p.exited:
+			return
+		case <-time.After(2 * time.Second):
+		}
+		terminate(p.cmd)
+		select {
+		case <-p.exited:
+			return
+		case <-time.After(2 * time.Second):
+		}
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	})
+	return nil
+}
+
+type tailBuffer struct {
+	mu    sync.Mutex
+	max   int
+	lines []string
+}
+
+func (t *tailBuffer) add(s string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lines = append(t.lines, s)
+	if len(t.lines) > t.max {
+		t.lines = t.lines[len(t.lines)-t.max:]
+	}
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(t.lines)
+	if n > 3 {
+		n = 3
+	}
+	return strings.Join(t.lines[len(t.lines)-n:], " | ")
+}

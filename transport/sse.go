@@ -1,0 +1,170 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// This file holds the Server-Sent Events framing shared by the Streamable HTTP client and
+// server: https://html.spec.whatwg.org/multipage/server-sent-events.html
+
+// sseEvent is one dispatched event.
+type sseEvent struct {
+	// ID is the stream's last event ID after this event (the SSE "last event ID buffer"),
+	// and HasID reports whether this event carried an id field itself.
+	ID    string
+	HasID bool
+	// Type is the event field; "" means "message".
+	Type string
+	Data []byte
+	// TooLarge reports an event whose data exceeded the limit; Data is then empty.
+	TooLarge bool
+}
+
+// sseReader parses an event stream. It is not safe for concurrent use.
+type sseReader struct {
+	r   *bufio.Reader
+	max int
+
+	// LastID is the last event ID seen so far; it survives across events, as in the SSE
+	// specification. Retry is the latest reconnection delay the server asked for, zero if
+	// none.
+	LastID string
+	Retry  time.Duration
+}
+
+func newSSEReader(r io.Reader, maxData int) *sseReader {
+	if maxData <= 0 {
+		maxData = DefaultMaxMessageSize
+	}
+	return &sseReader{r: bufio.NewReaderSize(r, 16<<10), max: maxData}
+}
+
+// errLineTooLong ends a stream whose single line exceeds any sane bound.
+var errLineTooLong = errors.New("sse: line too long")
+
+// Next returns the next event. Events with an empty data buffer are returned too (with
+// Data empty), because a priming event (an id and no data) matters to resumption. A clean
+// end of the stream returns io.EOF; an event still being assembled at that point is
+// discarded, as the specification requires.
+func (s *sseReader) Next() (sseEvent, error) {
+	var (
+		ev       sseEvent
+		data     []byte
+		hasData  bool
+		sawField bool
+		tooLarge bool
+	)
+	for {
+		line, err := s.readLine()
+		if err != nil {
+			return sseEvent{}, err
+		}
+		if len(line) == 0 { // dispatch
+			if !sawField {
+				continue
+			}
+			ev.ID = s.LastID
+			ev.TooLarge = tooLarge
+			if hasData && !tooLarge {
+				ev.Data = bytes.TrimSuffix(data, []byte("\n"))
+			}
+			return ev, nil
+		}
+		if line[0] == ':' { // comment, e.g. a keep-alive
+			continue
+		}
+		name, value := line, []byte(nil)
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			name, value = line[:i], line[i+1:]
+			value = bytes.TrimPrefix(value, []byte(" "))
+		}
+		switch string(name) {
+		case "data":
+			sawField = true
+			hasData = true
+			if tooLarge {
+				continue
+			}
+			if len(data)+len(value)+1 > s.max {
+				tooLarge, data = true, nil
+				continue
+			}
+			data = append(data, value...)
+			data = append(data, '\n')
+		case "id":
+			sawField = true
+			if bytes.IndexByte(value, 0) < 0 {
+				s.LastID = string(value)
+				ev.HasID = true
+			}
+		case "event":
+			sawField = true
+			ev.Type = string(value)
+		case "retry":
+			if ms, err := strconv.ParseUint(string(value), 10, 31); err == nil {
+				s.Retry = time.Duration(ms) * time.Millisecond
+			}
+		}
+	}
+}
+
+// readLine returns one line without its terminator (LF or CRLF). Lines longer than the
+// data limit plus some slack end the stream: no valid event needs them.
+func (s *sseReader) readLine() ([]byte, error) {
+	var buf []byte
+	for {
+		frag, err := s.r.ReadSlice('\n')
+		if len(buf)+len(frag) > s.max+4096 {
+			return nil, errLineTooLong
+		}
+		switch {
+		case err == nil:
+			if buf == nil {
+				buf = frag
+			} else {
+				buf = append(buf, frag...)
+			}
+			buf = buf[:len(buf)-1]
+			buf = bytes.TrimSuffix(buf, []byte("\r"))
+			// Copy: ReadSlice's buffer is reused by the next read.
+			return bytes.Clone(buf), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			buf = append(buf, frag...)
+		case errors.Is(err, io.EOF):
+			return nil, io.EOF // an unterminated last line is not an event
+		default:
+			return nil, err
+		}
+	}
+}
+
+// writeSSEEvent writes one event. id may be empty (no id field); retry ≤ 0 writes no
+// retry field; data must not contain newlines (JSON-RPC encodings never do). An empty data
+// still writes a data field, so that parsers dispatch the event (a priming event).
+func writeSSEEvent(w io.Writer, id string, retry time.Duration, data []byte) error {
+	var b strings.Builder
+	if len(data) > 0 {
+		b.WriteString("event: message\n")
+	}
+	if id != "" {
+		b.WriteString("id: ")
+		b.WriteString(id)
+		b.WriteByte('\n')
+	}
+	if retry > 0 {
+		b.WriteString("retry: ")
+		b.WriteString(strconv.FormatInt(retry.Milliseconds(), 10))
+		b.WriteByte('\n')
+	}
+	b.WriteString("data: ")
+	b.Write(data)
+	b.WriteString("\n\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,163 @@
+// Package transport moves JSON-RPC messages between MCP peers: newline-delimited streams
+// (stdio, in-memory pipes), child processes, and Streamable HTTP.
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+)
+
+// DefaultMaxMessageSize bounds one inbound message. Larger frames are answered with an
+// error and skipped, so one huge line cannot exhaust memory.
+const DefaultMaxMessageSize = 4 << 20
+
+// Transport opens connections. Clients hold one per server they can reach.
+type Transport interface {
+	Connect(ctx context.Context) (jsonrpc.Connection, error)
+}
+
+// Stream is a [jsonrpc.Connection] over a byte stream carrying one JSON message per line,
+// as MCP's stdio transport does.
+type Stream struct {
+	r       *bufio.Reader
+	w       io.Writer
+	closers []io.Closer
+	max     int
+
+	wmu       sync.Mutex
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// NewStream returns a connection reading r and writing w. Close closes both if they are
+// [io.Closer]s. maxSize ≤ 0 means [DefaultMaxMessageSize].
+func NewStream(r io.Reader, w io.Writer, maxSize int) *Stream {
+	if maxSize <= 0 {
+		maxSize = DefaultMaxMessageSize
+	}
+	s := &Stream{r: bufio.NewReaderSize(r, 64<<10), w: w, max: maxSize}
+	for _, x := range []any{r, w} {
+		if c, ok := x.(io.Closer); ok {
+			s.closers = append(s.closers, c)
+		}
+	}
+	return s
+}
+
+// Read returns the next message. Blank lines are skipped; an oversized or malformed line
+// yields a [*jsonrpc.DecodeError].
+func (s *Stream) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		line, err := s.readLine()
+		if err != nil {
+			return nil, err
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		return jsonrpc.DecodeMessage(line)
+	}
+}
+
+// readLine returns one line without its terminator, or a DecodeError after skipping a line
+// longer than the limit.
+func (s *Stream) readLine() ([]byte, error) {
+	var buf []byte
+	for {
+		frag, err := s.r.ReadSlice('\n')
+		if len(buf)+len(frag) > s.max+1 { // +1 for the newline itself
+			if err == bufio.ErrBufferFull || (err == nil && frag[len(frag)-1] != '\n') {
+				if derr := s.discardLine(); derr != nil {
+					return nil, derr
+				}
+			}
+			return nil, &jsonrpc.DecodeError{Err: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+				"message too large: the limit is %d bytes", s.max)}
+		}
+		buf = append(buf, frag...)
+		switch {
+		case err == nil:
+			return bytes.TrimSuffix(buf, []byte("\n")), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			if len(bytes.TrimSpace(buf)) > 0 {
+				return buf, nil // a final message without a newline is still a message
+			}
+			return nil, io.EOF
+		default:
+			return nil, err
+		}
+	}
+}
+
+func (s *Stream) discardLine() error {
+	for {
+		_, err := s.r.ReadSlice('\n')
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
+	}
+}
+
+// Write sends m followed by a newline. Safe for concurrent use.
+func (s *Stream) Write(ctx context.Context, m jsonrpc.Message) error {
+	b, err := jsonrpc.EncodeMessage(m)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if _, err := s.w.Write(b); err != nil {
+		return fmt.Errorf("transport: write: %w", err)
+	}
+	return nil
+}
+
+// Close closes the underlying reader and writer.
+func (s *Stream) Close() error {
+	s.closeOnce.Do(func() {
+		for _, c := range s.closers {
+			if err := c.Close(); err != nil && s.closeErr == nil {
+				s.closeErr = err
+			}
+		}
+	})
+	return s.closeErr
+}
+
+// Pipe returns two connected in-memory connections. Messages are encoded and decoded as on
+// a real stream, so tests over a pipe exercise the same wire format as stdio.
+func Pipe() (a, b jsonrpc.Connection) {
+	ar, bw := io.Pipe()
+	br, aw := io.Pipe()
+	return NewStream(ar, aw, 0), NewStream(br, bw, 0)
+}
+
+// PipeTransport is a [Transport] whose Connect hands out the client half of a fresh [Pipe]
+// and passes the server half to Serve, which must start serving it without blocking.
+type PipeTransport struct {
+	Serve func(ctx context.Context, server jsonrpc.Connection) error
+}
+
+// Connect implements [Transport].
+func (p PipeTransport) Connect(ctx context.Context) (jsonrpc.Connection, error) {
+	client, server := Pipe()
+	if err := p.Serve(ctx, server); err != nil {
+		client.Close()
+		server.Close()
+		return nil, err
+	}
+	return client, nil
+}
