@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -241,15 +240,12 @@ func (c *Conn) readLoop() {
 				}
 				c.log.Warn("malformed message", "error", de.Err.Message)
 				if werr := c.write(c.ctx, resp); werr != nil {
-					c.shutdown(werr)
+					c.shutdown(closedBy(werr))
 					return
 				}
 				continue
 			}
-			if errors.Is(err, io.EOF) {
-				err = fmt.Errorf("%w: %w", ErrClosed, err)
-			}
-			c.shutdown(err)
+			c.shutdown(closedBy(err))
 			return
 		}
 		if c.opts.Tap != nil {
@@ -299,6 +295,12 @@ func (c *Conn) handleNotification(req *Request) {
 		return
 	}
 	ctx := withRequest(c.ctx, req)
+	defer func() {
+		// A panic here would otherwise take the whole program down with the reader.
+		if p := recover(); p != nil {
+			c.log.Error("notification handler panicked", "method", req.Method, "panic", p)
+		}
+	}()
 	if _, err := c.opts.Handler.Handle(ctx, req); err != nil {
 		c.log.Debug("notification handler failed", "method", req.Method, "error", err)
 	}
@@ -323,7 +325,7 @@ func (c *Conn) startRequest(req *Request) {
 		resp := &Response{ID: req.ID}
 		if err != nil {
 			resp.Error = AsError(err)
-		} else if resp.Result, err = json.Marshal(result); err != nil {
+		} else if resp.Result, err = marshalNoEscape(result); err != nil {
 			resp.Error = Errorf(CodeInternalError, "encoding the result: %v", err)
 			resp.Result = nil
 		}
@@ -366,6 +368,15 @@ func (c *Conn) shutdown(cause error) {
 	})
 }
 
+// closedBy returns the error pending calls fail with when the connection ends because of
+// err: it matches [ErrClosed] and still carries err (io.EOF, a server's exit status, ...).
+func closedBy(err error) error {
+	if errors.Is(err, ErrClosed) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrClosed, err)
+}
+
 func marshalParams(params any) (json.RawMessage, error) {
 	switch p := params.(type) {
 	case nil:
@@ -373,7 +384,7 @@ func marshalParams(params any) (json.RawMessage, error) {
 	case json.RawMessage:
 		return p, nil
 	}
-	return json.Marshal(params)
+	return marshalNoEscape(params)
 }
 
 type requestKey struct{}

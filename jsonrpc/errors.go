@@ -53,7 +53,7 @@ func (e *Error) Is(target error) bool {
 // WithData returns a copy of e carrying data.
 func (e *Error) WithData(data any) *Error {
 	c := *e
-	b, err := json.Marshal(data)
+	b, err := marshalNoEscape(data)
 	if err == nil {
 		c.Data = b
 	}

@@ -21,7 +21,7 @@
 # Options (before the mode):
 #   --expected-failures FILE  YAML with `server:` / `client:` lists of scenario
 #                             names that may fail (a listed one that passes is
-#                             an error: remove it). E.g. conformance/baseline.yml
+#                             an error: remove it). E.g. conformance/expected-failures.yml
 #   --allow-warnings          do not count WARNING checks as failures
 #   --out DIR                 results folder (default .tools/conformance-results/
 #                             <mode>-<timestamp>)
@@ -39,7 +39,7 @@ SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 NODE_BIN_DIR="$ROOT/.tools/node22/node_modules/node/bin"
 
 die() { printf 'conformance.sh: %s\n' "$*" >&2; exit 2; }
-usage() { sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,34p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 CHECK_ARGS=()
 OUT=""

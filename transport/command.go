@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -33,6 +34,10 @@ type Command struct {
 // ErrServerExited wraps the error of every read after the server process ended.
 var ErrServerExited = errors.New("the server process exited")
 
+// processGrace is how long a server gets to exit after its stdin is closed (and again after
+// SIGTERM), and how long a closed stdout waits for the exit status. Tests shorten it.
+var processGrace = 2 * time.Second
+
 // Connect starts the process.
 func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 	if c.Path == "" {
@@ -50,15 +55,24 @@ func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	// Not cmd.StdoutPipe: Wait closes that pipe as soon as the process has exited, which
+	// throws away whatever the server wrote just before exiting and we have not read yet.
+	// With our own pipe, reads go on until the server's output ends.
+	stdout, stdoutW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	cmd.Stdout = stdoutW
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
+		stdout.Close()
+		stdoutW.Close()
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	stdoutW.Close() // the child has its own copy
+	if err != nil {
+		stdout.Close()
 		return nil, fmt.Errorf("starting server %q: %w", c.Path, err)
 	}
 	log := c.Logger
@@ -114,10 +128,27 @@ func (p *process) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	select {
 	case <-p.exited:
-	case <-time.After(2 * time.Second):
+	case <-time.After(processGrace):
 		return nil, fmt.Errorf("%w: its output closed: %w", ErrServerExited, err)
 	}
 	return nil, p.exitError()
+}
+
+// Write reports a server that exited, with its status and the tail of its stderr, instead
+// of a bare broken pipe.
+func (p *process) Write(ctx context.Context, m jsonrpc.Message) error {
+	err := p.Stream.Write(ctx, m)
+	var pe *fs.PathError
+	if err == nil || !errors.As(err, &pe) {
+		return err // written, or not encodable: the process has nothing to do with it
+	}
+	// The server closed its stdin, which it mostly does by exiting.
+	select {
+	case <-p.exited:
+		return p.exitError()
+	case <-time.After(processGrace):
+		return err
+	}
 }
 
 func (p *process) exitError() error {
@@ -140,17 +171,19 @@ func (p *process) Close() error {
 		select {
 		case <-p.exited:
 			return
-		case <-time.After(2 * time.Second):
+		case <-time.After(processGrace):
 		}
 		terminate(p.cmd)
 		select {
 		case <-p.exited:
 			return
-		case <-time.After(2 * time.Second):
+		case <-time.After(processGrace):
 		}
 		_ = p.cmd.Process.Kill()
 		<-p.exited
 	})
+	// Also unblocks a read of output that a descendant of the server still holds open.
+	_ = p.Stream.Close()
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -66,38 +67,49 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
-// readLine returns one line without its terminator, or a DecodeError after skipping a line
-// longer than the limit.
+// readLine returns one line without its terminator ("\n" or "\r\n"), or a DecodeError
+// after skipping a line longer than the limit. The limit applies to the line without its
+// terminator, whether or not the line has one.
 func (s *Stream) readLine() ([]byte, error) {
 	var buf []byte
 	for {
 		frag, err := s.r.ReadSlice('\n')
-		if len(buf)+len(frag) > s.max+1 { // +1 for the newline itself
-			if err == bufio.ErrBufferFull || (err == nil && frag[len(frag)-1] != '\n') {
-				if derr := s.discardLine(); derr != nil {
+		if len(buf)+len(frag) > s.max+2 { // cannot fit even with a "\r\n" to strip
+			if errors.Is(err, bufio.ErrBufferFull) {
+				if derr := s.discardLine(); derr != nil && !errors.Is(derr, io.EOF) {
 					return nil, derr
 				}
+			} else if err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
 			}
-			return nil, &jsonrpc.DecodeError{Err: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
-				"message too large: the limit is %d bytes", s.max)}
+			return nil, s.tooLarge()
 		}
 		buf = append(buf, frag...)
 		switch {
-		case err == nil:
-			return bytes.TrimSuffix(buf, []byte("\n")), nil
+		case err == nil || errors.Is(err, io.EOF):
+			if err != nil && len(bytes.TrimSpace(buf)) == 0 {
+				return nil, io.EOF
+			}
+			// A final message without a newline is still a message.
+			line := bytes.TrimSuffix(bytes.TrimSuffix(buf, []byte("\n")), []byte("\r"))
+			if len(line) > s.max {
+				return nil, s.tooLarge()
+			}
+			return line, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
-		case errors.Is(err, io.EOF):
-			if len(bytes.TrimSpace(buf)) > 0 {
-				return buf, nil // a final message without a newline is still a message
-			}
-			return nil, io.EOF
 		default:
 			return nil, err
 		}
 	}
 }
 
+func (s *Stream) tooLarge() error {
+	return &jsonrpc.DecodeError{Err: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+		"message too large: the limit is %d bytes", s.max)}
+}
+
+// discardLine skips the rest of the current line, including its newline.
 func (s *Stream) discardLine() error {
 	for {
 		_, err := s.r.ReadSlice('\n')
@@ -160,4 +172,16 @@ func (p PipeTransport) Connect(ctx context.Context) (jsonrpc.Connection, error) 
 		return nil, err
 	}
 	return client, nil
+}
+
+// StdioTransport serves on the process's own stdin and stdout: the server side of the
+// stdio transport.
+type StdioTransport struct {
+	// MaxMessageSize bounds one inbound message; 0 means [DefaultMaxMessageSize].
+	MaxMessageSize int
+}
+
+// Connect implements [Transport].
+func (t StdioTransport) Connect(context.Context) (jsonrpc.Connection, error) {
+	return NewStream(os.Stdin, os.Stdout, t.MaxMessageSize), nil
 }

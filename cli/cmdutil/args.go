@@ -1,0 +1,55 @@
+package cmdutil
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// ExactArgs is cobra.ExactArgs with a usage error that says what is missing.
+func ExactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) < n:
+			return UsageErrorf("%q needs %s", cmd.CommandPath(), what)
+		case len(args) > n:
+			return UsageErrorf("%q takes %s, but was given %d arguments", cmd.CommandPath(), what, len(args))
+		}
+		return nil
+	}
+}
+
+// NoArgs is cobra.NoArgs with a usage error.
+func NoArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		if cmd.HasSubCommands() {
+			return UsageErrorf("%q has no command %q", cmd.CommandPath(), args[0])
+		}
+		return UsageErrorf("%q takes no arguments, but was given %q", cmd.CommandPath(), strings.Join(args, " "))
+	}
+	return nil
+}
+
+// SplitKV splits a flag value of the form KEY=VALUE.
+func SplitKV(flag, s string) (key, value string, err error) {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return "", "", UsageErrorf("%s wants KEY=VALUE, not %q", flag, s)
+	}
+	return k, v, nil
+}
+
+// FlagErrorFunc turns cobra's flag parsing errors into usage errors.
+func FlagErrorFunc(_ *cobra.Command, err error) error {
+	return &UsageError{Msg: fmt.Sprint(err)}
+}
+
+// ShowHelp is the RunE of a command that only groups others: without arguments it
+// prints its help, with one it names the unknown command.
+func ShowHelp(cmd *cobra.Command, args []string) error {
+	if err := NoArgs(cmd, args); err != nil {
+		return err
+	}
+	return cmd.Help()
+}

@@ -1,0 +1,376 @@
+package cmdutil
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os/exec"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+// Exit codes of mcpi.
+const (
+	// ExitOK: the command did what was asked.
+	ExitOK = 0
+	// ExitMCPError: the server answered with an error: a tool result with isError, or a
+	// JSON-RPC error for the call itself.
+	ExitMCPError = 1
+	// ExitUsage: the command was used wrongly, its input was refused before anything was
+	// sent, or no session with the server could be had.
+	ExitUsage = 2
+)
+
+// UsageError is a mistake in how mcpi was invoked. Msg is one sentence.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// UsageErrorf returns a [*UsageError].
+func UsageErrorf(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// ConfigError is a config file (the mcpServers format) that cannot be used.
+type ConfigError struct {
+	File string
+	Err  error
+}
+
+func (e *ConfigError) Error() string { return fmt.Sprintf("config file %s: %v", e.File, e.Err) }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// UnknownServerError is a --server name the config file does not have.
+type UnknownServerError struct {
+	File  string
+	Name  string
+	Known []string
+}
+
+func (e *UnknownServerError) Error() string {
+	return fmt.Sprintf("config file %s has no server %q", e.File, e.Name)
+}
+
+// ConnectError is a failure to open a session: the server could not be started or
+// reached, or did not complete initialization. Target says which server, as the user
+// named it: a command line, a URL, or "the embedded demo server".
+type ConnectError struct {
+	Target string
+	// Stdio is set when Target is a command that was started.
+	Stdio bool
+	// Timeout is how long initialization was given, if that is what ran out.
+	Timeout time.Duration
+	Err     error
+}
+
+func (e *ConnectError) Error() string { return fmt.Sprintf("connecting to %s: %v", e.Target, e.Err) }
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// who names the server in a sentence.
+func (e *ConnectError) who() string {
+	switch {
+	case e.Stdio:
+		return "the server " + e.Target
+	case strings.HasPrefix(e.Target, "http://"), strings.HasPrefix(e.Target, "https://"):
+		return "the server at " + e.Target
+	}
+	return e.Target
+}
+
+// ToolError is a tool result with isError set. The result itself was already printed.
+type ToolError struct{ Tool string }
+
+func (e *ToolError) Error() string { return fmt.Sprintf("the tool %q reported an error", e.Tool) }
+
+// NeedTerminalError says that the server asked for the user's input while mcpi could
+// not ask: it was not running on a terminal.
+type NeedTerminalError struct {
+	// What the server asked for: "elicitation" or "sampling".
+	What string
+}
+
+func (e *NeedTerminalError) Error() string {
+	return fmt.Sprintf("the server asked for the user's input (%s), which mcpi can only give when it runs on a terminal; run it on a terminal", e.What)
+}
+
+// Describe is the one place where errors become what the user sees: a single sentence
+// (without the "mcpi: " prefix) and the exit code.
+func Describe(err error) (sentence string, code int) {
+	var (
+		usage    *UsageError
+		cfg      *ConfigError
+		unknownS *UnknownServerError
+		connect  *ConnectError
+		unknownT *client.UnknownToolError
+		arg      *client.ArgumentError
+		tool     *ToolError
+		terminal *NeedTerminalError
+		rpc      *jsonrpc.Error
+	)
+	switch {
+	case err == nil:
+		return "", ExitOK
+	case errors.As(err, &usage):
+		return usage.Msg, ExitUsage
+	case errors.As(err, &cfg):
+		return describeConfig(cfg), ExitUsage
+	case errors.As(err, &unknownS):
+		known := append([]string(nil), unknownS.Known...)
+		sort.Strings(known)
+		if len(known) == 0 {
+			return fmt.Sprintf("the config file %s has no server named %q; it names no servers at all", unknownS.File, unknownS.Name), ExitUsage
+		}
+		return fmt.Sprintf("the config file %s has no server named %q; it has %s", unknownS.File, unknownS.Name, quoteList(known)), ExitUsage
+	case errors.As(err, &connect):
+		return describeConnect(connect), ExitUsage
+	case errors.As(err, &unknownT):
+		return unknownT.Error(), ExitUsage
+	case errors.As(err, &arg):
+		return arg.Error(), ExitUsage
+	case errors.As(err, &terminal):
+		return terminal.Error(), ExitUsage
+	case errors.As(err, &tool):
+		return tool.Error(), ExitMCPError
+	case errors.Is(err, context.Canceled):
+		return "interrupted", ExitUsage
+	case errors.As(err, &rpc):
+		return fmt.Sprintf("the server returned an error: %s (JSON-RPC error %d)", strings.TrimSuffix(rpc.Message, "."), rpc.Code), ExitMCPError
+	}
+	if lost := lostConnection(err); lost != "" {
+		return "the connection to the server failed: " + lost, ExitUsage
+	}
+	return plain(err), ExitUsage
+}
+
+func describeConfig(e *ConfigError) string {
+	var syn *syntaxError
+	var pathErr *fs.PathError
+	switch {
+	case errors.As(e.Err, &syn) && syn.Shape:
+		return fmt.Sprintf("the config file %s is not in the mcpServers format: %s", e.File, syn.Msg)
+	case errors.As(e.Err, &syn):
+		return fmt.Sprintf("the config file %s is not valid JSON: %s", e.File, syn.Msg)
+	case errors.As(e.Err, &pathErr):
+		if errors.Is(pathErr, fs.ErrNotExist) {
+			return fmt.Sprintf("the config file %s does not exist", e.File)
+		}
+		return fmt.Sprintf("cannot read the config file %s: %s", e.File, plain(pathErr.Err))
+	}
+	return fmt.Sprintf("the config file %s cannot be used: %s", e.File, plain(e.Err))
+}
+
+// syntaxError is a JSON syntax error with its position; see [JSONSyntaxError].
+type syntaxError struct {
+	Msg string
+	// Shape is set when the file is JSON of the wrong shape rather than not JSON.
+	Shape bool
+}
+
+func (e *syntaxError) Error() string { return e.Msg }
+
+// JSONSyntaxError describes a JSON decoding error of data, with the line and column of a
+// syntax error, for a [ConfigError].
+func JSONSyntaxError(data []byte, err error) error {
+	var js *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF), err.Error() == "unexpected end of JSON input":
+		return &syntaxError{Msg: "it ends too early"}
+	case errors.As(err, &js):
+		line, col := position(data, js.Offset)
+		return &syntaxError{Msg: fmt.Sprintf("%s at line %d, column %d", js.Error(), line, col)}
+	case errors.As(err, &te):
+		line, col := position(data, te.Offset)
+		what := "the top level"
+		if te.Field != "" {
+			what = te.Field
+		}
+		want := "something else"
+		switch te.Type.Kind() {
+		case reflect.Map, reflect.Struct:
+			want = "an object"
+		case reflect.Slice, reflect.Array:
+			want = "an array"
+		case reflect.String:
+			want = "a string"
+		case reflect.Bool:
+			want = "true or false"
+		case reflect.Int, reflect.Int64, reflect.Float64:
+			want = "a number"
+		}
+		return &syntaxError{Shape: true, Msg: fmt.Sprintf("%s must be %s, not %s (line %d, column %d)", what, want, article(te.Value), line, col)}
+	}
+	return &syntaxError{Msg: strings.TrimPrefix(err.Error(), "json: ")}
+}
+
+func article(jsonType string) string {
+	switch jsonType {
+	case "array", "object":
+		return "an " + jsonType
+	case "bool":
+		return "a boolean"
+	}
+	return "a " + jsonType
+}
+
+// position turns a byte offset into a 1-based line and column (of the byte before the
+// offset, which is where encoding/json points).
+func position(data []byte, off int64) (line, col int) {
+	line, col = 1, 0
+	for _, b := range data[:min(max(int(off), 0), len(data))] {
+		if b == '\n' {
+			line++
+			col = 0
+		} else {
+			col++
+		}
+	}
+	return line, max(col, 1)
+}
+
+func describeConnect(e *ConnectError) string {
+	var (
+		execErr *exec.Error
+		dnsErr  *net.DNSError
+		httpErr *transport.HTTPError
+		rpc     *jsonrpc.Error
+	)
+	switch {
+	case errors.As(e.Err, &execErr):
+		switch {
+		case errors.Is(execErr.Err, fs.ErrPermission):
+			return fmt.Sprintf("the server command %q cannot be run: permission denied", execErr.Name)
+		default:
+			return fmt.Sprintf("the server command %q was not found", execErr.Name)
+		}
+	case errors.Is(e.Err, transport.ErrServerExited):
+		return e.who() + " exited before it finished starting" + exitDetail(e.Err)
+	case errors.As(e.Err, &dnsErr):
+		return fmt.Sprintf("cannot find the host %q of %s", dnsErr.Name, e.Target)
+	case errors.Is(e.Err, transport.ErrUnreachable):
+		return "nothing is listening at " + e.Target
+	case errors.As(e.Err, &httpErr):
+		switch httpErr.StatusCode {
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return fmt.Sprintf("%s refused access (HTTP %d: %s); pass credentials with --header", e.who(), httpErr.StatusCode, httpErr.Message)
+		case http.StatusNotFound:
+			return fmt.Sprintf("there is no MCP endpoint at %s (HTTP 404)", e.Target)
+		}
+		return fmt.Sprintf("%s answered HTTP %d: %s", e.who(), httpErr.StatusCode, httpErr.Message)
+	case errors.As(e.Err, &rpc):
+		return fmt.Sprintf("%s refused to start a session: %s (JSON-RPC error %d)", e.who(), strings.TrimSuffix(rpc.Message, "."), rpc.Code)
+	case errors.Is(e.Err, context.DeadlineExceeded):
+		return fmt.Sprintf("%s did not finish initializing within %s", e.who(), e.Timeout)
+	case errors.Is(e.Err, context.Canceled):
+		return "interrupted"
+	case errors.Is(e.Err, jsonrpc.ErrClosed), errors.Is(e.Err, io.EOF):
+		return fmt.Sprintf("%s closed the connection before it finished initializing", e.who())
+	}
+	return fmt.Sprintf("cannot start a session with %s: %s", strings.TrimPrefix(e.who(), "the server at "), plain(e.Err))
+}
+
+// lostConnection describes an error that ended a session after it had started, or
+// returns "" if err is no such error.
+func lostConnection(err error) string {
+	switch {
+	case errors.Is(err, transport.ErrServerExited):
+		return "the server exited" + exitDetail(err)
+	case errors.Is(err, transport.ErrSessionExpired):
+		return "the server ended the session"
+	case errors.Is(err, transport.ErrUnreachable):
+		return "the server is no longer reachable"
+	case errors.Is(err, jsonrpc.ErrClosed), errors.Is(err, io.EOF):
+		return "the server closed the connection"
+	}
+	return ""
+}
+
+// exitDetail finds the transport's description of a server process's exit in err's
+// chain ("the server process exited (exit status 3); its last output: boom") and returns
+// what follows its first words (" (exit status 3); its last output: boom").
+func exitDetail(err error) string {
+	prefix := transport.ErrServerExited.Error()
+	var found string
+	walk(err, func(e error) bool {
+		msg := e.Error()
+		if e != transport.ErrServerExited && strings.HasPrefix(msg, prefix) {
+			found = strings.TrimPrefix(msg, prefix)
+			return false
+		}
+		return true
+	})
+	found = strings.TrimPrefix(found, ":")
+	switch {
+	case found == "":
+		return ""
+	case strings.HasPrefix(found, " its output closed"):
+		return ""
+	case strings.HasPrefix(found, " with status 0"):
+		return " (exit status 0)" + strings.TrimPrefix(found, " with status 0")
+	}
+	return found
+}
+
+// walk visits err and the errors it wraps, depth first, until visit returns false.
+func walk(err error, visit func(error) bool) bool {
+	if err == nil {
+		return true
+	}
+	if !visit(err) {
+		return false
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return walk(u.Unwrap(), visit)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if !walk(e, visit) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// goLayer matches the "package" and "method/name" words Go errors gather, as in
+// "jsonrpc: sending tools/call: transport: write: broken pipe".
+var goLayer = regexp.MustCompile(`^[a-z][a-zA-Z0-9_./-]*$`)
+
+// plain returns err's message without the names of the layers it passed through.
+func plain(err error) string {
+	parts := strings.Split(err.Error(), ": ")
+	kept := parts[:0:0]
+	for i, p := range parts {
+		if i < len(parts)-1 && goLayer.MatchString(p) {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return strings.Join(kept, ": ")
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	switch len(q) {
+	case 1:
+		return q[0]
+	case 2:
+		return q[0] + " and " + q[1]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+}

@@ -1,0 +1,56 @@
+package cmdutil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+func TestDescribe(t *testing.T) {
+	exited := fmt.Errorf("%w (exit status 3); its last output: boom", transport.ErrServerExited)
+	tests := []struct {
+		err  error
+		want string
+		code int
+	}{
+		{&UsageError{Msg: "bad flag"}, "bad flag", 2},
+		{fmt.Errorf("tools/call: %w", &client.UnknownToolError{Name: "x"}), `the server has no tool named "x"`, 2},
+		{&client.ArgumentError{Field: "b", Problem: "is required"}, `argument "b" is required`, 2},
+		{&ToolError{Tool: "t"}, `the tool "t" reported an error`, 1},
+		{fmt.Errorf("tools/call: %w", jsonrpc.NewError(-32602, "unknown tool: x")), "the server returned an error: unknown tool: x (JSON-RPC error -32602)", 1},
+		{&NeedTerminalError{What: "sampling"}, "the server asked for the user's input (sampling), which mcpi can only give when it runs on a terminal; run it on a terminal", 2},
+		{&UnknownServerError{File: "f.json", Name: "x", Known: []string{"b", "a", "c"}}, `the config file f.json has no server named "x"; it has "a", "b" and "c"`, 2},
+		{&ConnectError{Target: `"srv"`, Stdio: true, Err: &exec.Error{Name: "srv", Err: exec.ErrNotFound}}, `the server command "srv" was not found`, 2},
+		{&ConnectError{Target: `"srv"`, Stdio: true, Err: fmt.Errorf("initialize: %w", fmt.Errorf("%w: %w", jsonrpc.ErrClosed, exited))},
+			`the server "srv" exited before it finished starting (exit status 3); its last output: boom`, 2},
+		{&ConnectError{Target: "http://127.0.0.1:9/mcp", Err: fmt.Errorf("initialize: jsonrpc: sending initialize: %w", fmt.Errorf("%w: cannot connect", transport.ErrUnreachable))},
+			"nothing is listening at http://127.0.0.1:9/mcp", 2},
+		{&ConnectError{Target: "http://h/mcp", Err: &transport.HTTPError{StatusCode: http.StatusUnauthorized, Message: "no token"}},
+			"the server at http://h/mcp refused access (HTTP 401: no token); pass credentials with --header", 2},
+		{&ConnectError{Target: "http://h/mcp", Err: fmt.Errorf("initialize: %w", jsonrpc.NewError(-32602, "unsupported version"))},
+			"the server at http://h/mcp refused to start a session: unsupported version (JSON-RPC error -32602)", 2},
+		{&ConnectError{Target: `"srv"`, Stdio: true, Timeout: 30 * time.Second, Err: fmt.Errorf("initialize: %w", context.DeadlineExceeded)},
+			`the server "srv" did not finish initializing within 30s`, 2},
+		{&ConnectError{Target: `"srv"`, Stdio: true, Err: errors.New("initialize: the server chose protocol version \"1999\", which mcpi does not speak")},
+			`cannot start a session with the server "srv": the server chose protocol version "1999", which mcpi does not speak`, 2},
+		{fmt.Errorf("tools/list: %w", fmt.Errorf("%w: %w", jsonrpc.ErrClosed, exited)), "the connection to the server failed: the server exited (exit status 3); its last output: boom", 2},
+		{fmt.Errorf("tools/list: %w", io.EOF), "the connection to the server failed: the server closed the connection", 2},
+		{fmt.Errorf("tools/list: %w", context.Canceled), "interrupted", 2},
+		{errors.New("jsonrpc: decoding tools/list result: json: cannot unmarshal"), "decoding tools/list result: cannot unmarshal", 2},
+	}
+	for _, tt := range tests {
+		got, code := Describe(tt.err)
+		if got != tt.want || code != tt.code {
+			t.Errorf("Describe(%v):\n got %q (%d)\nwant %q (%d)", tt.err, got, code, tt.want, tt.code)
+		}
+	}
+}

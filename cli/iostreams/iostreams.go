@@ -1,0 +1,65 @@
+// Package iostreams holds the standard streams of the mcpi CLI and the one place that
+// decides whether they are terminals. Commands write to Out and ErrOut and ask
+// IsStdoutTTY or CanPrompt, never os.Stdout; tests use [Test] and buffers.
+package iostreams
+
+import (
+	"bytes"
+	"io"
+	"os"
+
+	"golang.org/x/term"
+)
+
+// IOStreams are the streams a command reads and writes.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	stdinTTY, stdoutTTY, stderrTTY bool
+}
+
+// System returns the process's own streams.
+func System() *IOStreams {
+	return &IOStreams{
+		In:        os.Stdin,
+		Out:       os.Stdout,
+		ErrOut:    os.Stderr,
+		stdinTTY:  isTerminal(os.Stdin),
+		stdoutTTY: isTerminal(os.Stdout),
+		stderrTTY: isTerminal(os.Stderr),
+	}
+}
+
+// Test returns streams over buffers, none of them a terminal, and the buffers.
+func Test() (ios *IOStreams, in, out, errOut *bytes.Buffer) {
+	in, out, errOut = &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	return &IOStreams{In: in, Out: out, ErrOut: errOut}, in, out, errOut
+}
+
+// IsStdinTTY reports whether In is a terminal.
+func (s *IOStreams) IsStdinTTY() bool { return s.stdinTTY }
+
+// IsStdoutTTY reports whether Out is a terminal.
+func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
+
+// IsStderrTTY reports whether ErrOut is a terminal.
+func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
+
+// SetStdinTTY overrides terminal detection for In (tests).
+func (s *IOStreams) SetStdinTTY(v bool) { s.stdinTTY = v }
+
+// SetStdoutTTY overrides terminal detection for Out (tests).
+func (s *IOStreams) SetStdoutTTY(v bool) { s.stdoutTTY = v }
+
+// SetStderrTTY overrides terminal detection for ErrOut (tests).
+func (s *IOStreams) SetStderrTTY(v bool) { s.stderrTTY = v }
+
+// CanPrompt reports whether the user can be asked questions: the questions go to ErrOut
+// and the answers come from In, so both must be a terminal.
+func (s *IOStreams) CanPrompt() bool { return s.stdinTTY && s.stderrTTY }
+
+// isTerminal reports whether f is a terminal (a character device such as /dev/null is
+// not).
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it:
+#   1. gofmt and go vet;
+#   2. go test -race ./... (unit and end-to-end tests over pipe, stdio and HTTP);
+#   3. the official MCP conformance suite 0.1.16 against mcpi: server mode (every
+#      scenario of the active suite against `mcpi serve conformance --http`) and
+#      client mode (the scenarios mcpi's conformance client implements).
+# Node 22 and the suite are installed into .tools/ by scripts/conformance-tools.sh.
+# Set MCPI_SKIP_CONFORMANCE=1 to run only the Go tests.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))
+if [ -n "$unformatted" ]; then
+  printf 'gofmt would change:\n%s\n' "$unformatted" >&2
+  exit 1
+fi
+
+step "go vet"
+go vet ./...
+
+step "go test -race"
+go test -race -count=1 ./...
+
+if [ "${MCPI_SKIP_CONFORMANCE:-}" = 1 ]; then
+  echo "conformance skipped (MCPI_SKIP_CONFORMANCE=1)"
+  exit 0
+fi
+
+step "conformance suite"
+bin="$(pwd)/.tools/bin"
+mkdir -p "$bin"
+go build -o "$bin/mcpi" ./cmd/mcpi
+go build -o "$bin/mcpi-conformance-client" ./cmd/mcpi-conformance-client
+bash scripts/conformance-tools.sh >/dev/null
+
+# A free loopback port, chosen by the kernel.
+port=$(go run ./scripts/freeport)
+"$bin/mcpi" serve conformance --http "127.0.0.1:$port" >.tools/conformance-server.log 2>&1 &
+server_pid=$!
+trap 'kill $server_pid 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+  sleep 0.1
+done
+
+status=0
+step "conformance: server mode, active suite"
+bash scripts/conformance.sh server "http://127.0.0.1:$port/mcp" || status=1
+step "conformance: client mode"
+bash scripts/conformance.sh client "$bin/mcpi-conformance-client" \
+  initialize tools_call elicitation-sep1034-client-defaults sse-retry || status=1
+exit $status

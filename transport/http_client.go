@@ -1,0 +1,702 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+)
+
+// HTTPClient is a [Transport] that speaks MCP's Streamable HTTP transport to the server at
+// URL: every message is POSTed, responses arrive as a JSON body or an SSE stream, the
+// server's own messages also arrive on a standalone GET stream, and dropped streams are
+// resumed with Last-Event-ID.
+type HTTPClient struct {
+	URL string
+	// Header holds extra headers for every request, such as Authorization.
+	Header http.Header
+	// Client sends the requests; nil means a client without an overall timeout (SSE
+	// streams last as long as the session).
+	Client *http.Client
+	// MaxMessageSize bounds one inbound message; 0 means [DefaultMaxMessageSize].
+	MaxMessageSize int
+	// MaxReconnects bounds consecutive failed attempts to resume a dropped stream; 0
+	// means 5.
+	MaxReconnects int
+	Logger        *slog.Logger
+
+	// sleep waits between reconnection attempts; tests replace it.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+// ErrUnreachable wraps the error of a request that could not reach the server at all
+// (nothing listening, unknown host, no route), as opposed to a server that answered badly.
+var ErrUnreachable = errors.New("server unreachable")
+
+// ErrSessionExpired ends a connection whose server answered 404 to a request carrying the
+// session id: the server ended the session, and a new one must be initialized.
+var ErrSessionExpired = errors.New("the server ended the session")
+
+// errClientClosed is returned by writes after Close.
+var errClientClosed = errors.New("transport: the HTTP connection is closed")
+
+// HTTPError is a non-2xx answer from the server.
+type HTTPError struct {
+	Method     string
+	URL        string
+	StatusCode int
+	// Message is the server's explanation: the message of a JSON-RPC error body, or the
+	// start of the body, or the status text.
+	Message string
+	// Header holds the response headers (e.g. WWW-Authenticate for a 401).
+	Header http.Header
+}
+
+func (e *HTTPError) Error() string {
+	return fmt.Sprintf("HTTP %d from %s: %s", e.StatusCode, e.URL, e.Message)
+}
+
+const (
+	defaultMaxReconnects = 5
+	defaultClientRetry   = time.Second
+	maxReconnectDelay    = 30 * time.Second
+	// standaloneWait bounds how long sending notifications/initialized waits for the
+	// standalone GET stream to be answered, so that server messages sent right after
+	// initialization find the stream open.
+	standaloneWait = 2 * time.Second
+	deleteTimeout  = 5 * time.Second
+)
+
+// Connect checks the URL and returns a connection. No request is sent until the first
+// Write (normally initialize), so an unreachable server shows up there, as an error that
+// matches [ErrUnreachable].
+func (c *HTTPClient) Connect(ctx context.Context) (jsonrpc.Connection, error) {
+	u, err := url.Parse(c.URL)
+	if err != nil {
+		return nil, fmt.Errorf("invalid server URL %q: %w", c.URL, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("invalid server URL %q: want http:// or https:// and a host", c.URL)
+	}
+	conn := &HTTPClientConn{
+		url:     u.String(),
+		header:  c.Header.Clone(),
+		client:  c.Client,
+		max:     c.MaxMessageSize,
+		retries: c.MaxReconnects,
+		log:     c.Logger,
+		sleep:   c.sleep,
+		qwake:   make(chan struct{}, 1),
+		done:    make(chan struct{}),
+	}
+	if conn.client == nil {
+		conn.client = &http.Client{}
+	}
+	if conn.max <= 0 {
+		conn.max = DefaultMaxMessageSize
+	}
+	if conn.retries <= 0 {
+		conn.retries = defaultMaxReconnects
+	}
+	if conn.log == nil {
+		conn.log = slog.New(slog.DiscardHandler)
+	}
+	if conn.sleep == nil {
+		conn.sleep = sleepCtx
+	}
+	conn.ctx, conn.cancel = context.WithCancel(context.Background())
+	return conn, nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// HTTPClientConn is the client end of a Streamable HTTP session, returned by
+// [HTTPClient.Connect].
+type HTTPClientConn struct {
+	url     string
+	header  http.Header
+	client  *http.Client
+	max     int
+	retries int
+	log     *slog.Logger
+	sleep   func(ctx context.Context, d time.Duration) error
+
+	ctx    context.Context // lives until Close or a fatal error; parent of every stream
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	qmu    sync.Mutex
+	queue  []jsonrpc.Message
+	qwake  chan struct{}
+	done   chan struct{}
+	endErr error
+	ended  bool
+
+	mu         sync.Mutex
+	sessionID  string
+	version    string
+	initID     jsonrpc.ID
+	retry      time.Duration // the latest retry any stream advertised
+	getStarted bool
+	closeOnce  sync.Once
+}
+
+// SessionID returns the session id the server assigned, or "" before initialization or
+// when the server uses no sessions.
+func (c *HTTPClientConn) SessionID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessionID
+}
+
+// ProtocolVersion returns the protocol version of the initialize result, sent as the
+// MCP-Protocol-Version header since; "" before then.
+func (c *HTTPClientConn) ProtocolVersion() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.version
+}
+
+// Read returns the next message from any response or stream. It returns io.EOF after
+// Close, or the error that ended the connection (see [ErrSessionExpired]).
+func (c *HTTPClientConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		c.qmu.Lock()
+		if len(c.queue) > 0 {
+			m := c.queue[0]
+			c.queue[0] = nil
+			c.queue = c.queue[1:]
+			c.qmu.Unlock()
+			return m, nil
+		}
+		if c.ended {
+			err := c.endErr
+			c.qmu.Unlock()
+			return nil, err
+		}
+		c.qmu.Unlock()
+		select {
+		case <-c.qwake:
+		case <-c.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// enqueue hands a message to Read. It never blocks.
+func (c *HTTPClientConn) enqueue(m jsonrpc.Message) {
+	if r, ok := m.(*jsonrpc.Response); ok && r.Error == nil {
+		c.mu.Lock()
+		if c.initID.IsValid() && r.ID == c.initID {
+			var res struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			if json.Unmarshal(r.Result, &res) == nil && res.ProtocolVersion != "" {
+				c.version = res.ProtocolVersion
+			}
+			c.initID = jsonrpc.ID{}
+		}
+		c.mu.Unlock()
+	}
+	c.qmu.Lock()
+	if !c.ended {
+		c.queue = append(c.queue, m)
+	}
+	c.qmu.Unlock()
+	select {
+	case c.qwake <- struct{}{}:
+	default:
+	}
+}
+
+// failRequest answers a request locally when its response can no longer arrive, so that
+// the caller gets an error instead of waiting forever.
+func (c *HTTPClientConn) failRequest(id jsonrpc.ID, format string, args ...any) {
+	if !id.IsValid() || c.ctx.Err() != nil {
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	c.log.Warn("request failed in transport", "id", id.String(), "reason", msg)
+	c.enqueue(&jsonrpc.Response{ID: id, Error: jsonrpc.NewError(jsonrpc.CodeConnectionClosed, msg)})
+}
+
+// end makes Read return err (after queued messages) and stops every stream.
+func (c *HTTPClientConn) end(err error) {
+	c.qmu.Lock()
+	if c.ended {
+		c.qmu.Unlock()
+		return
+	}
+	c.ended, c.endErr = true, err
+	close(c.done)
+	c.qmu.Unlock()
+	c.cancel()
+}
+
+func (c *HTTPClientConn) endError() error {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	if !c.ended {
+		return nil
+	}
+	if errors.Is(c.endErr, io.EOF) {
+		return errClientClosed
+	}
+	return c.endErr
+}
+
+// Close stops every stream, ends the session with DELETE (a 405 is fine), and makes Read
+// return io.EOF.
+func (c *HTTPClientConn) Close() error {
+	c.closeOnce.Do(func() {
+		expired := c.endError() != nil
+		c.end(io.EOF)
+		c.mu.Lock()
+		sid := c.sessionID
+		c.mu.Unlock()
+		if sid != "" && !expired {
+			ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
+			resp, err := c.do(ctx, http.MethodDelete, nil, "")
+			cancel()
+			switch {
+			case err != nil:
+				c.log.Debug("ending the session failed", "error", err)
+			default:
+				resp.Body.Close()
+				if resp.StatusCode >= 300 && resp.StatusCode != http.StatusMethodNotAllowed {
+					c.log.Debug("ending the session failed", "status", resp.StatusCode)
+				}
+			}
+		}
+		c.wg.Wait()
+	})
+	return nil
+}
+
+// do sends one HTTP request with the session headers.
+func (c *HTTPClientConn) do(ctx context.Context, method string, body []byte, lastEventID string) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.url, rd)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range c.header {
+		req.Header[k] = v
+	}
+	switch method {
+	case http.MethodPost:
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	case http.MethodGet:
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Cache-Control", "no-cache")
+	}
+	c.mu.Lock()
+	if c.sessionID != "" {
+		req.Header.Set(HeaderSessionID, c.sessionID)
+	}
+	if c.version != "" {
+		req.Header.Set(HeaderProtocolVersion, c.version)
+	}
+	c.mu.Unlock()
+	if lastEventID != "" {
+		req.Header.Set(headerLastEventID, lastEventID)
+	}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			return nil, fmt.Errorf("%w: cannot connect to %s: %w", ErrUnreachable, c.url, op)
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+// httpError reads a non-2xx response into an [*HTTPError] and closes its body.
+func (c *HTTPClientConn) httpError(method string, resp *http.Response) *HTTPError {
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	e := &HTTPError{Method: method, URL: c.url, StatusCode: resp.StatusCode, Header: resp.Header}
+	var rpc struct {
+		Error *jsonrpc.Error `json:"error"`
+	}
+	if json.Unmarshal(b, &rpc) == nil && rpc.Error != nil && rpc.Error.Message != "" {
+		e.Message = rpc.Error.Message
+	} else if s := strings.Join(strings.Fields(string(b)), " "); s != "" {
+		if len(s) > 200 {
+			s = s[:200] + "…"
+		}
+		e.Message = s
+	} else {
+		e.Message = strings.ToLower(http.StatusText(resp.StatusCode))
+	}
+	return e
+}
+
+// Write POSTs m and returns once the response headers have arrived. A request's response
+// (a JSON body or an SSE stream) is read on another goroutine and delivered to Read.
+func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
+	if err := c.endError(); err != nil {
+		return err
+	}
+	body, err := jsonrpc.EncodeMessage(m)
+	if err != nil {
+		return err
+	}
+	var reqID jsonrpc.ID
+	method := ""
+	if r, ok := m.(*jsonrpc.Request); ok {
+		method = r.Method
+		if !r.IsNotification() {
+			reqID = r.ID
+			if r.Method == "initialize" {
+				c.mu.Lock()
+				c.initID = r.ID
+				c.mu.Unlock()
+			}
+		}
+	}
+	// The response stream lives as long as both the caller's interest and the connection.
+	sctx, scancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(c.ctx, scancel)
+	cancel := func() { stop(); scancel() }
+
+	c.mu.Lock()
+	sentSession := c.sessionID != ""
+	c.mu.Unlock()
+	resp, err := c.do(sctx, http.MethodPost, body, "")
+	if err != nil {
+		cancel()
+		if c.ctx.Err() != nil && ctx.Err() == nil {
+			if e := c.endError(); e != nil {
+				return e
+			}
+		}
+		return err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		cancel()
+		herr := c.httpError(http.MethodPost, resp)
+		if resp.StatusCode == http.StatusNotFound && sentSession {
+			err := fmt.Errorf("%w: %w", ErrSessionExpired, herr)
+			c.end(err)
+			return err
+		}
+		return herr
+	}
+	if sid := resp.Header.Get(HeaderSessionID); sid != "" {
+		c.mu.Lock()
+		if c.sessionID == "" {
+			c.sessionID = sid
+		}
+		c.mu.Unlock()
+	}
+
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case ct == "text/event-stream":
+		c.wg.Add(1)
+		go c.readRequestStream(sctx, cancel, resp.Body, reqID)
+	case ct == "application/json":
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			defer cancel()
+			c.readJSONBody(resp.Body, reqID)
+		}()
+	default:
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		cancel()
+		if reqID.IsValid() {
+			c.failRequest(reqID, "the server answered HTTP %d with no response (Content-Type %q)", resp.StatusCode, ct)
+		}
+	}
+	if method == "notifications/initialized" {
+		c.startStandalone(ctx)
+	}
+	return nil
+}
+
+// readJSONBody delivers the message(s) of an application/json response.
+func (c *HTTPClientConn) readJSONBody(body io.ReadCloser, reqID jsonrpc.ID) {
+	defer body.Close()
+	b, err := io.ReadAll(io.LimitReader(body, int64(c.max)+1))
+	if err != nil {
+		c.failRequest(reqID, "reading the response from %s: %v", c.url, err)
+		return
+	}
+	if len(b) > c.max {
+		c.failRequest(reqID, "the response from %s exceeds the %d-byte limit", c.url, c.max)
+		return
+	}
+	frames := []json.RawMessage{b}
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
+		if err := json.Unmarshal(t, &frames); err != nil {
+			c.failRequest(reqID, "the response from %s is not valid JSON: %v", c.url, err)
+			return
+		}
+	}
+	got := false
+	for _, f := range frames {
+		m, err := jsonrpc.DecodeMessage(f)
+		if err != nil {
+			c.log.Warn("invalid message from the server", "error", err)
+			continue
+		}
+		if r, ok := m.(*jsonrpc.Response); ok && r.ID == reqID {
+			got = true
+		}
+		c.enqueue(m)
+	}
+	if !got {
+		c.failRequest(reqID, "the server's JSON answer from %s holds no response to the request", c.url)
+	}
+}
+
+// consume delivers the messages of one SSE response until it ends, or until the response
+// to want (if valid) has been delivered. It reports how many events arrived.
+func (c *HTTPClientConn) consume(sr *sseReader, want jsonrpc.ID) (events int, got bool, err error) {
+	for {
+		ev, err := sr.Next()
+		if err != nil {
+			return events, false, err
+		}
+		events++
+		if sr.Retry > 0 {
+			c.mu.Lock()
+			c.retry = sr.Retry
+			c.mu.Unlock()
+		}
+		if ev.TooLarge {
+			c.log.Warn("skipped an SSE event larger than the message size limit", "limit", c.max, "id", ev.ID)
+			continue
+		}
+		if len(ev.Data) == 0 || (ev.Type != "" && ev.Type != "message") {
+			continue
+		}
+		m, err := jsonrpc.DecodeMessage(ev.Data)
+		if err != nil {
+			c.log.Warn("invalid message from the server", "error", err)
+			continue
+		}
+		c.enqueue(m)
+		if r, ok := m.(*jsonrpc.Response); ok && want.IsValid() && r.ID == want {
+			return events, true, nil
+		}
+	}
+}
+
+// reconnectDelay is the wait before a reconnection: the stream's retry, else the latest
+// one any stream advertised, else one second; doubled for each failed attempt.
+func (c *HTTPClientConn) reconnectDelay(streamRetry time.Duration, failures int) time.Duration {
+	d := streamRetry
+	if d <= 0 {
+		c.mu.Lock()
+		d = c.retry
+		c.mu.Unlock()
+	}
+	if d <= 0 {
+		d = defaultClientRetry
+	}
+	for range failures {
+		d *= 2
+		if d >= maxReconnectDelay {
+			return maxReconnectDelay
+		}
+	}
+	return d
+}
+
+// resume opens a GET that continues a stream after lastID.
+func (c *HTTPClientConn) resume(ctx context.Context, lastID string) (*http.Response, error) {
+	c.mu.Lock()
+	sentSession := c.sessionID != ""
+	c.mu.Unlock()
+	resp, err := c.do(ctx, http.MethodGet, nil, lastID)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		herr := c.httpError(http.MethodGet, resp)
+		if resp.StatusCode == http.StatusNotFound && sentSession && lastID != "" {
+			return nil, fmt.Errorf("%w: %w", ErrSessionExpired, herr)
+		}
+		return nil, herr
+	}
+	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct != "text/event-stream" {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET %s answered Content-Type %q, not text/event-stream", c.url, ct)
+	}
+	return resp, nil
+}
+
+// readRequestStream delivers the SSE stream answering request id, resuming it with GET
+// and Last-Event-ID whenever it ends before the response has arrived.
+func (c *HTTPClientConn) readRequestStream(ctx context.Context, cancel func(), body io.ReadCloser, id jsonrpc.ID) {
+	defer c.wg.Done()
+	defer cancel()
+	sr := newSSEReader(body, c.max)
+	_, got, err := c.consume(sr, id)
+	body.Close()
+	failures := 0
+	for !got && id.IsValid() {
+		if ctx.Err() != nil {
+			return
+		}
+		if sr.LastID == "" {
+			c.failRequest(id, "the server closed the event stream before responding, and the stream cannot be resumed (no event id)%s", errSuffix(err))
+			return
+		}
+		if failures >= c.retries {
+			c.failRequest(id, "the event stream ended before the response and %d attempts to resume it failed%s", failures, errSuffix(err))
+			return
+		}
+		if c.sleep(ctx, c.reconnectDelay(sr.Retry, failures)) != nil {
+			return
+		}
+		resp, rerr := c.resume(ctx, sr.LastID)
+		if rerr != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			if errors.Is(rerr, ErrSessionExpired) {
+				c.end(rerr)
+				return
+			}
+			var herr *HTTPError
+			if errors.As(rerr, &herr) && herr.StatusCode == http.StatusMethodNotAllowed {
+				c.failRequest(id, "the event stream ended before the response, and the server does not allow resuming it: %v", rerr)
+				return
+			}
+			c.log.Debug("resuming an event stream failed", "error", rerr)
+			failures++
+			err = rerr
+			continue
+		}
+		next := newSSEReader(resp.Body, c.max)
+		next.LastID, next.Retry = sr.LastID, sr.Retry
+		var n int
+		n, got, err = c.consume(next, id)
+		resp.Body.Close()
+		sr = next
+		if n == 0 {
+			failures++
+		} else {
+			failures = 0
+		}
+	}
+}
+
+func errSuffix(err error) string {
+	if err == nil || errors.Is(err, io.EOF) {
+		return ""
+	}
+	return ": " + err.Error()
+}
+
+// startStandalone opens the standalone GET stream once, and waits (briefly) until the
+// server has answered it, so that messages the server sends right after initialization
+// find it open.
+func (c *HTTPClientConn) startStandalone(ctx context.Context) {
+	c.mu.Lock()
+	started := c.getStarted
+	c.getStarted = true
+	c.mu.Unlock()
+	if started {
+		return
+	}
+	ready := make(chan struct{})
+	c.wg.Add(1)
+	go c.runStandalone(ready)
+	t := time.NewTimer(standaloneWait)
+	defer t.Stop()
+	select {
+	case <-ready:
+	case <-t.C:
+	case <-ctx.Done():
+	case <-c.done:
+	}
+}
+
+// runStandalone keeps the standalone GET stream open: it reconnects with Last-Event-ID
+// after the advertised retry delay whenever the stream ends, and stops for good on 405
+// (the server offers no such stream) or after repeated failures.
+func (c *HTTPClientConn) runStandalone(ready chan struct{}) {
+	defer c.wg.Done()
+	var once sync.Once
+	markReady := func() { once.Do(func() { close(ready) }) }
+	defer markReady()
+	state := &sseReader{}
+	failures := 0
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if failures >= c.retries {
+				c.log.Warn("giving up on the standalone event stream", "attempts", failures)
+				return
+			}
+			if c.sleep(c.ctx, c.reconnectDelay(state.Retry, failures)) != nil {
+				return
+			}
+		}
+		resp, err := c.resume(c.ctx, state.LastID)
+		markReady()
+		if err != nil {
+			if c.ctx.Err() != nil {
+				return
+			}
+			var herr *HTTPError
+			if errors.As(err, &herr) && herr.StatusCode == http.StatusMethodNotAllowed {
+				c.log.Debug("the server offers no standalone event stream")
+				return
+			}
+			if errors.Is(err, ErrSessionExpired) {
+				c.end(err)
+				return
+			}
+			c.log.Debug("opening the standalone event stream failed", "error", err)
+			failures++
+			continue
+		}
+		sr := newSSEReader(resp.Body, c.max)
+		sr.LastID, sr.Retry = state.LastID, state.Retry
+		n, _, err := c.consume(sr, jsonrpc.ID{})
+		resp.Body.Close()
+		state = sr
+		if c.ctx.Err() != nil {
+			return
+		}
+		c.log.Debug("the standalone event stream ended", "events", n, "error", err)
+		if n == 0 {
+			failures++
+		} else {
+			failures = 0
+		}
+	}
+}

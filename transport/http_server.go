@@ -1,0 +1,962 @@
+package transport
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+)
+
+// Header names of the Streamable HTTP transport.
+const (
+	HeaderSessionID       = "Mcp-Session-Id"
+	HeaderProtocolVersion = "Mcp-Protocol-Version"
+	headerLastEventID     = "Last-Event-Id"
+)
+
+// DefaultHTTPProtocolVersions are the MCP-Protocol-Version header values an [HTTPHandler]
+// accepts unless [HTTPOptions.ProtocolVersions] says otherwise.
+var DefaultHTTPProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+
+// assumedProtocolVersion is the revision a server assumes when a request carries no
+// MCP-Protocol-Version header and nothing else tells it.
+const assumedProtocolVersion = "2025-03-26"
+
+// primingVersion is the first revision whose clients expect priming events (an event with
+// an id and empty data). Older clients may choke on the empty data.
+const primingVersion = "2025-11-25"
+
+const (
+	defaultEventRetention = 512
+	defaultRetry          = time.Second
+	// sseWriteTimeout bounds one write to an SSE response, so a client that stopped
+	// reading cannot hold a stream's delivery forever; the stream stays resumable.
+	sseWriteTimeout = 30 * time.Second
+	// maxLingeringStreams bounds per session the finished streams kept only because their
+	// connection dropped before everything was delivered.
+	maxLingeringStreams = 64
+)
+
+// HTTPOptions configures an [HTTPHandler]. The zero value is usable.
+type HTTPOptions struct {
+	// AllowedHosts lists the host names (optionally with ":port") accepted in the Host
+	// header, as protection against DNS rebinding. Empty means localhost, 127.0.0.1 and
+	// [::1] on any port; "*" accepts any host.
+	AllowedHosts []string
+	// AllowedOrigins lists the origins ("https://app.example.com") accepted in the Origin
+	// header. Requests without Origin (non-browser clients) are always accepted. Nil means
+	// origins whose host name is accepted by AllowedHosts; "*" accepts any origin.
+	AllowedOrigins []string
+	// JSONResponse answers each request with one application/json body instead of an SSE
+	// stream. Messages the server sends while handling the request then travel on the
+	// standalone GET stream.
+	JSONResponse bool
+	// SessionTimeout closes a session after this long without any HTTP request of its
+	// (an open GET stream counts as activity). Zero means sessions never expire.
+	SessionTimeout time.Duration
+	// EventRetention is how many events each stream keeps for resumption (and for a
+	// standalone stream the client has not opened yet). Zero means 512.
+	EventRetention int
+	// Retry is the reconnection delay advertised in the `retry:` field of priming events.
+	// Zero means one second.
+	Retry time.Duration
+	// ProtocolVersions lists the accepted MCP-Protocol-Version header values. Nil means
+	// [DefaultHTTPProtocolVersions].
+	ProtocolVersions []string
+	// MaxMessageSize bounds a POST body; larger bodies get 413. Zero means
+	// [DefaultMaxMessageSize].
+	MaxMessageSize int
+	Logger         *slog.Logger
+}
+
+// HTTPHandler serves MCP over Streamable HTTP (revision 2025-11-25 and the revisions it
+// stays compatible with): POST carries client messages, GET opens the standalone SSE
+// stream or resumes any stream with Last-Event-ID, DELETE ends a session. Each session is
+// one [HTTPServerConn], handed to the serve function given to [NewHTTPHandler].
+type HTTPHandler struct {
+	serve func(ctx context.Context, conn jsonrpc.Connection)
+	opts  HTTPOptions
+	log   *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]*HTTPServerConn
+	closed   bool
+	wg       sync.WaitGroup
+}
+
+// NewHTTPHandler returns a handler that calls serve once per new session, on its own
+// goroutine, with the session's connection. serve must return once the connection is
+// closed (its Read returns an error); the session is closed when serve returns.
+func NewHTTPHandler(serve func(ctx context.Context, conn jsonrpc.Connection), opts *HTTPOptions) *HTTPHandler {
+	h := &HTTPHandler{serve: serve, sessions: map[string]*HTTPServerConn{}}
+	if opts != nil {
+		h.opts = *opts
+	}
+	if h.opts.EventRetention <= 0 {
+		h.opts.EventRetention = defaultEventRetention
+	}
+	if h.opts.Retry <= 0 {
+		h.opts.Retry = defaultRetry
+	}
+	if h.opts.ProtocolVersions == nil {
+		h.opts.ProtocolVersions = DefaultHTTPProtocolVersions
+	}
+	if h.opts.MaxMessageSize <= 0 {
+		h.opts.MaxMessageSize = DefaultMaxMessageSize
+	}
+	h.log = h.opts.Logger
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	return h
+}
+
+// Close closes every session and waits for their serve functions to return. Later
+// requests get 503.
+func (h *HTTPHandler) Close() error {
+	h.mu.Lock()
+	h.closed = true
+	sessions := make([]*HTTPServerConn, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		sessions = append(sessions, s)
+	}
+	h.mu.Unlock()
+	for _, s := range sessions {
+		s.Close()
+	}
+	h.wg.Wait()
+	return nil
+}
+
+// SessionCount returns the number of open sessions.
+func (h *HTTPHandler) SessionCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.sessions)
+}
+
+// ServeHTTP implements [http.Handler].
+func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if msg := h.checkHostOrigin(r); msg != "" {
+		h.log.Warn("request refused", "reason", msg, "host", r.Host, "origin", r.Header.Get("Origin"))
+		writeHTTPError(w, http.StatusForbidden, jsonrpc.CodeInvalidRequest, msg)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.servePOST(w, r)
+	case http.MethodGet:
+		h.serveGET(w, r)
+	case http.MethodDelete:
+		h.serveDELETE(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		writeHTTPError(w, http.StatusMethodNotAllowed, jsonrpc.CodeInvalidRequest, "method not allowed: use POST, GET or DELETE")
+	}
+}
+
+// writeHTTPError answers with status and a JSON-RPC error response without an id.
+func writeHTTPError(w http.ResponseWriter, status int, code int64, msg string) {
+	b, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{Error: jsonrpc.NewError(code, msg)})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// codeSessionNotFound is the JSON-RPC code sent with 404 for an unknown session (the
+// official SDKs use the same).
+const codeSessionNotFound = -32001
+
+func (h *HTTPHandler) checkHostOrigin(r *http.Request) string {
+	if !hostAllowed(h.opts.AllowedHosts, r.Host) {
+		return fmt.Sprintf("forbidden: host %q is not allowed", r.Host)
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return ""
+	}
+	if h.opts.AllowedOrigins != nil {
+		o := strings.TrimSuffix(strings.ToLower(origin), "/")
+		for _, a := range h.opts.AllowedOrigins {
+			if a == "*" || strings.TrimSuffix(strings.ToLower(a), "/") == o {
+				return ""
+			}
+		}
+		return fmt.Sprintf("forbidden: origin %q is not allowed", origin)
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || !hostAllowed(h.opts.AllowedHosts, u.Host) {
+		return fmt.Sprintf("forbidden: origin %q is not allowed", origin)
+	}
+	return ""
+}
+
+var localHosts = []string{"localhost", "127.0.0.1", "::1"}
+
+// hostAllowed reports whether hostport (a Host header or the host of an Origin) matches
+// allowed; an entry matches the whole "host:port" or just the host name.
+func hostAllowed(allowed []string, hostport string) bool {
+	hostport = strings.ToLower(hostport)
+	name := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		name = h
+	}
+	name = strings.TrimSuffix(strings.TrimPrefix(name, "["), "]")
+	if len(allowed) == 0 {
+		return slices.Contains(localHosts, name)
+	}
+	for _, a := range allowed {
+		a = strings.ToLower(a)
+		if a == "*" || a == hostport || strings.TrimSuffix(strings.TrimPrefix(a, "["), "]") == name {
+			return true
+		}
+	}
+	return false
+}
+
+// mediaTypes returns the media types listed in a header such as Accept.
+func mediaTypes(values []string) []string {
+	var out []string
+	for _, v := range values {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err == nil {
+				out = append(out, strings.ToLower(mt))
+			}
+		}
+	}
+	return out
+}
+
+// acceptsJSON and acceptsSSE read an Accept header, with wildcards.
+func acceptsJSON(types []string) bool {
+	return slices.ContainsFunc(types, func(t string) bool {
+		return t == "application/json" || t == "application/*" || t == "*/*"
+	})
+}
+
+func acceptsSSE(types []string) bool {
+	return slices.ContainsFunc(types, func(t string) bool {
+		return t == "text/event-stream" || t == "text/*" || t == "*/*"
+	})
+}
+
+func (h *HTTPHandler) checkProtocolVersion(w http.ResponseWriter, r *http.Request) bool {
+	v := r.Header.Get(HeaderProtocolVersion)
+	if v == "" || slices.Contains(h.opts.ProtocolVersions, v) {
+		return true
+	}
+	writeHTTPError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest,
+		fmt.Sprintf("unsupported MCP-Protocol-Version %q (supported: %s)", v, strings.Join(h.opts.ProtocolVersions, ", ")))
+	return false
+}
+
+// lookup returns the session the request names. It answers the request itself and returns
+// nil when the id is missing (400) or unknown (404).
+func (h *HTTPHandler) lookup(w http.ResponseWriter, r *http.Request) *HTTPServerConn {
+	id := r.Header.Get(HeaderSessionID)
+	if id == "" {
+		writeHTTPError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "bad request: missing Mcp-Session-Id header")
+		return nil
+	}
+	h.mu.Lock()
+	s := h.sessions[id]
+	h.mu.Unlock()
+	if s == nil {
+		writeHTTPError(w, http.StatusNotFound, codeSessionNotFound, "session not found")
+		return nil
+	}
+	return s
+}
+
+func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
+	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || ct != "application/json" {
+		writeHTTPError(w, http.StatusUnsupportedMediaType, jsonrpc.CodeInvalidRequest,
+			"unsupported media type: Content-Type must be application/json")
+		return
+	}
+	accept := mediaTypes(r.Header.Values("Accept"))
+	if !acceptsJSON(accept) || (!h.opts.JSONResponse && !acceptsSSE(accept)) {
+		writeHTTPError(w, http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest,
+			"not acceptable: Accept must list both application/json and text/event-stream")
+		return
+	}
+	if !h.checkProtocolVersion(w, r) {
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(h.opts.MaxMessageSize)))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeHTTPError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest,
+				fmt.Sprintf("message too large: the limit is %d bytes", h.opts.MaxMessageSize))
+			return
+		}
+		writeHTTPError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "reading the body: "+err.Error())
+		return
+	}
+	msg, err := jsonrpc.DecodeMessage(body)
+	if err != nil {
+		var de *jsonrpc.DecodeError
+		if errors.As(err, &de) {
+			b, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: de.ID, Error: de.Err})
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write(b)
+			return
+		}
+		writeHTTPError(w, http.StatusBadRequest, jsonrpc.CodeParseError, err.Error())
+		return
+	}
+	req, _ := msg.(*jsonrpc.Request)
+	isInit := req != nil && !req.IsNotification() && req.Method == "initialize"
+
+	var s *HTTPServerConn
+	if r.Header.Get(HeaderSessionID) == "" && isInit {
+		if s = h.newSession(w, req); s == nil {
+			return
+		}
+	} else {
+		if s = h.lookup(w, r); s == nil {
+			return
+		}
+		if isInit {
+			writeHTTPError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest,
+				"bad request: initialize sent within an initialized session")
+			return
+		}
+	}
+	if !s.begin() {
+		writeHTTPError(w, http.StatusNotFound, codeSessionNotFound, "session not found")
+		return
+	}
+	defer s.end()
+	w.Header().Set(HeaderSessionID, s.id)
+
+	if req == nil || req.IsNotification() {
+		if req != nil && req.Method == jsonrpc.CancelledMethod {
+			s.cancelStream(req.Params)
+		}
+		if !s.push(r.Context(), msg) {
+			writeHTTPError(w, http.StatusNotFound, codeSessionNotFound, "session not found")
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+
+	if h.opts.JSONResponse || !acceptsSSE(accept) {
+		s.serveJSON(w, r, req)
+		return
+	}
+	st, errMsg := s.openRequestStream(req)
+	if st == nil {
+		writeHTTPError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, errMsg)
+		return
+	}
+	if !s.push(r.Context(), msg) {
+		s.dropRequestStream(st)
+		return
+	}
+	s.deliver(w, r, st, 0)
+}
+
+func (h *HTTPHandler) serveGET(w http.ResponseWriter, r *http.Request) {
+	if !acceptsSSE(mediaTypes(r.Header.Values("Accept"))) {
+		writeHTTPError(w, http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest,
+			"not acceptable: Accept must list text/event-stream")
+		return
+	}
+	if !h.checkProtocolVersion(w, r) {
+		return
+	}
+	s := h.lookup(w, r)
+	if s == nil {
+		return
+	}
+	if !s.begin() {
+		writeHTTPError(w, http.StatusNotFound, codeSessionNotFound, "session not found")
+		return
+	}
+	defer s.end()
+	if last := r.Header.Get(headerLastEventID); last != "" {
+		st, after, ok := s.resumable(last)
+		if !ok {
+			writeHTTPError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest,
+				fmt.Sprintf("bad request: Last-Event-ID %q names no stream of this session", last))
+			return
+		}
+		s.deliver(w, r, st, after)
+		return
+	}
+	st, after, ok := s.standaloneStream()
+	if !ok {
+		writeHTTPError(w, http.StatusConflict, jsonrpc.CodeInvalidRequest,
+			"conflict: this session already has a standalone SSE stream open")
+		return
+	}
+	s.deliver(w, r, st, after)
+}
+
+func (h *HTTPHandler) serveDELETE(w http.ResponseWriter, r *http.Request) {
+	s := h.lookup(w, r)
+	if s == nil {
+		return
+	}
+	h.log.Debug("session deleted by the client", "session", s.id)
+	s.Close()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// newSession creates and registers a session for an initialize request and starts serve.
+func (h *HTTPHandler) newSession(w http.ResponseWriter, init *jsonrpc.Request) *HTTPServerConn {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &HTTPServerConn{
+		h:         h,
+		id:        rand.Text(),
+		ctx:       ctx,
+		cancel:    cancel,
+		in:        make(chan jsonrpc.Message),
+		done:      make(chan struct{}),
+		streams:   map[string]*serverStream{},
+		byRequest: map[jsonrpc.ID]*serverStream{},
+		waiters:   map[jsonrpc.ID]chan *jsonrpc.Response{},
+		initID:    init.ID,
+	}
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if json.Unmarshal(init.Params, &p) == nil {
+		s.version = p.ProtocolVersion
+	}
+	s.standalone = s.newStreamLocked(jsonrpc.ID{})
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		cancel()
+		writeHTTPError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "the server is shutting down")
+		return nil
+	}
+	h.sessions[s.id] = s
+	h.wg.Add(1)
+	h.mu.Unlock()
+	if h.opts.SessionTimeout > 0 {
+		s.timer = time.AfterFunc(h.opts.SessionTimeout, s.expire)
+	}
+	h.log.Debug("session started", "session", s.id)
+	go func() {
+		defer h.wg.Done()
+		defer s.Close()
+		h.serve(ctx, s)
+	}()
+	return s
+}
+
+// HTTPServerConn is the server's end of one Streamable HTTP session, the
+// [jsonrpc.Connection] given to the serve function of [NewHTTPHandler].
+//
+// Write routes each message: a response goes to the SSE stream of the POST that carried
+// its request (ending that stream); a request or notification goes to the stream of
+// [jsonrpc.RelatedRequest] of the write's context while that request's stream is open,
+// and otherwise to the standalone GET stream, where it waits (bounded) until the client
+// opens one. Write never waits for the network.
+type HTTPServerConn struct {
+	h      *HTTPHandler
+	id     string
+	ctx    context.Context
+	cancel context.CancelFunc
+	in     chan jsonrpc.Message
+	done   chan struct{}
+	once   sync.Once
+
+	mu         sync.Mutex
+	version    string     // negotiated protocol version (proposed one until the result)
+	initID     jsonrpc.ID // id of the initialize request, whose result names the version
+	nextStream int
+	streams    map[string]*serverStream
+	byRequest  map[jsonrpc.ID]*serverStream // SSE streams awaiting the response to a request
+	waiters    map[jsonrpc.ID]chan *jsonrpc.Response
+	standalone *serverStream
+	lingering  []*serverStream
+	active     int
+	timer      *time.Timer
+}
+
+// serverStream is one logical SSE stream: its events outlive the HTTP response that
+// carries them, so a client can resume it with Last-Event-ID.
+type serverStream struct {
+	id     string
+	req    jsonrpc.ID // the request whose response ends the stream; zero for standalone
+	events []streamEvent
+	seq    int  // seq of the last event added
+	sent   int  // highest seq written to any delivery
+	done   bool // the response has been added: no more events
+	wake   chan struct{}
+	owner  chan struct{} // kick channel of the delivery holding the stream, nil if none
+	warned bool          // an overflow was logged
+}
+
+type streamEvent struct {
+	seq  int
+	data []byte
+}
+
+func (st *serverStream) eventID(seq int) string { return st.id + ":" + strconv.Itoa(seq) }
+
+func (st *serverStream) signal() {
+	select {
+	case st.wake <- struct{}{}:
+	default:
+	}
+}
+
+// SessionID returns the value of the session's Mcp-Session-Id header.
+func (s *HTTPServerConn) SessionID() string { return s.id }
+
+// ProtocolVersion returns the protocol version of the session: the one the initialize
+// result chose, or the client's proposal until then.
+func (s *HTTPServerConn) ProtocolVersion() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version
+}
+
+// Read returns the next message the client POSTed, and io.EOF once the session is closed.
+func (s *HTTPServerConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case m := <-s.in:
+		return m, nil
+	case <-s.done:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// errSessionClosed is returned by writes to a closed session.
+var errSessionClosed = errors.New("transport: the HTTP session is closed")
+
+// Write queues m on the stream it belongs to; see [HTTPServerConn].
+func (s *HTTPServerConn) Write(ctx context.Context, m jsonrpc.Message) error {
+	data, err := jsonrpc.EncodeMessage(m)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.done:
+		return errSessionClosed
+	default:
+	}
+	switch m := m.(type) {
+	case *jsonrpc.Response:
+		if m.ID.IsValid() && m.ID == s.initID && m.Error == nil {
+			var r struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			if json.Unmarshal(m.Result, &r) == nil && r.ProtocolVersion != "" {
+				s.version = r.ProtocolVersion
+			}
+		}
+		if ch, ok := s.waiters[m.ID]; ok {
+			delete(s.waiters, m.ID)
+			ch <- m // buffered
+			return nil
+		}
+		st, ok := s.byRequest[m.ID]
+		if !ok {
+			return fmt.Errorf("transport: no open HTTP request awaits the response to request %s", m.ID)
+		}
+		delete(s.byRequest, m.ID)
+		s.appendLocked(st, data)
+		st.done = true
+		if st.owner == nil {
+			s.lingerLocked(st)
+		}
+		return nil
+	default:
+		st := s.standalone
+		if id, ok := jsonrpc.RelatedRequest(ctx); ok {
+			if rs, ok := s.byRequest[id]; ok {
+				st = rs
+			}
+		}
+		s.appendLocked(st, data)
+		return nil
+	}
+}
+
+// appendLocked adds an event to st, dropping the oldest beyond the retention bound.
+func (s *HTTPServerConn) appendLocked(st *serverStream, data []byte) {
+	st.seq++
+	st.events = append(st.events, streamEvent{seq: st.seq, data: data})
+	if n := len(st.events) - s.h.opts.EventRetention; n > 0 {
+		if st.events[n-1].seq > st.sent && !st.warned {
+			st.warned = true
+			s.h.log.Warn("SSE stream buffer full: dropping undelivered events",
+				"session", s.id, "stream", st.id, "dropped", st.events[n-1].seq-st.sent)
+		}
+		st.events = slices.Delete(st.events, 0, n)
+	}
+	st.signal()
+}
+
+// lingerLocked keeps a finished but not fully delivered stream for a while, so that the
+// client can still resume it, and forgets the oldest such streams beyond a bound.
+func (s *HTTPServerConn) lingerLocked(st *serverStream) {
+	if slices.Contains(s.lingering, st) {
+		return
+	}
+	s.lingering = append(s.lingering, st)
+	if len(s.lingering) > maxLingeringStreams {
+		old := s.lingering[0]
+		s.lingering = s.lingering[1:]
+		delete(s.streams, old.id)
+	}
+}
+
+// Close ends the session: Read returns io.EOF, open streams end, and later requests with
+// the session id get 404.
+func (s *HTTPServerConn) Close() error {
+	s.once.Do(func() {
+		s.h.mu.Lock()
+		delete(s.h.sessions, s.id)
+		s.h.mu.Unlock()
+		s.mu.Lock()
+		close(s.done)
+		if s.timer != nil {
+			s.timer.Stop()
+		}
+		s.mu.Unlock()
+		s.cancel()
+		s.h.log.Debug("session closed", "session", s.id)
+	})
+	return nil
+}
+
+// CloseSSEStream ends the HTTP response currently carrying the SSE stream of the request
+// with the given id, without ending the stream: the client reconnects after the advertised
+// retry delay with Last-Event-ID and receives what was written meanwhile, including the
+// response. This is SSE polling (SEP-1699). It reports whether such a stream was open.
+func (s *HTTPServerConn) CloseSSEStream(id jsonrpc.ID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.byRequest[id]
+	if !ok || st.owner == nil {
+		return false
+	}
+	close(st.owner)
+	st.owner = nil
+	return true
+}
+
+// begin and end bracket every HTTP request of the session, for the idle timeout.
+func (s *HTTPServerConn) begin() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.done:
+		return false
+	default:
+	}
+	s.active++
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	return true
+}
+
+func (s *HTTPServerConn) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.active--
+	if s.active == 0 && s.timer != nil {
+		s.timer.Reset(s.h.opts.SessionTimeout)
+	}
+}
+
+func (s *HTTPServerConn) expire() {
+	s.mu.Lock()
+	idle := s.active == 0
+	s.mu.Unlock()
+	if idle {
+		s.h.log.Debug("session expired", "session", s.id)
+		s.Close()
+	}
+}
+
+// push hands a message to Read, waiting for the reader.
+func (s *HTTPServerConn) push(ctx context.Context, m jsonrpc.Message) bool {
+	select {
+	case s.in <- m:
+		return true
+	case <-s.done:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (s *HTTPServerConn) newStreamLocked(req jsonrpc.ID) *serverStream {
+	st := &serverStream{id: strconv.Itoa(s.nextStream), req: req, wake: make(chan struct{}, 1)}
+	s.nextStream++
+	s.streams[st.id] = st
+	return st
+}
+
+// openRequestStream creates the SSE stream of a request, to be registered before the
+// request reaches Read so that its response finds the stream.
+func (s *HTTPServerConn) openRequestStream(req *jsonrpc.Request) (*serverStream, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.byRequest[req.ID]; dup {
+		return nil, fmt.Sprintf("invalid request: request id %s is already in use", req.ID)
+	}
+	if _, dup := s.waiters[req.ID]; dup {
+		return nil, fmt.Sprintf("invalid request: request id %s is already in use", req.ID)
+	}
+	st := s.newStreamLocked(req.ID)
+	s.byRequest[req.ID] = st
+	return st, ""
+}
+
+func (s *HTTPServerConn) dropRequestStream(st *serverStream) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.byRequest[st.req] == st {
+		delete(s.byRequest, st.req)
+	}
+	delete(s.streams, st.id)
+}
+
+// cancelStream ends the stream of a request the client cancelled: the server sends no
+// response to it, so nothing else would.
+func (s *HTTPServerConn) cancelStream(params json.RawMessage) {
+	var p struct {
+		RequestID jsonrpc.ID `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || !p.RequestID.IsValid() {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.byRequest[p.RequestID]; ok {
+		delete(s.byRequest, p.RequestID)
+		st.done = true
+		st.signal()
+		if st.owner == nil {
+			delete(s.streams, st.id)
+		}
+	}
+	if ch, ok := s.waiters[p.RequestID]; ok {
+		delete(s.waiters, p.RequestID)
+		close(ch)
+	}
+}
+
+// resumable finds the stream and position named by a Last-Event-ID.
+func (s *HTTPServerConn) resumable(lastID string) (*serverStream, int, bool) {
+	sid, seqStr, ok := strings.Cut(lastID, ":")
+	if !ok {
+		return nil, 0, false
+	}
+	seq, err := strconv.Atoi(seqStr)
+	if err != nil || seq < 0 {
+		return nil, 0, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.streams[sid]
+	if !ok || seq > st.seq {
+		return nil, 0, false
+	}
+	return st, seq, true
+}
+
+// standaloneStream returns the standalone stream if no delivery holds it, with the
+// position after which its events have not been written anywhere yet.
+func (s *HTTPServerConn) standaloneStream() (*serverStream, int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.standalone
+	if st.owner != nil {
+		return nil, 0, false
+	}
+	return st, st.sent, true
+}
+
+// primes reports whether streams of this session start with a priming event.
+func (s *HTTPServerConn) primes() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version >= primingVersion
+}
+
+// deliver streams st's events after seq `after` as the response to r, until the stream is
+// done and fully written, the client goes away, another delivery takes the stream over,
+// or the session ends.
+func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *serverStream, after int) {
+	kick := make(chan struct{})
+	s.mu.Lock()
+	if st.owner != nil {
+		close(st.owner) // a resumption takes over from a connection the client gave up
+	}
+	st.owner = kick
+	s.mu.Unlock()
+
+	rc := http.NewResponseController(w)
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Cache-Control", "no-cache")
+	hdr.Set("X-Accel-Buffering", "no")
+	hdr.Set(HeaderSessionID, s.id)
+	w.WriteHeader(http.StatusOK)
+	_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
+	if s.primes() {
+		if err := writeSSEEvent(w, st.eventID(after), s.h.opts.Retry, nil); err != nil {
+			s.release(st, kick)
+			return
+		}
+	}
+	if err := rc.Flush(); err != nil {
+		s.release(st, kick)
+		return
+	}
+
+	cursor := after
+	for {
+		s.mu.Lock()
+		if st.owner != kick {
+			s.mu.Unlock()
+			return
+		}
+		var batch []streamEvent
+		for _, ev := range st.events {
+			if ev.seq > cursor {
+				batch = append(batch, ev)
+			}
+		}
+		if len(batch) > 0 && batch[0].seq > cursor+1 {
+			s.h.log.Warn("SSE stream resumed past its retained events: some were lost",
+				"session", s.id, "stream", st.id, "lost", batch[0].seq-cursor-1)
+		}
+		finished := st.done && (len(batch) == 0 || batch[len(batch)-1].seq == st.seq)
+		s.mu.Unlock()
+
+		if len(batch) > 0 {
+			_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
+			for _, ev := range batch {
+				if err := writeSSEEvent(w, st.eventID(ev.seq), 0, ev.data); err != nil {
+					s.release(st, kick)
+					return
+				}
+			}
+			if err := rc.Flush(); err != nil {
+				s.release(st, kick)
+				return
+			}
+			cursor = batch[len(batch)-1].seq
+			s.mu.Lock()
+			st.sent = max(st.sent, cursor)
+			s.mu.Unlock()
+		}
+		if finished {
+			s.mu.Lock()
+			if st.owner == kick {
+				st.owner = nil
+				if st != s.standalone {
+					delete(s.streams, st.id)
+					s.lingering = slices.DeleteFunc(s.lingering, func(x *serverStream) bool { return x == st })
+				}
+			}
+			s.mu.Unlock()
+			return
+		}
+		select {
+		case <-st.wake:
+		case <-kick:
+			return
+		case <-r.Context().Done():
+			s.release(st, kick)
+			return
+		case <-s.done:
+			return
+		}
+	}
+}
+
+// release detaches a delivery that ended early; the stream stays resumable.
+func (s *HTTPServerConn) release(st *serverStream, kick chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st.owner == kick {
+		st.owner = nil
+		if st.done && st != s.standalone {
+			s.lingerLocked(st)
+		}
+	}
+}
+
+// serveJSON answers a request with a single JSON body once its response is written.
+func (s *HTTPServerConn) serveJSON(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
+	ch := make(chan *jsonrpc.Response, 1)
+	s.mu.Lock()
+	_, dup1 := s.waiters[req.ID]
+	_, dup2 := s.byRequest[req.ID]
+	if dup1 || dup2 {
+		s.mu.Unlock()
+		writeHTTPError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest,
+			fmt.Sprintf("invalid request: request id %s is already in use", req.ID))
+		return
+	}
+	s.waiters[req.ID] = ch
+	s.mu.Unlock()
+	forget := func() {
+		s.mu.Lock()
+		if s.waiters[req.ID] == ch {
+			delete(s.waiters, req.ID)
+		}
+		s.mu.Unlock()
+	}
+	if !s.push(r.Context(), req) {
+		forget()
+		return
+	}
+	select {
+	case resp, ok := <-ch:
+		if !ok { // cancelled by the client
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		b, err := jsonrpc.EncodeMessage(resp)
+		if err != nil {
+			writeHTTPError(w, http.StatusInternalServerError, jsonrpc.CodeInternalError, err.Error())
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(b)
+	case <-r.Context().Done():
+		forget()
+	case <-s.done:
+		forget()
+		writeHTTPError(w, http.StatusNotFound, codeSessionNotFound, "session closed")
+	}
+}
