@@ -44,10 +44,12 @@ func (e *Error) Error() string {
 }
 
 // Is makes errors.Is(err, &Error{Code: c}) match any Error with code c, so callers can
-// test for a code without caring about the message.
+// test for a code without caring about the message; a target with a message matches
+// errors with that code and message, whatever their data (copies made by [Error.WithData]
+// still match their sentinel).
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t != nil && t.Message == "" && t.Code == e.Code
+	return ok && t != nil && t.Code == e.Code && (t.Message == "" || t.Message == e.Message)
 }
 
 // WithData returns a copy of e carrying data.

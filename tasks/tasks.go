@@ -1,0 +1,593 @@
+// Package tasks is mcpi's task engine: the receiver half of MCP Tasks, written once and
+// used by the server (tool tasks) and by the client (sampling and elicitation tasks).
+//
+// A [Manager] creates tasks, runs their work on a context of its own (never the context of
+// the request that created them), keeps their status by the 2025-11-25 state machine,
+// serves get/result/list/cancel scoped to an owner, announces every change, and deletes
+// tasks when their TTL, counted from creation, runs out. It has one timer, whatever the
+// number of tasks.
+package tasks
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// Outcome is how a task's work ended: a result (which may be a tool result with isError)
+// or a JSON-RPC error, exactly as the original request would have been answered.
+type Outcome struct {
+	Result json.RawMessage
+	Error  *jsonrpc.Error
+	// Failed marks a result that is a failure all the same (a tool's isError), so the
+	// status becomes failed while tasks/result still returns the result.
+	Failed        bool
+	StatusMessage string
+}
+
+// RunFunc does a task's work. ctx ends when the task is cancelled or expires, or the
+// manager closes. It reports input_required and working through h.
+type RunFunc func(ctx context.Context, h *Handle) Outcome
+
+// Options configures a [Manager]. Zero values take the defaults shown.
+type Options struct {
+	// DefaultTTL applies when the requestor asks for none (1 hour). A negative value
+	// means unlimited.
+	DefaultTTL time.Duration
+	// MaxTTL caps what a requestor may ask for (24 hours).
+	MaxTTL time.Duration
+	// PollInterval is the interval suggested to requestors (1 second).
+	PollInterval time.Duration
+	// MaxActive caps the non-terminal tasks of one owner (100).
+	MaxActive int
+	// MaxKept caps all tasks of one owner, terminal ones included; the oldest terminal
+	// task is dropped to make room (1000).
+	MaxKept int
+	// PageSize bounds a tasks/list page (50).
+	PageSize int
+	// OnChange is called after every status change, in order, with the new state. It
+	// is where status notifications are sent; it must not block for long.
+	OnChange func(owner string, t mcp.Task)
+	// Now is the clock (time.Now).
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+func (o *Options) defaults() {
+	if o.DefaultTTL == 0 {
+		o.DefaultTTL = time.Hour
+	}
+	if o.MaxTTL <= 0 {
+		o.MaxTTL = 24 * time.Hour
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = time.Second
+	}
+	if o.MaxActive <= 0 {
+		o.MaxActive = 100
+	}
+	if o.MaxKept <= 0 {
+		o.MaxKept = 1000
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = 50
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Errors, matched with errors.Is. Each is a JSON-RPC error with the code the spec gives.
+var (
+	// ErrNotFound covers unknown, expired and foreign task ids alike, so that ids of
+	// other owners cannot be probed.
+	ErrNotFound = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "task not found"}
+	// ErrTerminal is returned when cancelling a task that already ended.
+	ErrTerminal = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "task already ended"}
+	// ErrBadCursor is returned for a tasks/list cursor this manager did not issue.
+	ErrBadCursor = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid cursor"}
+	// ErrTooMany is returned when an owner has MaxActive tasks running.
+	ErrTooMany = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "too many tasks running"}
+	// ErrClosed is returned once the manager is closed.
+	ErrClosed = errors.New("tasks: manager closed")
+)
+
+type task struct {
+	owner   string
+	seq     uint64
+	state   mcp.Task
+	expires time.Time // zero: never
+	index   int       // in the expiry heap; -1 when not there
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when terminal or deleted
+	gone    bool          // deleted (expired, evicted)
+	outcome Outcome
+	// resultWaiters are the ids of open tasks/result requests, newest last, so that
+	// side-channel requests can travel on one of their streams.
+	resultWaiters []jsonrpc.ID
+}
+
+// Manager holds tasks for any number of owners.
+type Manager struct {
+	opts     Options
+	notifyMu sync.Mutex // keeps OnChange calls in the order of the changes
+
+	mu      sync.Mutex
+	tasks   map[string]*task
+	owners  map[string]*ownerSet
+	seq     uint64
+	expiry  expiryHeap
+	timer   *time.Timer
+	closed  bool
+	running sync.WaitGroup
+}
+
+// New returns a manager.
+func New(opts Options) *Manager {
+	opts.defaults()
+	return &Manager{opts: opts, tasks: map[string]*task{}, owners: map[string]*ownerSet{}}
+}
+
+// Create registers a task in status working, starts run on a context of its own, and
+// returns the task as the CreateTaskResult should report it. requested is params.task.
+func (m *Manager) Create(owner string, requested *mcp.TaskMetadata, run RunFunc) (mcp.Task, error) {
+	now := m.opts.Now()
+	ttl := m.opts.DefaultTTL
+	if requested != nil && requested.TTL != nil && *requested.TTL >= 0 {
+		ttl = time.Duration(*requested.TTL) * time.Millisecond
+	}
+	if ttl > m.opts.MaxTTL {
+		ttl = m.opts.MaxTTL
+	}
+	id, err := newID()
+	if err != nil {
+		return mcp.Task{}, fmt.Errorf("tasks: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t := &task{owner: owner, cancel: cancel, done: make(chan struct{}), index: -1}
+	t.state = mcp.Task{
+		TaskID:        id,
+		Status:        mcp.TaskStatusWorking,
+		CreatedAt:     mcp.FormatTime(now),
+		LastUpdatedAt: mcp.FormatTime(now),
+		PollInterval:  ptr(m.opts.PollInterval.Milliseconds()),
+	}
+	if ttl >= 0 {
+		t.state.TTL = ptr(ttl.Milliseconds())
+		t.expires = now.Add(ttl)
+	}
+
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		cancel()
+		return mcp.Task{}, ErrClosed
+	}
+	set := m.owners[owner]
+	if set == nil {
+		set = &ownerSet{tasks: map[string]*task{}}
+		m.owners[owner] = set
+	}
+	if set.active >= m.opts.MaxActive {
+		m.mu.Unlock()
+		cancel()
+		return mcp.Task{}, ErrTooMany.WithData(map[string]int{"maxActive": m.opts.MaxActive})
+	}
+	if len(set.tasks) >= m.opts.MaxKept {
+		m.evictOldestTerminal(set)
+	}
+	m.seq++
+	t.seq = m.seq
+	m.tasks[id] = t
+	set.tasks[id] = t
+	set.active++
+	if !t.expires.IsZero() {
+		heap.Push(&m.expiry, t)
+		m.armTimer(now)
+	}
+	created := t.state
+	m.running.Add(1)
+	m.mu.Unlock()
+
+	m.opts.Logger.Debug("task created", "task", id, "owner", owner)
+	h := &Handle{m: m, t: t}
+	go func() {
+		defer m.running.Done()
+		out := run(ctx, h)
+		m.finish(t, out)
+		cancel()
+	}()
+	return created, nil
+}
+
+// Handle lets a task's work report its status.
+type Handle struct {
+	m *Manager
+	t *task
+}
+
+// ID is the task's id.
+func (h *Handle) ID() string { return h.t.state.TaskID }
+
+// SetStatus moves the task to input_required or back to working, with a message. It
+// fails once the task has ended (cancelled, for instance), which the work should take as
+// a sign to stop.
+func (h *Handle) SetStatus(status mcp.TaskStatus, message string) error {
+	if status.IsTerminal() {
+		return fmt.Errorf("tasks: a task's work ends it by returning, not with status %q", status)
+	}
+	return h.m.update(h.t, func(s *mcp.Task) error {
+		if !mcp.ValidTransition(s.Status, status) {
+			return fmt.Errorf("tasks: task %s cannot go from %s to %s", s.TaskID, s.Status, status)
+		}
+		s.Status = status
+		s.StatusMessage = message
+		return nil
+	}, nil)
+}
+
+// RelatedRequest returns the id of the newest tasks/result request waiting on this task,
+// so requests the work sends to the requestor can travel on that response stream.
+func (h *Handle) RelatedRequest() (jsonrpc.ID, bool) {
+	h.m.mu.Lock()
+	defer h.m.mu.Unlock()
+	if n := len(h.t.resultWaiters); n > 0 {
+		return h.t.resultWaiters[n-1], true
+	}
+	return jsonrpc.ID{}, false
+}
+
+func (m *Manager) finish(t *task, out Outcome) {
+	status := mcp.TaskStatusCompleted
+	if out.Error != nil || out.Failed {
+		status = mcp.TaskStatusFailed
+	}
+	msg := out.StatusMessage
+	if msg == "" && out.Error != nil {
+		msg = out.Error.Message
+	}
+	err := m.update(t, func(s *mcp.Task) error {
+		if s.Status.IsTerminal() {
+			return errors.New("already terminal")
+		}
+		s.Status = status
+		s.StatusMessage = msg
+		return nil
+	}, func() { t.outcome = out })
+	if err != nil {
+		m.opts.Logger.Debug("task outcome dropped: the task had already ended", "task", t.state.TaskID)
+	}
+}
+
+// update applies change to the task's state under the lock, records the time, runs also
+// (still locked), wakes result waiters when the task became terminal, and reports the
+// change.
+func (m *Manager) update(t *task, change func(*mcp.Task) error, also func()) error {
+	m.mu.Lock()
+	if t.gone {
+		m.mu.Unlock()
+		return ErrNotFound
+	}
+	if t.state.Status.IsTerminal() {
+		m.mu.Unlock()
+		return ErrTerminal
+	}
+	if err := change(&t.state); err != nil {
+		m.mu.Unlock()
+		return err
+	}
+	t.state.LastUpdatedAt = mcp.FormatTime(m.opts.Now())
+	if also != nil {
+		also()
+	}
+	if t.state.Status.IsTerminal() {
+		close(t.done)
+		m.owners[t.owner].active--
+	}
+	snapshot := t.state
+	m.notifyMu.Lock()
+	m.mu.Unlock()
+	defer m.notifyMu.Unlock()
+	if m.opts.OnChange != nil {
+		m.opts.OnChange(t.owner, snapshot)
+	}
+	return nil
+}
+
+func (m *Manager) lookup(owner, id string) (*task, error) {
+	t, ok := m.tasks[id]
+	if !ok || t.owner != owner || t.gone {
+		return nil, ErrNotFound
+	}
+	return t, nil
+}
+
+// Get returns a task's current state.
+func (m *Manager) Get(owner, id string) (mcp.Task, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, err := m.lookup(owner, id)
+	if err != nil {
+		return mcp.Task{}, err
+	}
+	return t.state, nil
+}
+
+// Result waits until the task is terminal and returns its outcome. waiter is the id of the
+// tasks/result request (the zero ID if there is none), recorded so that the work's
+// side-channel requests can be routed to it. A cancelled task yields an error, as it has
+// no result; a task deleted while waiting yields [ErrNotFound].
+func (m *Manager) Result(ctx context.Context, owner, id string, waiter jsonrpc.ID) (Outcome, error) {
+	m.mu.Lock()
+	t, err := m.lookup(owner, id)
+	if err != nil {
+		m.mu.Unlock()
+		return Outcome{}, err
+	}
+	if waiter.IsValid() {
+		t.resultWaiters = append(t.resultWaiters, waiter)
+		defer m.dropWaiter(t, waiter)
+	}
+	m.mu.Unlock()
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+		return Outcome{}, ctx.Err()
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case t.gone:
+		return Outcome{}, ErrNotFound
+	case t.state.Status == mcp.TaskStatusCancelled:
+		return Outcome{}, jsonrpc.Errorf(jsonrpc.CodeInternalError, "task %s was cancelled and has no result", id).
+			WithData(map[string]string{"taskId": id, "status": string(mcp.TaskStatusCancelled)})
+	}
+	return t.outcome, nil
+}
+
+func (m *Manager) dropWaiter(t *task, id jsonrpc.ID) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i, w := range t.resultWaiters {
+		if w == id {
+			t.resultWaiters = append(t.resultWaiters[:i], t.resultWaiters[i+1:]...)
+			return
+		}
+	}
+}
+
+// Cancel moves a task to cancelled (before returning, as the spec requires) and stops its
+// work. Cancelling a task that already ended is [ErrTerminal].
+func (m *Manager) Cancel(owner, id, message string) (mcp.Task, error) {
+	m.mu.Lock()
+	t, err := m.lookup(owner, id)
+	m.mu.Unlock()
+	if err != nil {
+		return mcp.Task{}, err
+	}
+	if message == "" {
+		message = "Cancelled by request."
+	}
+	var snapshot mcp.Task
+	err = m.update(t, func(s *mcp.Task) error {
+		s.Status = mcp.TaskStatusCancelled
+		s.StatusMessage = message
+		return nil
+	}, func() { snapshot = t.state })
+	if err != nil {
+		return mcp.Task{}, err
+	}
+	t.cancel()
+	return snapshot, nil
+}
+
+// List returns one page of the owner's tasks, oldest first, and the cursor of the next.
+func (m *Manager) List(owner, cursor string) ([]mcp.Task, string, error) {
+	var after uint64
+	if cursor != "" {
+		b, err := base64.RawURLEncoding.DecodeString(cursor)
+		if err != nil || len(b) < 2 || b[0] != 't' {
+			return nil, "", ErrBadCursor
+		}
+		if after, err = strconv.ParseUint(string(b[1:]), 10, 64); err != nil {
+			return nil, "", ErrBadCursor
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var all []*task
+	for _, t := range m.owners[owner].all() {
+		if t.seq > after {
+			all = append(all, t)
+		}
+	}
+	sortBySeq(all)
+	n := min(len(all), m.opts.PageSize)
+	out := make([]mcp.Task, n)
+	for i := range n {
+		out[i] = all[i].state
+	}
+	next := ""
+	if n < len(all) {
+		next = base64.RawURLEncoding.EncodeToString([]byte("t" + strconv.FormatUint(all[n-1].seq, 10)))
+	}
+	return out, next, nil
+}
+
+// Len returns how many tasks the manager holds.
+func (m *Manager) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.tasks)
+}
+
+// DropOwner deletes every task of owner, stopping the work of those still running: what a
+// receiver does when the session its tasks are bound to ends.
+func (m *Manager) DropOwner(owner string) {
+	m.mu.Lock()
+	var cancels []context.CancelFunc
+	for _, t := range m.owners[owner].all() {
+		cancels = append(cancels, t.cancel)
+		m.removeLocked(t)
+	}
+	m.mu.Unlock()
+	for _, c := range cancels {
+		c()
+	}
+}
+
+// Close stops every task's work, deletes all tasks and waits for the work to return.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	m.closed = true
+	var cancels []context.CancelFunc
+	for _, t := range m.tasks {
+		cancels = append(cancels, t.cancel)
+		m.removeLocked(t)
+	}
+	if m.timer != nil {
+		m.timer.Stop()
+	}
+	m.mu.Unlock()
+	for _, c := range cancels {
+		c()
+	}
+	m.running.Wait()
+}
+
+// removeLocked deletes t; waiters wake and find it gone.
+func (m *Manager) removeLocked(t *task) {
+	if t.gone {
+		return
+	}
+	t.gone = true
+	delete(m.tasks, t.state.TaskID)
+	set := m.owners[t.owner]
+	delete(set.tasks, t.state.TaskID)
+	if !t.state.Status.IsTerminal() {
+		set.active--
+		close(t.done)
+	}
+	if len(set.tasks) == 0 {
+		delete(m.owners, t.owner)
+	}
+	if t.index >= 0 {
+		heap.Remove(&m.expiry, t.index)
+	}
+}
+
+// ownerSet is one owner's tasks and how many of them are still running.
+type ownerSet struct {
+	tasks  map[string]*task
+	active int
+}
+
+// all returns the tasks; nil-safe so that unknown owners have none.
+func (o *ownerSet) all() map[string]*task {
+	if o == nil {
+		return nil
+	}
+	return o.tasks
+}
+
+func (m *Manager) evictOldestTerminal(set *ownerSet) {
+	var oldest *task
+	for _, t := range set.tasks {
+		if t.state.Status.IsTerminal() && (oldest == nil || t.seq < oldest.seq) {
+			oldest = t
+		}
+	}
+	if oldest != nil {
+		m.removeLocked(oldest)
+	}
+}
+
+// armTimer points the single expiry timer at the earliest deadline.
+func (m *Manager) armTimer(now time.Time) {
+	if len(m.expiry) == 0 {
+		if m.timer != nil {
+			m.timer.Stop()
+		}
+		return
+	}
+	d := m.expiry[0].expires.Sub(now)
+	if m.timer == nil {
+		m.timer = time.AfterFunc(d, m.expire)
+	} else {
+		m.timer.Reset(d)
+	}
+}
+
+func (m *Manager) expire() {
+	now := m.opts.Now()
+	m.mu.Lock()
+	var cancels []context.CancelFunc
+	for len(m.expiry) > 0 && !m.expiry[0].expires.After(now) {
+		t := m.expiry[0]
+		m.opts.Logger.Debug("task expired", "task", t.state.TaskID, "status", t.state.Status)
+		cancels = append(cancels, t.cancel)
+		m.removeLocked(t)
+	}
+	if !m.closed {
+		m.armTimer(now)
+	}
+	m.mu.Unlock()
+	for _, c := range cancels {
+		c()
+	}
+}
+
+func newID() (string, error) {
+	var b [16]byte // 128 random bits: ids double as capabilities where no auth binds them
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func sortBySeq(ts []*task) {
+	slices.SortFunc(ts, func(a, b *task) int { return cmp.Compare(a.seq, b.seq) })
+}
+
+type expiryHeap []*task
+
+func (h expiryHeap) Len() int           { return len(h) }
+func (h expiryHeap) Less(i, j int) bool { return h[i].expires.Before(h[j].expires) }
+func (h expiryHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index = i
+	h[j].index = j
+}
+func (h *expiryHeap) Push(x any) {
+	t := x.(*task)
+	t.index = len(*h)
+	*h = append(*h, t)
+}
+func (h *expiryHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	t.index = -1
+	*h = old[:len(old)-1]
+	return t
+}

@@ -1,0 +1,354 @@
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+func ms(d time.Duration) *mcp.TaskMetadata {
+	v := d.Milliseconds()
+	return &mcp.TaskMetadata{TTL: &v}
+}
+
+// block returns a RunFunc that waits for release (or its context) and then returns out.
+func block(release <-chan struct{}, out Outcome) RunFunc {
+	return func(ctx context.Context, h *Handle) Outcome {
+		select {
+		case <-release:
+			return out
+		case <-ctx.Done():
+			return Outcome{Error: jsonrpc.NewError(jsonrpc.CodeInternalError, "stopped")}
+		}
+	}
+}
+
+func TestCreateStartsWorkingWithActualTTL(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{MaxTTL: time.Minute, PollInterval: 250 * time.Millisecond})
+		defer m.Close()
+		release := make(chan struct{})
+		defer close(release)
+		task, err := m.Create("a", ms(time.Hour), block(release, Outcome{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if task.Status != mcp.TaskStatusWorking {
+			t.Errorf("status = %s, want working", task.Status)
+		}
+		if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(task.TaskID) {
+			t.Errorf("id %q is not 128 random bits in hex", task.TaskID)
+		}
+		if task.TTL == nil || *task.TTL != 60000 {
+			t.Errorf("ttl = %v, want the cap 60000", task.TTL)
+		}
+		if task.PollInterval == nil || *task.PollInterval != 250 {
+			t.Errorf("pollInterval = %v, want 250", task.PollInterval)
+		}
+		if task.CreatedAt == "" || task.CreatedAt != task.LastUpdatedAt {
+			t.Errorf("createdAt %q / lastUpdatedAt %q", task.CreatedAt, task.LastUpdatedAt)
+		}
+		unlimited, err := New(Options{DefaultTTL: -1}).Create("a", nil, block(release, Outcome{}))
+		if err != nil || unlimited.TTL != nil {
+			t.Errorf("DefaultTTL -1: ttl = %v, err %v; want null", unlimited.TTL, err)
+		}
+	})
+}
+
+func TestResultBlocksUntilTerminalAndReturnsExactOutcome(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var changes []mcp.TaskStatus
+		var mu sync.Mutex
+		m := New(Options{OnChange: func(owner string, task mcp.Task) {
+			mu.Lock()
+			changes = append(changes, task.Status)
+			mu.Unlock()
+		}})
+		defer m.Close()
+		release := make(chan struct{})
+		want := json.RawMessage(`{"content":[{"type":"text","text":"done"}],"isError":true}`)
+		task, _ := m.Create("a", nil, func(ctx context.Context, h *Handle) Outcome {
+			if err := h.SetStatus(mcp.TaskStatusInputRequired, "need a name"); err != nil {
+				t.Error(err)
+			}
+			<-release
+			if err := h.SetStatus(mcp.TaskStatusWorking, ""); err != nil {
+				t.Error(err)
+			}
+			return Outcome{Result: want, Failed: true, StatusMessage: "the tool reported an error"}
+		})
+		got := make(chan Outcome, 1)
+		go func() {
+			out, err := m.Result(context.Background(), "a", task.TaskID, jsonrpc.Int64ID(7))
+			if err != nil {
+				t.Error(err)
+			}
+			got <- out
+		}()
+		synctest.Wait()
+		select {
+		case <-got:
+			t.Fatal("tasks/result returned before the task ended")
+		default:
+		}
+		h := &Handle{m: m, t: m.tasks[task.TaskID]}
+		if id, ok := h.RelatedRequest(); !ok || id != jsonrpc.Int64ID(7) {
+			t.Errorf("RelatedRequest = %v %v, want the waiting tasks/result id 7", id, ok)
+		}
+		if s, _ := m.Get("a", task.TaskID); s.Status != mcp.TaskStatusInputRequired || s.StatusMessage != "need a name" {
+			t.Errorf("status = %s %q", s.Status, s.StatusMessage)
+		}
+		close(release)
+		out := <-got
+		if string(out.Result) != string(want) || !out.Failed {
+			t.Errorf("outcome = %s failed=%v", out.Result, out.Failed)
+		}
+		s, _ := m.Get("a", task.TaskID)
+		if s.Status != mcp.TaskStatusFailed || s.StatusMessage != "the tool reported an error" {
+			t.Errorf("final = %s %q, want failed with message", s.Status, s.StatusMessage)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		wantChanges := []mcp.TaskStatus{mcp.TaskStatusInputRequired, mcp.TaskStatusWorking, mcp.TaskStatusFailed}
+		if len(changes) != len(wantChanges) {
+			t.Fatalf("changes = %v, want %v", changes, wantChanges)
+		}
+		for i := range changes {
+			if changes[i] != wantChanges[i] {
+				t.Fatalf("changes = %v, want %v", changes, wantChanges)
+			}
+		}
+	})
+}
+
+func TestErrorOutcomeIsKeptExactly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{})
+		defer m.Close()
+		orig := &jsonrpc.Error{Code: -32042, Message: "needs a URL", Data: json.RawMessage(`{"url":"x"}`)}
+		task, _ := m.Create("a", nil, func(context.Context, *Handle) Outcome { return Outcome{Error: orig} })
+		out, err := m.Result(context.Background(), "a", task.TaskID, jsonrpc.ID{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Error == nil || out.Error.Code != -32042 || string(out.Error.Data) != `{"url":"x"}` {
+			t.Errorf("error = %+v", out.Error)
+		}
+		s, _ := m.Get("a", task.TaskID)
+		if s.Status != mcp.TaskStatusFailed || s.StatusMessage != "needs a URL" {
+			t.Errorf("status = %s %q", s.Status, s.StatusMessage)
+		}
+	})
+}
+
+func TestCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{})
+		defer m.Close()
+		stopped := make(chan struct{})
+		task, _ := m.Create("a", nil, func(ctx context.Context, h *Handle) Outcome {
+			<-ctx.Done()
+			close(stopped)
+			// Work that finishes anyway must not overwrite cancelled.
+			return Outcome{Result: json.RawMessage(`{"content":[]}`)}
+		})
+		waiting := make(chan error, 1)
+		go func() {
+			_, err := m.Result(context.Background(), "a", task.TaskID, jsonrpc.ID{})
+			waiting <- err
+		}()
+		synctest.Wait()
+		c, err := m.Cancel("a", task.TaskID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Status != mcp.TaskStatusCancelled {
+			t.Errorf("cancel returned %s, want cancelled", c.Status)
+		}
+		<-stopped
+		synctest.Wait()
+		if s, _ := m.Get("a", task.TaskID); s.Status != mcp.TaskStatusCancelled {
+			t.Errorf("after the work returned: %s, want still cancelled", s.Status)
+		}
+		if err := <-waiting; err == nil || !errors.Is(err, &jsonrpc.Error{Code: jsonrpc.CodeInternalError}) {
+			t.Errorf("result of a cancelled task: %v, want an internal error", err)
+		}
+		if _, err := m.Cancel("a", task.TaskID, ""); !errors.Is(err, jsonrpc.ErrInvalidParams) {
+			t.Errorf("cancelling a terminal task: %v, want -32602", err)
+		}
+		h := &Handle{m: m, t: m.tasks[task.TaskID]}
+		if err := h.SetStatus(mcp.TaskStatusWorking, ""); err == nil {
+			t.Error("SetStatus after cancel succeeded; nothing may write working after cancelled")
+		}
+	})
+}
+
+func TestOwnersCannotSeeEachOther(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{})
+		defer m.Close()
+		release := make(chan struct{})
+		defer close(release)
+		task, _ := m.Create("a", nil, block(release, Outcome{}))
+		if _, err := m.Get("b", task.TaskID); !errors.Is(err, jsonrpc.ErrInvalidParams) {
+			t.Errorf("get from another owner: %v, want -32602", err)
+		}
+		if _, err := m.Cancel("b", task.TaskID, ""); !errors.Is(err, ErrNotFound) {
+			t.Errorf("cancel from another owner: %v", err)
+		}
+		if _, err := m.Result(context.Background(), "b", task.TaskID, jsonrpc.ID{}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("result from another owner: %v", err)
+		}
+		if l, _, _ := m.List("b", ""); len(l) != 0 {
+			t.Errorf("owner b lists %d tasks", len(l))
+		}
+		if l, _, _ := m.List("a", ""); len(l) != 1 {
+			t.Errorf("owner a lists %d tasks, want 1", len(l))
+		}
+		if _, err := m.Get("a", "nope"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("unknown id: %v", err)
+		}
+	})
+}
+
+func TestListPages(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{PageSize: 50, MaxActive: 500})
+		defer m.Close()
+		release := make(chan struct{})
+		defer close(release)
+		var ids []string
+		for range 120 {
+			task, err := m.Create("a", nil, block(release, Outcome{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, task.TaskID)
+		}
+		var got []string
+		cursor := ""
+		pages := 0
+		for {
+			page, next, err := m.List("a", cursor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages++
+			for _, p := range page {
+				got = append(got, p.TaskID)
+			}
+			if next == "" {
+				break
+			}
+			cursor = next
+		}
+		if pages != 3 || len(got) != 120 {
+			t.Fatalf("pages %d, tasks %d; want 3 pages of 120 tasks", pages, len(got))
+		}
+		for i := range ids {
+			if ids[i] != got[i] {
+				t.Fatalf("task %d out of order", i)
+			}
+		}
+		for _, bad := range []string{"???", "eDEy", "dGFiYw"} {
+			if _, _, err := m.List("a", bad); !errors.Is(err, jsonrpc.ErrInvalidParams) {
+				t.Errorf("cursor %q: %v, want -32602", bad, err)
+			}
+		}
+	})
+}
+
+func TestTTLExpiryDeletesAndStopsWork(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{})
+		defer m.Close()
+		stopped := make(chan struct{})
+		task, _ := m.Create("a", ms(30*time.Second), func(ctx context.Context, h *Handle) Outcome {
+			<-ctx.Done()
+			close(stopped)
+			return Outcome{}
+		})
+		done, _ := m.Create("a", ms(90*time.Second), func(context.Context, *Handle) Outcome {
+			return Outcome{Result: json.RawMessage(`{}`)}
+		})
+		waiting := make(chan error, 1)
+		go func() {
+			_, err := m.Result(context.Background(), "a", task.TaskID, jsonrpc.ID{})
+			waiting <- err
+		}()
+		time.Sleep(29 * time.Second)
+		synctest.Wait()
+		if _, err := m.Get("a", task.TaskID); err != nil {
+			t.Fatalf("task gone before its ttl: %v", err)
+		}
+		time.Sleep(2 * time.Second)
+		<-stopped
+		if err := <-waiting; !errors.Is(err, ErrNotFound) {
+			t.Errorf("waiter of an expired task: %v, want not found", err)
+		}
+		if _, err := m.Get("a", task.TaskID); !errors.Is(err, ErrNotFound) {
+			t.Errorf("expired task still there: %v", err)
+		}
+		if _, err := m.Get("a", done.TaskID); err != nil {
+			t.Errorf("completed task with a longer ttl removed early: %v", err)
+		}
+		time.Sleep(time.Minute)
+		if n := m.Len(); n != 0 {
+			t.Errorf("%d tasks left after every ttl passed", n)
+		}
+	})
+}
+
+func TestMaxActive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{MaxActive: 2})
+		defer m.Close()
+		release := make(chan struct{})
+		defer close(release)
+		for range 2 {
+			if _, err := m.Create("a", nil, block(release, Outcome{})); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := m.Create("a", nil, block(release, Outcome{})); !errors.Is(err, ErrTooMany) {
+			t.Errorf("third task: %v, want ErrTooMany", err)
+		}
+		if _, err := m.Create("b", nil, block(release, Outcome{})); err != nil {
+			t.Errorf("another owner is limited by a's tasks: %v", err)
+		}
+	})
+}
+
+func TestDropOwnerAndClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{})
+		release := make(chan struct{})
+		defer close(release)
+		for range 3 {
+			m.Create("a", nil, block(release, Outcome{}))
+		}
+		keep, _ := m.Create("b", nil, block(release, Outcome{}))
+		m.DropOwner("a")
+		if m.Len() != 1 {
+			t.Errorf("after dropping a: %d tasks, want 1", m.Len())
+		}
+		if _, err := m.Get("b", keep.TaskID); err != nil {
+			t.Error(err)
+		}
+		m.Close()
+		if m.Len() != 0 {
+			t.Errorf("after close: %d tasks", m.Len())
+		}
+		if _, err := m.Create("a", nil, block(release, Outcome{})); !errors.Is(err, ErrClosed) {
+			t.Errorf("create after close: %v", err)
+		}
+	})
+}
