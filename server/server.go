@@ -7,16 +7,21 @@ package server
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/tasks"
 	"github.com/mcpi-dev/mcpi/transport"
 )
 
@@ -43,14 +48,22 @@ func (r *ToolRequest) Arguments(v any) error {
 
 // Progress reports progress against the call's progress token; without a token it does
 // nothing, as the client asked for none.
+//
+// In a task the token stays valid for the task's whole life; the notification carries the
+// task's id, and nothing is sent once the task has ended.
 func (r *ToolRequest) Progress(ctx context.Context, progress float64, total *float64, message string) error {
 	token, ok := r.Params.Meta.ProgressToken()
 	if !ok {
 		return nil
 	}
-	return r.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
-		ProgressToken: token, Progress: progress, Total: total, Message: message,
-	})
+	p := &mcp.ProgressNotificationParams{ProgressToken: token, Progress: progress, Total: total, Message: message}
+	if h, ok := TaskFromContext(ctx); ok {
+		if ctx.Err() != nil {
+			return nil
+		}
+		p.Meta.SetRelatedTask(h.ID())
+	}
+	return r.Session.NotifyProgress(ctx, p)
 }
 
 // PromptHandler renders a prompt.
@@ -78,6 +91,8 @@ type Options struct {
 	// Capabilities is merged into the capabilities the server derives from what is
 	// registered.
 	Capabilities *mcp.ServerCapabilities
+	// Tasks, when set, turns on tool tasks with these engine options.
+	Tasks *tasks.Options
 }
 
 // MethodHandler handles one method for a session.
@@ -116,6 +131,8 @@ type Server struct {
 	resources map[string]*resource
 	templates []*template
 	sessions  map[*Session]struct{}
+	owners    map[string]*Session // by task owner key
+	tasks     *tasks.Manager      // nil when tool tasks are off
 }
 
 // New returns a server that introduces itself as impl.
@@ -126,9 +143,24 @@ func New(impl mcp.Implementation, opts *Options) *Server {
 		prompts:   map[string]*prompt{},
 		resources: map[string]*resource{},
 		sessions:  map[*Session]struct{}{},
+		owners:    map[string]*Session{},
 	}
 	if opts != nil {
 		s.opts = *opts
+	}
+	if s.opts.Tasks != nil {
+		to := *s.opts.Tasks
+		onChange := to.OnChange
+		to.OnChange = func(owner string, t mcp.Task) {
+			s.notifyTask(owner, t)
+			if onChange != nil {
+				onChange(owner, t)
+			}
+		}
+		if to.Logger == nil {
+			to.Logger = s.opts.Logger
+		}
+		s.tasks = tasks.New(to)
 	}
 	s.log = s.opts.Logger
 	if s.log == nil {
@@ -203,6 +235,19 @@ func (s *Server) NotifyResourceUpdated(ctx context.Context, uri string) {
 	}
 }
 
+// Tasks returns the server's task engine, or nil when tool tasks are off.
+func (s *Server) Tasks() *tasks.Manager { return s.tasks }
+
+// Close ends every session and stops all task work.
+func (s *Server) Close() {
+	for _, ss := range s.Sessions() {
+		ss.Close()
+	}
+	if s.tasks != nil {
+		s.tasks.Close()
+	}
+}
+
 // Sessions returns the sessions connected now.
 func (s *Server) Sessions() []*Session {
 	s.mu.RLock()
@@ -225,19 +270,21 @@ func (s *Server) broadcast(method string) {
 // Connect serves one connection and returns its session at once; the session ends when
 // the connection does.
 func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session {
-	ss := &Session{server: s, subscriptions: map[string]bool{}}
+	ss := &Session{server: s, subscriptions: map[string]bool{}, owner: newOwnerKey()}
 	opts := jsonrpc.Options{Handler: jsonrpc.HandlerFunc(ss.handle), Logger: s.log}
 	if s.opts.Tap != nil {
 		opts.Tap = func(dir jsonrpc.Direction, m jsonrpc.Message) { s.opts.Tap(ss, dir, m) }
 	}
 	s.mu.Lock()
 	s.sessions[ss] = struct{}{}
+	s.owners[ss.owner] = ss
 	s.mu.Unlock()
 	ss.conn = jsonrpc.NewConn(conn, opts)
 	go func() {
 		<-ss.conn.Done()
 		s.mu.Lock()
 		delete(s.sessions, ss)
+		delete(s.owners, ss.owner)
 		s.mu.Unlock()
 	}()
 	return ss
@@ -283,6 +330,9 @@ func (s *Server) capabilities() *mcp.ServerCapabilities {
 	}
 	if (len(s.resources) > 0 || len(s.templates) > 0) && caps.Resources == nil {
 		caps.Resources = &mcp.ResourcesCapability{Subscribe: true, ListChanged: true}
+	}
+	if s.tasks != nil && caps.Tasks == nil {
+		caps.Tasks = s.taskCapability()
 	}
 	if s.opts.Complete != nil && caps.Completions == nil {
 		caps.Completions = &struct{}{}
@@ -375,3 +425,13 @@ func templateMatcher(tmpl string) func(string) bool {
 }
 
 var errNotInitialized = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the session is not initialized: send initialize first")
+
+var ownerSeq atomic.Uint64
+
+// newOwnerKey names a session as the owner of its tasks. The random part keeps keys of
+// different server processes apart.
+func newOwnerKey() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("s%d-%s", ownerSeq.Add(1), hex.EncodeToString(b[:]))
+}

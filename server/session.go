@@ -24,6 +24,7 @@ type Session struct {
 	ready         bool // notifications/initialized received
 	logLevel      mcp.LoggingLevel
 	subscriptions map[string]bool
+	owner         string // the key its tasks are bound to
 }
 
 // Done is closed when the session has ended.
@@ -70,6 +71,8 @@ func (s *Session) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams)
 	if s.ClientCapabilities().Sampling == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the client does not support sampling")
 	}
+	ctx, done := s.sideChannel(ctx, &p.Meta)
+	defer done()
 	var r mcp.CreateMessageResult
 	if err := s.conn.Call(ctx, mcp.MethodSamplingCreateMessage, p, &r); err != nil {
 		return nil, err
@@ -82,6 +85,8 @@ func (s *Session) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitR
 	if s.ClientCapabilities().Elicitation == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the client does not support elicitation")
 	}
+	ctx, done := s.sideChannel(ctx, &p.Meta)
+	defer done()
 	var r mcp.ElicitResult
 	if err := s.conn.Call(ctx, mcp.MethodElicitationCreate, p, &r); err != nil {
 		return nil, err
@@ -176,6 +181,10 @@ func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		s.logLevel = p.Level
 		s.mu.Unlock()
 		return struct{}{}, nil
+	case mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksList, mcp.MethodTasksCancel:
+		if s.server.tasks != nil {
+			return s.handleTasks(ctx, req)
+		}
 	case mcp.MethodCompletionComplete:
 		if s.server.opts.Complete == nil {
 			break
@@ -238,14 +247,17 @@ func (s *Session) callTool(ctx context.Context, req *jsonrpc.Request) (any, erro
 	if !ok {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", p.Name)
 	}
-	res, err := t.handler(ctx, &ToolRequest{Session: s, Params: &p})
-	if err != nil {
-		return nil, err
+	if s.server.tasks != nil {
+		if err := checkTaskSupport(t.def, &p); err != nil {
+			return nil, err
+		}
+		if p.Task != nil {
+			return s.startToolTask(t, &p)
+		}
 	}
-	if res == nil {
-		res = &mcp.CallToolResult{}
-	}
-	return res, nil
+	// Without a declared tasks capability, params.task is ignored and the call runs
+	// normally, as the spec requires.
+	return s.runTool(ctx, t, &p)
 }
 
 func (s *Session) listPrompts(req *jsonrpc.Request) (any, error) {

@@ -122,6 +122,7 @@ type task struct {
 	// resultWaiters are the ids of open tasks/result requests, newest last, so that
 	// side-channel requests can travel on one of their streams.
 	resultWaiters []jsonrpc.ID
+	waiterAdded   chan struct{} // closed and replaced when a tasks/result starts waiting
 }
 
 // Manager holds tasks for any number of owners.
@@ -161,7 +162,7 @@ func (m *Manager) Create(owner string, requested *mcp.TaskMetadata, run RunFunc)
 		return mcp.Task{}, fmt.Errorf("tasks: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &task{owner: owner, cancel: cancel, done: make(chan struct{}), index: -1}
+	t := &task{owner: owner, cancel: cancel, done: make(chan struct{}), index: -1, waiterAdded: make(chan struct{})}
 	t.state = mcp.Task{
 		TaskID:        id,
 		Status:        mcp.TaskStatusWorking,
@@ -254,6 +255,29 @@ func (h *Handle) RelatedRequest() (jsonrpc.ID, bool) {
 	return jsonrpc.ID{}, false
 }
 
+// AwaitRequestor waits until a tasks/result request is waiting on the task and returns
+// its id: the input_required flow asks the requestor to call tasks/result and expects the
+// receiver's own requests on that response. It gives up when ctx ends or the task ends.
+func (h *Handle) AwaitRequestor(ctx context.Context) (jsonrpc.ID, bool) {
+	for {
+		h.m.mu.Lock()
+		if n := len(h.t.resultWaiters); n > 0 {
+			id := h.t.resultWaiters[n-1]
+			h.m.mu.Unlock()
+			return id, true
+		}
+		added := h.t.waiterAdded
+		h.m.mu.Unlock()
+		select {
+		case <-added:
+		case <-h.t.done:
+			return jsonrpc.ID{}, false
+		case <-ctx.Done():
+			return jsonrpc.ID{}, false
+		}
+	}
+}
+
 func (m *Manager) finish(t *task, out Outcome) {
 	status := mcp.TaskStatusCompleted
 	if out.Error != nil || out.Failed {
@@ -343,6 +367,8 @@ func (m *Manager) Result(ctx context.Context, owner, id string, waiter jsonrpc.I
 	}
 	if waiter.IsValid() {
 		t.resultWaiters = append(t.resultWaiters, waiter)
+		close(t.waiterAdded)
+		t.waiterAdded = make(chan struct{})
 		defer m.dropWaiter(t, waiter)
 	}
 	m.mu.Unlock()
@@ -431,6 +457,9 @@ func (m *Manager) List(owner, cursor string) ([]mcp.Task, string, error) {
 	}
 	return out, next, nil
 }
+
+// PollInterval is the interval the manager suggests to requestors.
+func (m *Manager) PollInterval() time.Duration { return m.opts.PollInterval }
 
 // Len returns how many tasks the manager holds.
 func (m *Manager) Len() int {
@@ -590,4 +619,26 @@ func (h *expiryHeap) Pop() any {
 	t.index = -1
 	*h = old[:len(old)-1]
 	return t
+}
+
+// WithRelatedTaskMeta returns result with _meta["io.modelcontextprotocol/related-task"]
+// set to id, keeping every other member as it was: tasks/result must carry the key.
+func WithRelatedTaskMeta(result json.RawMessage, id string) (json.RawMessage, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(result, &obj); err != nil {
+		return nil, fmt.Errorf("tasks: stored result is not an object: %w", err)
+	}
+	if obj == nil {
+		obj = map[string]json.RawMessage{}
+	}
+	meta := map[string]json.RawMessage{}
+	if raw, ok := obj["_meta"]; ok {
+		if err := json.Unmarshal(raw, &meta); err != nil || meta == nil {
+			meta = map[string]json.RawMessage{}
+		}
+	}
+	rel, _ := json.Marshal(mcp.RelatedTaskMetadata{TaskID: id})
+	meta[mcp.MetaRelatedTask] = rel
+	obj["_meta"], _ = json.Marshal(meta)
+	return json.Marshal(obj)
 }

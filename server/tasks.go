@@ -1,0 +1,190 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/tasks"
+)
+
+// Tool tasks: with [Options.Tasks] set, the server declares
+// tasks{list, cancel, requests.tools.call}, runs task-augmented tools/call through the
+// shared task engine, and answers tasks/get, tasks/result, tasks/list and tasks/cancel.
+// Tasks are bound to the session that created them.
+
+// taskWork is what a tool's context carries while it runs as a task, so that requests
+// the tool sends to the client go through the side channel.
+type taskWork struct {
+	h *tasks.Handle
+	// inputs counts side-channel requests in flight: the task stays input_required
+	// while any is pending.
+	mu     sync.Mutex
+	inputs int
+}
+
+type taskWorkKey struct{}
+
+// TaskFromContext returns the handle of the task a tool runs as, if it runs as one.
+func TaskFromContext(ctx context.Context) (*tasks.Handle, bool) {
+	w, ok := ctx.Value(taskWorkKey{}).(*taskWork)
+	if !ok {
+		return nil, false
+	}
+	return w.h, true
+}
+
+// sideChannel prepares a request the server sends while a task runs: it marks the task
+// input_required, tags the request with the task, and waits for the requestor's
+// tasks/result so the request can travel on that response. A requestor that does not call
+// tasks/result within one poll interval gets the request on whatever stream there is, as
+// clients should accept task messages on any stream. The returned function puts the task
+// back to working once the answer is in.
+func (s *Session) sideChannel(ctx context.Context, meta *mcp.Meta) (context.Context, func()) {
+	w, ok := ctx.Value(taskWorkKey{}).(*taskWork)
+	if !ok {
+		return ctx, func() {}
+	}
+	meta.SetRelatedTask(w.h.ID())
+	w.mu.Lock()
+	w.inputs++
+	if w.inputs == 1 {
+		_ = w.h.SetStatus(mcp.TaskStatusInputRequired, "waiting for input from the client")
+	}
+	w.mu.Unlock()
+	wait, cancel := context.WithTimeout(ctx, s.server.tasks.PollInterval())
+	if id, ok := w.h.AwaitRequestor(wait); ok {
+		ctx = jsonrpc.WithRelatedRequest(ctx, id)
+	}
+	cancel()
+	return ctx, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.inputs--
+		if w.inputs == 0 {
+			_ = w.h.SetStatus(mcp.TaskStatusWorking, "")
+		}
+	}
+}
+
+func (s *Server) taskCapability() *mcp.ServerTasksCapability {
+	return &mcp.ServerTasksCapability{
+		List:     &struct{}{},
+		Cancel:   &struct{}{},
+		Requests: &mcp.ServerTaskRequests{Tools: &mcp.TaskToolRequests{Call: &struct{}{}}},
+	}
+}
+
+// notifyTask sends notifications/tasks/status to the session that owns the task, and to
+// no other.
+func (s *Server) notifyTask(owner string, t mcp.Task) {
+	s.mu.RLock()
+	ss := s.owners[owner]
+	s.mu.RUnlock()
+	if ss == nil {
+		return
+	}
+	_ = ss.conn.Notify(context.Background(), mcp.NotificationTasksStatus, &mcp.TaskStatusNotificationParams{Task: t})
+}
+
+// checkTaskSupport applies the tool-level rules of the spec to a call.
+func checkTaskSupport(def *mcp.Tool, p *mcp.CallToolParams) error {
+	switch support := def.TaskSupport(); {
+	case p.Task != nil && support == mcp.TaskSupportForbidden:
+		return jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "tool %q does not support task execution (taskSupport is forbidden)", def.Name)
+	case p.Task == nil && support == mcp.TaskSupportRequired:
+		return jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "tool %q must be called as a task (taskSupport is required)", def.Name)
+	}
+	return nil
+}
+
+// startToolTask runs a tool as a task and returns the CreateTaskResult at once. The work
+// runs on the task engine's context, not on the request's.
+func (s *Session) startToolTask(t *tool, p *mcp.CallToolParams) (any, error) {
+	task, err := s.server.tasks.Create(s.owner, p.Task, func(ctx context.Context, h *tasks.Handle) tasks.Outcome {
+		ctx = context.WithValue(ctx, taskWorkKey{}, &taskWork{h: h})
+		res, err := s.runTool(ctx, t, p)
+		if err != nil {
+			return tasks.Outcome{Error: jsonrpc.AsError(err)}
+		}
+		raw, err := json.Marshal(res)
+		if err != nil {
+			return tasks.Outcome{Error: jsonrpc.Errorf(jsonrpc.CodeInternalError, "encoding the result: %v", err)}
+		}
+		out := tasks.Outcome{Result: raw, Failed: res.IsError}
+		if res.IsError {
+			out.StatusMessage = "the tool reported an error"
+			for _, c := range res.Content {
+				if c.Type == mcp.ContentTypeText && c.Text != "" {
+					out.StatusMessage = c.Text
+					break
+				}
+			}
+		}
+		return out
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CreateTaskResult{Task: task}, nil
+}
+
+func (s *Session) runTool(ctx context.Context, t *tool, p *mcp.CallToolParams) (res *mcp.CallToolResult, err error) {
+	res, err = t.handler(ctx, &ToolRequest{Session: s, Params: p})
+	if err == nil && res == nil {
+		res = &mcp.CallToolResult{}
+	}
+	return res, err
+}
+
+func (s *Session) handleTasks(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	m := s.server.tasks
+	switch req.Method {
+	case mcp.MethodTasksGet:
+		var p mcp.GetTaskParams
+		if err := decodeParams(req, &p); err != nil {
+			return nil, err
+		}
+		t, err := m.Get(s.owner, p.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.GetTaskResult{Task: t}, nil
+	case mcp.MethodTasksResult:
+		var p mcp.TaskResultParams
+		if err := decodeParams(req, &p); err != nil {
+			return nil, err
+		}
+		out, err := m.Result(ctx, s.owner, p.TaskID, req.ID)
+		if err != nil {
+			return nil, err
+		}
+		if out.Error != nil {
+			return nil, out.Error
+		}
+		return tasks.WithRelatedTaskMeta(out.Result, p.TaskID)
+	case mcp.MethodTasksList:
+		var p mcp.ListTasksParams
+		if err := decodeParams(req, &p); err != nil {
+			return nil, err
+		}
+		list, next, err := m.List(s.owner, p.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.ListTasksResult{Tasks: list, NextCursor: next}, nil
+	case mcp.MethodTasksCancel:
+		var p mcp.CancelTaskParams
+		if err := decodeParams(req, &p); err != nil {
+			return nil, err
+		}
+		t, err := m.Cancel(s.owner, p.TaskID, "")
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CancelTaskResult{Task: t}, nil
+	}
+	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
+}
