@@ -271,7 +271,13 @@ func (s *Server) broadcast(method string) {
 // the connection does.
 func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session {
 	ss := &Session{server: s, subscriptions: map[string]bool{}, owner: newOwnerKey()}
-	opts := jsonrpc.Options{Handler: jsonrpc.HandlerFunc(ss.handle), Logger: s.log}
+	// The connection starts reading at once; handlers wait until ss.conn is set.
+	ready := make(chan struct{})
+	handler := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		<-ready
+		return ss.handle(ctx, req)
+	})
+	opts := jsonrpc.Options{Handler: handler, Logger: s.log}
 	if s.opts.Tap != nil {
 		opts.Tap = func(dir jsonrpc.Direction, m jsonrpc.Message) { s.opts.Tap(ss, dir, m) }
 	}
@@ -280,6 +286,7 @@ func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session 
 	s.owners[ss.owner] = ss
 	s.mu.Unlock()
 	ss.conn = jsonrpc.NewConn(conn, opts)
+	close(ready)
 	go func() {
 		<-ss.conn.Done()
 		s.mu.Lock()

@@ -350,7 +350,7 @@ func (c *HTTPClientConn) httpError(method string, resp *http.Response) *HTTPErro
 		e.Message = rpc.Error.Message
 	} else if s := strings.Join(strings.Fields(string(b)), " "); s != "" {
 		if len(s) > 200 {
-			s = s[:200] + "…"
+			s = strings.ToValidUTF8(s[:200], "") + "…"
 		}
 		e.Message = s
 	} else {
@@ -401,8 +401,8 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 		return err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		cancel()
 		herr := c.httpError(http.MethodPost, resp)
+		cancel()
 		if resp.StatusCode == http.StatusNotFound && sentSession {
 			err := fmt.Errorf("%w: %w", ErrSessionExpired, herr)
 			c.end(err)
@@ -423,7 +423,7 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	case ct == "text/event-stream":
 		c.wg.Add(1)
 		go c.readRequestStream(sctx, cancel, resp.Body, reqID)
-	case ct == "application/json":
+	case ct == "application/json" && reqID.IsValid():
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
@@ -431,6 +431,8 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 			c.readJSONBody(resp.Body, reqID)
 		}()
 	default:
+		// Includes any body answering a notification or a response: there is nothing to
+		// deliver (some servers send an empty JSON-RPC result there).
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
 		resp.Body.Close()
 		cancel()
@@ -647,7 +649,8 @@ func (c *HTTPClientConn) startStandalone(ctx context.Context) {
 
 // runStandalone keeps the standalone GET stream open: it reconnects with Last-Event-ID
 // after the advertised retry delay whenever the stream ends, and stops for good on 405
-// (the server offers no such stream) or after repeated failures.
+// (the server offers no such stream) or another 4xx, or after repeated failures. None of
+// that ends the connection, except a 404 to a resumption (the session is gone).
 func (c *HTTPClientConn) runStandalone(ready chan struct{}) {
 	defer c.wg.Done()
 	var once sync.Once
@@ -671,13 +674,19 @@ func (c *HTTPClientConn) runStandalone(ready chan struct{}) {
 			if c.ctx.Err() != nil {
 				return
 			}
-			var herr *HTTPError
-			if errors.As(err, &herr) && herr.StatusCode == http.StatusMethodNotAllowed {
-				c.log.Debug("the server offers no standalone event stream")
-				return
-			}
 			if errors.Is(err, ErrSessionExpired) {
 				c.end(err)
+				return
+			}
+			var herr *HTTPError
+			if errors.As(err, &herr) && herr.StatusCode >= 400 && herr.StatusCode < 500 &&
+				herr.StatusCode != http.StatusRequestTimeout && herr.StatusCode != http.StatusConflict &&
+				herr.StatusCode != http.StatusTooManyRequests {
+				// 405 is how a server says it offers no such stream; other 4xx answers
+				// will not change on retry either (409 may: the server may not have
+				// noticed yet that our previous stream is gone). Requests keep working
+				// without the stream.
+				c.log.Debug("the server offers no standalone event stream", "error", err)
 				return
 			}
 			c.log.Debug("opening the standalone event stream failed", "error", err)

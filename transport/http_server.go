@@ -59,7 +59,8 @@ type HTTPOptions struct {
 	AllowedHosts []string
 	// AllowedOrigins lists the origins ("https://app.example.com") accepted in the Origin
 	// header. Requests without Origin (non-browser clients) are always accepted. Nil means
-	// origins whose host name is accepted by AllowedHosts; "*" accepts any origin.
+	// origins whose host name is accepted by AllowedHosts (so AllowedHosts "*" lifts the
+	// Origin check too); "*" accepts any origin.
 	AllowedOrigins []string
 	// JSONResponse answers each request with one application/json body instead of an SSE
 	// stream. Messages the server sends while handling the request then travel on the
@@ -361,8 +362,10 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	if h.opts.JSONResponse || !acceptsSSE(accept) {
-		s.serveJSON(w, r, req)
+	if h.opts.JSONResponse {
+		if !s.serveJSON(w, r, req) && isInit {
+			s.Close() // the client left before its session could start
+		}
 		return
 	}
 	st, errMsg := s.openRequestStream(req)
@@ -372,6 +375,9 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.push(r.Context(), msg) {
 		s.dropRequestStream(st)
+		if isInit {
+			s.Close()
+		}
 		return
 	}
 	s.deliver(w, r, st, 0)
@@ -802,11 +808,17 @@ func (s *HTTPServerConn) standaloneStream() (*serverStream, int, bool) {
 	return st, st.sent, true
 }
 
-// primes reports whether streams of this session start with a priming event.
+// primes reports whether streams of this session start with a priming event: only for
+// clients of 2025-11-25 or later (by the version the session negotiated, whatever a
+// request's MCP-Protocol-Version header says), as older clients may fail on empty data.
 func (s *HTTPServerConn) primes() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.version >= primingVersion
+	v := s.version
+	if v == "" {
+		v = assumedProtocolVersion
+	}
+	return v >= primingVersion
 }
 
 // deliver streams st's events after seq `after` as the response to r, until the stream is
@@ -828,6 +840,9 @@ func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *ser
 	hdr.Set("X-Accel-Buffering", "no")
 	hdr.Set(HeaderSessionID, s.id)
 	w.WriteHeader(http.StatusOK)
+	// A long-lived stream must outlive any http.Server ReadTimeout/WriteTimeout: clear the
+	// read deadline and bound each write instead.
+	_ = rc.SetReadDeadline(time.Time{})
 	_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
 	if s.primes() {
 		if err := writeSSEEvent(w, st.eventID(after), s.h.opts.Retry, nil); err != nil {
@@ -914,8 +929,9 @@ func (s *HTTPServerConn) release(st *serverStream, kick chan struct{}) {
 	}
 }
 
-// serveJSON answers a request with a single JSON body once its response is written.
-func (s *HTTPServerConn) serveJSON(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
+// serveJSON answers a request with a single JSON body once its response is written. It
+// reports whether the request reached Read.
+func (s *HTTPServerConn) serveJSON(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) bool {
 	ch := make(chan *jsonrpc.Response, 1)
 	s.mu.Lock()
 	_, dup1 := s.waiters[req.ID]
@@ -924,7 +940,7 @@ func (s *HTTPServerConn) serveJSON(w http.ResponseWriter, r *http.Request, req *
 		s.mu.Unlock()
 		writeHTTPError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest,
 			fmt.Sprintf("invalid request: request id %s is already in use", req.ID))
-		return
+		return false
 	}
 	s.waiters[req.ID] = ch
 	s.mu.Unlock()
@@ -937,18 +953,18 @@ func (s *HTTPServerConn) serveJSON(w http.ResponseWriter, r *http.Request, req *
 	}
 	if !s.push(r.Context(), req) {
 		forget()
-		return
+		return false
 	}
 	select {
 	case resp, ok := <-ch:
 		if !ok { // cancelled by the client
 			w.WriteHeader(http.StatusAccepted)
-			return
+			return true
 		}
 		b, err := jsonrpc.EncodeMessage(resp)
 		if err != nil {
 			writeHTTPError(w, http.StatusInternalServerError, jsonrpc.CodeInternalError, err.Error())
-			return
+			return true
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
@@ -959,4 +975,5 @@ func (s *HTTPServerConn) serveJSON(w http.ResponseWriter, r *http.Request, req *
 		forget()
 		writeHTTPError(w, http.StatusNotFound, codeSessionNotFound, "session closed")
 	}
+	return true
 }

@@ -41,7 +41,7 @@ func serverConnFromContext(ctx context.Context) *HTTPServerConn {
 }
 
 // mcpHandler answers initialize like an MCP server (echoing the proposed version) and
-// defers everything else to h.
+// defers every other request to h.
 func mcpHandler(h jsonrpc.HandlerFunc) jsonrpc.HandlerFunc {
 	return func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		if req.Method == "initialize" {
@@ -50,6 +50,9 @@ func mcpHandler(h jsonrpc.HandlerFunc) jsonrpc.HandlerFunc {
 			}
 			_ = json.Unmarshal(req.Params, &p)
 			return map[string]any{"protocolVersion": p.ProtocolVersion, "capabilities": map[string]any{}, "serverInfo": map[string]any{"name": "test", "version": "1"}}, nil
+		}
+		if req.IsNotification() {
+			return nil, nil // notifications are handled inline and must not block
 		}
 		if h == nil {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
@@ -63,8 +66,10 @@ func newTestServer(t *testing.T, h jsonrpc.HandlerFunc, opts *HTTPOptions) *test
 	ts := &testServer{}
 	ts.h = NewHTTPHandler(func(ctx context.Context, conn jsonrpc.Connection) {
 		var c *jsonrpc.Conn
+		ready := make(chan struct{})
 		handler := mcpHandler(h)
 		c = jsonrpc.NewConn(conn, jsonrpc.Options{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			<-ready // NewConn reads at once; c is set just after it returns
 			ctx = context.WithValue(ctx, connKey{}, c)
 			ctx = context.WithValue(ctx, serverConnKey{}, conn.(*HTTPServerConn))
 			return handler(ctx, req)
@@ -72,6 +77,7 @@ func newTestServer(t *testing.T, h jsonrpc.HandlerFunc, opts *HTTPOptions) *test
 		ts.mu.Lock()
 		ts.conns = append(ts.conns, c)
 		ts.mu.Unlock()
+		close(ready)
 		<-c.Done()
 	}, opts)
 	ts.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -431,14 +437,11 @@ func TestHTTPServerStandaloneQueueAndConflict(t *testing.T) {
 		t.Fatalf("second GET: HTTP %d, want 409", second.StatusCode)
 	}
 
-	// Resuming the standalone stream from before the notification replays it.
-	get.Body.Close()
-	var replay *http.Response
-	for range 100 { // the server notices the closed connection asynchronously
-		replay = rawGet(t, ts.URL, map[string]string{HeaderSessionID: sid, "Last-Event-ID": strings.Split(ev.ID, ":")[0] + ":0"})
-		if replay.StatusCode == http.StatusOK {
-			break
-		}
+	// Resuming the standalone stream from before the notification replays it; the
+	// resumption takes the stream over from the first GET, which ends.
+	replay := rawGet(t, ts.URL, map[string]string{HeaderSessionID: sid, "Last-Event-ID": strings.Split(ev.ID, ":")[0] + ":0"})
+	if _, err := io.Copy(io.Discard, get.Body); err != nil {
+		t.Fatalf("the first GET did not end cleanly: %v", err)
 	}
 	if replay.StatusCode != http.StatusOK {
 		t.Fatalf("resume GET: HTTP %d", replay.StatusCode)
@@ -481,7 +484,6 @@ func TestHTTPServerResumePostStream(t *testing.T) {
 	if len(events) < 1 || len(events[0].Data) != 0 {
 		t.Fatalf("events before the drop: %+v, want a priming event first", events)
 	}
-	last := sr.LastID
 	// Resume from the priming event: the notification sent before the drop is replayed.
 	close(release)
 	get := rawGet(t, ts.URL, map[string]string{HeaderSessionID: sid, "Last-Event-ID": events[0].ID})
@@ -504,7 +506,6 @@ func TestHTTPServerResumePostStream(t *testing.T) {
 	if _, err := gsr.Next(); !errors.Is(err, io.EOF) {
 		t.Fatalf("resumed stream did not end after the response: %v", err)
 	}
-	_ = last
 }
 
 func TestHTTPServerJSONResponse(t *testing.T) {
@@ -633,5 +634,27 @@ func TestHTTPServerWriteNeverBlocks(t *testing.T) {
 	conn.Close()
 	if _, err := io.Copy(io.Discard, bufio.NewReader(resp.Body)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHTTPServerOutlivesServerTimeouts: an SSE stream stays open past the http.Server's
+// ReadTimeout and WriteTimeout.
+func TestHTTPServerOutlivesServerTimeouts(t *testing.T) {
+	release := make(chan struct{})
+	ts := newTestServer(t, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		<-release
+		return map[string]bool{"ok": true}, nil
+	}, nil)
+	ts.Server.Close()
+	ts.Server = httptest.NewUnstartedServer(ts.h)
+	ts.Server.Config.ReadTimeout = 50 * time.Millisecond
+	ts.Server.Config.WriteTimeout = 50 * time.Millisecond
+	ts.Server.Start()
+	defer ts.Server.Close()
+	sid := rawInit(t, ts.URL)
+	resp := rawPost(t, ts.URL, `{"jsonrpc":"2.0","id":2,"method":"slow"}`, map[string]string{HeaderSessionID: sid})
+	time.AfterFunc(300*time.Millisecond, func() { close(release) })
+	if _, m := nextData(t, newSSEReader(resp.Body, 0)); m.(*jsonrpc.Response).ID != jsonrpc.Int64ID(2) {
+		t.Fatalf("got %#v", m)
 	}
 }

@@ -1,0 +1,86 @@
+package transport
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSSEReader(t *testing.T) {
+	stream := ": keep-alive comment\n" +
+		"id: a:0\nretry: 500\ndata: \n\n" + // priming event
+		"event: message\r\nid: a:1\r\ndata: {\"x\":\r\ndata: 1}\r\n\r\n" + // CRLF, two data lines
+		"data:no-space\n\n" + // no id: the last id persists
+		"id\n" + // a bare field name: empty id resets
+		"data: x\n\n" +
+		"event: ping\ndata: p\n\n" +
+		"retry: soon\n\n" + // ignored: not digits, no event dispatched
+		"id: a:9\ndata: unterminated" // discarded at EOF
+	r := newSSEReader(strings.NewReader(stream), 0)
+	type want struct {
+		id, typ, data string
+		hasID         bool
+	}
+	for i, w := range []want{
+		{"a:0", "", "", true},
+		{"a:1", "message", "{\"x\":\n1}", true},
+		{"a:1", "", "no-space", false},
+		{"", "", "x", true},
+		{"", "ping", "p", false},
+	} {
+		ev, err := r.Next()
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		if ev.ID != w.id || ev.Type != w.typ || string(ev.Data) != w.data || ev.HasID != w.hasID {
+			t.Errorf("event %d = %+v (data %q), want %+v", i, ev, ev.Data, w)
+		}
+		if i == 0 && r.Retry != 500*time.Millisecond {
+			t.Errorf("retry = %v", r.Retry)
+		}
+	}
+	if ev, err := r.Next(); !errors.Is(err, io.EOF) {
+		t.Fatalf("at the end: %+v %v, want io.EOF", ev, err)
+	}
+	if r.Retry != 500*time.Millisecond {
+		t.Errorf("an invalid retry changed it to %v", r.Retry)
+	}
+}
+
+func TestSSEReaderLimits(t *testing.T) {
+	big := strings.Repeat("x", 100)
+	r := newSSEReader(strings.NewReader("id: 1\ndata: "+big+"\n\ndata: ok\n\n"), 50)
+	ev, err := r.Next()
+	if err != nil || !ev.TooLarge || len(ev.Data) != 0 || ev.ID != "1" {
+		t.Fatalf("oversized event: %+v %v", ev, err)
+	}
+	if ev, err := r.Next(); err != nil || string(ev.Data) != "ok" {
+		t.Fatalf("after an oversized event: %+v %v", ev, err)
+	}
+	// A single line beyond any sane bound ends the stream.
+	r = newSSEReader(strings.NewReader("data: "+strings.Repeat("x", 10000)+"\n\n"), 50)
+	if _, err := r.Next(); !errors.Is(err, errLineTooLong) {
+		t.Fatalf("huge line: %v", err)
+	}
+}
+
+func TestWriteSSEEventRoundTrip(t *testing.T) {
+	var b bytes.Buffer
+	_ = writeSSEEvent(&b, "3:0", 1500*time.Millisecond, nil)
+	_ = writeSSEEvent(&b, "3:1", 0, []byte(`{"jsonrpc":"2.0","method":"x"}`))
+	if got := b.String(); got != "id: 3:0\nretry: 1500\ndata: \n\nevent: message\nid: 3:1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n\n" {
+		t.Fatalf("wire: %q", got)
+	}
+	r := newSSEReader(&b, 0)
+	ev, _ := r.Next()
+	if ev.ID != "3:0" || len(ev.Data) != 0 || r.Retry != 1500*time.Millisecond {
+		t.Fatalf("priming: %+v", ev)
+	}
+	ev, _ = r.Next()
+	if ev.ID != "3:1" || ev.Type != "message" || string(ev.Data) != `{"jsonrpc":"2.0","method":"x"}` {
+		t.Fatalf("message: %+v", ev)
+	}
+}
