@@ -221,7 +221,9 @@ func (s *Session) Tool(ctx context.Context, name string) (*mcp.Tool, error) {
 // UnknownToolError says the server has no tool of that name.
 type UnknownToolError struct{ Name string }
 
-func (e *UnknownToolError) Error() string { return fmt.Sprintf("the server has no tool named %q", e.Name) }
+func (e *UnknownToolError) Error() string {
+	return fmt.Sprintf("the server has no tool named %q", e.Name)
+}
 
 // CallTool calls a tool and waits for its result.
 func (s *Session) CallTool(ctx context.Context, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {

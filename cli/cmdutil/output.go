@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 )
 
 // PrintJSON writes v as indented JSON and a newline: the machine output of --json.
@@ -18,33 +18,78 @@ func PrintJSON(w io.Writer, v any) error {
 	return err
 }
 
-// Table prints rows in aligned columns under a header.
+// Table prints rows in aligned columns under a header. With a width, the last column
+// is cut to fit it.
 type Table struct {
-	w *tabwriter.Writer
+	w     io.Writer
+	width int
+	rows  [][]string
 }
 
-// NewTable starts a table with the given column headers.
-func NewTable(w io.Writer, headers ...string) *Table {
-	t := &Table{w: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+// NewTable starts a table with the given column headers. width is the terminal's width,
+// or 0 when output is not a terminal (nothing is cut).
+func NewTable(w io.Writer, width int, headers ...string) *Table {
+	t := &Table{w: w, width: width}
 	t.Row(headers...)
 	return t
 }
 
 // Row adds a row; tabs and newlines in cells are flattened to spaces.
 func (t *Table) Row(cells ...string) {
+	row := make([]string, len(cells))
 	for i, c := range cells {
-		cells[i] = strings.Map(func(r rune) rune {
+		row[i] = strings.Map(func(r rune) rune {
 			if r == '\t' || r == '\n' || r == '\r' {
 				return ' '
 			}
 			return r
 		}, c)
 	}
-	fmt.Fprintln(t.w, strings.Join(cells, "\t"))
+	t.rows = append(t.rows, row)
 }
 
 // Flush writes the table.
-func (t *Table) Flush() error { return t.w.Flush() }
+func (t *Table) Flush() error {
+	var widths []int
+	for _, row := range t.rows {
+		for i, c := range row {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	const gap = 2
+	var b strings.Builder
+	for _, row := range t.rows {
+		used := 0
+		for i, c := range row {
+			if i == len(row)-1 {
+				if t.width > 0 && used+utf8.RuneCountInString(c) > t.width {
+					c = truncate(c, max(t.width-used, 10))
+				}
+				b.WriteString(c)
+				break
+			}
+			b.WriteString(c)
+			pad := widths[i] - utf8.RuneCountInString(c) + gap
+			b.WriteString(strings.Repeat(" ", pad))
+			used += widths[i] + gap
+		}
+		b.WriteByte('\n')
+	}
+	t.rows = nil
+	_, err := io.WriteString(t.w, b.String())
+	return err
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
 
 // FirstLine returns the first non-empty line of s, trimmed.
 func FirstLine(s string) string {

@@ -88,8 +88,10 @@ func (s *Selection) Resolve() (*Target, error) {
 	switch {
 	case s.Stdio != "" && s.URL != "":
 		return nil, cmdutil.UsageErrorf("give either --stdio or --url, not both")
-	case s.Config != "" && (s.Stdio != "" || s.URL != ""):
-		return nil, cmdutil.UsageErrorf("give either --config or --%s, not both", map[bool]string{true: "stdio", false: "url"}[s.Stdio != ""])
+	case s.Config != "" && s.Stdio != "":
+		return nil, cmdutil.UsageErrorf("give either --config or --stdio, not both")
+	case s.Config != "" && s.URL != "":
+		return nil, cmdutil.UsageErrorf("give either --config or --url, not both")
 	case s.Server != "" && s.Config == "":
 		return nil, cmdutil.UsageErrorf("--server names an entry of a config file: give the file with --config")
 	case s.URL != "" && (len(s.Env) > 0 || s.Cwd != ""):

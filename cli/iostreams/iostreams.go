@@ -18,6 +18,7 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	stdinTTY, stdoutTTY, stderrTTY bool
+	width                          int
 }
 
 // System returns the process's own streams.
@@ -63,3 +64,23 @@ func (s *IOStreams) CanPrompt() bool { return s.stdinTTY && s.stderrTTY }
 // isTerminal reports whether f is a terminal (a character device such as /dev/null is
 // not).
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// TerminalWidth returns the width of the terminal Out is, or 0 when Out is not a
+// terminal (or its width is unknown): then output need not fit any width.
+func (s *IOStreams) TerminalWidth() int {
+	if !s.stdoutTTY {
+		return 0
+	}
+	if s.width > 0 {
+		return s.width
+	}
+	if f, ok := s.Out.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 80
+}
+
+// SetTerminalWidth overrides the terminal width (tests).
+func (s *IOStreams) SetTerminalWidth(w int) { s.width = w }

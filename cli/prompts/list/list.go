@@ -55,7 +55,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.JSON {
 		return cmdutil.PrintJSON(opts.IO.Out, res)
 	}
-	tw := cmdutil.NewTable(opts.IO.Out, "NAME", "ARGUMENTS", "DESCRIPTION")
+	tw := cmdutil.NewTable(opts.IO.Out, opts.IO.TerminalWidth(), "NAME", "ARGUMENTS", "DESCRIPTION")
 	for _, p := range res.Prompts {
 		var args []string
 		for _, a := range p.Arguments {

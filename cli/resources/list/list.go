@@ -54,7 +54,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.JSON {
 		return cmdutil.PrintJSON(opts.IO.Out, res)
 	}
-	tw := cmdutil.NewTable(opts.IO.Out, "URI", "NAME", "MIME TYPE", "DESCRIPTION")
+	tw := cmdutil.NewTable(opts.IO.Out, opts.IO.TerminalWidth(), "URI", "NAME", "MIME TYPE", "DESCRIPTION")
 	for _, r := range res.Resources {
 		tw.Row(r.URI, r.Name, cmdutil.OrDash(r.MimeType), cmdutil.OrDash(cmdutil.FirstLine(r.Description)))
 	}

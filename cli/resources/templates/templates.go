@@ -54,7 +54,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.JSON {
 		return cmdutil.PrintJSON(opts.IO.Out, res)
 	}
-	tw := cmdutil.NewTable(opts.IO.Out, "URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION")
+	tw := cmdutil.NewTable(opts.IO.Out, opts.IO.TerminalWidth(), "URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION")
 	for _, t := range res.ResourceTemplates {
 		tw.Row(t.URITemplate, t.Name, cmdutil.OrDash(t.MimeType), cmdutil.OrDash(cmdutil.FirstLine(t.Description)))
 	}

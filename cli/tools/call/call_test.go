@@ -78,3 +78,30 @@ func TestElicitationWithoutTerminal(t *testing.T) {
 		t.Errorf("got %q (exit %d), want the run-on-a-terminal error (exit 2); stdout: %s", msg, code, env.Out)
 	}
 }
+
+func TestElicitationOnTerminal(t *testing.T) {
+	env := clitest.New(t, nil)
+	env.IO.SetStdinTTY(true)
+	env.IO.SetStderrTTY(true)
+	// Answer the form: accept, name Ada, colour 1 (red), subscribe y.
+	env.In.WriteString("\nAda\n1\ny\n")
+	err := Run(clitest.Context(t), &Options{IO: env.IO, Connect: env.Factory.Connect, InputRefused: env.Factory.InputRefused, Name: "ask_user"})
+	if err != nil {
+		msg, _ := clitest.Describe(err)
+		t.Fatalf("%s\nprompts:\n%s", msg, env.ErrOut)
+	}
+	if got, want := env.Out.String(), "Hello, Ada! Favourite colour: red. Subscribed: yes.\n"; got != want {
+		t.Errorf("stdout = %q, want %q", got, want)
+	}
+	if !strings.Contains(env.ErrOut.String(), "Favourite colour") {
+		t.Errorf("the prompts do not show the field titles:\n%s", env.ErrOut)
+	}
+}
+
+func TestSamplingWithoutTerminal(t *testing.T) {
+	env, err := run(t, &Options{Name: "ask_model", Args: []string{"prompt=hi"}})
+	msg, code := clitest.Describe(err)
+	if code != cmdutil.ExitUsage || !strings.Contains(msg, "(sampling)") || !strings.Contains(msg, "run it on a terminal") {
+		t.Errorf("got %q (exit %d); stdout: %s", msg, code, env.Out)
+	}
+}

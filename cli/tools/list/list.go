@@ -56,7 +56,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.JSON {
 		return cmdutil.PrintJSON(opts.IO.Out, res)
 	}
-	tw := cmdutil.NewTable(opts.IO.Out, "NAME", "TASK SUPPORT", "DESCRIPTION")
+	tw := cmdutil.NewTable(opts.IO.Out, opts.IO.TerminalWidth(), "NAME", "TASK SUPPORT", "DESCRIPTION")
 	for _, t := range res.Tools {
 		tw.Row(t.Name, string(t.TaskSupport()), cmdutil.OrDash(cmdutil.FirstLine(t.Description)))
 	}
