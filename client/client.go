@@ -35,6 +35,15 @@ type Options struct {
 	OnRequest func(ctx context.Context, r *Request)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	// PollFloor is the shortest interval between two tasks/get of one task (100ms); it
+	// only ever lengthens the server's pollInterval, never shortens it.
+	PollFloor time.Duration
+	// PollCeiling caps the backoff used when the server suggests no interval (5s).
+	PollCeiling time.Duration
+	// NotifiedPollInterval is how often a task is still polled once the server has shown
+	// it sends status notifications (10s).
+	NotifiedPollInterval time.Duration
 }
 
 // Client holds configuration shared by the sessions it opens.
@@ -55,6 +64,15 @@ func New(impl mcp.Implementation, opts *Options) *Client {
 	if c.opts.Now == nil {
 		c.opts.Now = time.Now
 	}
+	if c.opts.PollFloor <= 0 {
+		c.opts.PollFloor = 100 * time.Millisecond
+	}
+	if c.opts.PollCeiling <= 0 {
+		c.opts.PollCeiling = 5 * time.Second
+	}
+	if c.opts.NotifiedPollInterval <= 0 {
+		c.opts.NotifiedPollInterval = 10 * time.Second
+	}
 	return c
 }
 
@@ -66,6 +84,9 @@ func (c *Client) capabilities() *mcp.ClientCapabilities {
 		Roots:       &mcp.RootsCapability{ListChanged: true},
 		Sampling:    &mcp.SamplingCapability{},
 		Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
+		// Declared so that servers which only offer tasks to task-aware clients offer
+		// them; what this client hosts as a receiver is added by the receiver options.
+		Tasks: &mcp.ClientTasksCapability{},
 	}
 }
 
@@ -84,6 +105,7 @@ type Session struct {
 	roots   []mcp.Root
 	pending map[*Request]struct{}
 	tools   map[string]*mcp.Tool
+	tasks   taskRegistry
 }
 
 // Connect opens a connection with t and performs the initialize handshake.
@@ -100,6 +122,7 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 		pending: map[*Request]struct{}{},
 		tools:   map[string]*mcp.Tool{},
 	}
+	s.tasks.init()
 	s.conn = jsonrpc.NewConn(conn, jsonrpc.Options{
 		Handler: jsonrpc.HandlerFunc(s.handle),
 		Logger:  c.opts.Logger,
@@ -225,8 +248,31 @@ func (e *UnknownToolError) Error() string {
 	return fmt.Sprintf("the server has no tool named %q", e.Name)
 }
 
-// CallTool calls a tool and waits for its result.
+// CallTool calls a tool and waits for its result. A tool whose taskSupport is required
+// is refused locally; use [Session.CallToolTask], or [Session.CallToolWith] with
+// SendAnyway.
 func (s *Session) CallTool(ctx context.Context, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	return s.CallToolWith(ctx, p, nil)
+}
+
+// CallToolWith is [Session.CallTool] with options.
+func (s *Session) CallToolWith(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions) (*mcp.CallToolResult, error) {
+	if opts == nil {
+		opts = &CallOptions{}
+	}
+	if !opts.SendAnyway {
+		if err := s.checkTaskSupport(ctx, p.Name, false); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Progress {
+		if _, ok := p.Meta.ProgressToken(); !ok {
+			cp := *p
+			cp.Meta = p.Meta.Clone()
+			cp.Meta.SetProgressToken(s.NewProgressToken())
+			p = &cp
+		}
+	}
 	var r mcp.CallToolResult
 	if err := s.call(ctx, mcp.MethodToolsCall, p, &r); err != nil {
 		return nil, err
@@ -399,6 +445,14 @@ func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		var p mcp.ProgressNotificationParams
 		if json.Unmarshal(req.Params, &p) == nil {
 			s.events.publish(&ProgressEvent{At: At{now}, Params: p})
+			if t := s.tasks.forToken(p.ProgressToken); t != nil {
+				t.emit(TaskEvent{Kind: TaskProgress, Progress: &p})
+			}
+		}
+	case mcp.NotificationTasksStatus:
+		var p mcp.TaskStatusNotificationParams
+		if json.Unmarshal(req.Params, &p) == nil && p.TaskID != "" {
+			s.statusNotification(p.Task)
 		}
 	case mcp.NotificationToolsListChanged:
 		s.mu.Lock()

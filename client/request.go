@@ -132,6 +132,9 @@ func (s *Session) queue(ctx context.Context, req *jsonrpc.Request) (any, error) 
 	s.pending[r] = struct{}{}
 	s.mu.Unlock()
 	s.events.publish(&RequestEvent{At: At{s.now()}, Request: r})
+	if t := s.tasks.get(r.RelatedTask); t != nil {
+		t.emit(TaskEvent{Kind: TaskInput, Request: r})
+	}
 	if h := s.client.opts.OnRequest; h != nil {
 		go h(ctx, r)
 	}

@@ -1,0 +1,635 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// Requestor tasks: the client asks the server to run a tools/call as a task, follows it
+// by polling tasks/get (status notifications save polls but never replace them), answers
+// input_required by calling tasks/result at once, and fetches the exact outcome.
+
+// TaskSupportError is a call refused locally because it breaks the task rules of the
+// spec: a required tool called plainly, a forbidden tool called as a task, or a task
+// asked of a server that does not accept tool tasks. [CallOptions.SendAnyway] sends it
+// all the same, for testing servers.
+type TaskSupportError struct {
+	Tool    string
+	Support mcp.TaskSupport
+	AsTask  bool
+	// ServerDeclines is set when the server declared no tasks.requests.tools.call.
+	ServerDeclines bool
+}
+
+func (e *TaskSupportError) Error() string {
+	switch {
+	case e.AsTask && e.ServerDeclines:
+		return fmt.Sprintf("the server does not accept tool calls as tasks, so %q cannot run as one", e.Tool)
+	case e.AsTask:
+		return fmt.Sprintf("the tool %q cannot run as a task (its taskSupport is %s)", e.Tool, e.Support)
+	default:
+		return fmt.Sprintf("the tool %q must be called as a task (its taskSupport is required)", e.Tool)
+	}
+}
+
+// Is matches -32601, the code a server gives for the same violation.
+func (e *TaskSupportError) Is(target error) bool { return errors.Is(jsonrpc.ErrMethodNotFound, target) }
+
+// CallOptions tunes a tool call.
+type CallOptions struct {
+	// TTL asks for a task lifetime; 0 leaves it to the server.
+	TTL time.Duration
+	// SendAnyway skips the local task-support checks.
+	SendAnyway bool
+	// Progress asks the server for progress notifications.
+	Progress bool
+}
+
+// checkTaskSupport applies the requestor rules: augment only what the server declared
+// and the tool allows; never call a required tool plainly.
+func (s *Session) checkTaskSupport(ctx context.Context, name string, asTask bool) error {
+	t, err := s.Tool(ctx, name)
+	var unknown *UnknownToolError
+	if errors.As(err, &unknown) {
+		return nil // not listed: the server has the last word
+	}
+	if err != nil {
+		return err
+	}
+	support := t.TaskSupport()
+	declared := s.ServerCapabilities().Tasks.SupportsToolCall()
+	switch {
+	case asTask && !declared:
+		return &TaskSupportError{Tool: name, Support: support, AsTask: true, ServerDeclines: true}
+	case asTask && support == mcp.TaskSupportForbidden:
+		return &TaskSupportError{Tool: name, Support: support, AsTask: true}
+	case !asTask && declared && support == mcp.TaskSupportRequired:
+		return &TaskSupportError{Tool: name, Support: support}
+	}
+	return nil
+}
+
+// TaskEventKind says what a [TaskEvent] reports.
+type TaskEventKind string
+
+const (
+	TaskCreated  TaskEventKind = "created"
+	TaskStatus   TaskEventKind = "status"
+	TaskProgress TaskEventKind = "progress"
+	// TaskInput is a server request linked to the task, waiting in the pending queue.
+	TaskInput TaskEventKind = "input"
+	// TaskResult carries the exact result tasks/result returned.
+	TaskResult TaskEventKind = "result"
+	// TaskError carries the exact JSON-RPC error tasks/result returned, or why the
+	// outcome could not be fetched.
+	TaskError TaskEventKind = "error"
+	// TaskGone says the server no longer knows the task (expired, restarted).
+	TaskGone TaskEventKind = "gone"
+)
+
+// TaskEvent is one step in the life of a task the client follows. State is the task as
+// last known.
+type TaskEvent struct {
+	At
+	Kind     TaskEventKind
+	Task     *Task
+	State    mcp.Task
+	Progress *mcp.ProgressNotificationParams
+	Request  *Request
+	Result   *mcp.CallToolResult
+	Err      error
+}
+
+// ErrTaskGone is the error of a task the server no longer knows.
+var ErrTaskGone = errors.New("the task expired or is unknown to the server")
+
+// Task is a tool task the session follows. Its methods are safe for concurrent use.
+type Task struct {
+	s        *Session
+	Tool     string
+	Started  time.Time
+	progress any // the call's progress token, if any
+
+	mu        sync.Mutex
+	state     mcp.Task
+	known     bool // the server's id is known
+	notified  bool // the server has sent a status notification for it
+	polls     int
+	resulting bool // a tasks/result call is in flight
+	ended     bool // outcome delivered (or gone)
+	result    *mcp.CallToolResult
+	err       error
+	cancelReq bool // cancel asked before the id was known
+	wake      chan struct{}
+	done      chan struct{}
+	sub       hub
+}
+
+// ID is the server's task id ("" until the server has answered the call).
+func (t *Task) ID() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.state.TaskID
+}
+
+// State is the task as last reported by the server.
+func (t *Task) State() mcp.Task {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.state
+}
+
+// Polls is how many tasks/get requests the client has sent for the task.
+func (t *Task) Polls() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.polls
+}
+
+// Done is closed once the outcome is known (or the task is gone).
+func (t *Task) Done() <-chan struct{} { return t.done }
+
+// Outcome returns the result or the error once [Task.Done] is closed.
+func (t *Task) Outcome() (*mcp.CallToolResult, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.result, t.err
+}
+
+// Wait blocks until the outcome is known and returns it.
+func (t *Task) Wait(ctx context.Context) (*mcp.CallToolResult, error) {
+	select {
+	case <-t.done:
+		return t.Outcome()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Events ranges over the task's events from now on until its outcome is known or ctx
+// ends. Subscribe before anything can happen with [Session.StartToolTask]'s result, or
+// use [Session.CallToolTask], which yields every event from creation.
+func (t *Task) Events(ctx context.Context) iter.Seq[TaskEvent] {
+	sub := t.sub.subscribe()
+	return func(yield func(TaskEvent) bool) {
+		defer sub.Close()
+		for e := range sub.All(ctx) {
+			if !yield(*e.(*TaskEvent)) {
+				return
+			}
+		}
+	}
+}
+
+// Cancel asks the server to cancel the task. Asked before the server has given the id,
+// it is sent as soon as the id arrives.
+func (t *Task) Cancel(ctx context.Context) (mcp.Task, error) {
+	t.mu.Lock()
+	if !t.known {
+		t.cancelReq = true
+		t.mu.Unlock()
+		return mcp.Task{}, nil
+	}
+	id := t.state.TaskID
+	t.mu.Unlock()
+	st, err := t.s.CancelTask(ctx, id)
+	if err == nil {
+		t.observe(st, false)
+	}
+	return st, err
+}
+
+// CallToolTask calls a tool as a task and yields its events, from creation to the
+// outcome: the last event is a TaskResult, TaskError or TaskGone. An error starting the
+// call is yielded as a TaskError event with no task.
+func (s *Session) CallToolTask(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions) iter.Seq[TaskEvent] {
+	return func(yield func(TaskEvent) bool) {
+		t, sub, err := s.startToolTask(ctx, p, opts)
+		if err != nil {
+			yield(TaskEvent{At: At{s.now()}, Kind: TaskError, Err: err})
+			return
+		}
+		defer sub.Close()
+		for e := range sub.All(ctx) {
+			if !yield(*e.(*TaskEvent)) {
+				return
+			}
+		}
+		_ = t
+	}
+}
+
+// StartToolTask calls a tool as a task and returns once the server has created it (or,
+// from a server that ignored the task, answered at once). The session then follows it
+// until its outcome is known.
+func (s *Session) StartToolTask(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions) (*Task, error) {
+	t, sub, err := s.startToolTask(ctx, p, opts)
+	if sub != nil {
+		sub.Close()
+	}
+	return t, err
+}
+
+func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions) (*Task, *Subscription, error) {
+	if opts == nil {
+		opts = &CallOptions{}
+	}
+	if !opts.SendAnyway {
+		if err := s.checkTaskSupport(ctx, p.Name, true); err != nil {
+			return nil, nil, err
+		}
+	}
+	cp := *p
+	cp.Meta = p.Meta.Clone()
+	cp.Task = &mcp.TaskMetadata{}
+	if opts.TTL > 0 {
+		ms := opts.TTL.Milliseconds()
+		cp.Task.TTL = &ms
+	}
+	t := &Task{s: s, Tool: p.Name, Started: s.now(), wake: make(chan struct{}, 1), done: make(chan struct{})}
+	if tok, ok := cp.Meta.ProgressToken(); ok {
+		t.progress = tok
+	} else if opts.Progress {
+		tok := s.NewProgressToken()
+		cp.Meta.SetProgressToken(tok)
+		t.progress = tok
+	}
+	if t.progress != nil {
+		s.tasks.byToken(t.progress, t)
+	}
+	sub := t.sub.subscribe()
+
+	var raw json.RawMessage
+	err := s.conn.Call(ctx, mcp.MethodToolsCall, &cp, &raw)
+	if err != nil {
+		s.tasks.forgetToken(t.progress)
+		sub.Close()
+		return nil, nil, fmt.Errorf("%s: %w", mcp.MethodToolsCall, err)
+	}
+	if !mcp.IsCreateTaskResult(raw) {
+		// The server ran the call plainly (it may ignore params.task): that is the outcome.
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(raw, &res); err != nil {
+			sub.Close()
+			return nil, nil, fmt.Errorf("%s: decoding the result: %w", mcp.MethodToolsCall, err)
+		}
+		s.log.Info("the server answered a task call with a plain result", "tool", p.Name)
+		t.finish(&res, nil, s.now())
+		return t, sub, nil
+	}
+	var created mcp.CreateTaskResult
+	if err := json.Unmarshal(raw, &created); err != nil {
+		sub.Close()
+		return nil, nil, fmt.Errorf("%s: decoding CreateTaskResult: %w", mcp.MethodToolsCall, err)
+	}
+	t.mu.Lock()
+	t.state = created.Task
+	t.known = true
+	cancelNow := t.cancelReq
+	t.mu.Unlock()
+	early := s.tasks.add(t)
+	t.emit(TaskEvent{Kind: TaskCreated})
+	s.log.Info("task created", "task", created.Task.TaskID, "tool", p.Name, "status", created.Task.Status)
+	// A status notification may have overtaken the CreateTaskResult.
+	for _, st := range early {
+		t.observe(st, true)
+	}
+	go t.follow()
+	if cancelNow {
+		go func() { _, _ = t.Cancel(context.WithoutCancel(ctx)) }()
+	}
+	if created.Task.Status == mcp.TaskStatusInputRequired || created.Task.Status.IsTerminal() {
+		t.kick()
+	}
+	return t, sub, nil
+}
+
+func (t *Task) emit(e TaskEvent) {
+	e.At = At{t.s.now()}
+	e.Task = t
+	e.State = t.State()
+	t.sub.publish(&e)
+	t.s.events.publish(&e)
+}
+
+func (t *Task) kick() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// observe takes a new state from tasks/get, tasks/cancel or a notification.
+func (t *Task) observe(st mcp.Task, fromNotification bool) {
+	t.mu.Lock()
+	if fromNotification {
+		t.notified = true
+	}
+	old := t.state
+	switch {
+	case old.Status.IsTerminal() && st.Status != old.Status:
+		t.mu.Unlock()
+		t.s.log.Warn("server bug: a terminal task changed status; ignored", "task", old.TaskID, "from", old.Status, "to", st.Status)
+		return
+	case st.Status == old.Status && st.StatusMessage == old.StatusMessage && st.LastUpdatedAt == old.LastUpdatedAt:
+		t.mu.Unlock()
+		return
+	}
+	t.state = st
+	t.mu.Unlock()
+	t.emit(TaskEvent{Kind: TaskStatus})
+	if st.Status == mcp.TaskStatusInputRequired || st.Status.IsTerminal() {
+		t.kick()
+	}
+}
+
+// follow polls the task until its outcome is known. It runs on the session's context.
+func (t *Task) follow() {
+	s := t.s
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-s.conn.Done():
+			cancel()
+		case <-t.done:
+		}
+	}()
+	backoff := s.client.opts.PollFloor
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	<-timer.C
+	for {
+		st := t.State()
+		switch {
+		case st.Status == mcp.TaskStatusCancelled:
+			t.finish(nil, fmt.Errorf("task %s was cancelled", st.TaskID), s.now())
+			return
+		case st.Status == mcp.TaskStatusInputRequired || st.Status.IsTerminal():
+			t.fetchResult(ctx)
+		}
+		wait := t.nextPoll(&backoff)
+		timer.Reset(wait)
+		select {
+		case <-t.done:
+			return
+		case <-ctx.Done():
+			t.finish(nil, fmt.Errorf("following task %s: %w", st.TaskID, s.conn.Err()), s.now())
+			return
+		case <-t.wake:
+			if !timer.Stop() {
+				<-timer.C
+			}
+			continue
+		case <-timer.C:
+		}
+		t.mu.Lock()
+		t.polls++
+		t.mu.Unlock()
+		got, err := s.GetTask(ctx, st.TaskID)
+		switch {
+		case errors.Is(err, jsonrpc.ErrInvalidParams):
+			t.gone()
+			return
+		case err != nil:
+			if ctx.Err() != nil {
+				continue
+			}
+			s.log.Warn("tasks/get failed; retrying", "task", st.TaskID, "error", err)
+			continue
+		}
+		t.observe(got, false)
+	}
+}
+
+// nextPoll is max(the server's pollInterval, the local floor), or a growing backoff with
+// jitter when the server suggests none. Once the server has shown it sends status
+// notifications, polls thin out to NotifiedPollInterval, but never stop.
+func (t *Task) nextPoll(backoff *time.Duration) time.Duration {
+	o := t.s.client.opts
+	t.mu.Lock()
+	st, notified := t.state, t.notified
+	t.mu.Unlock()
+	var d time.Duration
+	if st.PollInterval != nil && *st.PollInterval > 0 {
+		d = max(time.Duration(*st.PollInterval)*time.Millisecond, o.PollFloor)
+	} else {
+		d = *backoff
+		*backoff = min(*backoff*2, o.PollCeiling)
+		d += time.Duration(rand.Int64N(int64(d)/5 + 1)) // up to 20% jitter spreads polls of many tasks
+	}
+	if notified {
+		d = max(d, o.NotifiedPollInterval)
+	}
+	return d
+}
+
+// fetchResult starts the tasks/result call unless one is in flight.
+func (t *Task) fetchResult(ctx context.Context) {
+	t.mu.Lock()
+	if t.resulting || t.ended {
+		t.mu.Unlock()
+		return
+	}
+	t.resulting = true
+	id := t.state.TaskID
+	t.mu.Unlock()
+	go func() {
+		var raw json.RawMessage
+		err := t.s.conn.Call(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, &raw)
+		t.mu.Lock()
+		t.resulting = false
+		t.mu.Unlock()
+		var rpcErr *jsonrpc.Error
+		switch {
+		case err == nil:
+			var res mcp.CallToolResult
+			if derr := json.Unmarshal(raw, &res); derr != nil {
+				t.finish(nil, fmt.Errorf("tasks/result: decoding the result: %w", derr), t.s.now())
+				return
+			}
+			t.finish(&res, nil, t.s.now())
+		case ctx.Err() != nil:
+		case errors.As(err, &rpcErr) && t.State().Status == mcp.TaskStatusCancelled:
+			t.finish(nil, fmt.Errorf("task %s was cancelled", id), t.s.now())
+		case errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeInvalidParams && !t.State().Status.IsTerminal():
+			t.gone()
+		default:
+			t.finish(nil, err, t.s.now())
+		}
+	}()
+}
+
+func (t *Task) gone() {
+	t.mu.Lock()
+	if t.ended {
+		t.mu.Unlock()
+		return
+	}
+	t.ended = true
+	t.err = fmt.Errorf("task %s: %w", t.state.TaskID, ErrTaskGone)
+	t.mu.Unlock()
+	t.s.log.Info("task gone", "task", t.ID())
+	t.emit(TaskEvent{Kind: TaskGone, Err: t.err})
+	t.close()
+}
+
+func (t *Task) finish(res *mcp.CallToolResult, err error, now time.Time) {
+	t.mu.Lock()
+	if t.ended {
+		t.mu.Unlock()
+		return
+	}
+	t.ended = true
+	t.result, t.err = res, err
+	t.mu.Unlock()
+	if err != nil {
+		t.emit(TaskEvent{Kind: TaskError, Err: err})
+	} else {
+		t.emit(TaskEvent{Kind: TaskResult, Result: res})
+	}
+	t.s.log.Info("task ended", "task", t.ID(), "status", t.State().Status, "error", err)
+	t.close()
+}
+
+func (t *Task) close() {
+	close(t.done)
+	t.s.tasks.forgetToken(t.progress)
+	t.sub.close(&TaskEvent{At: At{t.s.now()}, Kind: "closed", Task: t})
+}
+
+// GetTask asks the server for a task's state.
+func (s *Session) GetTask(ctx context.Context, id string) (mcp.Task, error) {
+	var r mcp.GetTaskResult
+	if err := s.call(ctx, mcp.MethodTasksGet, &mcp.GetTaskParams{TaskID: id}, &r); err != nil {
+		return mcp.Task{}, err
+	}
+	return r.Task, nil
+}
+
+// TaskResult waits for a task's outcome: the exact result, or the exact JSON-RPC error.
+func (s *Session) TaskResult(ctx context.Context, id string) (*mcp.CallToolResult, error) {
+	var r mcp.CallToolResult
+	if err := s.conn.Call(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// CancelTask asks the server to cancel a task.
+func (s *Session) CancelTask(ctx context.Context, id string) (mcp.Task, error) {
+	var r mcp.CancelTaskResult
+	if err := s.call(ctx, mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, &r); err != nil {
+		return mcp.Task{}, err
+	}
+	return r.Task, nil
+}
+
+// ListTasks returns one page of the server's tasks for this client.
+func (s *Session) ListTasks(ctx context.Context, cursor string) (*mcp.ListTasksResult, error) {
+	var r mcp.ListTasksResult
+	if err := s.call(ctx, mcp.MethodTasksList, &mcp.ListTasksParams{Cursor: cursor}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// ServerTasks ranges over every task the server lists for this client: after a
+// reconnect, this is how the tasks it still has are found again.
+func (s *Session) ServerTasks(ctx context.Context) iter.Seq2[mcp.Task, error] {
+	return paginate(ctx, func(ctx context.Context, cursor string) ([]mcp.Task, string, error) {
+		r, err := s.ListTasks(ctx, cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		return r.Tasks, r.NextCursor, nil
+	})
+}
+
+// Tasks returns every task the session follows or has followed, oldest first.
+func (s *Session) Tasks() []*Task { return s.tasks.all() }
+
+// taskRegistry indexes the session's tasks by id and by progress token, and keeps status
+// notifications that arrive before the task's CreateTaskResult.
+type taskRegistry struct {
+	mu     sync.Mutex
+	byID   map[string]*Task
+	order  []*Task
+	tokens map[any]*Task
+	early  map[string][]mcp.Task
+}
+
+const maxEarly = 256
+
+func (r *taskRegistry) init() {
+	r.byID = map[string]*Task{}
+	r.tokens = map[any]*Task{}
+	r.early = map[string][]mcp.Task{}
+}
+
+func (r *taskRegistry) add(t *Task) []mcp.Task {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id := t.state.TaskID
+	r.byID[id] = t
+	r.order = append(r.order, t)
+	early := r.early[id]
+	delete(r.early, id)
+	return early
+}
+
+func (r *taskRegistry) byToken(tok any, t *Task) {
+	r.mu.Lock()
+	r.tokens[tok] = t
+	r.mu.Unlock()
+}
+
+func (r *taskRegistry) forgetToken(tok any) {
+	if tok == nil {
+		return
+	}
+	r.mu.Lock()
+	delete(r.tokens, tok)
+	r.mu.Unlock()
+}
+
+func (r *taskRegistry) get(id string) *Task {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.byID[id]
+}
+
+func (r *taskRegistry) forToken(tok any) *Task {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tokens[tok]
+}
+
+func (r *taskRegistry) all() []*Task {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*Task(nil), r.order...)
+}
+
+// statusNotification routes notifications/tasks/status to its task, or keeps it for a
+// task whose CreateTaskResult has not arrived yet.
+func (s *Session) statusNotification(st mcp.Task) {
+	if t := s.tasks.get(st.TaskID); t != nil {
+		t.observe(st, true)
+		return
+	}
+	s.tasks.mu.Lock()
+	defer s.tasks.mu.Unlock()
+	if len(s.tasks.early) < maxEarly {
+		s.tasks.early[st.TaskID] = append(s.tasks.early[st.TaskID], st)
+	}
+}
