@@ -93,6 +93,11 @@ type Options struct {
 	Capabilities *mcp.ServerCapabilities
 	// Tasks, when set, turns on tool tasks with these engine options.
 	Tasks *tasks.Options
+	// AdoptOrphanTasks lets a session reach, by id, a task whose session has ended; the
+	// task then belongs to it. Task ids carry 128 random bits, so only a client that was
+	// told an id can name it. Leave it off where an authorization context should bind
+	// tasks instead.
+	AdoptOrphanTasks bool
 }
 
 // MethodHandler handles one method for a session.

@@ -139,8 +139,26 @@ func (s *Session) runTool(ctx context.Context, t *tool, p *mcp.CallToolParams) (
 	return res, err
 }
 
+// adopt takes over an orphaned task named by id, when the server allows it.
+func (s *Session) adopt(id string) {
+	if !s.server.opts.AdoptOrphanTasks || id == "" {
+		return
+	}
+	s.server.tasks.Adopt(id, s.owner, func(owner string) bool {
+		s.server.mu.RLock()
+		defer s.server.mu.RUnlock()
+		_, live := s.server.owners[owner]
+		return !live
+	})
+}
+
 func (s *Session) handleTasks(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	m := s.server.tasks
+	var target struct {
+		TaskID string `json:"taskId"`
+	}
+	_ = json.Unmarshal(req.Params, &target)
+	s.adopt(target.TaskID)
 	switch req.Method {
 	case mcp.MethodTasksGet:
 		var p mcp.GetTaskParams

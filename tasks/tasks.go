@@ -458,6 +458,43 @@ func (m *Manager) List(owner, cursor string) ([]mcp.Task, string, error) {
 	return out, next, nil
 }
 
+// Adopt moves the task id to newOwner if its current owner passes may, and reports
+// whether the task now belongs to newOwner. A server uses it to let a client that lost its
+// session (a CLI that exited, a dropped connection) reach its tasks again by id.
+func (m *Manager) Adopt(id, newOwner string, may func(owner string) bool) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.tasks[id]
+	if !ok || t.gone {
+		return false
+	}
+	if t.owner == newOwner {
+		return true
+	}
+	if !may(t.owner) {
+		return false
+	}
+	old := m.owners[t.owner]
+	delete(old.tasks, id)
+	if !t.state.Status.IsTerminal() {
+		old.active--
+	}
+	if len(old.tasks) == 0 {
+		delete(m.owners, t.owner)
+	}
+	set := m.owners[newOwner]
+	if set == nil {
+		set = &ownerSet{tasks: map[string]*task{}}
+		m.owners[newOwner] = set
+	}
+	set.tasks[id] = t
+	if !t.state.Status.IsTerminal() {
+		set.active++
+	}
+	t.owner = newOwner
+	return true
+}
+
 // PollInterval is the interval the manager suggests to requestors.
 func (m *Manager) PollInterval() time.Duration { return m.opts.PollInterval }
 

@@ -352,3 +352,38 @@ func TestDropOwnerAndClose(t *testing.T) {
 		}
 	})
 }
+
+func TestAdoptMovesOnlyPermittedTasks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{MaxActive: 1})
+		defer m.Close()
+		release := make(chan struct{})
+		defer close(release)
+		task, _ := m.Create("old", nil, block(release, Outcome{}))
+		if m.Adopt(task.TaskID, "new", func(string) bool { return false }) {
+			t.Fatal("adopted although the owner may not give it up")
+		}
+		if _, err := m.Get("new", task.TaskID); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("visible to another owner before adoption: %v", err)
+		}
+		if !m.Adopt(task.TaskID, "new", func(owner string) bool { return owner == "old" }) {
+			t.Fatal("adoption refused")
+		}
+		if _, err := m.Get("new", task.TaskID); err != nil {
+			t.Errorf("after adoption: %v", err)
+		}
+		if _, err := m.Get("old", task.TaskID); !errors.Is(err, ErrNotFound) {
+			t.Errorf("the old owner still sees it: %v", err)
+		}
+		// The running task now counts against the new owner's limit, not the old one's.
+		if _, err := m.Create("old", nil, block(release, Outcome{})); err != nil {
+			t.Errorf("old owner still limited: %v", err)
+		}
+		if _, err := m.Create("new", nil, block(release, Outcome{})); !errors.Is(err, ErrTooMany) {
+			t.Errorf("new owner not limited: %v", err)
+		}
+		if m.Adopt("nope", "new", func(string) bool { return true }) {
+			t.Error("adopted an unknown id")
+		}
+	})
+}
