@@ -275,7 +275,7 @@ func (s *Server) broadcast(method string) {
 // Connect serves one connection and returns its session at once; the session ends when
 // the connection does.
 func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session {
-	ss := &Session{server: s, subscriptions: map[string]bool{}, owner: newOwnerKey()}
+	ss := &Session{server: s, subscriptions: map[string]bool{}, owner: newOwnerKey(), transport: conn}
 	// The connection starts reading at once; handlers wait until ss.conn is set.
 	ready := make(chan struct{})
 	handler := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {

@@ -16,8 +16,9 @@ var ErrNotHandled = errors.New("server: not handled")
 
 // Session is one client connected to a [Server].
 type Session struct {
-	server *Server
-	conn   *jsonrpc.Conn
+	server    *Server
+	conn      *jsonrpc.Conn
+	transport jsonrpc.Connection
 
 	mu            sync.Mutex
 	init          *mcp.InitializeParams
@@ -35,6 +36,10 @@ func (s *Session) Close() error { return s.conn.Close() }
 
 // Conn returns the session's JSON-RPC connection, for extensions such as the task engine.
 func (s *Session) Conn() *jsonrpc.Conn { return s.conn }
+
+// Connection returns the transport connection the session runs on, for transport-level
+// controls such as closing an SSE stream to test resumption.
+func (s *Session) Connection() jsonrpc.Connection { return s.transport }
 
 // Server returns the server the session belongs to.
 func (s *Session) Server() *Server { return s.server }
