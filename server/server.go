@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -106,6 +107,13 @@ type MethodHandler func(ctx context.Context, s *Session, req *jsonrpc.Request) (
 type tool struct {
 	def     *mcp.Tool
 	handler ToolHandler
+	opts    ToolOptions
+}
+
+// ToolOptions tunes how a tool runs.
+type ToolOptions struct {
+	// MaxTaskTTL caps the lifetime of this tool's tasks below the server's cap.
+	MaxTaskTTL time.Duration
 }
 
 type prompt struct {
@@ -179,11 +187,20 @@ func New(impl mcp.Implementation, opts *Options) *Server {
 
 // AddTool registers a tool, replacing one of the same name, and tells connected clients.
 func (s *Server) AddTool(t *mcp.Tool, h ToolHandler) {
+	s.AddToolWith(t, h, nil)
+}
+
+// AddToolWith registers a tool with options.
+func (s *Server) AddToolWith(t *mcp.Tool, h ToolHandler, opts *ToolOptions) {
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
+	tl := &tool{def: t, handler: h}
+	if opts != nil {
+		tl.opts = *opts
+	}
 	s.mu.Lock()
-	s.tools[t.Name] = &tool{def: t, handler: h}
+	s.tools[t.Name] = tl
 	s.mu.Unlock()
 	s.broadcast(mcp.NotificationToolsListChanged)
 }

@@ -103,7 +103,14 @@ func checkTaskSupport(def *mcp.Tool, p *mcp.CallToolParams) error {
 // startToolTask runs a tool as a task and returns the CreateTaskResult at once. The work
 // runs on the task engine's context, not on the request's.
 func (s *Session) startToolTask(t *tool, p *mcp.CallToolParams) (any, error) {
-	task, err := s.server.tasks.Create(s.owner, p.Task, func(ctx context.Context, h *tasks.Handle) tasks.Outcome {
+	requested := p.Task
+	if max := t.opts.MaxTaskTTL; max > 0 {
+		ms := max.Milliseconds()
+		if requested.TTL == nil || *requested.TTL > ms {
+			requested = &mcp.TaskMetadata{TTL: &ms}
+		}
+	}
+	task, err := s.server.tasks.Create(s.owner, requested, func(ctx context.Context, h *tasks.Handle) tasks.Outcome {
 		ctx = context.WithValue(ctx, taskWorkKey{}, &taskWork{h: h})
 		res, err := s.runTool(ctx, t, p)
 		if err != nil {
