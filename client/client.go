@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/tasks"
 	"github.com/mcpi-dev/mcpi/transport"
 )
 
@@ -35,6 +36,9 @@ type Options struct {
 	OnRequest func(ctx context.Context, r *Request)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Receiver, when set, lets the server run sampling and elicitation as tasks on this
+	// client (receiver tasks), and declares so.
+	Receiver *ReceiverOptions
 
 	// PollFloor is the shortest interval between two tasks/get of one task (100ms); it
 	// only ever lengthens the server's pollInterval, never shortens it.
@@ -80,7 +84,7 @@ func (c *Client) capabilities() *mcp.ClientCapabilities {
 	if c.opts.Capabilities != nil {
 		return c.opts.Capabilities
 	}
-	return &mcp.ClientCapabilities{
+	caps := &mcp.ClientCapabilities{
 		Roots:       &mcp.RootsCapability{ListChanged: true},
 		Sampling:    &mcp.SamplingCapability{},
 		Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
@@ -88,6 +92,10 @@ func (c *Client) capabilities() *mcp.ClientCapabilities {
 		// them; what this client hosts as a receiver is added by the receiver options.
 		Tasks: &mcp.ClientTasksCapability{},
 	}
+	if c.opts.Receiver != nil {
+		caps.Tasks = c.receiverCapability()
+	}
+	return caps
 }
 
 // Session is one connection to a server.
@@ -106,6 +114,7 @@ type Session struct {
 	pending map[*Request]struct{}
 	tools   map[string]*mcp.Tool
 	tasks   taskRegistry
+	recv    *tasks.Manager // receiver tasks; nil when off
 }
 
 // Connect opens a connection with t and performs the initialize handshake.
@@ -123,6 +132,7 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 		tools:   map[string]*mcp.Tool{},
 	}
 	s.tasks.init()
+	s.recv = s.newReceiver()
 	s.conn = jsonrpc.NewConn(conn, jsonrpc.Options{
 		Handler: jsonrpc.HandlerFunc(s.handle),
 		Logger:  c.opts.Logger,
@@ -132,6 +142,9 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 	})
 	go func() {
 		<-s.conn.Done()
+		if s.recv != nil {
+			s.recv.Close() // receiver tasks are bound to this session
+		}
 		s.events.close(&ClosedEvent{At: At{s.now()}, Err: s.conn.Err()})
 	}()
 	version := c.opts.ProtocolVersion
@@ -436,6 +449,8 @@ func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		return &mcp.ListRootsResult{Roots: roots}, nil
 	case mcp.MethodSamplingCreateMessage, mcp.MethodElicitationCreate:
 		return s.queue(ctx, req)
+	case mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksList, mcp.MethodTasksCancel:
+		return s.handleReceiverTasks(ctx, req)
 	case mcp.NotificationMessage:
 		var p mcp.LoggingMessageNotificationParams
 		if json.Unmarshal(req.Params, &p) == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -21,7 +22,10 @@ type Request struct {
 	Elicitation *mcp.ElicitParams
 	// RelatedTask is the task the request belongs to (side-channel input), if any.
 	RelatedTask string
-	Received    time.Time
+	// Task is the id of the receiver task this request runs as, when the server asked
+	// for it to run as a task; the server polls it while the user answers.
+	Task     string
+	Received time.Time
 
 	ctx    context.Context
 	once   sync.Once
@@ -96,38 +100,54 @@ func (s *Session) PendingRequests() []*Request {
 }
 
 func sortByReceived(rs []*Request) {
-	for i := 1; i < len(rs); i++ {
-		for j := i; j > 0 && rs[j].Received.Before(rs[j-1].Received); j-- {
-			rs[j], rs[j-1] = rs[j-1], rs[j]
-		}
-	}
+	slices.SortStableFunc(rs, func(a, b *Request) int { return a.Received.Compare(b.Received) })
 }
 
-func (s *Session) queue(ctx context.Context, req *jsonrpc.Request) (any, error) {
+// parseRequest reads a sampling or elicitation request from the server.
+func (s *Session) parseRequest(ctx context.Context, req *jsonrpc.Request) (*Request, *mcp.TaskMetadata, error) {
 	r := &Request{ID: req.ID, Method: req.Method, Received: s.now(), ctx: ctx, done: make(chan struct{})}
 	var meta mcp.Meta
+	var task *mcp.TaskMetadata
 	switch req.Method {
 	case mcp.MethodSamplingCreateMessage:
 		if s.client.capabilities().Sampling == nil {
-			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "this client does not support sampling")
+			return nil, nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "this client does not support sampling")
 		}
 		r.Sampling = new(mcp.CreateMessageParams)
 		if err := json.Unmarshal(req.Params, r.Sampling); err != nil {
-			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid sampling request: %v", err)
+			return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid sampling request: %v", err)
 		}
-		meta = r.Sampling.Meta
+		meta, task = r.Sampling.Meta, r.Sampling.Task
 	case mcp.MethodElicitationCreate:
 		if s.client.capabilities().Elicitation == nil {
-			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "this client does not support elicitation")
+			return nil, nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "this client does not support elicitation")
 		}
 		r.Elicitation = new(mcp.ElicitParams)
 		if err := json.Unmarshal(req.Params, r.Elicitation); err != nil {
-			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid elicitation request: %v", err)
+			return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid elicitation request: %v", err)
 		}
-		meta = r.Elicitation.Meta
+		meta, task = r.Elicitation.Meta, r.Elicitation.Task
 	}
 	r.RelatedTask, _ = meta.RelatedTask()
+	return r, task, nil
+}
 
+// queue answers a server request: at once with a CreateTaskResult when the server asked
+// for a task and this client hosts them, otherwise when the user has answered.
+func (s *Session) queue(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	r, task, err := s.parseRequest(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	// A task asked of a client that did not declare it is ignored, as the spec requires.
+	if task != nil && s.recv != nil && s.receives(req.Method) {
+		return s.startReceiverTask(r, task)
+	}
+	return s.await(r)
+}
+
+// await puts r in the pending queue until it is answered or withdrawn (r.ctx ends).
+func (s *Session) await(r *Request) (any, error) {
 	s.mu.Lock()
 	s.pending[r] = struct{}{}
 	s.mu.Unlock()
@@ -136,12 +156,12 @@ func (s *Session) queue(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		t.emit(TaskEvent{Kind: TaskInput, Request: r})
 	}
 	if h := s.client.opts.OnRequest; h != nil {
-		go h(ctx, r)
+		go h(r.ctx, r)
 	}
 
 	select {
 	case <-r.done:
-	case <-ctx.Done():
+	case <-r.ctx.Done():
 		_ = r.settle(nil, errNoAnswer)
 	}
 	s.mu.Lock()

@@ -1,0 +1,145 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/tasks"
+)
+
+// Receiver tasks: the server asks the client to run sampling/createMessage or
+// elicitation/create as a task. The client answers at once with a CreateTaskResult, puts
+// the request in the same pending queue as a plain one, and serves the server's
+// tasks/get, tasks/result, tasks/list and tasks/cancel through the shared task engine.
+
+// ReceiverOptions turns receiver tasks on. Zero values take the engine's defaults.
+type ReceiverOptions struct {
+	// DefaultTTL is the lifetime of a task the server asks for without a ttl.
+	DefaultTTL time.Duration
+	// TTL, when set, computes that lifetime per request instead of DefaultTTL.
+	TTL func(r *Request) time.Duration
+	// MaxTTL caps the lifetime a server may ask for.
+	MaxTTL time.Duration
+	// MaxActive caps the tasks waiting at once; more are refused.
+	MaxActive int
+	// PollInterval is suggested to the server.
+	PollInterval time.Duration
+	// PageSize bounds a tasks/list page.
+	PageSize int
+}
+
+// receiverOwner is the single owner of a session's receiver tasks: the engine is per
+// session, so the session binds them.
+const receiverOwner = "server"
+
+func (c *Client) receiverCapability() *mcp.ClientTasksCapability {
+	return &mcp.ClientTasksCapability{
+		List:   &struct{}{},
+		Cancel: &struct{}{},
+		Requests: &mcp.ClientTaskRequests{
+			Sampling:    &mcp.TaskSamplingRequests{CreateMessage: &struct{}{}},
+			Elicitation: &mcp.TaskElicitationRequests{Create: &struct{}{}},
+		},
+	}
+}
+
+// newReceiver makes the session's task engine, or nil when receiver tasks are off.
+func (s *Session) newReceiver() *tasks.Manager {
+	o := s.client.opts.Receiver
+	if o == nil {
+		return nil
+	}
+	return tasks.New(tasks.Options{
+		DefaultTTL:   o.DefaultTTL,
+		MaxTTL:       o.MaxTTL,
+		MaxActive:    o.MaxActive,
+		PollInterval: o.PollInterval,
+		PageSize:     o.PageSize,
+		Now:          s.now,
+		Logger:       s.log,
+		OnChange: func(_ string, t mcp.Task) {
+			_ = s.conn.Notify(context.Background(), mcp.NotificationTasksStatus, &mcp.TaskStatusNotificationParams{Task: t})
+		},
+	})
+}
+
+// receives reports whether this client declared task support for method.
+func (s *Session) receives(method string) bool {
+	return s.client.capabilities().Tasks.SupportsRequest(method)
+}
+
+func (s *Session) startReceiverTask(r *Request, requested *mcp.TaskMetadata) (any, error) {
+	if (requested == nil || requested.TTL == nil) && s.client.opts.Receiver.TTL != nil {
+		ms := s.client.opts.Receiver.TTL(r).Milliseconds()
+		requested = &mcp.TaskMetadata{TTL: &ms}
+	}
+	t, err := s.recv.Create(receiverOwner, requested, func(ctx context.Context, h *tasks.Handle) tasks.Outcome {
+		r.ctx = ctx // the request now lives as long as the task, not the request that made it
+		r.Task = h.ID()
+		res, err := s.await(r)
+		if err != nil {
+			if err == errNoAnswer {
+				return tasks.Outcome{Error: jsonrpc.NewError(jsonrpc.CodeInternalError, "the request was withdrawn before the user answered")}
+			}
+			return tasks.Outcome{Error: jsonrpc.AsError(err)}
+		}
+		raw, err := json.Marshal(res)
+		if err != nil {
+			return tasks.Outcome{Error: jsonrpc.Errorf(jsonrpc.CodeInternalError, "encoding the answer: %v", err)}
+		}
+		return tasks.Outcome{Result: raw}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CreateTaskResult{Task: t}, nil
+}
+
+// handleReceiverTasks serves the server's tasks/* requests about the client's tasks.
+func (s *Session) handleReceiverTasks(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	if s.recv == nil {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "this client hosts no tasks (%s)", req.Method)
+	}
+	var p struct {
+		TaskID string `json:"taskId"`
+		Cursor string `json:"cursor"`
+	}
+	if len(req.Params) > 0 {
+		if err := json.Unmarshal(req.Params, &p); err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params for %s: %v", req.Method, err)
+		}
+	}
+	m := s.recv
+	switch req.Method {
+	case mcp.MethodTasksGet:
+		t, err := m.Get(receiverOwner, p.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.GetTaskResult{Task: t}, nil
+	case mcp.MethodTasksResult:
+		out, err := m.Result(ctx, receiverOwner, p.TaskID, req.ID)
+		if err != nil {
+			return nil, err
+		}
+		if out.Error != nil {
+			return nil, out.Error
+		}
+		return tasks.WithRelatedTaskMeta(out.Result, p.TaskID)
+	case mcp.MethodTasksList:
+		list, next, err := m.List(receiverOwner, p.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.ListTasksResult{Tasks: list, NextCursor: next}, nil
+	default: // tasks/cancel
+		t, err := m.Cancel(receiverOwner, p.TaskID, "")
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CancelTaskResult{Task: t}, nil
+	}
+}
