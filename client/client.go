@@ -115,6 +115,7 @@ type Session struct {
 	tools   map[string]*mcp.Tool
 	tasks   taskRegistry
 	recv    *tasks.Manager // receiver tasks; nil when off
+	ended   chan struct{}  // closed once everything bound to the session is freed
 }
 
 // Connect opens a connection with t and performs the initialize handshake.
@@ -130,6 +131,7 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 		roots:   c.opts.Roots,
 		pending: map[*Request]struct{}{},
 		tools:   map[string]*mcp.Tool{},
+		ended:   make(chan struct{}),
 	}
 	s.tasks.init()
 	s.recv = s.newReceiver()
@@ -146,6 +148,7 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 			s.recv.Close() // receiver tasks are bound to this session
 		}
 		s.events.close(&ClosedEvent{At: At{s.now()}, Err: s.conn.Err()})
+		close(s.ended)
 	}()
 	version := c.opts.ProtocolVersion
 	if version == "" {
@@ -182,14 +185,19 @@ func (s *Session) ServerCapabilities() *mcp.ServerCapabilities { return &s.initR
 // Subscribe returns a subscription to the session's events from now on.
 func (s *Session) Subscribe() *Subscription { return s.events.subscribe() }
 
-// Done is closed when the session has ended; Err then says why.
-func (s *Session) Done() <-chan struct{} { return s.conn.Done() }
+// Done is closed when the session has ended and what was bound to it is freed; Err then
+// says why.
+func (s *Session) Done() <-chan struct{} { return s.ended }
 
 // Err is why the session ended, or nil while it is open.
 func (s *Session) Err() error { return s.conn.Err() }
 
-// Close ends the session.
-func (s *Session) Close() error { return s.conn.Close() }
+// Close ends the session and waits until what was bound to it is freed.
+func (s *Session) Close() error {
+	err := s.conn.Close()
+	<-s.ended
+	return err
+}
 
 // Ping checks that the server answers.
 func (s *Session) Ping(ctx context.Context) error {

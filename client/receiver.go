@@ -98,6 +98,15 @@ func (s *Session) startReceiverTask(r *Request, requested *mcp.TaskMetadata) (an
 	return &mcp.CreateTaskResult{Task: t}, nil
 }
 
+// ReceiverTasks returns the tasks the server has asked this client to run, oldest first,
+// as long as they are kept (until their ttl, or the end of the session).
+func (s *Session) ReceiverTasks() []mcp.Task {
+	if s.recv == nil {
+		return nil
+	}
+	return s.recv.All(receiverOwner)
+}
+
 // handleReceiverTasks serves the server's tasks/* requests about the client's tasks.
 func (s *Session) handleReceiverTasks(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	if s.recv == nil {

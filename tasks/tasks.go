@@ -498,6 +498,22 @@ func (m *Manager) Adopt(id, newOwner string, may func(owner string) bool) bool {
 // PollInterval is the interval the manager suggests to requestors.
 func (m *Manager) PollInterval() time.Duration { return m.opts.PollInterval }
 
+// All returns every task of owner, oldest first.
+func (m *Manager) All(owner string) []mcp.Task {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ts := make([]*task, 0, len(m.owners[owner].all()))
+	for _, t := range m.owners[owner].all() {
+		ts = append(ts, t)
+	}
+	sortBySeq(ts)
+	out := make([]mcp.Task, len(ts))
+	for i, t := range ts {
+		out[i] = t.state
+	}
+	return out
+}
+
 // Len returns how many tasks the manager holds.
 func (m *Manager) Len() int {
 	m.mu.Lock()
