@@ -623,13 +623,17 @@ func (r *taskRegistry) all() []*Task {
 // statusNotification routes notifications/tasks/status to its task, or keeps it for a
 // task whose CreateTaskResult has not arrived yet.
 func (s *Session) statusNotification(st mcp.Task) {
-	if t := s.tasks.get(st.TaskID); t != nil {
-		t.observe(st, true)
+	// Look the task up and keep the notification under one lock: a task registered
+	// between the two would never collect it.
+	s.tasks.mu.Lock()
+	t := s.tasks.byID[st.TaskID]
+	if t == nil {
+		if len(s.tasks.early) < maxEarly {
+			s.tasks.early[st.TaskID] = append(s.tasks.early[st.TaskID], st)
+		}
+		s.tasks.mu.Unlock()
 		return
 	}
-	s.tasks.mu.Lock()
-	defer s.tasks.mu.Unlock()
-	if len(s.tasks.early) < maxEarly {
-		s.tasks.early[st.TaskID] = append(s.tasks.early[st.TaskID], st)
-	}
+	s.tasks.mu.Unlock()
+	t.observe(st, true)
 }

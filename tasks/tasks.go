@@ -115,6 +115,7 @@ type task struct {
 	state   mcp.Task
 	expires time.Time // zero: never
 	index   int       // in the expiry heap; -1 when not there
+	tindex  int       // in its owner's heap of terminal tasks; -1 when not there
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when terminal or deleted
 	gone    bool          // deleted (expired, evicted)
@@ -162,7 +163,7 @@ func (m *Manager) Create(owner string, requested *mcp.TaskMetadata, run RunFunc)
 		return mcp.Task{}, fmt.Errorf("tasks: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &task{owner: owner, cancel: cancel, done: make(chan struct{}), index: -1, waiterAdded: make(chan struct{})}
+	t := &task{owner: owner, cancel: cancel, done: make(chan struct{}), index: -1, tindex: -1, waiterAdded: make(chan struct{})}
 	t.state = mcp.Task{
 		TaskID:        id,
 		Status:        mcp.TaskStatusWorking,
@@ -323,14 +324,16 @@ func (m *Manager) update(t *task, change func(*mcp.Task) error, also func()) err
 	}
 	if t.state.Status.IsTerminal() {
 		close(t.done)
-		m.owners[t.owner].active--
+		set := m.owners[t.owner]
+		set.active--
+		heap.Push(&set.terminal, t)
 	}
-	snapshot := t.state
+	snapshot, owner := t.state, t.owner // Adopt may change t.owner once m.mu is released
 	m.notifyMu.Lock()
 	m.mu.Unlock()
 	defer m.notifyMu.Unlock()
 	if m.opts.OnChange != nil {
-		m.opts.OnChange(t.owner, snapshot)
+		m.opts.OnChange(owner, snapshot)
 	}
 	return nil
 }
@@ -478,6 +481,8 @@ func (m *Manager) Adopt(id, newOwner string, may func(owner string) bool) bool {
 	delete(old.tasks, id)
 	if !t.state.Status.IsTerminal() {
 		old.active--
+	} else if t.tindex >= 0 {
+		heap.Remove(&old.terminal, t.tindex)
 	}
 	if len(old.tasks) == 0 {
 		delete(m.owners, t.owner)
@@ -490,6 +495,8 @@ func (m *Manager) Adopt(id, newOwner string, may func(owner string) bool) bool {
 	set.tasks[id] = t
 	if !t.state.Status.IsTerminal() {
 		set.active++
+	} else {
+		heap.Push(&set.terminal, t)
 	}
 	t.owner = newOwner
 	return true
@@ -567,6 +574,8 @@ func (m *Manager) removeLocked(t *task) {
 	if !t.state.Status.IsTerminal() {
 		set.active--
 		close(t.done)
+	} else if t.tindex >= 0 {
+		heap.Remove(&set.terminal, t.tindex)
 	}
 	if len(set.tasks) == 0 {
 		delete(m.owners, t.owner)
@@ -574,12 +583,20 @@ func (m *Manager) removeLocked(t *task) {
 	if t.index >= 0 {
 		heap.Remove(&m.expiry, t.index)
 	}
+	// Maps and slices keep the memory of their largest size: once the last task is gone,
+	// start afresh so that a burst of tasks leaves nothing behind.
+	if len(m.tasks) == 0 {
+		m.tasks = map[string]*task{}
+		m.expiry = nil
+	}
 }
 
-// ownerSet is one owner's tasks and how many of them are still running.
+// ownerSet is one owner's tasks, how many of them are still running, and the terminal
+// ones by age, oldest first, for eviction.
 type ownerSet struct {
-	tasks  map[string]*task
-	active int
+	tasks    map[string]*task
+	active   int
+	terminal terminalHeap
 }
 
 // all returns the tasks; nil-safe so that unknown owners have none.
@@ -591,14 +608,8 @@ func (o *ownerSet) all() map[string]*task {
 }
 
 func (m *Manager) evictOldestTerminal(set *ownerSet) {
-	var oldest *task
-	for _, t := range set.tasks {
-		if t.state.Status.IsTerminal() && (oldest == nil || t.seq < oldest.seq) {
-			oldest = t
-		}
-	}
-	if oldest != nil {
-		m.removeLocked(oldest)
+	if len(set.terminal) > 0 {
+		m.removeLocked(set.terminal[0]) // removes it from the heap too
 	}
 }
 
@@ -694,4 +705,28 @@ func WithRelatedTaskMeta(result json.RawMessage, id string) (json.RawMessage, er
 	meta[mcp.MetaRelatedTask] = rel
 	obj["_meta"], _ = json.Marshal(meta)
 	return json.Marshal(obj)
+}
+
+// terminalHeap orders an owner's terminal tasks by creation (seq), oldest first.
+type terminalHeap []*task
+
+func (h terminalHeap) Len() int           { return len(h) }
+func (h terminalHeap) Less(i, j int) bool { return h[i].seq < h[j].seq }
+func (h terminalHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].tindex = i
+	h[j].tindex = j
+}
+func (h *terminalHeap) Push(x any) {
+	t := x.(*task)
+	t.tindex = len(*h)
+	*h = append(*h, t)
+}
+func (h *terminalHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	t.tindex = -1
+	*h = old[:len(old)-1]
+	return t
 }

@@ -159,7 +159,20 @@ type HTTPClientConn struct {
 	initID     jsonrpc.ID
 	retry      time.Duration // the latest retry any stream advertised
 	getStarted bool
+	closing    bool // set by Close before it waits for wg: no goroutine may join wg after
 	closeOnce  sync.Once
+}
+
+// track adds one goroutine to wg, unless Close has begun waiting for them (a WaitGroup
+// must not grow while Wait runs): then it reports false and the goroutine must not start.
+func (c *HTTPClientConn) track() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing {
+		return false
+	}
+	c.wg.Add(1)
+	return true
 }
 
 // SessionID returns the session id the server assigned, or "" before initialization or
@@ -290,6 +303,9 @@ func (c *HTTPClientConn) Close() error {
 				}
 			}
 		}
+		c.mu.Lock()
+		c.closing = true
+		c.mu.Unlock()
 		c.wg.Wait()
 	})
 	return nil
@@ -420,11 +436,17 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
+	case (ct == "text/event-stream" || ct == "application/json" && reqID.IsValid()) && !c.track():
+		// Closed while the request was in flight: nobody reads the answer.
+		resp.Body.Close()
+		cancel()
+		if e := c.endError(); e != nil {
+			return e
+		}
+		return io.EOF
 	case ct == "text/event-stream":
-		c.wg.Add(1)
 		go c.readRequestStream(sctx, cancel, resp.Body, reqID)
 	case ct == "application/json" && reqID.IsValid():
-		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
 			defer cancel()
@@ -635,7 +657,9 @@ func (c *HTTPClientConn) startStandalone(ctx context.Context) {
 		return
 	}
 	ready := make(chan struct{})
-	c.wg.Add(1)
+	if !c.track() {
+		return
+	}
 	go c.runStandalone(ready)
 	t := time.NewTimer(standaloneWait)
 	defer t.Stop()

@@ -90,19 +90,134 @@ func (e *ConnectError) who() string {
 }
 
 // ToolError is a tool result with isError set. The result itself was already printed.
-type ToolError struct{ Tool string }
+type ToolError struct {
+	Tool string
+	// Task is the task whose result it is, when the tool is not known (a task fetched by
+	// id from a server the local state file does not know).
+	Task string
+}
 
-func (e *ToolError) Error() string { return fmt.Sprintf("the tool %q reported an error", e.Tool) }
+func (e *ToolError) Error() string {
+	if e.Tool == "" && e.Task != "" {
+		return fmt.Sprintf("the task %q ended with a tool error", e.Task)
+	}
+	return fmt.Sprintf("the tool %q reported an error", e.Tool)
+}
 
 // NeedTerminalError says that the server asked for the user's input while mcpi could
-// not ask: it was not running on a terminal.
+// not ask: it was not running on a terminal, and no answers file answered it.
 type NeedTerminalError struct {
 	// What the server asked for: "elicitation" or "sampling".
 	What string
+	// Tool is the tool the request belongs to, if known.
+	Tool string
+	// Answers is the --answers file that had no answer for the request, if one was given.
+	Answers string
+	// Fields are the names of the elicitation form's fields, for the example answer.
+	Fields []string
 }
 
 func (e *NeedTerminalError) Error() string {
-	return fmt.Sprintf("the server asked for the user's input (%s), which mcpi can only give when it runs on a terminal; run it on a terminal", e.What)
+	key := e.Tool
+	if key == "" {
+		key = "*"
+	}
+	fields := `"field": "value"`
+	if len(e.Fields) > 0 {
+		var fs []string
+		for _, f := range e.Fields {
+			fs = append(fs, fmt.Sprintf(`%q: "..."`, f))
+		}
+		fields = strings.Join(fs, ", ")
+	}
+	example := fmt.Sprintf(`{"elicitation": {%q: {%s}}}`, key, fields)
+	if e.What == "sampling" {
+		example = fmt.Sprintf(`{"sampling": {%q: "the model's reply"}}`, key)
+	}
+	forTool := ""
+	if e.Tool != "" {
+		forTool = fmt.Sprintf(" for the tool %q", e.Tool)
+	}
+	if e.Answers != "" {
+		return fmt.Sprintf("the server asked for the user's input (%s%s), and the answers file %s has no answer for it; add one, such as %s, or run mcpi on a terminal", e.What, forTool, e.Answers, example)
+	}
+	return fmt.Sprintf("the server asked for the user's input (%s%s), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with %s", e.What, forTool, example)
+}
+
+// TaskReason says why a task gave no result.
+type TaskReason int
+
+const (
+	// TaskUnknown: the server answered -32602 for the id: no such task, or it expired.
+	TaskUnknown TaskReason = iota
+	// TaskGone: the server stopped knowing the task while mcpi followed it.
+	TaskGone
+	// TaskCancelled: the task was cancelled.
+	TaskCancelled
+	// TaskEnded: the task had already ended, so it could not be cancelled.
+	TaskEnded
+	// TaskFailed: the task ended in failed (for "tasks watch").
+	TaskFailed
+)
+
+// TaskError is a task that gave no result: unknown to the server, gone, cancelled,
+// already ended, or failed. It is the server's answer, so the exit code is 1.
+type TaskError struct {
+	ID     string
+	Reason TaskReason
+	// Status is the task's status (TaskEnded).
+	Status string
+	// Message is the task's status message (TaskFailed).
+	Message string
+	// Embedded is set when the server asked was the embedded demo server.
+	Embedded bool
+}
+
+func (e *TaskError) Error() string {
+	switch e.Reason {
+	case TaskGone:
+		return fmt.Sprintf("the server no longer knows the task %q (it expired, or the server restarted)", e.ID)
+	case TaskCancelled:
+		return fmt.Sprintf("the task %q was cancelled", e.ID)
+	case TaskEnded:
+		return fmt.Sprintf("the task %q has already ended (%s), so it cannot be cancelled", e.ID, e.Status)
+	case TaskFailed:
+		if e.Message != "" {
+			return fmt.Sprintf("the task %q failed: %s", e.ID, strings.TrimSuffix(e.Message, "."))
+		}
+		return fmt.Sprintf("the task %q failed", e.ID)
+	}
+	if e.Embedded {
+		return fmt.Sprintf("the embedded demo server has no task %q (a task of an earlier mcpi run lives on the server it ran on: name that server with --url, --stdio or --config)", e.ID)
+	}
+	return fmt.Sprintf("the server has no task %q (it may have expired)", e.ID)
+}
+
+// InterruptedTaskError is a followed task that mcpi stopped following on Ctrl-C: left
+// running on the server, or cancelled there.
+type InterruptedTaskError struct {
+	ID string
+	// Cancelled is set when the task was cancelled on the server; CancelErr when that
+	// failed.
+	Cancelled bool
+	CancelErr error
+	// Embedded is set for a task of the embedded demo server, which ends with mcpi.
+	Embedded bool
+	// Fetch is the command that fetches the result of a task left running.
+	Fetch string
+}
+
+func (e *InterruptedTaskError) Error() string {
+	switch {
+	case e.CancelErr != nil:
+		msg, _ := Describe(e.CancelErr)
+		return fmt.Sprintf("interrupted; cancelling the task %q failed: %s", e.ID, msg)
+	case e.Cancelled:
+		return fmt.Sprintf("interrupted; the task %q was cancelled on the server", e.ID)
+	case e.Embedded:
+		return fmt.Sprintf("interrupted; the task %q ends with the embedded demo server", e.ID)
+	}
+	return fmt.Sprintf("interrupted; the task %q is still running on the server: get its result with \"%s\"", e.ID, e.Fetch)
 }
 
 // Describe is the one place where errors become what the user sees: a single sentence
@@ -118,6 +233,9 @@ func Describe(err error) (sentence string, code int) {
 		tool     *ToolError
 		terminal *NeedTerminalError
 		rpc      *jsonrpc.Error
+		support  *client.TaskSupportError
+		task     *TaskError
+		intr     *InterruptedTaskError
 	)
 	switch {
 	case err == nil:
@@ -141,6 +259,15 @@ func Describe(err error) (sentence string, code int) {
 		return arg.Error(), ExitUsage
 	case errors.As(err, &terminal):
 		return terminal.Error(), ExitUsage
+	case errors.As(err, &support):
+		if support.AsTask {
+			return support.Error() + "; call it without --task", ExitUsage
+		}
+		return support.Error() + "; use --task", ExitUsage
+	case errors.As(err, &task):
+		return task.Error(), ExitMCPError
+	case errors.As(err, &intr):
+		return intr.Error(), ExitUsage
 	case errors.As(err, &tool):
 		return tool.Error(), ExitMCPError
 	case errors.Is(err, context.Canceled):

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/transport"
 )
 
@@ -27,7 +28,28 @@ func TestDescribe(t *testing.T) {
 		{&client.ArgumentError{Field: "b", Problem: "is required"}, `argument "b" is required`, 2},
 		{&ToolError{Tool: "t"}, `the tool "t" reported an error`, 1},
 		{fmt.Errorf("tools/call: %w", jsonrpc.NewError(-32602, "unknown tool: x")), "the server returned an error: unknown tool: x (JSON-RPC error -32602)", 1},
-		{&NeedTerminalError{What: "sampling"}, "the server asked for the user's input (sampling), which mcpi can only give when it runs on a terminal; run it on a terminal", 2},
+		{&NeedTerminalError{What: "sampling"}, `the server asked for the user's input (sampling), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"sampling": {"*": "the model's reply"}}`, 2},
+		{&NeedTerminalError{What: "elicitation", Tool: "ask_task", Fields: []string{"name"}},
+			`the server asked for the user's input (elicitation for the tool "ask_task"), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"elicitation": {"ask_task": {"name": "..."}}}`, 2},
+		{&NeedTerminalError{What: "sampling", Tool: "ask_task", Answers: "a.json"},
+			`the server asked for the user's input (sampling for the tool "ask_task"), and the answers file a.json has no answer for it; add one, such as {"sampling": {"ask_task": "the model's reply"}}, or run mcpi on a terminal`, 2},
+		{&client.TaskSupportError{Tool: "slow_task", Support: mcp.TaskSupportRequired},
+			`the tool "slow_task" must be called as a task (its taskSupport is required); use --task`, 2},
+		{fmt.Errorf("x: %w", &client.TaskSupportError{Tool: "add", Support: mcp.TaskSupportForbidden, AsTask: true}),
+			`the tool "add" cannot run as a task (its taskSupport is forbidden); call it without --task`, 2},
+		{&client.TaskSupportError{Tool: "t", AsTask: true, ServerDeclines: true},
+			`the server does not accept tool calls as tasks, so "t" cannot run as one; call it without --task`, 2},
+		{&TaskError{ID: "x"}, `the server has no task "x" (it may have expired)`, 1},
+		{&TaskError{ID: "x", Embedded: true}, `the embedded demo server has no task "x" (a task of an earlier mcpi run lives on the server it ran on: name that server with --url, --stdio or --config)`, 1},
+		{&TaskError{ID: "x", Reason: TaskGone}, `the server no longer knows the task "x" (it expired, or the server restarted)`, 1},
+		{&TaskError{ID: "x", Reason: TaskCancelled}, `the task "x" was cancelled`, 1},
+		{&TaskError{ID: "x", Reason: TaskEnded, Status: "completed"}, `the task "x" has already ended (completed), so it cannot be cancelled`, 1},
+		{&TaskError{ID: "x", Reason: TaskFailed, Message: "boom."}, `the task "x" failed: boom`, 1},
+		{&ToolError{Task: "x"}, `the task "x" ended with a tool error`, 1},
+		{&InterruptedTaskError{ID: "x", Fetch: "mcpi tasks result x"}, `interrupted; the task "x" is still running on the server: get its result with "mcpi tasks result x"`, 2},
+		{&InterruptedTaskError{ID: "x", Cancelled: true}, `interrupted; the task "x" was cancelled on the server`, 2},
+		{&InterruptedTaskError{ID: "x", Embedded: true}, `interrupted; the task "x" ends with the embedded demo server`, 2},
+		{&InterruptedTaskError{ID: "x", CancelErr: fmt.Errorf("tasks/cancel: %w", io.EOF)}, `interrupted; cancelling the task "x" failed: the connection to the server failed: the server closed the connection`, 2},
 		{&UnknownServerError{File: "f.json", Name: "x", Known: []string{"b", "a", "c"}}, `the config file f.json has no server named "x"; it has "a", "b" and "c"`, 2},
 		{&ConnectError{Target: `"srv"`, Stdio: true, Err: &exec.Error{Name: "srv", Err: exec.ErrNotFound}}, `the server command "srv" was not found`, 2},
 		{&ConnectError{Target: `"srv"`, Stdio: true, Err: fmt.Errorf("initialize: %w", fmt.Errorf("%w: %w", jsonrpc.ErrClosed, exited))},

@@ -5,8 +5,10 @@ package iostreams
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"golang.org/x/term"
 )
@@ -19,6 +21,16 @@ type IOStreams struct {
 
 	stdinTTY, stdoutTTY, stderrTTY bool
 	width                          int
+
+	status statusLine
+}
+
+// statusLine is the one line on ErrOut that a live view redraws in place.
+type statusLine struct {
+	mu        sync.Mutex
+	text      string
+	shown     bool
+	suspended int
 }
 
 // System returns the process's own streams.
@@ -84,3 +96,71 @@ func (s *IOStreams) TerminalWidth() int {
 
 // SetTerminalWidth overrides the terminal width (tests).
 func (s *IOStreams) SetTerminalWidth(w int) { s.width = w }
+
+// SetStatusLine draws text as the status line on ErrOut, replacing the one shown. It
+// only draws when ErrOut is a terminal, and holds the text back while a prompt has the
+// terminal (see [IOStreams.SuspendStatusLine]).
+func (s *IOStreams) SetStatusLine(text string) {
+	if !s.stderrTTY {
+		return
+	}
+	st := &s.status
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.text = text
+	if st.suspended > 0 {
+		return
+	}
+	fmt.Fprintf(s.ErrOut, "\r\033[K%s", text)
+	st.shown = true
+}
+
+// ClearStatusLine erases the status line and forgets it.
+func (s *IOStreams) ClearStatusLine() {
+	st := &s.status
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.text = ""
+	if st.shown {
+		fmt.Fprint(s.ErrOut, "\r\033[K")
+		st.shown = false
+	}
+}
+
+// KeepStatusLine ends the status line with a newline, so it stays on the screen, and
+// forgets it.
+func (s *IOStreams) KeepStatusLine() {
+	st := &s.status
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.shown {
+		fmt.Fprintln(s.ErrOut)
+		st.shown = false
+	}
+	st.text = ""
+}
+
+// SuspendStatusLine erases the status line while something else (a question to the
+// user) writes on ErrOut; resume draws it again.
+func (s *IOStreams) SuspendStatusLine() (resume func()) {
+	st := &s.status
+	st.mu.Lock()
+	st.suspended++
+	if st.shown {
+		fmt.Fprint(s.ErrOut, "\r\033[K")
+		st.shown = false
+	}
+	st.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			st.suspended--
+			if st.suspended == 0 && st.text != "" && s.stderrTTY {
+				fmt.Fprintf(s.ErrOut, "\r\033[K%s", st.text)
+				st.shown = true
+			}
+		})
+	}
+}

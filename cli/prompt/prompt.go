@@ -52,11 +52,19 @@ func (a *Answerer) Handle(ctx context.Context, r *client.Request) {
 		_ = r.Reject(jsonrpc.NewError(CodeUserRejected, (&cmdutil.NeedTerminalError{What: what}).Error()))
 		return
 	}
+	a.Ask(ctx, r)
+}
+
+// Ask asks the user on the terminal to answer r, one question at a time, with any status
+// line suspended meanwhile. The caller has checked that the user can be asked.
+func (a *Answerer) Ask(ctx context.Context, r *client.Request) {
 	a.ask.Lock()
 	defer a.ask.Unlock()
 	if r.Withdrawn() {
 		return
 	}
+	resume := a.io.SuspendStatusLine()
+	defer resume()
 	var err error
 	switch {
 	case r.Elicitation != nil:
@@ -110,8 +118,19 @@ func (a *Answerer) readLine(ctx context.Context) (string, error) {
 
 func (a *Answerer) printf(format string, args ...any) { fmt.Fprintf(a.io.ErrOut, format, args...) }
 
+// Choose asks the user a question whose answer is one of the given letters (the first
+// letter of the typed line counts); an empty line asks again. The status line is
+// suspended meanwhile. It fails when input ends or ctx is done.
+func (a *Answerer) Choose(ctx context.Context, question, letters string) (byte, error) {
+	a.ask.Lock()
+	defer a.ask.Unlock()
+	resume := a.io.SuspendStatusLine()
+	defer resume()
+	return a.choose(ctx, question, letters, 0)
+}
+
 // choose asks a question whose answer is one of the given letters; an empty answer is
-// def.
+// def, or asks again when def is 0.
 func (a *Answerer) choose(ctx context.Context, question, letters string, def byte) (byte, error) {
 	for {
 		a.printf("%s ", question)
@@ -120,8 +139,11 @@ func (a *Answerer) choose(ctx context.Context, question, letters string, def byt
 			return 0, err
 		}
 		l = strings.ToLower(strings.TrimSpace(l))
-		if l == "" {
+		if l == "" && def != 0 {
 			return def, nil
+		}
+		if l == "" {
+			continue
 		}
 		if strings.IndexByte(letters, l[0]) >= 0 {
 			return l[0], nil
@@ -132,7 +154,7 @@ func (a *Answerer) choose(ctx context.Context, question, letters string, def byt
 
 func (a *Answerer) elicit(ctx context.Context, r *client.Request) error {
 	p := r.Elicitation
-	a.printf("\nThe server asks: %s\n", p.Message)
+	a.printf("\nThe server asks%s: %s\n", forTask(r), p.Message)
 	if p.EffectiveMode() == mcp.ElicitModeURL {
 		a.printf("It wants you to open %s\n", p.URL)
 		c, err := a.choose(ctx, "Did you (a)ccept there, (d)ecline, or (c)ancel? [a/d/c]", "adc", 'c')
@@ -353,7 +375,7 @@ func parseField(f field, options []string, multi bool, l string) (any, string) {
 
 func (a *Answerer) sample(ctx context.Context, r *client.Request) error {
 	p := r.Sampling
-	a.printf("\nThe server asks for a model reply (sampling, up to %d tokens).\n", p.MaxTokens)
+	a.printf("\nThe server asks%s for a model reply (sampling, up to %d tokens).\n", forTask(r), p.MaxTokens)
 	if p.SystemPrompt != "" {
 		a.printf("[system] %s\n", p.SystemPrompt)
 	}
@@ -380,4 +402,12 @@ func (a *Answerer) sample(ctx context.Context, r *client.Request) error {
 		Model:      "mcpi-user",
 		StopReason: mcp.StopReasonEndTurn,
 	})
+}
+
+// forTask names the task a request belongs to, if any: " (for task ID)".
+func forTask(r *client.Request) string {
+	if r.RelatedTask == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (for task %s)", r.RelatedTask)
 }

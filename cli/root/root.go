@@ -17,6 +17,7 @@ import (
 	"github.com/mcpi-dev/mcpi/cli/prompts"
 	"github.com/mcpi-dev/mcpi/cli/resources"
 	"github.com/mcpi-dev/mcpi/cli/serve"
+	"github.com/mcpi-dev/mcpi/cli/tasks"
 	"github.com/mcpi-dev/mcpi/cli/tools"
 )
 
@@ -33,9 +34,15 @@ without any, mcpi talks to its embedded demo server.
 
 Output is a table for people by default; --json prints the exact MCP result.
 Exit status: 0 success, 1 the server answered with an error (a tool result with
-isError, or a JSON-RPC error), 2 bad usage or no connection.`,
+isError, or a JSON-RPC error), 2 bad usage or no connection.
+
+Long tools run as MCP tasks: "mcpi tools call NAME --task" follows one live,
+--detach leaves it running, and "mcpi tasks" lists, watches, fetches and cancels
+them (see "mcpi tools call --help" and "mcpi tasks --help").`,
 		Example: `  mcpi tools list
   mcpi tools call add --arg a=2 --arg b=3 --json
+  mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --task --json
+  mcpi tasks result TASK_ID
   mcpi --stdio "npx -y @modelcontextprotocol/server-everything" prompts list
   mcpi --url http://127.0.0.1:8080/mcp --header "Authorization=Bearer T" ping
   mcpi --config ~/.cursor/mcp.json --server github tools list`,
@@ -54,7 +61,8 @@ isError, or a JSON-RPC error), 2 bad usage or no connection.`,
 	sel.AddFlags(cmd.PersistentFlags())
 
 	cmd.AddCommand(
-		tools.NewCmd(f),
+		tools.NewCmd(f, sel),
+		tasks.NewCmd(f, sel),
 		prompts.NewCmd(f),
 		resources.NewCmd(f),
 		ping.NewCmd(f, nil),

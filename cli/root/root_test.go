@@ -59,6 +59,43 @@ func freePort(t *testing.T) int {
 	return port
 }
 
+// serveDemoHTTP runs "mcpi serve demo --http" on a free loopback port until the test
+// ends, and returns its endpoint URL once it accepts connections.
+func serveDemoHTTP(t *testing.T) string {
+	t.Helper()
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	srv := exec.Command(mcpiBin, "serve", "demo", "--http", addr)
+	var srvErr strings.Builder
+	srv.Stderr = &srvErr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = srv.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = srv.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = srv.Process.Kill()
+			<-done
+		}
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mcpi serve demo --http %s did not start: %s", addr, srvErr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return "http://" + addr + "/mcp"
+}
+
 func toolsListJSON(t *testing.T, sel *connect.Selection) string {
 	t.Helper()
 	env := clitest.New(t, sel)
@@ -83,37 +120,8 @@ func TestSameOutputOverEveryTransport(t *testing.T) {
 	})
 
 	t.Run("http", func(t *testing.T) {
-		addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-		srv := exec.Command(mcpiBin, "serve", "demo", "--http", addr)
-		var srvErr strings.Builder
-		srv.Stderr = &srvErr
-		if err := srv.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			_ = srv.Process.Signal(os.Interrupt)
-			done := make(chan struct{})
-			go func() { _ = srv.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-				_ = srv.Process.Kill()
-				<-done
-			}
-		})
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			c, err := net.Dial("tcp", addr)
-			if err == nil {
-				c.Close()
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("mcpi serve demo --http %s did not start: %s", addr, srvErr.String())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		got := toolsListJSON(t, &connect.Selection{URL: "http://" + addr + "/mcp"})
+		url := serveDemoHTTP(t)
+		got := toolsListJSON(t, &connect.Selection{URL: url})
 		if got != embedded {
 			t.Errorf("over HTTP:\n%s\nembedded:\n%s", got, embedded)
 		}

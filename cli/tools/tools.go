@@ -5,18 +5,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/cli/connect"
 	"github.com/mcpi-dev/mcpi/cli/tools/call"
 	"github.com/mcpi-dev/mcpi/cli/tools/list"
 )
 
 // NewCmd returns "tools" and its verbs.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+func NewCmd(f *cmdutil.Factory, sel *connect.Selection) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "List and call the server's tools",
 		Args:  cmdutil.NoArgs,
 		RunE:  cmdutil.ShowHelp,
 	}
-	cmd.AddCommand(list.NewCmd(f, nil), call.NewCmd(f, nil))
+	cmd.AddCommand(list.NewCmd(f, nil), call.NewCmd(f, sel, nil))
 	return cmd
 }

@@ -17,6 +17,12 @@ var version = ""
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first Ctrl-C ends ctx, and the command winds down (a followed task asks
+	// whether to cancel it); a second one kills mcpi the usual way.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	code := root.Main(ctx, iostreams.System(), os.Args[1:], buildVersion())
 	stop()
 	os.Exit(code)

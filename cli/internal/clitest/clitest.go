@@ -4,6 +4,10 @@ package clitest
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,6 +15,8 @@ import (
 	"github.com/mcpi-dev/mcpi/cli/connect"
 	"github.com/mcpi-dev/mcpi/cli/factory"
 	"github.com/mcpi-dev/mcpi/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/demo"
+	"github.com/mcpi-dev/mcpi/server"
 )
 
 // Env is a factory over buffers.
@@ -53,4 +59,66 @@ func Describe(err error) (string, int) {
 	}
 	msg, code := cmdutil.Describe(err)
 	return "mcpi: " + msg, code
+}
+
+// Demo is the demo server served over Streamable HTTP for a test.
+type Demo struct {
+	URL    string
+	Server *server.Server
+}
+
+// ServeDemo serves the demo server (with opts) over Streamable HTTP on a loopback port
+// until the test ends.
+func ServeDemo(t testing.TB, opts *demo.Options) *Demo {
+	t.Helper()
+	srv := demo.New(opts)
+	h := srv.HTTPHandler(nil)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	ts := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		if c, ok := h.(interface{ Close() error }); ok {
+			c.Close()
+		}
+		ts.Close()
+		srv.Close()
+	})
+	return &Demo{URL: ts.URL + "/mcp", Server: srv}
+}
+
+// DemoHTTP is [ServeDemo]'s URL.
+func DemoHTTP(t testing.TB, opts *demo.Options) string { return ServeDemo(t, opts).URL }
+
+// WaitIdle waits until the server has no session left: after a command that left a task
+// running, the server has seen its session end, so that the next command's session may
+// take the orphaned task over. The server notices an ended session on its own goroutine,
+// so this polls, with a deadline.
+func (d *Demo) WaitIdle(t testing.TB) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(d.Server.Sessions()) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server still has %d sessions", len(d.Server.Sessions()))
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// StateDir points the local state file at a fresh directory for the test (through
+// MCPI_STATE_DIR, so the test must not run in parallel) and returns it.
+func StateDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("MCPI_STATE_DIR", dir)
+	return dir
+}
+
+// WriteFile writes content to a file in a temporary directory and returns its path.
+func WriteFile(t testing.TB, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -8,12 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/cli/connect"
 	"github.com/mcpi-dev/mcpi/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/cli/render"
+	"github.com/mcpi-dev/mcpi/cli/state"
+	"github.com/mcpi-dev/mcpi/cli/taskview"
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -23,22 +27,53 @@ import (
 type Options struct {
 	IO      *iostreams.IOStreams
 	Connect func(context.Context) (*client.Session, error)
-	// InputRefused, if set, reports a server request refused for want of a terminal.
+	// InputRefused, if set, reports a server request refused for want of a terminal or
+	// an answer.
 	InputRefused func() error
+	// UseAnswers, if set, loads the --answers file (see [cmdutil.Factory]).
+	UseAnswers func(file string) error
+	// SetRequestTool, if set, names the tool that server requests belong to.
+	SetRequestTool func(tool string)
+	// HoldRequests, if set, leaves the server's requests unanswered (--detach).
+	HoldRequests func()
+	// Choose, if set, asks the user a question on the terminal (Ctrl-C while following).
+	Choose func(ctx context.Context, question, letters string) (byte, error)
+	// Selection is the server the user selected (for the state file, and to refuse
+	// --detach with the embedded server); nil means the embedded demo server.
+	Selection *connect.Selection
+	// State is the local state file; nil means the default one.
+	State *state.Store
 
 	Name string
 	// Args are --arg values, NAME=VALUE, applied over ArgsJSON in order.
 	Args     []string
 	ArgsJSON string
 	JSON     bool
+
+	// Task calls the tool as a task and follows it; TTL asks for its lifetime.
+	Task bool
+	TTL  time.Duration
+	// Detach prints the task id and returns once the task is created.
+	Detach bool
+	// SendAnyway skips the local task-support checks.
+	SendAnyway bool
+	// Answers is the --answers file.
+	Answers string
+
+	// Now is the clock (nil: time.Now); Tick is how often the status line is redrawn
+	// (0: 100ms; negative: only on changes).
+	Now  func() time.Time
+	Tick time.Duration
 }
 
-// NewCmd returns the command; runF replaces [Run] in tests of the flag handling.
-func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IOStreams, Connect: f.Connect, InputRefused: f.InputRefused}
+// NewCmd returns the command; runF replaces [Run] in tests of the flag handling. sel is
+// the root command's server selection.
+func NewCmd(f *cmdutil.Factory, sel *connect.Selection, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{IO: f.IOStreams, Connect: f.Connect, InputRefused: f.InputRefused, UseAnswers: f.UseAnswers,
+		SetRequestTool: f.SetRequestTool, HoldRequests: f.HoldRequests, Choose: f.Choose, Selection: sel}
 	cmd := &cobra.Command{
-		Use:   "call NAME [--arg NAME=VALUE ...] [--args-json JSON]",
-		Short: "Call a tool",
+		Use:   "call NAME [--arg NAME=VALUE ...] [--args-json JSON] [--task [--ttl DURATION] [--detach]]",
+		Short: "Call a tool, plainly or as a task",
 		Long: `Call a tool and print its result.
 
 Arguments come from --args-json (a JSON object) and --arg NAME=VALUE; --arg wins.
@@ -46,10 +81,44 @@ A --arg value is read by the type the tool's input schema gives it: for number,
 integer, boolean, array and object it is parsed as JSON, a string is taken as it
 is. The arguments are checked against the input schema before the call is sent.
 
-Exit status: 0 on success, 1 when the tool reports an error (isError) or the
-server answers with a JSON-RPC error, 2 on bad usage or a connection failure.`,
+Tasks. With --task the tool runs as an MCP task ("call now, fetch later"): mcpi
+follows it live and prints its result like a plain call. On a terminal one
+status line on stderr shows the status, the status message, a progress bar when
+the total is known, the elapsed time and the number of polls. --ttl asks the
+server to keep the task (and its result) that long. A tool whose taskSupport is
+"required" must be called with --task, and one whose taskSupport is "forbidden"
+(or absent) without it; mcpi refuses otherwise before sending anything, unless
+--send-anyway is given (for testing servers).
+
+--detach prints the task id (with --json, the "created" event) and exits at
+once; the task is recorded in the local state file, so that
+"mcpi tasks result ID" finds its server again without flags ("mcpi tasks list
+--local" shows the recorded tasks). Ctrl-C while following asks, on a terminal,
+whether to cancel the task on the server or leave it running; without a
+terminal it leaves it running, records it, and says how to fetch its result.
+
+` + taskview.EventsHelp + `
+
+A task's progress, status and input events are not printed without --json
+unless stderr is a terminal.
+
+Input. The server may ask for the user's input while the tool runs (elicitation
+or sampling; for a task, through its side channel). On a terminal mcpi asks at a
+prompt; --answers FILE answers from a JSON file instead, by tool name or "*":
+  {"elicitation": {"ask_task": {"name": "Ada"}, "*": "decline"},
+   "sampling": {"ask_task": "the model's reply"}}
+An elicitation answer is an object of field values (the requested schema's
+defaults fill in the rest), "decline" or "cancel"; a sampling answer is the
+reply's text, or "decline".
+
+Exit status: 0 on success, 1 when the tool reports an error (isError), the
+server answers with a JSON-RPC error, or the task was cancelled or lost, 2 on bad
+usage, a refused call, a connection failure or an interruption.`,
 		Example: `  mcpi tools call add --arg a=2 --arg b=3
-  mcpi tools call echo --args-json '{"text":"hi"}' --json`,
+  mcpi tools call echo --args-json '{"text":"hi"}' --json
+  mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --arg seconds=5 --arg steps=5 --task
+  mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --task --ttl 10m --detach
+  mcpi tools call ask_task --task --json --answers answers.json`,
 		Args: cmdutil.ExactArgs(1, "the name of a tool"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
@@ -61,12 +130,40 @@ server answers with a JSON-RPC error, 2 on bad usage or a connection failure.`,
 	}
 	cmd.Flags().StringArrayVar(&opts.Args, "arg", nil, "set the argument `NAME=VALUE` (repeatable)")
 	cmd.Flags().StringVar(&opts.ArgsJSON, "args-json", "", "the arguments as a `JSON` object")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the CallToolResult as JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the CallToolResult as JSON (with --task: one JSON event per line)")
+	cmd.Flags().BoolVar(&opts.Task, "task", false, "call the tool as a task and follow it")
+	cmd.Flags().DurationVar(&opts.TTL, "ttl", 0, "with --task, ask the server to keep the task for `DURATION` (such as 10m)")
+	cmd.Flags().BoolVar(&opts.Detach, "detach", false, "with --task, print the task id and exit once the task is created")
+	cmd.Flags().BoolVar(&opts.SendAnyway, "send-anyway", false, "send the call even when the tool's taskSupport says otherwise (testing servers)")
+	cmd.Flags().StringVar(&opts.Answers, "answers", "", "answer the server's elicitation and sampling requests from `FILE`")
 	return cmd
+}
+
+// embedded reports whether the selection is the embedded demo server.
+func (opts *Options) embedded() bool { return opts.Selection == nil || !opts.Selection.IsSet() }
+
+// check refuses flag combinations that cannot work, before anything is sent.
+func (opts *Options) check() error {
+	switch {
+	case opts.TTL != 0 && !opts.Task:
+		return cmdutil.UsageErrorf("--ttl applies to a task: add --task")
+	case opts.Detach && !opts.Task:
+		return cmdutil.UsageErrorf("--detach applies to a task: add --task")
+	case opts.TTL < 0:
+		return cmdutil.UsageErrorf("--ttl must be positive, not %s", opts.TTL)
+	case opts.TTL > 0 && opts.TTL < time.Millisecond:
+		return cmdutil.UsageErrorf("--ttl is counted in milliseconds on the wire, so %s is too short", opts.TTL)
+	case opts.Detach && opts.embedded():
+		return cmdutil.UsageErrorf("--detach cannot work with the embedded demo server, which lives only as long as this mcpi process, so a detached task could never be fetched; run \"mcpi serve demo --http 127.0.0.1:8080\" and pass --url http://127.0.0.1:8080/mcp")
+	}
+	return nil
 }
 
 // Run calls the tool.
 func Run(ctx context.Context, opts *Options) error {
+	if err := opts.check(); err != nil {
+		return err
+	}
 	base, err := parseArgsJSON(opts.ArgsJSON)
 	if err != nil {
 		return err
@@ -78,6 +175,21 @@ func Run(ctx context.Context, opts *Options) error {
 			return err
 		}
 		pairs = append(pairs, [2]string{k, v})
+	}
+	if opts.Answers != "" {
+		if opts.UseAnswers == nil {
+			return cmdutil.UsageErrorf("--answers is not available here")
+		}
+		if err := opts.UseAnswers(opts.Answers); err != nil {
+			return err
+		}
+	}
+	if opts.SetRequestTool != nil {
+		opts.SetRequestTool(opts.Name)
+	}
+	if opts.Detach && opts.HoldRequests != nil {
+		// The task's input is for whoever fetches its result later.
+		opts.HoldRequests()
 	}
 
 	sess, err := opts.Connect(ctx)
@@ -101,14 +213,23 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 
 	params := &mcp.CallToolParams{Name: opts.Name, Arguments: args}
+	if opts.Task {
+		return runTask(ctx, opts, sess, params)
+	}
 	stop := func() {}
 	if opts.IO.IsStderrTTY() {
 		token := sess.NewProgressToken()
 		params.Meta.SetProgressToken(token)
 		stop = showProgress(ctx, opts.IO, sess, token)
 	}
-	res, err := sess.CallTool(ctx, params)
+	res, err := sess.CallToolWith(ctx, params, &client.CallOptions{SendAnyway: opts.SendAnyway})
 	stop()
+	return finish(opts, res, err)
+}
+
+// finish prints a call's outcome (unless printed already) and returns the error that
+// gives the exit code.
+func finish(opts *Options, res *mcp.CallToolResult, err error) error {
 	if opts.InputRefused != nil {
 		var rpc *jsonrpc.Error
 		if refused := opts.InputRefused(); refused != nil && (errors.As(err, &rpc) || (err == nil && res.IsError)) {

@@ -13,10 +13,25 @@ import (
 func run(t *testing.T, opts *Options) (*clitest.Env, error) {
 	t.Helper()
 	env := clitest.New(t, nil)
+	return env, runIn(t, env, opts)
+}
+
+// runIn runs the command in env, with everything the factory gives it.
+func runIn(t *testing.T, env *clitest.Env, opts *Options) error {
+	t.Helper()
+	f := env.Factory
 	opts.IO = env.IO
-	opts.Connect = env.Factory.Connect
-	opts.InputRefused = env.Factory.InputRefused
-	return env, Run(clitest.Context(t), opts)
+	opts.Connect = f.Connect
+	opts.InputRefused = f.InputRefused
+	opts.UseAnswers = f.UseAnswers
+	opts.SetRequestTool = f.SetRequestTool
+	opts.Choose = f.Choose
+	opts.HoldRequests = f.HoldRequests
+	opts.Selection = env.Selection
+	if opts.Tick == 0 {
+		opts.Tick = -1
+	}
+	return Run(clitest.Context(t), opts)
 }
 
 func TestAddJSON(t *testing.T) {
@@ -101,7 +116,7 @@ func TestElicitationOnTerminal(t *testing.T) {
 func TestSamplingWithoutTerminal(t *testing.T) {
 	env, err := run(t, &Options{Name: "ask_model", Args: []string{"prompt=hi"}})
 	msg, code := clitest.Describe(err)
-	if code != cmdutil.ExitUsage || !strings.Contains(msg, "(sampling)") || !strings.Contains(msg, "run it on a terminal") {
+	if code != cmdutil.ExitUsage || !strings.Contains(msg, `(sampling for the tool "ask_model")`) || !strings.Contains(msg, "run it on a terminal") || !strings.Contains(msg, "--answers FILE") {
 		t.Errorf("got %q (exit %d); stdout: %s", msg, code, env.Out)
 	}
 }
