@@ -105,7 +105,8 @@ func (h *hub) publish(e Event) {
 	}
 }
 
-// close publishes a final event and ends every subscription after it is read.
+// close publishes a final event (unless nil) and ends every subscription after it is
+// read.
 func (h *hub) close(e Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -114,7 +115,9 @@ func (h *hub) close(e Event) {
 	}
 	h.closed = true
 	for s := range h.subs {
-		s.push(e)
+		if e != nil {
+			s.push(e)
+		}
 		s.end()
 	}
 	h.subs = nil

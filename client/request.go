@@ -40,8 +40,16 @@ var ErrAnswered = errors.New("the request was already answered or withdrawn")
 // Done is closed once the request is answered or withdrawn.
 func (r *Request) Done() <-chan struct{} { return r.done }
 
-// Withdrawn reports whether the server cancelled the request or the session ended.
-func (r *Request) Withdrawn() bool { return r.ctx.Err() != nil }
+// Withdrawn reports whether the server cancelled the request or the session ended
+// before it was answered.
+func (r *Request) Withdrawn() bool {
+	select {
+	case <-r.done:
+		return errors.Is(r.err, errNoAnswer)
+	default:
+		return r.ctx.Err() != nil
+	}
+}
 
 func (r *Request) settle(result any, err error) error {
 	settled := false

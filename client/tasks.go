@@ -336,6 +336,11 @@ func (t *Task) observe(st mcp.Task, fromNotification bool) {
 	}
 	old := t.state
 	switch {
+	case older(st.LastUpdatedAt, old.LastUpdatedAt):
+		// Over HTTP a notification on the GET stream can arrive after a newer answer on
+		// a POST stream: it is stale, not news.
+		t.mu.Unlock()
+		return
 	case old.Status.IsTerminal() && st.Status != old.Status:
 		t.mu.Unlock()
 		t.s.log.Warn("server bug: a terminal task changed status; ignored", "task", old.TaskID, "from", old.Status, "to", st.Status)
@@ -350,6 +355,14 @@ func (t *Task) observe(st mcp.Task, fromNotification bool) {
 	if st.Status == mcp.TaskStatusInputRequired || st.Status.IsTerminal() {
 		t.kick()
 	}
+}
+
+// older reports whether timestamp a is strictly before b; unparsable times are never
+// older, so a server with odd timestamps is still followed.
+func older(a, b string) bool {
+	ta, err1 := mcp.ParseTime(a)
+	tb, err2 := mcp.ParseTime(b)
+	return err1 == nil && err2 == nil && ta.Before(tb)
 }
 
 // follow polls the task until its outcome is known. It runs on the session's context.
@@ -504,7 +517,38 @@ func (t *Task) finish(res *mcp.CallToolResult, err error, now time.Time) {
 func (t *Task) close() {
 	close(t.done)
 	t.s.tasks.forgetToken(t.progress)
-	t.sub.close(&TaskEvent{At: At{t.s.now()}, Kind: "closed", Task: t})
+	t.sub.close(nil)
+}
+
+// FollowTask follows a task the session did not start: one found again with
+// [Session.ServerTasks] after a reconnect, or named by id. Its events then flow like
+// those of a task the session started, status notifications included.
+func (s *Session) FollowTask(ctx context.Context, id string) (*Task, error) {
+	if t := s.tasks.get(id); t != nil {
+		return t, nil
+	}
+	st, err := s.GetTask(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	started, perr := mcp.ParseTime(st.CreatedAt)
+	if perr != nil {
+		started = s.now()
+	}
+	t := &Task{s: s, Started: started, wake: make(chan struct{}, 1), done: make(chan struct{}), state: st, known: true}
+	prev, early := s.tasks.addOnce(t)
+	if prev != nil {
+		return prev, nil
+	}
+	for _, e := range early {
+		t.observe(e, true)
+	}
+	t.emit(TaskEvent{Kind: TaskStatus})
+	go t.follow()
+	if st.Status == mcp.TaskStatusInputRequired || st.Status.IsTerminal() {
+		t.kick()
+	}
+	return t, nil
 }
 
 // GetTask asks the server for a task's state.
@@ -579,12 +623,26 @@ func (r *taskRegistry) init() {
 func (r *taskRegistry) add(t *Task) []mcp.Task {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.addLocked(t)
+}
+
+func (r *taskRegistry) addLocked(t *Task) []mcp.Task {
 	id := t.state.TaskID
 	r.byID[id] = t
 	r.order = append(r.order, t)
 	early := r.early[id]
 	delete(r.early, id)
 	return early
+}
+
+// addOnce adds t unless a task with its id is registered already, which it returns.
+func (r *taskRegistry) addOnce(t *Task) (*Task, []mcp.Task) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if prev := r.byID[t.state.TaskID]; prev != nil {
+		return prev, nil
+	}
+	return nil, r.addLocked(t)
 }
 
 func (r *taskRegistry) byToken(tok any, t *Task) {

@@ -20,6 +20,7 @@ import (
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // Name and Version are what the fixture server introduces itself as.
@@ -270,20 +271,44 @@ func addTools(srv *server.Server) {
 		return text("json_schema_2020_12_tool called with " + string(req.Params.Arguments)), nil
 	})
 
-	// Pending scenario server-sse-polling wants this tool to end the call's SSE stream
-	// before the result (SEP-1699), so that the client resumes with Last-Event-ID. A tool
-	// has no handle on its HTTP stream in server.Session yet, so this one only answers on
-	// the open stream; the scenario then records the resumption check as INFO.
+	// Pending scenario server-sse-polling (SEP-1699): over Streamable HTTP the tool ends
+	// the HTTP response carrying its call's SSE stream (after the priming event) before it
+	// answers, so the client resumes the stream with GET and Last-Event-ID and finds the
+	// result there. On other transports it just answers.
 	srv.AddTool(&mcp.Tool{
 		Name:        "test_reconnection",
-		Description: "Answers after a short pause; meant to close the SSE stream mid-call (server-sse-polling, SEP-1699).",
+		Description: "Closes the call's SSE stream mid-call, then answers after a short pause; the client gets the result by resuming the stream (server-sse-polling, SEP-1699).",
 		InputSchema: noArgs,
 	}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		if hc, ok := req.Session.Connection().(*transport.HTTPServerConn); ok {
+			if r, ok := jsonrpc.RequestFromContext(ctx); ok {
+				if err := closeSSEStream(ctx, hc, r.ID); err != nil {
+					return nil, err
+				}
+			}
+		}
 		if err := wait(ctx, StepDelay); err != nil {
 			return nil, err
 		}
 		return text("Reconnection test completed successfully"), nil
 	})
+}
+
+// closeSSEStream ends the HTTP response that carries the SSE stream of request id. The
+// request reaches the tool as its POST starts streaming, so the stream may not have a
+// response to close yet: try for a while. A session that answers with plain JSON has no
+// stream to close, and the call is simply answered.
+func closeSSEStream(ctx context.Context, hc *transport.HTTPServerConn, id jsonrpc.ID) error {
+	deadline := time.Now().Add(500 * time.Millisecond)
+	for !hc.CloseSSEStream(id) {
+		if time.Now().After(deadline) {
+			return nil
+		}
+		if err := wait(ctx, time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func addResources(srv *server.Server) {

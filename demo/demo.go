@@ -12,6 +12,30 @@
 //   - log_levels {message?}: sends one log message at every level.
 //   - bench_stats {reset?}: requests received per method and the peak RSS.
 //
+// and these task tools (revision 2025-11-25 tool tasks; the server declares
+// tasks{list, cancel, requests.tools.call}, suggests a pollInterval of 1 s, and lets a
+// new session reach an ended session's task by its id):
+//
+//   - instant_task (optional): completes at once with "done".
+//   - sleep_task {seconds} (optional): completes after seconds.
+//   - slow_task {seconds?, steps?} (required): progress and statusMessage at each step.
+//   - fail_task {mode} (optional): isError result, or the JSON-RPC error -32050.
+//   - side_effect_task {seconds, path} (required): creates a file after seconds, unless
+//     cancelled first.
+//   - ask_task (required): input_required; asks the user (elicitation), then the model
+//     (sampling), through the tasks/result side channel.
+//   - short_ttl_task {seconds} (optional): its tasks live at most 2 s.
+//
+// add is marked taskSupport forbidden; the other plain tools declare no execution.
+//
+// Tasks are bound to the session that created them: another session's tasks/get,
+// tasks/result, tasks/cancel and tasks/list never see them. The demo server has no
+// authorization context, so once a session has ended, any session that names one of its
+// task ids (128 random bits, known only to whoever was told) takes the task over
+// ([server.Options.AdoptOrphanTasks]), which lets a CLI fetch a detached task's result
+// from a new process. Limits: 100 running tasks per session, ttl at most 24 hours (1 hour
+// when none is asked for), 1,000 tasks kept per session.
+//
 // and one prompt (greet), one resource (demo://about), one resource template
 // (demo://greetings/{name}), and completion for the prompt's and the template's arguments.
 package demo
@@ -24,6 +48,7 @@ import (
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/tasks"
 )
 
 // Name is the server name the demo server introduces itself with.
@@ -61,8 +86,15 @@ type Options struct {
 	OnSlowExit func(steps int, err error)
 	// Tap, when set, sees every message of every session, after the demo server's own
 	// request counting.
-	Tap    func(s *server.Session, dir jsonrpc.Direction, m jsonrpc.Message)
-	Logger *slog.Logger
+	Tap func(s *server.Session, dir jsonrpc.Direction, m jsonrpc.Message)
+	// Tasks tunes the task engine behind the task tools (a copy is used); nil, or a zero
+	// field, takes the engine's defaults, except PollInterval, which defaults to
+	// [DefaultTaskPollInterval]. Tests shorten PollInterval and PageSize here.
+	Tasks *tasks.Options
+	// OnSideEffectExit, when set, is called each time side_effect_task stops: with err
+	// nil when it wrote path, or why it did not (the context's error when cancelled).
+	OnSideEffectExit func(path string, err error)
+	Logger           *slog.Logger
 }
 
 // New returns the demo server.
@@ -75,6 +107,13 @@ func New(opts *Options) *server.Server {
 		o.Sleep = sleep
 	}
 	d := &demo{opts: o, stats: newStats()}
+	var to tasks.Options
+	if o.Tasks != nil {
+		to = *o.Tasks
+	}
+	if to.PollInterval <= 0 {
+		to.PollInterval = DefaultTaskPollInterval
+	}
 	srv := server.New(mcp.Implementation{
 		Name:        Name,
 		Title:       "mcpi demo server",
@@ -82,10 +121,15 @@ func New(opts *Options) *server.Server {
 		Description: "A small server that exercises tools, progress, cancellation, elicitation, sampling, logging, prompts, resources and completion.",
 	}, &server.Options{
 		Instructions: "mcpi's demo server. Try echo and add, watch progress with slow (and cancel it), " +
-			"answer ask_user and ask_model from the inspector, and read demo://about.",
+			"answer ask_user and ask_model from the inspector, and read demo://about. Call slow_task, ask_task " +
+			"and the other *_task tools as tasks.",
 		Logger:   o.Logger,
 		PageSize: o.PageSize,
 		Complete: d.complete,
+		Tasks:    &to,
+		// A client that lost its session (a CLI that exited, a dropped HTTP
+		// connection) fetches its task again by id from a new one.
+		AdoptOrphanTasks: true,
 		Tap: func(s *server.Session, dir jsonrpc.Direction, m jsonrpc.Message) {
 			d.stats.observe(dir, m)
 			if o.Tap != nil {
@@ -94,6 +138,7 @@ func New(opts *Options) *server.Server {
 		},
 	})
 	d.addTools(srv)
+	d.addTaskTools(srv)
 	d.addPromptsAndResources(srv)
 	return srv
 }

@@ -44,6 +44,8 @@ func (d *demo) addTools(srv *server.Server) {
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{` +
 			`"sum":{"type":"number","description":"a + b"}},"required":["sum"]}`),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: ptr(true), IdempotentHint: ptr(true), OpenWorldHint: ptr(false)},
+		// Explicit, though absent means the same: add never runs as a task.
+		Execution: taskForbidden,
 	}, d.add)
 
 	srv.AddTool(&mcp.Tool{

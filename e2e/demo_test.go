@@ -15,9 +15,11 @@ import (
 	"github.com/mcpi-dev/mcpi/transport"
 )
 
+// allTools are the demo server's tools, in the order tools/list gives them (by name).
 var allTools = []string{
-	demo.ToolAdd, demo.ToolAskModel, demo.ToolAskUser, demo.ToolBenchStats,
-	demo.ToolEcho, demo.ToolLogLevels, demo.ToolSlow,
+	demo.ToolAdd, demo.ToolAskModel, demo.ToolAskTask, demo.ToolAskUser, demo.ToolBenchStats,
+	demo.ToolEcho, demo.ToolFailTask, demo.ToolInstantTask, demo.ToolLogLevels,
+	demo.ToolShortTTLTask, demo.ToolSideEffectTask, demo.ToolSleepTask, demo.ToolSlow, demo.ToolSlowTask,
 }
 
 func TestInitialize(t *testing.T) {

@@ -17,14 +17,18 @@ import (
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/tasks"
 	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // Environment of the test binary re-executed as a stdio server.
 const (
-	serveEnv    = "MCPI_E2E_SERVE"      // "stdio": serve the demo server on stdin/stdout
-	pageSizeEnv = "MCPI_E2E_PAGE_SIZE"  // demo.Options.PageSize
-	crashEnv    = "MCPI_E2E_CRASH_TOOL" // "1": add the crash tool
+	serveEnv        = "MCPI_E2E_SERVE"         // "stdio": serve the demo server on stdin/stdout
+	pageSizeEnv     = "MCPI_E2E_PAGE_SIZE"     // demo.Options.PageSize
+	crashEnv        = "MCPI_E2E_CRASH_TOOL"    // "1": add the crash tool
+	pollEnv         = "MCPI_E2E_POLL_INTERVAL" // the task pollInterval, as a time.Duration
+	taskPageSizeEnv = "MCPI_E2E_TASK_PAGE"     // the tasks/list page size
+	plainEnv        = "MCPI_E2E_PLAIN"         // "1": serve the plain server instead of the demo
 )
 
 // crashTool makes the stdio child exit in the middle of the call, with status 3.
@@ -41,7 +45,10 @@ func TestMain(m *testing.M) {
 // environment, until stdin closes.
 func serveStdio() int {
 	size, _ := strconv.Atoi(os.Getenv(pageSizeEnv))
-	srv := demo.New(&demo.Options{PageSize: size, Sleep: testSleep})
+	taskPage, _ := strconv.Atoi(os.Getenv(taskPageSizeEnv))
+	poll, _ := time.ParseDuration(os.Getenv(pollEnv))
+	cfg := serverConfig{pageSize: size, taskPageSize: taskPage, pollInterval: poll, plain: os.Getenv(plainEnv) == "1"}
+	srv := newServer(cfg)
 	if os.Getenv(crashEnv) == "1" {
 		srv.AddTool(&mcp.Tool{Name: crashTool, Description: "Exits the server process with status 3."},
 			func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
@@ -75,39 +82,83 @@ type serverConfig struct {
 	// onSlowExit is demo.Options.OnSlowExit. It is only called for servers in this
 	// process; a stdio child cannot call back.
 	onSlowExit func(steps int, err error)
+
+	// pollInterval is the pollInterval the server suggests for its tasks (0: the demo's
+	// default, 1 s); taskPageSize bounds a tasks/list page (0: the engine's default).
+	pollInterval time.Duration
+	taskPageSize int
+	// plain serves [newPlainServer] instead of the demo server.
+	plain bool
+	// tap and onSideEffectExit are demo.Options.Tap and OnSideEffectExit; like
+	// onSlowExit, they only work for servers in this process.
+	tap              func(s *server.Session, dir jsonrpc.Direction, m jsonrpc.Message)
+	onSideEffectExit func(path string, err error)
 }
 
-// harness connects a client session to a fresh demo server over one kind of connection.
+// harness connects client sessions to a fresh server over one kind of connection.
 type harness struct {
 	name      string
 	inProcess bool
-	connect   func(t *testing.T, ctx context.Context, cfg serverConfig, c *client.Client) (*client.Session, error)
+	start     func(t *testing.T, cfg serverConfig) *endpoint
 }
 
 var harnesses = []harness{
-	{name: "pipe", inProcess: true, connect: connectPipe},
-	{name: "stdio", connect: connectStdio},
-	{name: "http", inProcess: true, connect: connectHTTP},
+	{name: "pipe", inProcess: true, start: servePipe},
+	{name: "stdio", start: serveStdioChild},
+	{name: "http", inProcess: true, start: serveHTTP},
+}
+
+// serve starts a server for the test, as cfg describes, and returns its endpoint.
+func (h harness) serve(t *testing.T, cfg serverConfig) *endpoint {
+	t.Helper()
+	e := h.start(t, cfg)
+	e.h = h
+	return e
+}
+
+// endpoint is a server started for one test, which sessions connect to.
+type endpoint struct {
+	h harness
+	// srv is the server, nil when it runs in another process.
+	srv *server.Server
+	// shared says that every session opened on the endpoint reaches the same server.
+	// A stdio server serves one session: each session starts a process of its own.
+	shared bool
+	// transport returns a transport that reaches the server.
+	transport func() transport.Transport
 }
 
 func demoOptions(cfg serverConfig) *demo.Options {
-	return &demo.Options{PageSize: cfg.pageSize, Sleep: testSleep, OnSlowExit: cfg.onSlowExit}
-}
-
-func connectPipe(t *testing.T, ctx context.Context, cfg serverConfig, c *client.Client) (*client.Session, error) {
-	srv := demo.New(demoOptions(cfg))
-	var ss *server.Session
-	s, err := c.Connect(ctx, transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
-		ss = srv.Connect(ctx, conn)
-		return nil
-	}})
-	if ss != nil {
-		t.Cleanup(func() { ss.Close() })
+	return &demo.Options{
+		PageSize:         cfg.pageSize,
+		Sleep:            testSleep,
+		OnSlowExit:       cfg.onSlowExit,
+		Tap:              cfg.tap,
+		OnSideEffectExit: cfg.onSideEffectExit,
+		Tasks:            &tasks.Options{PollInterval: cfg.pollInterval, PageSize: cfg.taskPageSize},
 	}
-	return s, err
 }
 
-func connectStdio(t *testing.T, ctx context.Context, cfg serverConfig, c *client.Client) (*client.Session, error) {
+// newServer returns the server cfg asks for.
+func newServer(cfg serverConfig) *server.Server {
+	if cfg.plain {
+		return newPlainServer(cfg)
+	}
+	return demo.New(demoOptions(cfg))
+}
+
+func servePipe(t *testing.T, cfg serverConfig) *endpoint {
+	srv := newServer(cfg)
+	t.Cleanup(srv.Close)
+	return &endpoint{srv: srv, shared: true, transport: func() transport.Transport {
+		return transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
+			srv.Connect(ctx, conn)
+			return nil
+		}}
+	}}
+}
+
+func serveStdioChild(t *testing.T, cfg serverConfig) *endpoint {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -115,17 +166,24 @@ func connectStdio(t *testing.T, ctx context.Context, cfg serverConfig, c *client
 	env := []string{
 		serveEnv + "=stdio",
 		pageSizeEnv + "=" + strconv.Itoa(cfg.pageSize),
+		taskPageSizeEnv + "=" + strconv.Itoa(cfg.taskPageSize),
+		pollEnv + "=" + cfg.pollInterval.String(),
 		// A race-enabled child would otherwise linger a second at exit.
 		"GORACE=" + strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"),
 	}
 	if cfg.crashTool {
 		env = append(env, crashEnv+"=1")
 	}
-	return c.Connect(ctx, &transport.Command{Path: exe, Args: []string{"-test.run=^$"}, Env: env})
+	if cfg.plain {
+		env = append(env, plainEnv+"=1")
+	}
+	return &endpoint{transport: func() transport.Transport {
+		return &transport.Command{Path: exe, Args: []string{"-test.run=^$"}, Env: env}
+	}}
 }
 
-func connectHTTP(t *testing.T, ctx context.Context, cfg serverConfig, c *client.Client) (*client.Session, error) {
-	srv := demo.New(demoOptions(cfg))
+func serveHTTP(t *testing.T, cfg serverConfig) *endpoint {
+	srv := newServer(cfg)
 	h := srv.HTTPHandler(nil)
 	ts := httptest.NewServer(h) // on 127.0.0.1
 	t.Cleanup(func() {
@@ -133,8 +191,11 @@ func connectHTTP(t *testing.T, ctx context.Context, cfg serverConfig, c *client.
 			closer.Close()
 		}
 		ts.Close()
+		srv.Close()
 	})
-	return c.Connect(ctx, &transport.HTTPClient{URL: ts.URL + "/mcp"})
+	return &endpoint{srv: srv, shared: true, transport: func() transport.Transport {
+		return &transport.HTTPClient{URL: ts.URL + "/mcp"}
+	}}
 }
 
 // forEachTransport runs test once per kind of connection.
@@ -152,14 +213,31 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
-// open connects a session with client options opts (nil for the defaults) and closes it
-// when the test ends.
+// open connects a session to a fresh server with client options opts (nil for the
+// defaults) and closes it when the test ends.
 func (h harness) open(t *testing.T, ctx context.Context, cfg serverConfig, opts *client.Options) *client.Session {
 	t.Helper()
+	return h.serve(t, cfg).open(t, ctx, opts)
+}
+
+// open connects one more session to the endpoint's server and closes it when the test
+// ends.
+func (e *endpoint) open(t *testing.T, ctx context.Context, opts *client.Options) *client.Session {
+	t.Helper()
+	return e.openVia(t, ctx, opts, nil)
+}
+
+// openVia is open with the transport wrapped by wrap (when not nil).
+func (e *endpoint) openVia(t *testing.T, ctx context.Context, opts *client.Options, wrap func(transport.Transport) transport.Transport) *client.Session {
+	t.Helper()
 	c := client.New(mcp.Implementation{Name: "mcpi-e2e", Version: "0.0.1"}, opts)
-	s, err := h.connect(t, ctx, cfg, c)
+	tr := e.transport()
+	if wrap != nil {
+		tr = wrap(tr)
+	}
+	s, err := c.Connect(ctx, tr)
 	if err != nil {
-		t.Fatalf("connecting over %s: %v", h.name, err)
+		t.Fatalf("connecting over %s: %v", e.h.name, err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s

@@ -1,0 +1,82 @@
+package client_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/tasks"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+// TestFollowTaskFromAnotherSession starts a task in one session, then follows it by id
+// from a second session of the same server after the first has gone.
+func TestFollowTaskFromAnotherSession(t *testing.T) {
+	release := make(chan struct{})
+	srv := server.New(mcp.Implementation{Name: "s", Version: "1"}, &server.Options{
+		Tasks:            &tasks.Options{PollInterval: 5 * time.Millisecond},
+		AdoptOrphanTasks: true,
+	})
+	defer srv.Close()
+	srv.AddTool(&mcp.Tool{Name: "wait", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			<-release
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("finally")}}, nil
+		})
+	connect := func() *client.Session {
+		tr := transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
+			srv.Connect(ctx, conn)
+			return nil
+		}}
+		s, err := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{PollFloor: time.Millisecond}).Connect(context.Background(), tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	ctx := context.Background()
+	first := connect()
+	task, err := first.StartToolTask(ctx, &mcp.CallToolParams{Name: "wait"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := task.ID()
+	first.Close()
+
+	second := connect()
+	defer second.Close()
+	followed, err := second.FollowTask(ctx, id)
+	if err != nil {
+		t.Fatalf("following an orphaned task by id: %v", err)
+	}
+	if again, _ := second.FollowTask(ctx, id); again != followed {
+		t.Error("following the same id twice made two trackers")
+	}
+	events := followed.Events(ctx)
+	close(release)
+	var kinds []client.TaskEventKind
+	for e := range events {
+		kinds = append(kinds, e.Kind)
+	}
+	res, err := followed.Outcome()
+	if err != nil || len(res.Content) != 1 || res.Content[0].Text != "finally" {
+		t.Fatalf("outcome = %+v, %v", res, err)
+	}
+	if len(kinds) == 0 || kinds[len(kinds)-1] != client.TaskResult {
+		t.Errorf("events = %v, want them to end with result", kinds)
+	}
+	found := false
+	for st, err := range second.ServerTasks(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		found = found || st.TaskID == id
+	}
+	if !found {
+		t.Error("the adopted task is not in the new session's tasks/list")
+	}
+}

@@ -1,0 +1,262 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+// Requestor tasks against a scripted server: a raw JSON-RPC peer over an in-memory pipe,
+// which sends exactly what each test needs, in the order it needs, including what a
+// correct server never sends.
+
+const rawTool = "remote"
+
+// rawPeer is the scripted server. handle answers tools/call and tasks/*; initialize and
+// tools/list are answered here (the server declares tool tasks, its tool is optional).
+type rawPeer struct {
+	conn   *jsonrpc.Conn
+	handle func(ctx context.Context, p *rawPeer, req *jsonrpc.Request) (any, error)
+}
+
+// connectRaw connects a client session to a scripted server.
+func connectRaw(t *testing.T, ctx context.Context, opts *client.Options, handle func(ctx context.Context, p *rawPeer, req *jsonrpc.Request) (any, error)) (*client.Session, *rawPeer) {
+	t.Helper()
+	p := &rawPeer{handle: handle}
+	ready := make(chan struct{})
+	tr := transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
+		p.conn = jsonrpc.NewConn(conn, jsonrpc.Options{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			<-ready
+			switch req.Method {
+			case mcp.MethodInitialize:
+				return json.RawMessage(`{"protocolVersion":"2025-11-25","serverInfo":{"name":"raw","version":"0"},` +
+					`"capabilities":{"tools":{},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}}`), nil
+			case mcp.NotificationInitialized:
+				return nil, nil
+			case mcp.MethodPing:
+				return struct{}{}, nil
+			case mcp.MethodToolsList:
+				return json.RawMessage(`{"tools":[{"name":"` + rawTool + `","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}}]}`), nil
+			}
+			if req.IsNotification() {
+				return nil, nil
+			}
+			return p.handle(ctx, p, req)
+		})})
+		close(ready)
+		return nil
+	}}
+	c := client.New(mcp.Implementation{Name: "mcpi-e2e", Version: "0"}, taskClient(opts))
+	s, err := c.Connect(ctx, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Close()
+		p.conn.Close()
+	})
+	return s, p
+}
+
+// rawTask is a task state as the scripted server reports it.
+func rawTask(id string, status mcp.TaskStatus, msg string, pollMs int64) mcp.Task {
+	now := mcp.FormatTime(time.Now())
+	ttl := int64(60000)
+	task := mcp.Task{TaskID: id, Status: status, StatusMessage: msg, CreatedAt: now, LastUpdatedAt: now, TTL: &ttl}
+	if pollMs > 0 {
+		task.PollInterval = &pollMs
+	}
+	return task
+}
+
+func (p *rawPeer) notifyStatus(t *testing.T, ctx context.Context, task mcp.Task) {
+	t.Helper()
+	if err := p.conn.Notify(ctx, mcp.NotificationTasksStatus, &mcp.TaskStatusNotificationParams{Task: task}); err != nil {
+		t.Error(err)
+	}
+}
+
+// toolResult is the CallToolResult the scripted server's tasks end with.
+func toolResult(id, text string) json.RawMessage {
+	r := &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(text)}}
+	r.Meta.SetRelatedTask(id)
+	raw, _ := json.Marshal(r)
+	return raw
+}
+
+// TestRawTaskStatusBeforeCreateTaskResult: the server's notification that the task has
+// completed overtakes its CreateTaskResult. The client keeps it, applies it once the task
+// is known, and fetches the result without a single poll (the server suggests polling
+// once an hour).
+func TestRawTaskStatusBeforeCreateTaskResult(t *testing.T) {
+	ctx := testContext(t)
+	const id = "early-task"
+	var gets atomic.Int32
+	s, _ := connectRaw(t, ctx, nil, func(ctx context.Context, p *rawPeer, req *jsonrpc.Request) (any, error) {
+		switch req.Method {
+		case mcp.MethodToolsCall:
+			// Written before the response, on the same stream: it arrives first.
+			p.notifyStatus(t, ctx, rawTask(id, mcp.TaskStatusCompleted, "finished early", 3600000))
+			return &mcp.CreateTaskResult{Task: rawTask(id, mcp.TaskStatusWorking, "", 3600000)}, nil
+		case mcp.MethodTasksGet:
+			gets.Add(1)
+			return &mcp.GetTaskResult{Task: rawTask(id, mcp.TaskStatusCompleted, "finished early", 3600000)}, nil
+		case mcp.MethodTasksResult:
+			return toolResult(id, "early result"), nil
+		}
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "%s", req.Method)
+	})
+	evs := collect(s.CallToolTask(ctx, &mcp.CallToolParams{Name: rawTool}, nil))
+	end := outcome(t, evs)
+	if end.Kind != client.TaskResult || onlyText(t, end.Result) != "early result" {
+		t.Fatalf("outcome %s %+v %v", end.Kind, end.Result, end.Err)
+	}
+	if st := end.Task.State(); st.Status != mcp.TaskStatusCompleted || st.StatusMessage != "finished early" {
+		t.Errorf("state %+v, want the early notification's", st)
+	}
+	if n := gets.Load(); n != 0 {
+		t.Errorf("%d tasks/get: the early notification should have been enough", n)
+	}
+	if evs[0].Kind != client.TaskCreated || evs[0].State.Status != mcp.TaskStatusWorking {
+		t.Errorf("first event %s %s, want created, working", evs[0].Kind, evs[0].State.Status)
+	}
+}
+
+// TestRawTerminalStatusChangeIgnored: a server that reports a status change after a
+// terminal one (a server bug) cannot move the task out of its terminal status.
+func TestRawTerminalStatusChangeIgnored(t *testing.T) {
+	ctx := testContext(t)
+	const id = "fickle-task"
+	s, p := connectRaw(t, ctx, nil, func(ctx context.Context, p *rawPeer, req *jsonrpc.Request) (any, error) {
+		switch req.Method {
+		case mcp.MethodToolsCall:
+			return &mcp.CreateTaskResult{Task: rawTask(id, mcp.TaskStatusWorking, "", 3600000)}, nil
+		case mcp.MethodTasksGet:
+			return &mcp.GetTaskResult{Task: rawTask(id, mcp.TaskStatusWorking, "says the poll", 3600000)}, nil
+		case mcp.MethodTasksResult:
+			return toolResult(id, "final"), nil
+		}
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "%s", req.Method)
+	})
+	sub := s.Subscribe()
+	defer sub.Close()
+	task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: rawTool}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.notifyStatus(t, ctx, rawTask(id, mcp.TaskStatusCompleted, "done", 3600000))
+	if _, err := task.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p.notifyStatus(t, ctx, rawTask(id, mcp.TaskStatusWorking, "working again?", 3600000))
+	p.notifyStatus(t, ctx, rawTask(id, mcp.TaskStatusFailed, "failed after all?", 3600000))
+	// Notifications are handled in order, before the response to a later request.
+	if err := s.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := task.State(); st.Status != mcp.TaskStatusCompleted || st.StatusMessage != "done" {
+		t.Errorf("state %+v, want completed \"done\"", st)
+	}
+	terminal := false
+	for _, e := range drain(sub) {
+		if te, ok := e.(*client.TaskEvent); ok && te.Kind == client.TaskStatus {
+			if terminal {
+				t.Errorf("a status event after the terminal one: %s %q", te.State.Status, te.State.StatusMessage)
+			}
+			terminal = te.State.Status.IsTerminal()
+		}
+	}
+	if !terminal {
+		t.Error("no terminal status event")
+	}
+	if res, err := task.Outcome(); err != nil || onlyText(t, res) != "final" {
+		t.Errorf("outcome %+v, %v", res, err)
+	}
+}
+
+// TestRawPollingWithoutNotifications: a server that sends no status notification at all;
+// the client follows the task by polling at its pollInterval.
+func TestRawPollingWithoutNotifications(t *testing.T) {
+	ctx := testContext(t)
+	const id = "quiet-task"
+	var gets atomic.Int32
+	s, _ := connectRaw(t, ctx, nil, func(ctx context.Context, p *rawPeer, req *jsonrpc.Request) (any, error) {
+		switch req.Method {
+		case mcp.MethodToolsCall:
+			return &mcp.CreateTaskResult{Task: rawTask(id, mcp.TaskStatusWorking, "", 5)}, nil
+		case mcp.MethodTasksGet:
+			if gets.Add(1) < 3 {
+				return &mcp.GetTaskResult{Task: rawTask(id, mcp.TaskStatusWorking, "", 5)}, nil
+			}
+			return &mcp.GetTaskResult{Task: rawTask(id, mcp.TaskStatusCompleted, "", 5)}, nil
+		case mcp.MethodTasksResult:
+			return toolResult(id, "polled"), nil
+		}
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "%s", req.Method)
+	})
+	end := outcome(t, collect(s.CallToolTask(ctx, &mcp.CallToolParams{Name: rawTool}, nil)))
+	if end.Kind != client.TaskResult || onlyText(t, end.Result) != "polled" {
+		t.Fatalf("outcome %s %+v %v", end.Kind, end.Result, end.Err)
+	}
+	if n := gets.Load(); n != 3 || end.Task.Polls() != 3 {
+		t.Errorf("%d tasks/get received, %d polls counted; want 3", n, end.Task.Polls())
+	}
+}
+
+// TestRawServerRejectsUndeclaredTask: some servers (the TypeScript SDK) answer a task they
+// do not support with -32603 instead of running the call; the client reports that error.
+func TestRawServerRejectsUndeclaredTask(t *testing.T) {
+	ctx := testContext(t)
+	s, _ := connectRaw(t, ctx, nil, func(ctx context.Context, p *rawPeer, req *jsonrpc.Request) (any, error) {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "does not support task creation")
+	})
+	_, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: rawTool}, nil)
+	if rpcCode(err) != jsonrpc.CodeInternalError {
+		t.Fatalf("StartToolTask: %v, want the server's -32603", err)
+	}
+	if len(s.Tasks()) != 0 {
+		t.Errorf("a task was registered: %v", s.Tasks())
+	}
+	if err := s.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRawTaskGoneWhileFollowed: the server forgets a task (a restart, an expired ttl):
+// tasks/get says -32602, and the task is reported gone.
+func TestRawTaskGoneWhileFollowed(t *testing.T) {
+	ctx := testContext(t)
+	const id = "vanishing-task"
+	var mu sync.Mutex
+	gone := false
+	s, _ := connectRaw(t, ctx, nil, func(ctx context.Context, p *rawPeer, req *jsonrpc.Request) (any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch req.Method {
+		case mcp.MethodToolsCall:
+			return &mcp.CreateTaskResult{Task: rawTask(id, mcp.TaskStatusWorking, "", 5)}, nil
+		case mcp.MethodTasksGet:
+			if gone {
+				return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "task not found")
+			}
+			gone = true
+			return &mcp.GetTaskResult{Task: rawTask(id, mcp.TaskStatusWorking, "", 5)}, nil
+		}
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "%s", req.Method)
+	})
+	end := outcome(t, collect(s.CallToolTask(ctx, &mcp.CallToolParams{Name: rawTool}, nil)))
+	if end.Kind != client.TaskGone {
+		t.Fatalf("outcome %s %v, want gone", end.Kind, end.Err)
+	}
+	if err := s.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
