@@ -296,8 +296,10 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 	t.known = true
 	cancelNow := t.cancelReq
 	t.mu.Unlock()
-	early := s.tasks.add(t)
+	// Created goes out before the task is registered, so no status event can precede
+	// it; notifications that arrive meanwhile are kept and replayed below.
 	t.emit(TaskEvent{Kind: TaskCreated})
+	early := s.tasks.add(t)
 	s.log.Info("task created", "task", created.Task.TaskID, "tool", p.Name, "status", created.Task.Status)
 	// A status notification may have overtaken the CreateTaskResult.
 	for _, st := range early {
@@ -336,14 +338,24 @@ func (t *Task) observe(st mcp.Task, fromNotification bool) {
 	}
 	old := t.state
 	switch {
-	case older(st.LastUpdatedAt, old.LastUpdatedAt):
-		// Over HTTP a notification on the GET stream can arrive after a newer answer on
-		// a POST stream: it is stale, not news.
+	case t.ended:
+		// The outcome is out; later news changes nothing a follower acts on.
+		if !older(st.LastUpdatedAt, old.LastUpdatedAt) && !old.Status.IsTerminal() {
+			t.state = st
+		}
 		t.mu.Unlock()
 		return
 	case old.Status.IsTerminal() && st.Status != old.Status:
 		t.mu.Unlock()
-		t.s.log.Warn("server bug: a terminal task changed status; ignored", "task", old.TaskID, "from", old.Status, "to", st.Status)
+		// Over HTTP a notification on the GET stream can arrive after a newer answer on
+		// a POST stream: an older state is stale, not a server bug.
+		if !older(st.LastUpdatedAt, old.LastUpdatedAt) {
+			t.s.log.Warn("server bug: a terminal task changed status; ignored", "task", old.TaskID, "from", old.Status, "to", st.Status)
+		}
+		return
+	case !st.Status.IsTerminal() && older(st.LastUpdatedAt, old.LastUpdatedAt):
+		// A stale non-terminal state; a terminal one is taken whatever its time says.
+		t.mu.Unlock()
 		return
 	case st.Status == old.Status && st.StatusMessage == old.StatusMessage && st.LastUpdatedAt == old.LastUpdatedAt:
 		t.mu.Unlock()
@@ -459,9 +471,12 @@ func (t *Task) fetchResult(ctx context.Context) {
 	go func() {
 		var raw json.RawMessage
 		err := t.s.conn.Call(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, &raw)
-		t.mu.Lock()
-		t.resulting = false
-		t.mu.Unlock()
+		// Cleared only after the outcome is settled, so no second tasks/result starts.
+		defer func() {
+			t.mu.Lock()
+			t.resulting = false
+			t.mu.Unlock()
+		}()
 		var rpcErr *jsonrpc.Error
 		switch {
 		case err == nil:
@@ -470,6 +485,7 @@ func (t *Task) fetchResult(ctx context.Context) {
 				t.finish(nil, fmt.Errorf("tasks/result: decoding the result: %w", derr), t.s.now())
 				return
 			}
+			t.settleStatus(ctx)
 			t.finish(&res, nil, t.s.now())
 		case ctx.Err() != nil:
 		case errors.As(err, &rpcErr) && t.State().Status == mcp.TaskStatusCancelled:
@@ -477,9 +493,22 @@ func (t *Task) fetchResult(ctx context.Context) {
 		case errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeInvalidParams && !t.State().Status.IsTerminal():
 			t.gone()
 		default:
+			t.settleStatus(ctx)
 			t.finish(nil, err, t.s.now())
 		}
 	}()
+}
+
+// settleStatus makes sure the final status is known before the outcome is announced:
+// tasks/result can return before the status notification or poll that says so, which
+// over HTTP travel on another stream.
+func (t *Task) settleStatus(ctx context.Context) {
+	if t.State().Status.IsTerminal() {
+		return
+	}
+	if st, err := t.s.GetTask(ctx, t.ID()); err == nil {
+		t.observe(st, false)
+	}
 }
 
 func (t *Task) gone() {

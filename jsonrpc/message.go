@@ -184,18 +184,24 @@ func DecodeMessage(data []byte) (Message, error) {
 		return nil, &DecodeError{Err: NewError(CodeParseError, "parse error: empty message")}
 	}
 	// One JSON value and nothing after it: a decoder would stop at the end of the first
-	// value and let trailing "]" or "}" through.
-	if !json.Valid(data) {
-		return nil, &DecodeError{Err: NewError(CodeParseError, "parse error: invalid JSON")}
-	}
-	if data[0] == '[' {
-		return nil, &DecodeError{Err: NewError(CodeInvalidRequest, "invalid request: batches are not supported")}
-	}
+	// value and let trailing "]" or "}" through. json.Unmarshal checks the whole input
+	// before decoding anything, and reports invalid JSON, and only that, as a
+	// *json.SyntaxError, so an object needs no separate json.Valid pass.
 	if data[0] != '{' {
-		return nil, &DecodeError{Err: NewError(CodeInvalidRequest, "invalid request: a message must be a JSON object")}
+		switch {
+		case !json.Valid(data):
+			return nil, &DecodeError{Err: NewError(CodeParseError, "parse error: invalid JSON")}
+		case data[0] == '[':
+			return nil, &DecodeError{Err: NewError(CodeInvalidRequest, "invalid request: batches are not supported")}
+		default:
+			return nil, &DecodeError{Err: NewError(CodeInvalidRequest, "invalid request: a message must be a JSON object")}
+		}
 	}
 	var w wire
 	if err := json.Unmarshal(data, &w); err != nil {
+		if _, ok := err.(*json.SyntaxError); ok {
+			return nil, &DecodeError{Err: NewError(CodeParseError, "parse error: invalid JSON")}
+		}
 		return nil, &DecodeError{Err: NewError(CodeInvalidRequest, "invalid request: "+err.Error())}
 	}
 	var id ID

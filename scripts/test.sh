@@ -22,6 +22,7 @@ fi
 step "go vet"
 go vet ./...
 
+bash scripts/interop-tools.sh && export MCPI_INTEROP=1 # TS SDK peers of ./interop: missing SDK = failure
 step "go test -race"
 go test -race -count=1 ./...
 

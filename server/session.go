@@ -76,10 +76,10 @@ func (s *Session) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams)
 	if s.ClientCapabilities().Sampling == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the client does not support sampling")
 	}
-	ctx, done := s.sideChannel(ctx, &p.Meta)
+	ctx, target, done := s.sideChannel(ctx, &p.Meta)
 	defer done()
 	var r mcp.CreateMessageResult
-	if err := s.conn.Call(ctx, mcp.MethodSamplingCreateMessage, p, &r); err != nil {
+	if err := target.conn.Call(ctx, mcp.MethodSamplingCreateMessage, p, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil
@@ -90,10 +90,10 @@ func (s *Session) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitR
 	if s.ClientCapabilities().Elicitation == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the client does not support elicitation")
 	}
-	ctx, done := s.sideChannel(ctx, &p.Meta)
+	ctx, target, done := s.sideChannel(ctx, &p.Meta)
 	defer done()
 	var r mcp.ElicitResult
-	if err := s.conn.Call(ctx, mcp.MethodElicitationCreate, p, &r); err != nil {
+	if err := target.conn.Call(ctx, mcp.MethodElicitationCreate, p, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil

@@ -40,14 +40,17 @@ func TaskFromContext(ctx context.Context) (*tasks.Handle, bool) {
 // input_required, tags the request with the task, and waits for the requestor's
 // tasks/result so the request can travel on that response. A requestor that does not call
 // tasks/result within one poll interval gets the request on whatever stream there is, as
-// clients should accept task messages on any stream. The returned function puts the task
-// back to working once the answer is in.
-func (s *Session) sideChannel(ctx context.Context, meta *mcp.Meta) (context.Context, func()) {
+// clients should accept task messages on any stream. If the session that owns the task
+// has ended, the request waits, as long as the task lives, for a client to adopt the task
+// with tasks/result and goes to that client. It returns the session to send on, and a
+// function that puts the task back to working once the answer is in.
+func (s *Session) sideChannel(ctx context.Context, meta *mcp.Meta) (context.Context, *Session, func()) {
 	w, ok := ctx.Value(taskWorkKey{}).(*taskWork)
 	if !ok {
-		return ctx, func() {}
+		return ctx, s, func() {}
 	}
-	meta.SetRelatedTask(w.h.ID())
+	id := w.h.ID()
+	meta.SetRelatedTask(id)
 	w.mu.Lock()
 	w.inputs++
 	if w.inputs == 1 {
@@ -55,17 +58,50 @@ func (s *Session) sideChannel(ctx context.Context, meta *mcp.Meta) (context.Cont
 	}
 	w.mu.Unlock()
 	wait, cancel := context.WithTimeout(ctx, s.server.tasks.PollInterval())
-	if id, ok := w.h.AwaitRequestor(wait); ok {
-		ctx = jsonrpc.WithRelatedRequest(ctx, id)
-	}
+	waiter, found := w.h.AwaitRequestor(wait)
 	cancel()
-	return ctx, func() {
+	if !found && s.server.taskSession(id) == nil {
+		waiter, found = w.h.AwaitRequestor(ctx)
+	}
+	if found {
+		ctx = jsonrpc.WithRelatedRequest(ctx, waiter)
+	}
+	target := s.server.taskSession(id)
+	if target == nil {
+		target = s
+	}
+	return ctx, target, func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		w.inputs--
 		if w.inputs == 0 {
 			_ = w.h.SetStatus(mcp.TaskStatusWorking, "")
 		}
+	}
+}
+
+// taskSession returns the live session that owns task id, or nil.
+func (s *Server) taskSession(id string) *Session {
+	owner, ok := s.tasks.Owner(id)
+	if !ok {
+		return nil
+	}
+	return s.liveSession(owner)
+}
+
+// liveSession returns the session with the owner key if its connection is still open.
+func (s *Server) liveSession(owner string) *Session {
+	s.mu.RLock()
+	ss := s.owners[owner]
+	s.mu.RUnlock()
+	if ss == nil {
+		return nil
+	}
+	select {
+	case <-ss.conn.Done():
+		return nil // ended; its entry is about to be dropped
+	default:
+		return ss
 	}
 }
 
@@ -80,13 +116,17 @@ func (s *Server) taskCapability() *mcp.ServerTasksCapability {
 // notifyTask sends notifications/tasks/status to the session that owns the task, and to
 // no other.
 func (s *Server) notifyTask(owner string, t mcp.Task) {
-	s.mu.RLock()
-	ss := s.owners[owner]
-	s.mu.RUnlock()
+	ss := s.liveSession(owner)
 	if ss == nil {
 		return
 	}
-	_ = ss.conn.Notify(context.Background(), mcp.NotificationTasksStatus, &mcp.TaskStatusNotificationParams{Task: t})
+	// On the stream of a waiting tasks/result, if there is one: over HTTP the status then
+	// arrives in order with the result instead of racing it on the GET stream.
+	ctx := context.Background()
+	if id, ok := s.tasks.Waiter(t.TaskID); ok {
+		ctx = jsonrpc.WithRelatedRequest(ctx, id)
+	}
+	_ = ss.conn.Notify(ctx, mcp.NotificationTasksStatus, &mcp.TaskStatusNotificationParams{Task: t})
 }
 
 // checkTaskSupport applies the tool-level rules of the spec to a call.
@@ -152,10 +192,7 @@ func (s *Session) adopt(id string) {
 		return
 	}
 	s.server.tasks.Adopt(id, s.owner, func(owner string) bool {
-		s.server.mu.RLock()
-		defer s.server.mu.RUnlock()
-		_, live := s.server.owners[owner]
-		return !live
+		return s.server.liveSession(owner) == nil
 	})
 }
 

@@ -322,8 +322,8 @@ func (m *Manager) update(t *task, change func(*mcp.Task) error, also func()) err
 	if also != nil {
 		also()
 	}
-	if t.state.Status.IsTerminal() {
-		close(t.done)
+	terminal := t.state.Status.IsTerminal()
+	if terminal {
 		set := m.owners[t.owner]
 		set.active--
 		heap.Push(&set.terminal, t)
@@ -335,7 +335,25 @@ func (m *Manager) update(t *task, change func(*mcp.Task) error, also func()) err
 	if m.opts.OnChange != nil {
 		m.opts.OnChange(owner, snapshot)
 	}
+	if terminal {
+		// Result waiters wake only after the change was announced, so a requestor reading
+		// one stream sees the final status before the result.
+		close(t.done)
+	}
 	return nil
+}
+
+// Waiter returns the newest tasks/result request waiting on task id, if any: messages
+// about the task can travel on its response stream.
+func (m *Manager) Waiter(id string) (jsonrpc.ID, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if t, ok := m.tasks[id]; ok {
+		if n := len(t.resultWaiters); n > 0 {
+			return t.resultWaiters[n-1], true
+		}
+	}
+	return jsonrpc.ID{}, false
 }
 
 func (m *Manager) lookup(owner, id string) (*task, error) {
@@ -442,6 +460,9 @@ func (m *Manager) List(owner, cursor string) ([]mcp.Task, string, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if after > m.seq {
+		return nil, "", ErrBadCursor // well-formed, but never issued
+	}
 	var all []*task
 	for _, t := range m.owners[owner].all() {
 		if t.seq > after {
@@ -500,6 +521,17 @@ func (m *Manager) Adopt(id, newOwner string, may func(owner string) bool) bool {
 	}
 	t.owner = newOwner
 	return true
+}
+
+// Owner returns the owner of task id.
+func (m *Manager) Owner(id string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.tasks[id]
+	if !ok || t.gone {
+		return "", false
+	}
+	return t.owner, true
 }
 
 // PollInterval is the interval the manager suggests to requestors.

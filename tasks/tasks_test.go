@@ -258,7 +258,7 @@ func TestListPages(t *testing.T) {
 				t.Fatalf("task %d out of order", i)
 			}
 		}
-		for _, bad := range []string{"???", "eDEy", "dGFiYw"} {
+		for _, bad := range []string{"???", "eDEy", "dGFiYw", "dDk5OTk"} { // the last: "t9999", never issued
 			if _, _, err := m.List("a", bad); !errors.Is(err, jsonrpc.ErrInvalidParams) {
 				t.Errorf("cursor %q: %v, want -32602", bad, err)
 			}
