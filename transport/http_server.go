@@ -362,7 +362,7 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	if h.opts.JSONResponse {
+	if h.opts.JSONResponse || plainJSONMethods[req.Method] {
 		if !s.serveJSON(w, r, req) && isInit {
 			s.Close() // the client left before its session could start
 		}
@@ -382,6 +382,10 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	s.deliver(w, r, st, 0)
 }
+
+// plainJSONMethods are answered with a JSON body even in SSE mode: MCP Tasks asks servers
+// not to open an SSE stream in reply to tasks/get, and nothing travels with these replies.
+var plainJSONMethods = map[string]bool{"tasks/get": true, "tasks/list": true, "tasks/cancel": true}
 
 func (h *HTTPHandler) serveGET(w http.ResponseWriter, r *http.Request) {
 	if !acceptsSSE(mediaTypes(r.Header.Values("Accept"))) {

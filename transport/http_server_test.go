@@ -658,3 +658,31 @@ func TestHTTPServerOutlivesServerTimeouts(t *testing.T) {
 		t.Fatalf("got %#v", m)
 	}
 }
+
+// TestHTTPServerTaskPollsGetJSON: MCP Tasks asks servers not to open an SSE stream in
+// reply to tasks/get, so task polls are answered with a JSON body, while other requests
+// keep their SSE stream.
+func TestHTTPServerTaskPollsGetJSON(t *testing.T) {
+	ts := newTestServer(t, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		return map[string]string{"method": req.Method}, nil
+	}, nil)
+	init := rawPost(t, ts.URL, initBody, nil)
+	sid := init.Header.Get(HeaderSessionID)
+	hdr := map[string]string{HeaderSessionID: sid, HeaderProtocolVersion: "2025-11-25"}
+	for _, m := range []string{"tasks/get", "tasks/list", "tasks/cancel"} {
+		resp := rawPost(t, ts.URL, `{"jsonrpc":"2.0","id":7,"method":"`+m+`","params":{"taskId":"x"}}`, hdr)
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+			t.Errorf("%s answered with Content-Type %q, want application/json", m, ct)
+			continue
+		}
+		body, _ := io.ReadAll(resp.Body)
+		msg, err := jsonrpc.DecodeMessage(body)
+		if r, ok := msg.(*jsonrpc.Response); err != nil || !ok || r.ID != jsonrpc.Int64ID(7) || !strings.Contains(string(r.Result), m) {
+			t.Errorf("%s: body %s (%v)", m, body, err)
+		}
+	}
+	resp := rawPost(t, ts.URL, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{}}`, hdr)
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Errorf("tools/call answered with %q, want an SSE stream", ct)
+	}
+}
