@@ -89,13 +89,17 @@ type Options struct {
 	Tap func(s *server.Session, dir jsonrpc.Direction, m jsonrpc.Message)
 	// Tasks tunes the task engine behind the task tools (a copy is used); nil, or a zero
 	// field, takes the engine's defaults, except PollInterval, which defaults to
-	// [DefaultTaskPollInterval]. Tests shorten PollInterval and PageSize here.
+	// [DefaultTaskPollInterval], and RatePerSecond, which defaults to [DefaultTaskRate].
+	// Tests shorten PollInterval and PageSize here.
 	Tasks *tasks.Options
 	// OnSideEffectExit, when set, is called each time side_effect_task stops: with err
 	// nil when it wrote path, or why it did not (the context's error when cancelled).
 	OnSideEffectExit func(path string, err error)
 	Logger           *slog.Logger
 }
+
+// DefaultTaskRate is the demo server's limit on task operations per session and second.
+const DefaultTaskRate = 2000
 
 // New returns the demo server.
 func New(opts *Options) *server.Server {
@@ -113,6 +117,11 @@ func New(opts *Options) *server.Server {
 	}
 	if to.PollInterval <= 0 {
 		to.PollInterval = DefaultTaskPollInterval
+	}
+	if to.RatePerSecond == 0 {
+		// Generous enough for the 1,000-task bursts of the benchmarks, tight enough to
+		// stop a runaway poller; a negative value turns the limit off.
+		to.RatePerSecond, to.RateBurst = DefaultTaskRate, 2*DefaultTaskRate
 	}
 	srv := server.New(mcp.Implementation{
 		Name:        Name,

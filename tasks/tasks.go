@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -59,6 +60,11 @@ type Options struct {
 	MaxKept int
 	// PageSize bounds a tasks/list page (50).
 	PageSize int
+	// RatePerSecond, when positive, limits the task operations (create, get, result,
+	// list, cancel) of one owner to that rate, with bursts of RateBurst (2 × the rate):
+	// the spec asks receivers to guard against polling storms and id enumeration.
+	RatePerSecond float64
+	RateBurst     int
 	// OnChange is called after every status change, in order, with the new state. It
 	// is where status notifications are sent; it must not block for long.
 	OnChange func(owner string, t mcp.Task)
@@ -105,6 +111,8 @@ var (
 	ErrBadCursor = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid cursor"}
 	// ErrTooMany is returned when an owner has MaxActive tasks running.
 	ErrTooMany = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "too many tasks running"}
+	// ErrRateLimited is returned when an owner exceeds RatePerSecond.
+	ErrRateLimited = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "too many task requests; slow down"}
 	// ErrClosed is returned once the manager is closed.
 	ErrClosed = errors.New("tasks: manager closed")
 )
@@ -137,6 +145,7 @@ type Manager struct {
 	seq     uint64
 	expiry  expiryHeap
 	timer   *time.Timer
+	buckets map[string]*bucket
 	closed  bool
 	running sync.WaitGroup
 }
@@ -150,6 +159,31 @@ func New(opts Options) *Manager {
 // Create registers a task in status working, starts run on a context of its own, and
 // returns the task as the CreateTaskResult should report it. requested is params.task.
 func (m *Manager) Create(owner string, requested *mcp.TaskMetadata, run RunFunc) (mcp.Task, error) {
+	created, ctx, h, err := m.register(owner, requested, nil)
+	if err != nil {
+		return mcp.Task{}, err
+	}
+	go func() { h.Finish(run(ctx, h)) }()
+	return created, nil
+}
+
+// Defer registers a task in status working, like [Manager.Create], but starts no work:
+// the caller does the work wherever it likes and ends the task with [Handle.Finish]. No
+// goroutine waits on a deferred task, so a receiver holding many tasks that wait for a
+// person (sampling, elicitation) pays only their memory.
+//
+// The context ends when the task is cancelled or expires, its owner is dropped or the
+// manager closes. stop, if not nil, is called then too, once, on the goroutine that ended
+// the task and without locks held, unless Finish came first; the work should give up
+// and call Finish (whose outcome is dropped once the task has ended). [Manager.Close]
+// waits for Finish.
+func (m *Manager) Defer(owner string, requested *mcp.TaskMetadata, stop func()) (mcp.Task, context.Context, *Handle, error) {
+	return m.register(owner, requested, stop)
+}
+
+// register adds a task in status working and counts it as running until its Handle's
+// Finish.
+func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func()) (mcp.Task, context.Context, *Handle, error) {
 	now := m.opts.Now()
 	ttl := m.opts.DefaultTTL
 	if requested != nil && requested.TTL != nil && *requested.TTL >= 0 {
@@ -160,10 +194,19 @@ func (m *Manager) Create(owner string, requested *mcp.TaskMetadata, run RunFunc)
 	}
 	id, err := newID()
 	if err != nil {
-		return mcp.Task{}, fmt.Errorf("tasks: %w", err)
+		return mcp.Task{}, nil, nil, fmt.Errorf("tasks: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &task{owner: owner, cancel: cancel, done: make(chan struct{}), index: -1, tindex: -1, waiterAdded: make(chan struct{})}
+	h := &Handle{m: m, t: t, release: cancel}
+	if stop != nil {
+		t.cancel = func() {
+			cancel()
+			if !h.finished.Load() && h.stopped.CompareAndSwap(false, true) {
+				stop()
+			}
+		}
+	}
 	t.state = mcp.Task{
 		TaskID:        id,
 		Status:        mcp.TaskStatusWorking,
@@ -180,7 +223,12 @@ func (m *Manager) Create(owner string, requested *mcp.TaskMetadata, run RunFunc)
 	if m.closed {
 		m.mu.Unlock()
 		cancel()
-		return mcp.Task{}, ErrClosed
+		return mcp.Task{}, nil, nil, ErrClosed
+	}
+	if err := m.allowLocked(owner); err != nil {
+		m.mu.Unlock()
+		cancel()
+		return mcp.Task{}, nil, nil, err
 	}
 	set := m.owners[owner]
 	if set == nil {
@@ -190,7 +238,7 @@ func (m *Manager) Create(owner string, requested *mcp.TaskMetadata, run RunFunc)
 	if set.active >= m.opts.MaxActive {
 		m.mu.Unlock()
 		cancel()
-		return mcp.Task{}, ErrTooMany.WithData(map[string]int{"maxActive": m.opts.MaxActive})
+		return mcp.Task{}, nil, nil, ErrTooMany.WithData(map[string]int{"maxActive": m.opts.MaxActive})
 	}
 	if len(set.tasks) >= m.opts.MaxKept {
 		m.evictOldestTerminal(set)
@@ -208,21 +256,29 @@ func (m *Manager) Create(owner string, requested *mcp.TaskMetadata, run RunFunc)
 	m.running.Add(1)
 	m.mu.Unlock()
 
-	m.opts.Logger.Debug("task created", "task", id, "owner", owner)
-	h := &Handle{m: m, t: t}
-	go func() {
-		defer m.running.Done()
-		out := run(ctx, h)
-		m.finish(t, out)
-		cancel()
-	}()
-	return created, nil
+	m.opts.Logger.Info("task created", "task", id, "owner", owner, "ttl", ttl)
+	return created, ctx, h, nil
 }
 
-// Handle lets a task's work report its status.
+// Handle lets a task's work report its status, and end it.
 type Handle struct {
-	m *Manager
-	t *task
+	m        *Manager
+	t        *task
+	release  context.CancelFunc
+	finished atomic.Bool
+	stopped  atomic.Bool // a deferred task's stop was called
+}
+
+// Finish ends the task's work with out: the task becomes completed or failed, unless it
+// already ended (cancelled, expired), in which case out is dropped. Only the first call
+// counts. A task made by [Manager.Create] is finished with what its RunFunc returns.
+func (h *Handle) Finish(out Outcome) {
+	if !h.finished.CompareAndSwap(false, true) {
+		return
+	}
+	h.m.finish(h.t, out)
+	h.release()
+	h.m.running.Done()
 }
 
 // ID is the task's id.
@@ -357,11 +413,63 @@ func (m *Manager) Waiter(id string) (jsonrpc.ID, bool) {
 }
 
 func (m *Manager) lookup(owner, id string) (*task, error) {
+	if err := m.allowLocked(owner); err != nil {
+		return nil, err
+	}
 	t, ok := m.tasks[id]
 	if !ok || t.owner != owner || t.gone {
+		// Logged: a stream of misses from one owner is what id probing looks like.
+		m.opts.Logger.Info("task lookup failed", "task", id, "owner", owner)
 		return nil, ErrNotFound
 	}
 	return t, nil
+}
+
+// bucket is a token bucket: tokens refill at the configured rate up to the burst.
+type bucket struct {
+	tokens float64
+	at     time.Time
+}
+
+// allowLocked takes one token from owner's bucket.
+func (m *Manager) allowLocked(owner string) error {
+	rate := m.opts.RatePerSecond
+	if rate <= 0 {
+		return nil
+	}
+	burst := float64(m.opts.RateBurst)
+	if burst <= 0 {
+		burst = 2 * rate
+	}
+	now := m.opts.Now()
+	if m.buckets == nil {
+		m.buckets = map[string]*bucket{}
+	}
+	b := m.buckets[owner]
+	if b == nil {
+		if len(m.buckets) >= 4096 {
+			m.pruneBuckets(now, rate, burst)
+		}
+		b = &bucket{tokens: burst, at: now}
+		m.buckets[owner] = b
+	}
+	b.tokens = min(burst, b.tokens+now.Sub(b.at).Seconds()*rate)
+	b.at = now
+	if b.tokens < 1 {
+		m.opts.Logger.Warn("task requests rate-limited", "owner", owner)
+		return ErrRateLimited.WithData(map[string]int64{"retryAfterMs": int64((1 - b.tokens) / rate * 1000)})
+	}
+	b.tokens--
+	return nil
+}
+
+// pruneBuckets forgets owners whose bucket has refilled: they have been idle.
+func (m *Manager) pruneBuckets(now time.Time, rate, burst float64) {
+	for owner, b := range m.buckets {
+		if b.tokens+now.Sub(b.at).Seconds()*rate >= burst {
+			delete(m.buckets, owner)
+		}
+	}
 }
 
 // Get returns a task's current state.
@@ -443,6 +551,7 @@ func (m *Manager) Cancel(owner, id, message string) (mcp.Task, error) {
 		return mcp.Task{}, err
 	}
 	t.cancel()
+	m.opts.Logger.Info("task cancelled", "task", id, "owner", owner)
 	return snapshot, nil
 }
 
@@ -460,6 +569,9 @@ func (m *Manager) List(owner, cursor string) ([]mcp.Task, string, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.allowLocked(owner); err != nil {
+		return nil, "", err
+	}
 	if after > m.seq {
 		return nil, "", ErrBadCursor // well-formed, but never issued
 	}
@@ -667,7 +779,7 @@ func (m *Manager) expire() {
 	var cancels []context.CancelFunc
 	for len(m.expiry) > 0 && !m.expiry[0].expires.After(now) {
 		t := m.expiry[0]
-		m.opts.Logger.Debug("task expired", "task", t.state.TaskID, "status", t.state.Status)
+		m.opts.Logger.Info("task expired", "task", t.state.TaskID, "owner", t.owner, "status", t.state.Status)
 		cancels = append(cancels, t.cancel)
 		m.removeLocked(t)
 	}

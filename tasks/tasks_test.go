@@ -387,3 +387,39 @@ func TestAdoptMovesOnlyPermittedTasks(t *testing.T) {
 		}
 	})
 }
+
+func TestRateLimitPerOwner(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{RatePerSecond: 10, RateBurst: 5})
+		defer m.Close()
+		release := make(chan struct{})
+		defer close(release)
+		task, err := m.Create("a", nil, block(release, Outcome{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 4 { // the burst of 5, less the create
+			if _, err := m.Get("a", task.TaskID); err != nil {
+				t.Fatalf("get %d within the burst: %v", i, err)
+			}
+		}
+		_, err = m.Get("a", task.TaskID)
+		var rpc *jsonrpc.Error
+		if !errors.Is(err, ErrRateLimited) || !errors.As(err, &rpc) || len(rpc.Data) == 0 {
+			t.Fatalf("get beyond the burst: %v, want ErrRateLimited with retryAfterMs", err)
+		}
+		if _, _, err := m.List("a", ""); !errors.Is(err, ErrRateLimited) {
+			t.Errorf("list beyond the burst: %v", err)
+		}
+		if _, err := m.Get("b", "nope"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("another owner is limited by a's requests: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond) // one token at 10/s
+		if _, err := m.Get("a", task.TaskID); err != nil {
+			t.Errorf("after the refill: %v", err)
+		}
+		if _, err := m.Get("a", task.TaskID); !errors.Is(err, ErrRateLimited) {
+			t.Errorf("second get after one refill: %v", err)
+		}
+	})
+}
