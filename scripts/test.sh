@@ -22,6 +22,9 @@ fi
 step "go vet"
 go vet ./...
 
+step "tmux for the terminal UI test"
+bash scripts/tui-tools.sh
+export MCPI_TUI_TMUX=1
 bash scripts/interop-tools.sh && export MCPI_INTEROP=1 # TS SDK peers of ./interop: missing SDK = failure
 step "go test -race"
 go test -race -count=1 ./...

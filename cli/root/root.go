@@ -19,6 +19,7 @@ import (
 	"github.com/mcpi-dev/mcpi/cli/serve"
 	"github.com/mcpi-dev/mcpi/cli/tasks"
 	"github.com/mcpi-dev/mcpi/cli/tools"
+	tuicmd "github.com/mcpi-dev/mcpi/cli/tui"
 )
 
 // NewCmd returns the root command. sel receives the server selection flags; f must
@@ -46,9 +47,15 @@ them (see "mcpi tools call --help" and "mcpi tasks --help").`,
   mcpi --stdio "npx -y @modelcontextprotocol/server-everything" prompts list
   mcpi --url http://127.0.0.1:8080/mcp --header "Authorization=Bearer T" ping
   mcpi --config ~/.cursor/mcp.json --server github tools list`,
-		Version:       f.Version,
-		Args:          cmdutil.NoArgs,
-		RunE:          cmdutil.ShowHelp,
+		Version: f.Version,
+		Args:    cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// On a terminal, mcpi alone opens the terminal inspector.
+			if f.IOStreams.IsStdinTTY() && f.IOStreams.IsStdoutTTY() {
+				return tuicmd.Run(cmd.Context(), &tuicmd.Options{IO: f.IOStreams, Sel: sel})
+			}
+			return cmdutil.ShowHelp(cmd, args)
+		},
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
@@ -67,6 +74,7 @@ them (see "mcpi tools call --help" and "mcpi tasks --help").`,
 		resources.NewCmd(f),
 		ping.NewCmd(f, nil),
 		serve.NewCmd(f, sel.IsSet),
+		tuicmd.NewCmd(f, sel),
 	)
 	return cmd
 }

@@ -1,0 +1,62 @@
+package ui
+
+import (
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// RequestKind is "elicitation" or "sampling".
+func RequestKind(r *client.Request) string {
+	if r.Elicitation != nil {
+		if r.Elicitation.EffectiveMode() == mcp.ElicitModeURL {
+			return "elicitation (url)"
+		}
+		return "elicitation"
+	}
+	return "sampling"
+}
+
+// Channel says how a server request reached mcpi: "plain", "side-channel" (it belongs
+// to a task mcpi asked for, and came on its tasks/result), or "task-augmented" (the
+// server asked mcpi to run it as a task).
+func Channel(r *client.Request) string {
+	switch {
+	case r.Task != "":
+		return "task-augmented"
+	case r.RelatedTask != "":
+		return "side-channel"
+	}
+	return "plain"
+}
+
+// ChannelLong is [Channel] with the task it is about.
+func ChannelLong(r *client.Request) string {
+	switch {
+	case r.Task != "":
+		return "task-augmented: runs as mcpi's task " + ShortID(r.Task) + ", which the server polls"
+	case r.RelatedTask != "":
+		return "side-channel of task " + ShortID(r.RelatedTask) + " (input_required)"
+	}
+	return "plain request"
+}
+
+// RequestSummary is the question in one line: the elicitation's message, or the last
+// text of the sampling conversation.
+func RequestSummary(r *client.Request) string {
+	if r.Elicitation != nil {
+		if r.Elicitation.Message != "" {
+			return OneLine(r.Elicitation.Message)
+		}
+		return r.Elicitation.URL
+	}
+	if r.Sampling != nil {
+		for i := len(r.Sampling.Messages) - 1; i >= 0; i-- {
+			for _, c := range r.Sampling.Messages[i].Content {
+				if c.Type == mcp.ContentTypeText && c.Text != "" {
+					return OneLine(c.Text)
+				}
+			}
+		}
+	}
+	return ""
+}

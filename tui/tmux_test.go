@@ -1,0 +1,160 @@
+package tui_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tmuxEnv names the variable that makes a missing tmux fail the real-terminal test
+// instead of skipping it; CI sets it after scripts/tui-tools.sh installed tmux.
+const tmuxEnv = "MCPI_TUI_TMUX"
+
+// tmuxSession is a tmux server of its own (-L), so the test never touches the user's.
+type tmuxSession struct {
+	t      *testing.T
+	tmux   string
+	socket string
+}
+
+func (s *tmuxSession) run(args ...string) (string, error) {
+	cmd := exec.Command(s.tmux, append([]string{"-L", s.socket, "-f", "/dev/null"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func (s *tmuxSession) keys(keys ...string) {
+	s.t.Helper()
+	if out, err := s.run(append([]string{"send-keys", "-t", "main"}, keys...)...); err != nil {
+		s.t.Fatalf("tmux send-keys %q: %v\n%s", keys, err, out)
+	}
+}
+
+func (s *tmuxSession) screen() string {
+	out, err := s.run("capture-pane", "-p", "-t", "main")
+	if err != nil {
+		return "(capture-pane failed: " + err.Error() + ": " + out + ")"
+	}
+	return out
+}
+
+// waitFor polls the screen until cond holds, or fails the test with the last screen.
+func (s *tmuxSession) waitFor(what string, timeout time.Duration, cond func(string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		screen := s.screen()
+		if cond(screen) {
+			return screen
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out after %s waiting for %s; the screen was:\n%s", timeout, what, screen)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func lineWith(screen string, texts ...string) string {
+	for l := range strings.SplitSeq(screen, "\n") {
+		ok := true
+		for _, t := range texts {
+			ok = ok && strings.Contains(l, t)
+		}
+		if ok {
+			return l
+		}
+	}
+	return ""
+}
+
+// build builds a main package of the module into dir.
+func build(t *testing.T, dir, pkg, name string) string {
+	t.Helper()
+	bin := filepath.Join(dir, name)
+	out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
+}
+
+// TestTmuxSlowTask runs the terminal UI in a real terminal (tmux, 100x30) against the
+// demo server over stdio (`mcpi serve demo` as a child process), calls slow_task as a
+// task with keys, and reads the screen until the Tasks view shows it completed.
+func TestTmuxSlowTask(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv(tmuxEnv) == "1" {
+			t.Fatalf("%s=1 but tmux is not installed: run scripts/tui-tools.sh", tmuxEnv)
+		}
+		t.Skipf("tmux is not installed (scripts/tui-tools.sh installs it; %s=1 makes this a failure)", tmuxEnv)
+	}
+	dir := t.TempDir()
+	mcpi := build(t, dir, "github.com/mcpi-dev/mcpi/cmd/mcpi", "mcpi")
+	server := mcpi + " serve demo"
+	argv := []string{mcpi, "tui", "--stdio", server}
+	t.Logf("running %q", argv)
+
+	s := &tmuxSession{t: t, tmux: tmux, socket: fmt.Sprintf("mcpi-tui-test-%d", os.Getpid())}
+	t.Cleanup(func() { _, _ = s.run("kill-server") })
+	// The shell reports the exit status, so that quitting is checked too.
+	script := shellQuote(argv) + `; echo "mcpi exited with status $?"; sleep 60`
+	if out, err := s.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", "sh", "-c", script); err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+
+	s.waitFor("the header and the tool list", 30*time.Second, func(sc string) bool {
+		return strings.Contains(sc, "mcpi-demo") && strings.Contains(sc, "● connected") && strings.Contains(sc, "slow_task")
+	})
+	for i := 0; ; i++ {
+		if lineWith(s.screen(), "▸ slow_task") != "" {
+			break
+		}
+		if i == 40 {
+			t.Fatalf("could not select slow_task:\n%s", s.screen())
+		}
+		s.keys("Down")
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.keys("Enter")
+	s.waitFor("the slow_task form", 10*time.Second, func(sc string) bool {
+		return strings.Contains(sc, "tools/call slow_task") && strings.Contains(sc, "[ Call as task ]")
+	})
+	// Seconds: 5 -> 2, so the task works for a while, then completes.
+	s.keys("BSpace", "2")
+	s.waitFor("seconds set to 2", 5*time.Second, func(sc string) bool { return lineWith(sc, "Seconds", "2") != "" })
+	s.keys("C-s")
+
+	working := s.waitFor("the task working in the Tasks view", 10*time.Second, func(sc string) bool {
+		return lineWith(sc, "slow_task", "◐ working") != "" || lineWith(sc, "slow_task", "✔ completed") != ""
+	})
+	t.Logf("while it works:\n%s", working)
+	done := s.waitFor("the task completed", 30*time.Second, func(sc string) bool {
+		return lineWith(sc, "→ slow_task", "✔ completed", "5/5") != "" && strings.Contains(sc, "done: worked 2s in 5 steps")
+	})
+	t.Logf("completed:\n%s", done)
+	if path := os.Getenv("MCPI_TUI_CAPTURE"); path != "" {
+		if err := os.WriteFile(path, []byte(done), 0o644); err != nil {
+			t.Errorf("writing the capture: %v", err)
+		}
+	}
+
+	s.keys("q")
+	s.waitFor("mcpi to quit", 10*time.Second, func(sc string) bool { return strings.Contains(sc, "mcpi exited with status") })
+	if sc := s.screen(); !strings.Contains(sc, "mcpi exited with status 0") {
+		t.Errorf("mcpi did not exit cleanly:\n%s", sc)
+	}
+}
+
+// shellQuote joins argv for sh -c.
+func shellQuote(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
