@@ -115,7 +115,8 @@ type Session struct {
 	tools   map[string]*mcp.Tool
 	tasks   taskRegistry
 	recv    *tasks.Manager // receiver tasks; nil when off
-	ended   chan struct{}  // closed once everything bound to the session is freed
+	polled  receiverRequests
+	ended   chan struct{} // closed once everything bound to the session is freed
 }
 
 // Connect opens a connection with t and performs the initialize handshake.

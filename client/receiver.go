@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"sync"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -76,26 +78,40 @@ func (s *Session) startReceiverTask(r *Request, requested *mcp.TaskMetadata) (an
 		ms := s.client.opts.Receiver.TTL(r).Milliseconds()
 		requested = &mcp.TaskMetadata{TTL: &ms}
 	}
-	t, err := s.recv.Create(receiverOwner, requested, func(ctx context.Context, h *tasks.Handle) tasks.Outcome {
-		r.ctx = ctx // the request now lives as long as the task, not the request that made it
-		r.Task = h.ID()
-		res, err := s.await(r)
-		if err != nil {
-			if err == errNoAnswer {
-				return tasks.Outcome{Error: jsonrpc.NewError(jsonrpc.CodeInternalError, "the request was withdrawn before the user answered")}
-			}
-			return tasks.Outcome{Error: jsonrpc.AsError(err)}
-		}
-		raw, err := json.Marshal(res)
-		if err != nil {
-			return tasks.Outcome{Error: jsonrpc.Errorf(jsonrpc.CodeInternalError, "encoding the answer: %v", err)}
-		}
-		return tasks.Outcome{Result: raw}
-	})
+	// No goroutine waits for the answer: the answer, or the end of the task (cancelled,
+	// expired, session closed), finishes it, so that a pending task costs only memory.
+	t, ctx, h, err := s.recv.Defer(receiverOwner, requested, func() { _ = r.settle(nil, errNoAnswer) })
 	if err != nil {
 		return nil, err
 	}
+	r.ctx = ctx // the request now lives as long as the task, not the request that made it
+	r.Task = t.TaskID
+	s.trackReceiverRequest(t.TaskID, r)
+	s.enqueue(r)
+	r.whenSettled(func() {
+		finish := func() { h.Finish(receiverOutcome(s.unqueue(r))) }
+		if errors.Is(r.err, errNoAnswer) {
+			finish() // the task has ended: there is nothing to announce
+		} else {
+			go finish() // the status notification is not sent on the answering goroutine
+		}
+	})
 	return &mcp.CreateTaskResult{Task: t}, nil
+}
+
+// receiverOutcome is a receiver task's outcome: the user's answer, or why there is none.
+func receiverOutcome(res any, err error) tasks.Outcome {
+	if err != nil {
+		if errors.Is(err, errNoAnswer) {
+			return tasks.Outcome{Error: jsonrpc.NewError(jsonrpc.CodeInternalError, "the request was withdrawn before the user answered")}
+		}
+		return tasks.Outcome{Error: jsonrpc.AsError(err)}
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return tasks.Outcome{Error: jsonrpc.Errorf(jsonrpc.CodeInternalError, "encoding the answer: %v", err)}
+	}
+	return tasks.Outcome{Result: raw}
 }
 
 // ReceiverTasks returns the tasks the server has asked this client to run, oldest first,
@@ -128,6 +144,7 @@ func (s *Session) handleReceiverTasks(ctx context.Context, req *jsonrpc.Request)
 		if err != nil {
 			return nil, err
 		}
+		s.receiverPolled(t)
 		return &mcp.GetTaskResult{Task: t}, nil
 	case mcp.MethodTasksResult:
 		out, err := m.Result(ctx, receiverOwner, p.TaskID, req.ID)
@@ -150,5 +167,80 @@ func (s *Session) handleReceiverTasks(ctx context.Context, req *jsonrpc.Request)
 			return nil, err
 		}
 		return &mcp.CancelTaskResult{Task: t}, nil
+	}
+}
+
+// ReceiverPollEvent says the server polled (tasks/get) a receiver task: front ends show
+// with it that the server waits for the answer to a request it runs as a task.
+type ReceiverPollEvent struct {
+	At
+	// Request is the request the task runs; it may have been answered already.
+	Request *Request
+	// Task is the task's state as the client reported it.
+	Task mcp.Task
+	// Polls counts the server's tasks/get of the task so far, this one included.
+	Polls int
+}
+
+// ReceiverPolls returns how many times the server has polled (tasks/get) receiver task
+// id, as long as the client keeps the task.
+func (s *Session) ReceiverPolls(id string) int {
+	p := &s.polled
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e := p.byID[id]; e != nil {
+		return e.polls
+	}
+	return 0
+}
+
+// receiverRequests remembers the request each receiver task runs and counts the server's
+// polls of it, for as long as the engine keeps the task.
+type receiverRequests struct {
+	mu      sync.Mutex
+	byID    map[string]*polledRequest
+	sweepAt int
+}
+
+type polledRequest struct {
+	r     *Request
+	polls int
+}
+
+// trackReceiverRequest remembers the request of a new receiver task. Tasks leave the
+// engine (ttl, eviction) without a word, so once the map has grown, the entries of tasks
+// the engine no longer knows are dropped: the map stays within twice the tasks kept.
+func (s *Session) trackReceiverRequest(id string, r *Request) {
+	p := &s.polled
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.byID == nil {
+		p.byID = map[string]*polledRequest{}
+	}
+	if len(p.byID) >= max(p.sweepAt, 256) {
+		kept := map[string]*polledRequest{}
+		for _, t := range s.recv.All(receiverOwner) {
+			if e := p.byID[t.TaskID]; e != nil {
+				kept[t.TaskID] = e
+			}
+		}
+		p.byID, p.sweepAt = kept, 2*len(kept)
+	}
+	p.byID[id] = &polledRequest{r: r}
+}
+
+// receiverPolled counts a tasks/get of a receiver task and tells the front ends.
+func (s *Session) receiverPolled(t mcp.Task) {
+	p := &s.polled
+	p.mu.Lock()
+	e := p.byID[t.TaskID]
+	n := 0
+	if e != nil {
+		e.polls++
+		n = e.polls
+	}
+	p.mu.Unlock()
+	if e != nil {
+		s.events.publish(&ReceiverPollEvent{At: At{s.now()}, Request: e.r, Task: t, Polls: n})
 	}
 }

@@ -32,6 +32,10 @@ type Request struct {
 	done   chan struct{}
 	result any
 	err    error
+
+	hookMu   sync.Mutex
+	settled  bool
+	onSettle func() // run once settled, on the settling goroutine
 }
 
 // ErrAnswered is returned when a request is answered twice.
@@ -61,7 +65,27 @@ func (r *Request) settle(result any, err error) error {
 	if !settled {
 		return ErrAnswered
 	}
+	r.hookMu.Lock()
+	r.settled = true
+	f := r.onSettle
+	r.hookMu.Unlock()
+	if f != nil {
+		f()
+	}
 	return nil
+}
+
+// whenSettled runs f once r is answered or withdrawn: on the goroutine that settles it,
+// or at once if it already is.
+func (r *Request) whenSettled(f func()) {
+	r.hookMu.Lock()
+	if r.settled {
+		r.hookMu.Unlock()
+		f()
+		return
+	}
+	r.onSettle = f
+	r.hookMu.Unlock()
 }
 
 // Respond answers with a complete result (an [mcp.CreateMessageResult] or an
@@ -156,6 +180,17 @@ func (s *Session) queue(ctx context.Context, req *jsonrpc.Request) (any, error) 
 
 // await puts r in the pending queue until it is answered or withdrawn (r.ctx ends).
 func (s *Session) await(r *Request) (any, error) {
+	s.enqueue(r)
+	select {
+	case <-r.done:
+	case <-r.ctx.Done():
+		_ = r.settle(nil, errNoAnswer)
+	}
+	return s.unqueue(r)
+}
+
+// enqueue puts r in the pending queue and tells the front ends.
+func (s *Session) enqueue(r *Request) {
 	s.mu.Lock()
 	s.pending[r] = struct{}{}
 	s.mu.Unlock()
@@ -166,14 +201,15 @@ func (s *Session) await(r *Request) (any, error) {
 	if h := s.client.opts.OnRequest; h != nil {
 		go h(r.ctx, r)
 	}
+}
 
-	select {
-	case <-r.done:
-	case <-r.ctx.Done():
-		_ = r.settle(nil, errNoAnswer)
-	}
+// unqueue takes the settled r out of the pending queue and returns its answer.
+func (s *Session) unqueue(r *Request) (any, error) {
 	s.mu.Lock()
 	delete(s.pending, r)
+	if len(s.pending) == 0 {
+		s.pending = map[*Request]struct{}{} // a map keeps the memory of its largest size
+	}
 	s.mu.Unlock()
 	s.events.publish(&RequestEvent{At: At{s.now()}, Request: r, Settled: true})
 	if r.err != nil {

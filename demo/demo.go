@@ -28,6 +28,22 @@
 //
 // add is marked taskSupport forbidden; the other plain tools declare no execution.
 //
+// It is also a requestor of client tasks (receiver tasks on the client): these tools
+// send task-augmented requests to the client, poll its tasks/get at the pollInterval the
+// client suggests (at least 1 ms; 1 s when it suggests none), fetch tasks/result, and
+// report the answer with the number of polls ([ClientTaskReport] as structured content).
+// All are taskSupport optional; called as a task, a tool tags its request with its own
+// task (related-task) and stays input_required until the client's task has ended.
+//
+//   - ask_user_task {message?, ttl?}: elicitation/create (ask_user's form) as a task; a
+//     client that does not accept elicitation as a task gets a plain request, and the
+//     result says so.
+//   - ask_model_task {prompt, maxTokens?, ttl?}: the same for sampling/createMessage.
+//   - ask_then_cancel {seconds, message?, ttl?}: elicitation/create as a task, then after
+//     seconds tasks/cancel; reports the cancelled task, or the client's error (-32602 when
+//     the task had already ended).
+//   - list_client_tasks: tasks/list on the client, every page, as JSON text.
+//
 // Tasks are bound to the session that created them: another session's tasks/get,
 // tasks/result, tasks/cancel and tasks/list never see them. The demo server has no
 // authorization context, so once a session has ended, any session that names one of its
@@ -118,6 +134,7 @@ func New(opts *Options) *server.Server {
 	if to.PollInterval <= 0 {
 		to.PollInterval = DefaultTaskPollInterval
 	}
+	d.taskPoll = to.PollInterval
 	if to.RatePerSecond == 0 {
 		// Generous enough for the 1,000-task bursts of the benchmarks, tight enough to
 		// stop a runaway poller; a negative value turns the limit off.
@@ -148,6 +165,7 @@ func New(opts *Options) *server.Server {
 	})
 	d.addTools(srv)
 	d.addTaskTools(srv)
+	d.addRequestorTools(srv)
 	d.addPromptsAndResources(srv)
 	return srv
 }
@@ -155,6 +173,8 @@ func New(opts *Options) *server.Server {
 type demo struct {
 	opts  Options
 	stats *stats
+	// taskPoll is the pollInterval the server suggests for its tool tasks.
+	taskPoll time.Duration
 }
 
 // sleep waits for d or until ctx ends.

@@ -17,9 +17,10 @@ import (
 
 // allTools are the demo server's tools, in the order tools/list gives them (by name).
 var allTools = []string{
-	demo.ToolAdd, demo.ToolAskModel, demo.ToolAskTask, demo.ToolAskUser, demo.ToolBenchStats,
-	demo.ToolEcho, demo.ToolFailTask, demo.ToolInstantTask, demo.ToolLogLevels,
-	demo.ToolShortTTLTask, demo.ToolSideEffectTask, demo.ToolSleepTask, demo.ToolSlow, demo.ToolSlowTask,
+	demo.ToolAdd, demo.ToolAskModel, demo.ToolAskModelTask, demo.ToolAskTask, demo.ToolAskThenCancel,
+	demo.ToolAskUser, demo.ToolAskUserTask, demo.ToolBenchStats, demo.ToolEcho, demo.ToolFailTask,
+	demo.ToolInstantTask, demo.ToolListClientTasks, demo.ToolLogLevels, demo.ToolShortTTLTask,
+	demo.ToolSideEffectTask, demo.ToolSleepTask, demo.ToolSlow, demo.ToolSlowTask,
 }
 
 func TestInitialize(t *testing.T) {

@@ -29,6 +29,7 @@ const (
 	pollEnv         = "MCPI_E2E_POLL_INTERVAL" // the task pollInterval, as a time.Duration
 	taskPageSizeEnv = "MCPI_E2E_TASK_PAGE"     // the tasks/list page size
 	plainEnv        = "MCPI_E2E_PLAIN"         // "1": serve the plain server instead of the demo
+	requestorEnv    = "MCPI_E2E_REQUESTOR"     // "1": add the requestor test tools (receiver_harness_test.go)
 )
 
 // crashTool makes the stdio child exit in the middle of the call, with status 3.
@@ -47,7 +48,8 @@ func serveStdio() int {
 	size, _ := strconv.Atoi(os.Getenv(pageSizeEnv))
 	taskPage, _ := strconv.Atoi(os.Getenv(taskPageSizeEnv))
 	poll, _ := time.ParseDuration(os.Getenv(pollEnv))
-	cfg := serverConfig{pageSize: size, taskPageSize: taskPage, pollInterval: poll, plain: os.Getenv(plainEnv) == "1"}
+	cfg := serverConfig{pageSize: size, taskPageSize: taskPage, pollInterval: poll, plain: os.Getenv(plainEnv) == "1",
+		requestorTools: os.Getenv(requestorEnv) == "1"}
 	srv := newServer(cfg)
 	if os.Getenv(crashEnv) == "1" {
 		srv.AddTool(&mcp.Tool{Name: crashTool, Description: "Exits the server process with status 3."},
@@ -89,6 +91,8 @@ type serverConfig struct {
 	taskPageSize int
 	// plain serves [newPlainServer] instead of the demo server.
 	plain bool
+	// requestorTools adds the test tools of [addRequestorTestTools] to the demo server.
+	requestorTools bool
 	// tap and onSideEffectExit are demo.Options.Tap and OnSideEffectExit; like
 	// onSlowExit, they only work for servers in this process.
 	tap              func(s *server.Session, dir jsonrpc.Direction, m jsonrpc.Message)
@@ -144,6 +148,9 @@ func newServer(cfg serverConfig) *server.Server {
 	if cfg.plain {
 		return newPlainServer(cfg)
 	}
+	if cfg.requestorTools {
+		return newRequestorServer(cfg)
+	}
 	return demo.New(demoOptions(cfg))
 }
 
@@ -176,6 +183,9 @@ func serveStdioChild(t *testing.T, cfg serverConfig) *endpoint {
 	}
 	if cfg.plain {
 		env = append(env, plainEnv+"=1")
+	}
+	if cfg.requestorTools {
+		env = append(env, requestorEnv+"=1")
 	}
 	return &endpoint{transport: func() transport.Transport {
 		return &transport.Command{Path: exe, Args: []string{"-test.run=^$"}, Env: env}

@@ -90,7 +90,16 @@ type Conn struct {
 	pending  map[ID]chan *Response
 	inflight map[ID]context.CancelCauseFunc
 	err      error
+
+	work chan func() // hands a request to an idle worker; unbuffered
+	idle atomic.Int32
 }
+
+// maxIdleWorkers bounds the goroutines that, having handled an inbound request, wait for
+// the next one. A fresh goroutine starts with a small stack that decoding and encoding
+// JSON grow several times, and copying it costs more than the rest of handling a small
+// request; a waiting worker has its stack grown already.
+const maxIdleWorkers = 4
 
 // errPeerCancelled is the cause of a handler context the peer cancelled.
 var errPeerCancelled = errors.New("jsonrpc: request cancelled by the peer")
@@ -107,6 +116,7 @@ func NewConn(c Connection, opts Options) *Conn {
 		done:     make(chan struct{}),
 		pending:  make(map[ID]chan *Response),
 		inflight: make(map[ID]context.CancelCauseFunc),
+		work:     make(chan func()),
 	}
 	if conn.log == nil {
 		conn.log = slog.New(slog.DiscardHandler)
@@ -311,7 +321,7 @@ func (c *Conn) startRequest(req *Request) {
 	c.mu.Lock()
 	c.inflight[req.ID] = cancel
 	c.mu.Unlock()
-	go func() {
+	c.spawn(func() {
 		defer func() {
 			c.mu.Lock()
 			delete(c.inflight, req.ID)
@@ -335,7 +345,35 @@ func (c *Conn) startRequest(req *Request) {
 		if werr := c.write(ctx, resp); werr != nil {
 			c.log.Debug("writing a response failed", "method", req.Method, "error", werr)
 		}
-	}()
+	})
+}
+
+// spawn runs f on an idle worker, or on a new goroutine when none is waiting.
+func (c *Conn) spawn(f func()) {
+	select {
+	case c.work <- f:
+	default:
+		go c.worker(f)
+	}
+}
+
+// worker runs f, then waits for more work while fewer than maxIdleWorkers wait, until
+// the connection ends.
+func (c *Conn) worker(f func()) {
+	for {
+		f()
+		if c.idle.Add(1) > maxIdleWorkers {
+			c.idle.Add(-1)
+			return
+		}
+		select {
+		case f = <-c.work:
+			c.idle.Add(-1)
+		case <-c.done:
+			c.idle.Add(-1)
+			return
+		}
+	}
 }
 
 func (c *Conn) handle(ctx context.Context, req *Request) (result any, err error) {

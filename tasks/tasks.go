@@ -129,7 +129,8 @@ type task struct {
 	gone    bool          // deleted (expired, evicted)
 	outcome Outcome
 	// resultWaiters are the ids of open tasks/result requests, newest last, so that
-	// side-channel requests can travel on one of their streams.
+	// side-channel requests can travel on one of their streams. It and waiterAdded are
+	// guarded by the manager's wmu, not mu.
 	resultWaiters []jsonrpc.ID
 	waiterAdded   chan struct{} // closed and replaced when a tasks/result starts waiting
 }
@@ -148,6 +149,11 @@ type Manager struct {
 	buckets map[string]*bucket
 	closed  bool
 	running sync.WaitGroup
+
+	// wmu guards the tasks/result requests waiting on tasks. It is a leaf lock, taken
+	// after mu or notifyMu and never before them, so that OnChange may call Waiter.
+	wmu     sync.Mutex
+	waiting map[string]*task // tasks with open tasks/result requests, by id
 }
 
 // New returns a manager.
@@ -304,8 +310,8 @@ func (h *Handle) SetStatus(status mcp.TaskStatus, message string) error {
 // RelatedRequest returns the id of the newest tasks/result request waiting on this task,
 // so requests the work sends to the requestor can travel on that response stream.
 func (h *Handle) RelatedRequest() (jsonrpc.ID, bool) {
-	h.m.mu.Lock()
-	defer h.m.mu.Unlock()
+	h.m.wmu.Lock()
+	defer h.m.wmu.Unlock()
 	if n := len(h.t.resultWaiters); n > 0 {
 		return h.t.resultWaiters[n-1], true
 	}
@@ -317,14 +323,14 @@ func (h *Handle) RelatedRequest() (jsonrpc.ID, bool) {
 // receiver's own requests on that response. It gives up when ctx ends or the task ends.
 func (h *Handle) AwaitRequestor(ctx context.Context) (jsonrpc.ID, bool) {
 	for {
-		h.m.mu.Lock()
+		h.m.wmu.Lock()
 		if n := len(h.t.resultWaiters); n > 0 {
 			id := h.t.resultWaiters[n-1]
-			h.m.mu.Unlock()
+			h.m.wmu.Unlock()
 			return id, true
 		}
 		added := h.t.waiterAdded
-		h.m.mu.Unlock()
+		h.m.wmu.Unlock()
 		select {
 		case <-added:
 		case <-h.t.done:
@@ -400,11 +406,12 @@ func (m *Manager) update(t *task, change func(*mcp.Task) error, also func()) err
 }
 
 // Waiter returns the newest tasks/result request waiting on task id, if any: messages
-// about the task can travel on its response stream.
+// about the task can travel on its response stream. It may be called from OnChange: it
+// takes only the lock of the waiters, never the manager's.
 func (m *Manager) Waiter(id string) (jsonrpc.ID, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if t, ok := m.tasks[id]; ok {
+	m.wmu.Lock()
+	defer m.wmu.Unlock()
+	if t, ok := m.waiting[id]; ok {
 		if n := len(t.resultWaiters); n > 0 {
 			return t.resultWaiters[n-1], true
 		}
@@ -495,10 +502,16 @@ func (m *Manager) Result(ctx context.Context, owner, id string, waiter jsonrpc.I
 		return Outcome{}, err
 	}
 	if waiter.IsValid() {
+		m.wmu.Lock()
 		t.resultWaiters = append(t.resultWaiters, waiter)
+		if m.waiting == nil {
+			m.waiting = map[string]*task{}
+		}
+		m.waiting[id] = t
 		close(t.waiterAdded)
 		t.waiterAdded = make(chan struct{})
-		defer m.dropWaiter(t, waiter)
+		m.wmu.Unlock()
+		defer m.dropWaiter(t, id, waiter)
 	}
 	m.mu.Unlock()
 	select {
@@ -518,14 +531,17 @@ func (m *Manager) Result(ctx context.Context, owner, id string, waiter jsonrpc.I
 	return t.outcome, nil
 }
 
-func (m *Manager) dropWaiter(t *task, id jsonrpc.ID) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+func (m *Manager) dropWaiter(t *task, taskID string, id jsonrpc.ID) {
+	m.wmu.Lock()
+	defer m.wmu.Unlock()
 	for i, w := range t.resultWaiters {
 		if w == id {
 			t.resultWaiters = append(t.resultWaiters[:i], t.resultWaiters[i+1:]...)
-			return
+			break
 		}
+	}
+	if len(t.resultWaiters) == 0 && m.waiting[taskID] == t {
+		delete(m.waiting, taskID)
 	}
 }
 

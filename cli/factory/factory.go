@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/cli/answers"
 	"github.com/mcpi-dev/mcpi/cli/cmdutil"
@@ -26,7 +27,7 @@ func New(ios *iostreams.IOStreams, sel *connect.Selection, version string) *cmdu
 		IOStreams: ios,
 		Version:   version,
 		Connect: func(ctx context.Context) (*client.Session, error) {
-			sess, err := sel.Connect(ctx, &client.Options{OnRequest: r.handle})
+			sess, err := sel.Connect(ctx, &client.Options{OnRequest: r.handle, Receiver: ReceiverOptions()})
 			if err == nil {
 				r.mu.Lock()
 				r.sessions = append(r.sessions, sess)
@@ -39,6 +40,19 @@ func New(ios *iostreams.IOStreams, sel *connect.Selection, version string) *cmdu
 		SetRequestTool: r.setTool,
 		HoldRequests:   r.holdRequests,
 		Choose:         r.prompt.Choose,
+	}
+}
+
+// ReceiverOptions are the CLI's receiver task options: mcpi lets servers run sampling
+// and elicitation as tasks on it (and declares so), answers such a request like any
+// other (at the terminal or from the answers file), and keeps the task 10 minutes unless
+// the server asks for another lifetime, at most an hour, suggesting that the server poll
+// every half second.
+func ReceiverOptions() *client.ReceiverOptions {
+	return &client.ReceiverOptions{
+		DefaultTTL:   10 * time.Minute,
+		MaxTTL:       time.Hour,
+		PollInterval: 500 * time.Millisecond,
 	}
 }
 

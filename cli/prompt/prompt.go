@@ -404,10 +404,18 @@ func (a *Answerer) sample(ctx context.Context, r *client.Request) error {
 	})
 }
 
-// forTask names the task a request belongs to, if any: " (for task ID)".
+// forTask names the task a request belongs to, if any, and the task it runs as, if the
+// server runs it as one: " (for task ID)", " (as task ID, which the server polls)".
 func forTask(r *client.Request) string {
-	if r.RelatedTask == "" {
+	var parts []string
+	if r.RelatedTask != "" {
+		parts = append(parts, "for task "+r.RelatedTask)
+	}
+	if r.Task != "" {
+		parts = append(parts, "as task "+r.Task+", which the server polls")
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (for task %s)", r.RelatedTask)
+	return " (" + strings.Join(parts, "; ") + ")"
 }

@@ -49,6 +49,8 @@ type Event struct {
 	Input    *Input              `json:"input,omitempty"`
 	Result   *mcp.CallToolResult `json:"result,omitempty"`
 	Error    *Error              `json:"error,omitempty"`
+	// Polled is set on "polled" events (see [ReceiverEventsHelp]).
+	Polled *Polled `json:"polled,omitempty"`
 }
 
 // Progress is a progress notification of the task.
@@ -174,6 +176,9 @@ type Line struct {
 	ProgressMessage string
 	Elapsed         time.Duration
 	Polls           int
+	// Receiver, when set, says that the server polls a request it runs as a task on
+	// mcpi; it stands in for the message until the task's status changes.
+	Receiver string
 }
 
 // barWidth is the width of the progress bar between its brackets.
@@ -189,6 +194,9 @@ func (l Line) String() string {
 	msg := l.Message
 	if msg == "" {
 		msg = l.ProgressMessage
+	}
+	if l.Receiver != "" {
+		msg = l.Receiver
 	}
 	if msg != "" {
 		parts = append(parts, oneLine(msg))
@@ -294,6 +302,9 @@ func (l *Live) Update(change func(*Line)) {
 func (l *Live) Observe(e client.TaskEvent) {
 	l.Update(func(line *Line) {
 		if e.State.TaskID != "" {
+			if e.State.Status != line.Status {
+				line.Receiver = ""
+			}
 			line.ID = e.State.TaskID
 			line.Status = e.State.Status
 			line.Message = e.State.StatusMessage

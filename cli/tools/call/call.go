@@ -99,6 +99,8 @@ terminal it leaves it running, records it, and says how to fetch its result.
 
 ` + taskview.EventsHelp + `
 
+` + taskview.ReceiverEventsHelp + `
+
 A task's progress, status and input events are not printed without --json
 unless stderr is a terminal.
 
@@ -110,6 +112,13 @@ prompt; --answers FILE answers from a JSON file instead, by tool name or "*":
 An elicitation answer is an object of field values (the requested schema's
 defaults fill in the rest), "decline" or "cancel"; a sampling answer is the
 reply's text, or "decline".
+
+The server may run such a request as a task on mcpi (mcpi accepts sampling and
+elicitation tasks, kept 10 minutes unless the server asks otherwise, at most an
+hour): it is answered the same way, and mcpi shows that the server polls it, on
+a terminal with the line "the server is polling this request as task ID (N
+polls)", with --json as "polled" event lines (on stderr for a call without
+--task, whose stdout holds the result alone).
 
 Exit status: 0 on success, 1 when the tool reports an error (isError), the
 server answers with a JSON-RPC error, or the task was cancelled or lost, 2 on bad
@@ -222,8 +231,16 @@ func Run(ctx context.Context, opts *Options) error {
 		params.Meta.SetProgressToken(token)
 		stop = showProgress(ctx, opts.IO, sess, token)
 	}
+	// With --json stdout holds the result alone, so the polls of receiver tasks go to
+	// stderr as event lines.
+	var polled *taskview.JSONWriter
+	if opts.JSON {
+		polled = taskview.NewJSONWriter(opts.IO.ErrOut)
+	}
+	stopPolls := taskview.WatchReceiver(sess, opts.IO, polled, nil)
 	res, err := sess.CallToolWith(ctx, params, &client.CallOptions{SendAnyway: opts.SendAnyway})
 	stop()
+	stopPolls()
 	return finish(opts, res, err)
 }
 

@@ -55,6 +55,10 @@ func runTask(ctx context.Context, opts *Options, sess *client.Session, params *m
 	interrupt := ctx.Done()
 	interrupted := false
 	var task *client.Task
+	// The polls of receiver tasks (requests the server runs as tasks on mcpi) are shown
+	// from the created event on, and all of them before the outcome.
+	stopPolls := func() {}
+	defer func() { stopPolls() }()
 	// Events that overtook the CreateTaskResult (a progress notification can) are shown
 	// after the created event.
 	var early []client.TaskEvent
@@ -99,6 +103,9 @@ func runTask(ctx context.Context, opts *Options, sess *client.Session, params *m
 				if err := show(e); err != nil {
 					return err
 				}
+				if !opts.Detach {
+					stopPolls = taskview.WatchReceiver(sess, opts.IO, out, live)
+				}
 				for _, x := range early {
 					if x.State.TaskID == "" {
 						x.State = e.State
@@ -118,6 +125,9 @@ func runTask(ctx context.Context, opts *Options, sess *client.Session, params *m
 					}
 				}
 				early = nil
+				if isOutcome(e.Kind) {
+					stopPolls()
+				}
 				if e.Kind == client.TaskResult || e.Kind == client.TaskError {
 					// tasks/result can answer before the terminal status is known (the status
 					// notification travels apart): show the final status before the outcome.
@@ -167,6 +177,11 @@ func runTask(ctx context.Context, opts *Options, sess *client.Session, params *m
 			}
 		}
 	}
+}
+
+// isOutcome reports whether events of kind end a task's events.
+func isOutcome(kind client.TaskEventKind) bool {
+	return kind == client.TaskResult || kind == client.TaskError || kind == client.TaskGone
 }
 
 // outcomeError turns a task's error event into the error that explains it.
