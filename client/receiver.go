@@ -31,6 +31,9 @@ type ReceiverOptions struct {
 	PollInterval time.Duration
 	// PageSize bounds a tasks/list page.
 	PageSize int
+	// RatePerSecond, when positive, limits the server's task operations on this client
+	// (bursts of twice the rate); beyond it they get -32600 with retryAfterMs.
+	RatePerSecond float64
 }
 
 // receiverOwner is the single owner of a session's receiver tasks: the engine is per
@@ -55,13 +58,14 @@ func (s *Session) newReceiver() *tasks.Manager {
 		return nil
 	}
 	return tasks.New(tasks.Options{
-		DefaultTTL:   o.DefaultTTL,
-		MaxTTL:       o.MaxTTL,
-		MaxActive:    o.MaxActive,
-		PollInterval: o.PollInterval,
-		PageSize:     o.PageSize,
-		Now:          s.now,
-		Logger:       s.log,
+		DefaultTTL:    o.DefaultTTL,
+		MaxTTL:        o.MaxTTL,
+		MaxActive:     o.MaxActive,
+		PollInterval:  o.PollInterval,
+		PageSize:      o.PageSize,
+		RatePerSecond: o.RatePerSecond,
+		Now:           s.now,
+		Logger:        s.log,
 		OnChange: func(_ string, t mcp.Task) {
 			_ = s.conn.Notify(context.Background(), mcp.NotificationTasksStatus, &mcp.TaskStatusNotificationParams{Task: t})
 		},

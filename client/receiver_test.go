@@ -355,3 +355,25 @@ func TestReceiverThousandTasksCleanUp(t *testing.T) {
 		t.Errorf("%d receiver tasks left after the session closed", k)
 	}
 }
+
+func TestReceiverRateLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cs, ss := receiverPair(t, &client.Options{Receiver: &client.ReceiverOptions{RatePerSecond: 1}})
+		defer cs.Close()
+		ctx := context.Background()
+		ct, err := ss.ElicitTask(ctx, form, 0) // one token of the burst of 2
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ct.Get(ctx); err != nil {
+			t.Fatalf("second operation within the burst: %v", err)
+		}
+		if _, err := ct.Get(ctx); !errors.Is(err, jsonrpc.ErrInvalidRequest) {
+			t.Fatalf("third operation at once: %v, want -32600 (rate limited)", err)
+		}
+		time.Sleep(time.Second)
+		if _, err := ct.Get(ctx); err != nil {
+			t.Errorf("after a second: %v", err)
+		}
+	})
+}

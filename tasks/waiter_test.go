@@ -18,7 +18,6 @@ func TestOnChangeMayCallWaiterUnderLoad(t *testing.T) {
 	m = New(Options{MaxActive: 1000, OnChange: func(_ string, st mcp.Task) {
 		m.Waiter(st.TaskID)
 	}})
-	defer m.Close()
 	release := make(chan struct{})
 	const n = 500
 	ids := make([]string, n)
@@ -60,10 +59,11 @@ func TestOnChangeMayCallWaiterUnderLoad(t *testing.T) {
 	select {
 	case <-done:
 	case <-ctx.Done():
-		t.Fatal("the tasks did not all end: the manager deadlocked")
+		t.Fatal("the tasks did not all end: the manager deadlocked") // (and cannot be closed)
 	}
 	close(stop)
 	pollers.Wait()
+	defer m.Close()
 	if _, ok := m.Waiter(ids[0]); ok {
 		t.Error("a waiter outlived its tasks/result")
 	}

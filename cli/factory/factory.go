@@ -47,12 +47,14 @@ func New(ios *iostreams.IOStreams, sel *connect.Selection, version string) *cmdu
 // and elicitation as tasks on it (and declares so), answers such a request like any
 // other (at the terminal or from the answers file), and keeps the task 10 minutes unless
 // the server asks for another lifetime, at most an hour, suggesting that the server poll
-// every half second.
+// every half second, and refusing a server that sends more than 100 task requests a
+// second.
 func ReceiverOptions() *client.ReceiverOptions {
 	return &client.ReceiverOptions{
-		DefaultTTL:   10 * time.Minute,
-		MaxTTL:       time.Hour,
-		PollInterval: 500 * time.Millisecond,
+		DefaultTTL:    10 * time.Minute,
+		MaxTTL:        time.Hour,
+		PollInterval:  500 * time.Millisecond,
+		RatePerSecond: 100,
 	}
 }
 
