@@ -1,5 +1,7 @@
 package mcp
 
+import "github.com/mcpi-dev/mcpi/jsonrpc"
+
 // Protocol revisions.
 const (
 	// LatestProtocolVersion is the revision this package describes and the
@@ -115,14 +117,14 @@ const (
 	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
 )
 
-// JSON-RPC error codes. They are untyped so they fit whatever integer type
-// the jsonrpc layer uses.
+// JSON-RPC error codes, as the jsonrpc package defines them, so that MCP code can name
+// every code it uses from one place.
 const (
-	CodeParseError     = -32700
-	CodeInvalidRequest = -32600
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-	CodeInternalError  = -32603
+	CodeParseError     = jsonrpc.CodeParseError
+	CodeInvalidRequest = jsonrpc.CodeInvalidRequest
+	CodeMethodNotFound = jsonrpc.CodeMethodNotFound
+	CodeInvalidParams  = jsonrpc.CodeInvalidParams
+	CodeInternalError  = jsonrpc.CodeInternalError
 
 	// CodeURLElicitationRequired says the server needs a URL-mode
 	// elicitation first; the data is a [URLElicitationRequiredData].

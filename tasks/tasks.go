@@ -822,29 +822,6 @@ func sortBySeq(ts []*task) {
 	slices.SortFunc(ts, func(a, b *task) int { return cmp.Compare(a.seq, b.seq) })
 }
 
-type expiryHeap []*task
-
-func (h expiryHeap) Len() int           { return len(h) }
-func (h expiryHeap) Less(i, j int) bool { return h[i].expires.Before(h[j].expires) }
-func (h expiryHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index = i
-	h[j].index = j
-}
-func (h *expiryHeap) Push(x any) {
-	t := x.(*task)
-	t.index = len(*h)
-	*h = append(*h, t)
-}
-func (h *expiryHeap) Pop() any {
-	old := *h
-	t := old[len(old)-1]
-	old[len(old)-1] = nil
-	t.index = -1
-	*h = old[:len(old)-1]
-	return t
-}
-
 // WithRelatedTaskMeta returns result with _meta["io.modelcontextprotocol/related-task"]
 // set to id, keeping every other member as it was: tasks/result must carry the key.
 func WithRelatedTaskMeta(result json.RawMessage, id string) (json.RawMessage, error) {
@@ -867,26 +844,55 @@ func WithRelatedTaskMeta(result json.RawMessage, id string) (json.RawMessage, er
 	return json.Marshal(obj)
 }
 
-// terminalHeap orders an owner's terminal tasks by creation (seq), oldest first.
-type terminalHeap []*task
+// taskHeap is a min-heap of tasks that records each task's position in it (the slot
+// the order names), so that any task can be removed; O chooses the order.
+type taskHeap[O heapOrder] []*task
 
-func (h terminalHeap) Len() int           { return len(h) }
-func (h terminalHeap) Less(i, j int) bool { return h[i].seq < h[j].seq }
-func (h terminalHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].tindex = i
-	h[j].tindex = j
+// heapOrder is an ordering of tasks and the field that holds a task's position in it.
+type heapOrder interface {
+	less(a, b *task) bool
+	slot(t *task) *int
 }
-func (h *terminalHeap) Push(x any) {
+
+// byExpiry orders tasks by deadline: the manager's one expiry timer follows its head.
+type byExpiry struct{}
+
+func (byExpiry) less(a, b *task) bool { return a.expires.Before(b.expires) }
+func (byExpiry) slot(t *task) *int    { return &t.index }
+
+// byAge orders an owner's terminal tasks by creation, oldest first, for eviction.
+type byAge struct{}
+
+func (byAge) less(a, b *task) bool { return a.seq < b.seq }
+func (byAge) slot(t *task) *int    { return &t.tindex }
+
+type (
+	expiryHeap   = taskHeap[byExpiry]
+	terminalHeap = taskHeap[byAge]
+)
+
+func (h taskHeap[O]) Len() int           { return len(h) }
+func (h taskHeap[O]) Less(i, j int) bool { var o O; return o.less(h[i], h[j]) }
+func (h taskHeap[O]) Swap(i, j int) {
+	var o O
+	h[i], h[j] = h[j], h[i]
+	*o.slot(h[i]) = i
+	*o.slot(h[j]) = j
+}
+
+func (h *taskHeap[O]) Push(x any) {
+	var o O
 	t := x.(*task)
-	t.tindex = len(*h)
+	*o.slot(t) = len(*h)
 	*h = append(*h, t)
 }
-func (h *terminalHeap) Pop() any {
+
+func (h *taskHeap[O]) Pop() any {
+	var o O
 	old := *h
 	t := old[len(old)-1]
 	old[len(old)-1] = nil
-	t.tindex = -1
+	*o.slot(t) = -1
 	*h = old[:len(old)-1]
 	return t
 }
