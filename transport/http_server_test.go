@@ -459,7 +459,15 @@ func TestHTTPServerResumePostStream(t *testing.T) {
 		r, _ := jsonrpc.RequestFromContext(ctx)
 		c := connFromContext(ctx)
 		_ = c.Notify(ctx, "notifications/message", map[string]any{"data": "before"})
-		if !serverConnFromContext(ctx).CloseSSEStream(r.ID) {
+		// The POST's stream starts delivering a moment after the handler starts: under
+		// load CloseSSEStream can come first, so try until the stream is there.
+		closed := false
+		for deadline := time.Now().Add(5 * time.Second); !closed && time.Now().Before(deadline); {
+			if closed = serverConnFromContext(ctx).CloseSSEStream(r.ID); !closed {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		if !closed {
 			return nil, errors.New("no stream to close")
 		}
 		<-release
