@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 	"unicode/utf8"
 )
@@ -107,4 +108,17 @@ func OrDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// Collect gathers every item of a paginated listing; the slice is never nil, so that
+// --json prints [] for an empty list.
+func Collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
+	out := []T{}
+	for item, err := range seq {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, item)
+	}
+	return out, nil
 }

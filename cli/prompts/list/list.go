@@ -45,13 +45,11 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer sess.Close()
-	res := mcp.ListPromptsResult{Prompts: []mcp.Prompt{}}
-	for p, err := range sess.Prompts(ctx) {
-		if err != nil {
-			return err
-		}
-		res.Prompts = append(res.Prompts, p)
+	items, err := cmdutil.Collect(sess.Prompts(ctx))
+	if err != nil {
+		return err
 	}
+	res := mcp.ListPromptsResult{Prompts: items}
 	if opts.JSON {
 		return cmdutil.PrintJSON(opts.IO.Out, res)
 	}

@@ -44,13 +44,11 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer sess.Close()
-	res := mcp.ListResourcesResult{Resources: []mcp.Resource{}}
-	for r, err := range sess.Resources(ctx) {
-		if err != nil {
-			return err
-		}
-		res.Resources = append(res.Resources, r)
+	items, err := cmdutil.Collect(sess.Resources(ctx))
+	if err != nil {
+		return err
 	}
+	res := mcp.ListResourcesResult{Resources: items}
 	if opts.JSON {
 		return cmdutil.PrintJSON(opts.IO.Out, res)
 	}

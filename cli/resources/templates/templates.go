@@ -44,13 +44,11 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer sess.Close()
-	res := mcp.ListResourceTemplatesResult{ResourceTemplates: []mcp.ResourceTemplate{}}
-	for t, err := range sess.ResourceTemplates(ctx) {
-		if err != nil {
-			return err
-		}
-		res.ResourceTemplates = append(res.ResourceTemplates, t)
+	items, err := cmdutil.Collect(sess.ResourceTemplates(ctx))
+	if err != nil {
+		return err
 	}
+	res := mcp.ListResourceTemplatesResult{ResourceTemplates: items}
 	if opts.JSON {
 		return cmdutil.PrintJSON(opts.IO.Out, res)
 	}

@@ -46,13 +46,11 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer sess.Close()
-	res := mcp.ListToolsResult{Tools: []mcp.Tool{}}
-	for t, err := range sess.Tools(ctx) {
-		if err != nil {
-			return err
-		}
-		res.Tools = append(res.Tools, t)
+	items, err := cmdutil.Collect(sess.Tools(ctx))
+	if err != nil {
+		return err
 	}
+	res := mcp.ListToolsResult{Tools: items}
 	if opts.JSON {
 		return cmdutil.PrintJSON(opts.IO.Out, res)
 	}
