@@ -76,13 +76,11 @@ func Run(ctx context.Context, opts *Options) error {
 	if err := shared.NeedList(sess); err != nil {
 		return err
 	}
-	res := mcp.ListTasksResult{Tasks: []mcp.Task{}}
-	for t, err := range sess.ServerTasks(ctx) {
-		if err != nil {
-			return err
-		}
-		res.Tasks = append(res.Tasks, t)
+	items, err := cmdutil.Collect(sess.ServerTasks(ctx))
+	if err != nil {
+		return err
 	}
+	res := mcp.ListTasksResult{Tasks: items}
 	if opts.JSON {
 		return cmdutil.PrintJSON(opts.IO.Out, res)
 	}
