@@ -96,6 +96,9 @@ func (s *Session) startReceiverTask(r *Request, requested *mcp.TaskMetadata) (an
 		finish := func() { h.Finish(receiverOutcome(s.unqueue(r))) }
 		if errors.Is(r.err, errNoAnswer) {
 			finish() // the task has ended: there is nothing to announce
+			// Nor is there anything left to poll: a pending task that expires leaves the
+			// engine silently, and its entry would stay until a new task swept it.
+			s.forgetReceiverRequest(t.TaskID)
 		} else {
 			go finish() // the status notification is not sent on the answering goroutine
 		}
@@ -204,6 +207,7 @@ type receiverRequests struct {
 	mu      sync.Mutex
 	byID    map[string]*polledRequest
 	sweepAt int
+	peak    int // the most entries byID has held since it was last allocated
 }
 
 type polledRequest struct {
@@ -228,9 +232,27 @@ func (s *Session) trackReceiverRequest(id string, r *Request) {
 				kept[t.TaskID] = e
 			}
 		}
-		p.byID, p.sweepAt = kept, 2*len(kept)
+		p.byID, p.sweepAt, p.peak = kept, 2*len(kept), len(kept)
 	}
 	p.byID[id] = &polledRequest{r: r}
+	p.peak = max(p.peak, len(p.byID))
+}
+
+// forgetReceiverRequest drops the entry of a receiver task that ended unanswered.
+func (s *Session) forgetReceiverRequest(id string) {
+	p := &s.polled
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.byID, id)
+	// A Go map keeps its buckets when emptied: copy it once it is mostly empty, so that the
+	// memory of a burst of expired tasks comes back.
+	if p.peak > 256 && len(p.byID) < p.peak/4 {
+		kept := make(map[string]*polledRequest, len(p.byID)) // maps.Clone would keep the size
+		for k, v := range p.byID {
+			kept[k] = v
+		}
+		p.byID, p.peak = kept, len(kept)
+	}
 }
 
 // receiverPolled counts a tasks/get of a receiver task and tells the front ends.

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -268,6 +269,8 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 	}
 	sub := t.sub.subscribe()
 
+	s.tasks.calling(1)
+	defer s.tasks.calling(-1) // after the task is registered: its early notifications stay kept
 	var raw json.RawMessage
 	err := s.conn.Call(ctx, mcp.MethodToolsCall, &cp, &raw)
 	if err != nil {
@@ -275,7 +278,12 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 		sub.Close()
 		return nil, nil, fmt.Errorf("%s: %w", mcp.MethodToolsCall, err)
 	}
-	if !mcp.IsCreateTaskResult(raw) {
+	// One decode tells a CreateTaskResult (an object at result.task) from a plain result;
+	// a result the probe cannot read is left to the plain decode to judge.
+	var answer struct {
+		Task *mcp.Task `json:"task"`
+	}
+	if json.Unmarshal(raw, &answer) != nil || answer.Task == nil {
 		// The server ran the call plainly (it may ignore params.task): that is the outcome.
 		var res mcp.CallToolResult
 		if err := json.Unmarshal(raw, &res); err != nil {
@@ -286,11 +294,11 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 		t.finish(&res, nil, s.now())
 		return t, sub, nil
 	}
-	var created mcp.CreateTaskResult
-	if err := json.Unmarshal(raw, &created); err != nil {
+	if answer.Task.TaskID == "" {
 		sub.Close()
-		return nil, nil, fmt.Errorf("%s: decoding CreateTaskResult: %w", mcp.MethodToolsCall, err)
+		return nil, nil, fmt.Errorf("%s: the server's CreateTaskResult has no task id", mcp.MethodToolsCall)
 	}
+	created := mcp.CreateTaskResult{Task: *answer.Task}
 	t.mu.Lock()
 	t.state = created.Task
 	t.known = true
@@ -380,54 +388,88 @@ func older(a, b string) bool {
 // follow polls the task until its outcome is known. It runs on the session's context.
 func (t *Task) follow() {
 	s := t.s
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-s.conn.Done():
-			cancel()
-		case <-t.done:
-		}
-	}()
 	backoff := s.client.opts.PollFloor
-	timer := time.NewTimer(0)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
 	defer timer.Stop()
-	<-timer.C
 	for {
 		st := t.State()
 		switch {
 		case st.Status == mcp.TaskStatusCancelled:
 			t.finish(nil, fmt.Errorf("task %s was cancelled", st.TaskID), s.now())
 			return
-		case st.Status == mcp.TaskStatusInputRequired || st.Status.IsTerminal():
-			t.fetchResult(ctx)
+		case st.Status.IsTerminal():
+			// Nothing is left to watch: fetch the outcome on this goroutine.
+			if t.claimResult() {
+				t.fetchResult(context.Background(), st.TaskID)
+			}
+		case st.Status == mcp.TaskStatusInputRequired:
+			// tasks/result blocks until the task ends; polls go on meanwhile, so that the
+			// state stays current for those who watch it.
+			if t.claimResult() {
+				go func() {
+					ctx, cancel := context.WithCancel(context.Background())
+					defer cancel()
+					go func() {
+						select {
+						case <-t.done: // ended otherwise (gone, cancelled): abandon the call
+							cancel()
+						case <-ctx.Done():
+						}
+					}()
+					t.fetchResult(ctx, st.TaskID)
+				}()
+			}
 		}
-		wait := t.nextPoll(&backoff)
-		timer.Reset(wait)
 		select {
 		case <-t.done:
 			return
-		case <-ctx.Done():
-			t.finish(nil, fmt.Errorf("following task %s: %w", st.TaskID, s.conn.Err()), s.now())
-			return
-		case <-t.wake:
-			if !timer.Stop() {
-				<-timer.C
+		default:
+		}
+		wait, notified := t.nextPoll(&backoff), t.serverNotifies()
+		armed := time.Now()
+		timer.Reset(wait)
+		woken := false
+	waiting:
+		for {
+			select {
+			case <-t.done:
+				return
+			case <-s.conn.Done():
+				t.finish(nil, fmt.Errorf("following task %s: %w", st.TaskID, s.conn.Err()), s.now())
+				return
+			case <-t.wake:
+				woken = true
+				break waiting
+			case <-timer.C:
+				// The server showed meanwhile that it sends status notifications (for
+				// another task: the tasks of a burst end together): wait as long as that
+				// allows before polling.
+				if !notified && t.serverNotifies() && !t.shortLived() {
+					notified = true
+					if rest := s.client.opts.NotifiedPollInterval - time.Since(armed); rest > 0 {
+						timer.Reset(rest)
+						continue
+					}
+				}
+				break waiting
 			}
+		}
+		timer.Stop()
+		if woken {
 			continue
-		case <-timer.C:
 		}
 		t.mu.Lock()
 		t.polls++
 		t.mu.Unlock()
-		got, err := s.GetTask(ctx, st.TaskID)
+		got, err := s.GetTask(context.Background(), st.TaskID)
 		switch {
 		case errors.Is(err, jsonrpc.ErrInvalidParams):
 			t.gone()
 			return
 		case err != nil:
-			if ctx.Err() != nil {
-				continue
+			if s.conn.Err() != nil {
+				continue // the select above ends the task
 			}
 			s.log.Warn("tasks/get failed; retrying", "task", st.TaskID, "error", err)
 			continue
@@ -436,67 +478,92 @@ func (t *Task) follow() {
 	}
 }
 
-// nextPoll is max(the server's pollInterval, the local floor), or a growing backoff with
-// jitter when the server suggests none. Once the server has shown it sends status
-// notifications, polls thin out to NotifiedPollInterval, but never stop.
+// nextPoll is max(the server's pollInterval, the local floor) plus up to 20% jitter, or a
+// growing backoff with jitter when the server suggests none: the polls of a burst of tasks
+// spread out instead of reaching the server together, and a first poll is less likely to
+// race the end of a task that lasts exactly one interval. Once the server has shown it
+// sends status notifications (for any task of the session), polls thin out to
+// NotifiedPollInterval, but never stop, unless the task's ttl is shorter than that.
 func (t *Task) nextPoll(backoff *time.Duration) time.Duration {
 	o := t.s.client.opts
 	t.mu.Lock()
 	st, notified := t.state, t.notified
 	t.mu.Unlock()
+	notified = (notified || t.s.tasks.notified.Load()) && !shortLived(st, o)
 	var d time.Duration
 	if st.PollInterval != nil && *st.PollInterval > 0 {
 		d = max(time.Duration(*st.PollInterval)*time.Millisecond, o.PollFloor)
 	} else {
 		d = *backoff
 		*backoff = min(*backoff*2, o.PollCeiling)
-		d += time.Duration(rand.Int64N(int64(d)/5 + 1)) // up to 20% jitter spreads polls of many tasks
 	}
+	d += time.Duration(rand.Int64N(int64(d)/5 + 1))
 	if notified {
 		d = max(d, o.NotifiedPollInterval)
 	}
 	return d
 }
 
-// fetchResult starts the tasks/result call unless one is in flight.
-func (t *Task) fetchResult(ctx context.Context) {
+// shortLived reports whether the task's ttl ends before NotifiedPollInterval: its expiry
+// is silent, so it is polled at the server's interval all the same.
+func (t *Task) shortLived() bool { return shortLived(t.State(), t.s.client.opts) }
+
+func shortLived(st mcp.Task, o Options) bool {
+	return st.TTL != nil && time.Duration(*st.TTL)*time.Millisecond < o.NotifiedPollInterval
+}
+
+// serverNotifies reports whether the server has shown that it sends status
+// notifications, for this task or another.
+func (t *Task) serverNotifies() bool {
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.notified || t.s.tasks.notified.Load()
+}
+
+// claimResult reports whether the caller may start the tasks/result call: none is in
+// flight and the outcome is not known yet.
+func (t *Task) claimResult() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.resulting || t.ended {
-		t.mu.Unlock()
-		return
+		return false
 	}
 	t.resulting = true
-	id := t.state.TaskID
-	t.mu.Unlock()
-	go func() {
-		var raw json.RawMessage
-		err := t.s.conn.Call(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, &raw)
-		// Cleared only after the outcome is settled, so no second tasks/result starts.
-		defer func() {
-			t.mu.Lock()
-			t.resulting = false
-			t.mu.Unlock()
-		}()
-		var rpcErr *jsonrpc.Error
-		switch {
-		case err == nil:
-			var res mcp.CallToolResult
-			if derr := json.Unmarshal(raw, &res); derr != nil {
-				t.finish(nil, fmt.Errorf("tasks/result: decoding the result: %w", derr), t.s.now())
-				return
-			}
-			t.settleStatus(ctx)
-			t.finish(&res, nil, t.s.now())
-		case ctx.Err() != nil:
-		case errors.As(err, &rpcErr) && t.State().Status == mcp.TaskStatusCancelled:
-			t.finish(nil, fmt.Errorf("task %s was cancelled", id), t.s.now())
-		case errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeInvalidParams && !t.State().Status.IsTerminal():
-			t.gone()
-		default:
-			t.settleStatus(ctx)
-			t.finish(nil, err, t.s.now())
-		}
+	return true
+}
+
+// fetchResult calls tasks/result for task id (claimed with claimResult) and settles the
+// outcome. The connection's end fails the call.
+func (t *Task) fetchResult(ctx context.Context, id string) {
+	var raw json.RawMessage
+	err := t.s.conn.Call(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, &raw)
+	// Cleared only after the outcome is settled, so no second tasks/result starts.
+	defer func() {
+		t.mu.Lock()
+		t.resulting = false
+		t.mu.Unlock()
 	}()
+	var rpcErr *jsonrpc.Error
+	switch {
+	case err == nil:
+		var res mcp.CallToolResult
+		if derr := json.Unmarshal(raw, &res); derr != nil {
+			t.finish(nil, fmt.Errorf("tasks/result: decoding the result: %w", derr), t.s.now())
+			return
+		}
+		t.settleStatus(ctx)
+		t.finish(&res, nil, t.s.now())
+	case ctx.Err() != nil:
+	case errors.As(err, &rpcErr) && t.State().Status == mcp.TaskStatusCancelled:
+		t.finish(nil, fmt.Errorf("task %s was cancelled", id), t.s.now())
+	case errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeInvalidParams && !t.State().Status.IsTerminal():
+		t.gone()
+	case rpcErr == nil && t.s.conn.Err() != nil:
+		// The connection ended: the follower reports it.
+	default:
+		t.settleStatus(ctx)
+		t.finish(nil, err, t.s.now())
+	}
 }
 
 // settleStatus makes sure the final status is known before the outcome is announced:
@@ -639,9 +706,30 @@ type taskRegistry struct {
 	order  []*Task
 	tokens map[any]*Task
 	early  map[string][]mcp.Task
+	// inflight counts tools/call task calls awaiting their CreateTaskResult.
+	inflight int
+
+	// notified is set once the server has sent any status notification: a server that
+	// sends them for one task sends them for all.
+	notified atomic.Bool
 }
 
+// maxEarly bounds the ids of status notifications kept for tasks not registered yet,
+// beyond one per task call in flight: a server that ends a burst of tasks at once may
+// announce each end before its CreateTaskResult, and a notification dropped here costs a
+// poll later.
 const maxEarly = 256
+
+// calling counts task calls in flight (d is +1 or -1). When none is left, notifications
+// still kept belong to no call of this session: they are dropped.
+func (r *taskRegistry) calling(d int) {
+	r.mu.Lock()
+	r.inflight += d
+	if r.inflight == 0 && len(r.early) > 0 {
+		r.early = map[string][]mcp.Task{}
+	}
+	r.mu.Unlock()
+}
 
 func (r *taskRegistry) init() {
 	r.byID = map[string]*Task{}
@@ -712,10 +800,11 @@ func (r *taskRegistry) all() []*Task {
 func (s *Session) statusNotification(st mcp.Task) {
 	// Look the task up and keep the notification under one lock: a task registered
 	// between the two would never collect it.
+	s.tasks.notified.Store(true)
 	s.tasks.mu.Lock()
 	t := s.tasks.byID[st.TaskID]
 	if t == nil {
-		if len(s.tasks.early) < maxEarly {
+		if len(s.tasks.early) < maxEarly+s.tasks.inflight {
 			s.tasks.early[st.TaskID] = append(s.tasks.early[st.TaskID], st)
 		}
 		s.tasks.mu.Unlock()

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,14 +23,18 @@ func TestFollowTaskFromAnotherSession(t *testing.T) {
 		AdoptOrphanTasks: true,
 	})
 	defer srv.Close()
+	var releaseOnce sync.Once
+	// Runs before srv.Close, which waits for the tool: a failing test must not hang.
+	defer releaseOnce.Do(func() { close(release) })
 	srv.AddTool(&mcp.Tool{Name: "wait", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
 		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 			<-release
 			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("finally")}}, nil
 		})
+	served := make(chan *server.Session, 2)
 	connect := func() *client.Session {
 		tr := transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
-			srv.Connect(ctx, conn)
+			served <- srv.Connect(ctx, conn)
 			return nil
 		}}
 		s, err := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{PollFloor: time.Millisecond}).Connect(context.Background(), tr)
@@ -46,6 +51,9 @@ func TestFollowTaskFromAnotherSession(t *testing.T) {
 	}
 	id := task.ID()
 	first.Close()
+	// The task is an orphan once the server has seen the first session end; until then
+	// it belongs to a live session and another one may not see it.
+	<-(<-served).Done()
 
 	second := connect()
 	defer second.Close()
@@ -57,7 +65,7 @@ func TestFollowTaskFromAnotherSession(t *testing.T) {
 		t.Error("following the same id twice made two trackers")
 	}
 	events := followed.Events(ctx)
-	close(release)
+	releaseOnce.Do(func() { close(release) })
 	var kinds []client.TaskEventKind
 	for e := range events {
 		kinds = append(kinds, e.Kind)
