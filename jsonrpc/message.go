@@ -8,8 +8,11 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
+	"sync"
+	"unicode/utf8"
 )
 
 // Version is the only value accepted in the "jsonrpc" member.
@@ -55,28 +58,63 @@ func (id ID) String() string {
 }
 
 // MarshalJSON encodes the ID; an absent ID encodes as null.
-func (id ID) MarshalJSON() ([]byte, error) {
+func (id ID) MarshalJSON() ([]byte, error) { return id.appendJSON(nil), nil }
+
+func (id ID) appendJSON(b []byte) []byte {
 	switch {
 	case id.isStr:
-		return marshalNoEscape(id.str)
+		return appendString(b, id.str)
 	case id.isNum:
-		return strconv.AppendInt(nil, id.num, 10), nil
+		return strconv.AppendInt(b, id.num, 10)
 	}
-	return []byte("null"), nil
+	return append(b, "null"...)
 }
 
 // marshalNoEscape is json.Marshal without HTML escaping: MCP payloads are full of code and
 // markup, and "<" written as "\u003c" would make raw traffic unreadable and change the bytes
 // of every message that passes through unchanged.
 func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if raw, ok := v.(json.RawMessage); ok {
+		// Already JSON (a stored task result, say): checked and compacted as
+		// encoding/json would, without the round through reflection.
+		if raw == nil {
+			return []byte("null"), nil
+		}
+		b, err := appendRaw(make([]byte, 0, len(raw)), raw)
+		if err != nil {
+			return nil, fmt.Errorf("json: error calling MarshalJSON for type json.RawMessage: %w", err)
+		}
+		return b, nil
+	}
+	e := encoders.Get().(*encoder)
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
+		encoders.Put(e)
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	b := bytes.Clone(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
+	if e.buf.Cap() <= maxPooledBuffer {
+		encoders.Put(e)
+	}
+	return b, nil
 }
+
+// encoder is a json.Encoder writing to its own buffer, kept for reuse: a fresh encoder and
+// a buffer grown from nothing cost more than encoding a small result.
+type encoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+var encoders = sync.Pool{New: func() any {
+	e := new(encoder)
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}}
+
+// maxPooledBuffer keeps one huge result from pinning its buffer in the pool.
+const maxPooledBuffer = 1 << 20
 
 // UnmarshalJSON accepts a string, an integer, or null. Fractions and other types are
 // rejected, as JSON-RPC discourages them and MCP forbids them.
@@ -87,11 +125,11 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	case bytes.Equal(b, []byte("null")):
 		return nil
 	case len(b) > 0 && b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
+		if !valid(b) {
+			var s string
+			return json.Unmarshal(b, &s) // the error encoding/json gives
 		}
-		*id = StringID(s)
+		*id = StringID(unquote(b))
 		return nil
 	default:
 		n, err := strconv.ParseInt(string(b), 10, 64)
@@ -126,43 +164,121 @@ type Response struct {
 func (*Request) isMessage()  {}
 func (*Response) isMessage() {}
 
-// wire is the union of every member a JSON-RPC message may carry; pointers and raw
-// messages distinguish "absent" from "null".
-type wire struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method,omitempty"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *Error          `json:"error,omitempty"`
-}
-
-// EncodeMessage returns the JSON encoding of m, without a trailing newline.
+// EncodeMessage returns the JSON encoding of m, without a trailing newline. Members come
+// in the order jsonrpc, id, method, params or result or error; raw members are checked
+// and compacted onto one line, so a message can be framed by newlines.
 func EncodeMessage(m Message) ([]byte, error) {
-	w := wire{JSONRPC: Version}
+	var b []byte
+	var err error
 	switch m := m.(type) {
 	case *Request:
+		b = make([]byte, 0, encodedSize+len(m.ID.str)+len(m.Method)+len(m.Params))
+		b = append(b, `{"jsonrpc":"2.0"`...)
 		if m.ID.IsValid() {
-			w.ID, _ = m.ID.MarshalJSON()
+			b = append(b, `,"id":`...)
+			b = m.ID.appendJSON(b)
 		}
-		w.Method = m.Method
+		if m.Method != "" {
+			b = append(b, `,"method":`...)
+			b = appendString(b, m.Method)
+		}
 		if len(m.Params) > 0 {
-			w.Params = m.Params
+			b = append(b, `,"params":`...)
+			if b, err = appendRaw(b, m.Params); err != nil {
+				return nil, fmt.Errorf("jsonrpc: params of %s are not valid JSON: %w", m.Method, err)
+			}
 		}
 	case *Response:
-		w.ID, _ = m.ID.MarshalJSON()
+		size := encodedSize + len(m.ID.str) + len(m.Result)
 		if m.Error != nil {
-			w.Error = m.Error
-		} else {
-			w.Result = m.Result
-			if len(w.Result) == 0 {
-				w.Result = json.RawMessage("{}")
+			size += len(m.Error.Message) + len(m.Error.Data)
+		}
+		b = make([]byte, 0, size)
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = m.ID.appendJSON(b)
+		switch {
+		case m.Error != nil:
+			b = append(b, `,"error":{"code":`...)
+			b = strconv.AppendInt(b, m.Error.Code, 10)
+			b = append(b, `,"message":`...)
+			b = appendString(b, m.Error.Message)
+			if len(m.Error.Data) > 0 {
+				b = append(b, `,"data":`...)
+				if b, err = appendRaw(b, m.Error.Data); err != nil {
+					return nil, fmt.Errorf("jsonrpc: error data is not valid JSON: %w", err)
+				}
+			}
+			b = append(b, '}')
+		case len(m.Result) == 0:
+			b = append(b, `,"result":{}`...)
+		default:
+			b = append(b, `,"result":`...)
+			if b, err = appendRaw(b, m.Result); err != nil {
+				return nil, fmt.Errorf("jsonrpc: result is not valid JSON: %w", err)
 			}
 		}
 	default:
 		return nil, fmt.Errorf("jsonrpc: cannot encode %T", m)
 	}
-	return marshalNoEscape(w)
+	return append(b, '}'), nil
+}
+
+// encodedSize is what a message adds to its strings and raw members, with room for the
+// newline a line transport appends, so that most messages take one allocation.
+const encodedSize = 80
+
+// appendString appends s as a JSON string exactly as encoding/json writes it with HTML
+// escaping off: the short escapes for \b \f \n \r \t, \u00XX for other control
+// characters, U+2028 and U+2029 escaped, and each byte of invalid UTF-8 as \ufffd.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if plain[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // DecodeError is returned by [DecodeMessage] for input that is not a valid JSON-RPC 2.0
@@ -176,69 +292,189 @@ type DecodeError struct {
 func (e *DecodeError) Error() string { return "jsonrpc: " + e.Err.Message }
 func (e *DecodeError) Unwrap() error { return e.Err }
 
+func decodeError(id ID, code int64, msg string) *DecodeError {
+	return &DecodeError{ID: id, Err: NewError(code, msg)}
+}
+
+// members holds what a frame's object says in the members JSON-RPC defines, picked out
+// while the frame is validated. As with encoding/json, the last of duplicate members
+// wins, and a null string member leaves the one before it in place.
+type members struct {
+	jsonrpc, method    []byte // string literals, quotes included
+	id, params, result []byte // raw values
+	err                *Error
+	mismatch           string // why a member has the wrong type
+}
+
+// split validates the object frame and picks out its members. Member names match
+// exactly, as JSON-RPC spells them (encoding/json would also match "Method").
+func (ms *members) split(frame []byte) error {
+	s := scanner{data: frame}
+	i := s.skipSpace(1)
+	if s.at(i) == '}' {
+		i++
+	} else {
+		for {
+			nameEnd, v, err := s.key(i)
+			if err != nil {
+				return err
+			}
+			name := frame[i:nameEnd]
+			i = v
+			end, err := s.value(i, 1)
+			if err != nil {
+				return err
+			}
+			ms.set(name, frame[i:end])
+			i = s.skipSpace(end)
+			if c := s.at(i); c != ',' {
+				if c != '}' {
+					return s.fail(i, "after object key:value pair")
+				}
+				i++
+				break
+			}
+			i = s.skipSpace(i + 1)
+		}
+	}
+	if i = s.skipSpace(i); i != len(frame) {
+		return s.fail(i, "after top-level value")
+	}
+	return nil
+}
+
+// set records the member named by the string literal lit; v is its valid raw value.
+func (ms *members) set(lit, v []byte) {
+	name := lit[1 : len(lit)-1]
+	if bytes.IndexByte(name, '\\') >= 0 {
+		name = []byte(unquote(lit))
+	}
+	switch string(name) {
+	case "jsonrpc":
+		ms.jsonrpc = ms.strMember(ms.jsonrpc, v, `invalid request: jsonrpc must be "2.0"`)
+	case "method":
+		ms.method = ms.strMember(ms.method, v, "invalid request: method must be a string")
+	case "id":
+		ms.id = v
+	case "params":
+		ms.params = v
+	case "result":
+		ms.result = v
+	case "error":
+		// Errors are rare: encoding/json decodes them, merging duplicates into one
+		// value as it always has.
+		if v[0] != '{' && v[0] != 'n' {
+			ms.typeMismatch("invalid response: error must be an object")
+			return
+		}
+		// &ms.err would make all of ms escape to the heap through json.Unmarshal;
+		// this way only frames with an error member pay for an allocation.
+		e := ms.err
+		err := json.Unmarshal(v, &e)
+		ms.err = e
+		if err != nil {
+			msg := "invalid response: error must be an object with an integer code and a string message"
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				switch te.Field {
+				case "code":
+					msg = "invalid response: error code must be an integer"
+				case "message":
+					msg = "invalid response: error message must be a string"
+				}
+			}
+			ms.typeMismatch(msg)
+		}
+	}
+}
+
+// strMember returns what a string member with value v leaves: v itself, or old for
+// null, or old after recording a mismatch for any other type.
+func (ms *members) strMember(old, v []byte, mismatch string) []byte {
+	switch v[0] {
+	case '"':
+		return v
+	case 'n':
+		return old
+	}
+	ms.typeMismatch(mismatch)
+	return old
+}
+
+// typeMismatch records a member of the wrong type; the first one found is reported, after
+// the whole frame has been checked for invalid JSON.
+func (ms *members) typeMismatch(msg string) {
+	if ms.mismatch == "" {
+		ms.mismatch = msg
+	}
+}
+
 // DecodeMessage parses one JSON-RPC 2.0 message strictly. Batches are refused: MCP
-// removed them in revision 2025-06-18.
+// removed them in revision 2025-06-18. Member names match only as JSON-RPC spells them
+// ("Method" is an unknown member, not the method). Params and Result are copies, not
+// views of data.
 func DecodeMessage(data []byte) (Message, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
-		return nil, &DecodeError{Err: NewError(CodeParseError, "parse error: empty message")}
+		return nil, decodeError(ID{}, CodeParseError, "parse error: empty message")
 	}
-	// One JSON value and nothing after it: a decoder would stop at the end of the first
-	// value and let trailing "]" or "}" through. json.Unmarshal checks the whole input
-	// before decoding anything, and reports invalid JSON, and only that, as a
-	// *json.SyntaxError, so an object needs no separate json.Valid pass.
 	if data[0] != '{' {
 		switch {
-		case !json.Valid(data):
-			return nil, &DecodeError{Err: NewError(CodeParseError, "parse error: invalid JSON")}
+		case !valid(data):
+			return nil, decodeError(ID{}, CodeParseError, "parse error: invalid JSON")
 		case data[0] == '[':
-			return nil, &DecodeError{Err: NewError(CodeInvalidRequest, "invalid request: batches are not supported")}
+			return nil, decodeError(ID{}, CodeInvalidRequest, "invalid request: batches are not supported")
 		default:
-			return nil, &DecodeError{Err: NewError(CodeInvalidRequest, "invalid request: a message must be a JSON object")}
+			return nil, decodeError(ID{}, CodeInvalidRequest, "invalid request: a message must be a JSON object")
 		}
 	}
-	var w wire
-	if err := json.Unmarshal(data, &w); err != nil {
-		if _, ok := err.(*json.SyntaxError); ok {
-			return nil, &DecodeError{Err: NewError(CodeParseError, "parse error: invalid JSON")}
-		}
-		return nil, &DecodeError{Err: NewError(CodeInvalidRequest, "invalid request: "+err.Error())}
+	// One JSON value and nothing after it: invalid JSON anywhere in the frame is a parse
+	// error, even after a member of the wrong type.
+	var ms members
+	if err := ms.split(data); err != nil {
+		return nil, decodeError(ID{}, CodeParseError, "parse error: invalid JSON")
+	}
+	if ms.mismatch != "" {
+		return nil, decodeError(ID{}, CodeInvalidRequest, ms.mismatch)
 	}
 	var id ID
-	if w.ID != nil {
-		if err := id.UnmarshalJSON(w.ID); err != nil {
-			return nil, &DecodeError{Err: NewError(CodeInvalidRequest, "invalid request: "+err.Error())}
+	if ms.id != nil {
+		if err := id.UnmarshalJSON(ms.id); err != nil {
+			return nil, decodeError(ID{}, CodeInvalidRequest, "invalid request: "+err.Error())
 		}
 	}
-	if w.JSONRPC != Version {
-		return nil, &DecodeError{ID: id, Err: NewError(CodeInvalidRequest, fmt.Sprintf("invalid request: jsonrpc must be %q", Version))}
+	if ms.jsonrpc == nil || (string(ms.jsonrpc) != `"`+Version+`"` && unquote(ms.jsonrpc) != Version) {
+		return nil, decodeError(id, CodeInvalidRequest, fmt.Sprintf("invalid request: jsonrpc must be %q", Version))
 	}
-	hasResult := w.Result != nil
-	hasError := w.Error != nil
+	var method string
+	if ms.method != nil {
+		method = unquote(ms.method)
+	}
+	hasResult, hasError := ms.result != nil, ms.err != nil
 	switch {
-	case w.Method != "":
+	case method != "":
 		if hasResult || hasError {
-			return nil, &DecodeError{ID: id, Err: NewError(CodeInvalidRequest, "invalid request: a request cannot carry result or error")}
+			return nil, decodeError(id, CodeInvalidRequest, "invalid request: a request cannot carry result or error")
 		}
-		if w.ID != nil && !id.IsValid() {
-			return nil, &DecodeError{Err: NewError(CodeInvalidRequest, "invalid request: id must not be null")}
+		if ms.id != nil && !id.IsValid() {
+			return nil, decodeError(ID{}, CodeInvalidRequest, "invalid request: id must not be null")
 		}
-		if p := bytes.TrimSpace(w.Params); len(p) > 0 && p[0] != '{' && p[0] != '[' {
-			return nil, &DecodeError{ID: id, Err: NewError(CodeInvalidRequest, "invalid request: params must be an object or an array")}
+		if p := ms.params; p != nil && p[0] != '{' && p[0] != '[' {
+			return nil, decodeError(id, CodeInvalidRequest, "invalid request: params must be an object or an array")
 		}
-		return &Request{ID: id, Method: w.Method, Params: w.Params}, nil
+		return &Request{ID: id, Method: method, Params: bytes.Clone(ms.params)}, nil
 	case hasResult && hasError:
-		return nil, &DecodeError{Err: NewError(CodeInvalidRequest, "invalid response: both result and error")}
+		return nil, decodeError(ID{}, CodeInvalidRequest, "invalid response: both result and error")
 	case hasResult || hasError:
-		if hasError && (w.Error.Message == "" && w.Error.Code == 0) {
-			return nil, &DecodeError{Err: NewError(CodeInvalidRequest, "invalid response: error without code")}
+		if hasError && (ms.err.Message == "" && ms.err.Code == 0) {
+			return nil, decodeError(ID{}, CodeInvalidRequest, "invalid response: error without code")
 		}
 		if hasResult && !id.IsValid() {
-			return nil, &DecodeError{Err: NewError(CodeInvalidRequest, "invalid response: result without id")}
+			return nil, decodeError(ID{}, CodeInvalidRequest, "invalid response: result without id")
 		}
-		return &Response{ID: id, Result: w.Result, Error: w.Error}, nil
+		return &Response{ID: id, Result: bytes.Clone(ms.result), Error: ms.err}, nil
 	default:
-		return nil, &DecodeError{ID: id, Err: NewError(CodeInvalidRequest, "invalid request: no method, result or error")}
+		return nil, decodeError(id, CodeInvalidRequest, "invalid request: no method, result or error")
 	}
 }
 
