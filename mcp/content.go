@@ -187,31 +187,70 @@ type (
 // MarshalJSON writes the keys c.Type requires, then the optional ones that
 // are set. An unknown type writes every non-empty field.
 func (c Content) MarshalJSON() ([]byte, error) {
+	if c.Type == ContentTypeText {
+		if b, err := c.appendText(make([]byte, 0, 32+len(c.Text))); err == nil {
+			return b, nil
+		}
+	}
+	return c.marshalWire()
+}
+
+// appendJSON appends what MarshalJSON returns to b.
+func (c *Content) appendJSON(b []byte) ([]byte, error) {
+	if c.Type == ContentTypeText {
+		return c.appendText(b)
+	}
+	raw, err := c.marshalWire()
+	return append(b, raw...), err
+}
+
+// appendText writes a text block as textWire encodes, without reflection: text blocks
+// are most of what tools return.
+func (c *Content) appendText(b []byte) ([]byte, error) {
+	var err error
+	b = append(b, `{"type":"text","text":`...)
+	b = appendString(b, c.Text)
+	if c.Annotations != nil {
+		b = append(b, `,"annotations":`...)
+		if b, err = appendMarshal(b, c.Annotations); err != nil {
+			return nil, err
+		}
+	}
+	if len(c.Meta) > 0 {
+		b = append(b, `,"_meta":`...)
+		if b, err = appendMarshal(b, map[string]any(c.Meta)); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+func (c *Content) marshalWire() ([]byte, error) {
 	switch c.Type {
 	case ContentTypeText:
-		return json.Marshal(textWire{c.Type, c.Text, c.Annotations, c.Meta})
+		return marshalNoEscape(textWire{c.Type, c.Text, c.Annotations, c.Meta})
 	case ContentTypeImage, ContentTypeAudio:
-		return json.Marshal(binaryWire{c.Type, c.Data, c.MimeType, c.Annotations, c.Meta})
+		return marshalNoEscape(binaryWire{c.Type, c.Data, c.MimeType, c.Annotations, c.Meta})
 	case ContentTypeResourceLink:
-		return json.Marshal(resourceLinkWire{c.Type, c.URI, c.Name, c.Title, c.Description,
+		return marshalNoEscape(resourceLinkWire{c.Type, c.URI, c.Name, c.Title, c.Description,
 			c.MimeType, c.Size, c.Icons, c.Annotations, c.Meta})
 	case ContentTypeResource:
 		var rc ResourceContents
 		if c.Resource != nil {
 			rc = *c.Resource
 		}
-		return json.Marshal(embeddedWire{c.Type, rc, c.Annotations, c.Meta})
+		return marshalNoEscape(embeddedWire{c.Type, rc, c.Annotations, c.Meta})
 	case ContentTypeToolUse:
 		input := c.Input
 		if len(input) == 0 {
 			input = json.RawMessage("{}")
 		}
-		return json.Marshal(toolUseWire{c.Type, c.ID, c.Name, input, c.Annotations, c.Meta})
+		return marshalNoEscape(toolUseWire{c.Type, c.ID, c.Name, input, c.Annotations, c.Meta})
 	case ContentTypeToolResult:
-		return json.Marshal(toolResultWire{c.Type, c.ToolUseID, nonNil(c.Content),
+		return marshalNoEscape(toolResultWire{c.Type, c.ToolUseID, nonNil(c.Content),
 			c.StructuredContent, c.IsError, c.Annotations, c.Meta})
 	}
-	return json.Marshal(contentFields(c))
+	return marshalNoEscape(contentFields(*c))
 }
 
 // UnmarshalJSON decodes any content block.
@@ -265,7 +304,7 @@ func (rc ResourceContents) MarshalJSON() ([]byte, error) {
 			Blob     string `json:"blob"`
 			Meta     Meta   `json:"_meta,omitempty"`
 		}
-		return json.Marshal(blobWire(rc))
+		return marshalNoEscape(blobWire(rc))
 	}
 	type textRCWire struct {
 		URI      string `json:"uri"`
@@ -274,5 +313,5 @@ func (rc ResourceContents) MarshalJSON() ([]byte, error) {
 		Blob     string `json:"blob,omitempty"`
 		Meta     Meta   `json:"_meta,omitempty"`
 	}
-	return json.Marshal(textRCWire(rc))
+	return marshalNoEscape(textRCWire(rc))
 }

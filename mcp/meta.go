@@ -22,6 +22,10 @@ func (m *Meta) UnmarshalJSON(data []byte) error {
 		*m = nil
 		return nil
 	}
+	if raw, ok := decodeMetaObject(data); ok {
+		*m = raw
+		return nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var raw map[string]any

@@ -1,7 +1,5 @@
 package mcp
 
-import "encoding/json"
-
 // Prompt describes a prompt or prompt template, as listed by prompts/list.
 type Prompt struct {
 	Name        string           `json:"name"`
@@ -35,7 +33,7 @@ func (r ListPromptsResult) MarshalJSON() ([]byte, error) {
 	type wire ListPromptsResult
 	w := wire(r)
 	w.Prompts = nonNil(w.Prompts)
-	return json.Marshal(w)
+	return marshalNoEscape(w)
 }
 
 // GetPromptParams are the params of prompts/get.
@@ -57,7 +55,7 @@ func (r GetPromptResult) MarshalJSON() ([]byte, error) {
 	type wire GetPromptResult
 	w := wire(r)
 	w.Messages = nonNil(w.Messages)
-	return json.Marshal(w)
+	return marshalNoEscape(w)
 }
 
 // PromptMessage is one message of a [GetPromptResult]; unlike a

@@ -1,7 +1,5 @@
 package mcp
 
-import "encoding/json"
-
 // Resource describes a resource a server can read, as listed by
 // resources/list (and as carried by a resource_link [Content] block).
 type Resource struct {
@@ -45,7 +43,7 @@ func (r ListResourcesResult) MarshalJSON() ([]byte, error) {
 	type wire ListResourcesResult
 	w := wire(r)
 	w.Resources = nonNil(w.Resources)
-	return json.Marshal(w)
+	return marshalNoEscape(w)
 }
 
 // ListResourceTemplatesParams are the params of resources/templates/list.
@@ -63,7 +61,7 @@ func (r ListResourceTemplatesResult) MarshalJSON() ([]byte, error) {
 	type wire ListResourceTemplatesResult
 	w := wire(r)
 	w.ResourceTemplates = nonNil(w.ResourceTemplates)
-	return json.Marshal(w)
+	return marshalNoEscape(w)
 }
 
 // ReadResourceParams are the params of resources/read.
@@ -83,7 +81,7 @@ func (r ReadResourceResult) MarshalJSON() ([]byte, error) {
 	type wire ReadResourceResult
 	w := wire(r)
 	w.Contents = nonNil(w.Contents)
-	return json.Marshal(w)
+	return marshalNoEscape(w)
 }
 
 // SubscribeParams are the params of resources/subscribe.

@@ -41,7 +41,7 @@ func (m SamplingMessage) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(struct {
+	return marshalNoEscape(struct {
 		Role    Role            `json:"role"`
 		Content json.RawMessage `json:"content"`
 		Meta    Meta            `json:"_meta,omitempty"`
@@ -68,9 +68,9 @@ func (m *SamplingMessage) UnmarshalJSON(data []byte) error {
 
 func encodeSamplingContent(blocks []Content, list bool) (json.RawMessage, error) {
 	if len(blocks) == 1 && !list {
-		return json.Marshal(blocks[0])
+		return marshalNoEscape(blocks[0])
 	}
-	return json.Marshal(nonNil(blocks))
+	return marshalNoEscape(nonNil(blocks))
 }
 
 func decodeSamplingContent(raw json.RawMessage) (blocks []Content, list bool, err error) {
@@ -132,7 +132,7 @@ func (p CreateMessageParams) MarshalJSON() ([]byte, error) {
 	type wire CreateMessageParams
 	w := wire(p)
 	w.Messages = nonNil(w.Messages)
-	return json.Marshal(w)
+	return marshalNoEscape(w)
 }
 
 // CreateMessageResult is the result of sampling/createMessage (and of
@@ -162,7 +162,7 @@ func (r CreateMessageResult) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(createMessageResultWire{r.Role, c, r.Model, r.StopReason, r.Meta})
+	return marshalNoEscape(createMessageResultWire{r.Role, c, r.Model, r.StopReason, r.Meta})
 }
 
 // UnmarshalJSON accepts content as one object or as an array.

@@ -180,7 +180,7 @@ func (r ListTasksResult) MarshalJSON() ([]byte, error) {
 	type wire ListTasksResult
 	w := wire(r)
 	w.Tasks = nonNil(w.Tasks)
-	return json.Marshal(w)
+	return marshalNoEscape(w)
 }
 
 // CancelTaskParams are the params of tasks/cancel.

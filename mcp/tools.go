@@ -77,7 +77,7 @@ func (t Tool) MarshalJSON() ([]byte, error) {
 	if len(w.InputSchema) == 0 {
 		w.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
-	return json.Marshal(w)
+	return marshalNoEscape(w)
 }
 
 // ListToolsParams are the params of tools/list.
@@ -95,7 +95,7 @@ func (r ListToolsResult) MarshalJSON() ([]byte, error) {
 	type wire ListToolsResult
 	w := wire(r)
 	w.Tools = nonNil(w.Tools)
-	return json.Marshal(w)
+	return marshalNoEscape(w)
 }
 
 // CallToolParams are the params of tools/call.
@@ -122,9 +122,56 @@ type CallToolResult struct {
 }
 
 // MarshalJSON writes a nil Content as [].
+//
+// A tool result is encoded once per tools/call and stored per tool task, so the
+// common case (text blocks) is written directly rather than through reflection and a
+// MarshalJSON per block, each of whose output encoding/json would scan again.
 func (r CallToolResult) MarshalJSON() ([]byte, error) {
+	n := 64 + len(r.StructuredContent)
+	for i := range r.Content {
+		n += 32 + len(r.Content[i].Text)
+	}
+	b, err := r.appendJSON(make([]byte, 0, n))
+	if err != nil {
+		// The general path returns the error encoding/json would.
+		return r.marshalWire()
+	}
+	return b, nil
+}
+
+func (r *CallToolResult) appendJSON(b []byte) ([]byte, error) {
+	var err error
+	b = append(b, `{"content":[`...)
+	for i := range r.Content {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, err = r.Content[i].appendJSON(b); err != nil {
+			return nil, err
+		}
+	}
+	b = append(b, ']')
+	if len(r.StructuredContent) > 0 {
+		b = append(b, `,"structuredContent":`...)
+		if b, err = appendRaw(b, r.StructuredContent); err != nil {
+			return nil, err
+		}
+	}
+	if r.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	if len(r.Meta) > 0 {
+		b = append(b, `,"_meta":`...)
+		if b, err = appendMarshal(b, map[string]any(r.Meta)); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+func (r CallToolResult) marshalWire() ([]byte, error) {
 	type wire CallToolResult
 	w := wire(r)
 	w.Content = nonNil(w.Content)
-	return json.Marshal(w)
+	return marshalNoEscape(w)
 }

@@ -110,7 +110,7 @@ func (c Completion) MarshalJSON() ([]byte, error) {
 	type wire Completion
 	w := wire(c)
 	w.Values = nonNil(w.Values)
-	return json.Marshal(w)
+	return marshalNoEscape(w)
 }
 
 // Root is a directory or file the client lets the server work on.
@@ -136,7 +136,7 @@ func (r ListRootsResult) MarshalJSON() ([]byte, error) {
 	type wire ListRootsResult
 	w := wire(r)
 	w.Roots = nonNil(w.Roots)
-	return json.Marshal(w)
+	return marshalNoEscape(w)
 }
 
 // ProgressNotificationParams are the params of notifications/progress.

@@ -396,7 +396,7 @@ func decodeParams(req *jsonrpc.Request, v any) error {
 	if len(req.Params) == 0 {
 		return nil
 	}
-	if err := json.Unmarshal(req.Params, v); err != nil {
+	if err := mcp.UnmarshalParams(req.Params, v); err != nil {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params for %s: %v", req.Method, err)
 	}
 	return nil

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"sync"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -156,8 +157,11 @@ func (s *Session) startToolTask(t *tool, p *mcp.CallToolParams) (any, error) {
 		if err != nil {
 			return tasks.Outcome{Error: jsonrpc.AsError(err)}
 		}
-		raw, err := json.Marshal(res)
+		// Not json.Marshal: that would escape HTML in the stored result, which goes on the
+		// wire as it is stored, and scan the encoding again. Its error is kept.
+		raw, err := res.MarshalJSON()
 		if err != nil {
+			err = &json.MarshalerError{Type: reflect.TypeOf(res), Err: err}
 			return tasks.Outcome{Error: jsonrpc.Errorf(jsonrpc.CodeInternalError, "encoding the result: %v", err)}
 		}
 		out := tasks.Outcome{Result: raw, Failed: res.IsError}
@@ -198,17 +202,16 @@ func (s *Session) adopt(id string) {
 
 func (s *Session) handleTasks(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	m := s.server.tasks
-	var target struct {
-		TaskID string `json:"taskId"`
-	}
-	_ = json.Unmarshal(req.Params, &target)
-	s.adopt(target.TaskID)
+	// Each method's params are decoded once. A request that names a task by id adopts
+	// it whatever else its params hold, so a failed decode reads the id alone.
 	switch req.Method {
 	case mcp.MethodTasksGet:
 		var p mcp.GetTaskParams
 		if err := decodeParams(req, &p); err != nil {
+			s.adopt(paramsTaskID(req.Params))
 			return nil, err
 		}
+		s.adopt(p.TaskID)
 		t, err := m.Get(s.owner, p.TaskID)
 		if err != nil {
 			return nil, err
@@ -217,8 +220,10 @@ func (s *Session) handleTasks(ctx context.Context, req *jsonrpc.Request) (any, e
 	case mcp.MethodTasksResult:
 		var p mcp.TaskResultParams
 		if err := decodeParams(req, &p); err != nil {
+			s.adopt(paramsTaskID(req.Params))
 			return nil, err
 		}
+		s.adopt(p.TaskID)
 		out, err := m.Result(ctx, s.owner, p.TaskID, req.ID)
 		if err != nil {
 			return nil, err
@@ -228,6 +233,7 @@ func (s *Session) handleTasks(ctx context.Context, req *jsonrpc.Request) (any, e
 		}
 		return tasks.WithRelatedTaskMeta(out.Result, p.TaskID)
 	case mcp.MethodTasksList:
+		s.adopt(paramsTaskID(req.Params))
 		var p mcp.ListTasksParams
 		if err := decodeParams(req, &p); err != nil {
 			return nil, err
@@ -240,8 +246,10 @@ func (s *Session) handleTasks(ctx context.Context, req *jsonrpc.Request) (any, e
 	case mcp.MethodTasksCancel:
 		var p mcp.CancelTaskParams
 		if err := decodeParams(req, &p); err != nil {
+			s.adopt(paramsTaskID(req.Params))
 			return nil, err
 		}
+		s.adopt(p.TaskID)
 		t, err := m.Cancel(s.owner, p.TaskID, "")
 		if err != nil {
 			return nil, err
@@ -249,4 +257,13 @@ func (s *Session) handleTasks(ctx context.Context, req *jsonrpc.Request) (any, e
 		return &mcp.CancelTaskResult{Task: t}, nil
 	}
 	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
+}
+
+// paramsTaskID reads params.taskId alone.
+func paramsTaskID(params json.RawMessage) string {
+	var target struct {
+		TaskID string `json:"taskId"`
+	}
+	_ = json.Unmarshal(params, &target)
+	return target.TaskID
 }

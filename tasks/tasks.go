@@ -9,6 +9,7 @@
 package tasks
 
 import (
+	"bytes"
 	"cmp"
 	"container/heap"
 	"context"
@@ -150,6 +151,15 @@ type Manager struct {
 	closed  bool
 	running sync.WaitGroup
 
+	// Work made by Create runs on workers that, once done, wait for the next task while
+	// fewer than maxIdleWorkers wait; Close ends them.
+	work         chan func()
+	idle         atomic.Int32
+	live         atomic.Int32  // workers, idle or not
+	quit         chan struct{} // closed by Close
+	closeWorkers sync.Once
+	workers      sync.WaitGroup
+
 	// wmu guards the tasks/result requests waiting on tasks. It is a leaf lock, taken
 	// after mu or notifyMu and never before them, so that OnChange may call Waiter.
 	wmu     sync.Mutex
@@ -159,7 +169,59 @@ type Manager struct {
 // New returns a manager.
 func New(opts Options) *Manager {
 	opts.defaults()
-	return &Manager{opts: opts, tasks: map[string]*task{}, owners: map[string]*ownerSet{}}
+	return &Manager{opts: opts, tasks: map[string]*task{}, owners: map[string]*ownerSet{},
+		work: make(chan func()), quit: make(chan struct{})}
+}
+
+// maxIdleWorkers bounds the goroutines that, having run a task's work, wait for the
+// next. A fresh goroutine starts with a small stack that encoding a result grows
+// several times, and copying it costs more than the rest of running a quick task; a
+// waiting worker has its stack grown already. A worker waits at most workerIdle, so
+// that a manager nobody closes keeps no goroutine for long.
+const (
+	maxIdleWorkers = 4
+	workerIdle     = time.Second
+)
+
+// spawn runs f on an idle worker, or on a new goroutine when none is waiting.
+func (m *Manager) spawn(f func()) {
+	select {
+	case m.work <- f:
+	default:
+		m.workers.Add(1)
+		m.live.Add(1)
+		go m.worker(f)
+	}
+}
+
+func (m *Manager) worker(f func()) {
+	defer m.workers.Done()
+	defer m.live.Add(-1)
+	var idle *time.Timer
+	for {
+		f()
+		f = nil // not kept alive while idle
+		if m.idle.Add(1) > maxIdleWorkers {
+			m.idle.Add(-1)
+			return
+		}
+		if idle == nil {
+			idle = time.NewTimer(workerIdle)
+		} else {
+			idle.Reset(workerIdle)
+		}
+		select {
+		case f = <-m.work:
+			m.idle.Add(-1)
+		case <-idle.C:
+			m.idle.Add(-1)
+			return
+		case <-m.quit:
+			m.idle.Add(-1)
+			idle.Stop()
+			return
+		}
+	}
 }
 
 // Create registers a task in status working, starts run on a context of its own, and
@@ -169,7 +231,7 @@ func (m *Manager) Create(owner string, requested *mcp.TaskMetadata, run RunFunc)
 	if err != nil {
 		return mcp.Task{}, err
 	}
-	go func() { h.Finish(run(ctx, h)) }()
+	m.spawn(func() { h.Finish(run(ctx, h)) })
 	return created, nil
 }
 
@@ -213,11 +275,12 @@ func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func(
 			}
 		}
 	}
+	created := mcp.FormatTime(now)
 	t.state = mcp.Task{
 		TaskID:        id,
 		Status:        mcp.TaskStatusWorking,
-		CreatedAt:     mcp.FormatTime(now),
-		LastUpdatedAt: mcp.FormatTime(now),
+		CreatedAt:     created,
+		LastUpdatedAt: created,
 		PollInterval:  ptr(m.opts.PollInterval.Milliseconds()),
 	}
 	if ttl >= 0 {
@@ -258,12 +321,16 @@ func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func(
 		heap.Push(&m.expiry, t)
 		m.armTimer(now)
 	}
-	created := t.state
+	snapshot := t.state
 	m.running.Add(1)
 	m.mu.Unlock()
 
-	m.opts.Logger.Info("task created", "task", id, "owner", owner, "ttl", ttl)
-	return created, ctx, h, nil
+	// Checked first: the arguments would be boxed, on every task, even when the level
+	// is off.
+	if m.opts.Logger.Enabled(context.Background(), slog.LevelInfo) {
+		m.opts.Logger.Info("task created", "task", id, "owner", owner, "ttl", ttl)
+	}
+	return snapshot, ctx, h, nil
 }
 
 // Handle lets a task's work report its status, and end it.
@@ -501,7 +568,9 @@ func (m *Manager) Result(ctx context.Context, owner, id string, waiter jsonrpc.I
 		m.mu.Unlock()
 		return Outcome{}, err
 	}
-	if waiter.IsValid() {
+	// A task whose change to terminal has been announced has nothing left to route to a
+	// tasks/result stream, so the waiter is not recorded: it would be dropped at once.
+	if waiter.IsValid() && !isClosed(t.done) {
 		m.wmu.Lock()
 		t.resultWaiters = append(t.resultWaiters, waiter)
 		if m.waiting == nil {
@@ -529,6 +598,15 @@ func (m *Manager) Result(ctx context.Context, owner, id string, waiter jsonrpc.I
 			WithData(map[string]string{"taskId": id, "status": string(mcp.TaskStatusCancelled)})
 	}
 	return t.outcome, nil
+}
+
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 func (m *Manager) dropWaiter(t *task, taskID string, id jsonrpc.ID) {
@@ -703,7 +781,8 @@ func (m *Manager) DropOwner(owner string) {
 	}
 }
 
-// Close stops every task's work, deletes all tasks and waits for the work to return.
+// Close stops every task's work, deletes all tasks and waits for the work to return and
+// for the goroutines kept to run work to end.
 func (m *Manager) Close() {
 	m.mu.Lock()
 	m.closed = true
@@ -720,6 +799,9 @@ func (m *Manager) Close() {
 		c()
 	}
 	m.running.Wait()
+	// After the work: a task registered before Close may still be handed to a worker.
+	m.closeWorkers.Do(func() { close(m.quit) })
+	m.workers.Wait()
 }
 
 // removeLocked deletes t; waiters wake and find it gone.
@@ -824,7 +906,94 @@ func sortBySeq(ts []*task) {
 
 // WithRelatedTaskMeta returns result with _meta["io.modelcontextprotocol/related-task"]
 // set to id, keeping every other member as it was: tasks/result must carry the key.
+//
+// A result without _meta, the usual case, gets the member spliced in at the front and
+// keeps every other byte: re-encoding it through maps on every tasks/result cost more
+// than the rest of serving one. A result with _meta is merged into through maps.
 func WithRelatedTaskMeta(result json.RawMessage, id string) (json.RawMessage, error) {
+	open := 0
+	for open < len(result) && isSpace(result[open]) {
+		open++
+	}
+	if open == len(result) || result[open] != '{' || !json.Valid(result) {
+		return withRelatedTaskMetaSlow(result, id) // null, or the error of a non-object
+	}
+	hasMeta, unsure := topLevelMeta(result[open:])
+	if hasMeta || unsure {
+		return withRelatedTaskMetaSlow(result, id)
+	}
+	empty := true
+	for _, c := range result[open+1:] {
+		if !isSpace(c) {
+			empty = c == '}'
+			break
+		}
+	}
+	out := make([]byte, 0, len(result)+len(id)+len(relatedMetaOpen)+len(relatedMetaClose)+8)
+	out = append(out, result[:open+1]...)
+	out = append(out, relatedMetaOpen...)
+	out = appendQuoted(out, id)
+	out = append(out, relatedMetaClose...)
+	if !empty {
+		out = append(out, ',')
+	}
+	return append(out, result[open+1:]...), nil
+}
+
+const (
+	relatedMetaOpen  = `"_meta":{"` + mcp.MetaRelatedTask + `":{"taskId":`
+	relatedMetaClose = `}}`
+)
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// topLevelMeta reports whether obj, a valid JSON object, has a member named _meta.
+// unsure is set when a member name has escapes, which only a decoder reads right.
+func topLevelMeta(obj []byte) (hasMeta, unsure bool) {
+	depth, key := 0, true
+	for i := 1; i < len(obj); i++ {
+		switch obj[i] {
+		case '"':
+			start, escaped := i+1, false
+			for i++; obj[i] != '"'; i++ {
+				if obj[i] == '\\' {
+					escaped = true
+					i++
+				}
+			}
+			if depth == 0 && key {
+				if escaped {
+					return false, true
+				}
+				if string(obj[start:i]) == "_meta" {
+					return true, false
+				}
+				key = false
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ',':
+			key = depth == 0
+		}
+	}
+	return false, false
+}
+
+// appendQuoted appends s as a JSON string, without HTML escaping.
+func appendQuoted(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c == '"' || c == '\\' || c >= 0x80 {
+			return append(b, marshalNoEscape(s)...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+func withRelatedTaskMetaSlow(result json.RawMessage, id string) (json.RawMessage, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(result, &obj); err != nil {
 		return nil, fmt.Errorf("tasks: stored result is not an object: %w", err)
@@ -838,10 +1007,19 @@ func WithRelatedTaskMeta(result json.RawMessage, id string) (json.RawMessage, er
 			meta = map[string]json.RawMessage{}
 		}
 	}
-	rel, _ := json.Marshal(mcp.RelatedTaskMetadata{TaskID: id})
-	meta[mcp.MetaRelatedTask] = rel
-	obj["_meta"], _ = json.Marshal(meta)
-	return json.Marshal(obj)
+	meta[mcp.MetaRelatedTask] = marshalNoEscape(mcp.RelatedTaskMetadata{TaskID: id})
+	obj["_meta"] = marshalNoEscape(meta)
+	return marshalNoEscape(obj), nil
+}
+
+// marshalNoEscape encodes v, which cannot fail to encode, without HTML escaping: a
+// result goes on the wire as the tool wrote it.
+func marshalNoEscape(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
 // taskHeap is a min-heap of tasks that records each task's position in it (the slot

@@ -56,7 +56,9 @@ func TestCreateStartsWorkingWithActualTTL(t *testing.T) {
 		if task.CreatedAt == "" || task.CreatedAt != task.LastUpdatedAt {
 			t.Errorf("createdAt %q / lastUpdatedAt %q", task.CreatedAt, task.LastUpdatedAt)
 		}
-		unlimited, err := New(Options{DefaultTTL: -1}).Create("a", nil, block(release, Outcome{}))
+		m2 := New(Options{DefaultTTL: -1})
+		defer m2.Close()
+		unlimited, err := m2.Create("a", nil, block(release, Outcome{}))
 		if err != nil || unlimited.TTL != nil {
 			t.Errorf("DefaultTTL -1: ttl = %v, err %v; want null", unlimited.TTL, err)
 		}

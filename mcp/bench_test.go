@@ -1,0 +1,123 @@
+package mcp
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// The hot paths of a task round trip: the _meta of a tasks/result result, and the
+// tool result the server stores and returns.
+
+var (
+	benchMetaJSON  = []byte(`{"io.modelcontextprotocol/related-task":{"taskId":"6b0869bdf0eef31efc8c89e8022f384b"}}`)
+	benchMetaMixed = []byte(`{"progressToken":42,"io.modelcontextprotocol/related-task":{"taskId":"6b08"},` +
+		`"tags":["a","b\n",true,null,-1.5e3],"nested":{"x":{"y":[{}]}}}`)
+	benchResultJSON = []byte(`{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"6b0869bdf0eef31efc8c89e8022f384b"}},"content":[{"type":"text","text":"done"}]}`)
+)
+
+func BenchmarkMetaUnmarshal(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{{"related", benchMetaJSON}, {"mixed", benchMetaMixed}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var m Meta
+				if err := m.UnmarshalJSON(c.data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCallToolResultUnmarshal is the requestor's decode of a tasks/result result.
+func BenchmarkCallToolResultUnmarshal(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		var r CallToolResult
+		if err := json.Unmarshal(benchResultJSON, &r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCallToolResultMarshal(b *testing.B) {
+	r := &CallToolResult{Content: []Content{TextContent("done")}}
+	b.Run("direct", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := r.MarshalJSON(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// As the JSON-RPC layer encodes a result: through encoding/json.
+	b.Run("json.Marshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := json.Marshal(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkTaskStatusNotificationMarshal(b *testing.B) {
+	ttl, poll := int64(3600000), int64(1000)
+	p := &TaskStatusNotificationParams{Task: Task{TaskID: "6b0869bdf0eef31efc8c89e8022f384b", Status: TaskStatusCompleted,
+		CreatedAt: "2026-11-22T03:52:35.475198281Z", LastUpdatedAt: "2026-11-22T03:52:35.47527423Z", TTL: &ttl, PollInterval: &poll}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := json.Marshal(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkParamsUnmarshal(b *testing.B) {
+	b.Run("TaskResultParams", func(b *testing.B) {
+		data := []byte(`{"taskId":"6b0869bdf0eef31efc8c89e8022f384b"}`)
+		b.ReportAllocs()
+		for b.Loop() {
+			var p TaskResultParams
+			if err := json.Unmarshal(data, &p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("CallToolParams", func(b *testing.B) {
+		data := []byte(`{"name":"instant_task","task":{}}`)
+		b.ReportAllocs()
+		for b.Loop() {
+			var p CallToolParams
+			if err := json.Unmarshal(data, &p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkUnmarshalParams(b *testing.B) {
+	b.Run("TaskResultParams", func(b *testing.B) {
+		data := []byte(`{"taskId":"6b0869bdf0eef31efc8c89e8022f384b"}`)
+		b.ReportAllocs()
+		for b.Loop() {
+			var p TaskResultParams
+			if err := UnmarshalParams(data, &p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("CallToolParams", func(b *testing.B) {
+		data := []byte(`{"name":"instant_task","task":{}}`)
+		b.ReportAllocs()
+		for b.Loop() {
+			var p CallToolParams
+			if err := UnmarshalParams(data, &p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

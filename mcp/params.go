@@ -1,0 +1,227 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// UnmarshalParams is json.Unmarshal(data, v), quicker for the params that arrive with
+// every tool call and task request: *[CallToolParams], *[GetTaskParams],
+// *[TaskResultParams] and *[CancelTaskParams]. When v is one of them, still zero, and
+// data has their usual shape (members named exactly as on the wire, values of their
+// types), it is decoded directly; anything else goes to json.Unmarshal, so the outcome,
+// errors included, is always json.Unmarshal's.
+func UnmarshalParams(data []byte, v any) error {
+	ok := false
+	switch p := v.(type) {
+	case *CallToolParams:
+		ok = p != nil && p.Name == "" && p.Arguments == nil && p.Task == nil && p.Meta == nil &&
+			decodeCallToolParams(data, p)
+	case *GetTaskParams:
+		ok = p != nil && p.TaskID == "" && p.Meta == nil && decodeTaskIDParams(data, &p.TaskID, &p.Meta)
+	case *TaskResultParams:
+		ok = p != nil && p.TaskID == "" && p.Meta == nil && decodeTaskIDParams(data, &p.TaskID, &p.Meta)
+	case *CancelTaskParams:
+		ok = p != nil && p.TaskID == "" && p.Meta == nil && decodeTaskIDParams(data, &p.TaskID, &p.Meta)
+	}
+	if ok {
+		return nil
+	}
+	return json.Unmarshal(data, v)
+}
+
+// decodeTaskIDParams decodes {"taskId": string, "_meta": object or null}, storing only
+// when all of data is taken.
+func decodeTaskIDParams(data []byte, id *string, meta *Meta) bool {
+	var taskID string
+	var m Meta
+	d := metaDecoder{data: data}
+	ok, more := d.openObject()
+	for ok && more {
+		var key []byte
+		if key, ok = d.memberName(); !ok {
+			break
+		}
+		switch string(key) {
+		case "taskId":
+			taskID, ok = d.stringValue()
+		case "_meta":
+			m, ok = d.metaValue()
+		default:
+			ok = false
+		}
+		if ok {
+			ok, more = d.nextMember()
+		}
+	}
+	if !ok || !d.atEnd() {
+		return false
+	}
+	*id, *meta = taskID, m
+	return true
+}
+
+// decodeCallToolParams decodes the usual tools/call params into p, which is zero,
+// storing only when all of data is taken.
+func decodeCallToolParams(data []byte, p *CallToolParams) bool {
+	var q CallToolParams
+	d := metaDecoder{data: data}
+	ok, more := d.openObject()
+	for ok && more {
+		var key []byte
+		if key, ok = d.memberName(); !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			q.Name, ok = d.stringValue()
+		case "arguments":
+			// As json.RawMessage decodes: the value's bytes, whatever its type.
+			start := d.i
+			if ok = d.skipValue(); ok {
+				q.Arguments = append(q.Arguments[:0], d.data[start:d.i]...)
+			}
+		case "task":
+			ok = d.taskMetadata(&q.Task)
+		case "_meta":
+			q.Meta, ok = d.metaValue()
+		default:
+			ok = false
+		}
+		if ok {
+			ok, more = d.nextMember()
+		}
+	}
+	if !ok || !d.atEnd() {
+		return false
+	}
+	*p = q
+	return true
+}
+
+// taskMetadata decodes params.task into *t as encoding/json does: null clears it, an
+// object fills the TaskMetadata that is there or a new one.
+func (d *metaDecoder) taskMetadata(t **TaskMetadata) bool {
+	if d.literal("null") {
+		*t = nil
+		return true
+	}
+	if d.i >= len(d.data) || d.data[d.i] != '{' {
+		return false
+	}
+	if *t == nil {
+		*t = &TaskMetadata{}
+	}
+	ok, more := d.openObject()
+	for ok && more {
+		var key []byte
+		if key, ok = d.memberName(); !ok || string(key) != "ttl" {
+			return false
+		}
+		switch {
+		case d.literal("null"):
+			(*t).TTL = nil
+		default:
+			end := d.numberEnd()
+			if end < 0 {
+				return false
+			}
+			n, err := strconv.ParseInt(string(d.data[d.i:end]), 10, 64)
+			if err != nil {
+				return false
+			}
+			d.i = end
+			if (*t).TTL == nil {
+				(*t).TTL = new(int64)
+			}
+			*(*t).TTL = n
+		}
+		ok, more = d.nextMember()
+	}
+	return ok
+}
+
+// openObject consumes the '{' of an object at d.i (after whitespace); more reports
+// whether a member follows.
+func (d *metaDecoder) openObject() (ok, more bool) {
+	d.skipSpace()
+	if d.i >= len(d.data) || d.data[d.i] != '{' {
+		return false, false
+	}
+	if d.depth++; d.depth > maxMetaDepth {
+		return false, false
+	}
+	d.i++
+	d.skipSpace()
+	if d.i < len(d.data) && d.data[d.i] == '}' {
+		d.i++
+		d.depth--
+		return true, false
+	}
+	return true, true
+}
+
+// memberName reads a member name that needs no unquoting, and the colon after it. A
+// name with escapes is left to encoding/json, which may match it to a field.
+func (d *metaDecoder) memberName() ([]byte, bool) {
+	if d.i >= len(d.data) || d.data[d.i] != '"' {
+		return nil, false
+	}
+	end := d.plainEnd(d.i + 1)
+	if end < 0 {
+		return nil, false
+	}
+	name := d.data[d.i+1 : end]
+	d.i = end + 1
+	d.skipSpace()
+	if d.i >= len(d.data) || d.data[d.i] != ':' {
+		return nil, false
+	}
+	d.i++
+	d.skipSpace()
+	return name, true
+}
+
+// nextMember consumes what follows a member's value: ',' (more is true) or '}'.
+func (d *metaDecoder) nextMember() (ok, more bool) {
+	d.skipSpace()
+	if d.i >= len(d.data) {
+		return false, false
+	}
+	switch d.data[d.i] {
+	case ',':
+		d.i++
+		d.skipSpace()
+		return true, true
+	case '}':
+		d.i++
+		d.depth--
+		return true, false
+	}
+	return false, false
+}
+
+func (d *metaDecoder) atEnd() bool {
+	d.skipSpace()
+	return d.i == len(d.data)
+}
+
+// stringValue decodes a string value; null and other types are left to encoding/json.
+func (d *metaDecoder) stringValue() (string, bool) {
+	if d.i >= len(d.data) || d.data[d.i] != '"' {
+		return "", false
+	}
+	return d.string()
+}
+
+// metaValue decodes a _meta value as [Meta.UnmarshalJSON] does: an object, or null
+// for none. Other types are errors, whose wording encoding/json gives.
+func (d *metaDecoder) metaValue() (Meta, bool) {
+	if d.literal("null") {
+		return nil, true
+	}
+	if d.i >= len(d.data) || d.data[d.i] != '{' {
+		return nil, false
+	}
+	return d.object()
+}

@@ -1,0 +1,132 @@
+package mcp
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var paramsSeeds = []string{
+	`{"name":"instant_task","task":{}}`,
+	`{"name":"echo","arguments":{"text":"hello"}}`,
+	` { "name" : "x" , "arguments" : [ 1, {"a" : null} ] , "task" : { "ttl" : 60000 } , "_meta" : { "progressToken" : 7 } } `,
+	`{"name":"x","arguments":null,"task":null,"_meta":null}`,
+	`{"name":"x","arguments":"s","task":{"ttl":null}}`,
+	`{"name":"x","arguments":-1.5e3}`,
+	`{"name":"x","arguments":true}`,
+	`{"name":"x","task":{"ttl":5},"task":{}}`,
+	`{"name":"x","task":{"ttl":5},"task":{"ttl":null}}`,
+	`{"name":"x","task":{"ttl":5},"task":null}`,
+	`{"name":"a","name":"b","arguments":{},"arguments":[]}`,
+	`{"name":"x","task":{"ttl":1.5}}`,
+	`{"name":"x","task":{"ttl":1e3}}`,
+	`{"name":"x","task":{"ttl":-0}}`,
+	`{"name":"x","task":{"ttl":9223372036854775808}}`,
+	`{"name":"x","task":{"ttl":"5"}}`,
+	`{"name":"x","task":{"TTL":5}}`,
+	`{"name":"x","task":{"other":5}}`,
+	`{"name":"x","task":[]}`,
+	`{"name":"x","task":5}`,
+	`{"Name":"x"}`,
+	`{"NAME":"x","TaskId":"t"}`,
+	`{"n\u0061me":"x","task\u0049d":"t"}`,
+	`{"name":null,"taskId":null}`,
+	`{"name":5}`,
+	`{"name":"\ud800 \u00e9 \"q\" \\","taskId":"\ud83d\ude00"}`,
+	"{\"name\":\"bad \xff utf8\",\"taskId\":\"\xed\xa0\x80\"}",
+	`{"extra":1}`,
+	`{"name":"x","arguments":{"deep":[[[[{"a":"b"}]]]]}}`,
+	`{"name":"x","arguments":{"bad":tru}}`,
+	`{"name":"x","arguments":{"bad":"\x"}}`,
+	`{"name":"x","arguments":{"bad":01}}`,
+	`{"name":"x","arguments":{"a":1,}}`,
+	`{"name":"x","arguments":[1,]}`,
+	`{"name":"x","arguments":{"a"}}`,
+	`{"name":"x","_meta":[1]}`,
+	`{"name":"x","_meta":"m"}`,
+	`{"taskId":"6b0869bdf0eef31efc8c89e8022f384b"}`,
+	`{"taskId":"t","_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t"}}}`,
+	`{"taskId":"t","_meta":{}}`,
+	`{"taskId":5}`,
+	`{"taskId":"t","_meta":5}`,
+	`{"taskId":"t"} `,
+	`{"taskId":"t"}x`,
+	`{"taskId":"t"}{}`,
+	`{}`,
+	` {} `,
+	`null`,
+	`[]`,
+	`"s"`,
+	`1`,
+	``,
+	`{`,
+	`{"taskId"`,
+	`{"taskId":`,
+	`{"taskId":"t"`,
+	`{"taskId":"t",}`,
+	"{\"name\":\"x\",\"arguments\":\"tab\there\"}",
+	strings.Repeat(`{"name":"x","arguments":`, 1) + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
+}
+
+// checkParams holds UnmarshalParams to json.Unmarshal for each params type, into a zero
+// value and into one already holding values.
+func checkParams(t *testing.T, data []byte) {
+	t.Helper()
+	ttl := int64(9)
+	for _, mk := range []func() any{
+		func() any { return new(CallToolParams) },
+		func() any { return new(GetTaskParams) },
+		func() any { return new(TaskResultParams) },
+		func() any { return new(CancelTaskParams) },
+		func() any {
+			return &CallToolParams{Name: "old", Arguments: json.RawMessage(`{"old":1}`), Task: &TaskMetadata{TTL: &ttl}, Meta: Meta{"old": true}}
+		},
+		func() any { return &TaskResultParams{TaskID: "old", Meta: Meta{"old": true}} },
+	} {
+		got, want := mk(), mk()
+		gotErr := UnmarshalParams(data, got)
+		wantErr := json.Unmarshal(data, want)
+		if errString(gotErr) != errString(wantErr) {
+			t.Fatalf("UnmarshalParams(%q, %T): error %v, want %v", data, got, gotErr, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("UnmarshalParams(%q, %T) = %#v\nwant %#v", data, got, got, want)
+		}
+	}
+}
+
+func TestUnmarshalParamsMatchesEncodingJSON(t *testing.T) {
+	for _, s := range paramsSeeds {
+		checkParams(t, []byte(s))
+	}
+}
+
+// TestUnmarshalParamsFastPath: the usual shapes are decoded without encoding/json.
+func TestUnmarshalParamsFastPath(t *testing.T) {
+	for _, s := range []string{
+		`{"name":"instant_task","task":{}}`,
+		`{"name":"echo","arguments":{"text":"hello"},"_meta":{"progressToken":1}}`,
+		`{"name":"x","task":{"ttl":60000}}`,
+	} {
+		var p CallToolParams
+		if !decodeCallToolParams([]byte(s), &p) {
+			t.Errorf("%s: not decoded directly", s)
+		}
+	}
+	for _, s := range []string{`{"taskId":"t"}`, `{"taskId":"t","_meta":{"a":[1]}}`, `{}`} {
+		var p TaskResultParams
+		if !decodeTaskIDParams([]byte(s), &p.TaskID, &p.Meta) {
+			t.Errorf("%s: not decoded directly", s)
+		}
+	}
+}
+
+func FuzzUnmarshalParams(f *testing.F) {
+	for _, s := range paramsSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkParams(t, data)
+	})
+}

@@ -1,0 +1,65 @@
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+func BenchmarkWithRelatedTaskMeta(b *testing.B) {
+	const id = "6b0869bdf0eef31efc8c89e8022f384b"
+	for _, c := range []struct {
+		name   string
+		result string
+	}{
+		{"insert", `{"content":[{"type":"text","text":"done"}]}`},
+		{"merge", `{"content":[{"type":"text","text":"done"}],"_meta":{"progressToken":7}}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			raw := json.RawMessage(c.result)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := WithRelatedTaskMeta(raw, id); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkTaskRoundTrip is the engine's share of a task round trip: create, run to
+// completion, announce, and hand out the result.
+func BenchmarkTaskRoundTrip(b *testing.B) {
+	done := make(chan struct{}, 1)
+	m := New(Options{MaxActive: 1 << 20, OnChange: func(string, mcp.Task) {
+		select {
+		case done <- struct{}{}:
+		default:
+		}
+	}})
+	defer m.Close()
+	// Encoding the result, as a tool task does, grows the stack of the goroutine that runs
+	// the work.
+	run := func(ctx context.Context, h *Handle) Outcome {
+		raw, err := json.Marshal(&mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("done")}})
+		if err != nil {
+			return Outcome{Error: jsonrpc.NewError(jsonrpc.CodeInternalError, err.Error())}
+		}
+		return Outcome{Result: raw}
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		t, err := m.Create("owner", &mcp.TaskMetadata{}, run)
+		if err != nil {
+			b.Fatal(err)
+		}
+		<-done
+		if _, err := m.Result(ctx, "owner", t.TaskID, jsonrpc.Int64ID(1)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
