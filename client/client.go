@@ -48,6 +48,10 @@ type Options struct {
 	// NotifiedPollInterval is how often a task is still polled once the server has shown
 	// it sends status notifications (10s).
 	NotifiedPollInterval time.Duration
+	// KeptTasks is how many ended tasks [Session.Tasks] keeps (1,000); older ones are
+	// forgotten, so that a long session does not grow with every task it ran. A task in
+	// progress is always kept.
+	KeptTasks int
 }
 
 // Client holds configuration shared by the sessions it opens.
@@ -76,6 +80,9 @@ func New(impl mcp.Implementation, opts *Options) *Client {
 	}
 	if c.opts.NotifiedPollInterval <= 0 {
 		c.opts.NotifiedPollInterval = 10 * time.Second
+	}
+	if c.opts.KeptTasks <= 0 {
+		c.opts.KeptTasks = 1000
 	}
 	return c
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -130,6 +131,7 @@ type Task struct {
 	result    *mcp.CallToolResult
 	err       error
 	cancelReq bool // cancel asked before the id was known
+	forgotten bool // dropped from the session's registry (guarded by the registry's mu)
 	wake      chan struct{}
 	done      chan struct{}
 	sub       hub
@@ -613,6 +615,7 @@ func (t *Task) finish(res *mcp.CallToolResult, err error, now time.Time) {
 func (t *Task) close() {
 	close(t.done)
 	t.s.tasks.forgetToken(t.progress)
+	t.s.tasks.ended(t, t.s.client.opts.KeptTasks)
 	t.sub.close(nil)
 }
 
@@ -703,7 +706,9 @@ func (s *Session) Tasks() []*Task { return s.tasks.all() }
 type taskRegistry struct {
 	mu     sync.Mutex
 	byID   map[string]*Task
-	order  []*Task
+	order  []*Task     // registration order; forgotten tasks are skipped, then compacted away
+	done   []endedTask // ended tasks still kept, oldest first
+	gone   int         // forgotten tasks still in order
 	tokens map[any]*Task
 	early  map[string][]mcp.Task
 	// inflight counts tools/call task calls awaiting their CreateTaskResult.
@@ -831,7 +836,41 @@ func (r *taskRegistry) forToken(tok any) *Task {
 func (r *taskRegistry) all() []*Task {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]*Task(nil), r.order...)
+	out := make([]*Task, 0, len(r.order)-r.gone)
+	for _, t := range r.order {
+		if !t.forgotten {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+type endedTask struct {
+	t  *Task
+	id string
+}
+
+// ended records that t has ended, and forgets the oldest ended tasks beyond keep.
+func (r *taskRegistry) ended(t *Task, keep int) {
+	id := t.ID()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t.forgotten || r.byID[id] != t {
+		return // not registered (a plain answer, a failed call)
+	}
+	r.done = append(r.done, endedTask{t, id})
+	for len(r.done) > keep {
+		old := r.done[0]
+		r.done[0] = endedTask{}
+		r.done = r.done[1:]
+		old.t.forgotten = true
+		delete(r.byID, old.id)
+		r.gone++
+	}
+	if r.gone > 64 && r.gone > len(r.order)/2 {
+		r.order = slices.DeleteFunc(r.order, func(t *Task) bool { return t.forgotten })
+		r.gone = 0
+	}
 }
 
 // statusNotification routes notifications/tasks/status to its task, or keeps it for a

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -184,6 +185,58 @@ func TestShortTTLTaskExpiresSynctest(t *testing.T) {
 		}
 		if _, err := s.GetTask(ctx, task.ID()); rpcCode(err) != jsonrpc.CodeInvalidParams {
 			t.Errorf("tasks/get: %v, want -32602", err)
+		}
+	})
+}
+
+// TestEndedTasksForgottenSynctest: a session keeps the newest KeptTasks ended tasks and
+// forgets older ones, so a long session does not grow with every task; a forgotten task
+// can still be followed again by id.
+func TestEndedTasksForgottenSynctest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := demo.New(nil)
+		t.Cleanup(srv.Close)
+		s, err := client.New(mcp.Implementation{Name: "mcpi-e2e", Version: "0"}, &client.Options{KeptTasks: 3}).Connect(t.Context(), transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
+			srv.Connect(ctx, conn)
+			return nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		ctx := t.Context()
+		var ids []string
+		for range 5 {
+			task, err := s.StartToolTask(ctx, toolParams(t, demo.ToolInstantTask, nil), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := task.Wait(ctx); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, task.ID())
+		}
+		running, err := s.StartToolTask(ctx, toolParams(t, demo.ToolSleepTask, map[string]any{"seconds": 5}), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept []string
+		for _, task := range s.Tasks() {
+			kept = append(kept, task.ID())
+		}
+		want := append(append([]string(nil), ids[2:]...), running.ID())
+		if !slices.Equal(kept, want) {
+			t.Errorf("Tasks() = %v, want the 3 newest ended tasks and the running one %v", kept, want)
+		}
+		again, err := s.FollowTask(ctx, ids[0])
+		if err != nil {
+			t.Fatalf("following a forgotten task by id: %v", err)
+		}
+		if res, err := again.Wait(ctx); err != nil || len(res.Content) == 0 {
+			t.Errorf("the forgotten task's outcome, fetched again: %+v, %v", res, err)
+		}
+		if _, err := running.Wait(ctx); err != nil {
+			t.Fatal(err)
 		}
 	})
 }
