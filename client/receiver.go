@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -114,7 +115,12 @@ func receiverOutcome(res any, err error) tasks.Outcome {
 		}
 		return tasks.Outcome{Error: jsonrpc.AsError(err)}
 	}
-	raw, err := json.Marshal(res)
+	// Stored as it will be sent: without HTML escaping, like every message mcpi writes.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err = enc.Encode(res)
+	raw := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if err != nil {
 		return tasks.Outcome{Error: jsonrpc.Errorf(jsonrpc.CodeInternalError, "encoding the answer: %v", err)}
 	}

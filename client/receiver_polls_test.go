@@ -87,3 +87,15 @@ func TestReceiverPollsCountedAndForgotten(t *testing.T) {
 		}
 	})
 }
+
+// TestReceiverOutcomeNotHTMLEscaped: an answer is stored as it goes on the wire, without
+// the HTML escaping of json.Marshal ("<" is not written as \u003c).
+func TestReceiverOutcomeNotHTMLEscaped(t *testing.T) {
+	out := receiverOutcome(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"note": "<b>&</b>"}}, nil)
+	if out.Error != nil {
+		t.Fatal(out.Error)
+	}
+	if got, want := string(out.Result), `{"action":"accept","content":{"note":"<b>&</b>"}}`; got != want {
+		t.Errorf("stored answer %s, want %s", got, want)
+	}
+}
