@@ -15,11 +15,9 @@
 # Only the npm registry and the Go module proxy are needed. Each npm folder is installed
 # with `npm ci` (exactly its lock) and skipped while a checksum stamp says it is current.
 #
-# The figures go to stdout as a Markdown table and to bench-results.json (-json FILE to
-# choose). Benchmarks are not tests: CI does not run this. `go test ./bench/...` (part of
+# The figures go to stdout as a Markdown table and to bench/results/latest.json (-json FILE
+# to choose). Benchmarks are not tests: CI does not run this. `go test ./bench/...` (part of
 # the test suite) only runs each workload once at a tiny size.
-#
-# Suggested .gitignore lines:  /bench/peers/*/node_modules/  /bench-results.json
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
