@@ -482,7 +482,7 @@ func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		}
 	case mcp.NotificationTasksStatus:
 		var p mcp.TaskStatusNotificationParams
-		if json.Unmarshal(req.Params, &p) == nil && p.TaskID != "" {
+		if mcp.UnmarshalResult(req.Params, &p) == nil && p.TaskID != "" {
 			s.statusNotification(p.Task)
 		}
 	case mcp.NotificationToolsListChanged:

@@ -281,14 +281,15 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 		return nil, nil, fmt.Errorf("%s: %w", mcp.MethodToolsCall, err)
 	}
 	// One decode tells a CreateTaskResult (an object at result.task) from a plain result;
-	// a result the probe cannot read is left to the plain decode to judge.
+	// a result the probe cannot read is left to the plain decode to judge. UnmarshalResult
+	// decodes this probe's shape directly.
 	var answer struct {
 		Task *mcp.Task `json:"task"`
 	}
-	if json.Unmarshal(raw, &answer) != nil || answer.Task == nil {
+	if mcp.UnmarshalResult(raw, &answer) != nil || answer.Task == nil {
 		// The server ran the call plainly (it may ignore params.task): that is the outcome.
 		var res mcp.CallToolResult
-		if err := json.Unmarshal(raw, &res); err != nil {
+		if err := mcp.UnmarshalResult(raw, &res); err != nil {
 			sub.Close()
 			return nil, nil, fmt.Errorf("%s: decoding the result: %w", mcp.MethodToolsCall, err)
 		}
@@ -549,7 +550,7 @@ func (t *Task) fetchResult(ctx context.Context, id string) {
 	switch {
 	case err == nil:
 		var res mcp.CallToolResult
-		if derr := json.Unmarshal(raw, &res); derr != nil {
+		if derr := mcp.UnmarshalResult(raw, &res); derr != nil {
 			t.finish(nil, fmt.Errorf("tasks/result: decoding the result: %w", derr), t.s.now())
 			return
 		}

@@ -1,0 +1,265 @@
+package mcp
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var resultSeeds = []string{
+	// As the demo server and the task round trip send them.
+	`{"content":[{"type":"text","text":"done"}],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"abc"}}}`,
+	`{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"6b0869bdf0eef31efc8c89e8022f384b"}},"content":[{"type":"text","text":"done"}]}`,
+	`{"task":{"taskId":"6b0869bdf0eef31efc8c89e8022f384b","status":"working","createdAt":"2026-11-22T05:02:55.123456789Z","lastUpdatedAt":"2026-11-22T05:02:55.123456789Z","ttl":60000,"pollInterval":1000}}`,
+	`{"task":{"taskId":"t","status":"working","createdAt":"c","lastUpdatedAt":"l","ttl":null}}`,
+	`{"taskId":"t","status":"completed","statusMessage":"ok","createdAt":"c","lastUpdatedAt":"l","ttl":null,"pollInterval":500}`,
+	`{"taskId":"t","status":"input_required","createdAt":"c","lastUpdatedAt":"l","ttl":5,"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t"}}}`,
+	` { "content" : [ { "type" : "text" , "text" : "a\nb \u00e9 \ud83d\ude00" , "_meta" : { "k" : [1, null] } } , {"text":"x"} ] , "isError" : true , "structuredContent" : { "a" : [ 1 , 2 ] } } `,
+	`{"content":[],"isError":false,"structuredContent":null,"_meta":null}`,
+	`{"content":[{}]}`,
+	`{"content":null}`,
+	`{"content":{}}`,
+	`{"content":[null]}`,
+	`{"content":[{"type":"image","data":"AAAA","mimeType":"image/png"}]}`,
+	`{"content":[{"type":"text","text":"a","annotations":{"priority":1}}]}`,
+	`{"content":[{"type":"text","text":"a","Text":"b"}]}`,
+	`{"content":[{"type":"text","text":"a","text":"b"}]}`,
+	`{"content":[{"type":"text","text":5}]}`,
+	`{"content":[{"type":"text","text":null}]}`,
+	`{"content":[{"type":"text","extra":1}]}`,
+	`{"content":[{"type":"text"}],"content":[]}`,
+	`{"content":[{"type":"text","text":"x"},]}`,
+	`{"content":[{"type":"text","text":"x"} {"type":"text"}]}`,
+	`{"Content":[{"type":"text","text":"x"}]}`,
+	`{"CONTENT":[]}`,
+	`{"isError":1}`,
+	`{"isError":null}`,
+	`{"iserror":true}`,
+	`{"is_error":true}`,
+	`{"structuredContent":"s"}`,
+	`{"structuredContent":-1.5e3}`,
+	`{"structuredContent":[1,}`,
+	`{"structuredContent":{"a":tru}}`,
+	`{"structuredContent":1,"structuredContent":2}`,
+	`{"_meta":5}`,
+	`{"_meta":[]}`,
+	`{"_meta":{},"_meta":{"a":1}}`,
+	`{"_Meta":{}}`,
+	`{"meta":{}}`,
+	`{"other":{"x":[1,{"y":null}]},"content":[]}`,
+	`{"other":{"x":tru}}`,
+	`{"other":"\x"}`,
+	`{"oth\u0065r":1}`,
+	`{"cont\u0065nt":[]}`,
+	"{\"content\":[{\"type\":\"text\",\"text\":\"bad \xff utf8 \xed\xa0\x80\"}]}",
+	"{\"content\":[{\"type\":\"text\",\"text\":\"tab\there\"}]}",
+	`{"content":[{"type":"text","text":"\ud800"}]}`,
+	`{"task":null}`,
+	`{"task":{"taskId":"t"},"task":null}`,
+	`{"task":null,"task":{"taskId":"t"}}`,
+	`{"task":{"taskId":"t"},"TASK":null}`,
+	`{"task":nul}`,
+	`{"task":{}}`,
+	`{"task":[]}`,
+	`{"task":5}`,
+	`{"task":{"taskId":""}}`,
+	`{"task":{"taskId":5}}`,
+	`{"task":{"taskId":"t"},"task":{"status":"working"}}`,
+	`{"task":{"taskId":"t","taskId":"u"}}`,
+	`{"task":{"taskId":"t","TaskId":"u"}}`,
+	`{"task":{"taskId":"t","task_id":"u"}}`,
+	`{"task":{"taskId":"t","extra":{"a":[]}}}`,
+	`{"task":{"taskId":"t","_meta":{"a":1}}}`,
+	`{"Task":{"taskId":"t"}}`,
+	`{"task":{"taskId":"t"},"_meta":{"a":1}}`,
+	`{"task":{"taskId":"t"},"_meta":5}`,
+	`{"task":{"taskId":"t"},"content":[{"type":"text","text":"x"}]}`,
+	`{"taskId":"t","ttl":1.5}`,
+	`{"taskId":"t","ttl":1e3}`,
+	`{"taskId":"t","ttl":-0}`,
+	`{"taskId":"t","ttl":9223372036854775807}`,
+	`{"taskId":"t","ttl":9223372036854775808}`,
+	`{"taskId":"t","ttl":-9223372036854775809}`,
+	`{"taskId":"t","ttl":"5"}`,
+	`{"taskId":"t","ttl":01}`,
+	`{"taskId":"t","ttl":5,"ttl":null}`,
+	`{"taskId":"t","pollInterval":null}`,
+	`{"taskId":"t","status":null}`,
+	`{"taskId":"t","status":5}`,
+	`{"taskId":"t","Status":"working"}`,
+	`{"taskId":"t","STATUSMESSAGE":"m"}`,
+	`{"taskId":"t","task":{"taskId":"u"}}`,
+	`{"taskId":"t","_meta":{}}`,
+	`{"taskId":"t","_meta":{},"_meta":null}`,
+	`{"taskId":"t","_meta":"m"}`,
+	`{"taskId":"t","content":[]}`,
+	`{"taskId":"t"}x`,
+	`{"taskId":"t"}{}`,
+	`{"taskId":"t",}`,
+	`{"taskId":"t"`,
+	`{"taskId":`,
+	`{"taskId"`,
+	`{`,
+	``,
+	`{}`,
+	` {} `,
+	`null`,
+	`[]`,
+	`"s"`,
+	`1`,
+	`true`,
+	`{"other":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
+	`{"other":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`,
+}
+
+// checkResult holds UnmarshalResult to json.Unmarshal for each type it knows, into a
+// zero value and into one already holding values.
+func checkResult(t *testing.T, data []byte) {
+	t.Helper()
+	ttl := int64(9)
+	old := Task{TaskID: "old", Status: TaskStatusWorking, StatusMessage: "m", CreatedAt: "c", LastUpdatedAt: "l", TTL: &ttl}
+	for _, mk := range []func() any{
+		func() any { return new(CallToolResult) },
+		func() any { return new(CreateTaskResult) },
+		// The client's probe, declared as it is there.
+		func() any {
+			return new(struct {
+				Task *Task `json:"task"`
+			})
+		},
+		func() any { return new(Task) },
+		func() any { return new(GetTaskResult) },
+		func() any { return new(CancelTaskResult) },
+		func() any { return new(TaskStatusNotificationParams) },
+		func() any {
+			return &CallToolResult{Content: []Content{TextContent("old")}, StructuredContent: json.RawMessage(`{"old":1}`), IsError: true, Meta: Meta{"old": true}}
+		},
+		func() any { return &CreateTaskResult{Task: old, Meta: Meta{"old": true}} },
+		func() any {
+			o := old
+			return &struct {
+				Task *Task `json:"task"`
+			}{&o}
+		},
+		func() any { o := old; o.TTL = new(int64); return &o },
+		func() any {
+			o := old
+			o.TTL = new(int64)
+			return &TaskStatusNotificationParams{Task: o, Meta: Meta{"old": true}}
+		},
+	} {
+		got, want := mk(), mk()
+		gotErr := UnmarshalResult(data, got)
+		wantErr := json.Unmarshal(data, want)
+		if errString(gotErr) != errString(wantErr) {
+			t.Fatalf("UnmarshalResult(%q, %T): error %v, want %v", data, got, gotErr, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("UnmarshalResult(%q, %T) = %#v\nwant %#v", data, got, got, want)
+		}
+	}
+}
+
+func TestUnmarshalResultMatchesEncodingJSON(t *testing.T) {
+	for _, s := range resultSeeds {
+		checkResult(t, []byte(s))
+	}
+}
+
+// TestUnmarshalResultFastPath: the usual shapes are decoded without encoding/json.
+func TestUnmarshalResultFastPath(t *testing.T) {
+	for _, s := range []string{
+		`{"content":[{"type":"text","text":"done"}],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"abc"}}}`,
+		`{"content":[],"structuredContent":{"a":1},"isError":true,"other":[1]}`,
+	} {
+		var r CallToolResult
+		if !decodeCallToolResult([]byte(s), &r) {
+			t.Errorf("%s: not decoded directly as a CallToolResult", s)
+		}
+	}
+	for _, s := range []string{
+		`{"task":{"taskId":"t","status":"working","createdAt":"c","lastUpdatedAt":"l","ttl":60000,"pollInterval":1000}}`,
+		`{"task":{"taskId":"t","ttl":null,"extra":1},"_meta":{"a":1}}`,
+		`{"content":[{"type":"text","text":"plain"}]}`,
+	} {
+		var r CreateTaskResult
+		if !decodeCreateTaskResult([]byte(s), &r) {
+			t.Errorf("%s: not decoded directly as a CreateTaskResult", s)
+		}
+	}
+	for _, s := range []string{
+		`{"task":{"taskId":"t","status":"working","createdAt":"c","lastUpdatedAt":"l","ttl":60000,"pollInterval":1000}}`,
+		`{"content":[{"type":"text","text":"plain"}],"_meta":{"a":1}}`,
+		`{"task":null}`,
+	} {
+		var probe struct {
+			Task *Task `json:"task"`
+		}
+		if _, isProbe := any(&probe).(*createTaskProbe); !isProbe {
+			t.Fatal("the client's probe is not a createTaskProbe")
+		}
+		if !decodeCreateTaskProbe([]byte(s), &probe) {
+			t.Errorf("%s: not decoded directly as the probe", s)
+		}
+	}
+	for _, s := range []string{
+		`{"taskId":"t","status":"completed","statusMessage":"m","createdAt":"c","lastUpdatedAt":"l","ttl":null,"pollInterval":5}`,
+		`{"taskId":"t","_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t"}}}`,
+	} {
+		var p TaskStatusNotificationParams
+		if !decodeFlatTask([]byte(s), &p.Task, &p.Meta) {
+			t.Errorf("%s: not decoded directly as TaskStatusNotificationParams", s)
+		}
+		var task Task
+		if !decodeFlatTask([]byte(s), &task, nil) {
+			t.Errorf("%s: not decoded directly as a Task", s)
+		}
+	}
+}
+
+func FuzzUnmarshalResult(f *testing.F) {
+	for _, s := range resultSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkResult(t, data)
+	})
+}
+
+// BenchmarkUnmarshalResult compares UnmarshalResult with json.Unmarshal on what a task
+// round trip decodes.
+func BenchmarkUnmarshalResult(b *testing.B) {
+	created := []byte(`{"task":{"taskId":"6b0869bdf0eef31efc8c89e8022f384b","status":"working","createdAt":"2026-11-22T05:02:55.123456789Z","lastUpdatedAt":"2026-11-22T05:02:55.123456789Z","ttl":60000,"pollInterval":1000}}`)
+	status := []byte(`{"taskId":"6b0869bdf0eef31efc8c89e8022f384b","status":"completed","createdAt":"2026-11-22T05:02:55.123456789Z","lastUpdatedAt":"2026-11-22T05:02:55.223456789Z","ttl":60000,"pollInterval":1000}`)
+	for _, c := range []struct {
+		name string
+		data []byte
+		mk   func() any
+	}{
+		{"CallToolResult", benchResultJSON, func() any { return new(CallToolResult) }},
+		{"CreateTaskResult", created, func() any { return new(CreateTaskResult) }},
+		{"probe", created, func() any {
+			return new(struct {
+				Task *Task `json:"task"`
+			})
+		}},
+		{"Task", status, func() any { return new(Task) }},
+		{"GetTaskResult", status, func() any { return new(GetTaskResult) }},
+		{"TaskStatusNotificationParams", status, func() any { return new(TaskStatusNotificationParams) }},
+	} {
+		for _, dec := range []struct {
+			name string
+			f    func([]byte, any) error
+		}{{"UnmarshalResult", UnmarshalResult}, {"json.Unmarshal", json.Unmarshal}} {
+			b.Run(c.name+"/"+dec.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := dec.f(c.data, c.mk()); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
