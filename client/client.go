@@ -218,12 +218,26 @@ func (s *Session) NewProgressToken() string {
 	return fmt.Sprintf("mcpi-%d", s.nextToken.Add(1))
 }
 
-// call is Call with the method name in the error.
+// call is send with the method name in the error.
 func (s *Session) call(ctx context.Context, method string, params, result any) error {
-	if err := s.conn.Call(ctx, method, params, result); err != nil {
+	if err := s.send(ctx, method, params, result); err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
 	return nil
+}
+
+// send is conn.Call with the params encoded by mcp.MarshalParams, which writes tool calls
+// and task requests without reflection: on the fresh goroutine of each call in a burst,
+// encoding/json's recursion cost more in stack growth than in encoding.
+func (s *Session) send(ctx context.Context, method string, params, result any) error {
+	if params != nil {
+		raw, err := mcp.MarshalParams(params)
+		if err != nil {
+			return fmt.Errorf("jsonrpc: encoding %s params: %w", method, err)
+		}
+		params = raw
+	}
+	return s.conn.Call(ctx, method, params, result)
 }
 
 // ListTools returns one page of tools.

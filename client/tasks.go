@@ -274,7 +274,7 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 	s.tasks.calling(1)
 	defer s.tasks.calling(-1) // after the task is registered: its early notifications stay kept
 	var raw json.RawMessage
-	err := s.conn.Call(ctx, mcp.MethodToolsCall, &cp, &raw)
+	err := s.send(ctx, mcp.MethodToolsCall, &cp, &raw)
 	if err != nil {
 		s.tasks.forgetToken(t.progress)
 		sub.Close()
@@ -539,7 +539,7 @@ func (t *Task) claimResult() bool {
 // outcome. The connection's end fails the call.
 func (t *Task) fetchResult(ctx context.Context, id string) {
 	var raw json.RawMessage
-	err := t.s.conn.Call(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, &raw)
+	err := t.s.send(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, &raw)
 	// Cleared only after the outcome is settled, so no second tasks/result starts.
 	defer func() {
 		t.mu.Lock()
@@ -663,7 +663,7 @@ func (s *Session) GetTask(ctx context.Context, id string) (mcp.Task, error) {
 // TaskResult waits for a task's outcome: the exact result, or the exact JSON-RPC error.
 func (s *Session) TaskResult(ctx context.Context, id string) (*mcp.CallToolResult, error) {
 	var r mcp.CallToolResult
-	if err := s.conn.Call(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, &r); err != nil {
+	if err := s.send(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -128,5 +129,88 @@ func FuzzUnmarshalParams(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkParams(t, data)
+	})
+}
+
+// checkMarshalParams compares MarshalParams with encoding/json (HTML escaping off), and
+// requires the direct path when want says so.
+func checkMarshalParams(t *testing.T, v any, direct bool) {
+	t.Helper()
+	got, gotErr := MarshalParams(v)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	wantErr := enc.Encode(v)
+	want := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if wantErr != nil {
+		want = nil
+	}
+	if errString(gotErr) != errString(wantErr) || !bytes.Equal(got, want) {
+		t.Fatalf("MarshalParams(%#v) = %s, %v\nwant %s, %v", v, got, gotErr, want, wantErr)
+	}
+	if !direct {
+		return
+	}
+	var b []byte
+	var err error
+	switch p := v.(type) {
+	case *CallToolParams:
+		b, err = p.appendJSON(nil)
+	case *TaskResultParams:
+		b, err = appendTaskIDParams(nil, p.TaskID, p.Meta)
+	}
+	if err != nil || !bytes.Equal(b, want) {
+		t.Fatalf("direct encoding of %#v = %s, %v; want %s", v, b, err, want)
+	}
+}
+
+func TestMarshalParams(t *testing.T) {
+	ttl := int64(60000)
+	neg := int64(-1)
+	for _, p := range []*CallToolParams{
+		{Name: "instant_task", Task: &TaskMetadata{}},
+		{Name: "echo", Arguments: json.RawMessage(` { "text" : "<b>&</b>" } `), Task: &TaskMetadata{TTL: &ttl}},
+		{Name: "x", Task: &TaskMetadata{TTL: &neg}, Meta: Meta{"progressToken": "mcpi-1", "html": "<i>"}},
+		{Name: "ünï\u2028\"q\"\\\x01", Arguments: json.RawMessage(`[1,2,{"a":null}]`)},
+		{Name: "bad \xff utf8", Meta: Meta{}},
+		{},
+	} {
+		checkMarshalParams(t, p, true)
+	}
+	// What the direct path does not take goes to encoding/json, errors included.
+	for _, v := range []any{
+		&CallToolParams{Name: "x", Arguments: json.RawMessage(`{"bad":tru}`)},
+		&CallToolParams{Name: "x", Meta: Meta{"c": make(chan int)}},
+		(*CallToolParams)(nil),
+		&GetTaskParams{TaskID: "t", Meta: Meta{"f": func() {}}},
+		&PaginatedParams{Cursor: "<c>"},
+		nil,
+	} {
+		checkMarshalParams(t, v, false)
+	}
+	for _, id := range []string{"", "t-1", "<&>", "\xed\xa0\x80"} {
+		checkMarshalParams(t, &TaskResultParams{TaskID: id}, true)
+		checkMarshalParams(t, &GetTaskParams{TaskID: id, Meta: Meta{"k": []any{1, "v"}}}, false)
+		checkMarshalParams(t, &CancelTaskParams{TaskID: id}, false)
+	}
+}
+
+func FuzzMarshalParams(f *testing.F) {
+	f.Add("echo", []byte(`{"text":"hi"}`), int64(5), uint8(3), "k", "v")
+	f.Add("<x>", []byte(` [1, 2] `), int64(-1), uint8(7), "progressToken", "\u2028")
+	f.Add("x", []byte(`{"a":`), int64(0), uint8(0), "", "")
+	f.Fuzz(func(t *testing.T, name string, args []byte, ttl int64, shape uint8, key, val string) {
+		p := &CallToolParams{Name: name, Arguments: args}
+		if shape&1 != 0 {
+			p.Task = &TaskMetadata{}
+			if shape&2 != 0 {
+				p.Task.TTL = &ttl
+			}
+		}
+		if shape&4 != 0 {
+			p.Meta = Meta{key: val}
+		}
+		checkMarshalParams(t, p, false)
+		checkMarshalParams(t, &TaskResultParams{TaskID: name, Meta: p.Meta}, false)
 	})
 }

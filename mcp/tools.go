@@ -160,13 +160,7 @@ func (r *CallToolResult) appendJSON(b []byte) ([]byte, error) {
 	if r.IsError {
 		b = append(b, `,"isError":true`...)
 	}
-	if len(r.Meta) > 0 {
-		b = append(b, `,"_meta":`...)
-		if b, err = appendMarshal(b, map[string]any(r.Meta)); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, '}'), nil
+	return appendMeta(b, r.Meta)
 }
 
 func (r CallToolResult) marshalWire() ([]byte, error) {

@@ -79,6 +79,7 @@ func driveMain(args []string) error {
 		n         = fs.Int("n", 1000, "round trips per pass")
 		warmup    = fs.Int("warmup", 100, "round trips before the first pass")
 		passes    = fs.Int("passes", 5, "passes")
+		repeat    = fs.Int("repeat", 1, "burst: bursts in a row on one session, for a profile (the figures are the last one's)")
 		c         = fs.Int("c", 1000, "burst: concurrent tasks")
 		seconds   = fs.Float64("seconds", 1, "burst: seconds each task sleeps")
 		tasks     = fs.Int("tasks", 100000, "receiver: pending receiver tasks")
@@ -120,9 +121,14 @@ func driveMain(args []string) error {
 				return err
 			}
 			defer stop()
-			r, err := bench.Burst(ctx, s, *c, *seconds)
-			out.Burst = r
-			return err
+			for range max(*repeat, 1) {
+				r, err := bench.Burst(ctx, s, *c, *seconds)
+				out.Burst = r
+				if err != nil {
+					return err
+				}
+			}
+			return nil
 		}
 		if *workload == "ratio" {
 			return ratio(ctx, s, &out, *n, *warmup, *passes)
