@@ -481,7 +481,7 @@ func (t *Task) follow() {
 	}
 }
 
-// nextPoll is max(the server's pollInterval, the local floor) plus up to 20% jitter, or a
+// nextPoll is max(the server's pollInterval, the local floor) plus up to 10% jitter, or a
 // growing backoff with jitter when the server suggests none: the polls of a burst of tasks
 // spread out instead of reaching the server together, and a first poll is less likely to
 // race the end of a task that lasts exactly one interval. Once the server has shown it
@@ -500,7 +500,7 @@ func (t *Task) nextPoll(backoff *time.Duration) time.Duration {
 		d = *backoff
 		*backoff = min(*backoff*2, o.PollCeiling)
 	}
-	d += time.Duration(rand.Int64N(int64(d)/5 + 1))
+	d += time.Duration(rand.Int64N(int64(d)/10 + 1))
 	if notified {
 		d = max(d, o.NotifiedPollInterval)
 	}
