@@ -98,6 +98,31 @@ func BenchmarkCall(b *testing.B) { benchRoundTrip(b, "call") }
 // result.
 func BenchmarkTask(b *testing.B) { benchRoundTrip(b, "task") }
 
+// BenchmarkBurst is the throughput workload without the task's own time: 1,000
+// sleep_task {seconds: 0} launched at once as tasks on one session, each through to its
+// result (ns/op is one whole burst; tasks/s is reported too).
+func BenchmarkBurst(b *testing.B) {
+	for _, tr := range transports {
+		b.Run(tr, func(b *testing.B) {
+			s := connect(b, target(b, tr, ServerOptions{}))
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			const c = 1000
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err := Burst(ctx, s, c, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if r.OK != c {
+					b.Fatalf("%d of %d tasks ended with a result: %s", r.OK, c, r.FirstError)
+				}
+			}
+			b.ReportMetric(float64(c*b.N)/b.Elapsed().Seconds(), "tasks/s")
+		})
+	}
+}
+
 // BenchmarkReceiverGet times the server's tasks/get of a client's receiver task with
 // 10,000 tasks pending (ns/op is one tasks/get, over 2,000 of them whatever b.N), and
 // reports the heap per pending task and the heap after all expired over the baseline.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -71,6 +72,7 @@ type hub struct {
 	mu     sync.Mutex
 	subs   map[*Subscription]struct{}
 	closed bool
+	n      atomic.Int32 // len(subs), read without mu
 }
 
 // Subscription receives every event published after it was made.
@@ -94,8 +96,13 @@ func (h *hub) subscribe() *Subscription {
 		h.subs = map[*Subscription]struct{}{}
 	}
 	h.subs[s] = struct{}{}
+	h.n.Store(int32(len(h.subs)))
 	return s
 }
+
+// active reports whether anyone subscribes, so that publishers with no audience (a task
+// nobody watches, in a burst of thousands) need not build their event.
+func (h *hub) active() bool { return h.n.Load() > 0 }
 
 func (h *hub) publish(e Event) {
 	h.mu.Lock()
@@ -121,6 +128,7 @@ func (h *hub) close(e Event) {
 		s.end()
 	}
 	h.subs = nil
+	h.n.Store(0)
 }
 
 func (s *Subscription) push(e Event) {
@@ -184,6 +192,14 @@ func (s *Subscription) All(ctx context.Context) iter.Seq[Event] {
 func (s *Subscription) Close() {
 	s.h.mu.Lock()
 	delete(s.h.subs, s)
+	s.h.n.Store(int32(len(s.h.subs)))
 	s.h.mu.Unlock()
 	s.end()
+}
+
+// closeIfAny closes s unless it is nil: an optional subscription.
+func (s *Subscription) closeIfAny() {
+	if s != nil {
+		s.Close()
+	}
 }

@@ -216,7 +216,7 @@ func (t *Task) Cancel(ctx context.Context) (mcp.Task, error) {
 // call is yielded as a TaskError event with no task.
 func (s *Session) CallToolTask(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions) iter.Seq[TaskEvent] {
 	return func(yield func(TaskEvent) bool) {
-		t, sub, err := s.startToolTask(ctx, p, opts)
+		t, sub, err := s.startToolTask(ctx, p, opts, true)
 		if err != nil {
 			yield(TaskEvent{At: At{s.now()}, Kind: TaskError, Err: err})
 			return
@@ -235,14 +235,13 @@ func (s *Session) CallToolTask(ctx context.Context, p *mcp.CallToolParams, opts 
 // from a server that ignored the task, answered at once). The session then follows it
 // until its outcome is known.
 func (s *Session) StartToolTask(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions) (*Task, error) {
-	t, sub, err := s.startToolTask(ctx, p, opts)
-	if sub != nil {
-		sub.Close()
-	}
+	t, _, err := s.startToolTask(ctx, p, opts, false)
 	return t, err
 }
 
-func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions) (*Task, *Subscription, error) {
+// startToolTask starts the task, with a subscription to its events made before the call
+// (so that it misses none) when subscribe is set.
+func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions, subscribe bool) (*Task, *Subscription, error) {
 	if opts == nil {
 		opts = &CallOptions{}
 	}
@@ -269,7 +268,10 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 	if t.progress != nil {
 		s.tasks.byToken(t.progress, t)
 	}
-	sub := t.sub.subscribe()
+	var sub *Subscription
+	if subscribe {
+		sub = t.sub.subscribe()
+	}
 
 	s.tasks.calling(1)
 	defer s.tasks.calling(-1) // after the task is registered: its early notifications stay kept
@@ -277,7 +279,7 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 	err := s.send(ctx, mcp.MethodToolsCall, &cp, &raw)
 	if err != nil {
 		s.tasks.forgetToken(t.progress)
-		sub.Close()
+		sub.closeIfAny()
 		return nil, nil, fmt.Errorf("%s: %w", mcp.MethodToolsCall, err)
 	}
 	// One decode tells a CreateTaskResult (an object at result.task) from a plain result;
@@ -290,7 +292,7 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 		// The server ran the call plainly (it may ignore params.task): that is the outcome.
 		var res mcp.CallToolResult
 		if err := mcp.UnmarshalResult(raw, &res); err != nil {
-			sub.Close()
+			sub.closeIfAny()
 			return nil, nil, fmt.Errorf("%s: decoding the result: %w", mcp.MethodToolsCall, err)
 		}
 		s.log.Info("the server answered a task call with a plain result", "tool", p.Name)
@@ -298,7 +300,7 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 		return t, sub, nil
 	}
 	if answer.Task.TaskID == "" {
-		sub.Close()
+		sub.closeIfAny()
 		return nil, nil, fmt.Errorf("%s: the server's CreateTaskResult has no task id", mcp.MethodToolsCall)
 	}
 	created := mcp.CreateTaskResult{Task: *answer.Task}
@@ -327,6 +329,9 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 }
 
 func (t *Task) emit(e TaskEvent) {
+	if !t.sub.active() && !t.s.events.active() {
+		return
+	}
 	e.At = At{t.s.now()}
 	e.Task = t
 	e.State = t.State()

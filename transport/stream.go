@@ -67,9 +67,9 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
-// readLine returns one line without its terminator ("\n" or "\r\n"), or a DecodeError
-// after skipping a line longer than the limit. The limit applies to the line without its
-// terminator, whether or not the line has one.
+// readLine returns one line without its terminator ("\n" or "\r\n"), valid until the next
+// read, or a DecodeError after skipping a line longer than the limit. The limit applies to
+// the line without its terminator, whether or not the line has one.
 func (s *Stream) readLine() ([]byte, error) {
 	var buf []byte
 	for {
@@ -84,7 +84,14 @@ func (s *Stream) readLine() ([]byte, error) {
 			}
 			return nil, s.tooLarge()
 		}
-		buf = append(buf, frag...)
+		if buf == nil && err == nil {
+			// The whole line is in the reader's buffer, the usual case: decoded from
+			// there, as DecodeMessage keeps nothing of its input, so a message costs no
+			// copy of its line.
+			buf = frag
+		} else {
+			buf = append(buf, frag...)
+		}
 		switch {
 		case err == nil || errors.Is(err, io.EOF):
 			if err != nil && len(bytes.TrimSpace(buf)) == 0 {
