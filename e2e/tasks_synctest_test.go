@@ -68,9 +68,9 @@ func TestTaskPollCountSynctest(t *testing.T) {
 			t.Errorf("the task took %s of bubble time, want 10s", d)
 		}
 		n, polls := gets.Load(), task.Polls()
-		// One poll every 1 to 1.1 s (the client adds up to 10% jitter): 9 or 10 in 10 s.
+		// One poll every 1.05 to 1.15 s (the client adds 5 to 15%): 9 or 10 in 10 s.
 		if n != int64(polls) || n < 9 || n > 10 {
-			t.Errorf("%d tasks/get received, %d polls counted; want the same, 9 or 10 (one every 1-1.1 s)", n, polls)
+			t.Errorf("%d tasks/get received, %d polls counted; want the same, 9 or 10 (one every 1.05-1.15 s)", n, polls)
 		}
 	})
 }
