@@ -105,12 +105,12 @@ func BenchmarkBurst(b *testing.B) {
 	for _, tr := range transports {
 		b.Run(tr, func(b *testing.B) {
 			s := connect(b, target(b, tr, ServerOptions{}))
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
 			const c = 1000
 			b.ReportAllocs()
 			for b.Loop() {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // per burst
 				r, err := Burst(ctx, s, c, 0)
+				cancel()
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -589,6 +589,7 @@ func (c *HTTPClientConn) readRequestStream(ctx context.Context, cancel func(), b
 	sr := newSSEReader(body, c.max)
 	_, got, err := c.consume(sr, id)
 	body.Close()
+	sr.release()
 	failures := 0
 	for !got && id.IsValid() {
 		if ctx.Err() != nil {
@@ -629,6 +630,7 @@ func (c *HTTPClientConn) readRequestStream(ctx context.Context, cancel func(), b
 		var n int
 		n, got, err = c.consume(next, id)
 		resp.Body.Close()
+		next.release()
 		sr = next
 		if n == 0 {
 			failures++
@@ -721,6 +723,7 @@ func (c *HTTPClientConn) runStandalone(ready chan struct{}) {
 		sr.LastID, sr.Retry = state.LastID, state.Retry
 		n, _, err := c.consume(sr, jsonrpc.ID{})
 		resp.Body.Close()
+		sr.release()
 		state = sr
 		if c.ctx.Err() != nil {
 			return
