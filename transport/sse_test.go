@@ -84,3 +84,34 @@ func TestWriteSSEEventRoundTrip(t *testing.T) {
 		t.Fatalf("message: %+v", ev)
 	}
 }
+
+// TestSSEReaderReused: a buffer given back with bytes of its stream still unread (the
+// response came before the stream's end) serves the next stream with none of them, and
+// events keep their data after later reads have reused the buffer.
+func TestSSEReaderReused(t *testing.T) {
+	for range 3 {
+		first := newSSEReader(strings.NewReader("id: 1\ndata: {\"a\":1}\n\ndata: left over\n\n"), 0)
+		ev, err := first.Next()
+		if err != nil || string(ev.Data) != `{"a":1}` {
+			t.Fatalf("first stream: %q, %v", ev.Data, err)
+		}
+		first.release()
+		first.release() // twice is harmless
+		if first.LastID != "1" {
+			t.Errorf("LastID after release = %q, want 1", first.LastID)
+		}
+		second := newSSEReader(strings.NewReader("data: b\n\nid: 7\ndata: c\n\n"), 0)
+		b, err := second.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := second.Next()
+		if err != nil || string(b.Data) != "b" || string(c.Data) != "c" || c.ID != "7" {
+			t.Fatalf("second stream: %q, %q (id %q), %v; want b, c (id 7)", b.Data, c.Data, c.ID, err)
+		}
+		if _, err := second.Next(); !errors.Is(err, io.EOF) {
+			t.Fatalf("second stream after its events: %v, want io.EOF", err)
+		}
+		second.release()
+	}
+}
