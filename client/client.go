@@ -118,7 +118,7 @@ type Session struct {
 
 	mu      sync.Mutex
 	roots   []mcp.Root
-	pending map[*Request]struct{}
+	pending pendingQueue
 	tools   map[string]*mcp.Tool
 	tasks   taskRegistry
 	recv    *tasks.Manager // receiver tasks; nil when off
@@ -137,7 +137,6 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 		log:     c.opts.Logger,
 		now:     c.opts.Now,
 		roots:   c.opts.Roots,
-		pending: map[*Request]struct{}{},
 		tools:   map[string]*mcp.Tool{},
 		ended:   make(chan struct{}),
 	}

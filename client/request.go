@@ -36,6 +36,8 @@ type Request struct {
 	hookMu   sync.Mutex
 	settled  bool
 	onSettle func() // run once settled, on the settling goroutine
+
+	queued bool // in the session's pending queue; guarded by the session's mu
 }
 
 // ErrAnswered is returned when a request is answered twice.
@@ -123,17 +125,53 @@ func (r *Request) Reject(err error) error {
 func (s *Session) PendingRequests() []*Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]*Request, 0, len(s.pending))
-	for r := range s.pending {
-		out = append(out, r)
+	return s.pending.list()
+}
+
+// pendingQueue is the requests waiting for an answer in the order they were queued, so
+// that listing 100,000 of them is a copy, not a sort. Settled requests leave the slice
+// lazily, when they are most of it.
+type pendingQueue struct {
+	order []*Request
+	n     int // how many of order are still queued
+}
+
+func (q *pendingQueue) add(r *Request) {
+	r.queued = true
+	q.order = append(q.order, r)
+	q.n++
+}
+
+func (q *pendingQueue) remove(r *Request) {
+	if !r.queued {
+		return
 	}
-	sortByReceived(out)
+	r.queued = false
+	q.n--
+	switch {
+	case q.n == 0:
+		q.order = nil // a slice keeps the memory of its largest size
+	case len(q.order) > 2*q.n+32:
+		q.order = q.list()
+	}
+}
+
+// list returns the queued requests, oldest first. They are queued in the order they
+// arrived, which two handlers racing to queue may swap; Received then decides.
+func (q *pendingQueue) list() []*Request {
+	out := make([]*Request, 0, q.n)
+	for _, r := range q.order {
+		if r.queued {
+			out = append(out, r)
+		}
+	}
+	if !slices.IsSortedFunc(out, byReceived) {
+		slices.SortStableFunc(out, byReceived)
+	}
 	return out
 }
 
-func sortByReceived(rs []*Request) {
-	slices.SortStableFunc(rs, func(a, b *Request) int { return a.Received.Compare(b.Received) })
-}
+func byReceived(a, b *Request) int { return a.Received.Compare(b.Received) }
 
 // parseRequest reads a sampling or elicitation request from the server.
 func (s *Session) parseRequest(ctx context.Context, req *jsonrpc.Request) (*Request, *mcp.TaskMetadata, error) {
@@ -192,7 +230,7 @@ func (s *Session) await(r *Request) (any, error) {
 // enqueue puts r in the pending queue and tells the front ends.
 func (s *Session) enqueue(r *Request) {
 	s.mu.Lock()
-	s.pending[r] = struct{}{}
+	s.pending.add(r)
 	s.mu.Unlock()
 	s.events.publish(&RequestEvent{At: At{s.now()}, Request: r})
 	if t := s.tasks.get(r.RelatedTask); t != nil {
@@ -206,10 +244,7 @@ func (s *Session) enqueue(r *Request) {
 // unqueue takes the settled r out of the pending queue and returns its answer.
 func (s *Session) unqueue(r *Request) (any, error) {
 	s.mu.Lock()
-	delete(s.pending, r)
-	if len(s.pending) == 0 {
-		s.pending = map[*Request]struct{}{} // a map keeps the memory of its largest size
-	}
+	s.pending.remove(r)
 	s.mu.Unlock()
 	s.events.publish(&RequestEvent{At: At{s.now()}, Request: r, Settled: true})
 	if r.err != nil {
