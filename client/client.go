@@ -133,12 +133,12 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 		return nil, err
 	}
 	s := &Session{
-		client:  c,
-		log:     c.opts.Logger,
-		now:     c.opts.Now,
-		roots:   c.opts.Roots,
-		tools:   map[string]*mcp.Tool{},
-		ended:   make(chan struct{}),
+		client: c,
+		log:    c.opts.Logger,
+		now:    c.opts.Now,
+		roots:  c.opts.Roots,
+		tools:  map[string]*mcp.Tool{},
+		ended:  make(chan struct{}),
 	}
 	s.tasks.init()
 	s.recv = s.newReceiver()
