@@ -551,3 +551,64 @@ func TestHTTPClientToleratesOddServers(t *testing.T) {
 		t.Fatalf("%d GETs, %d DELETEs, delays %v; want 1 GET, no DELETE without a session, no retry", gets, deletes, rs.get())
 	}
 }
+
+// TestHTTPClientKeepsConnectionsOfABurst: requests sent at once each need a connection;
+// a second burst as large as the first reuses them instead of dialling again (with
+// net/http's default of two idle connections per host, it dialled all but two).
+func TestHTTPClientKeepsConnectionsOfABurst(t *testing.T) {
+	const n = 40
+	var (
+		mu      sync.Mutex
+		arrived int
+		all     = make(chan struct{})
+	)
+	ts := newTestServer(t, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		if req.Method != "gather" {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "unknown %s", req.Method)
+		}
+		mu.Lock()
+		arrived++
+		wait := all
+		if arrived%n == 0 {
+			close(all)
+			all = make(chan struct{})
+		}
+		mu.Unlock()
+		select { // every request of a burst is in flight at once
+		case <-wait:
+		case <-ctx.Done():
+		}
+		return map[string]any{}, nil
+	}, nil)
+	c, _ := dial(t, &HTTPClient{URL: ts.URL}, nil)
+	ctx := callCtx(t)
+	addrs := func() map[string]bool {
+		seen := map[string]bool{}
+		for _, r := range ts.seen() {
+			if r.Method == http.MethodPost {
+				seen[r.RemoteAddr] = true
+			}
+		}
+		return seen
+	}
+	burst := func() {
+		var wg sync.WaitGroup
+		for range n {
+			wg.Go(func() {
+				if err := c.Call(ctx, "gather", nil, nil); err != nil {
+					t.Errorf("gather: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	burst()
+	first := len(addrs())
+	if first < n {
+		t.Fatalf("%d requests in flight at once came on %d connections", n, first)
+	}
+	burst()
+	if again := len(addrs()) - first; again > n/4 {
+		t.Errorf("the second burst dialled %d new connections of %d; want the first burst's reused", again, n)
+	}
+}
