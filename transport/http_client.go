@@ -28,8 +28,7 @@ type HTTPClient struct {
 	// Header holds extra headers for every request, such as Authorization.
 	Header http.Header
 	// Client sends the requests; nil means a client without an overall timeout (SSE
-	// streams last as long as the session) whose transport keeps up to 256 idle
-	// connections per server.
+	// streams last as long as the session).
 	Client *http.Client
 	// MaxMessageSize bounds one inbound message; 0 means [DefaultMaxMessageSize].
 	MaxMessageSize int
@@ -103,7 +102,7 @@ func (c *HTTPClient) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 		done:    make(chan struct{}),
 	}
 	if conn.client == nil {
-		conn.client = &http.Client{Transport: defaultHTTPTransport()}
+		conn.client = &http.Client{}
 	}
 	if conn.max <= 0 {
 		conn.max = DefaultMaxMessageSize
@@ -737,15 +736,3 @@ func (c *HTTPClientConn) runStandalone(ready chan struct{}) {
 		}
 	}
 }
-
-// defaultHTTPTransport is http.DefaultTransport keeping more idle connections. A session
-// sends its requests concurrently, each on a connection of its own while it waits (a
-// burst of 1,000 task calls opens 1,000); with the default of two idle connections per
-// host, all but two were closed after every burst and dialled again for the next, and
-// each close left a socket in TIME_WAIT: enough bursts in a row ran out of local ports.
-var defaultHTTPTransport = sync.OnceValue(func() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = 256
-	t.MaxIdleConnsPerHost = 256
-	return t
-})
