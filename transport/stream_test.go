@@ -464,3 +464,45 @@ func TestStreamWriteThenRead(t *testing.T) {
 	}
 	expectMessages(t, buf.String(), 0, want...)
 }
+
+// TestStreamMessagesOutliveTheirLine: a line is decoded in the reader's buffer, which the
+// next read overwrites; every part of a message read earlier must be a copy.
+func TestStreamMessagesOutliveTheirLine(t *testing.T) {
+	var in strings.Builder
+	pad := strings.Repeat("p", 2000) // 50 of them refill the reader's 64 KiB buffer
+	for i := range 50 {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":"r%d","method":"m%d","params":{"i":%d}}`+"\n", i, i, i)
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","method":"pad","params":{"p":"%s"}}`+"\n", pad)
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"result":{"r":%d}}`+"\n", i, i)
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"error":{"code":-1,"message":"e%d","data":{"d":%d}}}`+"\n", 1000+i, i, i)
+	}
+	s := transport.NewStream(strings.NewReader(in.String()), io.Discard, 0)
+	var msgs []jsonrpc.Message
+	for {
+		m, err := s.Read(context.Background())
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, m)
+	}
+	if len(msgs) != 200 {
+		t.Fatalf("%d messages read, want 200", len(msgs))
+	}
+	for i := range 50 {
+		req := msgs[4*i].(*jsonrpc.Request)
+		res := msgs[4*i+2].(*jsonrpc.Response)
+		fail := msgs[4*i+3].(*jsonrpc.Response)
+		if req.ID != jsonrpc.StringID(fmt.Sprintf("r%d", i)) || req.Method != fmt.Sprintf("m%d", i) || string(req.Params) != fmt.Sprintf(`{"i":%d}`, i) {
+			t.Errorf("request %d changed after later reads: %v %s %s", i, req.ID, req.Method, req.Params)
+		}
+		if string(res.Result) != fmt.Sprintf(`{"r":%d}`, i) {
+			t.Errorf("result %d changed after later reads: %s", i, res.Result)
+		}
+		if fail.Error == nil || fail.Error.Message != fmt.Sprintf("e%d", i) || string(fail.Error.Data) != fmt.Sprintf(`{"d":%d}`, i) {
+			t.Errorf("error %d changed after later reads: %+v", i, fail.Error)
+		}
+	}
+}
