@@ -146,7 +146,9 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 		Handler: jsonrpc.HandlerFunc(s.handle),
 		Logger:  c.opts.Logger,
 		Tap: func(dir jsonrpc.Direction, m jsonrpc.Message) {
-			s.events.publish(&MessageEvent{At: At{s.now()}, Dir: dir, Message: m})
+			if s.events.active() { // the raw traffic view, when someone shows it
+				s.events.publish(&MessageEvent{At: At{s.now()}, Dir: dir, Message: m})
+			}
 		},
 	})
 	go func() {

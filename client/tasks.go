@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -313,7 +314,9 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 	// it; notifications that arrive meanwhile are kept and replayed below.
 	t.emit(TaskEvent{Kind: TaskCreated})
 	early := s.tasks.add(t)
-	s.log.Info("task created", "task", created.Task.TaskID, "tool", p.Name, "status", created.Task.Status)
+	if s.log.Enabled(ctx, slog.LevelInfo) { // its arguments would cost allocations
+		s.log.Info("task created", "task", created.Task.TaskID, "tool", p.Name, "status", created.Task.Status)
+	}
 	// A status notification may have overtaken the CreateTaskResult.
 	for _, st := range early {
 		t.observe(st, true)
@@ -329,9 +332,14 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 }
 
 func (t *Task) emit(e TaskEvent) {
-	if !t.sub.active() && !t.s.events.active() {
-		return
+	if t.sub.active() || t.s.events.active() {
+		t.publish(e)
 	}
+}
+
+// publish is emit's second half: e escapes here, so a task nobody watches costs no
+// allocation.
+func (t *Task) publish(e TaskEvent) {
 	e.At = At{t.s.now()}
 	e.Task = t
 	e.State = t.State()
@@ -617,7 +625,9 @@ func (t *Task) finish(res *mcp.CallToolResult, err error, now time.Time) {
 	} else {
 		t.emit(TaskEvent{Kind: TaskResult, Result: res})
 	}
-	t.s.log.Info("task ended", "task", t.ID(), "status", t.State().Status, "error", err)
+	if t.s.log.Enabled(context.Background(), slog.LevelInfo) {
+		t.s.log.Info("task ended", "task", t.ID(), "status", t.State().Status, "error", err)
+	}
 	t.close()
 }
 
