@@ -53,8 +53,8 @@ func newSSEReader(r io.Reader, maxData int) *sseReader {
 // a task round trip allocated.
 var sseBuffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
 
-// release gives the buffer back once the stream has been read to its end; LastID and
-// Retry stay. Next must not be called after it.
+// release gives the buffer back once the stream is done with (read to its end, or closed
+// after the event that was awaited); LastID and Retry stay. Next must not be called after.
 func (s *sseReader) release() {
 	if s.r != nil {
 		s.r.Reset(nil)
