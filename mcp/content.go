@@ -216,13 +216,7 @@ func (c *Content) appendText(b []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if len(c.Meta) > 0 {
-		b = append(b, `,"_meta":`...)
-		if b, err = appendMarshal(b, map[string]any(c.Meta)); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, '}'), nil
+	return appendMeta(b, c.Meta)
 }
 
 func (c *Content) marshalWire() ([]byte, error) {

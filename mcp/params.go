@@ -234,23 +234,10 @@ func (d *metaDecoder) metaValue() (Meta, bool) {
 func MarshalParams(v any) (json.RawMessage, error) {
 	var b []byte
 	var err error
-	switch p := v.(type) {
-	case *CallToolParams:
-		if p != nil {
-			b, err = p.appendJSON(make([]byte, 0, 64+len(p.Name)+len(p.Arguments)))
-		}
-	case *GetTaskParams:
-		if p != nil {
-			b, err = appendTaskIDParams(make([]byte, 0, 32+len(p.TaskID)), p.TaskID, p.Meta)
-		}
-	case *TaskResultParams:
-		if p != nil {
-			b, err = appendTaskIDParams(make([]byte, 0, 32+len(p.TaskID)), p.TaskID, p.Meta)
-		}
-	case *CancelTaskParams:
-		if p != nil {
-			b, err = appendTaskIDParams(make([]byte, 0, 32+len(p.TaskID)), p.TaskID, p.Meta)
-		}
+	if p, ok := v.(*CallToolParams); ok && p != nil {
+		b, err = p.appendJSON(make([]byte, 0, 64+len(p.Name)+len(p.Arguments)))
+	} else if id, meta, ok := taskIDParams(v); ok {
+		b, err = appendTaskIDParams(make([]byte, 0, 32+len(id)), id, meta)
 	}
 	if b != nil && err == nil {
 		return b, nil
@@ -278,6 +265,26 @@ func (p *CallToolParams) appendJSON(b []byte) ([]byte, error) {
 		b = append(b, '}')
 	}
 	return appendMeta(b, p.Meta)
+}
+
+// taskIDParams takes the fields of the params of tasks/get, tasks/result and tasks/cancel,
+// which are alike.
+func taskIDParams(v any) (id string, meta Meta, ok bool) {
+	switch p := v.(type) {
+	case *GetTaskParams:
+		if p != nil {
+			return p.TaskID, p.Meta, true
+		}
+	case *TaskResultParams:
+		if p != nil {
+			return p.TaskID, p.Meta, true
+		}
+	case *CancelTaskParams:
+		if p != nil {
+			return p.TaskID, p.Meta, true
+		}
+	}
+	return "", nil, false
 }
 
 func appendTaskIDParams(b []byte, id string, meta Meta) ([]byte, error) {
