@@ -4,24 +4,24 @@
 #   bash scripts/bench.sh              # install what is missing, then run everything (~8 min)
 #   bash scripts/bench.sh -quick       # small sizes, two passes (~1 min): a check, not figures
 #   bash scripts/bench.sh -install     # install the peers only
-#   bash scripts/bench.sh -only burst  # any other arguments go to go run ./bench/cmd/mcpibench
+#   bash scripts/bench.sh -only burst  # any other arguments go to go run ./internal/bench/cmd/mcpibench
 #
 # The peers, each pinned and locked in its own folder so that mcpi's go.mod depends on none:
-#   bench/peers/node22     Node 22.23.3 from the npm registry (the `node` package): the
+#   internal/bench/peers/node22     Node 22.23.3 from the npm registry (the `node` package): the
 #                          Inspector 2.12 needs Node >= 22.19; every Node peer runs on it.
-#   bench/peers/ts         @modelcontextprotocol/sdk 1.32.2 (package-lock.json), drive.mjs
-#   bench/peers/inspector  @modelcontextprotocol/inspector 2.12.0 (package-lock.json)
-#   bench/peers/mcpgo      github.com/mark3labs/mcp-go v1.2.1 (go.mod, go.sum)
+#   internal/bench/peers/ts         @modelcontextprotocol/sdk 1.32.2 (package-lock.json), drive.mjs
+#   internal/bench/peers/inspector  @modelcontextprotocol/inspector 2.12.0 (package-lock.json)
+#   internal/bench/peers/mcpgo      github.com/mark3labs/mcp-go v1.2.1 (go.mod, go.sum)
 # Only the npm registry and the Go module proxy are needed. Each npm folder is installed
 # with `npm ci` (exactly its lock) and skipped while a checksum stamp says it is current.
 #
-# The figures go to stdout as a Markdown table and to bench/results/latest.json (-json FILE
-# to choose). Benchmarks are not tests: CI does not run this. `go test ./bench/...` (part of
+# The figures go to stdout as a Markdown table and to internal/bench/results/latest.json (-json FILE
+# to choose). Benchmarks are not tests: CI does not run this. `go test ./internal/bench/...` (part of
 # the test suite) only runs each workload once at a tiny size.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-PEERS="$ROOT/bench/peers"
+PEERS="$ROOT/internal/bench/peers"
 NPM_FLAGS=(--no-audit --no-fund --no-update-notifier --loglevel=error)
 
 log() { printf 'bench: %s\n' "$*" >&2; }
@@ -57,7 +57,7 @@ install() {
   "$node_bin/node" --version >/dev/null || { log "Node 22 does not run here"; exit 1; }
   npm_install "$PEERS/ts" "$node_bin"
   npm_install "$PEERS/inspector" "$node_bin"
-  log "go mod download in bench/peers/mcpgo"
+  log "go mod download in internal/bench/peers/mcpgo"
   (cd "$PEERS/mcpgo" && go mod download && go build -o /dev/null .)
   log "peers ready: node $("$node_bin/node" --version), TS SDK, MCP Inspector, mcp-go"
 }
@@ -75,5 +75,5 @@ install
 [ "$only_install" = 1 ] && exit 0
 
 cd "$ROOT"
-log "running go run ./bench/cmd/mcpibench ${args[*]:-}"
-exec go run ./bench/cmd/mcpibench "${args[@]}"
+log "running go run ./internal/bench/cmd/mcpibench ${args[*]:-}"
+exec go run ./internal/bench/cmd/mcpibench "${args[@]}"

@@ -21,7 +21,7 @@
 # Options (before the mode):
 #   --expected-failures FILE  YAML with `server:` / `client:` lists of scenario
 #                             names that may fail (a listed one that passes is
-#                             an error: remove it). E.g. conformance/expected-failures.yml
+#                             an error: remove it). E.g. internal/conformance/expected-failures.yml
 #   --allow-warnings          do not count WARNING checks as failures
 #   --out DIR                 results folder (default .tools/conformance-results/
 #                             <mode>-<timestamp>)

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Installs the TypeScript SDK peers of the interop tests (interop/*_test.go):
-# @modelcontextprotocol/sdk, pinned exactly in interop/ts/package.json and locked, with
-# its whole dependency tree, in interop/ts/package-lock.json.
+# Installs the TypeScript SDK peers of the interop tests (internal/interop/*_test.go):
+# @modelcontextprotocol/sdk, pinned exactly in internal/interop/ts/package.json and locked, with
+# its whole dependency tree, in internal/interop/ts/package-lock.json.
 #
-#   bash scripts/interop-tools.sh      # from anywhere; installs into interop/ts/node_modules
+#   bash scripts/interop-tools.sh      # from anywhere; installs into internal/interop/ts/node_modules
 #
 # Idempotent: when node_modules was installed from the current package.json and lock (a
 # checksum stamp inside node_modules says so) and the SDK is there, nothing is done.
@@ -12,19 +12,19 @@
 #
 # The tests run `node` from PATH (Node 20 or newer). Then run them with:
 #
-#   MCPI_INTEROP=1 go test ./interop/...
+#   MCPI_INTEROP=1 go test ./internal/interop/...
 #
 # (MCPI_INTEROP=1 makes a missing node or SDK a test failure rather than a skip.)
 #
-# To move to another SDK version: change the version in interop/ts/package.json, run
-# `npm install --no-audit --no-fund` in interop/ts, commit both files, and re-check
+# To move to another SDK version: change the version in internal/interop/ts/package.json, run
+# `npm install --no-audit --no-fund` in internal/interop/ts, commit both files, and re-check
 # docs/ts-sdk-interop.md against the tests' output.
 #
 # Suggested .gitignore line:  /interop/ts/node_modules/
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-TS_DIR="$(cd "$SCRIPT_DIR/../interop/ts" && pwd)"
+TS_DIR="$(cd "$SCRIPT_DIR/../internal/interop/ts" && pwd)"
 MODULES="$TS_DIR/node_modules"
 STAMP="$MODULES/.mcpi-interop-lock.sha256"
 SDK_PKG="$MODULES/@modelcontextprotocol/sdk/package.json"
@@ -44,18 +44,18 @@ pkg_version() {
 want_sdk="$(sed -n 's/^[[:space:]]*"@modelcontextprotocol\/sdk":[[:space:]]*"\([^"]*\)".*/\1/p' "$TS_DIR/package.json" | head -1)"
 case "$want_sdk" in
   [0-9]*.[0-9]*.[0-9]*) ;;
-  *) log "interop/ts/package.json must pin @modelcontextprotocol/sdk to an exact version, found '${want_sdk}'"; exit 1 ;;
+  *) log "internal/interop/ts/package.json must pin @modelcontextprotocol/sdk to an exact version, found '${want_sdk}'"; exit 1 ;;
 esac
-[ -f "$TS_DIR/package-lock.json" ] || { log "interop/ts/package-lock.json is missing"; exit 1; }
+[ -f "$TS_DIR/package-lock.json" ] || { log "internal/interop/ts/package-lock.json is missing"; exit 1; }
 
 want_sum="$(cat "$TS_DIR/package.json" "$TS_DIR/package-lock.json" | sha256sum | cut -d' ' -f1)"
 have_sum="$(cat "$STAMP" 2>/dev/null || true)"
 have_sdk="$(pkg_version "$SDK_PKG")"
 
 if [ "$have_sum" = "$want_sum" ] && [ "$have_sdk" = "$want_sdk" ]; then
-  log "@modelcontextprotocol/sdk $have_sdk already installed in interop/ts/node_modules"
+  log "@modelcontextprotocol/sdk $have_sdk already installed in internal/interop/ts/node_modules"
 else
-  log "installing @modelcontextprotocol/sdk $want_sdk into interop/ts/node_modules (found: ${have_sdk:-none})"
+  log "installing @modelcontextprotocol/sdk $want_sdk into internal/interop/ts/node_modules (found: ${have_sdk:-none})"
   (cd "$TS_DIR" && npm ci --no-audit --no-fund --no-update-notifier --loglevel=error >&2)
   have_sdk="$(pkg_version "$SDK_PKG")"
   if [ "$have_sdk" != "$want_sdk" ]; then

@@ -42,7 +42,7 @@ go build -o "$bin/mcpi-conformance-client" ./cmd/mcpi-conformance-client
 bash scripts/conformance-tools.sh >/dev/null
 
 # A free loopback port, chosen by the kernel.
-port=$(go run ./scripts/freeport)
+port=$(go run ./internal/freeport)
 "$bin/mcpi" serve conformance --http "127.0.0.1:$port" >.tools/conformance-server.log 2>&1 &
 server_pid=$!
 trap 'kill $server_pid 2>/dev/null || true' EXIT

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the terminal UI's real-terminal test (tui/tmux_test.go) needs: tmux,
+# Installs what the terminal UI's real-terminal test (internal/tui/tmux_test.go) needs: tmux,
 # from Debian's packages.
 #
 #   bash scripts/tui-tools.sh      # from anywhere
@@ -8,7 +8,7 @@
 # and `apt-get install tmux` (as root, or through sudo when there is one). Progress goes
 # to stderr. Then run the test so that a missing tmux fails it instead of skipping it:
 #
-#   MCPI_TUI_TMUX=1 go test ./tui/...
+#   MCPI_TUI_TMUX=1 go test ./internal/tui/...
 set -euo pipefail
 
 log() { printf 'tui-tools: %s\n' "$*" >&2; }

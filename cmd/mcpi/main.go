@@ -8,8 +8,8 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/mcpi-dev/mcpi/cli/iostreams"
-	"github.com/mcpi-dev/mcpi/cli/root"
+	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/cli/root"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3".

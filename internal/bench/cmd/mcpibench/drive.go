@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"syscall"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/bench"
+	"github.com/mcpi-dev/mcpi/client"
+)
+
+// DriveOutput is what a driver (mcpi's, or a peer's) prints: one JSON object.
+type DriveOutput struct {
+	Client    string    `json:"client"`
+	Version   string    `json:"version,omitempty"`
+	Node      string    `json:"node,omitempty"`
+	Workload  string    `json:"workload"`
+	Transport string    `json:"transport"`
+	N         int       `json:"n,omitempty"`
+	PerOpUs   []float64 `json:"perOpUs,omitempty"`
+	// CPUUsPerOp is the driver's own CPU time (user+system) per round trip, per pass:
+	// over a pipe, client and server together.
+	CPUUsPerOp []float64 `json:"cpuUsPerOp,omitempty"`
+	// The ratio workload: per pass, the mean task and ping round trips, timed in
+	// alternating blocks on one session so that both see the same machine.
+	TaskUs    []float64             `json:"taskUs,omitempty"`
+	PingUs    []float64             `json:"pingUs,omitempty"`
+	MaxRssKiB int64                 `json:"maxRssKiB"`
+	Burst     *bench.BurstResult    `json:"burst,omitempty"`
+	Receiver  *bench.ReceiverResult `json:"receiver,omitempty"`
+	Error     string                `json:"error,omitempty"`
+}
+
+// serveMain is `mcpibench serve [-http ADDR] [-no-status]`: the benchmark server (the
+// demo server with room for a 1,000-task burst) over stdio, or over Streamable HTTP on a
+// loopback address, whose URL it prints on stdout.
+func serveMain(args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ExitOnError)
+	addr := fs.String("http", "", "serve Streamable HTTP at `ADDR` (loopback only; port 0 picks one) instead of stdio")
+	noStatus := fs.Bool("no-status", false, "never send notifications/tasks/status")
+	prof := fs.String("cpuprofile", "", "write a CPU profile to `FILE`")
+	_ = fs.Parse(args)
+	if stop, err := startProfile(*prof); err != nil {
+		return err
+	} else {
+		defer stop()
+	}
+	o := bench.ServerOptions{DropStatus: *noStatus}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *addr == "" {
+		return bench.ServeStdio(ctx, o)
+	}
+	hs, err := bench.StartHTTP(*addr, o)
+	if err != nil {
+		return err
+	}
+	fmt.Println(hs.URL)
+	<-ctx.Done()
+	return hs.Close()
+}
+
+// driveMain is `mcpibench drive`: one workload with mcpi's client, as a process of its
+// own so that its peak RSS is the client's.
+func driveMain(args []string) error {
+	fs := flag.NewFlagSet("drive", flag.ExitOnError)
+	var (
+		workload  = fs.String("workload", "ping", "ping, call, task, ratio (task and ping alternately), burst or receiver")
+		transport = fs.String("transport", bench.Stdio, "pipe, stdio or http")
+		server    = fs.String("server", "", "stdio server command line as a JSON array")
+		url       = fs.String("url", "", "Streamable HTTP endpoint")
+		noStatus  = fs.Bool("no-status", false, "pipe: the in-process server sends no status notifications")
+		n         = fs.Int("n", 1000, "round trips per pass")
+		warmup    = fs.Int("warmup", 100, "round trips before the first pass")
+		passes    = fs.Int("passes", 5, "passes")
+		repeat    = fs.Int("repeat", 1, "burst: bursts in a row on one session, for a profile (the figures are the last one's)")
+		c         = fs.Int("c", 1000, "burst: concurrent tasks")
+		seconds   = fs.Float64("seconds", 1, "burst: seconds each task sleeps")
+		tasks     = fs.Int("tasks", 100000, "receiver: pending receiver tasks")
+		ttl       = fs.Duration("ttl", 20*time.Second, "receiver: the tasks' ttl")
+		gets      = fs.Int("gets", 2000, "receiver: tasks/get to time")
+		timeout   = fs.Duration("timeout", 5*time.Minute, "bound on the whole run")
+		prof      = fs.String("cpuprofile", "", "write a CPU profile of the measured passes to `FILE`")
+		heapProf  = fs.String("heapprofile", "", "receiver: write heap profiles to `FILE`.loaded and FILE.after")
+	)
+	_ = fs.Parse(args)
+	out := DriveOutput{Client: "mcpi", Workload: *workload, Transport: *transport, N: *n}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	err := func() error {
+		if *workload == "receiver" {
+			stop, err := startProfile(*prof)
+			if err != nil {
+				return err
+			}
+			defer stop()
+			r, err := bench.Receiver(ctx, bench.ReceiverOptions{Tasks: *tasks, TTL: *ttl, Gets: *gets, HeapProfile: *heapProf})
+			out.Receiver = r
+			return err
+		}
+		t := bench.Target{Transport: *transport, URL: *url, Server: bench.ServerOptions{DropStatus: *noStatus}}
+		if *server != "" {
+			if err := json.Unmarshal([]byte(*server), &t.Command); err != nil {
+				return fmt.Errorf("-server wants a JSON array: %w", err)
+			}
+		}
+		s, err := bench.Connect(ctx, t, nil)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		if *workload == "burst" {
+			stop, err := startProfile(*prof)
+			if err != nil {
+				return err
+			}
+			defer stop()
+			for range max(*repeat, 1) {
+				r, err := bench.Burst(ctx, s, *c, *seconds)
+				out.Burst = r
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if *workload == "ratio" {
+			return ratio(ctx, s, &out, *n, *warmup, *passes)
+		}
+		op, err := bench.WorkloadOp(s, *workload)
+		if err != nil {
+			return err
+		}
+		if _, err := bench.RoundTrips(ctx, *warmup, op); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+		stop, err := startProfile(*prof)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		for range *passes {
+			cpu := bench.SelfCPU()
+			d, err := bench.RoundTrips(ctx, *n, op)
+			if err != nil {
+				return err
+			}
+			out.PerOpUs = append(out.PerOpUs, float64(d)/float64(time.Microsecond))
+			out.CPUUsPerOp = append(out.CPUUsPerOp, float64(bench.SelfCPU()-cpu)/float64(*n)/float64(time.Microsecond))
+		}
+		return nil
+	}()
+	if err != nil {
+		out.Error = err.Error()
+	}
+	out.MaxRssKiB = bench.SelfMaxRSSKiB()
+	if out.Burst != nil {
+		out.Burst.ClientMaxRssKiB = out.MaxRssKiB
+	}
+	return json.NewEncoder(os.Stdout).Encode(out)
+}
+
+// startProfile starts a CPU profile into path ("" for none) and returns its stop.
+func startProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
+// ratio times task and ping round trips in alternating blocks of 50 on one session: n of
+// each per pass.
+func ratio(ctx context.Context, s *client.Session, out *DriveOutput, n, warmup, passes int) error {
+	task, ping := bench.TaskOp(s), bench.PingOp(s)
+	if _, err := bench.RoundTrips(ctx, warmup, task); err != nil {
+		return err
+	}
+	if _, err := bench.RoundTrips(ctx, warmup, ping); err != nil {
+		return err
+	}
+	const block = 50
+	for range passes {
+		var taskT, pingT time.Duration
+		for done := 0; done < n; done += block {
+			k := min(block, n-done)
+			d, err := bench.RoundTrips(ctx, k, ping)
+			if err != nil {
+				return err
+			}
+			pingT += d * time.Duration(k)
+			if d, err = bench.RoundTrips(ctx, k, task); err != nil {
+				return err
+			}
+			taskT += d * time.Duration(k)
+		}
+		out.TaskUs = append(out.TaskUs, float64(taskT)/float64(n)/float64(time.Microsecond))
+		out.PingUs = append(out.PingUs, float64(pingT)/float64(n)/float64(time.Microsecond))
+		out.PerOpUs = append(out.PerOpUs, float64(taskT)/float64(pingT))
+	}
+	return nil
+}

@@ -1,0 +1,139 @@
+// Package bench measures mcpi against the clients a user would pick instead, on the
+// workloads of the benchmark contract (shared/BENCH.md): ping and plain tools/call round
+// trips, task round trips, bursts of concurrent tasks, receiver tasks at scale, and the
+// CLI's cold start.
+//
+// The package holds the workloads as functions that the go test benchmarks
+// (bench_test.go) and the bench command (internal/bench/cmd/mcpibench) share. The peers (the
+// TypeScript SDK client, mcp-go's client, the MCP Inspector CLI) live under internal/bench/peers,
+// each with its own go.mod or package.json and lockfile, so that the main module depends
+// on none of them. See docs/PERFORMANCE.md for the figures and how to reproduce them.
+package bench
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/demo"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/tasks"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+// MaxBurst is the most concurrent tasks one session of the benchmark server may run. The
+// stock demo server keeps the task engine's default of 100 per session, which would
+// refuse most of a 1,000-task burst.
+const MaxBurst = 20000
+
+// ServerOptions configures the benchmark server.
+type ServerOptions struct {
+	// DropStatus drops every notifications/tasks/status the server would send, so that
+	// clients see a server without status notifications and must poll.
+	DropStatus bool
+	Logger     *slog.Logger
+}
+
+// NewServer returns the demo server ([demo.New]) as the workloads use it: unchanged but
+// for two per-session guards of its task engine, which a benchmark would otherwise
+// measure instead of the client: the cap on running tasks, raised to [MaxBurst], and the
+// limit on task requests per second ([demo.DefaultTaskRate]), turned off (a task round
+// trip makes two task requests, and mcpi makes several thousand round trips a second).
+func NewServer() *server.Server {
+	return demo.New(&demo.Options{Tasks: &tasks.Options{MaxActive: MaxBurst, RatePerSecond: -1}})
+}
+
+// ServeConn serves one connection with srv, dropping status notifications when asked,
+// and returns the session.
+func ServeConn(ctx context.Context, srv *server.Server, conn jsonrpc.Connection, o ServerOptions) *server.Session {
+	if o.DropStatus {
+		conn = dropStatus{conn}
+	}
+	return srv.Connect(ctx, conn)
+}
+
+// ServeStdio serves the benchmark server on stdin and stdout until stdin closes or ctx
+// ends.
+func ServeStdio(ctx context.Context, o ServerOptions) error {
+	srv := NewServer()
+	defer srv.Close()
+	ss := ServeConn(ctx, srv, transport.NewStream(os.Stdin, os.Stdout, 0), o)
+	select {
+	case <-ss.Done():
+	case <-ctx.Done():
+		ss.Close()
+	}
+	return nil
+}
+
+// HTTPServer is the benchmark server over Streamable HTTP on a loopback listener.
+type HTTPServer struct {
+	// URL is the MCP endpoint.
+	URL string
+	hs  *http.Server
+	srv *server.Server
+	h   *transport.HTTPHandler
+	err chan error
+}
+
+// StartHTTP serves the benchmark server at http://ADDR/mcp; addr must be a loopback
+// address ("127.0.0.1:0" picks a free port).
+func StartHTTP(addr string, o ServerOptions) (*HTTPServer, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return nil, errors.New("bench: the benchmark server listens on loopback addresses only")
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	srv := NewServer()
+	h := transport.NewHTTPHandler(func(ctx context.Context, conn jsonrpc.Connection) {
+		ss := ServeConn(ctx, srv, conn, o)
+		<-ss.Done()
+	}, nil)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	s := &HTTPServer{
+		URL: "http://" + ln.Addr().String() + "/mcp",
+		hs:  &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second},
+		srv: srv,
+		h:   h,
+		err: make(chan error, 1),
+	}
+	go func() { s.err <- s.hs.Serve(ln) }()
+	return s, nil
+}
+
+// Close stops the server.
+func (s *HTTPServer) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = s.h.Close()
+	err := s.hs.Shutdown(ctx)
+	if err != nil {
+		_ = s.hs.Close()
+	}
+	s.srv.Close()
+	<-s.err
+	return nil
+}
+
+// dropStatus is a connection that never sends notifications/tasks/status.
+type dropStatus struct{ jsonrpc.Connection }
+
+func (d dropStatus) Write(ctx context.Context, m jsonrpc.Message) error {
+	if r, ok := m.(*jsonrpc.Request); ok && r.IsNotification() && r.Method == mcp.NotificationTasksStatus {
+		return nil
+	}
+	return d.Connection.Write(ctx, m)
+}

@@ -1,0 +1,265 @@
+// Package answers reads an answers file: the replies mcpi gives, without asking anyone,
+// to the server's elicitation and sampling requests, so that scripts can run tools that
+// ask for input (side-channel requests of tasks included).
+//
+// The file is a JSON object:
+//
+//	{
+//	  "elicitation": {"ask_task": {"name": "Ada"}, "*": "decline"},
+//	  "sampling":    {"ask_task": "the model's reply", "*": "decline"}
+//	}
+//
+// Both keys are optional. Each maps a tool name, or "*" for any tool, to an answer. The
+// tool of a request is the tool of the task it belongs to (its related task), or the
+// tool being called. An elicitation answer is an object of field values (accepted; the
+// fields it leaves out take the defaults of the requested schema), "decline" or "cancel".
+// A sampling answer is the text of the model's reply, or "decline" to refuse.
+package answers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// Any is the key that answers for every tool without a key of its own.
+const Any = "*"
+
+// Shape is the expected shape, quoted in error messages.
+const Shape = `{"elicitation": {"TOOL": {"field": "value"}}, "sampling": {"TOOL": "the model's reply"}}`
+
+// CodeUserRejected is the JSON-RPC error code MCP suggests for a refused request.
+const CodeUserRejected = -1
+
+// Elicitation is the answer to an elicitation request.
+type Elicitation struct {
+	// Action is accept, decline or cancel.
+	Action  string
+	Content map[string]any
+}
+
+// Sampling is the answer to a sampling request: Text, or a refusal.
+type Sampling struct {
+	Decline bool
+	Text    string
+}
+
+// Set is a loaded answers file.
+type Set struct {
+	File        string
+	Elicitation map[string]Elicitation
+	Sampling    map[string]Sampling
+}
+
+// Load reads and checks an answers file. Every error is a [*cmdutil.UsageError] of one
+// sentence that names the file.
+func Load(file string) (*Set, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		var pe *fs.PathError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, cmdutil.UsageErrorf("the answers file %s does not exist", file)
+		case errors.As(err, &pe):
+			return nil, cmdutil.UsageErrorf("cannot read the answers file %s: %v", file, pe.Err)
+		}
+		return nil, cmdutil.UsageErrorf("cannot read the answers file %s: %v", file, err)
+	}
+	return Parse(file, data)
+}
+
+// Parse checks the content of an answers file; file names it in errors.
+func Parse(file string, data []byte) (*Set, error) {
+	bad := func(format string, args ...any) error {
+		return cmdutil.UsageErrorf("the answers file %s is not in the expected shape %s: %s", file, Shape, fmt.Sprintf(format, args...))
+	}
+	var top map[string]json.RawMessage
+	if err := strictDecode(data, &top); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field == "" {
+			return nil, bad("the file must hold an object, not %s", kind(bytes.TrimSpace(data)))
+		}
+		return nil, cmdutil.UsageErrorf("the answers file %s is not valid JSON: %v", file, cmdutil.JSONSyntaxError(data, err))
+	}
+	if top == nil {
+		return nil, bad("the file must hold an object, not null")
+	}
+	s := &Set{File: file, Elicitation: map[string]Elicitation{}, Sampling: map[string]Sampling{}}
+	keys := sortedKeys(top)
+	for _, k := range keys {
+		if k != "elicitation" && k != "sampling" {
+			return nil, bad("it has the unknown key %q (the keys are \"elicitation\" and \"sampling\")", k)
+		}
+	}
+	if raw, ok := top["elicitation"]; ok {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil || m == nil {
+			return nil, bad(`"elicitation" must be an object of answers by tool name, not %s`, kind(raw))
+		}
+		for _, tool := range sortedKeys(m) {
+			v := bytes.TrimSpace(m[tool])
+			var str string
+			var obj map[string]any
+			switch {
+			case json.Unmarshal(v, &str) == nil && (str == "decline" || str == "cancel"):
+				s.Elicitation[tool] = Elicitation{Action: str}
+			case json.Unmarshal(v, &obj) == nil && obj != nil:
+				s.Elicitation[tool] = Elicitation{Action: mcp.ElicitActionAccept, Content: obj}
+			default:
+				return nil, bad(`the elicitation answer for %q must be an object of field values, "decline" or "cancel", not %s`, tool, kind(v))
+			}
+		}
+	}
+	if raw, ok := top["sampling"]; ok {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil || m == nil {
+			return nil, bad(`"sampling" must be an object of answers by tool name, not %s`, kind(raw))
+		}
+		for _, tool := range sortedKeys(m) {
+			v := bytes.TrimSpace(m[tool])
+			var str string
+			if json.Unmarshal(v, &str) != nil {
+				return nil, bad(`the sampling answer for %q must be a string (the model's reply, or "decline"), not %s`, tool, kind(v))
+			}
+			if str == "decline" {
+				s.Sampling[tool] = Sampling{Decline: true}
+			} else {
+				s.Sampling[tool] = Sampling{Text: str}
+			}
+		}
+	}
+	return s, nil
+}
+
+// strictDecode decodes one JSON value and refuses anything after it.
+func strictDecode(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("there is more after the first JSON value")
+	}
+	return nil
+}
+
+// kind names the JSON type of v for a message: "a number", "an array", the string itself.
+func kind(v []byte) string {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		var s string
+		_ = json.Unmarshal(v, &s)
+		return fmt.Sprintf("the string %q", s)
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Has reports whether the set answers r's kind of request for tool (or for any tool).
+func (s *Set) Has(r *client.Request, tool string) bool {
+	if s == nil {
+		return false
+	}
+	switch {
+	case r.Elicitation != nil:
+		_, ok := lookup(s.Elicitation, tool)
+		return ok
+	case r.Sampling != nil:
+		_, ok := lookup(s.Sampling, tool)
+		return ok
+	}
+	return false
+}
+
+func lookup[V any](m map[string]V, tool string) (V, bool) {
+	if tool != "" {
+		if v, ok := m[tool]; ok {
+			return v, true
+		}
+	}
+	v, ok := m[Any]
+	return v, ok
+}
+
+// Answer answers r from the set, for the tool it belongs to. It reports false, and
+// leaves r alone, when the set has no answer for it.
+func (s *Set) Answer(r *client.Request, tool string) bool {
+	if s == nil {
+		return false
+	}
+	switch {
+	case r.Elicitation != nil:
+		a, ok := lookup(s.Elicitation, tool)
+		if !ok {
+			return false
+		}
+		switch a.Action {
+		case "decline":
+			_ = r.Decline()
+		case "cancel":
+			_ = r.Dismiss()
+		default:
+			content := make(map[string]any, len(a.Content))
+			for k, v := range a.Content {
+				content[k] = v
+			}
+			_ = r.Accept(content)
+		}
+		return true
+	case r.Sampling != nil:
+		a, ok := lookup(s.Sampling, tool)
+		if !ok {
+			return false
+		}
+		if a.Decline {
+			_ = r.Reject(jsonrpc.NewError(CodeUserRejected, "the answers file "+s.File+" declines sampling for "+strings.TrimSpace(toolName(tool))))
+			return true
+		}
+		_ = r.Respond(&mcp.CreateMessageResult{
+			Role:       mcp.RoleAssistant,
+			Content:    []mcp.Content{mcp.TextContent(a.Text)},
+			Model:      "mcpi-answers",
+			StopReason: mcp.StopReasonEndTurn,
+		})
+		return true
+	}
+	return false
+}
+
+func toolName(tool string) string {
+	if tool == "" {
+		return "this request"
+	}
+	return fmt.Sprintf("the tool %q", tool)
+}

@@ -1,0 +1,176 @@
+package answers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+func write(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "answers.json")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoad(t *testing.T) {
+	file := write(t, `{
+		"elicitation": {"ask_task": {"name": "Ada"}, "other": "decline", "third": "cancel", "*": {}},
+		"sampling": {"ask_task": "Hello, Ada!", "*": "decline"}
+	}`)
+	s, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := s.Elicitation["ask_task"]; e.Action != "accept" || e.Content["name"] != "Ada" {
+		t.Errorf("elicitation ask_task = %+v", e)
+	}
+	if s.Elicitation["other"].Action != "decline" || s.Elicitation["third"].Action != "cancel" || s.Elicitation["*"].Action != "accept" {
+		t.Errorf("elicitation = %+v", s.Elicitation)
+	}
+	if s.Sampling["ask_task"].Text != "Hello, Ada!" || !s.Sampling["*"].Decline {
+		t.Errorf("sampling = %+v", s.Sampling)
+	}
+	if s, err := Parse("f", []byte(`{}`)); err != nil || len(s.Elicitation) != 0 || len(s.Sampling) != 0 {
+		t.Errorf("empty object: %+v, %v", s, err)
+	}
+}
+
+// Every bad file is one sentence naming the file, and exit status 2.
+func TestLoadErrors(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.json")
+	tests := []struct {
+		content string // "" means the file does not exist
+		want    string
+	}{
+		{"", "the answers file " + missing + " does not exist"},
+		{"{\n  \"elicitation\": {\"a\": }\n}", "is not valid JSON: invalid character '}' looking for beginning of value at line 2, column 24"},
+		{`{"elicitation": {}`, "is not valid JSON: it ends too early"},
+		{`{} {}`, "is not valid JSON: there is more after the first JSON value"},
+		{`[1]`, "the file must hold an object, not an array"},
+		{`null`, "the file must hold an object, not null"},
+		{`{"elicitations": {}}`, `it has the unknown key "elicitations" (the keys are "elicitation" and "sampling")`},
+		{`{"elicitation": []}`, `"elicitation" must be an object of answers by tool name, not an array`},
+		{`{"elicitation": {"t": 3}}`, `the elicitation answer for "t" must be an object of field values, "decline" or "cancel", not a number`},
+		{`{"elicitation": {"t": "yes"}}`, `the elicitation answer for "t" must be an object of field values, "decline" or "cancel", not the string "yes"`},
+		{`{"sampling": "hi"}`, `"sampling" must be an object of answers by tool name, not the string "hi"`},
+		{`{"sampling": {"t": {"text": "hi"}}}`, `the sampling answer for "t" must be a string (the model's reply, or "decline"), not an object`},
+	}
+	for _, tt := range tests {
+		file := missing
+		if tt.content != "" {
+			file = write(t, tt.content)
+		}
+		_, err := Load(file)
+		var usage *cmdutil.UsageError
+		if !errors.As(err, &usage) {
+			t.Errorf("%s: error %T %v, want a usage error", tt.content, err, err)
+			continue
+		}
+		msg, code := cmdutil.Describe(err)
+		if code != cmdutil.ExitUsage || !strings.Contains(msg, tt.want) || !strings.Contains(msg, file) || strings.Contains(msg, "\n") {
+			t.Errorf("%s:\n got %q (exit %d)\nwant it to contain %q and the file name, on one line (exit 2)", tt.content, msg, code, tt.want)
+		}
+	}
+}
+
+// connect returns a session whose server has a tool "t" that elicits a form with a
+// default, then samples, and returns both answers; requests are answered from s.
+func connect(t *testing.T, s *Set, tool string) *client.Session {
+	t.Helper()
+	srv := server.New(mcp.Implementation{Name: "t", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "t"}, func(ctx context.Context, r *server.ToolRequest) (*mcp.CallToolResult, error) {
+		er, err := r.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Who?", RequestedSchema: json.RawMessage(
+			`{"type":"object","properties":{"name":{"type":"string"},"colour":{"type":"string","default":"red"}},"required":["name"]}`)})
+		if err != nil {
+			return nil, err
+		}
+		var text string
+		mr, err := r.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 5, Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: []mcp.Content{mcp.TextContent("hi")}}}})
+		if err != nil {
+			var rpc *jsonrpc.Error
+			if !errors.As(err, &rpc) {
+				return nil, err
+			}
+			text = "refused: " + rpc.Message
+		} else {
+			text = mr.Content[0].Text
+		}
+		b, _ := json.Marshal(map[string]any{"elicit": er, "sample": text})
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(string(b))}}, nil
+	})
+	tr := transport.PipeTransport{Serve: func(_ context.Context, c jsonrpc.Connection) error {
+		srv.Connect(context.Background(), c)
+		return nil
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	sess, err := client.New(mcp.Implementation{Name: "test", Version: "1"}, &client.Options{
+		OnRequest: func(ctx context.Context, r *client.Request) {
+			if !s.Answer(r, tool) {
+				_ = r.Reject(jsonrpc.NewError(-1, "no answer"))
+			}
+		},
+	}).Connect(ctx, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	return sess
+}
+
+func call(t *testing.T, sess *client.Session) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "t"})
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return res.Content[0].Text
+}
+
+func TestAnswer(t *testing.T) {
+	set, err := Parse("answers.json", []byte(`{
+		"elicitation": {"t": {"name": "Ada"}, "*": "decline"},
+		"sampling": {"t": "Hello!", "*": "decline"}
+	}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// By tool name: accepted with the schema's default filled in; the reply's text.
+	got := call(t, connect(t, set, "t"))
+	want := `{"elicit":{"action":"accept","content":{"colour":"red","name":"Ada"}},"sample":"Hello!"}`
+	if got != want {
+		t.Errorf("tool t:\n got %s\nwant %s", got, want)
+	}
+	// Another tool falls back to "*": declined, and sampling refused.
+	got = call(t, connect(t, set, "other"))
+	want = `{"elicit":{"action":"decline"},"sample":"refused: the answers file answers.json declines sampling for the tool \"other\""}`
+	if got != want {
+		t.Errorf("tool other:\n got %s\nwant %s", got, want)
+	}
+	// No answer at all: Answer leaves the request alone.
+	empty, _ := Parse("e.json", []byte(`{"sampling": {"x": "y"}}`))
+	if got := call(t, connect(t, empty, "t")); !strings.Contains(got, "no answer") {
+		t.Errorf("without an answer: %s", got)
+	}
+	var none *Set
+	if none.Answer(nil, "t") || none.Has(nil, "t") {
+		t.Error("a nil set answers")
+	}
+}

@@ -1,0 +1,451 @@
+// Package connect is the server selection every mcpi command that talks to a server
+// shares: the flags that name the server (--stdio, --url, --config/--server, or none for
+// the embedded demo server) and the code that turns them into a connected
+// [*client.Session].
+package connect
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/demo"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+// DefaultInitTimeout bounds how long a server may take to answer initialize.
+const DefaultInitTimeout = 30 * time.Second
+
+// EmbeddedTarget names the embedded demo server in messages.
+const EmbeddedTarget = "the embedded demo server"
+
+// Selection is the server the user named with flags. The zero value selects the
+// embedded demo server.
+type Selection struct {
+	// Stdio is a command line, split like a shell would.
+	Stdio string
+	// Env holds K=V pairs added to a stdio server's environment.
+	Env []string
+	// Cwd is a stdio server's working directory.
+	Cwd string
+	// URL is a Streamable HTTP endpoint.
+	URL string
+	// Headers holds K=V pairs sent with every HTTP request.
+	Headers []string
+	// Config is a file in the mcpServers format; Server names one of its entries.
+	Config string
+	Server string
+	// InitTimeout bounds initialization; 0 means [DefaultInitTimeout].
+	InitTimeout time.Duration
+}
+
+// AddFlags registers the selection flags on fs (the root command's persistent flags).
+func (s *Selection) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&s.Stdio, "stdio", "", "run `COMMAND` (quoted, with its arguments) as the server, over stdio")
+	fs.StringArrayVar(&s.Env, "env", nil, "set `K=V` in the stdio server's environment (repeatable)")
+	fs.StringVar(&s.Cwd, "cwd", "", "run the stdio server in `DIR`")
+	fs.StringVar(&s.URL, "url", "", "connect to the Streamable HTTP server at `URL`")
+	fs.StringArrayVar(&s.Headers, "header", nil, "send the HTTP header `K=V` with every request (repeatable)")
+	fs.StringVar(&s.Config, "config", "", "read servers from `FILE` in the mcpServers JSON format")
+	fs.StringVar(&s.Server, "server", "", "use the server `NAME` of the --config file")
+}
+
+// IsSet reports whether any selection flag was given.
+func (s *Selection) IsSet() bool {
+	return s.Stdio != "" || len(s.Env) > 0 || s.Cwd != "" || s.URL != "" || len(s.Headers) > 0 ||
+		s.Config != "" || s.Server != ""
+}
+
+// Impl is how mcpi introduces itself to servers.
+var Impl = mcp.Implementation{Name: "mcpi", Title: "mcpi inspector", Version: "dev"}
+
+// Target is a resolved selection: how to reach the server, and what to call it.
+type Target struct {
+	Transport transport.Transport
+	// Name is the server as the user named it: a quoted command line, a URL, or
+	// [EmbeddedTarget].
+	Name  string
+	Stdio bool
+}
+
+// Resolve checks the flags and returns the transport they select, without connecting.
+func (s *Selection) Resolve() (*Target, error) {
+	switch {
+	case s.Stdio != "" && s.URL != "":
+		return nil, cmdutil.UsageErrorf("give either --stdio or --url, not both")
+	case s.Config != "" && s.Stdio != "":
+		return nil, cmdutil.UsageErrorf("give either --config or --stdio, not both")
+	case s.Config != "" && s.URL != "":
+		return nil, cmdutil.UsageErrorf("give either --config or --url, not both")
+	case s.Server != "" && s.Config == "":
+		return nil, cmdutil.UsageErrorf("--server names an entry of a config file: give the file with --config")
+	case s.URL != "" && (len(s.Env) > 0 || s.Cwd != ""):
+		return nil, cmdutil.UsageErrorf("--env and --cwd apply to a stdio server, not to --url")
+	case s.Stdio != "" && len(s.Headers) > 0:
+		return nil, cmdutil.UsageErrorf("--header applies to an HTTP server, not to --stdio")
+	}
+	env, err := pairs("--env", s.Env)
+	if err != nil {
+		return nil, err
+	}
+	headers, err := headerPairs(s.Headers)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case s.Stdio != "":
+		argv, err := SplitCommand(s.Stdio)
+		if err != nil {
+			return nil, err
+		}
+		return s.stdio(argv, env, s.Cwd, fmt.Sprintf("%q", s.Stdio)), nil
+	case s.URL != "":
+		return s.http(s.URL, headers)
+	case s.Config != "":
+		return s.fromConfig(env, headers)
+	case len(s.Env) > 0 || s.Cwd != "" || len(s.Headers) > 0:
+		return nil, cmdutil.UsageErrorf("--env, --cwd and --header need a server: give --stdio, --url or --config")
+	}
+	return embedded(), nil
+}
+
+func (s *Selection) stdio(argv []string, env map[string]string, dir, name string) *Target {
+	envList := make([]string, 0, len(env))
+	for k, v := range env {
+		envList = append(envList, k+"="+v)
+	}
+	sort.Strings(envList)
+	return &Target{
+		Transport: &transport.Command{Path: argv[0], Args: argv[1:], Env: envList, Dir: dir},
+		Name:      name,
+		Stdio:     true,
+	}
+}
+
+func (s *Selection) http(rawURL string, headers http.Header) (*Target, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, cmdutil.UsageErrorf("%q is not a server URL: give an http:// or https:// URL", rawURL)
+	}
+	return &Target{Transport: &transport.HTTPClient{URL: rawURL, Header: headers}, Name: rawURL}, nil
+}
+
+func embedded() *Target {
+	return &Target{
+		Name: EmbeddedTarget,
+		Transport: transport.PipeTransport{Serve: func(_ context.Context, conn jsonrpc.Connection) error {
+			// The server session lives as long as the pipe, not the context of Connect.
+			demo.New(nil).Connect(context.Background(), conn)
+			return nil
+		}},
+	}
+}
+
+// Connect opens a session with the selected server and initializes it. Every failure is
+// a [*cmdutil.UsageError], a config error or a [*cmdutil.ConnectError].
+func (s *Selection) Connect(ctx context.Context, opts *client.Options) (*client.Session, error) {
+	t, err := s.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	timeout := s.InitTimeout
+	if timeout <= 0 {
+		timeout = DefaultInitTimeout
+	}
+	rec := &recorder{Transport: t.Transport}
+	ictx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	sess, err := client.New(Impl, opts).Connect(ictx, rec)
+	if err == nil {
+		return sess, nil
+	}
+	// A server that exits at once may make the initialize request fail to be written
+	// before its exit is noticed; the exit, with its stderr, is the better explanation.
+	if exit := rec.exitErr(); exit != nil && !errors.Is(err, transport.ErrServerExited) &&
+		!errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		err = exit
+	}
+	if ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
+	return nil, &cmdutil.ConnectError{Target: t.Name, Stdio: t.Stdio, Timeout: timeout, Err: err}
+}
+
+// recorder remembers the exit error of a server process that ends during Connect.
+type recorder struct {
+	transport.Transport
+	mu   sync.Mutex
+	conn *recConn
+}
+
+func (r *recorder) Connect(ctx context.Context) (jsonrpc.Connection, error) {
+	c, err := r.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := r.Transport.(*transport.Command); !ok {
+		return c, nil
+	}
+	rc := &recConn{Connection: c}
+	r.mu.Lock()
+	r.conn = rc
+	r.mu.Unlock()
+	return rc, nil
+}
+
+func (r *recorder) exitErr() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.conn == nil {
+		return nil
+	}
+	r.conn.mu.Lock()
+	defer r.conn.mu.Unlock()
+	return r.conn.exit
+}
+
+type recConn struct {
+	jsonrpc.Connection
+	mu   sync.Mutex
+	exit error
+}
+
+func (c *recConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, err := c.Connection.Read(ctx)
+	if err != nil && errors.Is(err, transport.ErrServerExited) {
+		c.mu.Lock()
+		if c.exit == nil {
+			c.exit = err
+		}
+		c.mu.Unlock()
+	}
+	return m, err
+}
+
+func pairs(flag string, list []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, kv := range list {
+		k, v, err := cmdutil.SplitKV(flag, kv)
+		if err != nil {
+			return nil, err
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+// headerPairs parses --header values, K=V or the HTTP form "K: V".
+func headerPairs(list []string) (http.Header, error) {
+	h := http.Header{}
+	for _, kv := range list {
+		k, v, ok := strings.Cut(kv, "=")
+		if c := strings.IndexByte(kv, ':'); c > 0 && (!ok || c < len(k)) {
+			k, v, ok = kv[:c], strings.TrimSpace(kv[c+1:]), true
+		}
+		k = strings.TrimSpace(k)
+		if !ok || k == "" || strings.ContainsAny(k, " \t") {
+			return nil, cmdutil.UsageErrorf("--header wants NAME=VALUE, not %q", kv)
+		}
+		h.Add(k, v)
+	}
+	return h, nil
+}
+
+// ServerConfig is one entry of the mcpServers format.
+type ServerConfig struct {
+	// Type is "stdio", "http" or "streamable-http"; empty means whichever of Command and
+	// URL is set.
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// Config is a file in the mcpServers format used by Claude Desktop, Cursor and others.
+type Config struct {
+	MCPServers map[string]ServerConfig `json:"mcpServers"`
+}
+
+// ReadConfig reads and parses a config file.
+func ReadConfig(file string) (*Config, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, &cmdutil.ConfigError{File: file, Err: err}
+	}
+	var c Config
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, &cmdutil.ConfigError{File: file, Err: cmdutil.JSONSyntaxError(data, err)}
+	}
+	if c.MCPServers == nil {
+		return nil, &cmdutil.ConfigError{File: file, Err: errors.New(`it has no "mcpServers" object`)}
+	}
+	return &c, nil
+}
+
+func (s *Selection) fromConfig(env map[string]string, headers http.Header) (*Target, error) {
+	cfg, err := ReadConfig(s.Config)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(cfg.MCPServers))
+	for n := range cfg.MCPServers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	name := s.Server
+	if name == "" {
+		if len(names) != 1 {
+			return nil, &cmdutil.UsageError{Msg: fmt.Sprintf("the config file %s has %d servers: choose one with --server (%s)", s.Config, len(names), strings.Join(names, ", "))}
+		}
+		name = names[0]
+	}
+	sc, ok := cfg.MCPServers[name]
+	if !ok {
+		return nil, &cmdutil.UnknownServerError{File: s.Config, Name: name, Known: names}
+	}
+	bad := func(format string, args ...any) error {
+		return &cmdutil.ConfigError{File: s.Config, Err: fmt.Errorf("server %q "+format, append([]any{name}, args...)...)}
+	}
+	kind := sc.Type
+	if kind == "" {
+		switch {
+		case sc.Command != "" && sc.URL != "":
+			return nil, bad(`has both a "command" and a "url": say which with "type"`)
+		case sc.Command != "":
+			kind = "stdio"
+		case sc.URL != "":
+			kind = "http"
+		default:
+			return nil, bad(`has neither a "command" nor a "url"`)
+		}
+	}
+	switch kind {
+	case "stdio":
+		if sc.Command == "" {
+			return nil, bad(`is of type "stdio" but has no "command"`)
+		}
+		if len(headers) > 0 {
+			return nil, cmdutil.UsageErrorf("--header applies to an HTTP server, and %q is a stdio server", name)
+		}
+		all := map[string]string{}
+		for k, v := range sc.Env {
+			all[k] = v
+		}
+		for k, v := range env {
+			all[k] = v
+		}
+		dir := sc.Cwd
+		if s.Cwd != "" {
+			dir = s.Cwd
+		}
+		argv := append([]string{sc.Command}, sc.Args...)
+		return s.stdio(argv, all, dir, fmt.Sprintf("%q", name)), nil
+	case "http", "streamable-http", "streamableHttp", "streamable_http":
+		if sc.URL == "" {
+			return nil, bad(`is of type %q but has no "url"`, kind)
+		}
+		if len(env) > 0 || s.Cwd != "" {
+			return nil, cmdutil.UsageErrorf("--env and --cwd apply to a stdio server, and %q is an HTTP server", name)
+		}
+		h := http.Header{}
+		for k, v := range sc.Headers {
+			h.Set(k, v)
+		}
+		for k, vs := range headers {
+			h[k] = vs
+		}
+		t, err := s.http(sc.URL, h)
+		if err != nil {
+			return nil, bad("has an invalid url %q", sc.URL)
+		}
+		return t, nil
+	case "sse":
+		return nil, bad(`uses the old HTTP+SSE transport, which mcpi does not speak; it speaks Streamable HTTP ("type": "http")`)
+	}
+	return nil, bad(`has the unknown type %q (want "stdio", "http" or "streamable-http")`, kind)
+}
+
+// SplitCommand splits a command line into words as a POSIX shell would, without
+// expanding anything: words are separated by blanks, 'single quotes' keep everything,
+// "double quotes" keep everything but \" \\ \$ \`, and a backslash outside quotes keeps
+// the next character.
+func SplitCommand(line string) ([]string, error) {
+	var (
+		words []string
+		cur   strings.Builder
+		in    bool // inside a word
+		quote rune
+	)
+	rs := []rune(line)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case quote == '\'':
+			if r == '\'' {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case quote == '"':
+			switch {
+			case r == '"':
+				quote = 0
+			case r == '\\' && i+1 < len(rs) && strings.ContainsRune("\"\\$`\n", rs[i+1]):
+				i++
+				if rs[i] != '\n' {
+					cur.WriteRune(rs[i])
+				}
+			default:
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, in = r, true
+		case r == '\\':
+			if i+1 >= len(rs) {
+				return nil, cmdutil.UsageErrorf("the --stdio command ends with a lone backslash")
+			}
+			i++
+			if rs[i] != '\n' {
+				cur.WriteRune(rs[i])
+				in = true
+			}
+		case r == ' ' || r == '\t' || r == '\n':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteRune(r)
+			in = true
+		}
+	}
+	if quote != 0 {
+		return nil, cmdutil.UsageErrorf("the --stdio command has an unterminated %c quote", quote)
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	if len(words) == 0 {
+		return nil, cmdutil.UsageErrorf("the --stdio command is empty")
+	}
+	return words, nil
+}

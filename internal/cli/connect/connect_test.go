@@ -1,0 +1,133 @@
+package connect
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+func TestSplitCommand(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{`mcpi serve demo`, []string{"mcpi", "serve", "demo"}},
+		{`  npx   -y  pkg  `, []string{"npx", "-y", "pkg"}},
+		{`sh -c 'echo boom >&2; exit 3'`, []string{"sh", "-c", "echo boom >&2; exit 3"}},
+		{`a "b c" d`, []string{"a", "b c", "d"}},
+		{`a "say \"hi\" \$HOME \n"`, []string{"a", `say "hi" $HOME \n`}},
+		{`a b\ c`, []string{"a", "b c"}},
+		{`a ''`, []string{"a", ""}},
+		{`a x"y z"'w'`, []string{"a", "xy zw"}},
+	}
+	for _, tt := range tests {
+		got, err := SplitCommand(tt.in)
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("SplitCommand(%s) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{``, `   `, `a 'b`, `a "b`, `a \`} {
+		if _, err := SplitCommand(bad); err == nil {
+			t.Errorf("SplitCommand(%s) succeeded", bad)
+		} else if _, ok := err.(*cmdutil.UsageError); !ok {
+			t.Errorf("SplitCommand(%s) = %T, want a usage error", bad, err)
+		}
+	}
+}
+
+func writeConfig(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestResolveConfig(t *testing.T) {
+	file := writeConfig(t, `{"mcpServers": {
+		"local": {"command": "srv", "args": ["--x", "y z"], "env": {"A": "1"}, "cwd": "/tmp"},
+		"typed": {"type": "stdio", "command": "srv2"},
+		"remote": {"type": "streamable-http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer t"}},
+		"bare": {"url": "http://127.0.0.1:9/mcp"},
+		"old": {"type": "sse", "url": "http://x/sse"}
+	}}`)
+
+	tg, err := (&Selection{Config: file, Server: "local", Env: []string{"B=2"}}).Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := tg.Transport.(*transport.Command)
+	if !ok || c.Path != "srv" || !reflect.DeepEqual(c.Args, []string{"--x", "y z"}) || c.Dir != "/tmp" ||
+		!reflect.DeepEqual(c.Env, []string{"A=1", "B=2"}) || !tg.Stdio {
+		t.Errorf("local = %+v", tg.Transport)
+	}
+	tg, err = (&Selection{Config: file, Server: "typed"}).Resolve()
+	if c, ok := tg.Transport.(*transport.Command); err != nil || !ok || c.Path != "srv2" {
+		t.Errorf("typed = %+v, %v", tg, err)
+	}
+	tg, err = (&Selection{Config: file, Server: "remote", Headers: []string{"X-Extra=1"}}).Resolve()
+	h, ok := tg.Transport.(*transport.HTTPClient)
+	if err != nil || !ok || h.URL != "https://example.com/mcp" || h.Header.Get("Authorization") != "Bearer t" || h.Header.Get("X-Extra") != "1" {
+		t.Errorf("remote = %+v, %v", tg, err)
+	}
+	if tg, err := (&Selection{Config: file, Server: "bare"}).Resolve(); err != nil || tg.Name != "http://127.0.0.1:9/mcp" {
+		t.Errorf("bare = %+v, %v", tg, err)
+	}
+	_, err = (&Selection{Config: file, Server: "old"}).Resolve()
+	if msg, _ := cmdutil.Describe(err); !strings.Contains(msg, "Streamable HTTP") {
+		t.Errorf("sse: %v", msg)
+	}
+	_, err = (&Selection{Config: file, Server: "nope"}).Resolve()
+	want := `the config file ` + file + ` has no server named "nope"; it has "bare", "local", "old", "remote" and "typed"`
+	if msg, code := cmdutil.Describe(err); msg != want || code != 2 {
+		t.Errorf("unknown name: %q (%d), want %q", msg, code, want)
+	}
+	_, err = (&Selection{Config: file}).Resolve()
+	if msg, code := cmdutil.Describe(err); !strings.Contains(msg, "choose one with --server") || code != 2 {
+		t.Errorf("no name: %q (%d)", msg, code)
+	}
+
+	single := writeConfig(t, `{"mcpServers": {"only": {"command": "x"}}}`)
+	if tg, err := (&Selection{Config: single}).Resolve(); err != nil || tg.Name != `"only"` {
+		t.Errorf("single entry: %+v, %v", tg, err)
+	}
+}
+
+func TestResolveErrors(t *testing.T) {
+	notJSON := writeConfig(t, "{\n  \"mcpServers\": {\n    \"a\": {command: \"x\"}\n  }\n}")
+	noServers := writeConfig(t, `{"servers": {}}`)
+	tests := []struct {
+		sel  Selection
+		want string
+	}{
+		{Selection{Stdio: "a", URL: "http://x"}, "give either --stdio or --url, not both"},
+		{Selection{Server: "a"}, "--server names an entry of a config file: give the file with --config"},
+		{Selection{URL: "ftp://x"}, `"ftp://x" is not a server URL: give an http:// or https:// URL`},
+		{Selection{Stdio: "a 'b"}, "the --stdio command has an unterminated ' quote"},
+		{Selection{Stdio: "a", Env: []string{"NOEQUALS"}}, `--env wants KEY=VALUE, not "NOEQUALS"`},
+		{Selection{Env: []string{"A=1"}}, "--env, --cwd and --header need a server: give --stdio, --url or --config"},
+		{Selection{Config: notJSON, Server: "a"}, "the config file " + notJSON + " is not valid JSON: invalid character 'c' looking for beginning of object key string at line 3, column 11"},
+		{Selection{Config: noServers, Server: "a"}, "the config file " + noServers + ` cannot be used: it has no "mcpServers" object`},
+		{Selection{Config: filepath.Join(t.TempDir(), "missing.json"), Server: "a"}, "does not exist"},
+	}
+	for _, tt := range tests {
+		_, err := tt.sel.Resolve()
+		msg, code := cmdutil.Describe(err)
+		if !strings.Contains(msg, tt.want) || code != 2 {
+			t.Errorf("%+v: %q (exit %d), want %q (exit 2)", tt.sel, msg, code, tt.want)
+		}
+	}
+}
+
+func TestEmbedded(t *testing.T) {
+	tg, err := (&Selection{}).Resolve()
+	if err != nil || tg.Name != EmbeddedTarget {
+		t.Fatalf("%+v, %v", tg, err)
+	}
+}

@@ -1,0 +1,124 @@
+// Package clitest has helpers for the tests of the mcpi commands.
+package clitest
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/cli/connect"
+	"github.com/mcpi-dev/mcpi/internal/cli/factory"
+	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/demo"
+	"github.com/mcpi-dev/mcpi/server"
+)
+
+// Env is a factory over buffers.
+type Env struct {
+	Factory         *cmdutil.Factory
+	IO              *iostreams.IOStreams
+	In, Out, ErrOut *bytes.Buffer
+	Selection       *connect.Selection
+}
+
+// New returns a test environment connecting to the server sel selects; nil means the
+// embedded demo server.
+func New(t testing.TB, sel *connect.Selection) *Env {
+	t.Helper()
+	if sel == nil {
+		sel = &connect.Selection{}
+	}
+	ios, in, out, errOut := iostreams.Test()
+	return &Env{
+		Factory:   factory.New(ios, sel, "test"),
+		IO:        ios,
+		In:        in,
+		Out:       out,
+		ErrOut:    errOut,
+		Selection: sel,
+	}
+}
+
+// Context returns a context that ends with the test, or after a minute.
+func Context(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// Describe returns what the user would see for err: the stderr line and exit code.
+func Describe(err error) (string, int) {
+	if err == nil {
+		return "", 0
+	}
+	msg, code := cmdutil.Describe(err)
+	return "mcpi: " + msg, code
+}
+
+// Demo is the demo server served over Streamable HTTP for a test.
+type Demo struct {
+	URL    string
+	Server *server.Server
+}
+
+// ServeDemo serves the demo server (with opts) over Streamable HTTP on a loopback port
+// until the test ends.
+func ServeDemo(t testing.TB, opts *demo.Options) *Demo {
+	t.Helper()
+	srv := demo.New(opts)
+	h := srv.HTTPHandler(nil)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	ts := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		if c, ok := h.(interface{ Close() error }); ok {
+			c.Close()
+		}
+		ts.Close()
+		srv.Close()
+	})
+	return &Demo{URL: ts.URL + "/mcp", Server: srv}
+}
+
+// DemoHTTP is [ServeDemo]'s URL.
+func DemoHTTP(t testing.TB, opts *demo.Options) string { return ServeDemo(t, opts).URL }
+
+// WaitIdle waits until the server has no session left: after a command that left a task
+// running, the server has seen its session end, so that the next command's session may
+// take the orphaned task over. The server notices an ended session on its own goroutine,
+// so this polls, with a deadline.
+func (d *Demo) WaitIdle(t testing.TB) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(d.Server.Sessions()) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server still has %d sessions", len(d.Server.Sessions()))
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// StateDir points the local state file at a fresh directory for the test (through
+// MCPI_STATE_DIR, so the test must not run in parallel) and returns it.
+func StateDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("MCPI_STATE_DIR", dir)
+	return dir
+}
+
+// WriteFile writes content to a file in a temporary directory and returns its path.
+func WriteFile(t testing.TB, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -1,0 +1,147 @@
+package prompt
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+// connect returns a session with a server whose tool "ask" sends req (elicitation or
+// sampling) and returns the answer as JSON text.
+func connect(t *testing.T, a *Answerer, elicit *mcp.ElicitParams, sample *mcp.CreateMessageParams) *client.Session {
+	t.Helper()
+	srv := server.New(mcp.Implementation{Name: "t", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "ask"}, func(ctx context.Context, r *server.ToolRequest) (*mcp.CallToolResult, error) {
+		var res any
+		var err error
+		if elicit != nil {
+			res, err = r.Session.Elicit(ctx, elicit)
+		} else {
+			res, err = r.Session.CreateMessage(ctx, sample)
+		}
+		if err != nil {
+			return nil, err
+		}
+		b, _ := json.Marshal(res)
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(string(b))}}, nil
+	})
+	tr := transport.PipeTransport{Serve: func(_ context.Context, c jsonrpc.Connection) error {
+		srv.Connect(context.Background(), c)
+		return nil
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	sess, err := client.New(mcp.Implementation{Name: "test", Version: "1"}, &client.Options{OnRequest: a.Handle}).Connect(ctx, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	return sess
+}
+
+func call(t *testing.T, sess *client.Session) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "ask"})
+	if err != nil {
+		return "", err
+	}
+	return res.Content[0].Text, nil
+}
+
+func terminal(input string) (*iostreams.IOStreams, *bytes.Buffer) {
+	ios, in, _, errOut := iostreams.Test()
+	in.WriteString(input)
+	ios.SetStdinTTY(true)
+	ios.SetStderrTTY(true)
+	return ios, errOut
+}
+
+var form = &mcp.ElicitParams{
+	Message: "Who are you?",
+	RequestedSchema: json.RawMessage(`{"type":"object","properties":{
+		"name": {"type":"string","title":"Name"},
+		"age": {"type":"integer"},
+		"colour": {"type":"string","enum":["red","green"]},
+		"subscribe": {"type":"boolean","default":true}
+	},"required":["name","age"]}`),
+}
+
+func TestElicitOnTerminal(t *testing.T) {
+	// Accept; name; age (a bad value first); colour by number; subscribe left at default.
+	ios, prompts := terminal("\nAda\nold\n36\n2\n\n")
+	a := New(ios)
+	got, err := call(t, connect(t, a, form, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"action":"accept","content":{"age":36,"colour":"green","name":"Ada","subscribe":true}}`
+	if got != want {
+		t.Errorf("answer = %s, want %s", got, want)
+	}
+	for _, s := range []string{"Who are you?", "Name (string): ", "Enter a whole number.", "1) red"} {
+		if !strings.Contains(prompts.String(), s) {
+			t.Errorf("prompts lack %q:\n%s", s, prompts)
+		}
+	}
+	if a.Refused() != nil {
+		t.Error("Refused() reports a refusal")
+	}
+}
+
+func TestElicitDecline(t *testing.T) {
+	ios, _ := terminal("d\n")
+	got, err := call(t, connect(t, New(ios), form, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != `{"action":"decline"}` {
+		t.Errorf("answer = %s", got)
+	}
+}
+
+func TestSampleOnTerminal(t *testing.T) {
+	ios, prompts := terminal("Paris\n")
+	p := &mcp.CreateMessageParams{MaxTokens: 10, Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: []mcp.Content{mcp.TextContent("Capital of France?")}}}}
+	got, err := call(t, connect(t, New(ios), nil, p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res mcp.CreateMessageResult
+	if err := json.Unmarshal([]byte(got), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Role != mcp.RoleAssistant || len(res.Content) != 1 || res.Content[0].Text != "Paris" {
+		t.Errorf("answer = %s", got)
+	}
+	if !strings.Contains(prompts.String(), "[user] Capital of France?") {
+		t.Errorf("prompts:\n%s", prompts)
+	}
+}
+
+func TestRefuseWithoutTerminal(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	a := New(ios)
+	_, err := call(t, connect(t, a, form, nil))
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || !strings.Contains(rpc.Message, "run it on a terminal") {
+		t.Fatalf("call error = %v, want the server to pass on the refusal", err)
+	}
+	var nt *cmdutil.NeedTerminalError
+	if !errors.As(a.Refused(), &nt) || nt.What != "elicitation" {
+		t.Errorf("Refused() = %v", a.Refused())
+	}
+}

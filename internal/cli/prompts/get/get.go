@@ -1,0 +1,76 @@
+// Package get implements "mcpi prompts get".
+package get
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/cli/render"
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// Options are the inputs of "prompts get".
+type Options struct {
+	IO      *iostreams.IOStreams
+	Connect func(context.Context) (*client.Session, error)
+
+	Name string
+	// Args are --arg values, NAME=VALUE; prompt arguments are always strings.
+	Args []string
+	JSON bool
+}
+
+// NewCmd returns the command; runF replaces [Run] in tests of the flag handling.
+func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{IO: f.IOStreams, Connect: f.Connect}
+	cmd := &cobra.Command{
+		Use:     "get NAME [--arg NAME=VALUE ...]",
+		Short:   "Render a prompt",
+		Example: `  mcpi prompts get greeting --arg name=Ada`,
+		Args:    cmdutil.ExactArgs(1, "the name of a prompt"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return Run(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringArrayVar(&opts.Args, "arg", nil, "set the argument `NAME=VALUE` (repeatable)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the GetPromptResult as JSON")
+	return cmd
+}
+
+// Run renders the prompt.
+func Run(ctx context.Context, opts *Options) error {
+	args := map[string]string{}
+	for _, a := range opts.Args {
+		k, v, err := cmdutil.SplitKV("--arg", a)
+		if err != nil {
+			return err
+		}
+		args[k] = v
+	}
+	sess, err := opts.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	p := &mcp.GetPromptParams{Name: opts.Name}
+	if len(args) > 0 {
+		p.Arguments = args
+	}
+	res, err := sess.GetPrompt(ctx, p)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return cmdutil.PrintJSON(opts.IO.Out, res)
+	}
+	render.PromptResult(opts.IO, res)
+	return nil
+}

@@ -1,0 +1,106 @@
+// Package root builds the mcpi command tree and runs it: the one place where a
+// command's error becomes the sentence on stderr and the exit code.
+package root
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/cli/connect"
+	"github.com/mcpi-dev/mcpi/internal/cli/factory"
+	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/cli/ping"
+	"github.com/mcpi-dev/mcpi/internal/cli/prompts"
+	"github.com/mcpi-dev/mcpi/internal/cli/resources"
+	"github.com/mcpi-dev/mcpi/internal/cli/serve"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks"
+	"github.com/mcpi-dev/mcpi/internal/cli/tools"
+	tuicmd "github.com/mcpi-dev/mcpi/internal/cli/tui"
+)
+
+// NewCmd returns the root command. sel receives the server selection flags; f must
+// connect through it (see [factory.New]).
+func NewCmd(f *cmdutil.Factory, sel *connect.Selection) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcpi",
+		Short: "Inspect and test MCP servers",
+		Long: `mcpi talks to an MCP server and shows what it offers.
+
+Name the server with --stdio "COMMAND ARGS", --url URL or --config FILE --server NAME;
+without any, mcpi talks to its embedded demo server.
+
+Output is a table for people by default; --json prints the exact MCP result.
+Exit status: 0 success, 1 the server answered with an error (a tool result with
+isError, or a JSON-RPC error), 2 bad usage or no connection.
+
+Long tools run as MCP tasks: "mcpi tools call NAME --task" follows one live,
+--detach leaves it running, and "mcpi tasks" lists, watches, fetches and cancels
+them (see "mcpi tools call --help" and "mcpi tasks --help").`,
+		Example: `  mcpi tools list
+  mcpi tools call add --arg a=2 --arg b=3 --json
+  mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --task --json
+  mcpi tasks result TASK_ID
+  mcpi --stdio "npx -y @modelcontextprotocol/server-everything" prompts list
+  mcpi --url http://127.0.0.1:8080/mcp --header "Authorization=Bearer T" ping
+  mcpi --config ~/.cursor/mcp.json --server github tools list`,
+		Version: f.Version,
+		Args:    cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// On a terminal, mcpi alone opens the terminal inspector.
+			if f.IOStreams.IsStdinTTY() && f.IOStreams.IsStdoutTTY() {
+				return tuicmd.Run(cmd.Context(), &tuicmd.Options{IO: f.IOStreams, Sel: sel})
+			}
+			return cmdutil.ShowHelp(cmd, args)
+		},
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	cmd.SetVersionTemplate("mcpi {{.Version}}\n")
+	cmd.SetOut(f.IOStreams.Out)
+	cmd.SetErr(f.IOStreams.ErrOut)
+	cmd.SetIn(f.IOStreams.In)
+	cmd.SetFlagErrorFunc(cmdutil.FlagErrorFunc)
+	cmd.CompletionOptions.DisableDefaultCmd = true
+	sel.AddFlags(cmd.PersistentFlags())
+
+	cmd.AddCommand(
+		tools.NewCmd(f, sel),
+		tasks.NewCmd(f, sel),
+		prompts.NewCmd(f),
+		resources.NewCmd(f),
+		ping.NewCmd(f, nil),
+		serve.NewCmd(f, sel.IsSet),
+		tuicmd.NewCmd(f, sel),
+	)
+	return cmd
+}
+
+// Main runs mcpi with args and returns its exit code. Errors are printed on ios.ErrOut
+// as one sentence prefixed "mcpi: ".
+func Main(ctx context.Context, ios *iostreams.IOStreams, args []string, version string) int {
+	sel := &connect.Selection{}
+	connect.Impl.Version = version
+	f := factory.New(ios, sel, version)
+	cmd := NewCmd(f, sel)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	if err == nil {
+		return cmdutil.ExitOK
+	}
+	msg, code := cmdutil.Describe(err)
+	fmt.Fprintf(ios.ErrOut, "mcpi: %s\n", oneLine(msg))
+	return code
+}
+
+// oneLine keeps a sentence on one line, whatever it quotes.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}

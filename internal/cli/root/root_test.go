@@ -1,0 +1,223 @@
+package root
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/connect"
+	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
+	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/cli/tools/list"
+)
+
+// mcpiBin is the mcpi binary, built once by TestMain.
+var mcpiBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpi-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	mcpiBin = filepath.Join(dir, "mcpi")
+	build := exec.Command("go", "build", "-o", mcpiBin, "github.com/mcpi-dev/mcpi/cmd/mcpi")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building mcpi:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// mcpi runs the CLI in-process, as main does.
+func mcpi(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	code = Main(clitest.Context(t), ios, args, "test")
+	return out.String(), errOut.String(), code
+}
+
+// freePort returns a loopback port where nothing listens.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	return port
+}
+
+// serveDemoHTTP runs "mcpi serve demo --http" on a free loopback port until the test
+// ends, and returns its endpoint URL once it accepts connections.
+func serveDemoHTTP(t *testing.T) string {
+	t.Helper()
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	srv := exec.Command(mcpiBin, "serve", "demo", "--http", addr)
+	var srvErr strings.Builder
+	srv.Stderr = &srvErr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = srv.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = srv.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = srv.Process.Kill()
+			<-done
+		}
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mcpi serve demo --http %s did not start: %s", addr, srvErr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return "http://" + addr + "/mcp"
+}
+
+func toolsListJSON(t *testing.T, sel *connect.Selection) string {
+	t.Helper()
+	env := clitest.New(t, sel)
+	if err := list.Run(clitest.Context(t), &list.Options{IO: env.IO, Connect: env.Factory.Connect, JSON: true}); err != nil {
+		msg, _ := clitest.Describe(err)
+		t.Fatalf("tools list --json: %s", msg)
+	}
+	return env.Out.String()
+}
+
+func TestSameOutputOverEveryTransport(t *testing.T) {
+	embedded := toolsListJSON(t, nil)
+	if !strings.Contains(embedded, `"name": "add"`) {
+		t.Fatalf("embedded output lacks the add tool:\n%s", embedded)
+	}
+
+	t.Run("stdio", func(t *testing.T) {
+		got := toolsListJSON(t, &connect.Selection{Stdio: "'" + mcpiBin + "' serve demo"})
+		if got != embedded {
+			t.Errorf("over stdio:\n%s\nembedded:\n%s", got, embedded)
+		}
+	})
+
+	t.Run("http", func(t *testing.T) {
+		url := serveDemoHTTP(t)
+		got := toolsListJSON(t, &connect.Selection{URL: url})
+		if got != embedded {
+			t.Errorf("over HTTP:\n%s\nembedded:\n%s", got, embedded)
+		}
+	})
+}
+
+func TestErrors(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("needs sh")
+	}
+	dir := t.TempDir()
+	badJSON := filepath.Join(dir, "bad.json")
+	os.WriteFile(badJSON, []byte(`{"mcpServers": {"demo": {"command": "mcpi",}}}`), 0o600)
+	good := filepath.Join(dir, "good.json")
+	os.WriteFile(good, []byte(`{"mcpServers": {"demo": {"command": "`+mcpiBin+`", "args": ["serve", "demo"]}, "web": {"type": "http", "url": "http://127.0.0.1:1/mcp"}}}`), 0o600)
+	closed := fmt.Sprintf("http://127.0.0.1:%d/mcp", freePort(t))
+
+	tests := []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"tools", "call", "x"}, `mcpi: the server has no tool named "x"`, 2},
+		{[]string{"tools", "call", "add", "--arg", "a=2"}, `mcpi: argument "b" is required`, 2},
+		{[]string{"tools", "call", "add", "--arg", "a=two", "--arg", "b=3"}, `mcpi: argument "a" must be a number, not a string`, 2},
+		{[]string{"--stdio", "mcpi-no-such-server-command", "tools", "list"}, `mcpi: the server command "mcpi-no-such-server-command" was not found`, 2},
+		{[]string{"--stdio", `sh -c 'echo boom >&2; exit 3'`, "tools", "list"},
+			`mcpi: the server "sh -c 'echo boom >&2; exit 3'" exited before it finished starting (exit status 3); its last output: boom`, 2},
+		{[]string{"--url", closed, "tools", "list"}, "mcpi: nothing is listening at " + closed, 2},
+		{[]string{"--config", badJSON, "--server", "demo", "tools", "list"},
+			"mcpi: the config file " + badJSON + " is not valid JSON: invalid character '}' looking for beginning of object key string at line 1, column 44", 2},
+		{[]string{"--config", good, "--server", "nope", "tools", "list"},
+			"mcpi: the config file " + good + ` has no server named "nope"; it has "demo" and "web"`, 2},
+		{[]string{"resources", "read", "nosuch://thing"}, "", 1},
+		{[]string{"tools", "frobnicate"}, `mcpi: "mcpi tools" has no command "frobnicate"`, 2},
+		{[]string{"tools", "list", "--bogus"}, "mcpi: unknown flag: --bogus", 2},
+		{[]string{"--stdio", "x", "serve", "demo"}, "", 2},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			stdout, stderr, code := mcpi(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d; stderr: %s", code, tt.code, stderr)
+			}
+			if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "mcpi: ") {
+				t.Errorf("stderr is not one mcpi: line: %q", stderr)
+			}
+			if tt.want != "" && strings.TrimSuffix(stderr, "\n") != tt.want {
+				t.Errorf("stderr:\n%s\nwant:\n%s", stderr, tt.want)
+			}
+			for _, goish := range []string{"jsonrpc:", "initialize:", "transport:", "tools/call:", "goroutine"} {
+				if strings.Contains(stderr, goish) {
+					t.Errorf("stderr has Go internals (%q): %s", goish, stderr)
+				}
+			}
+			if stdout != "" {
+				t.Errorf("stdout: %s", stdout)
+			}
+		})
+	}
+}
+
+func TestConfigServer(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	os.WriteFile(file, []byte(`{"mcpServers": {"demo": {"type": "stdio", "command": "`+mcpiBin+`", "args": ["serve", "demo"]}}}`), 0o600)
+	stdout, stderr, code := mcpi(t, "--config", file, "--server", "demo", "tools", "call", "add", "--arg", "a=2", "--arg", "b=3")
+	if code != 0 || stdout != "5\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	stdout, _, code := mcpi(t, "--version")
+	if code != 0 || stdout != "mcpi test\n" {
+		t.Errorf("--version: exit %d, %q", code, stdout)
+	}
+	out, err := exec.Command(mcpiBin, "--version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "mcpi ") {
+		t.Errorf("binary --version: %q, %v", out, err)
+	}
+}
+
+func TestPing(t *testing.T) {
+	stdout, stderr, code := mcpi(t, "ping")
+	if code != 0 || !strings.HasPrefix(stdout, "pong from ") {
+		t.Errorf("ping: exit %d, %q, %q", code, stdout, stderr)
+	}
+}
+
+func TestBinaryExitCodes(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mcpiBin, "tools", "call", "add", "--arg", "a=1")
+	out, err := cmd.CombinedOutput()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 2 || string(out) != "mcpi: argument \"b\" is required\n" {
+		t.Errorf("mcpi tools call add --arg a=1: %v, %q", err, out)
+	}
+}

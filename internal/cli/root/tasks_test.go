@@ -1,0 +1,205 @@
+package root
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// run runs the mcpi binary, a new process each time, with its state file in stateDir.
+func run(t *testing.T, stateDir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mcpiBin, args...)
+	cmd.Env = append(os.Environ(), "MCPI_STATE_DIR="+stateDir)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("mcpi %s: %v", strings.Join(args, " "), err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+func eventLines(t *testing.T, out string) []taskview.Event {
+	t.Helper()
+	var evs []taskview.Event
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var ev taskview.Event
+		if err := json.Unmarshal([]byte(l), &ev); err != nil {
+			t.Fatalf("not a JSON event line: %q", l)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// The CLI items of issue 3, through the built binary against "mcpi serve demo --http".
+func TestTasksBinary(t *testing.T) {
+	url := serveDemoHTTP(t)
+	state := t.TempDir()
+
+	// The slow task followed with --json: created, working with progress, completed, then
+	// the result.
+	start := time.Now()
+	stdout, stderr, code := run(t, state, "--url", url, "tools", "call", "slow_task", "--arg", "seconds=0.2", "--arg", "steps=2", "--task", "--ttl", "10m", "--json")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	t.Logf("slow_task --task --json took %s", time.Since(start))
+	evs := eventLines(t, stdout)
+	var seq []string
+	for _, e := range evs {
+		s := e.Event
+		if e.Task != nil && e.Event == "status" {
+			s += ":" + string(e.Task.Status)
+		}
+		seq = append(seq, s)
+	}
+	got := strings.Join(seq, " ")
+	if evs[0].Event != "created" || evs[len(evs)-1].Event != "result" || !strings.Contains(got, "progress") ||
+		!strings.Contains(got, "status:working") || !strings.Contains(got, "status:completed") {
+		t.Errorf("events: %s", got)
+	}
+	followed := evs[len(evs)-1].Result
+	if followed == nil || followed.Content[0].Text != "done: worked 200ms in 2 steps" {
+		t.Fatalf("result: %+v", followed)
+	}
+
+	// --detach, then the result from a new process without server flags.
+	stdout, stderr, code = run(t, state, "--url", url, "tools", "call", "slow_task", "--arg", "seconds=0.2", "--arg", "steps=2", "--task", "--detach")
+	id := strings.TrimSpace(stdout)
+	if code != 0 || len(id) < 16 || stderr != "" {
+		t.Fatalf("--detach: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	stdout, stderr, code = run(t, state, "tasks", "result", id, "--json")
+	var res mcp.CallToolResult
+	if code != 0 || json.Unmarshal([]byte(stdout), &res) != nil {
+		t.Fatalf("tasks result: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if got, want := res.Content, followed.Content; len(got) != 1 || got[0].Text != want[0].Text {
+		t.Errorf("tasks result = %+v, the followed call gave %+v", got, want)
+	}
+	if rt, _ := res.Meta.RelatedTask(); rt != id {
+		t.Errorf("related task %q, want %q", rt, id)
+	}
+	stdout, _, code = run(t, state, "tasks", "result", id)
+	if code != 0 || stdout != "done: worked 200ms in 2 steps\n" {
+		t.Errorf("tasks result (text): exit %d, %q", code, stdout)
+	}
+	stdout, _, code = run(t, state, "tasks", "list", "--local")
+	if code != 0 || !strings.Contains(stdout, id) || !strings.Contains(stdout, "slow_task") || !strings.Contains(stdout, url) {
+		t.Errorf("tasks list --local: exit %d\n%s", code, stdout)
+	}
+
+	// Input through the side channel, answered from a file.
+	answers := filepath.Join(t.TempDir(), "answers.json")
+	os.WriteFile(answers, []byte(`{"elicitation": {"ask_task": {"name": "Ada"}}, "sampling": {"ask_task": "Hello, Ada!"}}`), 0o600)
+	stdout, stderr, code = run(t, state, "--url", url, "tools", "call", "ask_task", "--task", "--answers", answers)
+	if code != 0 || stdout != "name: Ada; model: Hello, Ada!\n" {
+		t.Errorf("ask_task --answers: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+
+	// Cancel from the CLI: the task is cancelled on the server.
+	path := filepath.Join(t.TempDir(), "side-effect")
+	stdout, _, code = run(t, state, "--url", url, "tools", "call", "side_effect_task", "--arg", "seconds=30", "--arg", "path="+path, "--task", "--detach")
+	se := strings.TrimSpace(stdout)
+	if code != 0 {
+		t.Fatalf("side_effect_task --detach: exit %d", code)
+	}
+	if stdout, stderr, code = run(t, state, "tasks", "cancel", se); code != 0 || stdout != "⊘ cancelled "+se+": Cancelled by request.\n" {
+		t.Errorf("tasks cancel: exit %d, %q, %q", code, stdout, stderr)
+	}
+	stdout, _, _ = run(t, state, "tasks", "get", se, "--json")
+	var st mcp.Task
+	if json.Unmarshal([]byte(stdout), &st); st.Status != mcp.TaskStatusCancelled {
+		t.Errorf("after cancel: %s", stdout)
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"elicitation": `), 0o600)
+	errorsTests := []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"--url", url, "tools", "call", "slow_task"}, `mcpi: the tool "slow_task" must be called as a task (its taskSupport is required); use --task`, 2},
+		{[]string{"--url", url, "tools", "call", "add", "--arg", "a=1", "--arg", "b=2", "--task"}, `mcpi: the tool "add" cannot run as a task (its taskSupport is forbidden); call it without --task`, 2},
+		{[]string{"tools", "call", "slow_task", "--task", "--detach"}, `mcpi: --detach cannot work with the embedded demo server, which lives only as long as this mcpi process, so a detached task could never be fetched; run "mcpi serve demo --http 127.0.0.1:8080" and pass --url http://127.0.0.1:8080/mcp`, 2},
+		{[]string{"--url", url, "tasks", "get", "x"}, `mcpi: the server has no task "x" (it may have expired)`, 1},
+		{[]string{"--url", url, "tasks", "cancel", "x"}, `mcpi: the server has no task "x" (it may have expired)`, 1},
+		{[]string{"--url", url, "tools", "call", "ask_task", "--task", "--answers", bad}, "mcpi: the answers file " + bad + " is not valid JSON: it ends too early", 2},
+		{[]string{"--url", url, "tools", "call", "ask_task", "--task"}, `mcpi: the server asked for the user's input (elicitation for the tool "ask_task"), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"elicitation": {"ask_task": {"name": "..."}}}`, 2},
+		{[]string{"tasks", "list", "--local", "--url", url}, "mcpi: --local reads the local state file, so server flags do not apply", 2},
+		{[]string{"tasks", "watch", "a", "b"}, `mcpi: "mcpi tasks watch" takes at most one task id, but was given 2 arguments`, 2},
+	}
+	for _, tt := range errorsTests {
+		_, stderr, code := run(t, state, tt.args...)
+		if code != tt.code || strings.TrimSuffix(stderr, "\n") != tt.want || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("mcpi %s:\n exit %d, stderr %q\nwant exit %d, %q", strings.Join(tt.args, " "), code, stderr, tt.code, tt.want)
+		}
+	}
+}
+
+// Ctrl-C while following, not on a terminal: the task is left running, recorded, and the
+// message says how to fetch its result.
+func TestInterruptBinary(t *testing.T) {
+	url := serveDemoHTTP(t)
+	state := t.TempDir()
+	path := filepath.Join(t.TempDir(), "side-effect")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mcpiBin, "--url", url, "tools", "call", "side_effect_task", "--arg", "seconds=30", "--arg", "path="+path, "--task", "--json")
+	cmd.Env = append(os.Environ(), "MCPI_STATE_DIR="+state)
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the created event, then interrupt.
+	line, err := bufio.NewReader(out).ReadString('\n')
+	var created taskview.Event
+	if err != nil || json.Unmarshal([]byte(line), &created) != nil || created.Event != "created" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	id := created.Task.TaskID
+	cmd.Process.Signal(syscall.SIGINT)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Fatalf("exit: %v", err)
+	}
+	want := `mcpi: interrupted; the task "` + id + `" is still running on the server: get its result with "mcpi tasks result ` + id + `"` + "\n"
+	if errOut.String() != want {
+		t.Errorf("stderr:\n%q\nwant\n%q", errOut.String(), want)
+	}
+	stdout, _, code := run(t, state, "tasks", "get", id, "--json")
+	var st mcp.Task
+	if json.Unmarshal([]byte(stdout), &st); code != 0 || st.Status != mcp.TaskStatusWorking {
+		t.Errorf("left running? exit %d, %s", code, stdout)
+	}
+	if _, stderr, code := run(t, state, "tasks", "cancel", id); code != 0 {
+		t.Errorf("tasks cancel: exit %d, %s", code, stderr)
+	}
+}

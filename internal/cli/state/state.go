@@ -1,0 +1,326 @@
+// Package state is mcpi's small local state file: the tasks that mcpi started and left
+// running on a server (detached with --detach, or left running on Ctrl-C), with the
+// server flags that reach them again, so that "mcpi tasks result ID" needs no flags.
+//
+// The file is tasks.json in $MCPI_STATE_DIR, else $XDG_STATE_HOME/mcpi, else
+// ~/.local/state/mcpi. It is written atomically (a temporary file renamed over it),
+// readable by its owner only (server flags may hold credentials in --header values), and
+// bounded: entries whose TTL has run out are dropped, and only the newest [MaxEntries]
+// are kept.
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/cli/connect"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// MaxEntries bounds the file.
+const MaxEntries = 500
+
+// FileName is the state file's name in the state directory.
+const FileName = "tasks.json"
+
+// Server is the server selection flags a task was started with.
+type Server struct {
+	Stdio   string   `json:"stdio,omitempty"`
+	Env     []string `json:"env,omitempty"`
+	Cwd     string   `json:"cwd,omitempty"`
+	URL     string   `json:"url,omitempty"`
+	Headers []string `json:"headers,omitempty"`
+	Config  string   `json:"config,omitempty"`
+	Server  string   `json:"server,omitempty"`
+}
+
+// FromSelection records sel. Relative --config and --cwd paths are made absolute, as a
+// later mcpi may run elsewhere.
+func FromSelection(sel *connect.Selection) Server {
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
+	}
+	return Server{
+		Stdio:   sel.Stdio,
+		Env:     slices.Clone(sel.Env),
+		Cwd:     abs(sel.Cwd),
+		URL:     sel.URL,
+		Headers: slices.Clone(sel.Headers),
+		Config:  abs(sel.Config),
+		Server:  sel.Server,
+	}
+}
+
+// Apply sets sel's flags to the recorded ones.
+func (s Server) Apply(sel *connect.Selection) {
+	sel.Stdio, sel.Env, sel.Cwd = s.Stdio, slices.Clone(s.Env), s.Cwd
+	sel.URL, sel.Headers = s.URL, slices.Clone(s.Headers)
+	sel.Config, sel.Server = s.Config, s.Server
+}
+
+// String names the server for a table: its URL, its command line, or FILE:NAME.
+func (s Server) String() string {
+	switch {
+	case s.URL != "":
+		return s.URL
+	case s.Stdio != "":
+		return s.Stdio
+	case s.Config != "" && s.Server != "":
+		return s.Config + ":" + s.Server
+	case s.Config != "":
+		return s.Config
+	}
+	return connect.EmbeddedTarget
+}
+
+// Flags returns the mcpi flags that select the server, quoted for a shell.
+func (s Server) Flags() string {
+	var parts []string
+	add := func(flag, v string) { parts = append(parts, flag, ShellQuote(v)) }
+	if s.Stdio != "" {
+		add("--stdio", s.Stdio)
+	}
+	for _, e := range s.Env {
+		add("--env", e)
+	}
+	if s.Cwd != "" {
+		add("--cwd", s.Cwd)
+	}
+	if s.URL != "" {
+		add("--url", s.URL)
+	}
+	for _, h := range s.Headers {
+		add("--header", h)
+	}
+	if s.Config != "" {
+		add("--config", s.Config)
+	}
+	if s.Server != "" {
+		add("--server", s.Server)
+	}
+	return strings.Join(parts, " ")
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Entry is one task mcpi left running.
+type Entry struct {
+	TaskID string `json:"taskId"`
+	Tool   string `json:"tool"`
+	Server Server `json:"server"`
+	// Created is when the server created the task.
+	Created time.Time `json:"created"`
+	// TTL is the task's lifetime in milliseconds from Created, as the server reported
+	// it; null means unlimited.
+	TTL *int64 `json:"ttl"`
+}
+
+// Expires is when the server may delete the task; ok is false for an unlimited TTL.
+func (e Entry) Expires() (at time.Time, ok bool) {
+	if e.TTL == nil {
+		return time.Time{}, false
+	}
+	return e.Created.Add(time.Duration(*e.TTL) * time.Millisecond), true
+}
+
+type file struct {
+	Tasks []Entry `json:"tasks"`
+}
+
+// Store is the state file.
+type Store struct {
+	// Path is the file.
+	Path string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Dir returns the state directory: $MCPI_STATE_DIR, $XDG_STATE_HOME/mcpi or
+// ~/.local/state/mcpi.
+func Dir() (string, error) {
+	if d := os.Getenv("MCPI_STATE_DIR"); d != "" {
+		return d, nil
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "mcpi"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", cmdutil.UsageErrorf("mcpi has no place for its state file: set MCPI_STATE_DIR or HOME")
+	}
+	return filepath.Join(home, ".local", "state", "mcpi"), nil
+}
+
+// Default returns the store at the default location.
+func Default() (*Store, error) {
+	d, err := Dir()
+	if err != nil {
+		return nil, err
+	}
+	return &Store{Path: filepath.Join(d, FileName)}, nil
+}
+
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// Load returns the entries, oldest first, without the expired ones. A missing file is no
+// entries.
+func (s *Store) Load() ([]Entry, error) {
+	data, err := os.ReadFile(s.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, cmdutil.UsageErrorf("cannot read the state file %s: %v", s.Path, err)
+	}
+	var f file
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, cmdutil.UsageErrorf("the state file %s is not valid (%v); remove it to start afresh", s.Path, cmdutil.JSONSyntaxError(data, err))
+	}
+	return s.prune(f.Tasks), nil
+}
+
+// prune drops expired entries and keeps the newest MaxEntries, oldest first.
+func (s *Store) prune(entries []Entry) []Entry {
+	now := s.now()
+	out := entries[:0:0]
+	for _, e := range entries {
+		if at, ok := e.Expires(); ok && !at.After(now) {
+			continue
+		}
+		out = append(out, e)
+	}
+	slices.SortStableFunc(out, func(a, b Entry) int { return a.Created.Compare(b.Created) })
+	if len(out) > MaxEntries {
+		out = out[len(out)-MaxEntries:]
+	}
+	return out
+}
+
+// Find returns the entry of a task id.
+func (s *Store) Find(id string) (Entry, bool, error) {
+	entries, err := s.Load()
+	if err != nil {
+		return Entry{}, false, err
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].TaskID == id {
+			return entries[i], true, nil
+		}
+	}
+	return Entry{}, false, nil
+}
+
+// Add records an entry, replacing one with the same task id.
+func (s *Store) Add(e Entry) error {
+	entries, err := s.Load()
+	if err != nil {
+		return err
+	}
+	entries = slices.DeleteFunc(entries, func(x Entry) bool { return x.TaskID == e.TaskID })
+	entries = s.prune(append(entries, e))
+	return s.write(entries)
+}
+
+// write replaces the file atomically: a temporary file in the same directory, renamed.
+func (s *Store) write(entries []Entry) error {
+	if entries == nil {
+		entries = []Entry{}
+	}
+	data, err := json.MarshalIndent(file{Tasks: entries}, "", "  ")
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	dir := filepath.Dir(s.Path)
+	fail := func(err error) error {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return cmdutil.UsageErrorf("cannot write the state file %s: %v", s.Path, err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fail(err)
+	}
+	tmp, err := os.CreateTemp(dir, ".tasks-*.json")
+	if err != nil {
+		return fail(err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fail(err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp.Name(), s.Path); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// String describes the store for messages.
+func (s *Store) String() string { return fmt.Sprintf("the state file %s", s.Path) }
+
+// Remember records a task that mcpi leaves running on the server sel selects, in store
+// (nil: the default state file), and returns the command that fetches its result: with
+// no server flags when the task was recorded, else with them. The error says why it
+// could not be recorded; the command is good either way.
+func Remember(store *Store, sel *connect.Selection, tool string, t mcp.Task) (fetch string, err error) {
+	srv := FromSelection(sel)
+	withFlags := "mcpi"
+	if f := srv.Flags(); f != "" {
+		withFlags += " " + f
+	}
+	withFlags += " tasks result " + ShellQuote(t.TaskID)
+	if store == nil {
+		if store, err = Default(); err != nil {
+			return withFlags, err
+		}
+	}
+	created, perr := mcp.ParseTime(t.CreatedAt)
+	if perr != nil {
+		created = store.now()
+	}
+	e := Entry{TaskID: t.TaskID, Tool: tool, Server: srv, Created: created, TTL: t.TTL}
+	if err := store.Add(e); err != nil {
+		return withFlags, err
+	}
+	return "mcpi tasks result " + ShellQuote(t.TaskID), nil
+}

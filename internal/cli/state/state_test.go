@@ -1,0 +1,157 @@
+package state
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/cli/connect"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestDir(t *testing.T) {
+	t.Setenv("MCPI_STATE_DIR", "/a/b")
+	t.Setenv("XDG_STATE_HOME", "/x")
+	if d, _ := Dir(); d != "/a/b" {
+		t.Errorf("with MCPI_STATE_DIR: %s", d)
+	}
+	t.Setenv("MCPI_STATE_DIR", "")
+	if d, _ := Dir(); d != "/x/mcpi" {
+		t.Errorf("with XDG_STATE_HOME: %s", d)
+	}
+	t.Setenv("XDG_STATE_HOME", "")
+	t.Setenv("HOME", "/home/u")
+	if d, _ := Dir(); d != "/home/u/.local/state/mcpi" {
+		t.Errorf("with HOME: %s", d)
+	}
+}
+
+func TestAddFind(t *testing.T) {
+	now := time.Date(2026, 8, 1, 10, 0, 0, 0, time.UTC)
+	dir := filepath.Join(t.TempDir(), "new", "dir")
+	s := &Store{Path: filepath.Join(dir, FileName), Now: func() time.Time { return now }}
+	if entries, err := s.Load(); err != nil || len(entries) != 0 {
+		t.Fatalf("missing file: %v, %v", entries, err)
+	}
+	e := Entry{TaskID: "t1", Tool: "slow_task", Server: Server{URL: "http://h/mcp", Headers: []string{"Authorization=Bearer x"}}, Created: now, TTL: ptr[int64](60_000)}
+	if err := s.Add(e); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := s.Find("t1")
+	if err != nil || !ok || !reflect.DeepEqual(got.Server, e.Server) || got.Tool != "slow_task" || *got.TTL != 60_000 || !got.Created.Equal(now) {
+		t.Fatalf("Find = %+v, %v, %v", got, ok, err)
+	}
+	if _, ok, _ := s.Find("nope"); ok {
+		t.Error("found an unknown id")
+	}
+	// Private, and no temporary files left behind.
+	fi, err := os.Stat(s.Path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("file mode %v, %v", fi.Mode(), err)
+	}
+	if di, _ := os.Stat(dir); di.Mode().Perm() != 0o700 {
+		t.Errorf("dir mode %v", di.Mode())
+	}
+	files, _ := os.ReadDir(dir)
+	if len(files) != 1 {
+		t.Errorf("files in the state dir: %v", files)
+	}
+	// Adding the same id replaces it.
+	e.Tool = "other"
+	if err := s.Add(e); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := s.Load(); len(entries) != 1 || entries[0].Tool != "other" {
+		t.Errorf("after replacing: %+v", entries)
+	}
+	// Past its TTL an entry is dropped.
+	now = now.Add(time.Minute)
+	if entries, _ := s.Load(); len(entries) != 0 {
+		t.Errorf("expired entry kept: %+v", entries)
+	}
+}
+
+func TestBounded(t *testing.T) {
+	now := time.Date(2026, 8, 1, 10, 0, 0, 0, time.UTC)
+	s := &Store{Path: filepath.Join(t.TempDir(), FileName), Now: func() time.Time { return now }}
+	// Write many entries at once, then add one more: the oldest go.
+	var many []Entry
+	for i := range MaxEntries + 20 {
+		many = append(many, Entry{TaskID: fmt.Sprint("t", i), Created: now.Add(time.Duration(i) * time.Second)})
+	}
+	if err := s.write(many); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Add(Entry{TaskID: "last", Created: now.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := s.Load()
+	if err != nil || len(entries) != MaxEntries {
+		t.Fatalf("%d entries, %v", len(entries), err)
+	}
+	if entries[0].TaskID != "t21" || entries[len(entries)-1].TaskID != "last" {
+		t.Errorf("kept %s .. %s", entries[0].TaskID, entries[len(entries)-1].TaskID)
+	}
+}
+
+func TestCorrupt(t *testing.T) {
+	s := &Store{Path: filepath.Join(t.TempDir(), FileName)}
+	os.WriteFile(s.Path, []byte("{nope"), 0o600)
+	_, err := s.Load()
+	msg, code := cmdutil.Describe(err)
+	if code != 2 || !strings.HasPrefix(msg, "the state file "+s.Path+" is not valid") || !strings.Contains(msg, "remove it") {
+		t.Errorf("%q (exit %d)", msg, code)
+	}
+	if err := s.Add(Entry{TaskID: "x"}); err == nil {
+		t.Error("Add over a corrupt file succeeded")
+	}
+}
+
+func TestSelection(t *testing.T) {
+	wd, _ := os.Getwd()
+	sel := &connect.Selection{Config: "mcp.json", Server: "s", Cwd: "/abs", Env: []string{"A=1"}}
+	srv := FromSelection(sel)
+	if srv.Config != filepath.Join(wd, "mcp.json") || srv.Cwd != "/abs" || srv.Server != "s" {
+		t.Errorf("FromSelection = %+v", srv)
+	}
+	var back connect.Selection
+	srv.Apply(&back)
+	if back.Config != srv.Config || back.Server != "s" || !reflect.DeepEqual(back.Env, []string{"A=1"}) || !back.IsSet() {
+		t.Errorf("Apply = %+v", back)
+	}
+	if got := (Server{Stdio: "mcpi serve demo", Env: []string{"K=a b"}}).Flags(); got != `--stdio 'mcpi serve demo' --env 'K=a b'` {
+		t.Errorf("Flags = %s", got)
+	}
+	if got := (Server{URL: "http://h:1/mcp"}).String(); got != "http://h:1/mcp" {
+		t.Errorf("String = %s", got)
+	}
+	if ShellQuote("it's") != `'it'\''s'` || ShellQuote("abc-1") != "abc-1" {
+		t.Error("ShellQuote")
+	}
+}
+
+func TestRemember(t *testing.T) {
+	s := &Store{Path: filepath.Join(t.TempDir(), FileName)}
+	task := mcp.Task{TaskID: "abc", Status: mcp.TaskStatusWorking, CreatedAt: "2026-08-01T10:00:00Z", TTL: nil}
+	fetch, err := Remember(s, &connect.Selection{URL: "http://h/mcp"}, "slow_task", task)
+	if err != nil || fetch != "mcpi tasks result abc" {
+		t.Fatalf("Remember = %q, %v", fetch, err)
+	}
+	e, ok, _ := s.Find("abc")
+	if !ok || e.TTL != nil || e.Server.URL != "http://h/mcp" || e.Created.Format(time.RFC3339) != "2026-08-01T10:00:00Z" {
+		t.Errorf("entry %+v", e)
+	}
+	// An unusable state file: the command names the server itself.
+	bad := &Store{Path: filepath.Join(s.Path, "under-a-file", FileName)}
+	fetch, err = Remember(bad, &connect.Selection{URL: "http://h/mcp"}, "slow_task", task)
+	if err == nil || fetch != "mcpi --url http://h/mcp tasks result abc" {
+		t.Errorf("Remember on a bad path = %q, %v", fetch, err)
+	}
+}

@@ -1,0 +1,82 @@
+// Package cancel implements "mcpi tasks cancel".
+package cancel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/cli/connect"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+)
+
+// Options are the inputs of "tasks cancel".
+type Options struct {
+	shared.Options
+	ID string
+}
+
+// NewCmd returns the command; runF replaces [Run] in tests of the flag handling.
+func NewCmd(f *cmdutil.Factory, sel *connect.Selection, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Options: shared.NewOptions(f, sel)}
+	cmd := &cobra.Command{
+		Use:   "cancel ID",
+		Short: "Cancel a task",
+		Long: `Cancel a task (tasks/cancel): the server sets it to cancelled before it answers
+and stops its work. With --json: the cancelled MCP Task.
+
+Without server flags, a task recorded in the local state file is cancelled on the
+server it was started on.
+
+Exit status: 0 when the task was cancelled, 1 when the server has no such task or
+it had already ended, 2 on bad usage or a connection failure.`,
+		Args: cmdutil.ExactArgs(1, "a task id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return Run(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the cancelled task as JSON")
+	return cmd
+}
+
+// Run cancels the task.
+func Run(ctx context.Context, opts *Options) error {
+	if _, _, err := opts.Resolve(opts.ID); err != nil {
+		return err
+	}
+	sess, err := opts.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	if err := shared.NeedCancel(sess); err != nil {
+		return err
+	}
+	t, err := sess.CancelTask(ctx, opts.ID)
+	if errors.Is(err, jsonrpc.ErrInvalidParams) {
+		// Unknown, or already ended: the spec gives -32602 for both. Ask which.
+		if st, gerr := sess.GetTask(ctx, opts.ID); gerr == nil && st.Status.IsTerminal() {
+			return &cmdutil.TaskError{ID: opts.ID, Reason: cmdutil.TaskEnded, Status: string(st.Status)}
+		}
+	}
+	if err != nil {
+		return opts.TaskErr(err, opts.ID)
+	}
+	if opts.JSON {
+		return cmdutil.PrintJSON(opts.IO.Out, t)
+	}
+	msg := ""
+	if t.StatusMessage != "" {
+		msg = ": " + t.StatusMessage
+	}
+	fmt.Fprintf(opts.IO.Out, "%s %s%s\n", shared.StatusText(t.Status), t.TaskID, msg)
+	return nil
+}

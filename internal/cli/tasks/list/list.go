@@ -1,0 +1,126 @@
+// Package list implements "mcpi tasks list".
+package list
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/cli/connect"
+	"github.com/mcpi-dev/mcpi/internal/cli/state"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
+	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// Options are the inputs of "tasks list".
+type Options struct {
+	shared.Options
+	// Local lists the local state file instead of asking the server.
+	Local bool
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// LocalList is the --json output of "tasks list --local".
+type LocalList struct {
+	Tasks []state.Entry `json:"tasks"`
+}
+
+// NewCmd returns the command; runF replaces [Run] in tests of the flag handling.
+func NewCmd(f *cmdutil.Factory, sel *connect.Selection, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Options: shared.NewOptions(f, sel)}
+	cmd := &cobra.Command{
+		Use:   "list [--local]",
+		Short: "List the server's tasks, or the ones mcpi left running",
+		Long: `List the tasks the server has for this session (tasks/list, every page): ID,
+STATUS, MESSAGE, CREATED and TTL. With --json: {"tasks":[TASK...]}, each TASK
+with the fields of the MCP Task.
+
+--local lists the local state file instead, without asking any server: the tasks
+mcpi left running (--detach, or Ctrl-C), with their tool and server. With --json:
+{"tasks":[{"taskId","tool","server":{flags},"created","ttl"}...]}.`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Local && opts.Selection != nil && opts.Selection.IsSet() {
+				return cmdutil.UsageErrorf("--local reads the local state file, so server flags do not apply")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return Run(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the list as JSON")
+	cmd.Flags().BoolVar(&opts.Local, "local", false, "list the tasks recorded in the local state file")
+	return cmd
+}
+
+// Run lists the tasks.
+func Run(ctx context.Context, opts *Options) error {
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	if opts.Local {
+		return runLocal(opts, now())
+	}
+	sess, err := opts.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	if err := shared.NeedList(sess); err != nil {
+		return err
+	}
+	items, err := cmdutil.Collect(sess.ServerTasks(ctx))
+	if err != nil {
+		return err
+	}
+	res := mcp.ListTasksResult{Tasks: items}
+	if opts.JSON {
+		return cmdutil.PrintJSON(opts.IO.Out, res)
+	}
+	if len(res.Tasks) == 0 {
+		fmt.Fprintln(opts.IO.ErrOut, `No tasks. (A server lists the tasks of the current session only; "mcpi tasks list --local" shows the tasks mcpi left running.)`)
+		return nil
+	}
+	tw := cmdutil.NewTable(opts.IO.Out, opts.IO.TerminalWidth(), "ID", "STATUS", "CREATED", "TTL", "MESSAGE")
+	for _, t := range res.Tasks {
+		tw.Row(t.TaskID, shared.StatusText(t.Status), shared.Created(t.CreatedAt), taskview.TTL(t.TTL), cmdutil.OrDash(t.StatusMessage))
+	}
+	return tw.Flush()
+}
+
+func runLocal(opts *Options, now time.Time) error {
+	store, err := opts.Store()
+	if err != nil {
+		return err
+	}
+	entries, err := store.Load()
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		if entries == nil {
+			entries = []state.Entry{}
+		}
+		return cmdutil.PrintJSON(opts.IO.Out, LocalList{Tasks: entries})
+	}
+	if len(entries) == 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "No tasks recorded in %s.\n", store.Path)
+		return nil
+	}
+	tw := cmdutil.NewTable(opts.IO.Out, opts.IO.TerminalWidth(), "ID", "TOOL", "CREATED", "EXPIRES", "SERVER")
+	for _, e := range entries {
+		expires := "never"
+		if at, ok := e.Expires(); ok {
+			expires = "in " + taskview.Duration(at.Sub(now).Round(time.Second))
+		}
+		tw.Row(e.TaskID, cmdutil.OrDash(e.Tool), e.Created.Local().Format("2006-01-02 15:04:05"), expires, e.Server.String())
+	}
+	return tw.Flush()
+}

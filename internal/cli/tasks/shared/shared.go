@@ -1,0 +1,181 @@
+// Package shared holds what the "mcpi tasks" commands share: finding a task's server
+// (the flags given, else the local state file's record of the task), and the errors of
+// task requests turned into sentences.
+package shared
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/cli/connect"
+	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/cli/state"
+	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// Options are the inputs every "tasks" command that talks to a server has.
+type Options struct {
+	IO      *iostreams.IOStreams
+	Connect func(context.Context) (*client.Session, error)
+	// Selection is the server the flags selected, which Connect reads when it is called:
+	// a command on one task with no server flags fills it in from the state file. Nil
+	// means the embedded demo server, with no lookup in the state file.
+	Selection *connect.Selection
+	// State is the local state file; nil means the default one.
+	State *state.Store
+	JSON  bool
+}
+
+// NewOptions returns the options of a command built from f.
+func NewOptions(f *cmdutil.Factory, sel *connect.Selection) Options {
+	return Options{IO: f.IOStreams, Connect: f.Connect, Selection: sel}
+}
+
+// Embedded reports whether the selected server is the embedded demo server.
+func (o *Options) Embedded() bool { return o.Selection == nil || !o.Selection.IsSet() }
+
+// Store returns the state file.
+func (o *Options) Store() (*state.Store, error) {
+	if o.State != nil {
+		return o.State, nil
+	}
+	return state.Default()
+}
+
+// Resolve finds the server of task id: with server flags given, those (and the state
+// file only for the task's tool); without, the server the state file recorded for id,
+// which fills in the selection. found is false when the state file does not know id.
+func (o *Options) Resolve(id string) (entry state.Entry, found bool, err error) {
+	store, err := o.Store()
+	if err != nil {
+		if o.Embedded() {
+			return state.Entry{}, false, err
+		}
+		return state.Entry{}, false, nil
+	}
+	entry, found, err = store.Find(id)
+	if err != nil {
+		if o.Embedded() {
+			return state.Entry{}, false, err
+		}
+		return state.Entry{}, false, nil // the flags say where to go; the file is not needed
+	}
+	if found && o.Embedded() && o.Selection != nil {
+		entry.Server.Apply(o.Selection) // Connect reads the selection when it is called
+	}
+	return entry, found, nil
+}
+
+// TaskErr turns the error of a tasks/get, tasks/result or tasks/cancel of id into the
+// sentence the user sees: -32602 means the server has no such task.
+func (o *Options) TaskErr(err error, id string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, jsonrpc.ErrInvalidParams) {
+		return &cmdutil.TaskError{ID: id, Reason: cmdutil.TaskUnknown, Embedded: o.Embedded()}
+	}
+	return err
+}
+
+// NeedList refuses tasks/list with a server that declares no tasks.list.
+func NeedList(sess *client.Session) error {
+	if !sess.ServerCapabilities().Tasks.SupportsList() {
+		return cmdutil.UsageErrorf("the server does not list tasks (it declares no tasks.list capability)")
+	}
+	return nil
+}
+
+// NeedCancel refuses tasks/cancel with a server that declares no tasks.cancel.
+func NeedCancel(sess *client.Session) error {
+	if !sess.ServerCapabilities().Tasks.SupportsCancel() {
+		return cmdutil.UsageErrorf("the server does not cancel tasks (it declares no tasks.cancel capability)")
+	}
+	return nil
+}
+
+// Created renders a task's createdAt in local time ("2006-01-02 15:04:05"), or as it is
+// when it cannot be parsed.
+func Created(s string) string {
+	t, err := mcp.ParseTime(s)
+	if err != nil {
+		return cmdutil.OrDash(s)
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+// Age renders how long ago s (a task timestamp) was, relative to now.
+func Age(s string, now time.Time) string {
+	t, err := mcp.ParseTime(s)
+	if err != nil {
+		return ""
+	}
+	return taskview.Duration(now.Sub(t).Round(100*time.Millisecond)) + " ago"
+}
+
+// StatusText is "✓ completed".
+func StatusText(st mcp.TaskStatus) string { return taskview.Symbol(st) + " " + string(st) }
+
+// PrintTask writes a task's fields for people, one per line, with what the state file
+// knows of it.
+func PrintTask(w io.Writer, t mcp.Task, entry *state.Entry, now time.Time) {
+	row := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(w, "%-9s %s\n", k+":", v)
+		}
+	}
+	row("ID", t.TaskID)
+	row("Status", StatusText(t.Status))
+	row("Message", t.StatusMessage)
+	if entry != nil {
+		row("Tool", entry.Tool)
+		row("Server", entry.Server.String())
+	}
+	created := Created(t.CreatedAt)
+	if age := Age(t.CreatedAt, now); age != "" {
+		created += " (" + age + ")"
+	}
+	row("Created", created)
+	updated := Created(t.LastUpdatedAt)
+	if age := Age(t.LastUpdatedAt, now); age != "" {
+		updated += " (" + age + ")"
+	}
+	row("Updated", updated)
+	ttl := taskview.TTL(t.TTL)
+	if at, ok := t.ExpiresAt(); ok {
+		if at.After(now) {
+			ttl += fmt.Sprintf(" (expires in %s)", taskview.Duration(at.Sub(now).Round(time.Second)))
+		} else {
+			ttl += " (expired)"
+		}
+	}
+	row("TTL", ttl)
+	if t.PollInterval != nil {
+		row("Poll", (time.Duration(*t.PollInterval) * time.Millisecond).String())
+	}
+}
+
+// OutcomeErr explains the error tasks/result gave for id. -32602 may be the server's "no
+// such task" or the tool's own error stored as the outcome, and an error of a cancelled
+// task is its cancellation: a tasks/get tells them apart.
+func OutcomeErr(ctx context.Context, o *Options, sess *client.Session, id string, err error) error {
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code == jsonrpc.CodeConnectionClosed || ctx.Err() != nil {
+		return err
+	}
+	st, gerr := sess.GetTask(ctx, id)
+	switch {
+	case gerr == nil && st.Status == mcp.TaskStatusCancelled:
+		return &cmdutil.TaskError{ID: id, Reason: cmdutil.TaskCancelled}
+	case gerr == nil:
+		return err // the tool's own error, exactly
+	}
+	return o.TaskErr(err, id)
+}

@@ -1,0 +1,492 @@
+package tasks_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/connect"
+	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
+	"github.com/mcpi-dev/mcpi/internal/cli/state"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks/cancel"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks/get"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks/list"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks/result"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks/watch"
+	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/internal/cli/tools/call"
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/demo"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/tasks"
+)
+
+// callTool runs "tools call" in env with ctx.
+func callTool(ctx context.Context, env *clitest.Env, opts *call.Options) error {
+	f := env.Factory
+	opts.IO, opts.Connect, opts.InputRefused = env.IO, f.Connect, f.InputRefused
+	opts.UseAnswers, opts.SetRequestTool, opts.Choose, opts.HoldRequests = f.UseAnswers, f.SetRequestTool, f.Choose, f.HoldRequests
+	opts.Selection = env.Selection
+	opts.Tick = -1
+	return call.Run(ctx, opts)
+}
+
+func sharedOpts(env *clitest.Env, jsonOut bool) shared.Options {
+	return shared.Options{IO: env.IO, Connect: env.Factory.Connect, Selection: env.Selection, JSON: jsonOut}
+}
+
+// fresh is a new mcpi invocation with no server flags.
+func fresh(t *testing.T) *clitest.Env { return clitest.New(t, &connect.Selection{}) }
+
+// freshOn is fresh once d has seen the previous invocation's session end, so that the new
+// session may take over the task that session had.
+func freshOn(t *testing.T, d *clitest.Demo) *clitest.Env {
+	t.Helper()
+	d.WaitIdle(t)
+	return fresh(t)
+}
+
+func describe(err error) string {
+	msg, code := clitest.Describe(err)
+	return fmt.Sprintf("%s (exit %d)", msg, code)
+}
+
+// detach starts a task with --detach against d and returns its id once d has seen the
+// detaching session end.
+func detach(t *testing.T, d *clitest.Demo, tool string, args ...string) string {
+	t.Helper()
+	defer d.WaitIdle(t)
+	env := clitest.New(t, &connect.Selection{URL: d.URL})
+	if err := callTool(clitest.Context(t), env, &call.Options{Name: tool, Args: args, Task: true, Detach: true}); err != nil {
+		t.Fatalf("tools call %s --task --detach: %s", tool, describe(err))
+	}
+	id := strings.TrimSpace(env.Out.String())
+	if len(id) < 16 || strings.ContainsAny(id, " \n") {
+		t.Fatalf("--detach printed %q, want a task id", env.Out)
+	}
+	return id
+}
+
+// --detach, then "tasks result ID" from a new invocation without server flags: the state
+// file leads it back to the server, which gives the new session the orphaned task; the
+// result is the same as when the call is followed.
+func TestDetachThenResult(t *testing.T) {
+	clitest.StateDir(t)
+	d := clitest.ServeDemo(t, nil)
+	url := d.URL
+
+	followed := clitest.New(t, &connect.Selection{URL: url})
+	if err := callTool(clitest.Context(t), followed, &call.Options{Name: "slow_task", Args: []string{"seconds=0.1", "steps=2"}, Task: true}); err != nil {
+		t.Fatal(describe(err))
+	}
+
+	id := detach(t, d, "slow_task", "seconds=0.1", "steps=2")
+	entry, ok, err := (&shared.Options{}).Resolve(id)
+	if err != nil || !ok || entry.Tool != "slow_task" || entry.Server.URL != url {
+		t.Fatalf("state file entry: %+v, %v, %v", entry, ok, err)
+	}
+
+	env := freshOn(t, d)
+	if err := result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, false)}); err == nil {
+		t.Fatal("result without an id succeeded")
+	}
+	env = freshOn(t, d)
+	if err := result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, false), ID: id}); err != nil {
+		t.Fatal(describe(err))
+	}
+	if env.Out.String() != followed.Out.String() || env.Out.String() != "done: worked 100ms in 2 steps\n" {
+		t.Errorf("tasks result printed %q; the followed call printed %q", env.Out, followed.Out)
+	}
+	if env.Selection.URL != url {
+		t.Errorf("the selection was not filled in from the state file: %+v", env.Selection)
+	}
+
+	env = freshOn(t, d)
+	if err := result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, true), ID: id}); err != nil {
+		t.Fatal(describe(err))
+	}
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(env.Out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if rt, _ := res.Meta.RelatedTask(); rt != id || res.Content[0].Text != "done: worked 100ms in 2 steps" {
+		t.Errorf("--json result: %s", env.Out)
+	}
+
+	env = freshOn(t, d)
+	if err := get.Run(clitest.Context(t), &get.Options{Options: sharedOpts(env, false), ID: id}); err != nil {
+		t.Fatal(describe(err))
+	}
+	for _, want := range []string{"ID:       " + id, "Status:   ✓ completed", "Tool:     slow_task", "Server:   " + url, "TTL:      1h0m0s"} {
+		if !strings.Contains(env.Out.String(), want) {
+			t.Errorf("tasks get lacks %q:\n%s", want, env.Out)
+		}
+	}
+
+	// With --json the detached task's created event is printed.
+	env = clitest.New(t, &connect.Selection{URL: url})
+	if err := callTool(clitest.Context(t), env, &call.Options{Name: "instant_task", Task: true, Detach: true, JSON: true}); err != nil {
+		t.Fatal(describe(err))
+	}
+	var ev taskview.Event
+	if err := json.Unmarshal(env.Out.Bytes(), &ev); err != nil || ev.Event != "created" || ev.Task == nil || ev.Task.TaskID == "" {
+		t.Errorf("--detach --json printed %s (%v)", env.Out, err)
+	}
+
+	// tasks list --local shows the recorded tasks.
+	env = freshOn(t, d)
+	if err := list.Run(clitest.Context(t), &list.Options{Options: sharedOpts(env, false), Local: true}); err != nil {
+		t.Fatal(describe(err))
+	}
+	out := env.Out.String()
+	for _, want := range []string{"ID", "TOOL", "CREATED", "EXPIRES", "SERVER", id, "slow_task", "instant_task", url, "  in "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("tasks list --local lacks %q:\n%s", want, out)
+		}
+	}
+	env = freshOn(t, d)
+	if err := list.Run(clitest.Context(t), &list.Options{Options: sharedOpts(env, true), Local: true}); err != nil {
+		t.Fatal(describe(err))
+	}
+	var local list.LocalList
+	if err := json.Unmarshal(env.Out.Bytes(), &local); err != nil || len(local.Tasks) != 2 || local.Tasks[0].TaskID != id || local.Tasks[0].Server.URL != url {
+		t.Errorf("tasks list --local --json: %s (%v)", env.Out, err)
+	}
+}
+
+// sideEffects serves the demo over HTTP and reports each side_effect_task's end.
+func sideEffects(t *testing.T) (d *clitest.Demo, exits chan error) {
+	exits = make(chan error, 4)
+	d = clitest.ServeDemo(t, &demo.Options{OnSideEffectExit: func(_ string, err error) { exits <- err }})
+	return d, exits
+}
+
+// waitCancelled waits for side_effect_task to stop and checks it stopped because it was
+// cancelled, before writing path.
+func waitCancelled(t *testing.T, exits chan error, path string) {
+	t.Helper()
+	select {
+	case err := <-exits:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("side_effect_task ended with %v, want it cancelled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("side_effect_task did not stop")
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the side effect happened: %s exists (%v)", path, err)
+	}
+}
+
+// "tasks cancel" on a running side_effect_task leaves it cancelled on the server, and its
+// work stops before the side effect.
+func TestCancel(t *testing.T) {
+	clitest.StateDir(t)
+	d, exits := sideEffects(t)
+	path := filepath.Join(t.TempDir(), "side-effect")
+	id := detach(t, d, "side_effect_task", "seconds=30", "path="+path)
+
+	env := freshOn(t, d)
+	if err := cancel.Run(clitest.Context(t), &cancel.Options{Options: sharedOpts(env, false), ID: id}); err != nil {
+		t.Fatal(describe(err))
+	}
+	if got, want := env.Out.String(), "⊘ cancelled "+id+": Cancelled by request.\n"; got != want {
+		t.Errorf("stdout = %q, want %q", got, want)
+	}
+	waitCancelled(t, exits, path)
+
+	env = freshOn(t, d)
+	if err := get.Run(clitest.Context(t), &get.Options{Options: sharedOpts(env, true), ID: id}); err != nil {
+		t.Fatal(describe(err))
+	}
+	var st mcp.Task
+	if err := json.Unmarshal(env.Out.Bytes(), &st); err != nil || st.Status != mcp.TaskStatusCancelled || st.TaskID != id {
+		t.Errorf("tasks get --json: %s (%v)", env.Out, err)
+	}
+
+	tests := []struct {
+		name string
+		run  func(env *clitest.Env) error
+		want string
+	}{
+		{"result", func(env *clitest.Env) error {
+			return result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, false), ID: id})
+		}, `mcpi: the task "` + id + `" was cancelled (exit 1)`},
+		{"cancel again", func(env *clitest.Env) error {
+			return cancel.Run(clitest.Context(t), &cancel.Options{Options: sharedOpts(env, false), ID: id})
+		}, `mcpi: the task "` + id + `" has already ended (cancelled), so it cannot be cancelled (exit 1)`},
+		{"watch", func(env *clitest.Env) error {
+			return watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, false), ID: id})
+		}, `mcpi: the task "` + id + `" was cancelled (exit 1)`},
+	}
+	for _, tt := range tests {
+		if got := describe(tt.run(freshOn(t, d))); got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestUnknownTask(t *testing.T) {
+	clitest.StateDir(t)
+	url := clitest.DemoHTTP(t, nil)
+	for _, sel := range []*connect.Selection{{URL: url}, {}} {
+		want := `mcpi: the server has no task "x" (it may have expired) (exit 1)`
+		if !sel.IsSet() {
+			want = `mcpi: the embedded demo server has no task "x" (a task of an earlier mcpi run lives on the server it ran on: name that server with --url, --stdio or --config) (exit 1)`
+		}
+		runs := map[string]func(env *clitest.Env) error{
+			"get": func(env *clitest.Env) error {
+				return get.Run(clitest.Context(t), &get.Options{Options: sharedOpts(env, false), ID: "x"})
+			},
+			"cancel": func(env *clitest.Env) error {
+				return cancel.Run(clitest.Context(t), &cancel.Options{Options: sharedOpts(env, false), ID: "x"})
+			},
+			"result": func(env *clitest.Env) error {
+				return result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, false), ID: "x"})
+			},
+			"watch": func(env *clitest.Env) error {
+				return watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, false), ID: "x"})
+			},
+		}
+		for name, run := range runs {
+			s := *sel
+			env := clitest.New(t, &s)
+			if got := describe(run(env)); got != want {
+				t.Errorf("%s with %+v:\n got %q\nwant %q", name, sel, got, want)
+			}
+			if env.Out.Len() != 0 {
+				t.Errorf("%s: stdout %s", name, env.Out)
+			}
+		}
+	}
+}
+
+// interruptOnCreate returns a context and a Connect that ends the context (as Ctrl-C
+// does) as soon as the session's task is created.
+func interruptOnCreate(t *testing.T, env *clitest.Env) (context.Context, func(context.Context) (*client.Session, error)) {
+	ctx, stop := context.WithCancel(clitest.Context(t))
+	return ctx, func(c context.Context) (*client.Session, error) {
+		sess, err := env.Factory.Connect(c)
+		if err != nil {
+			return nil, err
+		}
+		sub := sess.Subscribe()
+		go func() {
+			defer sub.Close()
+			for e := range sub.All(context.Background()) {
+				if te, ok := e.(*client.TaskEvent); ok && te.Kind == client.TaskCreated {
+					stop()
+					return
+				}
+			}
+		}()
+		return sess, nil
+	}
+}
+
+// Ctrl-C while following, without a terminal: the task is left running and recorded,
+// and the message says how to fetch it; "tasks cancel ID" then stops it.
+func TestInterruptLeavesTaskRunning(t *testing.T) {
+	clitest.StateDir(t)
+	d, exits := sideEffects(t)
+	url := d.URL
+	path := filepath.Join(t.TempDir(), "side-effect")
+	env := clitest.New(t, &connect.Selection{URL: url})
+	ctx, connectFn := interruptOnCreate(t, env)
+	opts := &call.Options{Name: "side_effect_task", Args: []string{"seconds=30", "path=" + path}, Task: true, JSON: true}
+	f := env.Factory
+	opts.IO, opts.Connect, opts.InputRefused, opts.Choose, opts.Selection, opts.Tick = env.IO, connectFn, f.InputRefused, f.Choose, env.Selection, -1
+	err := call.Run(ctx, opts)
+	evs := strings.Split(strings.TrimSpace(env.Out.String()), "\n")
+	var created taskview.Event
+	if err := json.Unmarshal([]byte(evs[0]), &created); err != nil || created.Event != "created" {
+		t.Fatalf("first event: %s", evs[0])
+	}
+	id := created.Task.TaskID
+	want := `mcpi: interrupted; the task "` + id + `" is still running on the server: get its result with "mcpi tasks result ` + id + `" (exit 2)`
+	if got := describe(err); got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+	if e, ok, _ := (&shared.Options{}).Resolve(id); !ok || e.Tool != "side_effect_task" || e.Server.URL != url {
+		t.Errorf("not recorded: %+v", e)
+	}
+	d.WaitIdle(t)
+	// Still running: "tasks get" without flags finds it working.
+	env = freshOn(t, d)
+	if err := get.Run(clitest.Context(t), &get.Options{Options: sharedOpts(env, true), ID: id}); err != nil {
+		t.Fatal(describe(err))
+	}
+	var st mcp.Task
+	if json.Unmarshal(env.Out.Bytes(), &st); st.Status != mcp.TaskStatusWorking {
+		t.Errorf("after Ctrl-C the task is %s", st.Status)
+	}
+	if err := cancel.Run(clitest.Context(t), &cancel.Options{Options: sharedOpts(freshOn(t, d), false), ID: id}); err != nil {
+		t.Fatal(describe(err))
+	}
+	waitCancelled(t, exits, path)
+}
+
+// Ctrl-C while following on a terminal asks; "c" cancels the task on the server.
+func TestInterruptOnTerminalCancels(t *testing.T) {
+	clitest.StateDir(t)
+	d, exits := sideEffects(t)
+	url := d.URL
+	path := filepath.Join(t.TempDir(), "side-effect")
+	env := clitest.New(t, &connect.Selection{URL: url})
+	env.IO.SetStdinTTY(true)
+	env.IO.SetStderrTTY(true)
+	env.In.WriteString("x\nc\n")
+	ctx, connectFn := interruptOnCreate(t, env)
+	opts := &call.Options{Name: "side_effect_task", Args: []string{"seconds=30", "path=" + path}, Task: true}
+	f := env.Factory
+	opts.IO, opts.Connect, opts.InputRefused, opts.Choose, opts.Selection, opts.Tick = env.IO, connectFn, f.InputRefused, f.Choose, env.Selection, -1
+	err := call.Run(ctx, opts)
+	got := describe(err)
+	if !strings.HasPrefix(got, `mcpi: interrupted; the task "`) || !strings.HasSuffix(got, `" was cancelled on the server (exit 2)`) {
+		t.Errorf("got %q", got)
+	}
+	prompts := env.ErrOut.String()
+	if strings.Count(prompts, "Cancel the task on the server, or leave it running? [c/l]") != 2 || !strings.Contains(prompts, "Please answer one of c, l.") {
+		t.Errorf("the question was not asked (twice, after a wrong answer):\n%q", prompts)
+	}
+	waitCancelled(t, exits, path)
+	if entries, _ := (&shared.Options{}).Store(); entries != nil {
+		if es, _ := entries.Load(); len(es) != 0 {
+			t.Errorf("a cancelled task was recorded: %+v", es)
+		}
+	}
+}
+
+// withTasks connects like env, and starts the given tool tasks in the session before the
+// command runs, waiting for each to end: a server lists the tasks of the session only.
+func withTasks(t *testing.T, env *clitest.Env, tools ...string) func(context.Context) (*client.Session, error) {
+	return func(ctx context.Context) (*client.Session, error) {
+		sess, err := env.Factory.Connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, tool := range tools {
+			task, err := sess.StartToolTask(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(`{}`)}, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", tool, err)
+			}
+			task.Wait(ctx)
+		}
+		return sess, nil
+	}
+}
+
+func TestListAndWatchAll(t *testing.T) {
+	// One task per page: the list has every page.
+	env := clitest.New(t, &connect.Selection{URL: clitest.DemoHTTP(t, &demo.Options{Tasks: &tasks.Options{PageSize: 1}})})
+	connectFn := withTasks(t, env, "instant_task", "fail_task")
+	o := sharedOpts(env, false)
+	o.Connect = connectFn
+	if err := list.Run(clitest.Context(t), &list.Options{Options: o}); err != nil {
+		t.Fatal(describe(err))
+	}
+	lines := strings.Split(strings.TrimSpace(env.Out.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "ID") || !strings.Contains(lines[0], "STATUS") || !strings.Contains(lines[0], "MESSAGE") ||
+		!strings.Contains(lines[0], "CREATED") || !strings.Contains(lines[0], "TTL") ||
+		!strings.Contains(lines[1], "✓ completed") || !strings.Contains(lines[1], "1h0m0s") ||
+		!strings.Contains(lines[2], "✗ failed") || !strings.Contains(lines[2], "fail_task reports a tool error on purpose") {
+		t.Errorf("tasks list:\n%s", env.Out)
+	}
+
+	env = clitest.New(t, nil)
+	connectFn = withTasks(t, env, "instant_task")
+	o = sharedOpts(env, true)
+	o.Connect = connectFn
+	if err := list.Run(clitest.Context(t), &list.Options{Options: o}); err != nil {
+		t.Fatal(describe(err))
+	}
+	var res mcp.ListTasksResult
+	if err := json.Unmarshal(env.Out.Bytes(), &res); err != nil || len(res.Tasks) != 1 || res.Tasks[0].Status != mcp.TaskStatusCompleted {
+		t.Errorf("tasks list --json: %s", env.Out)
+	}
+
+	// A new session lists nothing, and says why.
+	env = clitest.New(t, nil)
+	if err := list.Run(clitest.Context(t), &list.Options{Options: sharedOpts(env, false)}); err != nil || env.Out.Len() != 0 || !strings.Contains(env.ErrOut.String(), "No tasks.") {
+		t.Errorf("empty list: %v, %q, %q", err, env.Out, env.ErrOut)
+	}
+
+	// watch without an id: every listed task, until all have ended.
+	env = clitest.New(t, nil)
+	connectFn = withTasks(t, env, "instant_task", "fail_task")
+	o = sharedOpts(env, true)
+	o.Connect = connectFn
+	if err := watch.Run(clitest.Context(t), &watch.Options{Options: o}); err != nil {
+		t.Fatal(describe(err))
+	}
+	evs := strings.Split(strings.TrimSpace(env.Out.String()), "\n")
+	if len(evs) != 2 || !strings.Contains(evs[0], `"event":"status"`) || !strings.Contains(evs[0], `"status":"completed"`) || !strings.Contains(evs[1], `"status":"failed"`) {
+		t.Errorf("tasks watch --json:\n%s", env.Out)
+	}
+}
+
+// "tasks watch ID" follows a task to its end: JSON events, or on a terminal a status line
+// and the final status on stdout.
+func TestWatchOne(t *testing.T) {
+	clitest.StateDir(t)
+	d := clitest.ServeDemo(t, nil)
+	id := detach(t, d, "slow_task", "seconds=0.3", "steps=3")
+	env := freshOn(t, d)
+	if err := watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, true), ID: id}); err != nil {
+		t.Fatal(describe(err))
+	}
+	lines := strings.Split(strings.TrimSpace(env.Out.String()), "\n")
+	var first, last taskview.Event
+	json.Unmarshal([]byte(lines[0]), &first)
+	json.Unmarshal([]byte(lines[len(lines)-1]), &last)
+	if first.Event != "status" || first.Task == nil || first.Task.TaskID != id {
+		t.Errorf("first event: %s", lines[0])
+	}
+	if last.Event != "result" || last.Task.Status != mcp.TaskStatusCompleted || last.Result == nil || last.Result.Content[0].Text != "done: worked 300ms in 3 steps" {
+		t.Errorf("last event: %s", lines[len(lines)-1])
+	}
+
+	env = freshOn(t, d)
+	env.IO.SetStderrTTY(true)
+	if err := watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, false), ID: id, Tick: -1}); err != nil {
+		t.Fatal(describe(err))
+	}
+	if out := env.Out.String(); !strings.HasPrefix(out, "✓ completed  ") || !strings.HasSuffix(out, "polls\n") {
+		t.Errorf("final line: %q", out)
+	}
+
+	failed := detach(t, d, "fail_task", "mode=error")
+	env = freshOn(t, d)
+	err := watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, true), ID: failed})
+	if got := describe(err); got != "mcpi: the server returned an error: fail_task failed on purpose (JSON-RPC error -32050) (exit 1)" {
+		t.Errorf("watch of a failed task: %s", got)
+	}
+	if !strings.Contains(env.Out.String(), `{"event":"error"`) || !strings.Contains(env.Out.String(), `"error":{"code":-32050,"message":"fail_task failed on purpose","data":{"reason":"demo"}}`) {
+		t.Errorf("no error event:\n%s", env.Out)
+	}
+
+	isError := detach(t, d, "fail_task", "mode=isError")
+	env = freshOn(t, d)
+	if got := describe(result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, false), ID: isError})); got != `mcpi: the tool "fail_task" reported an error (exit 1)` {
+		t.Errorf("result of an isError task: %s", got)
+	}
+	if env.Out.String() != "fail_task reports a tool error on purpose\n" {
+		t.Errorf("stdout: %q", env.Out)
+	}
+}
+
+func TestStateFileIsPrivate(t *testing.T) {
+	dir := clitest.StateDir(t)
+	detach(t, clitest.ServeDemo(t, nil), "instant_task")
+	fi, err := os.Stat(filepath.Join(dir, state.FileName))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("state file: %v, %v", fi, err)
+	}
+}

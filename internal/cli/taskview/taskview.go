@@ -1,0 +1,353 @@
+// Package taskview shows tasks that mcpi follows: as JSON lines for scripts (one
+// [Event] per line), or for people as one status line redrawn in place on the terminal
+// (status with its symbol, status message, a progress bar when the total is known,
+// elapsed time and polls), and as short descriptions of a task's fields.
+package taskview
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// EventsHelp documents the --json event lines, for command help.
+const EventsHelp = `With --json, every event is one JSON object on its own line of stdout:
+
+  {"event":"created","time":T,"task":TASK}
+  {"event":"status","time":T,"task":TASK}
+  {"event":"progress","time":T,"task":TASK,"progress":{"progress":N,"total":N,"message":S}}
+  {"event":"input","time":T,"task":TASK,"input":{"method":M,"message":S}}
+  {"event":"result","time":T,"task":TASK,"result":CALLTOOLRESULT}
+  {"event":"error","time":T,"task":TASK,"error":{"code":N,"message":S,"data":ANY}}
+  {"event":"gone","time":T,"task":TASK,"error":{"message":S}}
+
+TASK is the task as last known, with the fields of the MCP Task (taskId, status,
+statusMessage, createdAt, lastUpdatedAt, ttl, pollInterval). T is when mcpi saw the
+event (RFC 3339). "total" and "message" of progress are left out when the server
+sends none; "input" is a request of the server (method elicitation/create or
+sampling/createMessage) waiting for an answer. The last line is "result" (the exact
+CallToolResult of tasks/result), "error" (the exact JSON-RPC error of tasks/result;
+"code" is left out when the error did not come from the server, such as a
+cancelled task) or "gone" (the server no longer knows the task).`
+
+// Event is one line of --json output.
+type Event struct {
+	Event    string              `json:"event"`
+	Time     string              `json:"time"`
+	Task     *mcp.Task           `json:"task,omitempty"`
+	Progress *Progress           `json:"progress,omitempty"`
+	Input    *Input              `json:"input,omitempty"`
+	Result   *mcp.CallToolResult `json:"result,omitempty"`
+	Error    *Error              `json:"error,omitempty"`
+	// Polled is set on "polled" events (see [ReceiverEventsHelp]).
+	Polled *Polled `json:"polled,omitempty"`
+}
+
+// Progress is a progress notification of the task.
+type Progress struct {
+	Progress float64  `json:"progress"`
+	Total    *float64 `json:"total,omitempty"`
+	Message  string   `json:"message,omitempty"`
+}
+
+// Input is a server request linked to the task.
+type Input struct {
+	Method  string `json:"method"`
+	Message string `json:"message,omitempty"`
+}
+
+// Error is a JSON-RPC error, or (without Code) an error that did not come from the
+// server.
+type Error struct {
+	Code    *int64          `json:"code,omitempty"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// ErrorOf describes err for an event.
+func ErrorOf(err error) *Error {
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) && rpc.Code != jsonrpc.CodeConnectionClosed && rpc.Code != jsonrpc.CodeRequestCancelled {
+		code := rpc.Code
+		e := &Error{Code: &code, Message: rpc.Message}
+		if len(rpc.Data) > 0 {
+			e.Data = json.RawMessage(rpc.Data)
+		}
+		return e
+	}
+	return &Error{Message: err.Error()}
+}
+
+// FromTaskEvent turns a client event into an event line. ok is false for events that
+// have no line (the end of the event stream).
+func FromTaskEvent(e client.TaskEvent) (ev Event, ok bool) {
+	ev = Event{Event: string(e.Kind), Time: mcp.FormatTime(e.Time)}
+	if e.State.TaskID != "" {
+		st := e.State
+		ev.Task = &st
+	}
+	switch e.Kind {
+	case client.TaskCreated, client.TaskStatus:
+	case client.TaskProgress:
+		if e.Progress == nil {
+			return ev, false
+		}
+		ev.Progress = &Progress{Progress: e.Progress.Progress, Total: e.Progress.Total, Message: e.Progress.Message}
+	case client.TaskInput:
+		ev.Input = &Input{}
+		if e.Request != nil {
+			ev.Input.Method = e.Request.Method
+			if e.Request.Elicitation != nil {
+				ev.Input.Message = e.Request.Elicitation.Message
+			}
+		}
+	case client.TaskResult:
+		ev.Result = e.Result
+	case client.TaskError, client.TaskGone:
+		if e.Err != nil {
+			ev.Error = ErrorOf(e.Err)
+		} else {
+			ev.Error = &Error{Message: "unknown error"}
+		}
+	default:
+		return ev, false
+	}
+	return ev, true
+}
+
+// JSONWriter writes events as JSON lines; it is safe for concurrent use.
+type JSONWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// NewJSONWriter returns a writer of event lines to w.
+func NewJSONWriter(w io.Writer) *JSONWriter { return &JSONWriter{w: w} }
+
+// Write writes one event line.
+func (j *JSONWriter) Write(ev Event) error {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_, err = fmt.Fprintf(j.w, "%s\n", b)
+	return err
+}
+
+// Symbol is a status's one-character mark.
+func Symbol(s mcp.TaskStatus) string {
+	switch s {
+	case mcp.TaskStatusWorking:
+		return "●"
+	case mcp.TaskStatusInputRequired:
+		return "?"
+	case mcp.TaskStatusCompleted:
+		return "✓"
+	case mcp.TaskStatusFailed:
+		return "✗"
+	case mcp.TaskStatusCancelled:
+		return "⊘"
+	}
+	return "·"
+}
+
+// Line is what the status line shows.
+type Line struct {
+	ID      string
+	Status  mcp.TaskStatus
+	Message string
+	// Progress and Total come from the last progress notification; Total is nil when
+	// unknown, and Progress nil before the first notification.
+	Progress *float64
+	Total    *float64
+	// ProgressMessage is the last progress notification's message.
+	ProgressMessage string
+	Elapsed         time.Duration
+	Polls           int
+	// Receiver, when set, says that the server polls a request it runs as a task on
+	// mcpi; it stands in for the message until the task's status changes.
+	Receiver string
+}
+
+// barWidth is the width of the progress bar between its brackets.
+const barWidth = 20
+
+// String renders the line: "● working  Step 2 of 4  [██████████░░░░░░░░░░] 50%  1.2s  1 poll".
+func (l Line) String() string {
+	status := l.Status
+	if status == "" {
+		status = "starting"
+	}
+	parts := []string{Symbol(l.Status) + " " + string(status)}
+	msg := l.Message
+	if msg == "" {
+		msg = l.ProgressMessage
+	}
+	if l.Receiver != "" {
+		msg = l.Receiver
+	}
+	if msg != "" {
+		parts = append(parts, oneLine(msg))
+	}
+	switch {
+	case l.Progress != nil && l.Total != nil && *l.Total > 0:
+		frac := math.Max(0, math.Min(1, *l.Progress / *l.Total))
+		full := int(math.Round(frac * barWidth))
+		parts = append(parts, fmt.Sprintf("[%s%s] %d%%", strings.Repeat("█", full), strings.Repeat("░", barWidth-full), int(math.Round(frac*100))))
+	case l.Progress != nil:
+		parts = append(parts, "progress "+trimFloat(*l.Progress))
+	}
+	parts = append(parts, Duration(l.Elapsed))
+	if l.Polls == 1 {
+		parts = append(parts, "1 poll")
+	} else {
+		parts = append(parts, fmt.Sprintf("%d polls", l.Polls))
+	}
+	return strings.Join(parts, "  ")
+}
+
+func trimFloat(f float64) string { return fmt.Sprintf("%g", f) }
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// Duration renders an elapsed time: "0.4s", "12s", "3m05s", "2h10m".
+func Duration(d time.Duration) string {
+	switch {
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// TTL renders a task's ttl: "10m0s", or "unlimited" for null.
+func TTL(ms *int64) string {
+	if ms == nil {
+		return "unlimited"
+	}
+	return (time.Duration(*ms) * time.Millisecond).String()
+}
+
+// Live is the status line of one followed task on the terminal: it is redrawn on every
+// change and every tick (for the elapsed time). Its methods are safe for concurrent use.
+type Live struct {
+	io    *iostreams.IOStreams
+	now   func() time.Time
+	start time.Time
+	width int
+
+	mu   sync.Mutex
+	line Line
+	stop chan struct{}
+	done chan struct{}
+}
+
+// NewLive starts a status line on ios's stderr, which must be a terminal; tick is how
+// often it is redrawn without a change (0: only on changes). now is the clock (nil:
+// time.Now).
+func NewLive(ios *iostreams.IOStreams, start time.Time, now func() time.Time, tick time.Duration) *Live {
+	if now == nil {
+		now = time.Now
+	}
+	l := &Live{io: ios, now: now, start: start, width: ios.TerminalWidth(), stop: make(chan struct{}), done: make(chan struct{})}
+	if l.width == 0 {
+		l.width = 80
+	}
+	if tick <= 0 {
+		close(l.done)
+		return l
+	}
+	go func() {
+		defer close(l.done)
+		t := time.NewTicker(tick)
+		defer t.Stop()
+		for {
+			select {
+			case <-l.stop:
+				return
+			case <-t.C:
+				l.draw()
+			}
+		}
+	}()
+	return l
+}
+
+// Update changes the line and redraws it.
+func (l *Live) Update(change func(*Line)) {
+	l.mu.Lock()
+	change(&l.line)
+	l.mu.Unlock()
+	l.draw()
+}
+
+// Observe updates the line from a task event.
+func (l *Live) Observe(e client.TaskEvent) {
+	l.Update(func(line *Line) {
+		if e.State.TaskID != "" {
+			if e.State.Status != line.Status {
+				line.Receiver = ""
+			}
+			line.ID = e.State.TaskID
+			line.Status = e.State.Status
+			line.Message = e.State.StatusMessage
+		}
+		if e.Task != nil {
+			line.Polls = e.Task.Polls()
+		}
+		if e.Kind == client.TaskProgress && e.Progress != nil {
+			p := e.Progress.Progress
+			line.Progress = &p
+			line.Total = e.Progress.Total
+			line.ProgressMessage = e.Progress.Message
+		}
+	})
+}
+
+// Text is the line as it is drawn now.
+func (l *Live) Text() string {
+	l.mu.Lock()
+	line := l.line
+	l.mu.Unlock()
+	line.Elapsed = l.now().Sub(l.start)
+	s := line.String()
+	if r := []rune(s); len(r) > l.width-1 {
+		s = string(r[:max(l.width-2, 10)]) + "…"
+	}
+	return s
+}
+
+func (l *Live) draw() { l.io.SetStatusLine(l.Text()) }
+
+// Stop stops redrawing; with keep the last line stays on the screen, else it is erased.
+func (l *Live) Stop(keep bool) {
+	select {
+	case <-l.stop:
+	default:
+		close(l.stop)
+	}
+	<-l.done
+	if keep {
+		l.draw()
+		l.io.KeepStatusLine()
+		return
+	}
+	l.io.ClearStatusLine()
+}

@@ -1,0 +1,113 @@
+package taskview
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestLine(t *testing.T) {
+	tests := []struct {
+		line Line
+		want string
+	}{
+		{Line{}, "· starting  0.0s  0 polls"},
+		{Line{Status: mcp.TaskStatusWorking, Message: "step 2 of 4", Progress: ptr(2.0), Total: ptr(4.0), Elapsed: 1200 * time.Millisecond, Polls: 1},
+			"● working  step 2 of 4  [██████████░░░░░░░░░░] 50%  1.2s  1 poll"},
+		{Line{Status: mcp.TaskStatusWorking, ProgressMessage: "loading", Progress: ptr(7.0), Elapsed: 75 * time.Second, Polls: 3},
+			"● working  loading  progress 7  1m15s  3 polls"},
+		{Line{Status: mcp.TaskStatusInputRequired, Message: "waiting\nfor input", Elapsed: 12 * time.Second},
+			"? input_required  waiting for input  12s  0 polls"},
+		{Line{Status: mcp.TaskStatusCompleted, Progress: ptr(9.0), Total: ptr(4.0), Elapsed: 2 * time.Hour},
+			"✓ completed  [████████████████████] 100%  2h00m  0 polls"},
+		{Line{Status: mcp.TaskStatusFailed}, "✗ failed  0.0s  0 polls"},
+		{Line{Status: mcp.TaskStatusCancelled}, "⊘ cancelled  0.0s  0 polls"},
+	}
+	for _, tt := range tests {
+		if got := tt.line.String(); got != tt.want {
+			t.Errorf("got  %q\nwant %q", got, tt.want)
+		}
+	}
+}
+
+// The --json field names are a promise to scripts.
+func TestEventJSON(t *testing.T) {
+	at := time.Date(2026, 8, 1, 10, 0, 0, 0, time.UTC)
+	st := mcp.Task{TaskID: "t1", Status: mcp.TaskStatusWorking, CreatedAt: "2026-08-01T10:00:00Z", LastUpdatedAt: "2026-08-01T10:00:00Z", TTL: ptr[int64](1000), PollInterval: ptr[int64](500)}
+	tests := []struct {
+		e    client.TaskEvent
+		want string
+	}{
+		{client.TaskEvent{At: client.At{Time: at}, Kind: client.TaskCreated, State: st},
+			`{"event":"created","time":"2026-08-01T10:00:00Z","task":{"taskId":"t1","status":"working","createdAt":"2026-08-01T10:00:00Z","lastUpdatedAt":"2026-08-01T10:00:00Z","ttl":1000,"pollInterval":500}}`},
+		{client.TaskEvent{At: client.At{Time: at}, Kind: client.TaskProgress, Progress: &mcp.ProgressNotificationParams{Progress: 1, Total: ptr(2.0), Message: "half"}},
+			`{"event":"progress","time":"2026-08-01T10:00:00Z","progress":{"progress":1,"total":2,"message":"half"}}`},
+		{client.TaskEvent{At: client.At{Time: at}, Kind: client.TaskResult, Result: &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("ok")}}},
+			`{"event":"result","time":"2026-08-01T10:00:00Z","result":{"content":[{"type":"text","text":"ok"}]}}`},
+		{client.TaskEvent{At: client.At{Time: at}, Kind: client.TaskError, Err: &jsonrpc.Error{Code: -32050, Message: "boom", Data: json.RawMessage(`{"x":1}`)}},
+			`{"event":"error","time":"2026-08-01T10:00:00Z","error":{"code":-32050,"message":"boom","data":{"x":1}}}`},
+		{client.TaskEvent{At: client.At{Time: at}, Kind: client.TaskError, Err: errors.New("task t1 was cancelled")},
+			`{"event":"error","time":"2026-08-01T10:00:00Z","error":{"message":"task t1 was cancelled"}}`},
+		{client.TaskEvent{At: client.At{Time: at}, Kind: client.TaskGone, Err: client.ErrTaskGone},
+			`{"event":"gone","time":"2026-08-01T10:00:00Z","error":{"message":"the task expired or is unknown to the server"}}`},
+	}
+	for _, tt := range tests {
+		ev, ok := FromTaskEvent(tt.e)
+		b, _ := json.Marshal(ev)
+		if !ok || string(b) != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.e.Kind, b, tt.want)
+		}
+	}
+	if _, ok := FromTaskEvent(client.TaskEvent{Kind: "closed"}); ok {
+		t.Error("the end of the stream has a line")
+	}
+}
+
+func TestLive(t *testing.T) {
+	ios, _, _, errOut := iostreams.Test()
+	ios.SetStderrTTY(true)
+	start := time.Date(2026, 8, 1, 10, 0, 0, 0, time.UTC)
+	now := start
+	l := NewLive(ios, start, func() time.Time { return now }, -1)
+	now = now.Add(1500 * time.Millisecond)
+	l.Observe(client.TaskEvent{Kind: client.TaskStatus, State: mcp.Task{TaskID: "t", Status: mcp.TaskStatusWorking, StatusMessage: "step 1 of 2"}})
+	l.Observe(client.TaskEvent{Kind: client.TaskProgress, State: mcp.Task{TaskID: "t", Status: mcp.TaskStatusWorking, StatusMessage: "step 1 of 2"},
+		Progress: &mcp.ProgressNotificationParams{Progress: 1, Total: ptr(2.0)}})
+	resume := ios.SuspendStatusLine()
+	l.Observe(client.TaskEvent{Kind: client.TaskStatus, State: mcp.Task{TaskID: "t", Status: mcp.TaskStatusInputRequired}})
+	before := errOut.Len()
+	if l.Text() == "" || errOut.Len() != before {
+		t.Error("drawn while suspended")
+	}
+	resume()
+	l.Observe(client.TaskEvent{Kind: client.TaskStatus, State: mcp.Task{TaskID: "t", Status: mcp.TaskStatusCompleted}, Progress: nil})
+	l.Stop(true)
+	out := errOut.String()
+	for _, want := range []string{
+		"\r\033[K● working  step 1 of 2  1.5s  0 polls",
+		"\r\033[K● working  step 1 of 2  [██████████░░░░░░░░░░] 50%  1.5s  0 polls",
+		"\r\033[K? input_required",
+		"\r\033[K✓ completed  [██████████░░░░░░░░░░] 50%  1.5s  0 polls\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stderr lacks %q:\n%q", want, out)
+		}
+	}
+	// Not a terminal: nothing is drawn.
+	ios2, _, _, errOut2 := iostreams.Test()
+	l2 := NewLive(ios2, start, nil, -1)
+	l2.Update(func(l *Line) { l.Status = mcp.TaskStatusWorking })
+	l2.Stop(true)
+	if errOut2.Len() != 0 {
+		t.Errorf("drew on a non-terminal: %q", errOut2)
+	}
+}

@@ -1,0 +1,329 @@
+// Package call implements "mcpi tools call".
+package call
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/cli/connect"
+	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/cli/render"
+	"github.com/mcpi-dev/mcpi/internal/cli/state"
+	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// Options are the inputs of "tools call".
+type Options struct {
+	IO      *iostreams.IOStreams
+	Connect func(context.Context) (*client.Session, error)
+	// InputRefused, if set, reports a server request refused for want of a terminal or
+	// an answer.
+	InputRefused func() error
+	// UseAnswers, if set, loads the --answers file (see [cmdutil.Factory]).
+	UseAnswers func(file string) error
+	// SetRequestTool, if set, names the tool that server requests belong to.
+	SetRequestTool func(tool string)
+	// HoldRequests, if set, leaves the server's requests unanswered (--detach).
+	HoldRequests func()
+	// Choose, if set, asks the user a question on the terminal (Ctrl-C while following).
+	Choose func(ctx context.Context, question, letters string) (byte, error)
+	// Selection is the server the user selected (for the state file, and to refuse
+	// --detach with the embedded server); nil means the embedded demo server.
+	Selection *connect.Selection
+	// State is the local state file; nil means the default one.
+	State *state.Store
+
+	Name string
+	// Args are --arg values, NAME=VALUE, applied over ArgsJSON in order.
+	Args     []string
+	ArgsJSON string
+	JSON     bool
+
+	// Task calls the tool as a task and follows it; TTL asks for its lifetime.
+	Task bool
+	TTL  time.Duration
+	// Detach prints the task id and returns once the task is created.
+	Detach bool
+	// SendAnyway skips the local task-support checks.
+	SendAnyway bool
+	// Answers is the --answers file.
+	Answers string
+
+	// Now is the clock (nil: time.Now); Tick is how often the status line is redrawn
+	// (0: 100ms; negative: only on changes).
+	Now  func() time.Time
+	Tick time.Duration
+}
+
+// NewCmd returns the command; runF replaces [Run] in tests of the flag handling. sel is
+// the root command's server selection.
+func NewCmd(f *cmdutil.Factory, sel *connect.Selection, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{IO: f.IOStreams, Connect: f.Connect, InputRefused: f.InputRefused, UseAnswers: f.UseAnswers,
+		SetRequestTool: f.SetRequestTool, HoldRequests: f.HoldRequests, Choose: f.Choose, Selection: sel}
+	cmd := &cobra.Command{
+		Use:   "call NAME [--arg NAME=VALUE ...] [--args-json JSON] [--task [--ttl DURATION] [--detach]]",
+		Short: "Call a tool, plainly or as a task",
+		Long: `Call a tool and print its result.
+
+Arguments come from --args-json (a JSON object) and --arg NAME=VALUE; --arg wins.
+A --arg value is read by the type the tool's input schema gives it: for number,
+integer, boolean, array and object it is parsed as JSON, a string is taken as it
+is. The arguments are checked against the input schema before the call is sent.
+
+Tasks. With --task the tool runs as an MCP task ("call now, fetch later"): mcpi
+follows it live and prints its result like a plain call. On a terminal one
+status line on stderr shows the status, the status message, a progress bar when
+the total is known, the elapsed time and the number of polls. --ttl asks the
+server to keep the task (and its result) that long. A tool whose taskSupport is
+"required" must be called with --task, and one whose taskSupport is "forbidden"
+(or absent) without it; mcpi refuses otherwise before sending anything, unless
+--send-anyway is given (for testing servers).
+
+--detach prints the task id (with --json, the "created" event) and exits at
+once; the task is recorded in the local state file, so that
+"mcpi tasks result ID" finds its server again without flags ("mcpi tasks list
+--local" shows the recorded tasks). Ctrl-C while following asks, on a terminal,
+whether to cancel the task on the server or leave it running; without a
+terminal it leaves it running, records it, and says how to fetch its result.
+
+` + taskview.EventsHelp + `
+
+` + taskview.ReceiverEventsHelp + `
+
+A task's progress, status and input events are not printed without --json
+unless stderr is a terminal.
+
+Input. The server may ask for the user's input while the tool runs (elicitation
+or sampling; for a task, through its side channel). On a terminal mcpi asks at a
+prompt; --answers FILE answers from a JSON file instead, by tool name or "*":
+  {"elicitation": {"ask_task": {"name": "Ada"}, "*": "decline"},
+   "sampling": {"ask_task": "the model's reply"}}
+An elicitation answer is an object of field values (the requested schema's
+defaults fill in the rest), "decline" or "cancel"; a sampling answer is the
+reply's text, or "decline".
+
+The server may run such a request as a task on mcpi (mcpi accepts sampling and
+elicitation tasks, kept 10 minutes unless the server asks otherwise, at most an
+hour): it is answered the same way, and mcpi shows that the server polls it, on
+a terminal with the line "the server is polling this request as task ID (N
+polls)", with --json as "polled" event lines (on stderr for a call without
+--task, whose stdout holds the result alone).
+
+Exit status: 0 on success, 1 when the tool reports an error (isError), the
+server answers with a JSON-RPC error, or the task was cancelled or lost, 2 on bad
+usage, a refused call, a connection failure or an interruption.`,
+		Example: `  mcpi tools call add --arg a=2 --arg b=3
+  mcpi tools call echo --args-json '{"text":"hi"}' --json
+  mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --arg seconds=5 --arg steps=5 --task
+  mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --task --ttl 10m --detach
+  mcpi tools call ask_task --task --json --answers answers.json`,
+		Args: cmdutil.ExactArgs(1, "the name of a tool"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return Run(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringArrayVar(&opts.Args, "arg", nil, "set the argument `NAME=VALUE` (repeatable)")
+	cmd.Flags().StringVar(&opts.ArgsJSON, "args-json", "", "the arguments as a `JSON` object")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the CallToolResult as JSON (with --task: one JSON event per line)")
+	cmd.Flags().BoolVar(&opts.Task, "task", false, "call the tool as a task and follow it")
+	cmd.Flags().DurationVar(&opts.TTL, "ttl", 0, "with --task, ask the server to keep the task for `DURATION` (such as 10m)")
+	cmd.Flags().BoolVar(&opts.Detach, "detach", false, "with --task, print the task id and exit once the task is created")
+	cmd.Flags().BoolVar(&opts.SendAnyway, "send-anyway", false, "send the call even when the tool's taskSupport says otherwise (testing servers)")
+	cmd.Flags().StringVar(&opts.Answers, "answers", "", "answer the server's elicitation and sampling requests from `FILE`")
+	return cmd
+}
+
+// embedded reports whether the selection is the embedded demo server.
+func (opts *Options) embedded() bool { return opts.Selection == nil || !opts.Selection.IsSet() }
+
+// check refuses flag combinations that cannot work, before anything is sent.
+func (opts *Options) check() error {
+	switch {
+	case opts.TTL != 0 && !opts.Task:
+		return cmdutil.UsageErrorf("--ttl applies to a task: add --task")
+	case opts.Detach && !opts.Task:
+		return cmdutil.UsageErrorf("--detach applies to a task: add --task")
+	case opts.TTL < 0:
+		return cmdutil.UsageErrorf("--ttl must be positive, not %s", opts.TTL)
+	case opts.TTL > 0 && opts.TTL < time.Millisecond:
+		return cmdutil.UsageErrorf("--ttl is counted in milliseconds on the wire, so %s is too short", opts.TTL)
+	case opts.Detach && opts.embedded():
+		return cmdutil.UsageErrorf("--detach cannot work with the embedded demo server, which lives only as long as this mcpi process, so a detached task could never be fetched; run \"mcpi serve demo --http 127.0.0.1:8080\" and pass --url http://127.0.0.1:8080/mcp")
+	}
+	return nil
+}
+
+// Run calls the tool.
+func Run(ctx context.Context, opts *Options) error {
+	if err := opts.check(); err != nil {
+		return err
+	}
+	base, err := parseArgsJSON(opts.ArgsJSON)
+	if err != nil {
+		return err
+	}
+	pairs := make([][2]string, 0, len(opts.Args))
+	for _, a := range opts.Args {
+		k, v, err := cmdutil.SplitKV("--arg", a)
+		if err != nil {
+			return err
+		}
+		pairs = append(pairs, [2]string{k, v})
+	}
+	if opts.Answers != "" {
+		if opts.UseAnswers == nil {
+			return cmdutil.UsageErrorf("--answers is not available here")
+		}
+		if err := opts.UseAnswers(opts.Answers); err != nil {
+			return err
+		}
+	}
+	if opts.SetRequestTool != nil {
+		opts.SetRequestTool(opts.Name)
+	}
+	if opts.Detach && opts.HoldRequests != nil {
+		// The task's input is for whoever fetches its result later.
+		opts.HoldRequests()
+	}
+
+	sess, err := opts.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	tool, err := sess.Tool(ctx, opts.Name)
+	if err != nil {
+		return err
+	}
+	for _, p := range pairs {
+		base[p[0]] = client.CoerceArgument(tool, p[0], p[1])
+	}
+	args, err := json.Marshal(base)
+	if err != nil {
+		return err
+	}
+	if err := client.ValidateArguments(tool, args); err != nil {
+		return err
+	}
+
+	params := &mcp.CallToolParams{Name: opts.Name, Arguments: args}
+	if opts.Task {
+		return runTask(ctx, opts, sess, params)
+	}
+	stop := func() {}
+	if opts.IO.IsStderrTTY() {
+		token := sess.NewProgressToken()
+		params.Meta.SetProgressToken(token)
+		stop = showProgress(ctx, opts.IO, sess, token)
+	}
+	// With --json stdout holds the result alone, so the polls of receiver tasks go to
+	// stderr as event lines.
+	var polled *taskview.JSONWriter
+	if opts.JSON {
+		polled = taskview.NewJSONWriter(opts.IO.ErrOut)
+	}
+	stopPolls := taskview.WatchReceiver(sess, opts.IO, polled, nil)
+	res, err := sess.CallToolWith(ctx, params, &client.CallOptions{SendAnyway: opts.SendAnyway})
+	stop()
+	stopPolls()
+	return finish(opts, res, err)
+}
+
+// finish prints a call's outcome (unless printed already) and returns the error that
+// gives the exit code.
+func finish(opts *Options, res *mcp.CallToolResult, err error) error {
+	if opts.InputRefused != nil {
+		var rpc *jsonrpc.Error
+		if refused := opts.InputRefused(); refused != nil && (errors.As(err, &rpc) || (err == nil && res.IsError)) {
+			if res != nil {
+				_ = print(opts, res)
+			}
+			return refused
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if err := print(opts, res); err != nil {
+		return err
+	}
+	if res.IsError {
+		return &cmdutil.ToolError{Tool: opts.Name}
+	}
+	return nil
+}
+
+func print(opts *Options, res *mcp.CallToolResult) error {
+	if opts.JSON {
+		return cmdutil.PrintJSON(opts.IO.Out, res)
+	}
+	return render.ToolResult(opts.IO, res)
+}
+
+func parseArgsJSON(s string) (map[string]json.RawMessage, error) {
+	m := map[string]json.RawMessage{}
+	if strings.TrimSpace(s) == "" {
+		return m, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return nil, cmdutil.UsageErrorf("--args-json is not valid JSON")
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, cmdutil.UsageErrorf("--args-json must be a JSON object, such as '{\"a\": 1}'")
+	}
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, cmdutil.UsageErrorf("--args-json is not valid JSON")
+	}
+	return m, nil
+}
+
+// showProgress prints the call's progress notifications on stderr until stop is called.
+func showProgress(ctx context.Context, ios *iostreams.IOStreams, sess *client.Session, token string) (stop func()) {
+	sub := sess.Subscribe()
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		shown := false
+		for ev := range sub.All(ctx) {
+			p, ok := ev.(*client.ProgressEvent)
+			if !ok || fmt.Sprint(p.Params.ProgressToken) != token {
+				continue
+			}
+			line := fmt.Sprintf("progress %g", p.Params.Progress)
+			if p.Params.Total != nil {
+				line += fmt.Sprintf("/%g", *p.Params.Total)
+			}
+			if p.Params.Message != "" {
+				line += ": " + p.Params.Message
+			}
+			fmt.Fprintf(ios.ErrOut, "\r\033[K%s", line)
+			shown = true
+		}
+		if shown {
+			fmt.Fprint(ios.ErrOut, "\r\033[K")
+		}
+	}()
+	return func() {
+		cancel()
+		sub.Close()
+		<-done
+	}
+}

@@ -1,0 +1,275 @@
+package call
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/cli/state"
+	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// runTask calls the tool as a task and follows it to its outcome, or until it is
+// created (--detach), or until Ctrl-C.
+func runTask(ctx context.Context, opts *Options, sess *client.Session, params *mcp.CallToolParams) error {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	var out *taskview.JSONWriter
+	if opts.JSON {
+		out = taskview.NewJSONWriter(opts.IO.Out)
+	}
+	var live *taskview.Live
+	if !opts.JSON && !opts.Detach && opts.IO.IsStderrTTY() {
+		tick := opts.Tick
+		if tick == 0 {
+			tick = 100 * time.Millisecond
+		}
+		live = taskview.NewLive(opts.IO, now(), now, tick)
+		defer live.Stop(false)
+	}
+
+	// The call and the following outlive ctx, which Ctrl-C ends: the task must be
+	// created (and its id known) before mcpi can cancel it or leave it running.
+	follow, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	events := make(chan client.TaskEvent)
+	go func() {
+		defer close(events)
+		copts := &client.CallOptions{TTL: opts.TTL, SendAnyway: opts.SendAnyway, Progress: true}
+		for e := range sess.CallToolTask(follow, params, copts) {
+			select {
+			case events <- e:
+			case <-follow.Done():
+				return
+			}
+		}
+	}()
+
+	interrupt := ctx.Done()
+	interrupted := false
+	var task *client.Task
+	// The polls of receiver tasks (requests the server runs as tasks on mcpi) are shown
+	// from the created event on, and all of them before the outcome.
+	stopPolls := func() {}
+	defer func() { stopPolls() }()
+	// Events that overtook the CreateTaskResult (a progress notification can) are shown
+	// after the created event.
+	var early []client.TaskEvent
+	created := false
+	show := func(e client.TaskEvent) error {
+		if out != nil && !(opts.Detach && e.Kind != client.TaskCreated) {
+			if ev, ok := taskview.FromTaskEvent(e); ok {
+				if err := out.Write(ev); err != nil {
+					return err
+				}
+			}
+		}
+		if live != nil {
+			live.Observe(e)
+		}
+		return nil
+	}
+	for {
+		select {
+		case <-interrupt:
+			interrupt = nil
+			interrupted = true
+			if task != nil {
+				return leave(opts, live, task)
+			}
+			// Not created yet: wait for the id (or the call's failure).
+			continue
+		case e, ok := <-events:
+			if !ok {
+				return fmt.Errorf("the task's events ended before its outcome: %w", sess.Err())
+			}
+			if e.Task == nil {
+				if e.Err != nil {
+					return e.Err // the call failed before a task existed
+				}
+				continue
+			}
+			task = e.Task
+			switch {
+			case e.Kind == client.TaskCreated:
+				created = true
+				if err := show(e); err != nil {
+					return err
+				}
+				if !opts.Detach {
+					stopPolls = taskview.WatchReceiver(sess, opts.IO, out, live)
+				}
+				for _, x := range early {
+					if x.State.TaskID == "" {
+						x.State = e.State
+					}
+					if err := show(x); err != nil {
+						return err
+					}
+				}
+				early = nil
+			case !created && e.State.TaskID == "" && (e.Kind == client.TaskProgress || e.Kind == client.TaskStatus || e.Kind == client.TaskInput):
+				early = append(early, e)
+				continue
+			default:
+				for _, x := range early {
+					if err := show(x); err != nil {
+						return err
+					}
+				}
+				early = nil
+				if isOutcome(e.Kind) {
+					stopPolls()
+				}
+				if e.Kind == client.TaskResult || e.Kind == client.TaskError {
+					// tasks/result can answer before the terminal status is known (the status
+					// notification travels apart): show the final status before the outcome.
+					if st, ok := finalState(follow, sess, e.State); ok {
+						if err := show(client.TaskEvent{At: e.At, Kind: client.TaskStatus, Task: e.Task, State: st}); err != nil {
+							return err
+						}
+						e.State = st
+					}
+				}
+				if err := show(e); err != nil {
+					return err
+				}
+			}
+			switch e.Kind {
+			case client.TaskCreated:
+				if opts.Detach {
+					sess.Close() // at once: the session has nothing more to do
+					return detach(opts, task, e.State)
+				}
+				if interrupted {
+					return leave(opts, live, task)
+				}
+			case client.TaskResult:
+				if opts.Detach && !created {
+					// The server ran the call plainly: there is nothing to detach from.
+					return finish(opts, e.Result, nil)
+				}
+				if live != nil {
+					live.Stop(e.State.TaskID != "")
+				}
+				if opts.JSON {
+					// The result event was the result.
+					return finishJSON(opts, e.Result, nil)
+				}
+				return finish(opts, e.Result, nil)
+			case client.TaskError:
+				if live != nil {
+					live.Stop(true)
+				}
+				return finishJSON(opts, nil, outcomeError(e))
+			case client.TaskGone:
+				if live != nil {
+					live.Stop(true)
+				}
+				return &cmdutil.TaskError{ID: e.State.TaskID, Reason: cmdutil.TaskGone}
+			}
+		}
+	}
+}
+
+// isOutcome reports whether events of kind end a task's events.
+func isOutcome(kind client.TaskEventKind) bool {
+	return kind == client.TaskResult || kind == client.TaskError || kind == client.TaskGone
+}
+
+// outcomeError turns a task's error event into the error that explains it.
+func outcomeError(e client.TaskEvent) error {
+	var rpc *jsonrpc.Error
+	switch {
+	case errors.As(e.Err, &rpc) && rpc.Code != jsonrpc.CodeConnectionClosed:
+		return e.Err // the tool's own error, exactly as tasks/result gave it
+	case e.State.Status == mcp.TaskStatusCancelled:
+		return &cmdutil.TaskError{ID: e.State.TaskID, Reason: cmdutil.TaskCancelled}
+	case errors.Is(e.Err, client.ErrTaskGone):
+		return &cmdutil.TaskError{ID: e.State.TaskID, Reason: cmdutil.TaskGone}
+	}
+	return e.Err
+}
+
+// finishJSON is finish for output that was already printed as events.
+func finishJSON(opts *Options, res *mcp.CallToolResult, err error) error {
+	if opts.InputRefused != nil {
+		var rpc *jsonrpc.Error
+		if refused := opts.InputRefused(); refused != nil && (errors.As(err, &rpc) || (err == nil && res != nil && res.IsError)) {
+			if !opts.JSON && res != nil {
+				_ = print(opts, res)
+			}
+			return refused
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if res.IsError {
+		return &cmdutil.ToolError{Tool: opts.Name}
+	}
+	return nil
+}
+
+// detach records the created task and prints its id.
+func detach(opts *Options, task *client.Task, st mcp.Task) error {
+	fetch, err := state.Remember(opts.State, opts.Selection, task.Tool, st)
+	if !opts.JSON {
+		fmt.Fprintln(opts.IO.Out, st.TaskID)
+		if opts.IO.IsStderrTTY() {
+			fmt.Fprintf(opts.IO.ErrOut, "mcpi: the task runs on; get its result with %s\n", fetch)
+		}
+	}
+	return err
+}
+
+// leave handles Ctrl-C while following: on a terminal it asks whether to cancel the
+// task or leave it running; without one it leaves it running and records it.
+func leave(opts *Options, live *taskview.Live, task *client.Task) error {
+	id := task.ID()
+	if live != nil {
+		live.Stop(true)
+	}
+	if opts.embedded() {
+		return &cmdutil.InterruptedTaskError{ID: id, Embedded: true}
+	}
+	bg, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if opts.IO.CanPrompt() && opts.Choose != nil {
+		c, err := opts.Choose(bg, "Cancel the task on the server, or leave it running? [c/l]", "cl")
+		if err == nil && c == 'c' {
+			if _, err := task.Cancel(bg); err != nil {
+				return &cmdutil.InterruptedTaskError{ID: id, CancelErr: err}
+			}
+			return &cmdutil.InterruptedTaskError{ID: id, Cancelled: true}
+		}
+	}
+	fetch, err := state.Remember(opts.State, opts.Selection, task.Tool, task.State())
+	if err != nil {
+		msg, _ := cmdutil.Describe(err)
+		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
+	}
+	return &cmdutil.InterruptedTaskError{ID: id, Fetch: fetch}
+}
+
+// finalState fetches the terminal state of a task whose outcome arrived while its last
+// known status was not terminal; ok is false when there is nothing new to show.
+func finalState(ctx context.Context, sess *client.Session, last mcp.Task) (mcp.Task, bool) {
+	if last.TaskID == "" || last.Status.IsTerminal() {
+		return last, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	st, err := sess.GetTask(ctx, last.TaskID)
+	if err != nil || !st.Status.IsTerminal() {
+		return last, false
+	}
+	return st, true
+}

@@ -1,0 +1,62 @@
+// Package list implements "mcpi tools list".
+package list
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// Options are the inputs of "tools list".
+type Options struct {
+	IO      *iostreams.IOStreams
+	Connect func(context.Context) (*client.Session, error)
+	JSON    bool
+}
+
+// NewCmd returns the command; runF replaces [Run] in tests of the flag handling.
+func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{IO: f.IOStreams, Connect: f.Connect}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the server's tools",
+		Long: "List every tool the server offers (all pages), with its task support:\n" +
+			"forbidden, optional or required.",
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return Run(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print {"tools":[...]} as JSON`)
+	return cmd
+}
+
+// Run lists the tools.
+func Run(ctx context.Context, opts *Options) error {
+	sess, err := opts.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	items, err := cmdutil.Collect(sess.Tools(ctx))
+	if err != nil {
+		return err
+	}
+	res := mcp.ListToolsResult{Tools: items}
+	if opts.JSON {
+		return cmdutil.PrintJSON(opts.IO.Out, res)
+	}
+	tw := cmdutil.NewTable(opts.IO.Out, opts.IO.TerminalWidth(), "NAME", "TASK SUPPORT", "DESCRIPTION")
+	for _, t := range res.Tools {
+		tw.Row(t.Name, string(t.TaskSupport()), cmdutil.OrDash(cmdutil.FirstLine(t.Description)))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,361 @@
+package tui_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/internal/tui"
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
+)
+
+// start runs the root model over sess at w x h.
+func start(t *testing.T, sess *client.Session, w, h int) (*tui.Model, *tuitest.Driver) {
+	t.Helper()
+	m := tui.New(tuitest.Context(t), sess, tui.Options{Server: "test server", Transport: "in-memory pipe"})
+	d := tuitest.New(t, m)
+	d.Send(tea.WindowSizeMsg{Width: w, Height: h})
+	d.Run(m.Init())
+	return m, d
+}
+
+// selectTool moves the Tools list's cursor to name.
+func selectTool(t *testing.T, d *tuitest.Driver, name string) {
+	t.Helper()
+	d.WaitFor("the tool "+name, func(s string) bool { return strings.Contains(s, "  "+name+" ") || strings.Contains(s, "▸ "+name+" ") })
+	for range 50 {
+		if strings.Contains(tuitest.Line(d.Screen(), "▸"), " "+name+" ") {
+			return
+		}
+		d.Key("down")
+	}
+	t.Fatalf("could not select %s:\n%s", name, d.Screen())
+}
+
+// checkSize fails when the screen is not exactly w x h cells.
+func checkSize(t *testing.T, screen string, w, h int) {
+	t.Helper()
+	lines := strings.Split(screen, "\n")
+	if len(lines) != h {
+		t.Errorf("the screen has %d lines, want %d:\n%s", len(lines), h, screen)
+	}
+	for i, l := range lines {
+		if n := len([]rune(l)); n > w { // the UI draws only single-width characters
+			t.Errorf("line %d is %d cells wide, more than %d: %q", i, n, w, l)
+		}
+	}
+}
+
+// The header says who the server is, how mcpi reaches it, the protocol and task
+// dialect and both sides' capabilities; the screen fits 80x24 and follows a resize.
+func TestHeaderAndSizes(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	_, d := start(t, sess, 80, 24)
+	screen := d.WaitText("mcpi-demo 0.1.0", "● connected", "▸ add")
+	for _, want := range []string{"in-memory pipe", "2025-11-25", "server tasks[list,cancel,tools/call]",
+		"mcpi   tasks[list,cancel,sampling,elicitation]", "1 Tools", "6 Log", "? help"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, screen)
+		}
+	}
+	checkSize(t, screen, 80, 24)
+	d.Key("?")
+	screen = d.WaitText("Keys of the Tools view")
+	checkSize(t, screen, 80, 24)
+	d.Key("esc")
+	for i := range 6 {
+		d.Key(fmt.Sprint(i + 1))
+		checkSize(t, d.Screen(), 80, 24)
+	}
+	// The mouse: a click on a tab shows it; a click on a row selects it.
+	d.Send(tea.MouseClickMsg{X: 13, Y: 3, Button: tea.MouseLeft})
+	d.WaitText("No tasks yet")
+	d.Send(tea.MouseClickMsg{X: 1, Y: 3, Button: tea.MouseLeft})
+	d.WaitLine("▸ add", "forbidden")
+	d.Send(tea.MouseClickMsg{X: 4, Y: 4 + 1 + 1, Button: tea.MouseLeft}) // the second tool
+	d.WaitLine("▸ ask_model ")
+
+	d.Send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	screen = d.WaitText("2025-11-25 core tasks")
+	checkSize(t, screen, 120, 40)
+	d.Send(tea.WindowSizeMsg{Width: 60, Height: 15})
+	checkSize(t, d.Screen(), 60, 15)
+}
+
+// The whole path of a task in the UI: the Tools form calls slow_task as a task (the
+// only call a required tool offers), the Tasks view follows it from working to
+// completed and shows the result.
+func TestCallTaskToolFromTools(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	m, d := start(t, sess, 100, 30)
+	selectTool(t, d, "slow_task")
+	d.Key("enter")
+	screen := d.WaitText("tools/call slow_task", "[ Call as task ]", "Task TTL (s)")
+	if strings.Contains(screen, "[ Call ]") {
+		t.Errorf("a required tool offers a plain call:\n%s", screen)
+	}
+	d.Key("ctrl+a", "ctrl+k") // clear the seconds field
+	d.Type("x")
+	d.WaitText("must be a number")
+	d.Key("ctrl+s")
+	d.WaitText("nothing was sent")
+	if n := len(sess.Tasks()); n != 0 {
+		t.Fatalf("%d tasks started from an invalid form", n)
+	}
+	d.Key("backspace")
+	d.Type("0.6")
+	d.Key("ctrl+s")
+	d.WaitLine("slow_task", "◐ working")
+	if m.Active() != tui.TabTasks {
+		t.Errorf("the Tasks view is not shown after starting a task")
+	}
+	d.WaitLine("slow_task", "✔ completed", "5/5")
+	d.WaitText("result: done: worked 600ms in 5 steps")
+	d.Key("enter")
+	d.WaitText(`"text": "done: worked 600ms in 5 steps"`)
+}
+
+// add is taskSupport forbidden: only the plain call is offered, and its result shows.
+func TestForbiddenToolOffersPlainCallOnly(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	_, d := start(t, sess, 100, 30)
+	selectTool(t, d, "add")
+	d.Key("enter")
+	screen := d.WaitText("tools/call add", "[ Call ]")
+	if strings.Contains(screen, "Call as task") || strings.Contains(screen, "Task TTL") {
+		t.Errorf("a forbidden tool offers a task call:\n%s", screen)
+	}
+	d.Type("2")
+	d.Key("tab")
+	d.Type("3")
+	d.Key("ctrl+t")
+	d.WaitText("cannot run as a task")
+	d.Key("ctrl+s")
+	d.WaitText("Result of add", `"sum": 5`)
+}
+
+// ask_task goes input_required twice: the Tasks view jumps to each prompt, which is
+// answered in the Requests view, and the task completes with both answers.
+func TestAnswerInputRequiredFromTasksView(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	m, d := start(t, sess, 100, 30)
+	selectTool(t, d, "ask_task")
+	d.Key("enter")
+	d.WaitText("tools/call ask_task")
+	d.Key("ctrl+s")
+	d.WaitLine("ask_task", "? input_required")
+	screen := d.WaitText("press p to answer it", "⚑ 1 pending")
+	if !strings.Contains(screen, "What is your name?") {
+		t.Errorf("the Tasks view does not say what the task waits on:\n%s", screen)
+	}
+
+	d.Key("p")
+	screen = d.WaitText("Answer the server's elicitation", "side-channel of task", "What is your name?", "Name*")
+	if m.Active() != tui.TabRequests {
+		t.Fatalf("p did not open the Requests view")
+	}
+	d.Key("ctrl+s") // empty: refused before sending
+	d.WaitText("Name is required")
+	d.Type("Ada")
+	d.Key("ctrl+s")
+	d.WaitText("accepted elicitation")
+
+	d.Key("2")
+	d.WaitText("waits on sampling", "press p to answer it")
+	d.Key("p")
+	d.WaitText("Answer the server's sampling", "Please greet Ada", "Reply*")
+	d.Type("Hello, Ada!")
+	d.Key("ctrl+s")
+	d.WaitText("answered sampling")
+
+	d.Key("2")
+	screen = d.WaitLine("ask_task", "✔ completed")
+	if strings.Contains(screen, "pending") {
+		t.Errorf("a request is still pending:\n%s", screen)
+	}
+	d.Key("enter")
+	d.WaitText(`"name": "Ada"`, `"model": "Hello, Ada!"`)
+}
+
+// confirmServer is a server whose tool asks the client, as a task mcpi hosts, to
+// confirm (elicitation/create with params.task), polls that task, and returns the
+// answer.
+func confirmServer() *server.Server {
+	srv := server.New(mcp.Implementation{Name: "confirm-server", Version: "1.0"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "confirm", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			ct, err := req.Session.ElicitTask(ctx, &mcp.ElicitParams{
+				Message:         "Proceed with the deployment?",
+				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean","title":"OK"},"note":{"type":"string"}},"required":["ok"]}`),
+			}, time.Minute)
+			if err != nil {
+				return nil, err
+			}
+			var res mcp.ElicitResult
+			if err := ct.Wait(ctx, &res, nil); err != nil {
+				return nil, err
+			}
+			b, _ := json.Marshal(res.Content)
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(res.Action + " " + string(b))}}, nil
+		})
+	return srv
+}
+
+// A receiver task: the server asks mcpi to run an elicitation as a task. It appears in
+// the Tasks view marked ←, is answered from there, and its answer goes back through
+// the server's polls and tasks/result.
+func TestReceiverTaskAppearsAndIsAnswered(t *testing.T) {
+	sess := tuitest.Connect(t, confirmServer())
+	_, d := start(t, sess, 100, 30)
+	selectTool(t, d, "confirm")
+	d.Key("enter")
+	d.WaitText("tools/call confirm", "[ Call ]")
+	d.Key("ctrl+s")
+	d.WaitText("Calling confirm")
+
+	d.Key("2")
+	d.WaitLine("← elicitation/create", "◐ working")
+	d.WaitText("⚑ 1 pending", "press p to answer it")
+	d.Key("p")
+	d.WaitText("Answer the server's elicitation", "task-augmented", "Proceed with the deployment?")
+	d.Key("space") // ok: false -> true
+	d.WaitText("[x] true")
+	d.Key("ctrl+s")
+	d.WaitText("accepted elicitation")
+
+	d.Key("2")
+	d.WaitLine("← elicitation/create", "✔ completed")
+	// The answer goes back when the server polls the task and asks for its result.
+	screen := d.WaitText(`result: {"action":"accept","content":{"ok":true}`)
+	row := tuitest.Line(screen, "← elicitation/create")
+	fields := strings.Fields(row)
+	if polls := fields[len(fields)-1]; polls == "0" {
+		t.Errorf("no polls counted for the receiver task: %q", row)
+	}
+	d.Key("enter")
+	d.WaitText("Answer sent to the server (tasks/result)", `"action": "accept"`, "tasks/get received from the server")
+
+	d.Key("1")
+	d.WaitText("Result of confirm", `accept {\"ok\":true}`)
+}
+
+// The badge counts pending server requests from every view; the Log shows the traffic,
+// filters it by method and expands a message.
+func TestBadgeAndLog(t *testing.T) {
+	sess := tuitest.Connect(t, confirmServer())
+	_, d := start(t, sess, 100, 30)
+	go func() { _, _ = sess.CallTool(context.Background(), &mcp.CallToolParams{Name: "confirm"}) }()
+	for _, k := range []string{"1", "2", "4", "5", "6"} {
+		d.Key(k)
+		d.WaitText("3 Requests 1", "⚑ 1 pending")
+	}
+	d.Key("/")
+	d.Type("elicitation")
+	d.Key("enter")
+	screen := d.WaitText("← #", "elicitation/create", "/elicitation")
+	if strings.Contains(screen, "tools/list") {
+		t.Errorf("the filter lets other methods through:\n%s", screen)
+	}
+	d.Key("g", "enter")
+	d.WaitText("server → mcpi  elicitation/create", `"method": "elicitation/create"`, `"jsonrpc": "2.0"`)
+	d.Key("esc", "esc")
+	d.WaitText("tools/call")
+}
+
+// When the session ends the header says so; R opens a new session through
+// Options.Reconnect, and the tasks of the old one stay on screen.
+func TestReconnect(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	var mu sync.Mutex
+	var opened []*client.Session
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, s := range opened {
+			s.Close()
+		}
+	})
+	m := tui.New(tuitest.Context(t), sess, tui.Options{
+		Server: "demo", Transport: "in-memory pipe",
+		Reconnect: func(ctx context.Context) (*client.Session, error) {
+			s, err := tuitest.Dial(tuitest.Demo())
+			if err == nil {
+				mu.Lock()
+				opened = append(opened, s)
+				mu.Unlock()
+			}
+			return s, err
+		},
+	})
+	d := tuitest.New(t, m)
+	d.Send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	d.Run(m.Init())
+	old, err := sess.StartToolTask(tuitest.Context(t), &mcp.CallToolParams{Name: "instant_task"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Key("2")
+	d.WaitLine(old.ID()[:8], "✔ completed")
+
+	sess.Close()
+	d.WaitText("○ disconnected", "the session has ended", "press R to reconnect")
+	d.Key("R")
+	d.WaitText("● connected", "reconnected: a new session")
+	d.WaitLine(old.ID()[:8], "instant_task")
+
+	var now *client.Session
+	mu.Lock()
+	now = opened[0]
+	mu.Unlock()
+	task, err := now.StartToolTask(tuitest.Context(t), &mcp.CallToolParams{Name: "instant_task"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	screen := d.WaitLine(task.ID()[:8], "✔ completed")
+	if tuitest.Line(screen, old.ID()[:8]) == "" {
+		t.Errorf("the old session's task is gone:\n%s", screen)
+	}
+	d.Key("1")
+	d.WaitLine("▸ add", "forbidden")
+}
+
+// Every view, in its list and its open modes, renders exactly the terminal's size, down
+// to very small terminals.
+func TestEverySizeEveryView(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	task, err := sess.StartToolTask(tuitest.Context(t), &mcp.CallToolParams{Name: "instant_task"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-task.Done()
+	_, d := start(t, sess, 100, 30)
+	d.WaitLine("▸ add", "forbidden")
+	d.Key("2")
+	d.WaitText("1 completed")
+	d.Key("6")
+	d.WaitText("tools/list")
+	// Each step opens something, then the sizes are tried.
+	steps := [][]string{
+		{"1"}, {"1", "enter"}, {"esc", "2"}, {"2", "enter"}, {"esc", "3"}, {"4"}, {"4", "enter"}, {"esc", "5"},
+		{"5", "enter"}, {"esc", "6"}, {"6", "enter"}, {"esc", "?"}, {"esc"},
+	}
+	sizes := [][2]int{{100, 30}, {80, 24}, {60, 15}, {40, 10}, {20, 6}, {10, 3}}
+	for _, keys := range steps {
+		d.Key(keys...)
+		d.Drain()
+		for _, sz := range sizes {
+			d.Send(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+			checkSize(t, d.Screen(), sz[0], sz[1])
+		}
+		d.Send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	}
+}

@@ -1,0 +1,58 @@
+package logview
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/demo"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
+)
+
+// Every message shows both ways, responses named by their request's method; the filter
+// keeps one method; a message expands to its JSON; server log messages and progress
+// notifications have their own lists.
+func TestLogMessagesLogsAndProgress(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	m := New()
+	m.SetSize(120, 24)
+	d := tuitest.New(t, m)
+	d.Listen(sess, 0)
+	ctx := tuitest.Context(t)
+	if err := sess.SetLogLevel(ctx, mcp.LoggingLevelDebug); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: demo.ToolLogLevels, Arguments: json.RawMessage(`{"message":"hello log"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.CallToolWith(ctx, &mcp.CallToolParams{Name: demo.ToolSlow, Arguments: json.RawMessage(`{"seconds":0.2,"steps":2}`)}, &client.CallOptions{Progress: true}); err != nil {
+		t.Fatal(err)
+	}
+	screen := d.WaitLine("→ #", "tools/call", `"name":"slow"`)
+	for _, want := range [][]string{{"← #", "✓ tools/call"}, {"✓ logging/setLevel"}, {"← notifications/message"}, {"← notifications/progress"}} {
+		if tuitest.Line(screen, want...) == "" {
+			t.Errorf("no line with %q:\n%s", want, screen)
+		}
+	}
+
+	d.Key("/")
+	d.Type("setlevel")
+	d.Key("enter")
+	screen = d.WaitText("/setlevel 2 shown")
+	if strings.Contains(screen, "tools/call") {
+		t.Errorf("the filter shows other methods:\n%s", screen)
+	}
+	d.Key("home", "enter")
+	d.WaitText("mcpi → server  logging/setLevel", `"level": "debug"`, `"method": "logging/setLevel"`)
+	d.Key("esc", "esc")
+	d.WaitText("tools/call")
+
+	d.Key("t")
+	d.WaitLine("EMERGENCY", "hello log")
+	d.WaitLine("DEBUG", "hello log")
+	d.WaitFor("one server log message per level", func(string) bool { return m.Len(ServerLog) == 8 })
+	d.Key("t")
+	d.WaitLine("mcpi-", "2/2")
+}

@@ -1,0 +1,26 @@
+package promptsview
+
+import (
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
+)
+
+// A prompt's arguments become a form; its required argument is checked before the
+// prompt is fetched, and the messages it renders to are shown.
+func TestGetPrompt(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	m := New(tuitest.Context(t), sess)
+	m.SetSize(100, 24)
+	d := tuitest.New(t, m)
+	d.Listen(sess, 0)
+	d.Run(m.Init())
+	d.WaitLine("greet", "name*")
+	d.Key("enter")
+	d.WaitText("prompts/get greet", "[ Get prompt ]")
+	d.Key("ctrl+s")
+	d.WaitText("is required")
+	d.Type("Ada")
+	d.Key("ctrl+s")
+	d.WaitText("prompts/get greet", "[user]", "Ada")
+}

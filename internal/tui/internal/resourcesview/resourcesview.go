@@ -1,0 +1,383 @@
+// Package resourcesview is the Resources view: the server's resources and resource
+// templates, reading one (a template after filling in its URI), and subscribing to
+// updates.
+package resourcesview
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
+)
+
+type item struct {
+	res  *mcp.Resource
+	tmpl *mcp.ResourceTemplate
+}
+
+func (it item) name() string {
+	if it.res != nil {
+		return it.res.URI
+	}
+	return it.tmpl.URITemplate
+}
+
+type mode int
+
+const (
+	modeList mode = iota
+	modeURI
+	modeContent
+)
+
+// Model is the Resources view.
+type Model struct {
+	ctx        context.Context
+	sess       *client.Session
+	gen        int
+	items      []item
+	loading    bool
+	err        error
+	cursor     int
+	offset     int
+	width      int
+	height     int
+	mode       mode
+	uri        textinput.Model
+	openURI    string
+	title      string
+	pager      ui.Pager
+	subscribed map[string]bool
+}
+
+// New returns the Resources view of sess.
+func New(ctx context.Context, sess *client.Session) *Model {
+	in := textinput.New()
+	in.Prompt = "URI: "
+	s := textinput.DefaultDarkStyles()
+	s.Cursor.Blink = false
+	in.SetStyles(s)
+	return &Model{ctx: ctx, sess: sess, uri: in, loading: true, subscribed: map[string]bool{}}
+}
+
+// Init lists the resources.
+func (m *Model) Init() tea.Cmd { return m.load() }
+
+// SetSize sets the size the view renders at.
+func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
+
+// Capturing reports whether the view wants every key (a URI is being typed).
+func (m *Model) Capturing() bool { return m.mode == modeURI }
+
+// Keys.
+var (
+	keyRead      = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "read"))
+	keySubscribe = key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "subscribe"))
+	keyReload    = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload"))
+	keyBack      = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"))
+)
+
+// ShortHelp is the help bar of the current mode.
+func (m *Model) ShortHelp() []key.Binding {
+	switch m.mode {
+	case modeURI:
+		return []key.Binding{keyRead, keyBack}
+	case modeContent:
+		return []key.Binding{keyBack, ui.PagerUp, ui.PagerPageUp, keyReload}
+	}
+	return []key.Binding{ui.Up, ui.Down, keyRead, keySubscribe, keyReload}
+}
+
+// FullHelp is the full help of the view.
+func (m *Model) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{ui.Up, ui.Down, keyRead, keyBack}, {keySubscribe, keyReload}}
+}
+
+type listMsg struct {
+	gen   int
+	items []item
+	err   error
+}
+
+type readMsg struct {
+	gen int
+	uri string
+	res *mcp.ReadResourceResult
+	err error
+}
+
+type subMsg struct {
+	uri string
+	on  bool
+	err error
+}
+
+func (m *Model) load() tea.Cmd {
+	sess, gen, ctx := m.sess, m.gen, m.ctx
+	m.loading = true
+	return func() tea.Msg {
+		var items []item
+		if sess.ServerCapabilities().Resources == nil {
+			return listMsg{gen: gen}
+		}
+		for r, err := range sess.Resources(ctx) {
+			if err != nil {
+				return listMsg{gen: gen, items: items, err: err}
+			}
+			items = append(items, item{res: &r})
+		}
+		for t, err := range sess.ResourceTemplates(ctx) {
+			if err != nil {
+				return listMsg{gen: gen, items: items, err: err}
+			}
+			items = append(items, item{tmpl: &t})
+		}
+		return listMsg{gen: gen, items: items}
+	}
+}
+
+func (m *Model) read(uri string) tea.Cmd {
+	sess, gen, ctx := m.sess, m.gen, m.ctx
+	m.mode, m.openURI, m.title = modeContent, uri, "Reading "+uri+"…"
+	m.pager = ui.Pager{}
+	m.pager.SetLines(nil)
+	return func() tea.Msg {
+		res, err := sess.ReadResource(ctx, uri)
+		return readMsg{gen: gen, uri: uri, res: res, err: err}
+	}
+}
+
+// Update handles results, client events, keys and the mouse.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case listMsg:
+		if msg.gen == m.gen {
+			m.loading, m.items, m.err = false, msg.items, msg.err
+			m.cursor = max(min(m.cursor, len(m.items)-1), 0)
+		}
+	case readMsg:
+		if msg.gen != m.gen || msg.uri != m.openURI {
+			return nil
+		}
+		if msg.err != nil {
+			m.title = ui.Error.Render("Reading " + msg.uri + " failed")
+			m.pager.SetLines([]string{ui.Error.Render(ui.Sentence(msg.err))})
+			return nil
+		}
+		m.title = ui.OK.Render(msg.uri)
+		m.pager.SetLines(contentLines(msg.res))
+	case subMsg:
+		if msg.err != nil {
+			return ui.FlashError("subscribe: ", msg.err)
+		}
+		m.subscribed[msg.uri] = msg.on
+		if msg.on {
+			return ui.Flash("subscribed to " + msg.uri)
+		}
+		return ui.Flash("unsubscribed from " + msg.uri)
+	case ui.EventsMsg:
+		if msg.Gen != m.gen {
+			return nil
+		}
+		var cmds []tea.Cmd
+		for _, e := range msg.Events {
+			switch e := e.(type) {
+			case *client.ListChangedEvent:
+				if e.Method == mcp.NotificationResourcesListChanged {
+					cmds = append(cmds, m.load())
+				}
+			case *client.ResourceUpdatedEvent:
+				cmds = append(cmds, ui.Flash("the server says "+e.URI+" changed"))
+				if m.mode == modeContent && m.openURI == e.URI {
+					cmds = append(cmds, m.read(e.URI))
+				}
+			}
+		}
+		return tea.Batch(cmds...)
+	case ui.SessionMsg:
+		m.sess, m.gen = msg.Session, msg.Gen
+		m.subscribed = map[string]bool{}
+		m.mode = modeList
+		return m.load()
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	case tea.MouseClickMsg:
+		if m.mode == modeList && msg.Button == tea.MouseLeft {
+			i := m.offset + msg.Y - 1
+			if i >= 0 && i < len(m.items) {
+				if i == m.cursor {
+					return m.open()
+				}
+				m.cursor = i
+			}
+		}
+	case tea.MouseWheelMsg:
+		if m.mode == modeContent {
+			m.pager.Update(msg)
+		} else if m.mode == modeList {
+			ui.Wheel(msg, &m.cursor, len(m.items))
+		}
+	}
+	return nil
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	switch m.mode {
+	case modeURI:
+		switch {
+		case key.Matches(msg, keyBack):
+			m.mode = modeList
+			m.uri.Blur()
+		case key.Matches(msg, keyRead):
+			m.uri.Blur()
+			return m.read(strings.TrimSpace(m.uri.Value()))
+		default:
+			var cmd tea.Cmd
+			m.uri, cmd = m.uri.Update(msg)
+			return cmd
+		}
+		return nil
+	case modeContent:
+		switch {
+		case key.Matches(msg, keyBack):
+			m.mode = modeList
+		case key.Matches(msg, keyReload):
+			return m.read(m.openURI)
+		default:
+			m.pager.Update(msg)
+		}
+		return nil
+	}
+	switch {
+	case ui.ListNav(msg, &m.cursor, len(m.items), m.height-1):
+	case key.Matches(msg, keyRead):
+		return m.open()
+	case key.Matches(msg, keyReload):
+		return m.load()
+	case key.Matches(msg, keySubscribe):
+		return m.toggleSubscription()
+	}
+	return nil
+}
+
+func (m *Model) open() tea.Cmd {
+	if m.cursor >= len(m.items) {
+		return nil
+	}
+	it := m.items[m.cursor]
+	if it.res != nil {
+		return m.read(it.res.URI)
+	}
+	m.mode = modeURI
+	m.uri.SetValue(it.tmpl.URITemplate)
+	return m.uri.Focus()
+}
+
+func (m *Model) toggleSubscription() tea.Cmd {
+	if m.cursor >= len(m.items) || m.items[m.cursor].res == nil {
+		return nil
+	}
+	caps := m.sess.ServerCapabilities().Resources
+	if caps == nil || !caps.Subscribe {
+		return ui.Flash("the server does not offer resource subscriptions")
+	}
+	uri := m.items[m.cursor].res.URI
+	on := !m.subscribed[uri]
+	sess, ctx := m.sess, m.ctx
+	return func() tea.Msg {
+		var err error
+		if on {
+			err = sess.SubscribeResource(ctx, uri)
+		} else {
+			err = sess.UnsubscribeResource(ctx, uri)
+		}
+		return subMsg{uri: uri, on: on, err: err}
+	}
+}
+
+func contentLines(res *mcp.ReadResourceResult) []string {
+	var lines []string
+	for _, c := range res.Contents {
+		head := c.URI
+		if c.MimeType != "" {
+			head += "  " + ui.Dim.Render(c.MimeType)
+		}
+		lines = append(lines, ui.Heading.Render(head))
+		switch {
+		case c.Blob != "":
+			lines = append(lines, ui.Dim.Render(fmt.Sprintf("binary, %d bytes of base64", len(c.Blob))))
+		case strings.Contains(c.MimeType, "json"):
+			lines = append(lines, ui.HighlightJSON([]byte(c.Text))...)
+		default:
+			lines = append(lines, strings.Split(strings.ReplaceAll(c.Text, "\t", "    "), "\n")...)
+		}
+		lines = append(lines, "")
+	}
+	return lines
+}
+
+// View renders the view.
+func (m *Model) View() string {
+	w, h := m.width, m.height
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	switch m.mode {
+	case modeContent:
+		return ui.Stack(w, h, ui.Block([]string{m.title}, w, 1), m.pager.View(w, h-1))
+	case modeURI:
+		m.uri.SetWidth(w - 8)
+		lines := []string{ui.Title.Render("Read a resource from the template " + m.items[m.cursor].tmpl.URITemplate), "",
+			m.uri.View(), "", ui.Dim.Render("Fill in the {variables}, then enter.")}
+		return ui.Block(lines, w, h)
+	}
+	head := fmt.Sprintf("%d resources and templates", len(m.items))
+	switch {
+	case m.loading && m.items == nil:
+		head = "listing resources…"
+	case m.sess.ServerCapabilities().Resources == nil:
+		head = "the server offers no resources"
+	}
+	lines := []string{ui.Dim.Render(head)}
+	if m.err != nil {
+		lines = append(lines, ui.Error.Render(ui.Sentence(m.err)))
+	}
+	lh := h - len(lines)
+	m.offset = ui.Window(m.offset, m.cursor, len(m.items), lh)
+	uriW := min(max(w/2, 20), 48)
+	for i := m.offset; i < min(m.offset+lh, len(m.items)); i++ {
+		it := m.items[i]
+		var kind, about string
+		if it.res != nil {
+			kind = "resource"
+			if m.subscribed[it.res.URI] {
+				kind = ui.OK.Render("subscribed")
+			}
+			about = it.res.Name
+			if it.res.Description != "" {
+				about += " — " + it.res.Description
+			}
+		} else {
+			kind = ui.Accent.Render("template")
+			about = it.tmpl.Name
+			if it.tmpl.Description != "" {
+				about += " — " + it.tmpl.Description
+			}
+		}
+		line := ui.Fit(it.name(), uriW) + " " + ui.Fit(kind, 10) + " " + ui.Dim.Render(ui.OneLine(about))
+		if i == m.cursor {
+			line = ui.Accent.Render("▸ ") + line
+		} else {
+			line = "  " + line
+		}
+		lines = append(lines, line)
+	}
+	return ui.Block(lines, w, h)
+}

@@ -1,0 +1,91 @@
+package tasksview
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/demo"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
+)
+
+func start(t *testing.T, sess *client.Session, tool, args string) *client.Task {
+	t.Helper()
+	task, err := sess.StartToolTask(tuitest.Context(t), &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)},
+		&client.CallOptions{TTL: time.Minute, Progress: true})
+	if err != nil {
+		t.Fatalf("starting %s: %v", tool, err)
+	}
+	return task
+}
+
+func newView(t *testing.T, sess *client.Session, w, h int) (*Model, *tuitest.Driver) {
+	m := New(tuitest.Context(t), sess, nil)
+	m.SetSize(w, h)
+	d := tuitest.New(t, m)
+	d.Listen(sess, 0)
+	return m, d
+}
+
+// A task tool called as a task shows up working, with its progress and status
+// message, then completed; its details show the result.
+func TestTaskMovesFromWorkingToCompleted(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	_, d := newView(t, sess, 100, 20)
+	d.WaitText("No tasks yet")
+
+	task := start(t, sess, demo.ToolSlowTask, `{"seconds":1.5,"steps":3}`)
+	d.Send(ui.TaskStartedMsg{Task: task})
+	id := ui.ShortID(task.ID())
+	d.WaitLine(id, "slow_task", "◐ working")
+	d.WaitLine(id, "step 1 of 3", "1/3")
+	screen := d.WaitLine(id, "✔ completed", "3/3")
+	if l := tuitest.Line(screen, id); !strings.Contains(l, "s ") {
+		t.Errorf("the completed row lacks its elapsed time or TTL: %q", l)
+	}
+	d.WaitText("result: done: worked 1.5s in 3 steps")
+
+	d.Key("enter")
+	screen = d.WaitText("Task "+task.ID(), "Result", `"text": "done: worked 1.5s in 3 steps"`)
+	for _, want := range []string{"tools/call slow_task", "TTL", "Polls", "Progress"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("details lack %q:\n%s", want, screen)
+		}
+	}
+	d.Key("esc")
+	d.WaitText("1 task: 1 completed")
+}
+
+// Cancel asks for confirmation, then sends tasks/cancel; the task ends cancelled.
+func TestCancelTask(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	_, d := newView(t, sess, 80, 24)
+	task := start(t, sess, demo.ToolSleepTask, `{"seconds":60}`)
+	d.Send(ui.TaskStartedMsg{Task: task})
+	id := ui.ShortID(task.ID())
+	d.WaitLine(id, "◐ working")
+
+	d.Key("c")
+	d.WaitText("Cancel task " + id)
+	d.Key("n")
+	d.WaitLine(id, "◐ working")
+	if st := task.State().Status; st != mcp.TaskStatusWorking {
+		t.Fatalf("after answering no, the task is %s", st)
+	}
+
+	d.Key("c")
+	d.WaitText("Cancel task " + id)
+	d.Key("y")
+	d.WaitLine(id, "⊘ cancelled")
+	select {
+	case <-task.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the task did not end after cancel")
+	}
+	d.Key("c")
+	d.WaitText("1 task: 1 cancelled")
+}

@@ -1,0 +1,367 @@
+package tasksview
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
+)
+
+func requestSummary(r *client.Request) string {
+	return ui.RequestKind(r) + " “" + ui.RequestSummary(r) + "”"
+}
+
+// column is one column of the table; cells are cut to its width.
+type column struct {
+	title string
+	width int
+	right bool
+	cell  func(m *Model, r *row) string
+}
+
+var allColumns = []column{
+	{"ID", 8, false, func(m *Model, r *row) string { return ui.ShortID(r.id) }},
+	{"TOOL / METHOD", 0, false, func(m *Model, r *row) string { return r.role.arrow() + " " + r.name }},
+	{"STATUS", 16, false, func(m *Model, r *row) string { return m.renderStatus(r) }},
+	{"MESSAGE", 0, false, func(m *Model, r *row) string { return ui.OneLine(m.messageText(r)) }},
+	{"PROG", 6, true, func(m *Model, r *row) string { return progressText(r.progress) }},
+	{"ELAPSED", 7, true, func(m *Model, r *row) string { return m.elapsed(r) }},
+	{"TTL LEFT", 8, true, func(m *Model, r *row) string { return m.ttlLeft(r) }},
+	{"POLLS", 5, true, func(m *Model, r *row) string { return fmt.Sprint(r.polls) }},
+}
+
+// Widths of the flexible columns.
+const (
+	toolMin  = 12
+	toolMax  = 22
+	messMin  = 10
+	colGap   = 1
+	cursorW  = 2
+	minTable = 40
+)
+
+// columns fits the table to w cells. TOOL / METHOD and MESSAGE share what the fixed
+// columns leave; when there is not room for both, MESSAGE goes (the lines under the
+// table show the selected task's message), and on very narrow screens POLLS, TTL LEFT
+// and PROG go too.
+func columns(w int) []column {
+	cols := append([]column(nil), allColumns...)
+	drop := []string{"POLLS", "TTL LEFT", "PROG"}
+	for {
+		fixed := cursorW
+		for _, c := range cols {
+			if c.width > 0 {
+				fixed += c.width + colGap
+			}
+		}
+		rest := w - fixed
+		if rest >= toolMin+colGap || len(drop) == 0 {
+			tool, msg := rest-colGap, 0
+			if rest >= toolMax+messMin+2*colGap {
+				tool, msg = toolMax, rest-toolMax-2*colGap
+			}
+			out := cols[:0:0]
+			for _, c := range cols {
+				switch c.title {
+				case "TOOL / METHOD":
+					c.width = max(tool, 4)
+				case "MESSAGE":
+					if msg <= 0 {
+						continue
+					}
+					c.width = msg
+				}
+				out = append(out, c)
+			}
+			return out
+		}
+		for i := range cols {
+			if cols[i].title == drop[0] {
+				cols = append(cols[:i], cols[i+1:]...)
+				break
+			}
+		}
+		drop = drop[1:]
+	}
+}
+
+func renderCells(cols []column, cells []string) string {
+	var b strings.Builder
+	for i, c := range cols {
+		if c.width <= 0 {
+			continue
+		}
+		s := cells[i]
+		if c.right {
+			s = ui.Cut(s, c.width)
+			s = strings.Repeat(" ", max(c.width-ui.Width(s), 0)) + s
+		} else {
+			s = ui.Fit(s, c.width)
+		}
+		b.WriteString(s)
+		b.WriteString(" ")
+	}
+	return b.String()
+}
+
+// tableTop is the line of the first task row, below the summary and the heading.
+func (m *Model) tableTop() int { return 2 }
+
+// tableHeight is the number of task rows shown: what is left under the heading, less
+// the two lines about the selected task.
+func (m *Model) tableHeight() int { return max(m.height-m.tableTop()-3, 1) }
+
+// View renders the view.
+func (m *Model) View() string {
+	w, h := m.width, m.height
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	switch m.mode {
+	case modeDetail:
+		return m.detailView(w, h)
+	case modeConfirm:
+		return m.confirmView(w, h)
+	}
+	return m.tableView(w, h)
+}
+
+func (m *Model) summary() string {
+	counts := map[string]int{}
+	var order []string
+	for _, r := range m.rows {
+		s := m.statusText(r)
+		if counts[s] == 0 {
+			order = append(order, s)
+		}
+		counts[s]++
+	}
+	var parts []string
+	for _, s := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
+	}
+	head := fmt.Sprintf("%d tasks", len(m.rows))
+	if len(m.rows) == 1 {
+		head = "1 task"
+	}
+	if len(parts) > 0 {
+		head += ": " + strings.Join(parts, " · ")
+	}
+	head = ui.Bold.Render(head)
+	if legend := ui.Dim.Render("   → asked of the server  ← asked by the server"); ui.Width(head+legend) <= m.width {
+		head += legend
+	}
+	return head
+}
+
+func (m *Model) tableView(w, h int) string {
+	lines := []string{m.summary()}
+	if len(m.rows) == 0 {
+		lines = append(lines, "",
+			"No tasks yet.",
+			"",
+			ui.Dim.Render("Call a tool as a task in Tools (press 1): slow_task, ask_task and the other *_task tools"),
+			ui.Dim.Render("of the demo server. Sampling and elicitation that a server asks mcpi to run as tasks"),
+			ui.Dim.Render("appear here too, marked ←."))
+		return ui.Block(lines, w, h)
+	}
+	cols := columns(w)
+	titles := make([]string, len(cols))
+	for i, c := range cols {
+		titles[i] = c.title
+	}
+	lines = append(lines, ui.Dim.Render("  "+renderCells(cols, titles)))
+	th := m.tableHeight()
+	m.offset = ui.Window(m.offset, m.cursor, len(m.rows), th)
+	end := min(m.offset+th, len(m.rows))
+	for i := m.offset; i < end; i++ {
+		r := m.rows[i]
+		cells := make([]string, len(cols))
+		for j, c := range cols {
+			cells[j] = c.cell(m, r)
+		}
+		line := renderCells(cols, cells)
+		if r.gen != m.gen {
+			line = ui.Dim.Render(ui.OneLine(line))
+		}
+		if i == m.cursor {
+			line = ui.Accent.Render("▸ ") + line
+		} else {
+			line = "  " + line
+		}
+		lines = append(lines, line)
+	}
+	lines = append(lines, ui.Dim.Render(strings.Repeat("─", w)))
+	lines = append(lines, m.selectedLines(w)...)
+	return ui.Block(lines, w, h)
+}
+
+// selectedLines are the two lines under the table about the selected task.
+func (m *Model) selectedLines(w int) []string {
+	r := m.selected()
+	if r == nil {
+		return nil
+	}
+	first := ui.Bold.Render(ui.ShortID(r.id)) + " " + r.name + ": " + m.renderStatus(r)
+	if msg := m.messageText(r); msg != "" {
+		first += " — " + ui.OneLine(msg)
+	}
+	var second string
+	switch {
+	case m.pendingRequest(r) != nil:
+		second = ui.Warn.Render("waits on " + requestSummary(m.pendingRequest(r)) + ": press p to answer it")
+	case r.outcome && r.err == nil && r.result != nil:
+		second = ui.OK.Render("result: ") + ui.Cut(resultSummary(r), w-26) + ui.Dim.Render("  (enter shows it)")
+	case r.outcome && r.err != nil:
+		second = ui.Error.Render("error: "+ui.Sentence(r.err)) + ui.Dim.Render("  (enter shows it)")
+	case r.gen != m.gen:
+		second = ui.Dim.Render("from an earlier session")
+	default:
+		second = ui.Dim.Render("enter: details   c: cancel")
+	}
+	return []string{first, second}
+}
+
+func (m *Model) confirmView(w, h int) string {
+	r := m.selected()
+	if r == nil {
+		return ui.Block(nil, w, h)
+	}
+	var q string
+	if r.role == Receiver {
+		q = fmt.Sprintf("Decline the server's %s, ending mcpi's task %s?", r.name, ui.ShortID(r.id))
+	} else {
+		q = fmt.Sprintf("Cancel task %s (%s)? The server is asked with tasks/cancel.", ui.ShortID(r.id), r.name)
+	}
+	lines := []string{"", ui.Warn.Render(q), "", "  " + ui.Key.Render("y") + " yes    " + ui.Key.Render("n") + " no"}
+	return ui.Block(lines, w, h)
+}
+
+func (m *Model) detailView(w, h int) string {
+	return m.pager.View(w, h)
+}
+
+// detailLines describe a task: its fields, what it waits on, and its outcome as
+// highlighted JSON.
+func (m *Model) detailLines(r *row) []string {
+	role := "asked of the server (mcpi is the requestor)"
+	method := "tools/call " + r.name
+	if r.role == Receiver {
+		role = "asked by the server (mcpi is the receiver)"
+		method = r.name
+	}
+	field := func(name, value string) string { return ui.Dim.Render(ui.Fit(name, 13)) + value }
+	st := r.state
+	lines := []string{
+		ui.Title.Render("Task "+r.id) + "  " + r.role.arrow() + " " + method,
+		field("Role", role),
+		field("Status", m.renderStatus(r)),
+	}
+	if st.StatusMessage != "" {
+		lines = append(lines, field("Message", st.StatusMessage))
+	}
+	lines = append(lines,
+		field("Created", orDash(st.CreatedAt)),
+		field("Updated", orDash(st.LastUpdatedAt)),
+		field("Elapsed", m.elapsed(r)),
+	)
+	ttl := "unlimited"
+	if st.TTL != nil {
+		ttl = ui.Duration(msDuration(*st.TTL)) + " (" + m.ttlLeft(r) + " left)"
+	}
+	lines = append(lines, field("TTL", ttl))
+	if st.PollInterval != nil {
+		lines = append(lines, field("Poll every", ui.Duration(msDuration(*st.PollInterval))))
+	}
+	polls := fmt.Sprintf("%d tasks/get sent by mcpi", r.polls)
+	if r.role == Receiver {
+		polls = fmt.Sprintf("%d tasks/get received from the server", r.polls)
+	}
+	lines = append(lines, field("Polls", polls))
+	if r.progress != nil {
+		p := progressText(r.progress)
+		if r.progress.Message != "" {
+			p += "  " + r.progress.Message
+		}
+		lines = append(lines, field("Progress", p))
+	}
+	if req := m.pendingRequest(r); req != nil {
+		lines = append(lines, field("Waits on", ui.Warn.Render(requestSummary(req))+"  "+ui.Key.Render("p")+" answers it"))
+	}
+	if r.gone {
+		lines = append(lines, field("Gone", "the receiver no longer knows this task (its TTL ran out, or it restarted)"))
+	}
+	if r.gen != m.gen {
+		lines = append(lines, field("Session", "an earlier session; its state is the last one seen"))
+	}
+	lines = append(lines, "")
+	switch {
+	case r.result != nil:
+		label := "Result"
+		if r.role == Receiver {
+			label = "Answer sent to the server (tasks/result)"
+		}
+		var res mcp.CallToolResult
+		if r.role == Requestor && jsonUnmarshal(r.result, &res) == nil && res.IsError {
+			label = ui.Error.Render("Result (isError: the tool reports a failure)")
+		}
+		lines = append(lines, ui.Heading.Render(label))
+		lines = append(lines, ui.HighlightJSON(r.result)...)
+	case st.Status == mcp.TaskStatusCancelled:
+		lines = append(lines, ui.Heading.Render("Cancelled"), ui.Dim.Render("A cancelled task has no result."))
+	case r.err != nil:
+		lines = append(lines, ui.Heading.Render("Error"), ui.Error.Render(ui.Sentence(r.err)))
+		if ej := r.errJSON; ej != nil {
+			lines = append(lines, ui.HighlightJSON(ej)...)
+		} else if rpc := asRPC(r.err); rpc != nil {
+			b, _ := jsonMarshal(rpc)
+			lines = append(lines, ui.HighlightJSON(b)...)
+		}
+	case st.Status.IsTerminal():
+		lines = append(lines, ui.Dim.Render("fetching the outcome (tasks/result)…"))
+	default:
+		lines = append(lines, ui.Dim.Render("no outcome yet"))
+	}
+	return lines
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// resultSummary is a task's outcome in one line: a tool result's text, or the answer
+// sent to the server without its _meta.
+func resultSummary(r *row) string {
+	if r.role == Requestor {
+		var res mcp.CallToolResult
+		if jsonUnmarshal(r.result, &res) == nil {
+			var texts []string
+			for _, c := range res.Content {
+				if c.Type == mcp.ContentTypeText {
+					texts = append(texts, c.Text)
+				}
+			}
+			if len(texts) > 0 {
+				s := ui.OneLine(strings.Join(texts, " "))
+				if res.IsError {
+					s = ui.Error.Render("isError: " + s)
+				}
+				return s
+			}
+		}
+	}
+	var obj map[string]json.RawMessage
+	if jsonUnmarshal(r.result, &obj) == nil {
+		delete(obj, "_meta")
+		if b, err := jsonMarshal(obj); err == nil {
+			return string(b)
+		}
+	}
+	return ui.OneLine(string(r.result))
+}

@@ -1,0 +1,112 @@
+package toolsview
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
+)
+
+func newView(t *testing.T, w, h int) (*Model, *tuitest.Driver, *client.Session) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	m := New(tuitest.Context(t), sess, time.Minute, nil)
+	m.SetSize(w, h)
+	d := tuitest.New(t, m)
+	d.Listen(sess, 0)
+	d.Run(m.Init())
+	d.WaitLine("▸ add", "forbidden")
+	return m, d, sess
+}
+
+func selectTool(t *testing.T, d *tuitest.Driver, name string) {
+	t.Helper()
+	d.Key("home")
+	for range 30 {
+		if strings.Contains(tuitest.Line(d.Screen(), "▸"), "▸ "+name+" ") {
+			return
+		}
+		d.Key("down")
+	}
+	t.Fatalf("could not select %s:\n%s", name, d.Screen())
+}
+
+// The list shows each tool's execution.taskSupport.
+func TestListShowsTaskSupport(t *testing.T) {
+	_, d, _ := newView(t, 100, 30)
+	screen := d.Screen()
+	for _, c := range [][]string{{"slow_task", "required"}, {"ask_task", "required"}, {"sleep_task", "optional"}, {"add", "forbidden"}, {"echo ", " -"}} {
+		if tuitest.Line(screen, c...) == "" {
+			t.Errorf("no line with %q:\n%s", c, screen)
+		}
+	}
+	selectTool(t, d, "slow_task")
+	d.WaitText("execution.taskSupport required", "only runs as a task", "seconds", "steps")
+}
+
+// The calls offered follow taskSupport and whether the server takes tool tasks.
+func TestButtons(t *testing.T) {
+	tool := func(s mcp.TaskSupport) *mcp.Tool {
+		if s == "" {
+			return &mcp.Tool{Name: "t"}
+		}
+		return &mcp.Tool{Name: "t", Execution: &mcp.ToolExecution{TaskSupport: s}}
+	}
+	for _, c := range []struct {
+		support  mcp.TaskSupport
+		declared bool
+		want     []string
+	}{
+		{mcp.TaskSupportRequired, true, []string{BtnTask}},
+		{mcp.TaskSupportOptional, true, []string{BtnCall, BtnTask}},
+		{mcp.TaskSupportOptional, false, []string{BtnCall}},
+		{mcp.TaskSupportForbidden, true, []string{BtnCall}},
+		{"", true, []string{BtnCall}},
+	} {
+		if got := Buttons(tool(c.support), c.declared); !slices.Equal(got, c.want) {
+			t.Errorf("Buttons(%q, declared %v) = %q, want %q", c.support, c.declared, got, c.want)
+		}
+	}
+}
+
+// The form is built from the schema, checks the arguments before anything is sent,
+// and calls an optional tool plainly or as a task with the TTL given.
+func TestFormValidatesThenCalls(t *testing.T) {
+	m, d, sess := newView(t, 100, 30)
+	selectTool(t, d, "sleep_task")
+	d.Key("enter")
+	d.WaitText("Seconds*", "Task TTL (s)", "60", "[ Call ]", "[ Call as task ]")
+
+	d.Key("ctrl+s")
+	d.WaitText("Seconds is required")
+	d.WaitFlash("nothing was sent")
+	d.Type("700")
+	d.WaitText("Seconds must be at most 600")
+	d.Key("ctrl+t")
+	d.WaitFlash("nothing was sent")
+	if n := len(sess.Tasks()); n != 0 {
+		t.Fatalf("%d tasks started with invalid arguments", n)
+	}
+	d.Key("backspace", "backspace", "backspace")
+	d.Type("0")
+	d.Key("tab", "ctrl+a", "ctrl+k")
+	d.Type("90")
+	d.Key("ctrl+t")
+	started := tuitest.WaitMsg[ui.TaskStartedMsg](d, "the task to start")
+	if ttl := started.Task.State().TTL; ttl == nil || *ttl != 90000 {
+		t.Errorf("the task's ttl is %v, want 90000 ms", ttl)
+	}
+	if m.Capturing() {
+		t.Errorf("the form still has the keys after the task started")
+	}
+
+	selectTool(t, d, "instant_task")
+	d.Key("enter")
+	d.WaitText("tools/call instant_task")
+	d.Key("ctrl+s")
+	d.WaitText("Result of instant_task", `"text": "done"`)
+}

@@ -1,0 +1,179 @@
+package toolsview
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
+)
+
+// supportTag is a tool's taskSupport as the list shows it.
+func supportTag(t *mcp.Tool) string {
+	raw := ""
+	if t.Execution != nil {
+		raw = string(t.Execution.TaskSupport)
+	}
+	switch t.TaskSupport() {
+	case mcp.TaskSupportRequired:
+		return ui.Warn.Render("required")
+	case mcp.TaskSupportOptional:
+		return ui.Accent.Render("optional")
+	}
+	if raw == "" {
+		return ui.Dim.Render("-")
+	}
+	return ui.Dim.Render("forbidden")
+}
+
+// supportWords explains what a tool's taskSupport means for the calls offered.
+func supportWords(t *mcp.Tool, serverTakesTasks bool) string {
+	switch t.TaskSupport() {
+	case mcp.TaskSupportRequired:
+		return "only runs as a task"
+	case mcp.TaskSupportOptional:
+		if !serverTakesTasks {
+			return "the server declares no tool tasks: plain call only"
+		}
+		return "runs plainly or as a task"
+	}
+	if t.Execution == nil || t.Execution.TaskSupport == "" {
+		return "not declared, so forbidden: plain call only"
+	}
+	return "plain call only"
+}
+
+func (m *Model) listW() int {
+	if m.width < 70 {
+		if m.mode == modeList {
+			return m.width
+		}
+		return 0
+	}
+	return min(listWidth, m.width/3+4)
+}
+
+// View renders the list on the left and the selected tool, its form or its result on
+// the right (on narrow screens, one at a time).
+func (m *Model) View() string {
+	w, h := m.width, m.height
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	lw := m.listW()
+	if lw >= w {
+		return m.listView(w, h)
+	}
+	right := m.paneView(w-lw, h)
+	if lw == 0 {
+		return right
+	}
+	left := strings.Split(m.listView(lw-1, h), "\n")
+	rl := strings.Split(right, "\n")
+	out := make([]string, h)
+	for i := range out {
+		out[i] = left[i] + ui.Dim.Render("│") + rl[i]
+	}
+	return strings.Join(out, "\n")
+}
+
+func (m *Model) listView(w, h int) string {
+	head := fmt.Sprintf("%d tools", len(m.tools))
+	if m.loading && m.tools == nil {
+		head = "listing tools…"
+	}
+	lines := []string{ui.Dim.Render(ui.Fit(head, w-10) + " TASK")}
+	if m.loadErr != nil {
+		lines = append(lines, ui.Error.Render(ui.Sentence(m.loadErr)))
+	}
+	lh := h - len(lines)
+	m.offset = ui.Window(m.offset, m.cursor, len(m.tools), lh)
+	for i := m.offset; i < min(m.offset+lh, len(m.tools)); i++ {
+		t := &m.tools[i]
+		name := ui.Fit(t.Name, max(w-12, 4))
+		line := "  " + name + " " + supportTag(t)
+		if i == m.cursor {
+			line = ui.Accent.Render("▸ ") + ui.Bold.Render(name) + " " + supportTag(t)
+		}
+		lines = append(lines, line)
+	}
+	return ui.Block(lines, w, h)
+}
+
+func (m *Model) paneView(w, h int) string {
+	pad := func(s string) string { return " " + s }
+	switch m.mode {
+	case modeForm:
+		head := []string{
+			pad(ui.Title.Render("tools/call "+m.tool.Name) + "  " + supportTag(m.tool) + ui.Dim.Render(" "+supportWords(m.tool, m.declared()))),
+		}
+		if m.tool.Description != "" {
+			desc := ui.Wrap(ui.OneLine(m.tool.Description), w-2)
+			if len(desc) > 2 {
+				desc = append(desc[:1], ui.Cut(desc[1], w-3)+"…")
+			}
+			for _, l := range desc {
+				head = append(head, pad(ui.Dim.Render(l)))
+			}
+		}
+		head = append(head, "")
+		body := strings.Split(m.form.View(w-1, h-len(head)), "\n")
+		for i := range body {
+			body[i] = pad(body[i])
+		}
+		return ui.Block(append(head, body...), w, h)
+	case modeResult:
+		head := []string{pad(m.title)}
+		body := strings.Split(m.pager.View(w-1, h-1), "\n")
+		for i := range body {
+			body[i] = pad(body[i])
+		}
+		return ui.Block(append(head, body...), w, h)
+	}
+	if m.cursor >= len(m.tools) {
+		return ui.Block(nil, w, h)
+	}
+	return ui.Block(m.detailLines(&m.tools[m.cursor], w-1), w, h)
+}
+
+func (m *Model) detailLines(t *mcp.Tool, w int) []string {
+	pad := func(s string) string { return " " + s }
+	lines := []string{pad(ui.Title.Render(t.DisplayName()) + ui.Dim.Render("  "+t.Name))}
+	for _, l := range ui.Wrap(ui.OneLine(t.Description), w) {
+		lines = append(lines, pad(l))
+	}
+	lines = append(lines, "", pad(ui.Bold.Render("execution.taskSupport ")+supportTag(t)), pad(ui.Dim.Render(supportWords(t, m.declared()))))
+	if a := t.Annotations; a != nil {
+		var hints []string
+		for _, h := range []struct {
+			name string
+			v    *bool
+		}{{"read-only", a.ReadOnlyHint}, {"destructive", a.DestructiveHint}, {"idempotent", a.IdempotentHint}, {"open-world", a.OpenWorldHint}} {
+			if h.v != nil {
+				if *h.v {
+					hints = append(hints, h.name)
+				} else {
+					hints = append(hints, "not "+h.name)
+				}
+			}
+		}
+		if len(hints) > 0 {
+			lines = append(lines, pad(ui.Dim.Render("hints: "+strings.Join(hints, ", "))))
+		}
+	}
+	fields, _ := formFields(t)
+	if len(fields) > 0 {
+		lines = append(lines, "", pad(ui.Bold.Render("Arguments")))
+		for _, f := range fields {
+			name := f.Name
+			if f.Required {
+				name += "*"
+			}
+			lines = append(lines, pad("  "+ui.Accent.Render(name)+" "+ui.Dim.Render(f.Hint)))
+		}
+	} else {
+		lines = append(lines, "", pad(ui.Dim.Render("No arguments.")))
+	}
+	lines = append(lines, "", pad(ui.Dim.Render("enter opens the form")))
+	return lines
+}
