@@ -241,29 +241,31 @@ func (s *Session) send(ctx context.Context, method string, params, result any) e
 	return s.conn.Call(ctx, method, params, result)
 }
 
-// ListTools returns one page of tools.
-func (s *Session) ListTools(ctx context.Context, cursor string) (*mcp.ListToolsResult, error) {
-	var r mcp.ListToolsResult
-	if err := s.call(ctx, mcp.MethodToolsList, &mcp.PaginatedParams{Cursor: cursor}, &r); err != nil {
-		return nil, err
+// ListTools returns one page of tools; nil p asks for the first.
+func (s *Session) ListTools(ctx context.Context, p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
+	r, err := list[mcp.ListToolsResult](ctx, s, mcp.MethodToolsList, (*mcp.PaginatedParams)(p))
+	if err == nil {
+		s.remember(r.Tools)
 	}
-	s.mu.Lock()
-	for i := range r.Tools {
-		s.tools[r.Tools[i].Name] = &r.Tools[i]
-	}
-	s.mu.Unlock()
-	return &r, nil
+	return r, err
 }
 
-// Tools ranges over every tool, fetching pages as needed.
-func (s *Session) Tools(ctx context.Context) iter.Seq2[mcp.Tool, error] {
-	return paginate(ctx, func(ctx context.Context, cursor string) ([]mcp.Tool, string, error) {
-		r, err := s.ListTools(ctx, cursor)
-		if err != nil {
-			return nil, "", err
-		}
-		return r.Tools, r.NextCursor, nil
+// Tools ranges over every tool from p's cursor on (nil p: from the first), fetching
+// pages as needed.
+func (s *Session) Tools(ctx context.Context, p *mcp.ListToolsParams) iter.Seq2[mcp.Tool, error] {
+	return paginate(ctx, s, mcp.MethodToolsList, (*mcp.PaginatedParams)(p), func(r *mcp.ListToolsResult) ([]mcp.Tool, string) {
+		s.remember(r.Tools)
+		return r.Tools, r.NextCursor
 	})
+}
+
+// remember keeps tools for [Session.Tool].
+func (s *Session) remember(tools []mcp.Tool) {
+	s.mu.Lock()
+	for i := range tools {
+		s.tools[tools[i].Name] = &tools[i]
+	}
+	s.mu.Unlock()
 }
 
 // Tool returns a tool by name from the last listing, listing the tools if it is unknown.
@@ -274,7 +276,7 @@ func (s *Session) Tool(ctx context.Context, name string) (*mcp.Tool, error) {
 	if ok {
 		return t, nil
 	}
-	for t, err := range s.Tools(ctx) {
+	for t, err := range s.Tools(ctx, nil) {
 		if err != nil {
 			return nil, err
 		}
@@ -292,15 +294,10 @@ func (e *UnknownToolError) Error() string {
 	return fmt.Sprintf("the server has no tool named %q", e.Name)
 }
 
-// CallTool calls a tool and waits for its result. A tool whose taskSupport is required
-// is refused locally; use [Session.CallToolTask], or [Session.CallToolWith] with
-// SendAnyway.
-func (s *Session) CallTool(ctx context.Context, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	return s.CallToolWith(ctx, p, nil)
-}
-
-// CallToolWith is [Session.CallTool] with options.
-func (s *Session) CallToolWith(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions) (*mcp.CallToolResult, error) {
+// CallTool calls a tool and waits for its result; opts may be nil. A tool whose
+// taskSupport is required is refused locally; use [Session.CallToolTask], or set
+// [CallOptions.SendAnyway].
+func (s *Session) CallTool(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions) (*mcp.CallToolResult, error) {
 	if opts == nil {
 		opts = &CallOptions{}
 	}
@@ -324,23 +321,15 @@ func (s *Session) CallToolWith(ctx context.Context, p *mcp.CallToolParams, opts 
 	return &r, nil
 }
 
-// ListPrompts returns one page of prompts.
-func (s *Session) ListPrompts(ctx context.Context, cursor string) (*mcp.ListPromptsResult, error) {
-	var r mcp.ListPromptsResult
-	if err := s.call(ctx, mcp.MethodPromptsList, &mcp.PaginatedParams{Cursor: cursor}, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+// ListPrompts returns one page of prompts; nil p asks for the first.
+func (s *Session) ListPrompts(ctx context.Context, p *mcp.ListPromptsParams) (*mcp.ListPromptsResult, error) {
+	return list[mcp.ListPromptsResult](ctx, s, mcp.MethodPromptsList, (*mcp.PaginatedParams)(p))
 }
 
-// Prompts ranges over every prompt.
-func (s *Session) Prompts(ctx context.Context) iter.Seq2[mcp.Prompt, error] {
-	return paginate(ctx, func(ctx context.Context, cursor string) ([]mcp.Prompt, string, error) {
-		r, err := s.ListPrompts(ctx, cursor)
-		if err != nil {
-			return nil, "", err
-		}
-		return r.Prompts, r.NextCursor, nil
+// Prompts ranges over every prompt from p's cursor on (nil p: from the first).
+func (s *Session) Prompts(ctx context.Context, p *mcp.ListPromptsParams) iter.Seq2[mcp.Prompt, error] {
+	return paginate(ctx, s, mcp.MethodPromptsList, (*mcp.PaginatedParams)(p), func(r *mcp.ListPromptsResult) ([]mcp.Prompt, string) {
+		return r.Prompts, r.NextCursor
 	})
 }
 
@@ -353,63 +342,49 @@ func (s *Session) GetPrompt(ctx context.Context, p *mcp.GetPromptParams) (*mcp.G
 	return &r, nil
 }
 
-// ListResources returns one page of resources.
-func (s *Session) ListResources(ctx context.Context, cursor string) (*mcp.ListResourcesResult, error) {
-	var r mcp.ListResourcesResult
-	if err := s.call(ctx, mcp.MethodResourcesList, &mcp.PaginatedParams{Cursor: cursor}, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+// ListResources returns one page of resources; nil p asks for the first.
+func (s *Session) ListResources(ctx context.Context, p *mcp.ListResourcesParams) (*mcp.ListResourcesResult, error) {
+	return list[mcp.ListResourcesResult](ctx, s, mcp.MethodResourcesList, (*mcp.PaginatedParams)(p))
 }
 
-// Resources ranges over every resource.
-func (s *Session) Resources(ctx context.Context) iter.Seq2[mcp.Resource, error] {
-	return paginate(ctx, func(ctx context.Context, cursor string) ([]mcp.Resource, string, error) {
-		r, err := s.ListResources(ctx, cursor)
-		if err != nil {
-			return nil, "", err
-		}
-		return r.Resources, r.NextCursor, nil
+// Resources ranges over every resource from p's cursor on (nil p: from the first).
+func (s *Session) Resources(ctx context.Context, p *mcp.ListResourcesParams) iter.Seq2[mcp.Resource, error] {
+	return paginate(ctx, s, mcp.MethodResourcesList, (*mcp.PaginatedParams)(p), func(r *mcp.ListResourcesResult) ([]mcp.Resource, string) {
+		return r.Resources, r.NextCursor
 	})
 }
 
-// ListResourceTemplates returns one page of resource templates.
-func (s *Session) ListResourceTemplates(ctx context.Context, cursor string) (*mcp.ListResourceTemplatesResult, error) {
-	var r mcp.ListResourceTemplatesResult
-	if err := s.call(ctx, mcp.MethodResourcesTemplatesList, &mcp.PaginatedParams{Cursor: cursor}, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+// ListResourceTemplates returns one page of resource templates; nil p asks for the
+// first.
+func (s *Session) ListResourceTemplates(ctx context.Context, p *mcp.ListResourceTemplatesParams) (*mcp.ListResourceTemplatesResult, error) {
+	return list[mcp.ListResourceTemplatesResult](ctx, s, mcp.MethodResourcesTemplatesList, (*mcp.PaginatedParams)(p))
 }
 
-// ResourceTemplates ranges over every resource template.
-func (s *Session) ResourceTemplates(ctx context.Context) iter.Seq2[mcp.ResourceTemplate, error] {
-	return paginate(ctx, func(ctx context.Context, cursor string) ([]mcp.ResourceTemplate, string, error) {
-		r, err := s.ListResourceTemplates(ctx, cursor)
-		if err != nil {
-			return nil, "", err
-		}
-		return r.ResourceTemplates, r.NextCursor, nil
+// ResourceTemplates ranges over every resource template from p's cursor on (nil p: from
+// the first).
+func (s *Session) ResourceTemplates(ctx context.Context, p *mcp.ListResourceTemplatesParams) iter.Seq2[mcp.ResourceTemplate, error] {
+	return paginate(ctx, s, mcp.MethodResourcesTemplatesList, (*mcp.PaginatedParams)(p), func(r *mcp.ListResourceTemplatesResult) ([]mcp.ResourceTemplate, string) {
+		return r.ResourceTemplates, r.NextCursor
 	})
 }
 
 // ReadResource reads a resource.
-func (s *Session) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+func (s *Session) ReadResource(ctx context.Context, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 	var r mcp.ReadResourceResult
-	if err := s.call(ctx, mcp.MethodResourcesRead, &mcp.ReadResourceParams{URI: uri}, &r); err != nil {
+	if err := s.call(ctx, mcp.MethodResourcesRead, p, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil
 }
 
-// Subscribe asks for [ResourceUpdatedEvent]s about uri.
+// SubscribeResource asks for [ResourceUpdatedEvent]s about uri.
 func (s *Session) SubscribeResource(ctx context.Context, uri string) error {
 	return s.call(ctx, mcp.MethodResourcesSubscribe, &mcp.SubscribeParams{URI: uri}, nil)
 }
 
 // UnsubscribeResource undoes [Session.SubscribeResource].
 func (s *Session) UnsubscribeResource(ctx context.Context, uri string) error {
-	return s.call(ctx, mcp.MethodResourcesUnsubscribe, &mcp.SubscribeParams{URI: uri}, nil)
+	return s.call(ctx, mcp.MethodResourcesUnsubscribe, &mcp.UnsubscribeParams{URI: uri}, nil)
 }
 
 // SetLogLevel chooses which server log messages arrive.
@@ -434,18 +409,36 @@ func (s *Session) SetRoots(ctx context.Context, roots []mcp.Root) error {
 	return s.conn.Notify(ctx, mcp.NotificationRootsListChanged, nil)
 }
 
-// paginate turns a page fetcher into an iterator over all items. An error ends it.
-func paginate[T any](ctx context.Context, fetch func(context.Context, string) ([]T, string, error)) iter.Seq2[T, error] {
+// list fetches one page of a list method; nil p asks for the first.
+func list[R any](ctx context.Context, s *Session, method string, p *mcp.PaginatedParams) (*R, error) {
+	if p == nil {
+		p = &mcp.PaginatedParams{}
+	}
+	var r R
+	if err := s.call(ctx, method, p, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// paginate ranges over the items of every page of a list method, from p's cursor on
+// (nil p: from the first), with p's _meta on every request; page takes a result's items
+// and next cursor. An error ends it, and so does a cursor the server gives twice.
+func paginate[R, T any](ctx context.Context, s *Session, method string, p *mcp.PaginatedParams, page func(*R) ([]T, string)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		cursor := ""
+		q := mcp.PaginatedParams{}
+		if p != nil {
+			q = *p
+		}
 		seen := map[string]bool{}
 		for {
-			items, next, err := fetch(ctx, cursor)
+			r, err := list[R](ctx, s, method, &q)
 			if err != nil {
 				var zero T
 				yield(zero, err)
 				return
 			}
+			items, next := page(r)
 			for _, it := range items {
 				if !yield(it, nil) {
 					return
@@ -460,7 +453,7 @@ func paginate[T any](ctx context.Context, fetch func(context.Context, string) ([
 				return
 			}
 			seen[next] = true
-			cursor = next
+			q.Cursor = next
 		}
 	}
 }
@@ -491,9 +484,7 @@ func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		var p mcp.ProgressNotificationParams
 		if json.Unmarshal(req.Params, &p) == nil {
 			s.events.publish(&ProgressEvent{At: At{now}, Params: p})
-			if t := s.tasks.forToken(p.ProgressToken); t != nil {
-				t.emit(TaskEvent{Kind: TaskProgress, Progress: &p})
-			}
+			s.progressed(&p)
 		}
 	case mcp.NotificationTasksStatus:
 		var p mcp.TaskStatusNotificationParams

@@ -46,6 +46,18 @@ var ErrAnswered = errors.New("the request was already answered or withdrawn")
 // Done is closed once the request is answered or withdrawn.
 func (r *Request) Done() <-chan struct{} { return r.done }
 
+// Answer is how the request was settled, once [Request.Done] is closed: the result sent
+// to the server (an [*mcp.ElicitResult] or an [*mcp.CreateMessageResult]) or the error.
+// Before that it returns nil, nil.
+func (r *Request) Answer() (any, error) {
+	select {
+	case <-r.done:
+		return r.result, r.err
+	default:
+		return nil, nil
+	}
+}
+
 // Withdrawn reports whether the server cancelled the request or the session ended
 // before it was answered.
 func (r *Request) Withdrawn() bool {
@@ -115,10 +127,20 @@ func (r *Request) Dismiss() error {
 	return r.settle(&mcp.ElicitResult{Action: mcp.ElicitActionCancel}, nil)
 }
 
-// Reject answers with a JSON-RPC error; a non-[*jsonrpc.Error] becomes -32603. Use it
-// for a sampling request the user refused (the MCP spec suggests code -1 there).
+// Reject answers with a JSON-RPC error; a non-[*jsonrpc.Error] becomes -32603. For a
+// request the user turned down, use [Request.Refuse].
 func (r *Request) Reject(err error) error {
 	return r.settle(nil, err)
+}
+
+// CodeUserRejected is the JSON-RPC error code the MCP spec suggests for a request the
+// user refused.
+const CodeUserRejected = -1
+
+// Refuse answers with the error of a request the user (or a front end acting for the
+// user) turned down: code [CodeUserRejected] with msg.
+func (r *Request) Refuse(msg string) error {
+	return r.settle(nil, jsonrpc.NewError(CodeUserRejected, msg))
 }
 
 // PendingRequests returns the requests waiting for an answer, oldest first.

@@ -78,7 +78,7 @@ func TestFollowTaskFromAnotherSession(t *testing.T) {
 		t.Errorf("events = %v, want them to end with result", kinds)
 	}
 	found := false
-	for st, err := range second.ServerTasks(ctx) {
+	for st, err := range second.ServerTasks(ctx, nil) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,7 +33,7 @@ func connect(t *testing.T, opts *demo.Options, copts *client.Options) (context.C
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	if _, err := s.ListTools(ctx, ""); err != nil { // so that calls do not list again
+	if _, err := s.ListTools(ctx, nil); err != nil { // so that calls do not list again
 		t.Fatal(err)
 	}
 	return ctx, s
@@ -45,7 +45,7 @@ func call(t *testing.T, ctx context.Context, s *client.Session, name, args strin
 	if args != "" {
 		p.Arguments = json.RawMessage(args)
 	}
-	res, err := s.CallTool(ctx, p)
+	res, err := s.CallTool(ctx, p, nil)
 	if err != nil {
 		t.Fatalf("%s %s: %v", name, args, err)
 	}
@@ -62,7 +62,7 @@ func text(t *testing.T, res *mcp.CallToolResult) string {
 
 func TestToolSchemas(t *testing.T) {
 	ctx, s := connect(t, nil, nil)
-	res, err := s.ListTools(ctx, "")
+	res, err := s.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func TestRequestorToolValidation(t *testing.T) {
 			t.Errorf("%s %s = %q, want a tool error", tc.tool, tc.args, text(t, res))
 		}
 	}
-	res, err := s.ListTools(ctx, "")
+	res, err := s.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
-	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/transport"
 )
@@ -102,7 +101,7 @@ func run(ctx context.Context, scenario, url string) error {
 	default:
 		logf("unknown scenario %q: listing tools only", scenario)
 		n := 0
-		for _, err := range s.Tools(ctx) {
+		for _, err := range s.Tools(ctx, nil) {
 			if err != nil {
 				return err
 			}
@@ -122,7 +121,7 @@ func answer(ctx context.Context, r *client.Request) {
 		err := r.Accept(map[string]any{})
 		logf("accepted elicitation %q with its defaults (%v)", r.Elicitation.Message, err)
 	case r.Sampling != nil:
-		err := r.Reject(jsonrpc.NewError(-1, "this conformance client has no model to sample"))
+		err := r.Refuse("this conformance client has no model to sample")
 		logf("refused sampling (%v)", err)
 	}
 }
@@ -130,7 +129,7 @@ func answer(ctx context.Context, r *client.Request) {
 // requireTool lists every tool and checks that name is among them.
 func requireTool(ctx context.Context, s *client.Session, name string) error {
 	var names []string
-	for t, err := range s.Tools(ctx) {
+	for t, err := range s.Tools(ctx, nil) {
 		if err != nil {
 			return err
 		}
@@ -152,7 +151,7 @@ func call(ctx context.Context, s *client.Session, name string, args map[string]a
 		return nil, err
 	}
 	logf("calling %s %s", name, raw)
-	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: raw})
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: raw}, nil)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("calling %s: no result within %s", name, deadline)

@@ -77,7 +77,7 @@ var echoParams = &mcp.CallToolParams{Name: demo.ToolEcho, Arguments: json.RawMes
 // CallOp is the plain tools/call round trip (echo).
 func CallOp(s *client.Session) Op {
 	return func(ctx context.Context) error {
-		r, err := s.CallTool(ctx, echoParams)
+		r, err := s.CallTool(ctx, echoParams, nil)
 		if err != nil {
 			return err
 		}
@@ -148,7 +148,7 @@ func ReadStats(ctx context.Context, s *client.Session, reset bool) (*Stats, erro
 	if reset {
 		args = `{"reset":true}`
 	}
-	r, err := s.CallTool(ctx, &mcp.CallToolParams{Name: demo.ToolBenchStats, Arguments: json.RawMessage(args)})
+	r, err := s.CallTool(ctx, &mcp.CallToolParams{Name: demo.ToolBenchStats, Arguments: json.RawMessage(args)}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func connect(t *testing.T, onRequest func(context.Context, *client.Request)) (co
 
 func call(t *testing.T, ctx context.Context, s *client.Session, p *mcp.CallToolParams) *mcp.CallToolResult {
 	t.Helper()
-	res, err := s.CallToolWith(ctx, p, &client.CallOptions{SendAnyway: true})
+	res, err := s.CallTool(ctx, p, &client.CallOptions{SendAnyway: true})
 	if err != nil {
 		t.Fatalf("%s: %v", p.Name, err)
 	}
@@ -132,7 +132,7 @@ func TestEmptyResults(t *testing.T) {
 func TestToolList(t *testing.T) {
 	ctx, s, _ := connect(t, nil)
 	var names []string
-	for tool, err := range s.Tools(ctx) {
+	for tool, err := range s.Tools(ctx, nil) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -332,12 +332,12 @@ func TestResourcesPromptsCompletion(t *testing.T) {
 		"test://template/123/data": func(c mcp.ResourceContents) bool { return strings.Contains(c.Text, `"id":"123"`) },
 		"test://watched-resource":  func(c mcp.ResourceContents) bool { return c.Text != "" },
 	} {
-		r, err := s.ReadResource(ctx, uri)
+		r, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 		if err != nil || len(r.Contents) != 1 || r.Contents[0].URI != uri || !check(r.Contents[0]) {
 			t.Errorf("read %s = %+v, %v", uri, r, err)
 		}
 	}
-	for p, err := range s.Prompts(ctx) {
+	for p, err := range s.Prompts(ctx, nil) {
 		if err != nil || p.Description == "" {
 			t.Errorf("prompt %+v, %v", p, err)
 		}

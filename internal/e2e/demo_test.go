@@ -69,7 +69,7 @@ func TestListTools(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, h harness) {
 		ctx := testContext(t)
 		s := h.open(t, ctx, serverConfig{}, nil)
-		page, err := s.ListTools(ctx, "")
+		page, err := s.ListTools(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +108,7 @@ func TestListToolsPaginated(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, h harness) {
 		ctx := testContext(t)
 		s := h.open(t, ctx, serverConfig{pageSize: 2}, nil)
-		first, err := s.ListTools(ctx, "")
+		first, err := s.ListTools(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestListToolsPaginated(t *testing.T) {
 		sub := s.Subscribe()
 		defer sub.Close()
 		var names []string
-		for tool, err := range s.Tools(ctx) {
+		for tool, err := range s.Tools(ctx, nil) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +180,7 @@ func TestUnknownTool(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, h harness) {
 		ctx := testContext(t)
 		s := h.open(t, ctx, serverConfig{}, nil)
-		_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool"})
+		_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool"}, nil)
 		if code := rpcCode(err); code != jsonrpc.CodeInvalidParams {
 			t.Fatalf("calling an unknown tool: error %v (code %d), want code -32602", err, code)
 		}
@@ -205,7 +205,7 @@ func TestSlowProgress(t *testing.T) {
 		p := toolParams(t, demo.ToolSlow, map[string]any{"seconds": 5, "steps": 5})
 		token := s.NewProgressToken()
 		p.Meta.SetProgressToken(token)
-		res, err := s.CallTool(ctx, p)
+		res, err := s.CallTool(ctx, p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -290,7 +290,7 @@ func TestSlowCancel(t *testing.T) {
 		p.Meta.SetProgressToken(token)
 		done := make(chan error, 1)
 		go func() {
-			_, err := s.CallTool(callCtx, p)
+			_, err := s.CallTool(callCtx, p, nil)
 			done <- err
 		}()
 		started := waitFor(t, ctx, sub, func(e *client.ProgressEvent) bool { return e.Params.ProgressToken == token })
@@ -404,7 +404,7 @@ func TestAskUserEvents(t *testing.T) {
 		}
 		done := make(chan result, 1)
 		go func() {
-			res, err := s.CallTool(ctx, toolParams(t, demo.ToolAskUser, map[string]any{"message": "Who are you?"}))
+			res, err := s.CallTool(ctx, toolParams(t, demo.ToolAskUser, map[string]any{"message": "Who are you?"}), nil)
 			done <- result{res, err}
 		}()
 		queued := waitFor(t, ctx, sub, func(e *client.RequestEvent) bool { return !e.Settled })
@@ -494,7 +494,7 @@ func TestPrompts(t *testing.T) {
 		ctx := testContext(t)
 		s := h.open(t, ctx, serverConfig{}, nil)
 		var prompts []mcp.Prompt
-		for p, err := range s.Prompts(ctx) {
+		for p, err := range s.Prompts(ctx, nil) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -524,7 +524,7 @@ func TestResources(t *testing.T) {
 		ctx := testContext(t)
 		s := h.open(t, ctx, serverConfig{}, nil)
 		var uris []string
-		for r, err := range s.Resources(ctx) {
+		for r, err := range s.Resources(ctx, nil) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -534,7 +534,7 @@ func TestResources(t *testing.T) {
 			t.Errorf("resources = %v", uris)
 		}
 		var templates []string
-		for r, err := range s.ResourceTemplates(ctx) {
+		for r, err := range s.ResourceTemplates(ctx, nil) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -544,7 +544,7 @@ func TestResources(t *testing.T) {
 			t.Errorf("templates = %v", templates)
 		}
 
-		about, err := s.ReadResource(ctx, demo.ResourceAbout)
+		about, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: demo.ResourceAbout})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -552,7 +552,7 @@ func TestResources(t *testing.T) {
 			about.Contents[0].MimeType != "text/markdown" || !strings.HasPrefix(about.Contents[0].Text, "# mcpi demo server\n") {
 			t.Errorf("about = %+v", about.Contents)
 		}
-		greeting, err := s.ReadResource(ctx, "demo://greetings/Ada")
+		greeting, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "demo://greetings/Ada"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -561,7 +561,7 @@ func TestResources(t *testing.T) {
 			greeting.Contents[0].MimeType != want.MimeType {
 			t.Errorf("greeting = %+v", greeting.Contents)
 		}
-		_, err = s.ReadResource(ctx, "demo://nothing")
+		_, err = s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "demo://nothing"})
 		if rpcCode(err) != -32002 {
 			t.Errorf("reading an unknown resource: %v, want -32002", err)
 		}
@@ -659,7 +659,7 @@ func TestBenchStats(t *testing.T) {
 		ctx := testContext(t)
 		s := h.open(t, ctx, serverConfig{}, nil)
 		// CallTool lists the tools first unless they are known; list them once here.
-		if _, err := s.ListTools(ctx, ""); err != nil {
+		if _, err := s.ListTools(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
 		for range 2 {
@@ -720,12 +720,12 @@ func TestServerExits(t *testing.T) {
 	p.Meta.SetProgressToken(token)
 	slowDone := make(chan error, 1)
 	go func() {
-		_, err := s.CallTool(ctx, p)
+		_, err := s.CallTool(ctx, p, nil)
 		slowDone <- err
 	}()
 	waitFor(t, ctx, sub, func(e *client.ProgressEvent) bool { return e.Params.ProgressToken == token })
 
-	_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: crashTool})
+	_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: crashTool}, nil)
 	if !errors.Is(err, transport.ErrServerExited) {
 		t.Fatalf("the crashing call returned %v, want an error wrapping transport.ErrServerExited", err)
 	}

@@ -89,6 +89,8 @@ type serverConfig struct {
 	// default, 1 s); taskPageSize bounds a tasks/list page (0: the engine's default).
 	pollInterval time.Duration
 	taskPageSize int
+	// maxActive caps the tasks a session may have running (0: the engine's default).
+	maxActive int
 	// plain serves [newPlainServer] instead of the demo server.
 	plain bool
 	// requestorTools adds the test tools of [addRequestorTestTools] to the demo server.
@@ -139,7 +141,7 @@ func demoOptions(cfg serverConfig) *demo.Options {
 		OnSlowExit:       cfg.onSlowExit,
 		Tap:              cfg.tap,
 		OnSideEffectExit: cfg.onSideEffectExit,
-		Tasks:            &tasks.Options{PollInterval: cfg.pollInterval, PageSize: cfg.taskPageSize},
+		Tasks:            &tasks.Options{PollInterval: cfg.pollInterval, PageSize: cfg.taskPageSize, MaxActive: cfg.maxActive},
 	}
 }
 
@@ -256,7 +258,7 @@ func (e *endpoint) openVia(t *testing.T, ctx context.Context, opts *client.Optio
 // call calls a tool with args (marshalled to JSON) and fails the test on a JSON-RPC error.
 func call(t *testing.T, ctx context.Context, s *client.Session, name string, args any) *mcp.CallToolResult {
 	t.Helper()
-	res, err := s.CallTool(ctx, toolParams(t, name, args))
+	res, err := s.CallTool(ctx, toolParams(t, name, args), nil)
 	if err != nil {
 		t.Fatalf("calling %s: %v", name, err)
 	}

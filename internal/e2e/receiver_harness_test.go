@@ -153,7 +153,7 @@ type callResult struct {
 func asyncCall(ctx context.Context, s *client.Session, p *mcp.CallToolParams) <-chan callResult {
 	ch := make(chan callResult, 1)
 	go func() {
-		res, err := s.CallTool(ctx, p)
+		res, err := s.CallTool(ctx, p, nil)
 		ch <- callResult{res, err}
 	}()
 	return ch

@@ -37,7 +37,7 @@ func TestReceiverThousandTasks(t *testing.T) {
 		before := runtime.NumGoroutine()
 		s := e.open(t, ctx, receiverClient(&client.ReceiverOptions{MaxActive: receiverBurst, PollInterval: 10 * time.Millisecond},
 			func(ctx context.Context, r *client.Request) { r.Accept(map[string]any{"name": r.Task}) }))
-		if _, err := s.ListTools(ctx, ""); err != nil { // so that the calls do not list the tools
+		if _, err := s.ListTools(ctx, nil); err != nil { // so that the calls do not list the tools
 			t.Fatal(err)
 		}
 		settle()
@@ -48,7 +48,7 @@ func TestReceiverThousandTasks(t *testing.T) {
 		ids := make(chan string, receiverBurst)
 		for range receiverBurst {
 			wg.Go(func() {
-				res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: demo.ToolAskUserTask})
+				res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: demo.ToolAskUserTask}, nil)
 				if err != nil {
 					errs <- err
 					return

@@ -36,7 +36,7 @@ func receiverBubble(t *testing.T, opts *client.Options) *client.Session {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	if _, err := s.ListTools(t.Context(), ""); err != nil {
+	if _, err := s.ListTools(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -123,7 +123,7 @@ func TestReceiverThousandTasksSynctest(t *testing.T) {
 		errs := make(chan error, receiverBurst)
 		for range receiverBurst {
 			wg.Go(func() {
-				res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: demo.ToolAskUserTask})
+				res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: demo.ToolAskUserTask}, nil)
 				if err != nil {
 					errs <- err
 					return

@@ -130,7 +130,7 @@ func TestTaskCancelBeforeID(t *testing.T) {
 		s := h.serve(t, taskServer()).openVia(t, ctx, taskClient(nil), func(tr transport.Transport) transport.Transport {
 			return &holdTransport{inner: tr, holdIn: isCreateTaskResponse, release: release}
 		})
-		if _, err := s.ListTools(ctx, ""); err != nil {
+		if _, err := s.ListTools(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
 		sub := s.Subscribe()
@@ -204,7 +204,7 @@ func TestTaskSessionScope(t *testing.T) {
 		}
 		done := end.Task
 
-		for task, err := range b.ServerTasks(ctx) {
+		for task, err := range b.ServerTasks(ctx, nil) {
 			t.Errorf("session B lists %+v (%v)", task, err)
 		}
 		for _, id := range []string{blocked.ID(), done.ID()} {
@@ -222,7 +222,7 @@ func TestTaskSessionScope(t *testing.T) {
 			t.Errorf("A's task after B's attempts: %+v, %v", st, err)
 		}
 		var mine []string
-		for task, err := range a.ServerTasks(ctx) {
+		for task, err := range a.ServerTasks(ctx, nil) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -640,7 +640,7 @@ func TestTaskReconnectAdopt(t *testing.T) {
 		waitUntil(t, ctx, "the server has dropped the first session", func() bool { return len(ep.srv.Sessions()) == 0 })
 
 		b := ep.open(t, ctx, taskClient(nil))
-		for task, err := range b.ServerTasks(ctx) {
+		for task, err := range b.ServerTasks(ctx, nil) {
 			t.Errorf("before naming them, the new session lists %+v (%v)", task, err)
 		}
 		if st, err := b.GetTask(ctx, ids[0]); err != nil || st.Status != mcp.TaskStatusWorking {
@@ -651,7 +651,7 @@ func TestTaskReconnectAdopt(t *testing.T) {
 			t.Fatalf("tasks/result of the old session's finished task: %+v, %v; want %+v", res, err, want)
 		}
 		var listed []string
-		for task, err := range b.ServerTasks(ctx) {
+		for task, err := range b.ServerTasks(ctx, nil) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -692,7 +692,7 @@ func TestTaskPollsFollowInterval(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, h harness) {
 		ctx := testContext(t)
 		s := h.serve(t, serverConfig{pollInterval: interval}).open(t, ctx, taskClient(nil))
-		if _, err := s.ListTools(ctx, ""); err != nil {
+		if _, err := s.ListTools(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
 		benchCounts(t, ctx, s, true)
@@ -742,7 +742,7 @@ func TestTaskPollingOutlivesNotifications(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, h harness) {
 		ctx := testContext(t)
 		s := h.serve(t, serverConfig{pollInterval: 5 * time.Millisecond}).open(t, ctx, taskClient(&client.Options{NotifiedPollInterval: notified}))
-		if _, err := s.ListTools(ctx, ""); err != nil {
+		if _, err := s.ListTools(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
 		sub := s.Subscribe()

@@ -49,7 +49,7 @@ func TestTaskCapabilities(t *testing.T) {
 			demo.ToolAdd:     mcp.TaskSupportForbidden, // declared explicitly
 			demo.ToolEcho:    "",                       // no execution at all: forbidden
 		}
-		for tool, err := range s.Tools(ctx) {
+		for tool, err := range s.Tools(ctx, nil) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +96,7 @@ func TestTaskSupportRules(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, h harness) {
 		ctx := testContext(t)
 		s := h.serve(t, taskServer()).open(t, ctx, taskClient(nil))
-		if _, err := s.ListTools(ctx, ""); err != nil {
+		if _, err := s.ListTools(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
 		sub := s.Subscribe()
@@ -105,7 +105,7 @@ func TestTaskSupportRules(t *testing.T) {
 
 		// A required tool called plainly.
 		slow := toolParams(t, demo.ToolSlowTask, map[string]any{"seconds": 0})
-		_, err := s.CallTool(ctx, slow)
+		_, err := s.CallTool(ctx, slow, nil)
 		var tse *client.TaskSupportError
 		if !errors.As(err, &tse) || tse.AsTask || tse.Support != mcp.TaskSupportRequired || tse.Tool != demo.ToolSlowTask {
 			t.Fatalf("calling required slow_task plainly: %v (%#v), want a local TaskSupportError", err, tse)
@@ -113,7 +113,7 @@ func TestTaskSupportRules(t *testing.T) {
 		if !errors.Is(err, jsonrpc.ErrMethodNotFound) {
 			t.Errorf("the local refusal %v does not match -32601", err)
 		}
-		_, err = s.CallToolWith(ctx, slow, anyway)
+		_, err = s.CallTool(ctx, slow, anyway)
 		if errors.As(err, new(*client.TaskSupportError)) || rpcCode(err) != jsonrpc.CodeMethodNotFound {
 			t.Errorf("sent anyway: %v, want the server's -32601", err)
 		}
@@ -151,7 +151,7 @@ func TestTaskSupportRules(t *testing.T) {
 		if n := len(requests(rawMessages(drain(sub)), jsonrpc.Outbound, mcp.MethodToolsCall)); n != 3 {
 			t.Errorf("%d tools/call sent, want 3 (the locally refused ones must not be sent)", n)
 		}
-		list, err := s.ListTasks(ctx, "")
+		list, err := s.ListTasks(ctx, nil)
 		if err != nil || len(list.Tasks) != 0 {
 			t.Errorf("tasks after refused calls: %+v, %v; want none", list, err)
 		}
@@ -296,7 +296,7 @@ func TestTaskLifecycle(t *testing.T) {
 			t.Errorf("tasks/result again: %+v, %v", again, err)
 		}
 		var listed bool
-		for lt, err := range s.ServerTasks(ctx) {
+		for lt, err := range s.ServerTasks(ctx, nil) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -537,7 +537,7 @@ func TestTaskUnknownID(t *testing.T) {
 				t.Errorf("tasks/cancel %q: %v, want -32602", id, err)
 			}
 		}
-		if _, err := s.ListTasks(ctx, "not a cursor"); rpcCode(err) != jsonrpc.CodeInvalidParams {
+		if _, err := s.ListTasks(ctx, &mcp.ListTasksParams{Cursor: "not a cursor"}); rpcCode(err) != jsonrpc.CodeInvalidParams {
 			t.Errorf("tasks/list with a bad cursor: %v, want -32602", err)
 		}
 		if err := s.Ping(ctx); err != nil {
@@ -571,14 +571,14 @@ func TestTaskListPaginated(t *testing.T) {
 			t.Fatalf("task ids are not unique: %v", ids)
 		}
 
-		first, err := s.ListTasks(ctx, "")
+		first, err := s.ListTasks(ctx, nil)
 		if err != nil || len(first.Tasks) != 3 || first.NextCursor == "" {
 			t.Fatalf("first page: %+v, %v; want 3 tasks and a cursor", first, err)
 		}
 		sub := s.Subscribe()
 		defer sub.Close()
 		var listed []string
-		for task, err := range s.ServerTasks(ctx) {
+		for task, err := range s.ServerTasks(ctx, nil) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -593,7 +593,7 @@ func TestTaskListPaginated(t *testing.T) {
 		if n := len(requests(rawMessages(drain(sub)), jsonrpc.Outbound, mcp.MethodTasksList)); n != 4 {
 			t.Errorf("%d tasks/list requests for 10 tasks in pages of 3, want 4", n)
 		}
-		if _, err := s.ListTasks(ctx, "bogus!"); rpcCode(err) != jsonrpc.CodeInvalidParams {
+		if _, err := s.ListTasks(ctx, &mcp.ListTasksParams{Cursor: "bogus!"}); rpcCode(err) != jsonrpc.CodeInvalidParams {
 			t.Errorf("a bad cursor: %v, want -32602", err)
 		}
 	})

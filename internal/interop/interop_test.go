@@ -326,7 +326,7 @@ func callText(t *testing.T, ctx context.Context, s *client.Session, name string,
 		}
 		p.Arguments = raw
 	}
-	res, err := s.CallTool(ctx, p)
+	res, err := s.CallTool(ctx, p, nil)
 	if err != nil {
 		t.Fatalf("calling %s: %v", name, err)
 	}

@@ -726,7 +726,7 @@ func TestTSServerRunsToolTasks(t *testing.T) {
 		}
 		// The task is still listed, cancelled.
 		found := false
-		for lt, err := range s.ServerTasks(ctx) {
+		for lt, err := range s.ServerTasks(ctx, nil) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -750,7 +750,7 @@ func TestTSServerRunsToolTasks(t *testing.T) {
 		if _, err := s.CancelTask(ctx, done); !errors.Is(err, jsonrpc.ErrInvalidParams) {
 			t.Errorf("tasks/cancel of a completed task: %v, want -32602", err)
 		}
-		if _, err := s.ListTasks(ctx, "not-a-cursor"); !errors.Is(err, jsonrpc.ErrInvalidParams) {
+		if _, err := s.ListTasks(ctx, &mcp.ListTasksParams{Cursor: "not-a-cursor"}); !errors.Is(err, jsonrpc.ErrInvalidParams) {
 			t.Errorf("tasks/list with a bad cursor: %v, want -32602", err)
 		}
 	})
@@ -762,7 +762,7 @@ func TestTSServerRunsToolTasks(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		first, err := s.ListTasks(ctx, "")
+		first, err := s.ListTasks(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -770,7 +770,7 @@ func TestTSServerRunsToolTasks(t *testing.T) {
 			t.Errorf("first page: %d tasks, nextCursor %q; want 10 and a cursor", len(first.Tasks), first.NextCursor)
 		}
 		n := 0
-		for _, err := range s.ServerTasks(ctx) {
+		for _, err := range s.ServerTasks(ctx, nil) {
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,10 +12,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
-	"github.com/mcpi-dev/mcpi/mcp"
-	"github.com/mcpi-dev/mcpi/server"
 	"github.com/mcpi-dev/mcpi/internal/tui"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
 )
 
 // start runs the root model over sess at w x h.
@@ -253,7 +253,7 @@ func TestReceiverTaskAppearsAndIsAnswered(t *testing.T) {
 func TestBadgeAndLog(t *testing.T) {
 	sess := tuitest.Connect(t, confirmServer())
 	_, d := start(t, sess, 100, 30)
-	go func() { _, _ = sess.CallTool(context.Background(), &mcp.CallToolParams{Name: "confirm"}) }()
+	go func() { _, _ = sess.CallTool(context.Background(), &mcp.CallToolParams{Name: "confirm"}, nil) }()
 	for _, k := range []string{"1", "2", "4", "5", "6"} {
 		d.Key(k)
 		d.WaitText("3 Requests 1", "⚑ 1 pending")

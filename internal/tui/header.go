@@ -3,8 +3,8 @@ package tui
 import (
 	"strings"
 
-	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
+	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 // Dialect names the task dialect a session speaks.

@@ -18,9 +18,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/transport"
-	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 )
 
 // Options configures [Run].

@@ -27,9 +27,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/client"
-	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -38,9 +37,6 @@ const Any = "*"
 
 // Shape is the expected shape, quoted in error messages.
 const Shape = `{"elicitation": {"TOOL": {"field": "value"}}, "sampling": {"TOOL": "the model's reply"}}`
-
-// CodeUserRejected is the JSON-RPC error code MCP suggests for a refused request.
-const CodeUserRejected = -1
 
 // Elicitation is the answer to an elicitation request.
 type Elicitation struct {
@@ -243,7 +239,7 @@ func (s *Set) Answer(r *client.Request, tool string) bool {
 			return false
 		}
 		if a.Decline {
-			_ = r.Reject(jsonrpc.NewError(CodeUserRejected, "the answers file "+s.File+" declines sampling for "+strings.TrimSpace(toolName(tool))))
+			_ = r.Refuse("the answers file " + s.File + " declines sampling for " + strings.TrimSpace(toolName(tool)))
 			return true
 		}
 		_ = r.Respond(&mcp.CreateMessageResult{

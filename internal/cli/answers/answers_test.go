@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
@@ -137,7 +137,7 @@ func call(t *testing.T, sess *client.Session) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "t"})
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "t"}, nil)
 	if err != nil {
 		return "error: " + err.Error()
 	}

@@ -6,8 +6,8 @@ package cmdutil
 import (
 	"context"
 
-	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 )
 
 // Factory gives commands what they need from the outside world. The root command fills

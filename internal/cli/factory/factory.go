@@ -10,13 +10,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/answers"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/cli/prompt"
-	"github.com/mcpi-dev/mcpi/client"
-	"github.com/mcpi-dev/mcpi/jsonrpc"
 )
 
 // New returns a factory whose Connect opens a session with the server sel selects
@@ -144,7 +143,7 @@ func (r *router) handle(ctx context.Context, req *client.Request) {
 	r.mu.Lock()
 	r.refused = append(r.refused, e)
 	r.mu.Unlock()
-	_ = req.Reject(jsonrpc.NewError(prompt.CodeUserRejected, e.Error()))
+	_ = req.Refuse(e.Error())
 }
 
 // refusedErr returns the first request refused for want of an answer, or nil.

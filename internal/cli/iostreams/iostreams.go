@@ -31,6 +31,8 @@ type statusLine struct {
 	text      string
 	shown     bool
 	suspended int
+	// kept is a line to end with a newline once the prompt that suspended it is done.
+	kept bool
 }
 
 // System returns the process's own streams.
@@ -120,7 +122,7 @@ func (s *IOStreams) ClearStatusLine() {
 	st := &s.status
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.text = ""
+	st.text, st.kept = "", false
 	if st.shown {
 		fmt.Fprint(s.ErrOut, "\r\033[K")
 		st.shown = false
@@ -128,11 +130,16 @@ func (s *IOStreams) ClearStatusLine() {
 }
 
 // KeepStatusLine ends the status line with a newline, so it stays on the screen, and
-// forgets it.
+// forgets it. While a prompt has the terminal, that happens when the prompt is done: the
+// last state of a task must not be lost to a question asked just before it ended.
 func (s *IOStreams) KeepStatusLine() {
 	st := &s.status
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if st.suspended > 0 {
+		st.kept = st.text != ""
+		return
+	}
 	if st.shown {
 		fmt.Fprintln(s.ErrOut)
 		st.shown = false
@@ -157,9 +164,14 @@ func (s *IOStreams) SuspendStatusLine() (resume func()) {
 			st.mu.Lock()
 			defer st.mu.Unlock()
 			st.suspended--
-			if st.suspended == 0 && st.text != "" && s.stderrTTY {
-				fmt.Fprintf(s.ErrOut, "\r\033[K%s", st.text)
-				st.shown = true
+			if st.suspended > 0 || st.text == "" || !s.stderrTTY {
+				return
+			}
+			fmt.Fprintf(s.ErrOut, "\r\033[K%s", st.text)
+			st.shown = true
+			if st.kept {
+				fmt.Fprintln(s.ErrOut)
+				st.shown, st.kept, st.text = false, false, ""
 			}
 		})
 	}

@@ -14,16 +14,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
-	"github.com/mcpi-dev/mcpi/client"
-	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
-
-// CodeUserRejected is the JSON-RPC error code MCP suggests for a request the user
-// refused.
-const CodeUserRejected = -1
 
 // Answerer answers server requests for one mcpi invocation.
 type Answerer struct {
@@ -49,7 +44,7 @@ func (a *Answerer) Handle(ctx context.Context, r *client.Request) {
 		a.mu.Lock()
 		a.refused = append(a.refused, what)
 		a.mu.Unlock()
-		_ = r.Reject(jsonrpc.NewError(CodeUserRejected, (&cmdutil.NeedTerminalError{What: what}).Error()))
+		_ = r.Refuse((&cmdutil.NeedTerminalError{What: what}).Error())
 		return
 	}
 	a.Ask(ctx, r)
@@ -77,7 +72,7 @@ func (a *Answerer) Ask(ctx context.Context, r *client.Request) {
 			fmt.Fprintln(a.io.ErrOut, "\n(the server withdrew its request)")
 			return
 		}
-		_ = r.Reject(jsonrpc.NewError(CodeUserRejected, "the user could not answer: "+err.Error()))
+		_ = r.Refuse("the user could not answer: " + err.Error())
 	}
 }
 
@@ -394,7 +389,7 @@ func (a *Answerer) sample(ctx context.Context, r *client.Request) error {
 		return err
 	}
 	if strings.TrimSpace(l) == "" {
-		return r.Reject(jsonrpc.NewError(CodeUserRejected, "the user refused the sampling request"))
+		return r.Refuse("the user refused the sampling request")
 	}
 	return r.Respond(&mcp.CreateMessageResult{
 		Role:       mcp.RoleAssistant,

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
-	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
@@ -55,7 +55,7 @@ func call(t *testing.T, sess *client.Session) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "ask"})
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "ask"}, nil)
 	if err != nil {
 		return "", err
 	}

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
 	"github.com/mcpi-dev/mcpi/demo"
+	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpi-dev/mcpi/internal/bench"
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/bench"
 )
 
 // DriveOutput is what a driver (mcpi's, or a peer's) prints: one JSON object.

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/factory"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
-	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/server"
 )
 

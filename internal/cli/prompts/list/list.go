@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
-	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -45,7 +45,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer sess.Close()
-	items, err := cmdutil.Collect(sess.Prompts(ctx))
+	items, err := cmdutil.Collect(sess.Prompts(ctx, nil))
 	if err != nil {
 		return err
 	}

@@ -6,10 +6,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/cli/render"
-	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 // Options are the inputs of "resources read".
@@ -48,7 +49,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer sess.Close()
-	res, err := sess.ReadResource(ctx, opts.URI)
+	res, err := sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: opts.URI})
 	if err != nil {
 		return err
 	}

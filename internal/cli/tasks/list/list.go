@@ -76,7 +76,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if err := shared.NeedList(sess); err != nil {
 		return err
 	}
-	items, err := cmdutil.Collect(sess.ServerTasks(ctx))
+	items, err := cmdutil.Collect(sess.ServerTasks(ctx, nil))
 	if err != nil {
 		return err
 	}

@@ -91,7 +91,7 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 	}
 	if err != nil {
-		return shared.OutcomeErr(ctx, &opts.Options, sess, opts.ID, err)
+		return opts.OutcomeErr(err, opts.ID)
 	}
 	if opts.JSON {
 		err = cmdutil.PrintJSON(opts.IO.Out, res)

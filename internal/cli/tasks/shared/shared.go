@@ -10,12 +10,12 @@ import (
 	"io"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
-	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -73,16 +73,31 @@ func (o *Options) Resolve(id string) (entry state.Entry, found bool, err error) 
 	return entry, found, nil
 }
 
-// TaskErr turns the error of a tasks/get, tasks/result or tasks/cancel of id into the
-// sentence the user sees: -32602 means the server has no such task.
+// TaskErr turns the error of tasks/get or tasks/cancel of id into the sentence the user
+// sees: -32602 means the server has no such task.
 func (o *Options) TaskErr(err error, id string) error {
-	if err == nil {
-		return nil
-	}
 	if errors.Is(err, jsonrpc.ErrInvalidParams) {
-		return &cmdutil.TaskError{ID: id, Reason: cmdutil.TaskUnknown, Embedded: o.Embedded()}
+		return o.unknown(id)
 	}
-	return err
+	return o.OutcomeErr(err, id)
+}
+
+// OutcomeErr turns the outcome error of task id, as the client gives it, into the
+// sentence the user sees: a cancelled task and a task the server does not know are said
+// so; the task's own error stays exactly as it is.
+func (o *Options) OutcomeErr(err error, id string) error {
+	var end *client.TaskEndError
+	switch {
+	case !errors.As(err, &end):
+		return err
+	case errors.Is(err, client.ErrTaskCancelled):
+		return &cmdutil.TaskError{ID: id, Reason: cmdutil.TaskCancelled}
+	}
+	return o.unknown(id)
+}
+
+func (o *Options) unknown(id string) error {
+	return &cmdutil.TaskError{ID: id, Reason: cmdutil.TaskUnknown, Embedded: o.Embedded()}
 }
 
 // NeedList refuses tasks/list with a server that declares no tasks.list.
@@ -160,22 +175,4 @@ func PrintTask(w io.Writer, t mcp.Task, entry *state.Entry, now time.Time) {
 	if t.PollInterval != nil {
 		row("Poll", (time.Duration(*t.PollInterval) * time.Millisecond).String())
 	}
-}
-
-// OutcomeErr explains the error tasks/result gave for id. -32602 may be the server's "no
-// such task" or the tool's own error stored as the outcome, and an error of a cancelled
-// task is its cancellation: a tasks/get tells them apart.
-func OutcomeErr(ctx context.Context, o *Options, sess *client.Session, id string, err error) error {
-	var rpc *jsonrpc.Error
-	if !errors.As(err, &rpc) || rpc.Code == jsonrpc.CodeConnectionClosed || ctx.Err() != nil {
-		return err
-	}
-	st, gerr := sess.GetTask(ctx, id)
-	switch {
-	case gerr == nil && st.Status == mcp.TaskStatusCancelled:
-		return &cmdutil.TaskError{ID: id, Reason: cmdutil.TaskCancelled}
-	case gerr == nil:
-		return err // the tool's own error, exactly
-	}
-	return o.TaskErr(err, id)
 }

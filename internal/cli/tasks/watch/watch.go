@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
-	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -36,11 +36,9 @@ type Options struct {
 	Tick time.Duration
 }
 
-// DefaultInterval is how often tasks are polled when the server suggests no interval.
+// DefaultInterval is how often "tasks watch" without an id lists the server's tasks to
+// find new ones; the tasks it follows are polled at their own pollInterval.
 const DefaultInterval = time.Second
-
-// floor is the shortest interval between two polls.
-const floor = 100 * time.Millisecond
 
 // NewCmd returns the command; runF replaces [Run] in tests of the flag handling.
 func NewCmd(f *cmdutil.Factory, sel *connect.Selection, runF func(context.Context, *Options) error) *cobra.Command {
@@ -127,8 +125,6 @@ func changed(a, b mcp.Task) bool {
 	return a.Status != b.Status || a.StatusMessage != b.StatusMessage || a.LastUpdatedAt != b.LastUpdatedAt
 }
 
-func interval(t mcp.Task) time.Duration { return max(t.PollDuration(DefaultInterval), floor) }
-
 // printer writes the events of watched tasks.
 type printer struct {
 	opts *Options
@@ -138,28 +134,27 @@ type printer struct {
 	withID bool
 }
 
-func (p *printer) event(kind string, t *mcp.Task, fill func(*taskview.Event)) error {
+// event writes e as a JSON line, with --json.
+func (p *printer) event(e client.TaskEvent) error {
 	if p.out == nil {
 		return nil
 	}
-	ev := taskview.Event{Event: kind, Time: mcp.FormatTime(p.opts.Now()), Task: t}
-	if fill != nil {
-		fill(&ev)
+	if ev, ok := taskview.FromTaskEvent(e); ok {
+		return p.out.Write(ev)
 	}
-	return p.out.Write(ev)
+	return nil
 }
 
-// status shows a new or changed task.
-func (p *printer) status(t mcp.Task, polls int) error {
-	if p.out != nil {
-		return p.event("status", &t, nil)
-	}
-	if p.live != nil {
-		p.live.Update(func(l *taskview.Line) {
-			l.ID, l.Status, l.Message, l.Polls = t.TaskID, t.Status, t.StatusMessage, polls
-		})
+// status shows a new or changed task: a JSON line, the live line, or a line of text.
+func (p *printer) status(e client.TaskEvent) error {
+	switch {
+	case p.out != nil:
+		return p.event(e)
+	case p.live != nil:
+		p.live.Observe(e)
 		return nil
 	}
+	t := e.State
 	line := p.opts.Now().Format("15:04:05") + "  "
 	if p.withID {
 		line += t.TaskID + "  "
@@ -172,231 +167,211 @@ func (p *printer) status(t mcp.Task, polls int) error {
 	return err
 }
 
-func watchOne(ctx context.Context, opts *Options, sess *client.Session) error {
-	id := opts.ID
-	st, err := sess.GetTask(ctx, id)
-	if err != nil {
-		return opts.TaskErr(err, id)
+// gone shows that the server no longer knows a task.
+func (p *printer) gone(e client.TaskEvent) error {
+	if p.out != nil {
+		return p.event(e)
 	}
-	polls := 1
+	if p.live != nil {
+		return nil
+	}
+	_, err := fmt.Fprintf(p.opts.IO.Out, "%s  %s  gone (expired or deleted)\n", p.opts.Now().Format("15:04:05"), e.State.TaskID)
+	return err
+}
+
+// watchOne follows the task with the client's follower and shows its events.
+func watchOne(ctx context.Context, opts *Options, sess *client.Session) error {
+	task, err := sess.FollowTask(ctx, opts.ID)
+	if err != nil {
+		return opts.TaskErr(err, opts.ID)
+	}
 	p := &printer{opts: opts}
 	if opts.JSON {
 		p.out = taskview.NewJSONWriter(opts.IO.Out)
 	} else if opts.IO.IsStderrTTY() {
-		start, perr := mcp.ParseTime(st.CreatedAt)
-		if perr != nil {
-			start = opts.Now()
-		}
 		tick := opts.Tick
 		if tick == 0 {
 			tick = 100 * time.Millisecond
 		}
-		p.live = taskview.NewLive(opts.IO, start, opts.Now, tick)
+		p.live = taskview.NewLive(opts.IO, task.Started, opts.Now, tick)
 		defer p.live.Stop(false)
 	}
-	if err := p.status(st, polls); err != nil {
-		return err
-	}
-
-	// Wait for the outcome in tasks/result: it returns as soon as the task ends, and
-	// carries the server's requests for the task meanwhile.
-	type outcome struct {
-		res *mcp.CallToolResult
-		err error
-	}
-	results := make(chan outcome, 1)
-	rctx, stop := context.WithCancel(ctx)
-	defer stop()
-	sub := sess.Subscribe()
-	defer sub.Close()
-	requests := make(chan *client.Request)
-	go func() {
-		for e := range sub.All(rctx) {
-			if re, ok := e.(*client.RequestEvent); ok && !re.Settled && re.Request.RelatedTask == id {
-				select {
-				case requests <- re.Request:
-				case <-rctx.Done():
-					return
-				}
+	var last mcp.Task
+	for e := range task.Events(ctx) {
+		var err error
+		switch e.Kind {
+		case client.TaskStatus:
+			if e.State.TaskID == last.TaskID && !changed(last, e.State) && p.live == nil {
+				continue
 			}
-		}
-	}()
-	go func() {
-		res, err := sess.TaskResult(rctx, id)
-		results <- outcome{res, err}
-	}()
-
-	timer := time.NewTimer(interval(st))
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case r := <-requests:
-			err := p.event("input", &st, func(ev *taskview.Event) {
-				ev.Input = &taskview.Input{Method: r.Method}
-				if r.Elicitation != nil {
-					ev.Input.Message = r.Elicitation.Message
-				}
-			})
-			if err != nil {
+			last = e.State
+			err = p.status(e)
+		case client.TaskGone:
+			if p.live != nil {
+				p.live.Stop(true)
+			}
+			if err := p.gone(e); err != nil {
 				return err
 			}
-		case <-timer.C:
-			got, err := sess.GetTask(ctx, id)
-			polls++
-			switch {
-			case errors.Is(err, jsonrpc.ErrInvalidParams):
-				return p.gone(st)
-			case err != nil && ctx.Err() != nil:
-				return ctx.Err()
-			case err != nil:
-				return err
+			return &cmdutil.TaskError{ID: opts.ID, Reason: cmdutil.TaskGone}
+		case client.TaskResult, client.TaskError:
+			return p.finish(task, e)
+		default:
+			err = p.event(e)
+			if p.live != nil {
+				p.live.Observe(e)
 			}
-			if changed(st, got) || p.live != nil {
-				st = got
-				if err := p.status(st, polls); err != nil {
-					return err
-				}
-			}
-			timer.Reset(interval(st))
-		case o := <-results:
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			// The final state, for the last status line and the exit code.
-			if got, err := sess.GetTask(ctx, id); err == nil {
-				polls++
-				if changed(st, got) {
-					st = got
-					if err := p.status(st, polls); err != nil {
-						return err
-					}
-				}
-			} else if errors.Is(err, jsonrpc.ErrInvalidParams) && o.err != nil {
-				return p.gone(st)
-			}
-			return p.finish(ctx, sess, st, polls, o.res, o.err)
+		}
+		if err != nil {
+			return err
 		}
 	}
-}
-
-func (p *printer) gone(st mcp.Task) error {
-	if p.live != nil {
-		p.live.Stop(true)
-	}
-	err := &cmdutil.TaskError{ID: st.TaskID, Reason: cmdutil.TaskGone}
-	if e := p.event("gone", &st, func(ev *taskview.Event) { ev.Error = &taskview.Error{Message: err.Error()} }); e != nil {
-		return e
-	}
-	return err
+	return ctx.Err()
 }
 
 // finish shows the outcome and returns the error that gives the exit code.
-func (p *printer) finish(ctx context.Context, sess *client.Session, st mcp.Task, polls int, res *mcp.CallToolResult, err error) error {
-	opts := p.opts
+func (p *printer) finish(task *client.Task, e client.TaskEvent) error {
+	opts, st := p.opts, e.State
 	if p.live != nil {
 		p.live.Stop(false)
-		elapsed := time.Duration(0)
-		if c, perr := mcp.ParseTime(st.CreatedAt); perr == nil {
-			elapsed = opts.Now().Sub(c)
-		}
-		fmt.Fprintln(opts.IO.Out, taskview.Line{ID: st.TaskID, Status: st.Status, Message: st.StatusMessage, Elapsed: elapsed, Polls: polls})
+		fmt.Fprintln(opts.IO.Out, taskview.Line{ID: st.TaskID, Status: st.Status, Message: st.StatusMessage,
+			Elapsed: opts.Now().Sub(task.Started), Polls: task.Polls()})
 	}
-	if err != nil {
-		if e := p.event("error", &st, func(ev *taskview.Event) { ev.Error = taskview.ErrorOf(err) }); e != nil {
-			return e
-		}
-	} else if e := p.event("result", &st, func(ev *taskview.Event) { ev.Result = res }); e != nil {
-		return e
+	if err := p.event(e); err != nil {
+		return err
 	}
 	if opts.InputRefused != nil {
 		var rpc *jsonrpc.Error
-		if refused := opts.InputRefused(); refused != nil && (errors.As(err, &rpc) || (err == nil && res.IsError)) {
+		if refused := opts.InputRefused(); refused != nil && (errors.As(e.Err, &rpc) || (e.Err == nil && e.Result.IsError)) {
 			return refused
 		}
 	}
+	var end *client.TaskEndError
 	switch {
-	case err != nil:
-		return shared.OutcomeErr(ctx, &opts.Options, sess, st.TaskID, err)
-	case st.Status == mcp.TaskStatusCancelled:
-		return &cmdutil.TaskError{ID: st.TaskID, Reason: cmdutil.TaskCancelled}
-	case res.IsError || st.Status == mcp.TaskStatusFailed:
+	case errors.As(e.Err, &end) && errors.Is(end, client.ErrTaskGone):
+		return &cmdutil.TaskError{ID: st.TaskID, Reason: cmdutil.TaskGone}
+	case e.Err != nil:
+		return opts.OutcomeErr(e.Err, st.TaskID)
+	case e.Result.IsError || st.Status == mcp.TaskStatusFailed:
 		return &cmdutil.TaskError{ID: st.TaskID, Reason: cmdutil.TaskFailed, Message: st.StatusMessage}
 	}
 	return nil
 }
 
-// watchAll follows every task the server lists until all have ended.
+// watchAll follows every task the server lists until all have ended: tasks/list finds
+// them, and the client's follower follows each that is still running.
 func watchAll(ctx context.Context, opts *Options, sess *client.Session) error {
 	if err := shared.NeedList(sess); err != nil {
 		return err
 	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	p := &printer{opts: opts, withID: true}
 	if opts.JSON {
 		p.out = taskview.NewJSONWriter(opts.IO.Out)
 	}
-	known := map[string]mcp.Task{}
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for first := true; ; first = false {
+	known := map[string]mcp.Task{} // as last shown
+	followed := map[string]bool{}
+	running := 0
+	events := make(chan client.TaskEvent)
+	follow := func(id string) error {
+		task, err := sess.FollowTask(ctx, id)
+		if err != nil {
+			return opts.TaskErr(err, id)
+		}
+		followed[id] = true
+		running++
+		go func() {
+			for e := range task.Events(ctx) {
+				select {
+				case events <- e:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+		return nil
+	}
+	show := func(e client.TaskEvent) error {
+		if old, ok := known[e.State.TaskID]; ok && !changed(old, e.State) {
+			return nil
+		}
+		known[e.State.TaskID] = e.State
+		return p.status(e)
+	}
+	relist := time.NewTimer(0)
+	defer relist.Stop()
+	for first := true; ; {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-timer.C:
-		}
-		var list []mcp.Task
-		for t, err := range sess.ServerTasks(ctx) {
+		case e := <-events:
+			var err error
+			switch {
+			case e.Kind == client.TaskGone:
+				delete(known, e.State.TaskID)
+				running--
+				err = p.gone(e)
+			case e.Kind.IsOutcome():
+				running--
+			case e.Kind == client.TaskStatus:
+				err = show(e)
+			case e.Kind == client.TaskInput:
+				err = p.event(e)
+			}
 			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
 				return err
 			}
-			list = append(list, t)
-		}
-		if first && len(list) == 0 {
-			if !opts.JSON {
-				fmt.Fprintln(opts.IO.ErrOut, "No tasks. (A server lists the tasks of the current session only.)")
+			if running == 0 {
+				return nil
 			}
-			return nil
-		}
-		seen := map[string]bool{}
-		next := DefaultInterval
-		running := 0
-		for _, t := range list {
-			seen[t.TaskID] = true
-			if old, ok := known[t.TaskID]; !ok || changed(old, t) {
-				known[t.TaskID] = t
-				if err := p.status(t, 0); err != nil {
+		case <-relist.C:
+			var list []mcp.Task
+			for t, err := range sess.ServerTasks(ctx, nil) {
+				if err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
 					return err
 				}
+				list = append(list, t)
 			}
-			if !t.Status.IsTerminal() {
-				if running == 0 {
-					next = interval(t)
+			if first && len(list) == 0 {
+				if !opts.JSON {
+					fmt.Fprintln(opts.IO.ErrOut, "No tasks. (A server lists the tasks of the current session only.)")
 				}
-				next = min(next, interval(t))
-				running++
+				return nil
 			}
-		}
-		for id, t := range known {
-			if !seen[id] {
-				delete(known, id)
-				if p.out != nil {
-					if err := p.event("gone", &t, func(ev *taskview.Event) {
-						ev.Error = &taskview.Error{Message: (&cmdutil.TaskError{ID: id, Reason: cmdutil.TaskGone}).Error()}
-					}); err != nil {
+			first = false
+			listed := map[string]bool{}
+			for _, t := range list {
+				listed[t.TaskID] = true
+				if followed[t.TaskID] {
+					continue
+				}
+				if err := show(client.TaskEvent{At: client.At{Time: opts.Now()}, Kind: client.TaskStatus, State: t}); err != nil {
+					return err
+				}
+				if !t.Status.IsTerminal() {
+					if err := follow(t.TaskID); err != nil {
 						return err
 					}
-				} else {
-					fmt.Fprintf(opts.IO.Out, "%s  %s  gone (expired or deleted)\n", opts.Now().Format("15:04:05"), id)
 				}
 			}
+			// A task that ended before it was followed and has left the list since.
+			for id, t := range known {
+				if !listed[id] && !followed[id] {
+					delete(known, id)
+					if err := p.gone(client.TaskEvent{At: client.At{Time: opts.Now()}, Kind: client.TaskGone, State: t,
+						Err: &client.TaskEndError{TaskID: id, Reason: client.ErrTaskGone}}); err != nil {
+						return err
+					}
+				}
+			}
+			if running == 0 {
+				return nil
+			}
+			relist.Reset(DefaultInterval)
 		}
-		if running == 0 {
-			return nil
-		}
-		timer.Reset(next)
 	}
 }

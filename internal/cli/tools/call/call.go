@@ -12,13 +12,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/cli/render"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
-	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -238,7 +238,7 @@ func Run(ctx context.Context, opts *Options) error {
 		polled = taskview.NewJSONWriter(opts.IO.ErrOut)
 	}
 	stopPolls := taskview.WatchReceiver(sess, opts.IO, polled, nil)
-	res, err := sess.CallToolWith(ctx, params, &client.CallOptions{SendAnyway: opts.SendAnyway})
+	res, err := sess.CallTool(ctx, params, &client.CallOptions{SendAnyway: opts.SendAnyway})
 	stop()
 	stopPolls()
 	return finish(opts, res, err)
@@ -251,7 +251,7 @@ func finish(opts *Options, res *mcp.CallToolResult, err error) error {
 		var rpc *jsonrpc.Error
 		if refused := opts.InputRefused(); refused != nil && (errors.As(err, &rpc) || (err == nil && res.IsError)) {
 			if res != nil {
-				_ = print(opts, res)
+				_ = printResult(opts, res)
 			}
 			return refused
 		}
@@ -259,7 +259,7 @@ func finish(opts *Options, res *mcp.CallToolResult, err error) error {
 	if err != nil {
 		return err
 	}
-	if err := print(opts, res); err != nil {
+	if err := printResult(opts, res); err != nil {
 		return err
 	}
 	if res.IsError {
@@ -268,7 +268,7 @@ func finish(opts *Options, res *mcp.CallToolResult, err error) error {
 	return nil
 }
 
-func print(opts *Options, res *mcp.CallToolResult) error {
+func printResult(opts *Options, res *mcp.CallToolResult) error {
 	if opts.JSON {
 		return cmdutil.PrintJSON(opts.IO.Out, res)
 	}

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
-	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
-	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -55,27 +55,11 @@ func runTask(ctx context.Context, opts *Options, sess *client.Session, params *m
 	interrupt := ctx.Done()
 	interrupted := false
 	var task *client.Task
+	created := false
 	// The polls of receiver tasks (requests the server runs as tasks on mcpi) are shown
 	// from the created event on, and all of them before the outcome.
 	stopPolls := func() {}
 	defer func() { stopPolls() }()
-	// Events that overtook the CreateTaskResult (a progress notification can) are shown
-	// after the created event.
-	var early []client.TaskEvent
-	created := false
-	show := func(e client.TaskEvent) error {
-		if out != nil && !(opts.Detach && e.Kind != client.TaskCreated) {
-			if ev, ok := taskview.FromTaskEvent(e); ok {
-				if err := out.Write(ev); err != nil {
-					return err
-				}
-			}
-		}
-		if live != nil {
-			live.Observe(e)
-		}
-		return nil
-	}
 	for {
 		select {
 		case <-interrupt:
@@ -91,63 +75,30 @@ func runTask(ctx context.Context, opts *Options, sess *client.Session, params *m
 				return fmt.Errorf("the task's events ended before its outcome: %w", sess.Err())
 			}
 			if e.Task == nil {
-				if e.Err != nil {
-					return e.Err // the call failed before a task existed
-				}
-				continue
+				return e.Err // the call failed before a task existed
 			}
 			task = e.Task
-			switch {
-			case e.Kind == client.TaskCreated:
-				created = true
-				if err := show(e); err != nil {
-					return err
-				}
-				if !opts.Detach {
-					stopPolls = taskview.WatchReceiver(sess, opts.IO, out, live)
-				}
-				for _, x := range early {
-					if x.State.TaskID == "" {
-						x.State = e.State
-					}
-					if err := show(x); err != nil {
+			if e.Kind.IsOutcome() {
+				stopPolls()
+			}
+			if out != nil && (!opts.Detach || e.Kind == client.TaskCreated) {
+				if ev, ok := taskview.FromTaskEvent(e); ok {
+					if err := out.Write(ev); err != nil {
 						return err
 					}
 				}
-				early = nil
-			case !created && e.State.TaskID == "" && (e.Kind == client.TaskProgress || e.Kind == client.TaskStatus || e.Kind == client.TaskInput):
-				early = append(early, e)
-				continue
-			default:
-				for _, x := range early {
-					if err := show(x); err != nil {
-						return err
-					}
-				}
-				early = nil
-				if isOutcome(e.Kind) {
-					stopPolls()
-				}
-				if e.Kind == client.TaskResult || e.Kind == client.TaskError {
-					// tasks/result can answer before the terminal status is known (the status
-					// notification travels apart): show the final status before the outcome.
-					if st, ok := finalState(follow, sess, e.State); ok {
-						if err := show(client.TaskEvent{At: e.At, Kind: client.TaskStatus, Task: e.Task, State: st}); err != nil {
-							return err
-						}
-						e.State = st
-					}
-				}
-				if err := show(e); err != nil {
-					return err
-				}
+			}
+			if live != nil {
+				live.Observe(e)
 			}
 			switch e.Kind {
 			case client.TaskCreated:
+				created = true
 				if opts.Detach {
 					sess.Close() // at once: the session has nothing more to do
 					return detach(opts, task, e.State)
 				}
+				stopPolls = taskview.WatchReceiver(sess, opts.IO, out, live)
 				if interrupted {
 					return leave(opts, live, task)
 				}
@@ -164,38 +115,27 @@ func runTask(ctx context.Context, opts *Options, sess *client.Session, params *m
 					return finishJSON(opts, e.Result, nil)
 				}
 				return finish(opts, e.Result, nil)
-			case client.TaskError:
+			case client.TaskError, client.TaskGone:
 				if live != nil {
 					live.Stop(true)
 				}
-				return finishJSON(opts, nil, outcomeError(e))
-			case client.TaskGone:
-				if live != nil {
-					live.Stop(true)
-				}
-				return &cmdutil.TaskError{ID: e.State.TaskID, Reason: cmdutil.TaskGone}
+				return finishJSON(opts, nil, outcomeError(e.Err))
 			}
 		}
 	}
 }
 
-// isOutcome reports whether events of kind end a task's events.
-func isOutcome(kind client.TaskEventKind) bool {
-	return kind == client.TaskResult || kind == client.TaskError || kind == client.TaskGone
-}
-
-// outcomeError turns a task's error event into the error that explains it.
-func outcomeError(e client.TaskEvent) error {
-	var rpc *jsonrpc.Error
+// outcomeError turns the error a task ended with into the one the user sees: a cancelled
+// or lost task is said so; the tool's own error is kept exactly.
+func outcomeError(err error) error {
+	var end *client.TaskEndError
 	switch {
-	case errors.As(e.Err, &rpc) && rpc.Code != jsonrpc.CodeConnectionClosed:
-		return e.Err // the tool's own error, exactly as tasks/result gave it
-	case e.State.Status == mcp.TaskStatusCancelled:
-		return &cmdutil.TaskError{ID: e.State.TaskID, Reason: cmdutil.TaskCancelled}
-	case errors.Is(e.Err, client.ErrTaskGone):
-		return &cmdutil.TaskError{ID: e.State.TaskID, Reason: cmdutil.TaskGone}
+	case !errors.As(err, &end):
+		return err
+	case errors.Is(err, client.ErrTaskCancelled):
+		return &cmdutil.TaskError{ID: end.TaskID, Reason: cmdutil.TaskCancelled}
 	}
-	return e.Err
+	return &cmdutil.TaskError{ID: end.TaskID, Reason: cmdutil.TaskGone}
 }
 
 // finishJSON is finish for output that was already printed as events.
@@ -204,7 +144,7 @@ func finishJSON(opts *Options, res *mcp.CallToolResult, err error) error {
 		var rpc *jsonrpc.Error
 		if refused := opts.InputRefused(); refused != nil && (errors.As(err, &rpc) || (err == nil && res != nil && res.IsError)) {
 			if !opts.JSON && res != nil {
-				_ = print(opts, res)
+				_ = printResult(opts, res)
 			}
 			return refused
 		}
@@ -257,19 +197,4 @@ func leave(opts *Options, live *taskview.Live, task *client.Task) error {
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
 	}
 	return &cmdutil.InterruptedTaskError{ID: id, Fetch: fetch}
-}
-
-// finalState fetches the terminal state of a task whose outcome arrived while its last
-// known status was not terminal; ok is false when there is nothing new to show.
-func finalState(ctx context.Context, sess *client.Session, last mcp.Task) (mcp.Task, bool) {
-	if last.TaskID == "" || last.Status.IsTerminal() {
-		return last, false
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	st, err := sess.GetTask(ctx, last.TaskID)
-	if err != nil || !st.Status.IsTerminal() {
-		return last, false
-	}
-	return st, true
 }

@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
-	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -46,7 +46,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer sess.Close()
-	items, err := cmdutil.Collect(sess.Tools(ctx))
+	items, err := cmdutil.Collect(sess.Tools(ctx, nil))
 	if err != nil {
 		return err
 	}

@@ -16,9 +16,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
-	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 )
 
 // Source is one of the view's three lists.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/demo"
-	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
+	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 // Every message shows both ways, responses named by their request's method; the filter
@@ -24,10 +24,10 @@ func TestLogMessagesLogsAndProgress(t *testing.T) {
 	if err := sess.SetLogLevel(ctx, mcp.LoggingLevelDebug); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: demo.ToolLogLevels, Arguments: json.RawMessage(`{"message":"hello log"}`)}); err != nil {
+	if _, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: demo.ToolLogLevels, Arguments: json.RawMessage(`{"message":"hello log"}`)}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sess.CallToolWith(ctx, &mcp.CallToolParams{Name: demo.ToolSlow, Arguments: json.RawMessage(`{"seconds":0.2,"steps":2}`)}, &client.CallOptions{Progress: true}); err != nil {
+	if _, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: demo.ToolSlow, Arguments: json.RawMessage(`{"seconds":0.2,"steps":2}`)}, &client.CallOptions{Progress: true}); err != nil {
 		t.Fatal(err)
 	}
 	screen := d.WaitLine("→ #", "tools/call", `"name":"slow"`)

@@ -11,9 +11,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
-	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/form"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
+	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 type mode int
@@ -104,7 +104,7 @@ func (m *Model) load() tea.Cmd {
 			return listMsg{gen: gen}
 		}
 		var list []mcp.Prompt
-		for p, err := range sess.Prompts(ctx) {
+		for p, err := range sess.Prompts(ctx, nil) {
 			if err != nil {
 				return listMsg{gen: gen, prompts: list, err: err}
 			}

@@ -14,10 +14,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
-	"github.com/mcpi-dev/mcpi/jsonrpc"
-	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/form"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
+	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 type entry struct {
@@ -363,7 +362,7 @@ func (m *Model) refuse(e *entry) tea.Cmd {
 		return answer(e, "declined", r.Decline)
 	}
 	return answer(e, "rejected", func() error {
-		return r.Reject(&jsonrpc.Error{Code: -1, Message: "the user rejected the sampling request"})
+		return r.Refuse("the user rejected the sampling request")
 	})
 }
 

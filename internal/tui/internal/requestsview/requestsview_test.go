@@ -8,9 +8,9 @@ import (
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/demo"
-	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
+	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 type outcome struct {
@@ -21,7 +21,7 @@ type outcome struct {
 func call(t *testing.T, sess *client.Session, tool, args string) <-chan outcome {
 	ch := make(chan outcome, 1)
 	go func() {
-		res, err := sess.CallTool(tuitest.Context(t), &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
+		res, err := sess.CallTool(tuitest.Context(t), &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)}, nil)
 		ch <- outcome{res, err}
 	}()
 	return ch

@@ -13,8 +13,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
-	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
+	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 type item struct {
@@ -127,13 +127,13 @@ func (m *Model) load() tea.Cmd {
 		if sess.ServerCapabilities().Resources == nil {
 			return listMsg{gen: gen}
 		}
-		for r, err := range sess.Resources(ctx) {
+		for r, err := range sess.Resources(ctx, nil) {
 			if err != nil {
 				return listMsg{gen: gen, items: items, err: err}
 			}
 			items = append(items, item{res: &r})
 		}
-		for t, err := range sess.ResourceTemplates(ctx) {
+		for t, err := range sess.ResourceTemplates(ctx, nil) {
 			if err != nil {
 				return listMsg{gen: gen, items: items, err: err}
 			}
@@ -149,7 +149,7 @@ func (m *Model) read(uri string) tea.Cmd {
 	m.pager = ui.Pager{}
 	m.pager.SetLines(nil)
 	return func() tea.Msg {
-		res, err := sess.ReadResource(ctx, uri)
+		res, err := sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 		return readMsg{gen: gen, uri: uri, res: res, err: err}
 	}
 }

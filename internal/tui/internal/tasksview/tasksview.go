@@ -16,9 +16,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
-	"github.com/mcpi-dev/mcpi/jsonrpc"
-	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
+	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 // Role says who asked for a task.
@@ -58,6 +57,7 @@ type row struct {
 	errJSON  json.RawMessage // the JSON-RPC error object, when there is one
 	gone     bool            // expired or unknown to its receiver
 	request  *client.Request // the prompt it waits on, while one is pending
+	asked    *client.Request // the request a receiver task runs, answered or not
 }
 
 type mode int
@@ -83,11 +83,6 @@ type Model struct {
 	mode   mode
 	back   mode // the mode a confirmation returns to
 	pager  ui.Pager
-	// resultCalls maps the id of a tasks/result request from the server to the task it
-	// asks about, so that the answer mcpi sends can be shown as the task's result.
-	resultCalls map[string]string
-	recvPolls   map[string]int               // tasks/get received per receiver task
-	recvAnswers map[string]*jsonrpc.Response // the answer sent per receiver task
 }
 
 // New returns the Tasks view of sess; ctx bounds the calls it makes (cancel).
@@ -96,7 +91,6 @@ func New(ctx context.Context, sess *client.Session, now func() time.Time) *Model
 		now = time.Now
 	}
 	m := &Model{ctx: ctx, sess: sess, now: now, byKey: map[string]*row{}}
-	m.resetTraffic()
 	m.refresh()
 	return m
 }
@@ -176,7 +170,6 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.refresh()
 	case ui.SessionMsg:
 		m.sess, m.gen = msg.Session, msg.Gen
-		m.resetTraffic()
 		m.refresh()
 	case ui.TaskStartedMsg:
 		r := m.requestorRow(msg.Task)
@@ -317,7 +310,7 @@ func (m *Model) cancel(r *row) tea.Cmd {
 			if req.Elicitation != nil {
 				err = req.Decline()
 			} else {
-				err = req.Reject(&jsonrpc.Error{Code: -1, Message: "the user declined the sampling request"})
+				err = req.Refuse("the user declined the sampling request")
 			}
 			return cancelledMsg{key: k, err: err}
 		}
@@ -375,7 +368,7 @@ func (m *Model) listServerTasks() tea.Cmd {
 	}
 	return func() tea.Msg {
 		var list []mcp.Task
-		for t, err := range sess.ServerTasks(ctx) {
+		for t, err := range sess.ServerTasks(ctx, nil) {
 			if err != nil {
 				return serverTasksMsg{gen: gen, err: err}
 			}
@@ -441,7 +434,7 @@ func (m *Model) event(e client.Event) {
 		case req.Task != "":
 			r := m.receiverRow(req.Task)
 			r.name = req.Method
-			r.request = req
+			r.request, r.asked = req, req
 			if e.Settled {
 				r.request = nil
 			}
@@ -455,49 +448,13 @@ func (m *Model) event(e client.Event) {
 				}
 			}
 		}
-	case *client.MessageEvent:
-		m.message(e)
+	case *client.ReceiverPollEvent:
+		r := m.receiverRow(e.Task.TaskID)
+		r.polls, r.state = e.Polls, e.Task
+		if e.Request != nil {
+			r.name, r.asked = e.Request.Method, e.Request
+		}
 	}
-}
-
-// message counts the server's polls of receiver tasks and keeps the answers mcpi sends
-// to its tasks/result, from the raw traffic.
-func (m *Model) message(e *client.MessageEvent) {
-	switch msg := e.Message.(type) {
-	case *jsonrpc.Request:
-		if e.Dir != jsonrpc.Inbound || msg.IsNotification() {
-			return
-		}
-		var p struct {
-			TaskID string `json:"taskId"`
-		}
-		switch msg.Method {
-		case mcp.MethodTasksGet:
-			if json.Unmarshal(msg.Params, &p) == nil && p.TaskID != "" {
-				m.recvPolls[p.TaskID]++
-			}
-		case mcp.MethodTasksResult:
-			if json.Unmarshal(msg.Params, &p) == nil && p.TaskID != "" {
-				m.resultCalls[msg.ID.String()] = p.TaskID
-			}
-		}
-	case *jsonrpc.Response:
-		if e.Dir != jsonrpc.Outbound {
-			return
-		}
-		id, ok := m.resultCalls[msg.ID.String()]
-		if !ok {
-			return
-		}
-		delete(m.resultCalls, msg.ID.String())
-		m.recvAnswers[id] = msg
-	}
-}
-
-func (m *Model) resetTraffic() {
-	m.resultCalls = map[string]string{}
-	m.recvPolls = map[string]int{}
-	m.recvAnswers = map[string]*jsonrpc.Response{}
 }
 
 func (m *Model) add(r *row) {
@@ -578,13 +535,15 @@ func (m *Model) refresh() {
 			default:
 			}
 		case r.role == Receiver && r.gen == m.gen:
-			r.polls = m.recvPolls[r.id]
-			if a := m.recvAnswers[r.id]; a != nil && !r.outcome {
-				if a.Error != nil {
-					r.errJSON, _ = json.Marshal(a.Error)
-					r.err = a.Error
+			if r.asked != nil && isDone(r.asked) && !r.outcome {
+				answer, err := r.asked.Answer()
+				if err != nil {
+					r.err = err
+					if rpc := asRPC(err); rpc != nil {
+						r.errJSON, _ = json.Marshal(rpc)
+					}
 				} else {
-					r.result = a.Result
+					r.result, _ = json.Marshal(answer)
 				}
 				r.outcome = true
 			}

@@ -8,9 +8,9 @@ import (
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/demo"
-	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
+	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 func start(t *testing.T, sess *client.Session, tool, args string) *client.Task {

@@ -15,9 +15,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
-	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/form"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
+	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 type mode int
@@ -152,7 +152,7 @@ func (m *Model) load() tea.Cmd {
 	m.loading = true
 	return func() tea.Msg {
 		var list []mcp.Tool
-		for t, err := range sess.Tools(ctx) {
+		for t, err := range sess.Tools(ctx, nil) {
 			if err != nil {
 				return toolsMsg{gen: gen, tools: list, err: err}
 			}
@@ -417,7 +417,7 @@ func (m *Model) submit(asTask bool) tea.Cmd {
 	now := m.now
 	return func() tea.Msg {
 		defer cancel()
-		res, err := sess.CallTool(cctx, p)
+		res, err := sess.CallTool(cctx, p, nil)
 		return callMsg{gen: gen, c: c, res: res, err: err, elapsed: now().Sub(c.started)}
 	}
 }

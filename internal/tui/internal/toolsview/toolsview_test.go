@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
-	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
+	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 func newView(t *testing.T, w, h int) (*Model, *tuitest.Driver, *client.Session) {

@@ -18,12 +18,12 @@ import (
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/demo"
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
 	"github.com/mcpi-dev/mcpi/tasks"
 	"github.com/mcpi-dev/mcpi/transport"
-	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 )
 
 // Model is a view model (or the root model) as the driver sees it.

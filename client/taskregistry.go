@@ -1,0 +1,181 @@
+package client
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// taskRegistry indexes the session's tasks by id and by progress token, and keeps status
+// notifications that arrive before the task's CreateTaskResult.
+type taskRegistry struct {
+	mu     sync.Mutex
+	byID   map[string]*Task
+	order  []*Task     // registration order; forgotten tasks are skipped, then compacted away
+	done   []endedTask // ended tasks still kept, oldest first
+	gone   int         // forgotten tasks still in order
+	tokens map[any]*Task
+	early  map[string][]mcp.Task
+	// inflight counts tools/call task calls awaiting their CreateTaskResult.
+	inflight int
+
+	work chan func() // hands a task to an idle follower; unbuffered
+	idle atomic.Int32
+
+	// notified is set once the server has sent any status notification: a server that
+	// sends them for one task sends them for all.
+	notified atomic.Bool
+}
+
+// maxIdleFollowers bounds the goroutines that, having followed a task to its end, wait
+// to follow the next one. A fresh goroutine starts with a small stack that decoding the
+// result grows several times, and copying it costs a good part of a short task's round
+// trip; a waiting follower has its stack grown already.
+const maxIdleFollowers = 4
+
+// spawn runs follow on an idle follower of session s, or on a new goroutine when none is
+// waiting.
+func (r *taskRegistry) spawn(s *Session, follow func()) {
+	select {
+	case r.work <- follow:
+	default:
+		go r.follower(s, follow)
+	}
+}
+
+// follower runs f, then waits for more while fewer than maxIdleFollowers wait, until the
+// session's connection ends.
+func (r *taskRegistry) follower(s *Session, f func()) {
+	for {
+		f()
+		if r.idle.Add(1) > maxIdleFollowers {
+			r.idle.Add(-1)
+			return
+		}
+		select {
+		case f = <-r.work:
+			r.idle.Add(-1)
+		case <-s.conn.Done():
+			r.idle.Add(-1)
+			return
+		}
+	}
+}
+
+// maxEarly bounds the ids of status notifications kept for tasks not registered yet,
+// beyond one per task call in flight: a server that ends a burst of tasks at once may
+// announce each end before its CreateTaskResult, and a notification dropped here costs a
+// poll later.
+const maxEarly = 256
+
+// calling counts task calls in flight (d is +1 or -1). When none is left, notifications
+// still kept belong to no call of this session: they are dropped.
+func (r *taskRegistry) calling(d int) {
+	r.mu.Lock()
+	r.inflight += d
+	if r.inflight == 0 && len(r.early) > 0 {
+		r.early = map[string][]mcp.Task{}
+	}
+	r.mu.Unlock()
+}
+
+func (r *taskRegistry) init() {
+	r.byID = map[string]*Task{}
+	r.tokens = map[any]*Task{}
+	r.early = map[string][]mcp.Task{}
+	r.work = make(chan func())
+}
+
+func (r *taskRegistry) add(t *Task) []mcp.Task {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.addLocked(t)
+}
+
+func (r *taskRegistry) addLocked(t *Task) []mcp.Task {
+	id := t.state.TaskID
+	r.byID[id] = t
+	r.order = append(r.order, t)
+	early := r.early[id]
+	delete(r.early, id)
+	return early
+}
+
+// addOnce adds t unless a task with its id is registered already, which it returns.
+func (r *taskRegistry) addOnce(t *Task) (*Task, []mcp.Task) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if prev := r.byID[t.state.TaskID]; prev != nil {
+		return prev, nil
+	}
+	return nil, r.addLocked(t)
+}
+
+func (r *taskRegistry) byToken(tok any, t *Task) {
+	r.mu.Lock()
+	r.tokens[tok] = t
+	r.mu.Unlock()
+}
+
+func (r *taskRegistry) forgetToken(tok any) {
+	if tok == nil {
+		return
+	}
+	r.mu.Lock()
+	delete(r.tokens, tok)
+	r.mu.Unlock()
+}
+
+func (r *taskRegistry) get(id string) *Task {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.byID[id]
+}
+
+func (r *taskRegistry) forToken(tok any) *Task {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tokens[tok]
+}
+
+func (r *taskRegistry) all() []*Task {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*Task, 0, len(r.order)-r.gone)
+	for _, t := range r.order {
+		if !t.forgotten {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+type endedTask struct {
+	t  *Task
+	id string
+}
+
+// ended records that t has ended, and forgets the oldest ended tasks beyond keep.
+func (r *taskRegistry) ended(t *Task, keep int) {
+	id := t.ID()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t.forgotten || r.byID[id] != t {
+		return // not registered (a plain answer, a failed call)
+	}
+	r.done = append(r.done, endedTask{t, id})
+	for len(r.done) > keep {
+		old := r.done[0]
+		r.done[0] = endedTask{}
+		r.done = r.done[1:]
+		old.t.forgotten = true
+		delete(r.byID, old.id)
+		r.gone++
+	}
+	if r.gone > 64 && r.gone > len(r.order)/2 {
+		r.order = slices.DeleteFunc(r.order, func(t *Task) bool { return t.forgotten })
+		r.gone = 0
+	}
+}
