@@ -150,3 +150,22 @@ func TestExitDetail(t *testing.T) {
 		}
 	}
 }
+
+func TestLost(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{errors.New("x"), ""},
+		{jsonrpc.NewError(-32603, "boom"), ""},
+		{fmt.Errorf("%w: %w", jsonrpc.ErrClosed, io.EOF), "the server closed the connection"},
+		{&transport.ExitError{Status: "exit status 2"}, "the server exited (exit status 2)"},
+		{transport.ErrSessionExpired, "the server ended the session"},
+		{transport.ErrUnreachable, "the server is no longer reachable"},
+	} {
+		if got := Lost(tt.err); got != tt.want {
+			t.Errorf("Lost(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}

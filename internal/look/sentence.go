@@ -43,7 +43,7 @@ func Sentence(err error) string {
 		}
 		return fmt.Sprintf("the server returned an error: %s (JSON-RPC error %d)", strings.TrimSuffix(rpc.Message, "."), rpc.Code)
 	}
-	if lost := lostConnection(err); lost != "" {
+	if lost := Lost(err); lost != "" {
 		return "the connection to the server failed: " + lost
 	}
 	if errors.As(err, &httpErr) {
@@ -52,9 +52,11 @@ func Sentence(err error) string {
 	return err.Error()
 }
 
-// lostConnection says how a session that had started was lost, or returns "" if err did
-// not end one.
-func lostConnection(err error) string {
+// Lost says how the connection of a session was lost, as "the server exited (exit status
+// 3)" or "the server closed the connection", or returns "" if err did not end one. It is
+// the cause in [Sentence]'s "the connection to the server failed: ...", for a front end
+// that has already said that the session ended.
+func Lost(err error) string {
 	switch {
 	case errors.Is(err, transport.ErrServerExited):
 		return "the server exited" + ExitDetail(err)
