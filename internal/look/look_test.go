@@ -97,12 +97,24 @@ func TestShortID(t *testing.T) {
 	}
 }
 
+// wording is what a function of an error says of it.
+type wording struct {
+	err  error
+	want string
+}
+
+func checkWording(t *testing.T, name string, f func(error) string, tests []wording) {
+	t.Helper()
+	for _, tt := range tests {
+		if got := f(tt.err); got != tt.want {
+			t.Errorf("%s(%v):\n got %q\nwant %q", name, tt.err, got, tt.want)
+		}
+	}
+}
+
 func TestSentence(t *testing.T) {
 	exited := &transport.ExitError{Status: "exit status 3", Stderr: []string{"starting", "boom"}}
-	tests := []struct {
-		err  error
-		want string
-	}{
+	checkWording(t, "Sentence", Sentence, []wording{
 		{nil, ""},
 		{fmt.Errorf("tools/call: %w", &client.UnknownToolError{Name: "x"}), `the server has no tool named "x"`},
 		{&client.ArgumentError{Field: "b", Problem: "is required"}, `argument "b" is required`},
@@ -126,36 +138,21 @@ func TestSentence(t *testing.T) {
 		{fmt.Errorf("tools/list: %w", &transport.HTTPError{StatusCode: http.StatusInternalServerError, Message: "overloaded"}),
 			"the server answered HTTP 500: overloaded"},
 		{errors.New("something else"), "something else"},
-	}
-	for _, tt := range tests {
-		if got := Sentence(tt.err); got != tt.want {
-			t.Errorf("Sentence(%v):\n got %q\nwant %q", tt.err, got, tt.want)
-		}
-	}
+	})
 }
 
 func TestExitDetail(t *testing.T) {
-	for _, tt := range []struct {
-		err  error
-		want string
-	}{
+	checkWording(t, "ExitDetail", ExitDetail, []wording{
 		{&transport.ExitError{Status: "signal: killed"}, " (signal: killed)"},
 		{fmt.Errorf("x: %w", &transport.ExitError{Status: "exit status 1", Stderr: []string{"a"}}), " (exit status 1); its last output: a"},
 		{&transport.ExitError{Err: io.EOF}, ""},
 		{transport.ErrServerExited, ""},
 		{io.EOF, ""},
-	} {
-		if got := ExitDetail(tt.err); got != tt.want {
-			t.Errorf("ExitDetail(%v) = %q, want %q", tt.err, got, tt.want)
-		}
-	}
+	})
 }
 
 func TestLost(t *testing.T) {
-	for _, tt := range []struct {
-		err  error
-		want string
-	}{
+	checkWording(t, "Lost", Lost, []wording{
 		{nil, ""},
 		{errors.New("x"), ""},
 		{jsonrpc.NewError(-32603, "boom"), ""},
@@ -163,9 +160,5 @@ func TestLost(t *testing.T) {
 		{&transport.ExitError{Status: "exit status 2"}, "the server exited (exit status 2)"},
 		{transport.ErrSessionExpired, "the server ended the session"},
 		{transport.ErrUnreachable, "the server is no longer reachable"},
-	} {
-		if got := Lost(tt.err); got != tt.want {
-			t.Errorf("Lost(%v) = %q, want %q", tt.err, got, tt.want)
-		}
-	}
+	})
 }
