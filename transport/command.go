@@ -31,8 +31,53 @@ type Command struct {
 	Logger         *slog.Logger
 }
 
-// ErrServerExited wraps the error of every read after the server process ended.
+// ErrServerExited is matched by the error of every read and write after the server
+// process ended; that error is an [*ExitError], which says how.
 var ErrServerExited = errors.New("the server process exited")
+
+// ExitError is the end of a server process, as the reads and writes after it report it:
+// how the process ended and the last lines it wrote to stderr, which is where servers say
+// why they failed. It matches [ErrServerExited].
+type ExitError struct {
+	// Status is how the process ended, as the operating system puts it ("exit status 3",
+	// "signal: killed"). It is empty when the process closed its output but had not
+	// exited a grace period later.
+	Status string
+	// Stderr holds the last lines (at most three) the process wrote to stderr, oldest
+	// first.
+	Stderr []string
+	// Err is the error behind the end, if any: what waiting for the process returned (an
+	// [*exec.ExitError] for a status other than 0), or, when Status is empty, the error
+	// of the read that found the output closed.
+	Err error
+}
+
+func (e *ExitError) Error() string {
+	var b strings.Builder
+	b.WriteString(ErrServerExited.Error())
+	switch {
+	case e.Status != "":
+		b.WriteString(" (" + e.Status + ")")
+	case e.Err != nil:
+		b.WriteString(": its output closed: " + e.Err.Error())
+	default:
+		b.WriteString(": its output closed")
+	}
+	if len(e.Stderr) > 0 {
+		b.WriteString("; its last output: " + strings.Join(e.Stderr, " | "))
+	}
+	return b.String()
+}
+
+// Unwrap returns Err.
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Is reports whether target is [ErrServerExited], so that errors.Is finds the sentinel
+// without it being in the chain.
+func (e *ExitError) Is(target error) bool { return target == ErrServerExited }
+
+// stderrLines is how many of the server's last stderr lines an [ExitError] quotes.
+const stderrLines = 3
 
 // processGrace is how long a server gets to exit after its stdin is closed (and again after
 // SIGTERM), and how long a closed stdout waits for the exit status. Tests shorten it.
@@ -84,7 +129,7 @@ func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 		cmd:    cmd,
 		stdin:  stdin,
 		exited: make(chan struct{}),
-		tail:   &tailBuffer{max: 20},
+		tail:   &tailBuffer{max: stderrLines},
 	}
 	stderrDone := make(chan struct{})
 	go func() {
@@ -100,6 +145,12 @@ func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 	go func() {
 		<-stderrDone // Wait closes the pipes; finish reading stderr first
 		p.waitErr = cmd.Wait()
+		switch {
+		case cmd.ProcessState != nil:
+			p.status = cmd.ProcessState.String()
+		case p.waitErr != nil:
+			p.status = p.waitErr.Error()
+		}
 		close(p.exited)
 	}()
 	return p, nil
@@ -107,10 +158,12 @@ func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 
 type process struct {
 	*Stream
-	cmd     *exec.Cmd
-	stdin   io.Closer
-	exited  chan struct{}
+	cmd    *exec.Cmd
+	stdin  io.Closer
+	exited chan struct{}
+	// waitErr and status are set before exited is closed.
 	waitErr error
+	status  string
 	tail    *tailBuffer
 	once    sync.Once
 }
@@ -129,7 +182,7 @@ func (p *process) Read(ctx context.Context) (jsonrpc.Message, error) {
 	select {
 	case <-p.exited:
 	case <-time.After(processGrace):
-		return nil, fmt.Errorf("%w: its output closed: %w", ErrServerExited, err)
+		return nil, &ExitError{Stderr: p.tail.last(stderrLines), Err: err}
 	}
 	return nil, p.exitError()
 }
@@ -152,15 +205,7 @@ func (p *process) Write(ctx context.Context, m jsonrpc.Message) error {
 }
 
 func (p *process) exitError() error {
-	status := "with status 0"
-	if p.waitErr != nil {
-		status = "(" + p.waitErr.Error() + ")"
-	}
-	msg := fmt.Errorf("%w %s", ErrServerExited, status)
-	if t := p.tail.String(); t != "" {
-		msg = fmt.Errorf("%w; its last output: %s", msg, t)
-	}
-	return msg
+	return &ExitError{Status: p.status, Stderr: p.tail.last(stderrLines), Err: p.waitErr}
 }
 
 // Close asks the server to stop by closing its stdin, then signals it if it lingers, as
@@ -202,12 +247,13 @@ func (t *tailBuffer) add(s string) {
 	}
 }
 
-func (t *tailBuffer) String() string {
+// last returns a copy of the last n lines, or nil if there are none.
+func (t *tailBuffer) last(n int) []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	n := len(t.lines)
-	if n > 3 {
-		n = 3
+	n = min(n, len(t.lines))
+	if n == 0 {
+		return nil
 	}
-	return strings.Join(t.lines[len(t.lines)-n:], " | ")
+	return append([]string(nil), t.lines[len(t.lines)-n:]...)
 }

@@ -7,11 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -351,6 +354,59 @@ func TestCommandExitAtOnce(t *testing.T) {
 	})
 }
 
+func TestCommandExitErrorFields(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("exit statuses are spelled differently")
+	}
+	// A child that writes five stderr lines and exits 3 while a request waits: the error
+	// is an *ExitError with the status, the last three lines, and the wait error under it.
+	conn := jsonrpc.NewConn(cmdConnect(t, cmdHelper(t, "exit3-after-request")), jsonrpc.Options{})
+	err := conn.Call(context.Background(), "initialize", map[string]any{}, nil)
+	var exit *ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("error %T %q holds no *ExitError", err, err)
+	}
+	if exit.Status != "exit status 3" {
+		t.Errorf("Status = %q, want %q", exit.Status, "exit status 3")
+	}
+	if want := []string{"stderr line 3", "stderr line 4", "stderr line 5"}; !slices.Equal(exit.Stderr, want) {
+		t.Errorf("Stderr = %q, want %q", exit.Stderr, want)
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Errorf("errors.As(*exec.ExitError) = %v, want the wait error with exit code 3", ee)
+	}
+	if !errors.Is(err, ErrServerExited) {
+		t.Errorf("error %q does not match ErrServerExited", err)
+	}
+	cmdWait(t, conn.Done(), "the connection to end")
+}
+
+func TestExitErrorMessage(t *testing.T) {
+	for _, tt := range []struct {
+		err  *ExitError
+		want string
+	}{
+		{&ExitError{Status: "exit status 0"}, "the server process exited (exit status 0)"},
+		{&ExitError{Status: "exit status 3", Stderr: []string{"a", "b"}},
+			"the server process exited (exit status 3); its last output: a | b"},
+		{&ExitError{Status: "signal: killed", Stderr: []string{"c"}},
+			"the server process exited (signal: killed); its last output: c"},
+		{&ExitError{Err: io.EOF}, "the server process exited: its output closed: EOF"},
+		{&ExitError{}, "the server process exited: its output closed"},
+	} {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+		if !errors.Is(tt.err, ErrServerExited) {
+			t.Errorf("%q does not match ErrServerExited", tt.err)
+		}
+	}
+	if errors.Is(&ExitError{Err: io.EOF}, io.ErrUnexpectedEOF) || !errors.Is(&ExitError{Err: io.EOF}, io.EOF) {
+		t.Error("ExitError does not unwrap to exactly its Err")
+	}
+}
+
 func TestCommandLastResponseNotLost(t *testing.T) {
 	// The child answers and exits at once; the answer was written before the exit, so
 	// the call succeeds. Repeat: losing it is a race with the exit.
@@ -474,6 +530,9 @@ func TestCommandStdoutClosedChildStillRunning(t *testing.T) {
 	err := conn.Err()
 	if !errors.Is(err, ErrServerExited) || !strings.Contains(err.Error(), "output closed") {
 		t.Fatalf("Err() = %v, want ErrServerExited saying the output closed", err)
+	}
+	if exit := (*ExitError)(nil); !errors.As(err, &exit) || exit.Status != "" {
+		t.Errorf("Err() = %#v, want an *ExitError without a status: the child has not exited", exit)
 	}
 	if err := p.Close(); err != nil {
 		t.Fatal(err)

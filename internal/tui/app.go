@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/logview"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/promptsview"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/requestsview"
@@ -424,8 +425,11 @@ func (m *Model) statusLine(w int) string {
 		return ui.Fit(ui.Accent.Render("• "+m.flash), w)
 	case m.conn == disconnected:
 		msg := "the session has ended"
-		if m.connErr != nil {
-			msg += ": " + ui.Sentence(m.connErr)
+		switch lost := look.Lost(m.connErr); {
+		case lost != "":
+			msg += ": " + lost
+		case m.connErr != nil:
+			msg += ": " + look.Sentence(m.connErr)
 		}
 		if m.opts.Reconnect != nil {
 			msg += " — press R to reconnect"
@@ -464,7 +468,7 @@ func (m *Model) fullHelpView(w, h int) string {
 	lines = append(lines, "",
 		ui.Dim.Render("The mouse: click a tab to switch, click a row to select it and again to open it,"),
 		ui.Dim.Render("and the wheel scrolls lists and results."),
-		ui.Dim.Render("Task status: ◐ working  ? input_required  ✔ completed  ✘ failed  ⊘ cancelled  ∅ expired"),
+		ui.Dim.Render("Task status: "+look.Legend()),
 		ui.Dim.Render("→ a task mcpi asked of the server   ← a task the server asked of mcpi"), "")
 	lines = append(lines, m.connectionLines(w)...)
 	return ui.Block(lines, w, h)

@@ -118,7 +118,7 @@ func TestCallTaskToolFromTools(t *testing.T) {
 	if m.Active() != tui.TabTasks {
 		t.Errorf("the Tasks view is not shown after starting a task")
 	}
-	d.WaitLine("slow_task", "✔ completed", "5/5")
+	d.WaitLine("slow_task", "✓ completed", "5/5")
 	d.WaitText("result: done: worked 600ms in 5 steps")
 	d.Key("enter")
 	d.WaitText(`"text": "done: worked 600ms in 5 steps"`)
@@ -178,7 +178,7 @@ func TestAnswerInputRequiredFromTasksView(t *testing.T) {
 	d.WaitText("answered sampling")
 
 	d.Key("2")
-	screen = d.WaitLine("ask_task", "✔ completed")
+	screen = d.WaitLine("ask_task", "✓ completed")
 	if strings.Contains(screen, "pending") {
 		t.Errorf("a request is still pending:\n%s", screen)
 	}
@@ -233,7 +233,7 @@ func TestReceiverTaskAppearsAndIsAnswered(t *testing.T) {
 	d.WaitText("accepted elicitation")
 
 	d.Key("2")
-	d.WaitLine("← elicitation/create", "✔ completed")
+	d.WaitLine("← elicitation/create", "✓ completed")
 	// The answer goes back when the server polls the task and asks for its result.
 	screen := d.WaitText(`result: {"action":"accept","content":{"ok":true}`)
 	row := tuitest.Line(screen, "← elicitation/create")
@@ -304,7 +304,7 @@ func TestReconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Key("2")
-	d.WaitLine(old.ID()[:8], "✔ completed")
+	d.WaitLine(old.ID()[:8], "✓ completed")
 
 	sess.Close()
 	d.WaitText("○ disconnected", "the session has ended", "press R to reconnect")
@@ -320,7 +320,7 @@ func TestReconnect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	screen := d.WaitLine(task.ID()[:8], "✔ completed")
+	screen := d.WaitLine(task.ID()[:8], "✓ completed")
 	if tuitest.Line(screen, old.ID()[:8]) == "" {
 		t.Errorf("the old session's task is gone:\n%s", screen)
 	}

@@ -130,11 +130,11 @@ func TestTmuxSlowTask(t *testing.T) {
 	s.keys("C-s")
 
 	working := s.waitFor("the task working in the Tasks view", 10*time.Second, func(sc string) bool {
-		return lineWith(sc, "slow_task", "◐ working") != "" || lineWith(sc, "slow_task", "✔ completed") != ""
+		return lineWith(sc, "slow_task", "◐ working") != "" || lineWith(sc, "slow_task", "✓ completed") != ""
 	})
 	t.Logf("while it works:\n%s", working)
 	done := s.waitFor("the task completed", 30*time.Second, func(sc string) bool {
-		return lineWith(sc, "→ slow_task", "✔ completed", "5/5") != "" && strings.Contains(sc, "done: worked 2s in 5 steps")
+		return lineWith(sc, "→ slow_task", "✓ completed", "5/5") != "" && strings.Contains(sc, "done: worked 2s in 5 steps")
 	})
 	t.Logf("completed:\n%s", done)
 	if path := os.Getenv("MCPI_TUI_CAPTURE"); path != "" {

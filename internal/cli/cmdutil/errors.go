@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,12 +12,12 @@ import (
 	"net/http"
 	"os/exec"
 	"reflect"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/transport"
 )
@@ -220,16 +221,16 @@ func (e *InterruptedTaskError) Error() string {
 	return fmt.Sprintf("interrupted; the task %q is still running on the server: get its result with \"%s\"", e.ID, e.Fetch)
 }
 
-// Describe is the one place where errors become what the user sees: a single sentence
-// (without the "mcpi: " prefix) and the exit code.
+// Describe is the one place where errors become what the user of the CLI sees: a single
+// sentence (without the "mcpi: " prefix) and the exit code. The errors of the CLI itself
+// (usage, config files, connecting, tasks, answers) are worded here; those of the library
+// as [look.Sentence] words them for every front end.
 func Describe(err error) (sentence string, code int) {
 	var (
 		usage    *UsageError
 		cfg      *ConfigError
 		unknownS *UnknownServerError
 		connect  *ConnectError
-		unknownT *client.UnknownToolError
-		arg      *client.ArgumentError
 		tool     *ToolError
 		terminal *NeedTerminalError
 		rpc      *jsonrpc.Error
@@ -253,32 +254,25 @@ func Describe(err error) (sentence string, code int) {
 		return fmt.Sprintf("the config file %s has no server named %q; it has %s", unknownS.File, unknownS.Name, quoteList(known)), ExitUsage
 	case errors.As(err, &connect):
 		return describeConnect(connect), ExitUsage
-	case errors.As(err, &unknownT):
-		return unknownT.Error(), ExitUsage
-	case errors.As(err, &arg):
-		return arg.Error(), ExitUsage
 	case errors.As(err, &terminal):
 		return terminal.Error(), ExitUsage
-	case errors.As(err, &support):
-		if support.AsTask {
-			return support.Error() + "; call it without --task", ExitUsage
-		}
-		return support.Error() + "; use --task", ExitUsage
 	case errors.As(err, &task):
 		return task.Error(), ExitMCPError
 	case errors.As(err, &intr):
 		return intr.Error(), ExitUsage
 	case errors.As(err, &tool):
 		return tool.Error(), ExitMCPError
-	case errors.Is(err, context.Canceled):
-		return "interrupted", ExitUsage
-	case errors.As(err, &rpc):
-		return fmt.Sprintf("the server returned an error: %s (JSON-RPC error %d)", strings.TrimSuffix(rpc.Message, "."), rpc.Code), ExitMCPError
+	case errors.As(err, &support):
+		// The flag that gets past the refusal is the CLI's to name.
+		if support.AsTask {
+			return look.Sentence(err) + "; call it without --task", ExitUsage
+		}
+		return look.Sentence(err) + "; use --task", ExitUsage
+	case errors.As(err, &rpc) && !errors.Is(err, context.Canceled):
+		// The server answered, with an error.
+		return look.Sentence(err), ExitMCPError
 	}
-	if lost := lostConnection(err); lost != "" {
-		return "the connection to the server failed: " + lost, ExitUsage
-	}
-	return plain(err), ExitUsage
+	return look.Sentence(err), ExitUsage
 }
 
 func describeConfig(e *ConfigError) string {
@@ -293,9 +287,9 @@ func describeConfig(e *ConfigError) string {
 		if errors.Is(pathErr, fs.ErrNotExist) {
 			return fmt.Sprintf("the config file %s does not exist", e.File)
 		}
-		return fmt.Sprintf("cannot read the config file %s: %s", e.File, plain(pathErr.Err))
+		return fmt.Sprintf("cannot read the config file %s: %v", e.File, pathErr.Err)
 	}
-	return fmt.Sprintf("the config file %s cannot be used: %s", e.File, plain(e.Err))
+	return fmt.Sprintf("the config file %s cannot be used: %v", e.File, e.Err)
 }
 
 // syntaxError is a JSON syntax error with its position; see [JSONSyntaxError].
@@ -313,7 +307,7 @@ func JSONSyntaxError(data []byte, err error) error {
 	var js *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF), err.Error() == "unexpected end of JSON input":
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &js) && endsEarly(data):
 		return &syntaxError{Msg: "it ends too early"}
 	case errors.As(err, &js):
 		line, col := position(data, js.Offset)
@@ -339,7 +333,15 @@ func JSONSyntaxError(data []byte, err error) error {
 		}
 		return &syntaxError{Shape: true, Msg: fmt.Sprintf("%s must be %s, not %s (line %d, column %d)", what, want, article(te.Value), line, col)}
 	}
-	return &syntaxError{Msg: strings.TrimPrefix(err.Error(), "json: ")}
+	return &syntaxError{Msg: err.Error()}
+}
+
+// endsEarly reports whether data is JSON cut short. json.Unmarshal says so with a
+// *json.SyntaxError like any other, but a json.Decoder with io.ErrUnexpectedEOF (or
+// io.EOF when there is nothing at all), so a Decoder is asked.
+func endsEarly(data []byte) bool {
+	err := json.NewDecoder(bytes.NewReader(data)).Decode(new(json.RawMessage))
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 }
 
 func article(jsonType string) string {
@@ -383,7 +385,7 @@ func describeConnect(e *ConnectError) string {
 			return fmt.Sprintf("the server command %q was not found", execErr.Name)
 		}
 	case errors.Is(e.Err, transport.ErrServerExited):
-		return e.who() + " exited before it finished starting" + exitDetail(e.Err)
+		return e.who() + " exited before it finished starting" + look.ExitDetail(e.Err)
 	case errors.As(e.Err, &dnsErr):
 		return fmt.Sprintf("cannot find the host %q of %s", dnsErr.Name, e.Target)
 	case errors.Is(e.Err, transport.ErrUnreachable):
@@ -405,87 +407,11 @@ func describeConnect(e *ConnectError) string {
 	case errors.Is(e.Err, jsonrpc.ErrClosed), errors.Is(e.Err, io.EOF):
 		return fmt.Sprintf("%s closed the connection before it finished initializing", e.who())
 	}
-	return fmt.Sprintf("cannot start a session with %s: %s", strings.TrimPrefix(e.who(), "the server at "), plain(e.Err))
-}
-
-// lostConnection describes an error that ended a session after it had started, or
-// returns "" if err is no such error.
-func lostConnection(err error) string {
-	switch {
-	case errors.Is(err, transport.ErrServerExited):
-		return "the server exited" + exitDetail(err)
-	case errors.Is(err, transport.ErrSessionExpired):
-		return "the server ended the session"
-	case errors.Is(err, transport.ErrUnreachable):
-		return "the server is no longer reachable"
-	case errors.Is(err, jsonrpc.ErrClosed), errors.Is(err, io.EOF):
-		return "the server closed the connection"
+	with := e.Target
+	if e.Stdio {
+		with = e.who()
 	}
-	return ""
-}
-
-// exitDetail finds the transport's description of a server process's exit in err's
-// chain ("the server process exited (exit status 3); its last output: boom") and returns
-// what follows its first words (" (exit status 3); its last output: boom").
-func exitDetail(err error) string {
-	prefix := transport.ErrServerExited.Error()
-	var found string
-	walk(err, func(e error) bool {
-		msg := e.Error()
-		if e != transport.ErrServerExited && strings.HasPrefix(msg, prefix) {
-			found = strings.TrimPrefix(msg, prefix)
-			return false
-		}
-		return true
-	})
-	found = strings.TrimPrefix(found, ":")
-	switch {
-	case found == "":
-		return ""
-	case strings.HasPrefix(found, " its output closed"):
-		return ""
-	case strings.HasPrefix(found, " with status 0"):
-		return " (exit status 0)" + strings.TrimPrefix(found, " with status 0")
-	}
-	return found
-}
-
-// walk visits err and the errors it wraps, depth first, until visit returns false.
-func walk(err error, visit func(error) bool) bool {
-	if err == nil {
-		return true
-	}
-	if !visit(err) {
-		return false
-	}
-	switch u := err.(type) {
-	case interface{ Unwrap() error }:
-		return walk(u.Unwrap(), visit)
-	case interface{ Unwrap() []error }:
-		for _, e := range u.Unwrap() {
-			if !walk(e, visit) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// goLayer matches the "package" and "method/name" words Go errors gather, as in
-// "jsonrpc: sending tools/call: transport: write: broken pipe".
-var goLayer = regexp.MustCompile(`^[a-z][a-zA-Z0-9_./-]*$`)
-
-// plain returns err's message without the names of the layers it passed through.
-func plain(err error) string {
-	parts := strings.Split(err.Error(), ": ")
-	kept := parts[:0:0]
-	for i, p := range parts {
-		if i < len(parts)-1 && goLayer.MatchString(p) {
-			continue
-		}
-		kept = append(kept, p)
-	}
-	return strings.Join(kept, ": ")
+	return fmt.Sprintf("cannot start a session with %s: %s", with, look.Sentence(e.Err))
 }
 
 func quoteList(names []string) string {

@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +18,7 @@ import (
 )
 
 func TestDescribe(t *testing.T) {
-	exited := fmt.Errorf("%w (exit status 3); its last output: boom", transport.ErrServerExited)
+	exited := &transport.ExitError{Status: "exit status 3", Stderr: []string{"boom"}}
 	tests := []struct {
 		err  error
 		want string
@@ -62,17 +63,44 @@ func TestDescribe(t *testing.T) {
 			"the server at http://h/mcp refused to start a session: unsupported version (JSON-RPC error -32602)", 2},
 		{&ConnectError{Target: `"srv"`, Stdio: true, Timeout: 30 * time.Second, Err: fmt.Errorf("initialize: %w", context.DeadlineExceeded)},
 			`the server "srv" did not finish initializing within 30s`, 2},
-		{&ConnectError{Target: `"srv"`, Stdio: true, Err: errors.New("initialize: the server chose protocol version \"1999\", which mcpi does not speak")},
+		{&ConnectError{Target: `"srv"`, Stdio: true, Err: errors.New("the server chose protocol version \"1999\", which mcpi does not speak")},
 			`cannot start a session with the server "srv": the server chose protocol version "1999", which mcpi does not speak`, 2},
 		{fmt.Errorf("tools/list: %w", fmt.Errorf("%w: %w", jsonrpc.ErrClosed, exited)), "the connection to the server failed: the server exited (exit status 3); its last output: boom", 2},
 		{fmt.Errorf("tools/list: %w", io.EOF), "the connection to the server failed: the server closed the connection", 2},
 		{fmt.Errorf("tools/list: %w", context.Canceled), "interrupted", 2},
-		{errors.New("jsonrpc: decoding tools/list result: json: cannot unmarshal"), "decoding tools/list result: cannot unmarshal", 2},
+		{fmt.Errorf("decoding tools/list result: %w", errors.New("cannot unmarshal")), "decoding tools/list result: cannot unmarshal", 2},
 	}
 	for _, tt := range tests {
 		got, code := Describe(tt.err)
 		if got != tt.want || code != tt.code {
 			t.Errorf("Describe(%v):\n got %q (%d)\nwant %q (%d)", tt.err, got, code, tt.want, tt.code)
 		}
+	}
+}
+
+func TestJSONSyntaxError(t *testing.T) {
+	for _, tt := range []struct {
+		data string
+		want string
+	}{
+		{`{"mcpServers": {"a": 1`, "it ends too early"},
+		{``, "it ends too early"},
+		{"  \n", "it ends too early"},
+		{`{"a": }`, "invalid character '}' looking for beginning of value at line 1, column 7"},
+		{"{\n  \"a\": 1,\n}", "invalid character '}' looking for beginning of object key string at line 3, column 1"},
+		{`[1]`, "the top level must be an object, not an array (line 1, column 1)"},
+	} {
+		var v map[string]any
+		err := json.Unmarshal([]byte(tt.data), &v)
+		if err == nil {
+			t.Fatalf("%q decoded", tt.data)
+		}
+		if got := JSONSyntaxError([]byte(tt.data), err).Error(); got != tt.want {
+			t.Errorf("JSONSyntaxError(%q) = %q, want %q", tt.data, got, tt.want)
+		}
+	}
+	// A json.Decoder says the same with io.ErrUnexpectedEOF.
+	if got := JSONSyntaxError(nil, fmt.Errorf("decoding: %w", io.ErrUnexpectedEOF)).Error(); got != "it ends too early" {
+		t.Errorf("io.ErrUnexpectedEOF: %q", got)
 	}
 }

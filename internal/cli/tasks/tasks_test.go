@@ -125,7 +125,7 @@ func TestDetachThenResult(t *testing.T) {
 	if err := get.Run(clitest.Context(t), &get.Options{Options: sharedOpts(env, false), ID: id}); err != nil {
 		t.Fatal(describe(err))
 	}
-	for _, want := range []string{"ID:       " + id, "Status:   ✓ completed", "Tool:     slow_task", "Server:   " + url, "TTL:      1h0m0s"} {
+	for _, want := range []string{"ID:       " + id, "Status:   ✓ completed", "Tool:     slow_task", "Server:   " + url, "TTL:      1h00m"} {
 		if !strings.Contains(env.Out.String(), want) {
 			t.Errorf("tasks get lacks %q:\n%s", want, env.Out)
 		}
@@ -396,7 +396,7 @@ func TestListAndWatchAll(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(env.Out.String()), "\n")
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "ID") || !strings.Contains(lines[0], "STATUS") || !strings.Contains(lines[0], "MESSAGE") ||
 		!strings.Contains(lines[0], "CREATED") || !strings.Contains(lines[0], "TTL") ||
-		!strings.Contains(lines[1], "✓ completed") || !strings.Contains(lines[1], "1h0m0s") ||
+		!strings.Contains(lines[1], "✓ completed") || !strings.Contains(lines[1], "1h00m") ||
 		!strings.Contains(lines[2], "✗ failed") || !strings.Contains(lines[2], "fail_task reports a tool error on purpose") {
 		t.Errorf("tasks list:\n%s", env.Out)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -58,8 +59,8 @@ func PollingLine(id string, polls int, done bool) string {
 
 // livePollingLine is the short form for the live line of a followed task.
 func livePollingLine(id string, polls int) string {
-	if r := []rune(id); len(r) > 8 {
-		id = string(r[:8]) + "…"
+	if short := look.ShortID(id); short != id {
+		id = short + "…"
 	}
 	return fmt.Sprintf("the server polls task %s (%s)", id, pollCount(polls))
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -146,23 +147,6 @@ func (j *JSONWriter) Write(ev Event) error {
 	return err
 }
 
-// Symbol is a status's one-character mark.
-func Symbol(s mcp.TaskStatus) string {
-	switch s {
-	case mcp.TaskStatusWorking:
-		return "●"
-	case mcp.TaskStatusInputRequired:
-		return "?"
-	case mcp.TaskStatusCompleted:
-		return "✓"
-	case mcp.TaskStatusFailed:
-		return "✗"
-	case mcp.TaskStatusCancelled:
-		return "⊘"
-	}
-	return "·"
-}
-
 // Line is what the status line shows.
 type Line struct {
 	ID      string
@@ -184,13 +168,9 @@ type Line struct {
 // barWidth is the width of the progress bar between its brackets.
 const barWidth = 20
 
-// String renders the line: "● working  Step 2 of 4  [██████████░░░░░░░░░░] 50%  1.2s  1 poll".
+// String renders the line: "◐ working  Step 2 of 4  [██████████░░░░░░░░░░] 50%  1.2s  1 poll".
 func (l Line) String() string {
-	status := l.Status
-	if status == "" {
-		status = "starting"
-	}
-	parts := []string{Symbol(l.Status) + " " + string(status)}
+	parts := []string{look.Status(l.Status)}
 	msg := l.Message
 	if msg == "" {
 		msg = l.ProgressMessage
@@ -209,7 +189,7 @@ func (l Line) String() string {
 	case l.Progress != nil:
 		parts = append(parts, "progress "+trimFloat(*l.Progress))
 	}
-	parts = append(parts, Duration(l.Elapsed))
+	parts = append(parts, look.Duration(l.Elapsed))
 	if l.Polls == 1 {
 		parts = append(parts, "1 poll")
 	} else {
@@ -222,27 +202,6 @@ func trimFloat(f float64) string { return fmt.Sprintf("%g", f) }
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// Duration renders an elapsed time: "0.4s", "12s", "3m05s", "2h10m".
-func Duration(d time.Duration) string {
-	switch {
-	case d < 10*time.Second:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
-// TTL renders a task's ttl: "10m0s", or "unlimited" for null.
-func TTL(ms *int64) string {
-	if ms == nil {
-		return "unlimited"
-	}
-	return (time.Duration(*ms) * time.Millisecond).String()
 }
 
 // Live is the status line of one followed task on the terminal: it is redrawn on every

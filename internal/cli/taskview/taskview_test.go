@@ -20,17 +20,17 @@ func TestLine(t *testing.T) {
 		line Line
 		want string
 	}{
-		{Line{}, "· starting  0.0s  0 polls"},
+		{Line{}, "… starting  0ms  0 polls"},
 		{Line{Status: mcp.TaskStatusWorking, Message: "step 2 of 4", Progress: ptr(2.0), Total: ptr(4.0), Elapsed: 1200 * time.Millisecond, Polls: 1},
-			"● working  step 2 of 4  [██████████░░░░░░░░░░] 50%  1.2s  1 poll"},
+			"◐ working  step 2 of 4  [██████████░░░░░░░░░░] 50%  1.2s  1 poll"},
 		{Line{Status: mcp.TaskStatusWorking, ProgressMessage: "loading", Progress: ptr(7.0), Elapsed: 75 * time.Second, Polls: 3},
-			"● working  loading  progress 7  1m15s  3 polls"},
+			"◐ working  loading  progress 7  1m15s  3 polls"},
 		{Line{Status: mcp.TaskStatusInputRequired, Message: "waiting\nfor input", Elapsed: 12 * time.Second},
 			"? input_required  waiting for input  12s  0 polls"},
 		{Line{Status: mcp.TaskStatusCompleted, Progress: ptr(9.0), Total: ptr(4.0), Elapsed: 2 * time.Hour},
 			"✓ completed  [████████████████████] 100%  2h00m  0 polls"},
-		{Line{Status: mcp.TaskStatusFailed}, "✗ failed  0.0s  0 polls"},
-		{Line{Status: mcp.TaskStatusCancelled}, "⊘ cancelled  0.0s  0 polls"},
+		{Line{Status: mcp.TaskStatusFailed}, "✗ failed  0ms  0 polls"},
+		{Line{Status: mcp.TaskStatusCancelled}, "⊘ cancelled  0ms  0 polls"},
 	}
 	for _, tt := range tests {
 		if got := tt.line.String(); got != tt.want {
@@ -93,8 +93,8 @@ func TestLive(t *testing.T) {
 	l.Stop(true)
 	out := errOut.String()
 	for _, want := range []string{
-		"\r\033[K● working  step 1 of 2  1.5s  0 polls",
-		"\r\033[K● working  step 1 of 2  [██████████░░░░░░░░░░] 50%  1.5s  0 polls",
+		"\r\033[K◐ working  step 1 of 2  1.5s  0 polls",
+		"\r\033[K◐ working  step 1 of 2  [██████████░░░░░░░░░░] 50%  1.5s  0 polls",
 		"\r\033[K? input_required",
 		"\r\033[K✓ completed  [██████████░░░░░░░░░░] 50%  1.5s  0 polls\n",
 	} {

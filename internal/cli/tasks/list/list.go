@@ -12,7 +12,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
-	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -90,7 +90,7 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	tw := cmdutil.NewTable(opts.IO.Out, opts.IO.TerminalWidth(), "ID", "STATUS", "CREATED", "TTL", "MESSAGE")
 	for _, t := range res.Tasks {
-		tw.Row(t.TaskID, shared.StatusText(t.Status), shared.Created(t.CreatedAt), taskview.TTL(t.TTL), cmdutil.OrDash(t.StatusMessage))
+		tw.Row(t.TaskID, shared.StatusText(t.Status), shared.Created(t.CreatedAt), look.TTL(t.TTL), cmdutil.OrDash(t.StatusMessage))
 	}
 	return tw.Flush()
 }
@@ -118,7 +118,7 @@ func runLocal(opts *Options, now time.Time) error {
 	for _, e := range entries {
 		expires := "never"
 		if at, ok := e.Expires(); ok {
-			expires = "in " + taskview.Duration(at.Sub(now).Round(time.Second))
+			expires = "in " + look.Duration(at.Sub(now).Round(time.Second))
 		}
 		tw.Row(e.TaskID, cmdutil.OrDash(e.Tool), e.Created.Local().Format("2006-01-02 15:04:05"), expires, e.Server.String())
 	}

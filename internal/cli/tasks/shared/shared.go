@@ -15,7 +15,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
-	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -132,11 +132,11 @@ func Age(s string, now time.Time) string {
 	if err != nil {
 		return ""
 	}
-	return taskview.Duration(now.Sub(t).Round(100*time.Millisecond)) + " ago"
+	return look.Duration(now.Sub(t).Round(100*time.Millisecond)) + " ago"
 }
 
 // StatusText is "✓ completed".
-func StatusText(st mcp.TaskStatus) string { return taskview.Symbol(st) + " " + string(st) }
+func StatusText(st mcp.TaskStatus) string { return look.Status(st) }
 
 // PrintTask writes a task's fields for people, one per line, with what the state file
 // knows of it.
@@ -163,16 +163,16 @@ func PrintTask(w io.Writer, t mcp.Task, entry *state.Entry, now time.Time) {
 		updated += " (" + age + ")"
 	}
 	row("Updated", updated)
-	ttl := taskview.TTL(t.TTL)
+	ttl := look.TTL(t.TTL)
 	if at, ok := t.ExpiresAt(); ok {
 		if at.After(now) {
-			ttl += fmt.Sprintf(" (expires in %s)", taskview.Duration(at.Sub(now).Round(time.Second)))
+			ttl += fmt.Sprintf(" (expires in %s)", look.Duration(at.Sub(now).Round(time.Second)))
 		} else {
 			ttl += " (expired)"
 		}
 	}
 	row("TTL", ttl)
 	if t.PollInterval != nil {
-		row("Poll", (time.Duration(*t.PollInterval) * time.Millisecond).String())
+		row("Poll", look.Duration(time.Duration(*t.PollInterval)*time.Millisecond))
 	}
 }

@@ -105,7 +105,7 @@ func TestTaskOnTerminal(t *testing.T) {
 		t.Errorf("stdout = %q", got)
 	}
 	line := env.ErrOut.String()
-	for _, want := range []string{"\r\033[K● working", "step 1 of 2", "] 50%", "\r\033[K✓ completed", "polls\n"} {
+	for _, want := range []string{"\r\033[K◐ working", "step 1 of 2", "] 50%", "\r\033[K✓ completed", "polls\n"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("status line lacks %q:\n%q", want, line)
 		}

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/form"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -130,7 +131,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.pager = ui.Pager{}
 		if msg.err != nil {
 			m.title = ui.Error.Render("Getting " + msg.name + " failed")
-			m.pager.SetLines([]string{ui.Error.Render(ui.Sentence(msg.err))})
+			m.pager.SetLines([]string{ui.Error.Render(look.Sentence(msg.err))})
 			return nil
 		}
 		m.title = ui.OK.Render("prompts/get " + msg.name)
@@ -287,7 +288,7 @@ func (m *Model) View() string {
 	}
 	lines := []string{ui.Dim.Render(head)}
 	if m.err != nil {
-		lines = append(lines, ui.Error.Render(ui.Sentence(m.err)))
+		lines = append(lines, ui.Error.Render(look.Sentence(m.err)))
 	}
 	lh := h - len(lines)
 	m.offset = ui.Window(m.offset, m.cursor, len(m.prompts), lh)

@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/form"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -399,19 +400,21 @@ func (m *Model) View() string {
 	now := m.now()
 	for i := m.offset; i < min(m.offset+lh, len(m.entries)); i++ {
 		e := m.entries[i]
-		sym := ui.Warn.Render("?")
+		// A request borrows the mark of the task status it is like: waiting for the user
+		// as input_required, answered as completed, refused or withdrawn as failed.
+		sym := ui.Warn.Render(look.Symbol(mcp.TaskStatusInputRequired))
 		if e.settled {
-			sym = ui.Dim.Render("✔")
+			sym = ui.Dim.Render(look.Symbol(mcp.TaskStatusCompleted))
 			if e.outcome == "withdrawn" || e.outcome == "declined" || e.outcome == "rejected" {
-				sym = ui.Dim.Render("✘")
+				sym = ui.Dim.Render(look.Symbol(mcp.TaskStatusFailed))
 			}
 		}
 		ch := ui.Channel(e.req)
 		if id := taskOf(e.req); id != "" {
-			ch += " " + ui.ShortID(id)
+			ch += " " + look.ShortID(id)
 		}
 		q := ui.RequestSummary(e.req)
-		age := ui.Duration(now.Sub(e.req.Received).Truncate(time.Second)) + " ago"
+		age := look.Duration(now.Sub(e.req.Received).Truncate(time.Second)) + " ago"
 		if e.settled {
 			age = e.outcome
 		}

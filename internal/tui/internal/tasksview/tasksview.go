@@ -16,6 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -182,7 +183,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.refresh()
 		if r := m.byKey[msg.key]; r != nil {
-			return ui.Flash(fmt.Sprintf("asked to cancel task %s", ui.ShortID(r.id)))
+			return ui.Flash(fmt.Sprintf("asked to cancel task %s", look.ShortID(r.id)))
 		}
 	case serverTasksMsg:
 		if msg.gen != m.gen {
@@ -283,10 +284,10 @@ func (m *Model) askCancel() tea.Cmd {
 		return nil
 	}
 	if r.state.Status.IsTerminal() || r.outcome || r.gone {
-		return ui.Flash(fmt.Sprintf("task %s has already ended (%s)", ui.ShortID(r.id), m.statusText(r)))
+		return ui.Flash(fmt.Sprintf("task %s has already ended (%s)", look.ShortID(r.id), m.statusText(r)))
 	}
 	if r.role == Receiver && m.pendingRequest(r) == nil {
-		return ui.Flash(fmt.Sprintf("task %s was asked by the server and waits on no prompt mcpi could decline", ui.ShortID(r.id)))
+		return ui.Flash(fmt.Sprintf("task %s was asked by the server and waits on no prompt mcpi could decline", look.ShortID(r.id)))
 	}
 	m.back = m.mode
 	m.mode = modeConfirm
@@ -356,7 +357,7 @@ func (m *Model) jump() tea.Cmd {
 	}
 	req := m.pendingRequest(r)
 	if req == nil {
-		return ui.Flash(fmt.Sprintf("task %s waits on no prompt (%s)", ui.ShortID(r.id), m.statusText(r)))
+		return ui.Flash(fmt.Sprintf("task %s waits on no prompt (%s)", look.ShortID(r.id), m.statusText(r)))
 	}
 	return ui.Emit(ui.FocusRequestMsg{Request: req})
 }
@@ -588,10 +589,10 @@ func (m *Model) statusText(r *row) string {
 
 func (m *Model) renderStatus(r *row) string {
 	if r.gone && !r.state.Status.IsTerminal() {
-		return ui.Dim.Render("∅ expired")
+		return ui.Dim.Render(look.Expired)
 	}
 	if r.outcome && r.err != nil && !r.state.Status.IsTerminal() {
-		return ui.Error.Render("✘ " + string(r.state.Status) + "?")
+		return ui.Error.Render(look.Symbol(mcp.TaskStatusFailed) + " " + string(r.state.Status) + "?")
 	}
 	return ui.RenderStatus(r.state.Status)
 }
@@ -604,7 +605,7 @@ func (m *Model) elapsed(r *row) string {
 	if end.IsZero() {
 		end = m.now()
 	}
-	return ui.Duration(end.Sub(r.started))
+	return look.Duration(end.Sub(r.started))
 }
 
 func (m *Model) ttlLeft(r *row) string {
@@ -622,7 +623,7 @@ func (m *Model) ttlLeft(r *row) string {
 	if left <= 0 || r.gone {
 		return "0s"
 	}
-	return ui.Duration(left.Truncate(time.Second))
+	return look.Duration(left.Truncate(time.Second))
 }
 
 func progressText(p *mcp.ProgressNotificationParams) string {
@@ -647,7 +648,7 @@ func (m *Model) messageText(r *row) string {
 		if rpc := asRPC(r.err); rpc != nil {
 			return fmt.Sprintf("error %d: %s", rpc.Code, rpc.Message)
 		}
-		return ui.Sentence(r.err)
+		return look.Sentence(r.err)
 	}
 	if r.state.StatusMessage != "" {
 		return r.state.StatusMessage

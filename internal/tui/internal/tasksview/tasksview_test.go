@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/demo"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -40,10 +41,10 @@ func TestTaskMovesFromWorkingToCompleted(t *testing.T) {
 
 	task := start(t, sess, demo.ToolSlowTask, `{"seconds":1.5,"steps":3}`)
 	d.Send(ui.TaskStartedMsg{Task: task})
-	id := ui.ShortID(task.ID())
+	id := look.ShortID(task.ID())
 	d.WaitLine(id, "slow_task", "◐ working")
 	d.WaitLine(id, "step 1 of 3", "1/3")
-	screen := d.WaitLine(id, "✔ completed", "3/3")
+	screen := d.WaitLine(id, "✓ completed", "3/3")
 	if l := tuitest.Line(screen, id); !strings.Contains(l, "s ") {
 		t.Errorf("the completed row lacks its elapsed time or TTL: %q", l)
 	}
@@ -66,7 +67,7 @@ func TestCancelTask(t *testing.T) {
 	_, d := newView(t, sess, 80, 24)
 	task := start(t, sess, demo.ToolSleepTask, `{"seconds":60}`)
 	d.Send(ui.TaskStartedMsg{Task: task})
-	id := ui.ShortID(task.ID())
+	id := look.ShortID(task.ID())
 	d.WaitLine(id, "◐ working")
 
 	d.Key("c")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -23,7 +24,7 @@ type column struct {
 }
 
 var allColumns = []column{
-	{"ID", 8, false, func(m *Model, r *row) string { return ui.ShortID(r.id) }},
+	{"ID", 8, false, func(m *Model, r *row) string { return look.ShortID(r.id) }},
 	{"TOOL / METHOD", 0, false, func(m *Model, r *row) string { return r.role.arrow() + " " + r.name }},
 	{"STATUS", 16, false, func(m *Model, r *row) string { return m.renderStatus(r) }},
 	{"MESSAGE", 0, false, func(m *Model, r *row) string { return ui.OneLine(m.messageText(r)) }},
@@ -205,7 +206,7 @@ func (m *Model) selectedLines(w int) []string {
 	if r == nil {
 		return nil
 	}
-	first := ui.Bold.Render(ui.ShortID(r.id)) + " " + r.name + ": " + m.renderStatus(r)
+	first := ui.Bold.Render(look.ShortID(r.id)) + " " + r.name + ": " + m.renderStatus(r)
 	if msg := m.messageText(r); msg != "" {
 		first += " — " + ui.OneLine(msg)
 	}
@@ -216,7 +217,7 @@ func (m *Model) selectedLines(w int) []string {
 	case r.outcome && r.err == nil && r.result != nil:
 		second = ui.OK.Render("result: ") + ui.Cut(resultSummary(r), w-26) + ui.Dim.Render("  (enter shows it)")
 	case r.outcome && r.err != nil:
-		second = ui.Error.Render("error: "+ui.Sentence(r.err)) + ui.Dim.Render("  (enter shows it)")
+		second = ui.Error.Render("error: "+look.Sentence(r.err)) + ui.Dim.Render("  (enter shows it)")
 	case r.gen != m.gen:
 		second = ui.Dim.Render("from an earlier session")
 	default:
@@ -232,9 +233,9 @@ func (m *Model) confirmView(w, h int) string {
 	}
 	var q string
 	if r.role == Receiver {
-		q = fmt.Sprintf("Decline the server's %s, ending mcpi's task %s?", r.name, ui.ShortID(r.id))
+		q = fmt.Sprintf("Decline the server's %s, ending mcpi's task %s?", r.name, look.ShortID(r.id))
 	} else {
-		q = fmt.Sprintf("Cancel task %s (%s)? The server is asked with tasks/cancel.", ui.ShortID(r.id), r.name)
+		q = fmt.Sprintf("Cancel task %s (%s)? The server is asked with tasks/cancel.", look.ShortID(r.id), r.name)
 	}
 	lines := []string{"", ui.Warn.Render(q), "", "  " + ui.Key.Render("y") + " yes    " + ui.Key.Render("n") + " no"}
 	return ui.Block(lines, w, h)
@@ -268,13 +269,13 @@ func (m *Model) detailLines(r *row) []string {
 		field("Updated", orDash(st.LastUpdatedAt)),
 		field("Elapsed", m.elapsed(r)),
 	)
-	ttl := "unlimited"
+	ttl := look.TTL(st.TTL)
 	if st.TTL != nil {
-		ttl = ui.Duration(msDuration(*st.TTL)) + " (" + m.ttlLeft(r) + " left)"
+		ttl += " (" + m.ttlLeft(r) + " left)"
 	}
 	lines = append(lines, field("TTL", ttl))
 	if st.PollInterval != nil {
-		lines = append(lines, field("Poll every", ui.Duration(msDuration(*st.PollInterval))))
+		lines = append(lines, field("Poll every", look.Duration(msDuration(*st.PollInterval))))
 	}
 	polls := fmt.Sprintf("%d tasks/get sent by mcpi", r.polls)
 	if r.role == Receiver {
@@ -313,7 +314,7 @@ func (m *Model) detailLines(r *row) []string {
 	case st.Status == mcp.TaskStatusCancelled:
 		lines = append(lines, ui.Heading.Render("Cancelled"), ui.Dim.Render("A cancelled task has no result."))
 	case r.err != nil:
-		lines = append(lines, ui.Heading.Render("Error"), ui.Error.Render(ui.Sentence(r.err)))
+		lines = append(lines, ui.Heading.Render("Error"), ui.Error.Render(look.Sentence(r.err)))
 		if ej := r.errJSON; ej != nil {
 			lines = append(lines, ui.HighlightJSON(ej)...)
 		} else if rpc := asRPC(r.err); rpc != nil {

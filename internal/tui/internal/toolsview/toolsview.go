@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/form"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -220,7 +221,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		if msg.err != nil {
 			if m.form != nil {
-				m.form.SetFormError(ui.Sentence(msg.err))
+				m.form.SetFormError(look.Sentence(msg.err))
 			}
 			return ui.FlashError(msg.tool+" as a task: ", msg.err)
 		}
@@ -424,7 +425,7 @@ func (m *Model) submit(asTask bool) tea.Cmd {
 
 func (m *Model) showCalling() {
 	c := m.calling
-	m.title = fmt.Sprintf("Calling %s… %s", c.tool, ui.Duration(m.now().Sub(c.started).Truncate(100*time.Millisecond)))
+	m.title = fmt.Sprintf("Calling %s… %s", c.tool, look.Duration(m.now().Sub(c.started).Truncate(100*time.Millisecond)))
 	lines := []string{ui.Dim.Render("waiting for the result; x cancels the call, esc goes back")}
 	if p := c.progress; p != nil {
 		prog := strconv.FormatFloat(p.Progress, 'f', -1, 64)
@@ -441,12 +442,12 @@ func (m *Model) showResult(tool string, res *mcp.CallToolResult, err error, elap
 	m.pager = ui.Pager{}
 	took := ""
 	if elapsed > 0 {
-		took = " in " + ui.Duration(elapsed)
+		took = " in " + look.Duration(elapsed)
 	}
 	switch {
 	case err != nil:
 		m.title = ui.Error.Render("Error from " + tool + took)
-		lines := []string{ui.Error.Render(ui.Sentence(err))}
+		lines := []string{ui.Error.Render(look.Sentence(err))}
 		m.pager.SetLines(lines)
 	default:
 		m.title = ui.OK.Render("Result of " + tool + took)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -84,7 +85,7 @@ func (m *Model) listView(w, h int) string {
 	}
 	lines := []string{ui.Dim.Render(ui.Fit(head, w-10) + " TASK")}
 	if m.loadErr != nil {
-		lines = append(lines, ui.Error.Render(ui.Sentence(m.loadErr)))
+		lines = append(lines, ui.Error.Render(look.Sentence(m.loadErr)))
 	}
 	lh := h - len(lines)
 	m.offset = ui.Window(m.offset, m.cursor, len(m.tools), lh)

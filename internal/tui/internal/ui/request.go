@@ -2,6 +2,7 @@ package ui
 
 import (
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -33,9 +34,9 @@ func Channel(r *client.Request) string {
 func ChannelLong(r *client.Request) string {
 	switch {
 	case r.Task != "":
-		return "task-augmented: runs as mcpi's task " + ShortID(r.Task) + ", which the server polls"
+		return "task-augmented: runs as mcpi's task " + look.ShortID(r.Task) + ", which the server polls"
 	case r.RelatedTask != "":
-		return "side-channel of task " + ShortID(r.RelatedTask) + " (input_required)"
+		return "side-channel of task " + look.ShortID(r.RelatedTask) + " (input_required)"
 	}
 	return "plain request"
 }

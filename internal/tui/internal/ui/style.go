@@ -1,16 +1,12 @@
 package ui
 
 import (
-	"errors"
-	"fmt"
 	"strings"
-	"time"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/mcpi-dev/mcpi/client"
-	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -41,26 +37,6 @@ var (
 	Key      = lipgloss.NewStyle().Bold(true)
 )
 
-// StatusSymbol is the symbol shown before a task status; it tells the states apart
-// without colour too.
-func StatusSymbol(s mcp.TaskStatus) string {
-	switch s {
-	case mcp.TaskStatusWorking:
-		return "◐"
-	case mcp.TaskStatusInputRequired:
-		return "?"
-	case mcp.TaskStatusCompleted:
-		return "✔"
-	case mcp.TaskStatusFailed:
-		return "✘"
-	case mcp.TaskStatusCancelled:
-		return "⊘"
-	case "":
-		return "…"
-	}
-	return "•"
-}
-
 // StatusStyle is the colour of a task status.
 func StatusStyle(s mcp.TaskStatus) lipgloss.Style {
 	switch s {
@@ -78,14 +54,8 @@ func StatusStyle(s mcp.TaskStatus) lipgloss.Style {
 	return Dim
 }
 
-// RenderStatus is a task status with its symbol and colour, as "✔ completed".
-func RenderStatus(s mcp.TaskStatus) string {
-	text := string(s)
-	if s == "" {
-		text = "starting"
-	}
-	return StatusStyle(s).Render(StatusSymbol(s) + " " + text)
-}
+// RenderStatus is a task status with its symbol and colour, as "✓ completed".
+func RenderStatus(s mcp.TaskStatus) string { return StatusStyle(s).Render(look.Status(s)) }
 
 // Fit cuts s (which may hold ANSI styles) to w cells with an ellipsis, and pads it
 // with spaces to exactly w cells.
@@ -159,56 +129,6 @@ func Window(off, cur, n, h int) int {
 	}
 	off = min(off, max(n-h, 0))
 	return max(off, 0)
-}
-
-// Duration formats d compactly: 850ms, 4.2s, 1m05s, 2h03m.
-func Duration(d time.Duration) string {
-	switch {
-	case d < 0:
-		d = 0
-		fallthrough
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < 10*time.Second:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
-// ShortID is the start of a long task id, enough to tell tasks apart on screen.
-func ShortID(id string) string {
-	if len(id) <= 8 {
-		return id
-	}
-	return id[:8]
-}
-
-// Sentence turns an error into the one sentence the user sees: a JSON-RPC error names
-// its code, a task-support refusal says why it was refused, never a stack trace.
-func Sentence(err error) string {
-	if err == nil {
-		return ""
-	}
-	var rpc *jsonrpc.Error
-	var ts *client.TaskSupportError
-	var arg *client.ArgumentError
-	switch {
-	case errors.As(err, &ts), errors.As(err, &arg):
-		return err.Error()
-	case errors.Is(err, jsonrpc.ErrClosed):
-		return "the connection to the server is closed"
-	case errors.As(err, &rpc):
-		msg := rpc.Message
-		if msg == "" {
-			msg = "no message"
-		}
-		return fmt.Sprintf("the server answered with error %d: %s", rpc.Code, msg)
-	}
-	return err.Error()
 }
 
 // Strip removes styles from s.

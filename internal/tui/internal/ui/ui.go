@@ -1,7 +1,8 @@
 // Package ui holds what the views of mcpi's terminal UI share: the messages they pass
 // through the root model, the event pump that turns a client subscription into
-// messages, styles, task status symbols, text fitting and the JSON highlighter. It holds
-// no state: views never share mutable state.
+// messages, styles and colours, text fitting and the JSON highlighter. It holds no state:
+// views never share mutable state. How a status, a duration or an error reads in words
+// comes from package look, which the CLI shares.
 package ui
 
 import (
@@ -11,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/look"
 )
 
 // EventsMsg is a batch of client events, in the order they happened, from the
@@ -51,7 +53,7 @@ func Flash(text string) tea.Cmd {
 
 // FlashError returns a command that shows err as one sentence in the status bar.
 func FlashError(prefix string, err error) tea.Cmd {
-	return func() tea.Msg { return FlashMsg{Text: prefix + Sentence(err), Err: true} }
+	return func() tea.Msg { return FlashMsg{Text: prefix + look.Sentence(err), Err: true} }
 }
 
 // Emit returns a command that delivers msg.

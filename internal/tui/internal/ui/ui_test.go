@@ -3,7 +3,6 @@ package ui
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -27,17 +26,6 @@ func TestWindow(t *testing.T) {
 	} {
 		if got := Window(c.off, c.cur, c.n, c.h); got != c.want {
 			t.Errorf("Window(%d,%d,%d,%d) = %d, want %d", c.off, c.cur, c.n, c.h, got, c.want)
-		}
-	}
-}
-
-func TestDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		850 * time.Millisecond: "850ms", 4200 * time.Millisecond: "4.2s", 42 * time.Second: "42s",
-		65 * time.Second: "1m05s", 2*time.Hour + 3*time.Minute: "2h03m",
-	} {
-		if got := Duration(d); got != want {
-			t.Errorf("Duration(%s) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -1,0 +1,164 @@
+package look
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+func TestStatus(t *testing.T) {
+	for _, tt := range []struct {
+		status mcp.TaskStatus
+		symbol string
+		text   string
+	}{
+		{mcp.TaskStatusWorking, "◐", "◐ working"},
+		{mcp.TaskStatusInputRequired, "?", "? input_required"},
+		{mcp.TaskStatusCompleted, "✓", "✓ completed"},
+		{mcp.TaskStatusFailed, "✗", "✗ failed"},
+		{mcp.TaskStatusCancelled, "⊘", "⊘ cancelled"},
+		{"", "…", "… starting"},
+		{"paused", "·", "· paused"},
+	} {
+		if got := Symbol(tt.status); got != tt.symbol {
+			t.Errorf("Symbol(%q) = %q, want %q", tt.status, got, tt.symbol)
+		}
+		if got := Status(tt.status); got != tt.text {
+			t.Errorf("Status(%q) = %q, want %q", tt.status, got, tt.text)
+		}
+	}
+	if want := "◐ working  ? input_required  ✓ completed  ✗ failed  ⊘ cancelled  ∅ expired"; Legend() != want {
+		t.Errorf("Legend() = %q, want %q", Legend(), want)
+	}
+}
+
+func TestDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		-time.Second:                         "0ms",
+		0:                                    "0ms",
+		2 * time.Millisecond:                 "2ms",
+		850 * time.Millisecond:               "850ms",
+		999 * time.Millisecond:               "999ms",
+		time.Second:                          "1.0s",
+		4200 * time.Millisecond:              "4.2s",
+		10 * time.Second:                     "10s",
+		42 * time.Second:                     "42s",
+		time.Minute:                          "1m00s",
+		65 * time.Second:                     "1m05s",
+		59*time.Minute + 59*time.Second:      "59m59s",
+		time.Hour:                            "1h00m",
+		2*time.Hour + 3*time.Minute:          "2h03m",
+		100*time.Hour + 30*time.Minute + 1e9: "100h30m",
+	} {
+		if got := Duration(d); got != want {
+			t.Errorf("Duration(%s) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestTTL(t *testing.T) {
+	ms := func(n int64) *int64 { return &n }
+	for _, tt := range []struct {
+		ttl  *int64
+		want string
+	}{
+		{nil, "unlimited"},
+		{ms(500), "500ms"},
+		{ms(30_000), "30s"},
+		{ms(600_000), "10m00s"},
+		{ms(3_600_000), "1h00m"},
+	} {
+		if got := TTL(tt.ttl); got != tt.want {
+			t.Errorf("TTL(%v) = %q, want %q", tt.ttl, got, tt.want)
+		}
+	}
+}
+
+func TestShortID(t *testing.T) {
+	for id, want := range map[string]string{
+		"":                      "",
+		"abc":                   "abc",
+		"46efee70":              "46efee70",
+		"46efee70-1c2d-4e5f":    "46efee70",
+		"tâche-numéro-12345678": "tâche-nu",
+	} {
+		if got := ShortID(id); got != want {
+			t.Errorf("ShortID(%q) = %q, want %q", id, got, want)
+		}
+	}
+}
+
+// wording is what a function of an error says of it.
+type wording struct {
+	err  error
+	want string
+}
+
+func checkWording(t *testing.T, name string, f func(error) string, tests []wording) {
+	t.Helper()
+	for _, tt := range tests {
+		if got := f(tt.err); got != tt.want {
+			t.Errorf("%s(%v):\n got %q\nwant %q", name, tt.err, got, tt.want)
+		}
+	}
+}
+
+func TestSentence(t *testing.T) {
+	exited := &transport.ExitError{Status: "exit status 3", Stderr: []string{"starting", "boom"}}
+	checkWording(t, "Sentence", Sentence, []wording{
+		{nil, ""},
+		{fmt.Errorf("tools/call: %w", &client.UnknownToolError{Name: "x"}), `the server has no tool named "x"`},
+		{&client.ArgumentError{Field: "b", Problem: "is required"}, `argument "b" is required`},
+		{&client.TaskSupportError{Tool: "slow_task", Support: mcp.TaskSupportRequired},
+			`the tool "slow_task" must be called as a task (its taskSupport is required)`},
+		{fmt.Errorf("x: %w", &client.TaskSupportError{Tool: "add", Support: mcp.TaskSupportForbidden, AsTask: true}),
+			`the tool "add" cannot run as a task (its taskSupport is forbidden)`},
+		{fmt.Errorf("tools/list: %w", context.Canceled), "interrupted"},
+		{fmt.Errorf("task x: %w", client.ErrTaskGone), "the server no longer knows the task (it expired, or the server restarted)"},
+		{fmt.Errorf("tools/call: %w", jsonrpc.NewError(-32602, "unknown tool: x.")), "the server returned an error: unknown tool: x (JSON-RPC error -32602)"},
+		{jsonrpc.NewError(-32050, ""), "the server returned an error (JSON-RPC error -32050)"},
+		{fmt.Errorf("tools/list: %w", fmt.Errorf("%w: %w", jsonrpc.ErrClosed, exited)),
+			"the connection to the server failed: the server exited (exit status 3); its last output: starting | boom"},
+		{&transport.ExitError{Status: "exit status 0"}, "the connection to the server failed: the server exited (exit status 0)"},
+		{&transport.ExitError{Err: io.EOF, Stderr: []string{"x"}}, "the connection to the server failed: the server exited"},
+		{fmt.Errorf("%w: %w", transport.ErrSessionExpired, &transport.HTTPError{StatusCode: http.StatusNotFound}),
+			"the connection to the server failed: the server ended the session"},
+		{fmt.Errorf("%w: cannot connect", transport.ErrUnreachable), "the connection to the server failed: the server is no longer reachable"},
+		{fmt.Errorf("tools/list: %w", jsonrpc.ErrClosed), "the connection to the server failed: the server closed the connection"},
+		{fmt.Errorf("tools/list: %w", io.EOF), "the connection to the server failed: the server closed the connection"},
+		{fmt.Errorf("tools/list: %w", &transport.HTTPError{StatusCode: http.StatusInternalServerError, Message: "overloaded"}),
+			"the server answered HTTP 500: overloaded"},
+		{errors.New("something else"), "something else"},
+	})
+}
+
+func TestExitDetail(t *testing.T) {
+	checkWording(t, "ExitDetail", ExitDetail, []wording{
+		{&transport.ExitError{Status: "signal: killed"}, " (signal: killed)"},
+		{fmt.Errorf("x: %w", &transport.ExitError{Status: "exit status 1", Stderr: []string{"a"}}), " (exit status 1); its last output: a"},
+		{&transport.ExitError{Err: io.EOF}, ""},
+		{transport.ErrServerExited, ""},
+		{io.EOF, ""},
+	})
+}
+
+func TestLost(t *testing.T) {
+	checkWording(t, "Lost", Lost, []wording{
+		{nil, ""},
+		{errors.New("x"), ""},
+		{jsonrpc.NewError(-32603, "boom"), ""},
+		{fmt.Errorf("%w: %w", jsonrpc.ErrClosed, io.EOF), "the server closed the connection"},
+		{&transport.ExitError{Status: "exit status 2"}, "the server exited (exit status 2)"},
+		{transport.ErrSessionExpired, "the server ended the session"},
+		{transport.ErrUnreachable, "the server is no longer reachable"},
+	})
+}
