@@ -118,7 +118,7 @@ func TestReceiverElicitationAcceptDeclineReject(t *testing.T) {
 				t.Fatal(err)
 			}
 			var res mcp.ElicitResult
-			err = ct.Wait(ctx, &res, nil)
+			err = ct.Result(ctx, &res)
 			var resp *mcp.ElicitResult
 			if err == nil {
 				resp = &res
@@ -147,7 +147,7 @@ func TestReceiverSampling(t *testing.T) {
 		t.Fatal(err)
 	}
 	var res mcp.CreateMessageResult
-	if err := ct.Wait(context.Background(), &res, nil); err != nil {
+	if err := ct.Result(context.Background(), &res); err != nil {
 		t.Fatal(err)
 	}
 	if res.Model != "m1" || len(res.Content) != 1 || res.Content[0].Text != "hi "+ct.Created.TaskID {
@@ -203,12 +203,12 @@ func TestReceiverUnknownTaskAndBadCursor(t *testing.T) {
 	_, ss := receiverPair(t, &client.Options{Receiver: &client.ReceiverOptions{}})
 	ctx := context.Background()
 	for _, m := range []string{mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel} {
-		err := ss.Conn().Call(ctx, m, &mcp.GetTaskParams{TaskID: "nope"}, nil)
+		err := ss.Call(ctx, m, &mcp.GetTaskParams{TaskID: "nope"}, nil)
 		if !errors.Is(err, jsonrpc.ErrInvalidParams) {
 			t.Errorf("%s of an unknown id: %v, want -32602", m, err)
 		}
 	}
-	err := ss.Conn().Call(ctx, mcp.MethodTasksList, &mcp.ListTasksParams{Cursor: "bogus!"}, nil)
+	err := ss.Call(ctx, mcp.MethodTasksList, &mcp.ListTasksParams{Cursor: "bogus!"}, nil)
 	if !errors.Is(err, jsonrpc.ErrInvalidParams) {
 		t.Errorf("bad cursor: %v, want -32602", err)
 	}
@@ -260,7 +260,7 @@ func TestReceiverOffIgnoresTask(t *testing.T) {
 	p := *form
 	p.Task = &mcp.TaskMetadata{}
 	var raw json.RawMessage
-	if err := ss.Conn().Call(context.Background(), mcp.MethodElicitationCreate, &p, &raw); err != nil {
+	if err := ss.Call(context.Background(), mcp.MethodElicitationCreate, &p, &raw); err != nil {
 		t.Fatal(err)
 	}
 	if mcp.IsCreateTaskResult(raw) {
@@ -321,7 +321,7 @@ func TestReceiverThousandTasksCleanUp(t *testing.T) {
 				return
 			}
 			var res mcp.ElicitResult
-			if err := ct.Wait(ctx, &res, nil); err != nil {
+			if err := ct.Result(ctx, &res); err != nil {
 				errs <- err
 				return
 			}

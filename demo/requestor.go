@@ -39,14 +39,6 @@ const (
 	ModeImmediate = "immediate"
 )
 
-// DefaultClientPollInterval is how often the server polls a client task whose client
-// suggests no pollInterval; MinClientPollInterval is the shortest interval it follows,
-// whatever the client suggests.
-const (
-	DefaultClientPollInterval = time.Second
-	MinClientPollInterval     = time.Millisecond
-)
-
 // ClientTaskReport is the structured content of ask_user_task, ask_model_task and
 // ask_then_cancel: what the server sent, what the client answered, and how often the
 // server polled.
@@ -259,7 +251,7 @@ func (d *demo) askClient(ctx context.Context, req *server.ToolRequest, method st
 		return rep.toolResult()
 	}
 	d.waitingFor(ctx, ct)
-	if err := d.follow(ctx, req.Session, ct, rep); err != nil {
+	if err := d.follow(ctx, ct, rep); err != nil {
 		return nil, err
 	}
 	return rep.toolResult()
@@ -293,44 +285,26 @@ func (d *demo) waitingFor(ctx context.Context, ct *server.ClientTask) {
 	}
 }
 
-// follow polls the client's task at the client's pollInterval until it is terminal, then
-// fetches its outcome with tasks/result. It returns an error only when ctx ends, after
-// cancelling the client's task; the client's own errors go into rep.
-func (d *demo) follow(ctx context.Context, s *server.Session, ct *server.ClientTask, rep *ClientTaskReport) error {
-	st := ct.Created
-	for !st.Status.IsTerminal() {
-		interval := max(st.PollDuration(DefaultClientPollInterval), MinClientPollInterval)
-		rep.PollIntervalMs = interval.Milliseconds()
-		timer := time.NewTimer(interval)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			cancelClientTask(ctx, ct)
-			return ctx.Err()
-		case <-timer.C:
-		}
-		next, err := ct.Get(ctx)
-		rep.Polls++
-		if err != nil {
-			if ctx.Err() != nil {
-				cancelClientTask(ctx, ct)
-				return ctx.Err()
-			}
-			rep.fail(mcp.MethodTasksGet, err)
-			return nil
-		}
-		st = next
-		rep.Status, rep.StatusMessage = st.Status, st.StatusMessage
-	}
+// follow follows the client's task to its outcome with the server's follower. It returns
+// an error only when ctx ends, after cancelling the client's task; the client's own
+// errors go into rep.
+func (d *demo) follow(ctx context.Context, ct *server.ClientTask, rep *ClientTaskReport) error {
 	var raw json.RawMessage
-	if err := s.Conn().Call(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: st.TaskID}, &raw); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		rep.fail(mcp.MethodTasksResult, err)
-		return nil
+	err := ct.Result(ctx, &raw)
+	if polls := ct.Polls(); polls > 0 {
+		rep.Polls, rep.PollIntervalMs = polls, ct.PollInterval().Milliseconds()
 	}
-	rep.Result = raw
+	st := ct.State()
+	rep.Status, rep.StatusMessage = st.Status, st.StatusMessage
+	switch {
+	case ctx.Err() != nil:
+		cancelClientTask(ctx, ct)
+		return ctx.Err()
+	case err != nil:
+		rep.fail(mcp.MethodTasksResult, err)
+	default:
+		rep.Result = raw
+	}
 	return nil
 }
 
@@ -408,7 +382,7 @@ func (d *demo) askThenCancel(ctx context.Context, req *server.ToolRequest) (*mcp
 	if st, err := ct.Get(ctx); err == nil {
 		rep.Status, rep.StatusMessage = st.Status, st.StatusMessage
 	}
-	rep.Polls++
+	rep.Polls = ct.Polls()
 	return rep.toolResult()
 }
 
@@ -464,13 +438,18 @@ func (rep *ClientTaskReport) immediate(ct *server.ClientTask) bool {
 	return false
 }
 
-// fail records the client's error for the request method.
+// fail records the client's error for the request method, or for the request a
+// [*server.ClientTaskError] names.
 func (rep *ClientTaskReport) fail(method string, err error) {
 	var rpc *jsonrpc.Error
 	if errors.As(err, &rpc) {
 		rep.Error = rpc
 	} else {
 		rep.Error = jsonrpc.AsError(err)
+	}
+	var cte *server.ClientTaskError
+	if errors.As(err, &cte) {
+		method = cte.Method
 	}
 	rep.ErrorFrom = method
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -12,9 +13,17 @@ import (
 
 // The server as requestor: it asks the client to run sampling or elicitation as a task,
 // polls the client's tasks/get at the interval the client suggests, and fetches the
-// outcome with tasks/result.
+// outcome with tasks/result. [ClientTask.Result] is the one follower of such a task.
 
-// ClientTask is a task the server asked the client to run.
+// Poll intervals of the server's follower: DefaultClientPollInterval when the client
+// suggests none, and never more often than MinClientPollInterval, whatever it suggests.
+const (
+	DefaultClientPollInterval = time.Second
+	MinClientPollInterval     = time.Millisecond
+)
+
+// ClientTask is a task the server asked the client to run. Its methods are safe for
+// concurrent use.
 type ClientTask struct {
 	s      *Session
 	Method string
@@ -23,9 +32,28 @@ type ClientTask struct {
 	// Immediate holds the answer of a client that ignored params.task and answered at
 	// once, as the spec lets a client that declared no task support do.
 	Immediate json.RawMessage
+
+	mu    sync.Mutex
+	state mcp.Task
+	polls int
 }
 
-// ElicitTask sends elicitation/create as a task. Use [ClientTask.Wait] for the answer.
+// ClientTaskError is a request about a client task that failed: Method is the request
+// (tasks/get or tasks/result), Err the client's error (a [*jsonrpc.Error]) or why there
+// is none.
+type ClientTaskError struct {
+	TaskID string
+	Method string
+	Err    error
+}
+
+func (e *ClientTaskError) Error() string {
+	return fmt.Sprintf("%s of the client's task %s: %v", e.Method, e.TaskID, e.Err)
+}
+
+func (e *ClientTaskError) Unwrap() error { return e.Err }
+
+// ElicitTask sends elicitation/create as a task. Use [ClientTask.Result] for the answer.
 func (s *Session) ElicitTask(ctx context.Context, p *mcp.ElicitParams, ttl time.Duration) (*ClientTask, error) {
 	cp := *p
 	cp.Task = taskMetadata(ttl)
@@ -37,6 +65,13 @@ func (s *Session) CreateMessageTask(ctx context.Context, p *mcp.CreateMessagePar
 	cp := *p
 	cp.Task = taskMetadata(ttl)
 	return s.startClientTask(ctx, mcp.MethodSamplingCreateMessage, &cp)
+}
+
+// ClientTask is a handle on the client's task id that the server already knows (from
+// [Session.ListClientTasks], say), to poll, cancel or follow it.
+func (s *Session) ClientTask(id string) *ClientTask {
+	st := mcp.Task{TaskID: id}
+	return &ClientTask{s: s, Created: st, state: st}
 }
 
 func taskMetadata(ttl time.Duration) *mcp.TaskMetadata {
@@ -64,54 +99,93 @@ func (s *Session) startClientTask(ctx context.Context, method string, params any
 	if err := json.Unmarshal(raw, &created); err != nil {
 		return nil, fmt.Errorf("decoding the client's CreateTaskResult: %w", err)
 	}
-	ct.Created = created.Task
+	ct.Created, ct.state = created.Task, created.Task
 	return ct, nil
+}
+
+// State is the task as the client last reported it.
+func (ct *ClientTask) State() mcp.Task {
+	ct.mu.Lock()
+	defer ct.mu.Unlock()
+	return ct.state
+}
+
+// Polls counts the tasks/get the server has sent for the task.
+func (ct *ClientTask) Polls() int {
+	ct.mu.Lock()
+	defer ct.mu.Unlock()
+	return ct.polls
+}
+
+// PollInterval is how long the follower waits between two polls: the client's
+// pollInterval, bounded below by [MinClientPollInterval].
+func (ct *ClientTask) PollInterval() time.Duration {
+	return max(ct.State().PollDuration(DefaultClientPollInterval), MinClientPollInterval)
 }
 
 // Get asks the client for the task's state.
 func (ct *ClientTask) Get(ctx context.Context) (mcp.Task, error) {
+	ct.mu.Lock()
+	ct.polls++
+	ct.mu.Unlock()
 	var r mcp.GetTaskResult
-	err := ct.s.conn.Call(ctx, mcp.MethodTasksGet, &mcp.GetTaskParams{TaskID: ct.Created.TaskID}, &r)
-	return r.Task, err
+	if err := ct.s.conn.Call(ctx, mcp.MethodTasksGet, &mcp.GetTaskParams{TaskID: ct.Created.TaskID}, &r); err != nil {
+		return mcp.Task{}, err
+	}
+	ct.observe(r.Task)
+	return r.Task, nil
 }
 
 // Cancel asks the client to cancel the task.
 func (ct *ClientTask) Cancel(ctx context.Context) (mcp.Task, error) {
 	var r mcp.CancelTaskResult
-	err := ct.s.conn.Call(ctx, mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: ct.Created.TaskID}, &r)
-	return r.Task, err
+	if err := ct.s.conn.Call(ctx, mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: ct.Created.TaskID}, &r); err != nil {
+		return mcp.Task{}, err
+	}
+	ct.observe(r.Task)
+	return r.Task, nil
 }
 
-// Wait polls the task at the client's pollInterval (1s when it gives none) until it is
-// terminal, then fetches the answer with tasks/result and decodes it into result. onPoll,
-// if set, sees each state. A failed task yields the client's error.
-func (ct *ClientTask) Wait(ctx context.Context, result any, onPoll func(mcp.Task)) error {
+func (ct *ClientTask) observe(st mcp.Task) {
+	ct.mu.Lock()
+	ct.state = st
+	ct.mu.Unlock()
+}
+
+// Result follows the task to its outcome and decodes the client's answer into result
+// (an [*mcp.ElicitResult], an [*mcp.CreateMessageResult], or a [*json.RawMessage] for
+// the exact bytes): it polls tasks/get at [ClientTask.PollInterval] until the task is
+// terminal, then fetches the outcome with tasks/result. A request that fails gives a
+// [*ClientTaskError] naming it, with the client's error (a cancelled or failed task
+// gives the error its tasks/result answers); the end of ctx gives ctx's error.
+func (ct *ClientTask) Result(ctx context.Context, result any) error {
 	if ct.Immediate != nil {
 		return json.Unmarshal(ct.Immediate, result)
 	}
-	st := ct.Created
-	for !st.Status.IsTerminal() {
-		timer := time.NewTimer(st.PollDuration(time.Second))
+	id := ct.Created.TaskID
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for st := ct.State(); !st.Status.IsTerminal(); {
+		timer.Reset(ct.PollInterval())
 		select {
 		case <-ctx.Done():
-			timer.Stop()
 			return ctx.Err()
 		case <-timer.C:
 		}
 		var err error
 		if st, err = ct.Get(ctx); err != nil {
-			return err
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return &ClientTaskError{TaskID: id, Method: mcp.MethodTasksGet, Err: err}
 		}
-		if onPoll != nil {
-			onPoll(st)
-		}
-	}
-	if st.Status == mcp.TaskStatusCancelled {
-		return jsonrpc.Errorf(jsonrpc.CodeInternalError, "the client's task %s was cancelled", st.TaskID)
 	}
 	var raw json.RawMessage
-	if err := ct.s.conn.Call(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: st.TaskID}, &raw); err != nil {
-		return err
+	if err := ct.s.conn.Call(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, &raw); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &ClientTaskError{TaskID: id, Method: mcp.MethodTasksResult, Err: err}
 	}
 	return json.Unmarshal(raw, result)
 }

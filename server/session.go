@@ -34,11 +34,16 @@ func (s *Session) Done() <-chan struct{} { return s.conn.Done() }
 // Close ends the session.
 func (s *Session) Close() error { return s.conn.Close() }
 
-// Conn returns the session's JSON-RPC connection, for extensions such as the task engine.
-func (s *Session) Conn() *jsonrpc.Conn { return s.conn }
+// Call sends the client a request the session has no method of its own for (an
+// extension's, or a malformed one to test a client) and decodes the result into result;
+// the client's error is returned as a [*jsonrpc.Error].
+func (s *Session) Call(ctx context.Context, method string, params, result any) error {
+	return s.conn.Call(ctx, method, params, result)
+}
 
-// Connection returns the transport connection the session runs on, for transport-level
-// controls such as closing an SSE stream to test resumption.
+// Connection returns the transport connection the session runs on, for what only the
+// transport can do: over Streamable HTTP, a tool that runs long may end its call's SSE
+// stream so that the client resumes it later (SEP-1699).
 func (s *Session) Connection() jsonrpc.Connection { return s.transport }
 
 // Server returns the server the session belongs to.

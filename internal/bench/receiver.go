@@ -155,17 +155,16 @@ func Receiver(ctx context.Context, o ReceiverOptions) (*ReceiverResult, error) {
 
 	// tasks/get at this size, on random tasks, and ping on the same connection.
 	if o.Tasks > 0 {
-		conn := ss.Conn()
 		t0 := time.Now()
 		for range o.Gets {
 			i := rand.IntN(o.Tasks)
-			var res mcp.GetTaskResult
 			id := string(ids[i*idLen : (i+1)*idLen])
-			if err := conn.Call(ctx, mcp.MethodTasksGet, &mcp.GetTaskParams{TaskID: id}, &res); err != nil {
+			st, err := ss.ClientTask(id).Get(ctx)
+			if err != nil {
 				return nil, fmt.Errorf("tasks/get: %w", err)
 			}
-			if res.Task.Status != mcp.TaskStatusWorking {
-				return nil, fmt.Errorf("tasks/get: task %s is %s, want working", id, res.Task.Status)
+			if st.Status != mcp.TaskStatusWorking {
+				return nil, fmt.Errorf("tasks/get: task %s is %s, want working", id, st.Status)
 			}
 		}
 		r.GetUs = us(time.Since(t0) / time.Duration(o.Gets))

@@ -81,7 +81,7 @@ func addRequestorTestTools(srv *server.Server, g *gate) {
 			params = args.Params
 		}
 		var a clientAnswer
-		if err := req.Session.Conn().Call(ctx, args.Method, params, &a.Result); err != nil {
+		if err := req.Session.Call(ctx, args.Method, params, &a.Result); err != nil {
 			a.Error = jsonrpc.AsError(err)
 		}
 		b, err := json.Marshal(a)

@@ -201,7 +201,7 @@ func confirmServer() *server.Server {
 				return nil, err
 			}
 			var res mcp.ElicitResult
-			if err := ct.Wait(ctx, &res, nil); err != nil {
+			if err := ct.Result(ctx, &res); err != nil {
 				return nil, err
 			}
 			b, _ := json.Marshal(res.Content)
