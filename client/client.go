@@ -175,7 +175,7 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 	}
 	if !mcp.IsSupportedProtocolVersion(res.ProtocolVersion) {
 		s.conn.Close()
-		return nil, fmt.Errorf("initialize: the server chose protocol version %q, which mcpi does not speak", res.ProtocolVersion)
+		return nil, &VersionError{Version: res.ProtocolVersion}
 	}
 	s.initResult = &res
 	if err := s.conn.Notify(ctx, mcp.NotificationInitialized, nil); err != nil {
@@ -183,6 +183,14 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
 	return s, nil
+}
+
+// VersionError is a server that chose, in its initialize result, a protocol version this
+// client does not speak.
+type VersionError struct{ Version string }
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("the server chose protocol version %q, which mcpi does not speak", e.Version)
 }
 
 // InitializeResult is what the server said about itself.

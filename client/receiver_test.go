@@ -132,13 +132,13 @@ func TestReceiverElicitationAcceptDeclineReject(t *testing.T) {
 }
 
 func TestReceiverSampling(t *testing.T) {
-	cs, ss := receiverPair(t, &client.Options{
+	_, ss := receiverPair(t, &client.Options{
 		Receiver: &client.ReceiverOptions{PollInterval: time.Millisecond},
 		OnRequest: func(ctx context.Context, r *client.Request) {
 			r.Respond(&mcp.CreateMessageResult{Role: "assistant", Model: "m1", Content: []mcp.Content{mcp.TextContent("hi " + r.Task)}})
 		},
 	})
-	_ = cs
+
 	ct, err := ss.CreateMessageTask(context.Background(), &mcp.CreateMessageParams{
 		Messages:  []mcp.SamplingMessage{{Role: "user", Content: []mcp.Content{mcp.TextContent("hello")}}},
 		MaxTokens: 10,

@@ -11,7 +11,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -254,7 +256,6 @@ func TestHTTPClientUnreachable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	start := time.Now()
 	err = conn.Write(callCtx(t), &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "initialize"})
 	if !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("Write: %v, want ErrUnreachable", err)
@@ -262,9 +263,26 @@ func TestHTTPClientUnreachable(t *testing.T) {
 	if !strings.Contains(err.Error(), url) {
 		t.Errorf("error %q does not name the URL", err)
 	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Fatalf("took %v", d)
-	}
+
+	// A refused connection fails the write at once: no retry, no backoff.
+	synctest.Test(t, func(t *testing.T) {
+		refused := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return nil, &net.OpError{Op: "dial", Net: network, Err: syscall.ECONNREFUSED}
+		}}}
+		conn, err := (&HTTPClient{URL: url, Client: refused}).Connect(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		start := time.Now()
+		err = conn.Write(t.Context(), &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "initialize"})
+		if !errors.Is(err, ErrUnreachable) {
+			t.Fatalf("Write: %v, want ErrUnreachable", err)
+		}
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("the write failed after %s, want at once", waited)
+		}
+	})
 }
 
 func TestHTTPClientBadURL(t *testing.T) {

@@ -63,7 +63,7 @@ func TestDescribe(t *testing.T) {
 			"the server at http://h/mcp refused to start a session: unsupported version (JSON-RPC error -32602)", 2},
 		{&ConnectError{Target: `"srv"`, Stdio: true, Timeout: 30 * time.Second, Err: fmt.Errorf("initialize: %w", context.DeadlineExceeded)},
 			`the server "srv" did not finish initializing within 30s`, 2},
-		{&ConnectError{Target: `"srv"`, Stdio: true, Err: errors.New("the server chose protocol version \"1999\", which mcpi does not speak")},
+		{&ConnectError{Target: `"srv"`, Stdio: true, Err: &client.VersionError{Version: "1999"}},
 			`cannot start a session with the server "srv": the server chose protocol version "1999", which mcpi does not speak`, 2},
 		{fmt.Errorf("tools/list: %w", fmt.Errorf("%w: %w", jsonrpc.ErrClosed, exited)), "the connection to the server failed: the server exited (exit status 3); its last output: boom", 2},
 		{fmt.Errorf("tools/list: %w", io.EOF), "the connection to the server failed: the server closed the connection", 2},

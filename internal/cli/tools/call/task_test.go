@@ -5,14 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
 )
 
 // events parses --json output: one event per line.
@@ -44,17 +48,26 @@ func kinds(evs []taskview.Event) string {
 }
 
 // The slow task over Streamable HTTP with --json: created first, then working with
-// progress, completed, and the result last. Status notifications drive it, so it takes
-// about the tool's own time, far less than the server's 1 s pollInterval.
+// progress, completed, and the result last. Status notifications drive it, so the task
+// ends without a single tasks/get (the server's pollInterval is 1 s, the task 0.2 s).
 func TestTaskJSONOverHTTP(t *testing.T) {
-	env := clitest.New(t, &connect.Selection{URL: clitest.DemoHTTP(t, nil)})
-	start := time.Now()
+	var calls, polls atomic.Int32
+	tap := func(_ *server.Session, dir jsonrpc.Direction, m jsonrpc.Message) {
+		if r, ok := m.(*jsonrpc.Request); ok && dir == jsonrpc.Inbound {
+			switch r.Method {
+			case mcp.MethodToolsCall:
+				calls.Add(1)
+			case mcp.MethodTasksGet:
+				polls.Add(1)
+			}
+		}
+	}
+	env := clitest.New(t, &connect.Selection{URL: clitest.DemoHTTP(t, &demo.Options{Tap: tap})})
 	err := runIn(t, env, &Options{Name: "slow_task", Args: []string{"seconds=0.2", "steps=2"}, Task: true, TTL: 10 * time.Minute, JSON: true})
 	if err != nil {
 		msg, _ := clitest.Describe(err)
 		t.Fatal(msg)
 	}
-	elapsed := time.Since(start)
 	evs := events(t, env.Out.String())
 	got := kinds(evs)
 	if len(evs) < 4 || evs[0].Event != "created" || evs[len(evs)-1].Event != "result" {
@@ -87,8 +100,11 @@ func TestTaskJSONOverHTTP(t *testing.T) {
 	if id, _ := res.Meta.RelatedTask(); id != evs[0].Task.TaskID {
 		t.Errorf("the result's related-task meta is %q, want the task id", id)
 	}
-	if elapsed > 900*time.Millisecond {
-		t.Errorf("took %s: completion should arrive by notification, not by the 1 s poll", elapsed)
+	if n := calls.Load(); n != 1 {
+		t.Errorf("the server saw %d tools/call, want 1", n)
+	}
+	if n := polls.Load(); n != 0 {
+		t.Errorf("the server got %d tasks/get: completion should arrive by notification, not by a poll", n)
 	}
 }
 
