@@ -23,6 +23,7 @@ func Sentence(err error) string {
 		support *client.TaskSupportError
 		rpc     *jsonrpc.Error
 		httpErr *transport.HTTPError
+		end     *client.TaskEndError
 	)
 	switch {
 	case err == nil:
@@ -35,6 +36,10 @@ func Sentence(err error) string {
 		return support.Error()
 	case errors.Is(err, context.Canceled):
 		return "interrupted"
+	case errors.As(err, &end) && errors.Is(end.Reason, client.ErrTaskCancelled):
+		return fmt.Sprintf("the task %q was cancelled", end.TaskID)
+	case errors.As(err, &end):
+		return fmt.Sprintf("the server no longer knows the task %q (it expired, or the server restarted)", end.TaskID)
 	case errors.Is(err, client.ErrTaskGone):
 		return "the server no longer knows the task (it expired, or the server restarted)"
 	case errors.As(err, &rpc):
