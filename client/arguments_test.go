@@ -78,27 +78,3 @@ func TestValidateArgumentsLenientSchemas(t *testing.T) {
 		t.Errorf("extra argument: %v", err)
 	}
 }
-
-func TestCoerceArgument(t *testing.T) {
-	tests := []struct{ name, value, want string }{
-		{"a", "2", `2`},
-		{"a", "2.5", `2.5`},
-		{"a", "abc", `"abc"`},
-		{"a", "true", `true`},
-		{"n", "7", `7`},
-		{"mode", "fast", `"fast"`},
-		{"mode", "123", `"123"`},
-		{"flag", "false", `false`},
-		{"tags", `["x","y"]`, `["x","y"]`},
-		{"tags", `x`, `"x"`},
-		{"opts", `{"size": 2}`, `{"size": 2}`},
-		{"either", `5`, `5`},
-		{"either", `five`, `"five"`},
-		{"unknown", `5`, `"5"`},
-	}
-	for _, tt := range tests {
-		if got := string(CoerceArgument(addTool, tt.name, tt.value)); got != tt.want {
-			t.Errorf("CoerceArgument(%s=%s) = %s, want %s", tt.name, tt.value, got, tt.want)
-		}
-	}
-}

@@ -2,12 +2,10 @@
 package call
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -211,7 +209,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	for _, p := range pairs {
-		base[p[0]] = client.CoerceArgument(tool, p[0], p[1])
+		base[p[0]] = coerceArgument(tool, p[0], p[1])
 	}
 	args, err := json.Marshal(base)
 	if err != nil {
@@ -273,25 +271,6 @@ func printResult(opts *Options, res *mcp.CallToolResult) error {
 		return cmdutil.PrintJSON(opts.IO.Out, res)
 	}
 	return render.ToolResult(opts.IO, res)
-}
-
-func parseArgsJSON(s string) (map[string]json.RawMessage, error) {
-	m := map[string]json.RawMessage{}
-	if strings.TrimSpace(s) == "" {
-		return m, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
-	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		return nil, cmdutil.UsageErrorf("--args-json is not valid JSON")
-	}
-	if _, ok := v.(map[string]any); !ok {
-		return nil, cmdutil.UsageErrorf("--args-json must be a JSON object, such as '{\"a\": 1}'")
-	}
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return nil, cmdutil.UsageErrorf("--args-json is not valid JSON")
-	}
-	return m, nil
 }
 
 // showProgress prints the call's progress notifications on stderr until stop is called.
