@@ -132,7 +132,7 @@ func TestTaskFailures(t *testing.T) {
 	tests := []struct {
 		name string
 		opts Options
-		out  string // substring of stdout
+		out  string // a substring of stdout; empty: stdout must be empty
 		want string
 		code int
 	}{
@@ -147,8 +147,11 @@ func TestTaskFailures(t *testing.T) {
 			if msg != tt.want || code != tt.code {
 				t.Errorf("got %q (exit %d), want %q (exit %d)", msg, code, tt.want, tt.code)
 			}
-			if !strings.Contains(env.Out.String(), tt.out) {
-				t.Errorf("stdout lacks %q:\n%s", tt.out, env.Out)
+			switch got := env.Out.String(); {
+			case tt.out == "" && got != "":
+				t.Errorf("stdout = %q, want nothing", got)
+			case !strings.Contains(got, tt.out):
+				t.Errorf("stdout lacks %q:\n%s", tt.out, got)
 			}
 		})
 	}
