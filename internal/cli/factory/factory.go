@@ -21,25 +21,44 @@ import (
 // New returns a factory whose Connect opens a session with the server sel selects
 // (read when Connect is called, so flags may fill sel in later).
 func New(ios *iostreams.IOStreams, sel *connect.Selection, version string) *cmdutil.Factory {
-	r := &router{io: ios, prompt: prompt.New(ios)}
-	return &cmdutil.Factory{
-		IOStreams: ios,
-		Version:   version,
-		Connect: func(ctx context.Context) (*client.Session, error) {
-			sess, err := sel.Connect(ctx, &client.Options{OnRequest: r.handle, Receiver: ReceiverOptions()})
-			if err == nil {
-				r.mu.Lock()
-				r.sessions = append(r.sessions, sess)
-				r.mu.Unlock()
-			}
-			return sess, err
-		},
-		InputRefused:   r.refusedErr,
-		UseAnswers:     r.useAnswers,
-		SetRequestTool: r.setTool,
-		HoldRequests:   r.holdRequests,
-		Choose:         r.prompt.Choose,
+	return &cmdutil.Factory{IOStreams: ios, Version: version, Connect: newWiring(ios, sel).connect}
+}
+
+// wiring opens the sessions of one mcpi invocation.
+type wiring struct {
+	io  *iostreams.IOStreams
+	sel *connect.Selection
+	// prompt is shared by the sessions: it reads stdin for the invocation's whole life,
+	// and asks one question at a time.
+	prompt *prompt.Answerer
+	// ask is prompt.Ask; tests make it slower.
+	ask func(context.Context, *client.Request)
+}
+
+func newWiring(ios *iostreams.IOStreams, sel *connect.Selection) *wiring {
+	p := prompt.New(ios)
+	return &wiring{io: ios, sel: sel, prompt: p, ask: p.Ask}
+}
+
+// connect is a [cmdutil.ConnectFunc]. The answers file is read first, so that a bad one
+// is refused before anything is sent.
+func (w *wiring) connect(ctx context.Context, policy cmdutil.RequestPolicy) (*cmdutil.Session, error) {
+	h := &handler{w: w, policy: policy}
+	if policy.Answers != "" {
+		set, err := answers.Load(policy.Answers)
+		if err != nil {
+			return nil, err
+		}
+		h.answers = set
 	}
+	sess, err := w.sel.Connect(ctx, &client.Options{OnRequest: h.handle, Receiver: ReceiverOptions()})
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	h.sess = sess
+	h.mu.Unlock()
+	return cmdutil.NewSession(sess, h), nil
 }
 
 // ReceiverOptions are the CLI's receiver task options: mcpi lets servers run sampling
@@ -57,76 +76,46 @@ func ReceiverOptions() *client.ReceiverOptions {
 	}
 }
 
-// router answers the server's requests: from the answers file when it has an answer, at
-// the terminal when there is one, else it refuses them with a sentence that says how to
-// answer.
-type router struct {
-	io     *iostreams.IOStreams
-	prompt *prompt.Answerer
+// handler answers the server's requests of one session as its policy says: from the
+// answers file when it has an answer, at the terminal when there is one, else it refuses
+// them with a sentence that says how to answer. It is a [cmdutil.RequestHandler].
+type handler struct {
+	w       *wiring
+	policy  cmdutil.RequestPolicy
+	answers *answers.Set
 
-	mu       sync.Mutex
-	answers  *answers.Set
-	tool     string
-	hold     bool
-	sessions []*client.Session
-	refused  []*cmdutil.NeedTerminalError
+	mu      sync.Mutex
+	sess    *client.Session // once connected
+	refused *cmdutil.NeedTerminalError
 }
 
-func (r *router) useAnswers(file string) error {
-	set, err := answers.Load(file)
-	if err != nil {
-		return err
-	}
-	r.mu.Lock()
-	r.answers = set
-	r.mu.Unlock()
-	return nil
-}
-
-func (r *router) holdRequests() {
-	r.mu.Lock()
-	r.hold = true
-	r.mu.Unlock()
-}
-
-func (r *router) setTool(tool string) {
-	r.mu.Lock()
-	r.tool = tool
-	r.mu.Unlock()
-}
-
-// toolOf finds the tool a request belongs to: the tool of its related task when a
+// toolOf finds the tool a request belongs to: the tool of its related task when the
 // session started that task, else the tool the command named.
-func (r *router) toolOf(req *client.Request) string {
-	r.mu.Lock()
-	sessions := append([]*client.Session(nil), r.sessions...)
-	tool := r.tool
-	r.mu.Unlock()
-	if req.RelatedTask != "" {
-		for _, s := range sessions {
-			for _, t := range s.Tasks() {
-				if t.ID() == req.RelatedTask {
-					return t.Tool
-				}
+func (h *handler) toolOf(req *client.Request) string {
+	h.mu.Lock()
+	sess := h.sess
+	h.mu.Unlock()
+	if req.RelatedTask != "" && sess != nil {
+		for _, t := range sess.Tasks() {
+			if t.ID() == req.RelatedTask {
+				return t.Tool
 			}
 		}
 	}
-	return tool
+	return h.policy.Tool
 }
 
-func (r *router) handle(ctx context.Context, req *client.Request) {
-	tool := r.toolOf(req)
-	r.mu.Lock()
-	set, hold := r.answers, r.hold
-	r.mu.Unlock()
-	if hold {
+// handle is the session's [client.Options.OnRequest].
+func (h *handler) handle(ctx context.Context, req *client.Request) {
+	if h.policy.Hold {
 		return // withdrawn when the session ends
 	}
-	if set.Answer(req, tool) {
+	tool := h.toolOf(req)
+	if h.answers.Answer(req, tool) {
 		return
 	}
-	if r.io.CanPrompt() {
-		r.prompt.Ask(ctx, req)
+	if h.w.io.CanPrompt() {
+		h.w.ask(ctx, req)
 		return
 	}
 	what := "elicitation"
@@ -137,23 +126,27 @@ func (r *router) handle(ctx context.Context, req *client.Request) {
 	if req.Elicitation != nil {
 		e.Fields = formFields(req.Elicitation.RequestedSchema)
 	}
-	if set != nil {
-		e.Answers = set.File
+	if h.answers != nil {
+		e.Answers = h.answers.File
 	}
-	r.mu.Lock()
-	r.refused = append(r.refused, e)
-	r.mu.Unlock()
+	h.mu.Lock()
+	if h.refused == nil {
+		h.refused = e
+	}
+	h.mu.Unlock()
 	_ = req.Refuse(e.Error())
 }
 
-// refusedErr returns the first request refused for want of an answer, or nil.
-func (r *router) refusedErr() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.refused) == 0 {
-		return nil
-	}
-	return r.refused[0]
+// Refused returns the first request refused for want of an answer, or nil.
+func (h *handler) Refused() *cmdutil.NeedTerminalError {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.refused
+}
+
+// Choose asks at the terminal, after any request's prompt.
+func (h *handler) Choose(ctx context.Context, question, letters string) (byte, error) {
+	return h.w.prompt.Choose(ctx, question, letters)
 }
 
 // formFields returns the property names of an elicitation form, sorted.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 )
@@ -16,7 +15,7 @@ import (
 // Options are the inputs of "ping".
 type Options struct {
 	IO      *iostreams.IOStreams
-	Connect func(context.Context) (*client.Session, error)
+	Connect cmdutil.ConnectFunc
 	JSON    bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -51,7 +50,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if now == nil {
 		now = time.Now
 	}
-	sess, err := opts.Connect(ctx)
+	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{})
 	if err != nil {
 		return err
 	}

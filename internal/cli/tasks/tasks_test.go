@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/demo"
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
@@ -31,10 +32,7 @@ import (
 
 // callTool runs "tools call" in env with ctx.
 func callTool(ctx context.Context, env *clitest.Env, opts *call.Options) error {
-	f := env.Factory
-	opts.IO, opts.Connect, opts.InputRefused = env.IO, f.Connect, f.InputRefused
-	opts.UseAnswers, opts.SetRequestTool, opts.Choose, opts.HoldRequests = f.UseAnswers, f.SetRequestTool, f.Choose, f.HoldRequests
-	opts.Selection = env.Selection
+	opts.IO, opts.Connect, opts.Selection = env.IO, env.Factory.Connect, env.Selection
 	opts.Tick = -1
 	return call.Run(ctx, opts)
 }
@@ -271,10 +269,10 @@ func TestUnknownTask(t *testing.T) {
 
 // interruptOnCreate returns a context and a Connect that ends the context (as Ctrl-C
 // does) as soon as the session's task is created.
-func interruptOnCreate(t *testing.T, env *clitest.Env) (context.Context, func(context.Context) (*client.Session, error)) {
+func interruptOnCreate(t *testing.T, env *clitest.Env) (context.Context, cmdutil.ConnectFunc) {
 	ctx, stop := context.WithCancel(clitest.Context(t))
-	return ctx, func(c context.Context) (*client.Session, error) {
-		sess, err := env.Factory.Connect(c)
+	return ctx, func(c context.Context, requests cmdutil.RequestPolicy) (*cmdutil.Session, error) {
+		sess, err := env.Factory.Connect(c, requests)
 		if err != nil {
 			return nil, err
 		}
@@ -302,8 +300,7 @@ func TestInterruptLeavesTaskRunning(t *testing.T) {
 	env := clitest.New(t, &connect.Selection{URL: url})
 	ctx, connectFn := interruptOnCreate(t, env)
 	opts := &call.Options{Name: "side_effect_task", Args: []string{"seconds=30", "path=" + path}, Task: true, JSON: true}
-	f := env.Factory
-	opts.IO, opts.Connect, opts.InputRefused, opts.Choose, opts.Selection, opts.Tick = env.IO, connectFn, f.InputRefused, f.Choose, env.Selection, -1
+	opts.IO, opts.Connect, opts.Selection, opts.Tick = env.IO, connectFn, env.Selection, -1
 	err := call.Run(ctx, opts)
 	evs := strings.Split(strings.TrimSpace(env.Out.String()), "\n")
 	var created taskview.Event
@@ -346,8 +343,7 @@ func TestInterruptOnTerminalCancels(t *testing.T) {
 	env.In.WriteString("x\nc\n")
 	ctx, connectFn := interruptOnCreate(t, env)
 	opts := &call.Options{Name: "side_effect_task", Args: []string{"seconds=30", "path=" + path}, Task: true}
-	f := env.Factory
-	opts.IO, opts.Connect, opts.InputRefused, opts.Choose, opts.Selection, opts.Tick = env.IO, connectFn, f.InputRefused, f.Choose, env.Selection, -1
+	opts.IO, opts.Connect, opts.Selection, opts.Tick = env.IO, connectFn, env.Selection, -1
 	err := call.Run(ctx, opts)
 	got := describe(err)
 	if !strings.HasPrefix(got, `mcpi: interrupted; the task "`) || !strings.HasSuffix(got, `" was cancelled on the server (exit 2)`) {
@@ -367,9 +363,9 @@ func TestInterruptOnTerminalCancels(t *testing.T) {
 
 // withTasks connects like env, and starts the given tool tasks in the session before the
 // command runs, waiting for each to end: a server lists the tasks of the session only.
-func withTasks(t *testing.T, env *clitest.Env, tools ...string) func(context.Context) (*client.Session, error) {
-	return func(ctx context.Context) (*client.Session, error) {
-		sess, err := env.Factory.Connect(ctx)
+func withTasks(t *testing.T, env *clitest.Env, tools ...string) cmdutil.ConnectFunc {
+	return func(ctx context.Context, requests cmdutil.RequestPolicy) (*cmdutil.Session, error) {
+		sess, err := env.Factory.Connect(ctx, requests)
 		if err != nil {
 			return nil, err
 		}

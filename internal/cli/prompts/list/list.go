@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -16,7 +15,7 @@ import (
 // Options are the inputs of "prompts list".
 type Options struct {
 	IO      *iostreams.IOStreams
-	Connect func(context.Context) (*client.Session, error)
+	Connect cmdutil.ConnectFunc
 	JSON    bool
 }
 
@@ -40,7 +39,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 
 // Run lists the prompts.
 func Run(ctx context.Context, opts *Options) error {
-	sess, err := opts.Connect(ctx)
+	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{})
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/cli/render"
@@ -16,7 +15,7 @@ import (
 // Options are the inputs of "resources read".
 type Options struct {
 	IO      *iostreams.IOStreams
-	Connect func(context.Context) (*client.Session, error)
+	Connect cmdutil.ConnectFunc
 	URI     string
 	JSON    bool
 }
@@ -44,7 +43,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 
 // Run reads the resource.
 func Run(ctx context.Context, opts *Options) error {
-	sess, err := opts.Connect(ctx)
+	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{})
 	if err != nil {
 		return err
 	}

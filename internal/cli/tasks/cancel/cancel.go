@@ -52,12 +52,12 @@ func Run(ctx context.Context, opts *Options) error {
 	if _, _, err := opts.Resolve(opts.ID); err != nil {
 		return err
 	}
-	sess, err := opts.Connect(ctx)
+	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{})
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	if err := shared.NeedCancel(sess); err != nil {
+	if err := shared.NeedCancel(sess.Session); err != nil {
 		return err
 	}
 	t, err := sess.CancelTask(ctx, opts.ID)

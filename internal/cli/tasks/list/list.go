@@ -68,12 +68,12 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.Local {
 		return runLocal(opts, now())
 	}
-	sess, err := opts.Connect(ctx)
+	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{})
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	if err := shared.NeedList(sess); err != nil {
+	if err := shared.NeedList(sess.Session); err != nil {
 		return err
 	}
 	items, err := cmdutil.Collect(sess.ServerTasks(ctx, nil))

@@ -3,7 +3,6 @@ package result
 
 import (
 	"context"
-	"errors"
 
 	"github.com/spf13/cobra"
 
@@ -11,24 +10,20 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/render"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
-	"github.com/mcpi-dev/mcpi/jsonrpc"
 )
 
 // Options are the inputs of "tasks result".
 type Options struct {
 	shared.Options
-	// InputRefused, UseAnswers and SetRequestTool: see [cmdutil.Factory].
-	InputRefused   func() error
-	UseAnswers     func(file string) error
-	SetRequestTool func(tool string)
 
-	ID      string
+	ID string
+	// Answers is the --answers file.
 	Answers string
 }
 
 // NewCmd returns the command; runF replaces [Run] in tests of the flag handling.
 func NewCmd(f *cmdutil.Factory, sel *connect.Selection, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{Options: shared.NewOptions(f, sel), InputRefused: f.InputRefused, UseAnswers: f.UseAnswers, SetRequestTool: f.SetRequestTool}
+	opts := &Options{Options: shared.NewOptions(f, sel)}
 	cmd := &cobra.Command{
 		Use:   "result ID [--answers FILE]",
 		Short: "Wait for a task's result and print it",
@@ -67,28 +62,14 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if opts.Answers != "" {
-		if opts.UseAnswers == nil {
-			return cmdutil.UsageErrorf("--answers is not available here")
-		}
-		if err := opts.UseAnswers(opts.Answers); err != nil {
-			return err
-		}
-	}
-	if opts.SetRequestTool != nil {
-		opts.SetRequestTool(entry.Tool)
-	}
-	sess, err := opts.Connect(ctx)
+	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{Answers: opts.Answers, Tool: entry.Tool})
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
 	res, err := sess.TaskResult(ctx, opts.ID)
-	if opts.InputRefused != nil {
-		var rpc *jsonrpc.Error
-		if refused := opts.InputRefused(); refused != nil && (errors.As(err, &rpc) || (err == nil && res.IsError)) {
-			return refused
-		}
+	if refused := sess.Refusal(res, err); refused != nil {
+		return refused
 	}
 	if err != nil {
 		return opts.OutcomeErr(err, opts.ID)

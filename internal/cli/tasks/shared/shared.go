@@ -4,7 +4,6 @@
 package shared
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -23,7 +22,7 @@ import (
 // Options are the inputs every "tasks" command that talks to a server has.
 type Options struct {
 	IO      *iostreams.IOStreams
-	Connect func(context.Context) (*client.Session, error)
+	Connect cmdutil.ConnectFunc
 	// Selection is the server the flags selected, which Connect reads when it is called:
 	// a command on one task with no server flags fills it in from the state file. Nil
 	// means the embedded demo server, with no lookup in the state file.

@@ -14,20 +14,16 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
-	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 // Options are the inputs of "tasks watch".
 type Options struct {
 	shared.Options
-	// InputRefused, UseAnswers and SetRequestTool: see [cmdutil.Factory].
-	InputRefused   func() error
-	UseAnswers     func(file string) error
-	SetRequestTool func(tool string)
 
 	// ID is the task to follow; empty follows every task the server lists.
-	ID      string
+	ID string
+	// Answers is the --answers file.
 	Answers string
 
 	// Now is the clock (nil: time.Now); Tick is how often the status line is redrawn
@@ -42,7 +38,7 @@ const DefaultInterval = time.Second
 
 // NewCmd returns the command; runF replaces [Run] in tests of the flag handling.
 func NewCmd(f *cmdutil.Factory, sel *connect.Selection, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{Options: shared.NewOptions(f, sel), InputRefused: f.InputRefused, UseAnswers: f.UseAnswers, SetRequestTool: f.SetRequestTool}
+	opts := &Options{Options: shared.NewOptions(f, sel)}
 	cmd := &cobra.Command{
 		Use:   "watch [ID] [--answers FILE]",
 		Short: "Follow a task, or all the server's tasks, until they end",
@@ -99,24 +95,13 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		tool = entry.Tool
 	}
-	if opts.Answers != "" {
-		if opts.UseAnswers == nil {
-			return cmdutil.UsageErrorf("--answers is not available here")
-		}
-		if err := opts.UseAnswers(opts.Answers); err != nil {
-			return err
-		}
-	}
-	if opts.SetRequestTool != nil {
-		opts.SetRequestTool(tool)
-	}
-	sess, err := opts.Connect(ctx)
+	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{Answers: opts.Answers, Tool: tool})
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
 	if opts.ID == "" {
-		return watchAll(ctx, opts, sess)
+		return watchAll(ctx, opts, sess.Session)
 	}
 	return watchOne(ctx, opts, sess)
 }
@@ -180,7 +165,7 @@ func (p *printer) gone(e client.TaskEvent) error {
 }
 
 // watchOne follows the task with the client's follower and shows its events.
-func watchOne(ctx context.Context, opts *Options, sess *client.Session) error {
+func watchOne(ctx context.Context, opts *Options, sess *cmdutil.Session) error {
 	task, err := sess.FollowTask(ctx, opts.ID)
 	if err != nil {
 		return opts.TaskErr(err, opts.ID)
@@ -215,7 +200,7 @@ func watchOne(ctx context.Context, opts *Options, sess *client.Session) error {
 			}
 			return &cmdutil.TaskError{ID: opts.ID, Reason: cmdutil.TaskGone}
 		case client.TaskResult, client.TaskError:
-			return p.finish(task, e)
+			return p.finish(sess, task, e)
 		default:
 			err = p.event(e)
 			if p.live != nil {
@@ -230,7 +215,7 @@ func watchOne(ctx context.Context, opts *Options, sess *client.Session) error {
 }
 
 // finish shows the outcome and returns the error that gives the exit code.
-func (p *printer) finish(task *client.Task, e client.TaskEvent) error {
+func (p *printer) finish(sess *cmdutil.Session, task *client.Task, e client.TaskEvent) error {
 	opts, st := p.opts, e.State
 	if p.live != nil {
 		p.live.Stop(false)
@@ -240,11 +225,8 @@ func (p *printer) finish(task *client.Task, e client.TaskEvent) error {
 	if err := p.event(e); err != nil {
 		return err
 	}
-	if opts.InputRefused != nil {
-		var rpc *jsonrpc.Error
-		if refused := opts.InputRefused(); refused != nil && (errors.As(e.Err, &rpc) || (e.Err == nil && e.Result.IsError)) {
-			return refused
-		}
+	if refused := sess.Refusal(e.Result, e.Err); refused != nil {
+		return refused
 	}
 	var end *client.TaskEndError
 	switch {

@@ -4,7 +4,6 @@ package call
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -17,25 +16,13 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/render"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
-	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 // Options are the inputs of "tools call".
 type Options struct {
 	IO      *iostreams.IOStreams
-	Connect func(context.Context) (*client.Session, error)
-	// InputRefused, if set, reports a server request refused for want of a terminal or
-	// an answer.
-	InputRefused func() error
-	// UseAnswers, if set, loads the --answers file (see [cmdutil.Factory]).
-	UseAnswers func(file string) error
-	// SetRequestTool, if set, names the tool that server requests belong to.
-	SetRequestTool func(tool string)
-	// HoldRequests, if set, leaves the server's requests unanswered (--detach).
-	HoldRequests func()
-	// Choose, if set, asks the user a question on the terminal (Ctrl-C while following).
-	Choose func(ctx context.Context, question, letters string) (byte, error)
+	Connect cmdutil.ConnectFunc
 	// Selection is the server the user selected (for the state file, and to refuse
 	// --detach with the embedded server); nil means the embedded demo server.
 	Selection *connect.Selection
@@ -67,8 +54,7 @@ type Options struct {
 // NewCmd returns the command; runF replaces [Run] in tests of the flag handling. sel is
 // the root command's server selection.
 func NewCmd(f *cmdutil.Factory, sel *connect.Selection, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IOStreams, Connect: f.Connect, InputRefused: f.InputRefused, UseAnswers: f.UseAnswers,
-		SetRequestTool: f.SetRequestTool, HoldRequests: f.HoldRequests, Choose: f.Choose, Selection: sel}
+	opts := &Options{IO: f.IOStreams, Connect: f.Connect, Selection: sel}
 	cmd := &cobra.Command{
 		Use:   "call NAME [--arg NAME=VALUE ...] [--args-json JSON] [--task [--ttl DURATION] [--detach]]",
 		Short: "Call a tool, plainly or as a task",
@@ -183,23 +169,12 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		pairs = append(pairs, [2]string{k, v})
 	}
-	if opts.Answers != "" {
-		if opts.UseAnswers == nil {
-			return cmdutil.UsageErrorf("--answers is not available here")
-		}
-		if err := opts.UseAnswers(opts.Answers); err != nil {
-			return err
-		}
-	}
-	if opts.SetRequestTool != nil {
-		opts.SetRequestTool(opts.Name)
-	}
-	if opts.Detach && opts.HoldRequests != nil {
+	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{
+		Answers: opts.Answers,
+		Tool:    opts.Name,
 		// The task's input is for whoever fetches its result later.
-		opts.HoldRequests()
-	}
-
-	sess, err := opts.Connect(ctx)
+		Hold: opts.Detach,
+	})
 	if err != nil {
 		return err
 	}
@@ -227,7 +202,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.IO.IsStderrTTY() {
 		token := sess.NewProgressToken()
 		params.Meta.SetProgressToken(token)
-		stop = showProgress(ctx, opts.IO, sess, token)
+		stop = showProgress(ctx, opts.IO, sess.Session, token)
 	}
 	// With --json stdout holds the result alone, so the polls of receiver tasks go to
 	// stderr as event lines.
@@ -235,24 +210,21 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.JSON {
 		polled = taskview.NewJSONWriter(opts.IO.ErrOut)
 	}
-	stopPolls := taskview.WatchReceiver(sess, opts.IO, polled, nil)
+	stopPolls := taskview.WatchReceiver(sess.Session, opts.IO, polled, nil)
 	res, err := sess.CallTool(ctx, params, &client.CallOptions{SendAnyway: opts.SendAnyway})
 	stop()
 	stopPolls()
-	return finish(opts, res, err)
+	return finish(opts, sess, res, err)
 }
 
 // finish prints a call's outcome (unless printed already) and returns the error that
 // gives the exit code.
-func finish(opts *Options, res *mcp.CallToolResult, err error) error {
-	if opts.InputRefused != nil {
-		var rpc *jsonrpc.Error
-		if refused := opts.InputRefused(); refused != nil && (errors.As(err, &rpc) || (err == nil && res.IsError)) {
-			if res != nil {
-				_ = printResult(opts, res)
-			}
-			return refused
+func finish(opts *Options, sess *cmdutil.Session, res *mcp.CallToolResult, err error) error {
+	if refused := sess.Refusal(res, err); refused != nil {
+		if res != nil {
+			_ = printResult(opts, res)
 		}
+		return refused
 	}
 	if err != nil {
 		return err

@@ -19,14 +19,8 @@ func run(t *testing.T, opts *Options) (*clitest.Env, error) {
 // runIn runs the command in env, with everything the factory gives it.
 func runIn(t *testing.T, env *clitest.Env, opts *Options) error {
 	t.Helper()
-	f := env.Factory
 	opts.IO = env.IO
-	opts.Connect = f.Connect
-	opts.InputRefused = f.InputRefused
-	opts.UseAnswers = f.UseAnswers
-	opts.SetRequestTool = f.SetRequestTool
-	opts.Choose = f.Choose
-	opts.HoldRequests = f.HoldRequests
+	opts.Connect = env.Factory.Connect
 	opts.Selection = env.Selection
 	if opts.Tick == 0 {
 		opts.Tick = -1
@@ -100,7 +94,7 @@ func TestElicitationOnTerminal(t *testing.T) {
 	env.IO.SetStderrTTY(true)
 	// Answer the form: accept, name Ada, colour 1 (red), subscribe y.
 	env.In.WriteString("\nAda\n1\ny\n")
-	err := Run(clitest.Context(t), &Options{IO: env.IO, Connect: env.Factory.Connect, InputRefused: env.Factory.InputRefused, Name: "ask_user"})
+	err := Run(clitest.Context(t), &Options{IO: env.IO, Connect: env.Factory.Connect, Name: "ask_user"})
 	if err != nil {
 		msg, _ := clitest.Describe(err)
 		t.Fatalf("%s\nprompts:\n%s", msg, env.ErrOut)

@@ -10,13 +10,12 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
-	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 // runTask calls the tool as a task and follows it to its outcome, or until it is
 // created (--detach), or until Ctrl-C.
-func runTask(ctx context.Context, opts *Options, sess *client.Session, params *mcp.CallToolParams) error {
+func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *mcp.CallToolParams) error {
 	now := opts.Now
 	if now == nil {
 		now = time.Now
@@ -66,7 +65,7 @@ func runTask(ctx context.Context, opts *Options, sess *client.Session, params *m
 			interrupt = nil
 			interrupted = true
 			if task != nil {
-				return leave(opts, live, task)
+				return leave(opts, sess, live, task)
 			}
 			// Not created yet: wait for the id (or the call's failure).
 			continue
@@ -98,28 +97,28 @@ func runTask(ctx context.Context, opts *Options, sess *client.Session, params *m
 					sess.Close() // at once: the session has nothing more to do
 					return detach(opts, task, e.State)
 				}
-				stopPolls = taskview.WatchReceiver(sess, opts.IO, out, live)
+				stopPolls = taskview.WatchReceiver(sess.Session, opts.IO, out, live)
 				if interrupted {
-					return leave(opts, live, task)
+					return leave(opts, sess, live, task)
 				}
 			case client.TaskResult:
 				if opts.Detach && !created {
 					// The server ran the call plainly: there is nothing to detach from.
-					return finish(opts, e.Result, nil)
+					return finish(opts, sess, e.Result, nil)
 				}
 				if live != nil {
 					live.Stop(e.State.TaskID != "")
 				}
 				if opts.JSON {
 					// The result event was the result.
-					return finishJSON(opts, e.Result, nil)
+					return finishJSON(opts, sess, e.Result, nil)
 				}
-				return finish(opts, e.Result, nil)
+				return finish(opts, sess, e.Result, nil)
 			case client.TaskError, client.TaskGone:
 				if live != nil {
 					live.Stop(true)
 				}
-				return finishJSON(opts, nil, outcomeError(e.Err))
+				return finishJSON(opts, sess, nil, outcomeError(e.Err))
 			}
 		}
 	}
@@ -139,15 +138,9 @@ func outcomeError(err error) error {
 }
 
 // finishJSON is finish for output that was already printed as events.
-func finishJSON(opts *Options, res *mcp.CallToolResult, err error) error {
-	if opts.InputRefused != nil {
-		var rpc *jsonrpc.Error
-		if refused := opts.InputRefused(); refused != nil && (errors.As(err, &rpc) || (err == nil && res != nil && res.IsError)) {
-			if !opts.JSON && res != nil {
-				_ = printResult(opts, res)
-			}
-			return refused
-		}
+func finishJSON(opts *Options, sess *cmdutil.Session, res *mcp.CallToolResult, err error) error {
+	if refused := sess.Refusal(res, err); refused != nil {
+		return refused
 	}
 	if err != nil {
 		return err
@@ -172,7 +165,7 @@ func detach(opts *Options, task *client.Task, st mcp.Task) error {
 
 // leave handles Ctrl-C while following: on a terminal it asks whether to cancel the
 // task or leave it running; without one it leaves it running and records it.
-func leave(opts *Options, live *taskview.Live, task *client.Task) error {
+func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *client.Task) error {
 	id := task.ID()
 	if live != nil {
 		live.Stop(true)
@@ -182,8 +175,8 @@ func leave(opts *Options, live *taskview.Live, task *client.Task) error {
 	}
 	bg, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if opts.IO.CanPrompt() && opts.Choose != nil {
-		c, err := opts.Choose(bg, "Cancel the task on the server, or leave it running? [c/l]", "cl")
+	if opts.IO.CanPrompt() {
+		c, err := sess.Choose(bg, "Cancel the task on the server, or leave it running? [c/l]", "cl")
 		if err == nil && c == 'c' {
 			if _, err := task.Cancel(bg); err != nil {
 				return &cmdutil.InterruptedTaskError{ID: id, CancelErr: err}

@@ -2,14 +2,12 @@ package call
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
@@ -252,18 +250,12 @@ func TestAskTaskUnanswered(t *testing.T) {
 
 // A bad answers file is refused before anything is sent.
 func TestBadAnswersFile(t *testing.T) {
-	env := clitest.New(t, nil)
+	var connected atomic.Bool
+	d := clitest.ServeDemo(t, &demo.Options{Tap: func(*server.Session, jsonrpc.Direction, jsonrpc.Message) { connected.Store(true) }})
+	env := clitest.New(t, &connect.Selection{URL: d.URL})
 	answers := clitest.WriteFile(t, "answers.json", `{"sampling": {"ask_task": 42}}`)
-	connected := false
-	err := Run(clitest.Context(t), &Options{
-		IO: env.IO, UseAnswers: env.Factory.UseAnswers, SetRequestTool: env.Factory.SetRequestTool,
-		Connect: func(ctx context.Context) (*client.Session, error) {
-			connected = true
-			return env.Factory.Connect(ctx)
-		},
-		Name: "ask_task", Task: true, Answers: answers,
-	})
-	if connected {
+	err := Run(clitest.Context(t), &Options{IO: env.IO, Connect: env.Factory.Connect, Name: "ask_task", Task: true, Answers: answers})
+	if connected.Load() {
 		t.Error("connected to the server despite the bad answers file")
 	}
 	msg, code := clitest.Describe(err)

@@ -1,0 +1,74 @@
+package cmdutil
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// ConnectFunc opens a session with the server the user selected, whose requests
+// (elicitation and sampling) are answered as requests says. It fails with a
+// [*UsageError] before connecting when the answers file cannot be used.
+type ConnectFunc func(ctx context.Context, requests RequestPolicy) (*Session, error)
+
+// RequestPolicy says how a command's session answers the server's requests: from the
+// answers file when it has an answer, else at a prompt on a terminal, else they are
+// refused with a [*NeedTerminalError]. The zero value uses no answers file.
+type RequestPolicy struct {
+	// Answers is the --answers file; empty means none.
+	Answers string
+	// Tool is the tool the requests belong to when they name no task the session started
+	// (a plain call, or a task fetched by id): the key looked up in the answers file.
+	Tool string
+	// Hold leaves the requests unanswered (--detach): the session ends at once,
+	// withdrawing them, and the task's input is given by whoever fetches its result.
+	Hold bool
+}
+
+// RequestHandler answers the server's requests of one session. Package factory provides
+// it; a [Session] consults it once the command's call has an outcome.
+type RequestHandler interface {
+	// Refused returns the first request refused for want of a terminal or an answer, or
+	// nil.
+	Refused() *NeedTerminalError
+	// Choose asks the user a question on the terminal whose answer is one of letters,
+	// never at the same time as a request's prompt.
+	Choose(ctx context.Context, question, letters string) (byte, error)
+}
+
+// Session is a session with the server, opened for one command by a [ConnectFunc].
+type Session struct {
+	*client.Session
+	requests RequestHandler
+}
+
+// NewSession returns s with its requests answered by h.
+func NewSession(s *client.Session, h RequestHandler) *Session {
+	return &Session{Session: s, requests: h}
+}
+
+// Refusal returns the request the session refused for want of a terminal or an answer
+// (a [*NeedTerminalError], which says how to give the answer) when a call ended in
+// failure, with err a JSON-RPC error or res a result with isError: the failure is then
+// most likely the server's reaction to the refusal. Otherwise it returns nil.
+func (s *Session) Refusal(res *mcp.CallToolResult, err error) error {
+	refused := s.requests.Refused()
+	if refused == nil {
+		return nil
+	}
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) || (err == nil && res != nil && res.IsError) {
+		return refused
+	}
+	return nil
+}
+
+// Choose asks the user a question on the terminal whose answer is one of letters (the
+// first letter of the typed line counts), waiting for a request's prompt to finish
+// first. It fails when input ends or ctx is done.
+func (s *Session) Choose(ctx context.Context, question, letters string) (byte, error) {
+	return s.requests.Choose(ctx, question, letters)
+}

@@ -1,0 +1,47 @@
+package cmdutil
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// refusing is a [RequestHandler] that refused a request, or none.
+type refusing struct{ refused *NeedTerminalError }
+
+func (h refusing) Refused() *NeedTerminalError { return h.refused }
+func (refusing) Choose(context.Context, string, string) (byte, error) {
+	return 0, fmt.Errorf("no terminal")
+}
+
+// A call's failure is put down to a refused request only when it is the server's answer:
+// a JSON-RPC error or a tool error.
+func TestRefusal(t *testing.T) {
+	refused := &NeedTerminalError{What: "elicitation", Tool: "ask"}
+	rpc := fmt.Errorf("tools/call: %w", jsonrpc.NewError(-32050, "no answer"))
+	ok, isError := &mcp.CallToolResult{}, &mcp.CallToolResult{IsError: true}
+	tests := []struct {
+		name    string
+		refused *NeedTerminalError
+		res     *mcp.CallToolResult
+		err     error
+		want    error
+	}{
+		{"JSON-RPC error", refused, nil, rpc, refused},
+		{"tool error", refused, isError, nil, refused},
+		{"success", refused, ok, nil, nil},
+		{"interrupted", refused, nil, context.Canceled, nil},
+		{"no outcome", refused, nil, nil, nil},
+		{"nothing refused", nil, isError, nil, nil},
+		{"nothing refused, JSON-RPC error", nil, nil, rpc, nil},
+	}
+	for _, tt := range tests {
+		s := NewSession(nil, refusing{tt.refused})
+		if got := s.Refusal(tt.res, tt.err); got != tt.want {
+			t.Errorf("%s: Refusal = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
