@@ -29,7 +29,7 @@ type RequestPolicy struct {
 }
 
 // RequestHandler answers the server's requests of one session. Package factory provides
-// it; a [Session] consults it once the command's call has an outcome.
+// it; a [Session] asks it what became of the requests, and waits for it when it closes.
 type RequestHandler interface {
 	// Refused returns the first request refused for want of a terminal or an answer, or
 	// nil.
@@ -37,6 +37,10 @@ type RequestHandler interface {
 	// Choose asks the user a question on the terminal whose answer is one of letters,
 	// never at the same time as a request's prompt.
 	Choose(ctx context.Context, question, letters string) (byte, error)
+	// Wait returns once no request is being answered, and answers none from then on. It
+	// is called when the session has ended, which withdraws the requests in progress, so
+	// it does not wait for the user.
+	Wait()
 }
 
 // Session is a session with the server, opened for one command by a [ConnectFunc].
@@ -48,6 +52,15 @@ type Session struct {
 // NewSession returns s with its requests answered by h.
 func NewSession(s *client.Session, h RequestHandler) *Session {
 	return &Session{Session: s, requests: h}
+}
+
+// Close ends the session, then waits for the requests being answered: a prompt gives the
+// terminal back (and draws the status line it held back, see
+// [iostreams.IOStreams.KeepStatusLine]) before the command returns.
+func (s *Session) Close() error {
+	err := s.Session.Close()
+	s.requests.Wait()
+	return err
 }
 
 // Refusal returns the request the session refused for want of a terminal or an answer

@@ -16,6 +16,7 @@ func (h refusing) Refused() *NeedTerminalError { return h.refused }
 func (refusing) Choose(context.Context, string, string) (byte, error) {
 	return 0, fmt.Errorf("no terminal")
 }
+func (refusing) Wait() {}
 
 // A call's failure is put down to a refused request only when it is the server's answer:
 // a JSON-RPC error or a tool error.

@@ -87,6 +87,10 @@ type handler struct {
 	mu      sync.Mutex
 	sess    *client.Session // once connected
 	refused *cmdutil.NeedTerminalError
+	done    bool // Wait was called
+	// running counts the requests being answered; Add only under mu, while !done, so
+	// that no Add races with Wait.
+	running sync.WaitGroup
 }
 
 // toolOf finds the tool a request belongs to: the tool of its related task when the
@@ -107,6 +111,15 @@ func (h *handler) toolOf(req *client.Request) string {
 
 // handle is the session's [client.Options.OnRequest].
 func (h *handler) handle(ctx context.Context, req *client.Request) {
+	h.mu.Lock()
+	if h.done {
+		h.mu.Unlock()
+		return // the session has ended, withdrawing req
+	}
+	h.running.Add(1)
+	h.mu.Unlock()
+	defer h.running.Done()
+
 	if h.policy.Hold {
 		return // withdrawn when the session ends
 	}
@@ -147,6 +160,14 @@ func (h *handler) Refused() *cmdutil.NeedTerminalError {
 // Choose asks at the terminal, after any request's prompt.
 func (h *handler) Choose(ctx context.Context, question, letters string) (byte, error) {
 	return h.w.prompt.Choose(ctx, question, letters)
+}
+
+// Wait waits for the requests being answered, and answers no more.
+func (h *handler) Wait() {
+	h.mu.Lock()
+	h.done = true
+	h.mu.Unlock()
+	h.running.Wait()
 }
 
 // formFields returns the property names of an elicitation form, sorted.

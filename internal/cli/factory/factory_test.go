@@ -1,0 +1,55 @@
+package factory
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/demo"
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/cli/connect"
+	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// A task can end right after the user answered its question, before the prompt has given
+// the terminal back: the command then keeps its last status line, which the prompt draws
+// when it is done. Closing the session waits for that, so the line is on stderr when the
+// command returns. The prompt here gives the terminal back only once the session is
+// closing, and slowly.
+func TestCloseWaitsForPrompt(t *testing.T) {
+	ios, _, _, errOut := iostreams.Test()
+	ios.SetStdinTTY(true)
+	ios.SetStderrTTY(true)
+	w := newWiring(ios, &connect.Selection{})
+	closing := make(chan struct{})
+	w.ask = func(ctx context.Context, r *client.Request) {
+		resume := ios.SuspendStatusLine()
+		defer resume()
+		if err := r.Respond(&mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: []mcp.Content{mcp.TextContent("Hi")}, Model: "test"}); err != nil {
+			t.Error(err)
+		}
+		<-closing
+		time.Sleep(50 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sess, err := w.connect(ctx, cmdutil.RequestPolicy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ios.SetStatusLine("◐ working")
+	if _, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: demo.ToolAskModel, Arguments: json.RawMessage(`{"prompt": "Hello"}`)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ios.SetStatusLine("✓ completed")
+	ios.KeepStatusLine()
+	close(closing)
+	sess.Close()
+	if got := errOut.String(); !strings.HasSuffix(got, "\r\033[K✓ completed\n") {
+		t.Errorf("stderr = %q, want it to end with the kept status line", got)
+	}
+}
