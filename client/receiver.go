@@ -165,9 +165,14 @@ func (s *Session) handleReceiverTasks(ctx context.Context, req *jsonrpc.Request)
 			return nil, err
 		}
 		if out.Error != nil {
+			s.receiverFetched(p.TaskID, nil, out.Error)
 			return nil, out.Error
 		}
-		return tasks.WithRelatedTaskMeta(out.Result, p.TaskID)
+		res, err := tasks.WithRelatedTaskMeta(out.Result, p.TaskID)
+		if err == nil {
+			s.receiverFetched(p.TaskID, res, nil)
+		}
+		return res, err
 	case mcp.MethodTasksList:
 		list, next, err := m.List(receiverOwner, p.Cursor)
 		if err != nil {
@@ -193,6 +198,19 @@ type ReceiverPollEvent struct {
 	Task mcp.Task
 	// Polls counts the server's tasks/get of the task so far, this one included.
 	Polls int
+}
+
+// ReceiverResultEvent says the server fetched the outcome of a receiver task with
+// tasks/result: the answer went back to it, exactly as Result or Err shows.
+type ReceiverResultEvent struct {
+	At
+	// Request is the request the task ran.
+	Request *Request
+	// Task is the task's id.
+	Task string
+	// Result is the result sent, or Err the error.
+	Result json.RawMessage
+	Err    *jsonrpc.Error
 }
 
 // ReceiverPolls returns how many times the server has polled (tasks/get) receiver task
@@ -259,6 +277,22 @@ func (s *Session) forgetReceiverRequest(id string) {
 		}
 		p.byID, p.peak = kept, len(kept)
 	}
+}
+
+// receiverFetched tells the front ends that the server fetched a receiver task's outcome.
+func (s *Session) receiverFetched(id string, res json.RawMessage, rpcErr *jsonrpc.Error) {
+	if !s.events.active() {
+		return
+	}
+	p := &s.polled
+	p.mu.Lock()
+	e := p.byID[id]
+	p.mu.Unlock()
+	ev := &ReceiverResultEvent{At: At{s.now()}, Task: id, Result: res, Err: rpcErr}
+	if e != nil {
+		ev.Request = e.r
+	}
+	s.events.publish(ev)
 }
 
 // receiverPolled counts a tasks/get of a receiver task and tells the front ends.

@@ -65,6 +65,29 @@ func TestReceiverPollsCountedAndForgotten(t *testing.T) {
 			t.Errorf("ReceiverPolls of an unknown task = %d", n)
 		}
 
+		// The server fetches the answer: the event carries it as it was sent.
+		var answer mcp.ElicitResult
+		if err := ct.Result(ctx, &answer); err != nil || answer.Action != mcp.ElicitActionDecline {
+			t.Fatalf("tasks/result: %+v, %v", answer, err)
+		}
+		var fetched *ReceiverResultEvent
+		for e := range sub.All(ctx) {
+			if f, ok := e.(*ReceiverResultEvent); ok {
+				fetched = f
+				break
+			}
+		}
+		if fetched == nil || fetched.Task != ct.Created.TaskID || fetched.Err != nil || fetched.Request == nil || fetched.Request.Task != ct.Created.TaskID {
+			t.Fatalf("result event: %+v", fetched)
+		}
+		var sent mcp.ElicitResult
+		if err := json.Unmarshal(fetched.Result, &sent); err != nil || sent.Action != mcp.ElicitActionDecline {
+			t.Errorf("the event's result %s: %v", fetched.Result, err)
+		}
+		if id, _ := sent.Meta.RelatedTask(); id != ct.Created.TaskID {
+			t.Errorf("the result sent lacks its related-task _meta: %s", fetched.Result)
+		}
+
 		// 300 tasks, all expired after a minute; as more tasks come, the entries of the
 		// expired ones are swept.
 		for range 300 {

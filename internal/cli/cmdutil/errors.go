@@ -145,24 +145,21 @@ func (e *NeedTerminalError) Error() string {
 	return fmt.Sprintf("the server asked for the user's input (%s%s), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with %s", e.What, forTool, example)
 }
 
-// TaskReason says why a task gave no result.
+// TaskReason says why a command on a task by id failed. (A followed task that was
+// cancelled or went away ends with the client's [client.TaskEndError].)
 type TaskReason int
 
 const (
 	// TaskUnknown: the server answered -32602 for the id: no such task, or it expired.
 	TaskUnknown TaskReason = iota
-	// TaskGone: the server stopped knowing the task while mcpi followed it.
-	TaskGone
-	// TaskCancelled: the task was cancelled.
-	TaskCancelled
 	// TaskEnded: the task had already ended, so it could not be cancelled.
 	TaskEnded
 	// TaskFailed: the task ended in failed (for "tasks watch").
 	TaskFailed
 )
 
-// TaskError is a task that gave no result: unknown to the server, gone, cancelled,
-// already ended, or failed. It is the server's answer, so the exit code is 1.
+// TaskError is a task that gave no result: unknown to the server, already ended, or
+// failed. It is the server's answer, so the exit code is 1.
 type TaskError struct {
 	ID     string
 	Reason TaskReason
@@ -176,10 +173,6 @@ type TaskError struct {
 
 func (e *TaskError) Error() string {
 	switch e.Reason {
-	case TaskGone:
-		return fmt.Sprintf("the server no longer knows the task %q (it expired, or the server restarted)", e.ID)
-	case TaskCancelled:
-		return fmt.Sprintf("the task %q was cancelled", e.ID)
 	case TaskEnded:
 		return fmt.Sprintf("the task %q has already ended (%s), so it cannot be cancelled", e.ID, e.Status)
 	case TaskFailed:
@@ -236,6 +229,7 @@ func Describe(err error) (sentence string, code int) {
 		rpc      *jsonrpc.Error
 		support  *client.TaskSupportError
 		task     *TaskError
+		end      *client.TaskEndError
 		intr     *InterruptedTaskError
 	)
 	switch {
@@ -258,6 +252,9 @@ func Describe(err error) (sentence string, code int) {
 		return terminal.Error(), ExitUsage
 	case errors.As(err, &task):
 		return task.Error(), ExitMCPError
+	case errors.As(err, &end):
+		// The server's answer: the task was cancelled, or it no longer knows it.
+		return look.Sentence(err), ExitMCPError
 	case errors.As(err, &intr):
 		return intr.Error(), ExitUsage
 	case errors.As(err, &tool):

@@ -72,8 +72,14 @@ func (s *Session) Refusal(res *mcp.CallToolResult, err error) error {
 	if refused == nil {
 		return nil
 	}
-	var rpc *jsonrpc.Error
-	if errors.As(err, &rpc) || (err == nil && res != nil && res.IsError) {
+	var (
+		rpc *jsonrpc.Error
+		end *client.TaskEndError
+	)
+	switch {
+	case errors.As(err, &end):
+		return nil // cancelled or gone: no refusal explains that
+	case errors.As(err, &rpc), err == nil && res != nil && res.IsError:
 		return refused
 	}
 	return nil

@@ -81,18 +81,15 @@ func (o *Options) TaskErr(err error, id string) error {
 	return o.OutcomeErr(err, id)
 }
 
-// OutcomeErr turns the outcome error of task id, as the client gives it, into the
-// sentence the user sees: a cancelled task and a task the server does not know are said
-// so; the task's own error stays exactly as it is.
+// OutcomeErr turns the outcome error of task id, as [client.Session.TaskResult] gives
+// it, into what the user sees: a task the server does not know is said so (with a hint
+// for the embedded demo server); a cancelled task and the task's own error stay as they
+// are.
 func (o *Options) OutcomeErr(err error, id string) error {
-	var end *client.TaskEndError
-	switch {
-	case !errors.As(err, &end):
-		return err
-	case errors.Is(err, client.ErrTaskCancelled):
-		return &cmdutil.TaskError{ID: id, Reason: cmdutil.TaskCancelled}
+	if errors.Is(err, client.ErrTaskGone) {
+		return o.unknown(id)
 	}
-	return o.unknown(id)
+	return err
 }
 
 func (o *Options) unknown(id string) error {

@@ -3,7 +3,6 @@ package watch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -198,7 +197,7 @@ func watchOne(ctx context.Context, opts *Options, sess *cmdutil.Session) error {
 			if err := p.gone(e); err != nil {
 				return err
 			}
-			return &cmdutil.TaskError{ID: opts.ID, Reason: cmdutil.TaskGone}
+			return e.Err
 		case client.TaskResult, client.TaskError:
 			return p.finish(sess, task, e)
 		default:
@@ -228,12 +227,9 @@ func (p *printer) finish(sess *cmdutil.Session, task *client.Task, e client.Task
 	if refused := sess.Refusal(e.Result, e.Err); refused != nil {
 		return refused
 	}
-	var end *client.TaskEndError
 	switch {
-	case errors.As(e.Err, &end) && errors.Is(end, client.ErrTaskGone):
-		return &cmdutil.TaskError{ID: st.TaskID, Reason: cmdutil.TaskGone}
 	case e.Err != nil:
-		return opts.OutcomeErr(e.Err, st.TaskID)
+		return e.Err // the task's own error, or a *client.TaskEndError: cancelled or gone
 	case e.Result.IsError || st.Status == mcp.TaskStatusFailed:
 		return &cmdutil.TaskError{ID: st.TaskID, Reason: cmdutil.TaskFailed, Message: st.StatusMessage}
 	}

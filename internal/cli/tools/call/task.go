@@ -2,7 +2,6 @@ package call
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -118,23 +117,10 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 				if live != nil {
 					live.Stop(true)
 				}
-				return finishJSON(opts, sess, nil, outcomeError(e.Err))
+				return finishJSON(opts, sess, nil, e.Err)
 			}
 		}
 	}
-}
-
-// outcomeError turns the error a task ended with into the one the user sees: a cancelled
-// or lost task is said so; the tool's own error is kept exactly.
-func outcomeError(err error) error {
-	var end *client.TaskEndError
-	switch {
-	case !errors.As(err, &end):
-		return err
-	case errors.Is(err, client.ErrTaskCancelled):
-		return &cmdutil.TaskError{ID: end.TaskID, Reason: cmdutil.TaskCancelled}
-	}
-	return &cmdutil.TaskError{ID: end.TaskID, Reason: cmdutil.TaskGone}
 }
 
 // finishJSON is finish for output that was already printed as events.

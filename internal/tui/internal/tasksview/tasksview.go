@@ -58,7 +58,6 @@ type row struct {
 	errJSON  json.RawMessage // the JSON-RPC error object, when there is one
 	gone     bool            // expired or unknown to its receiver
 	request  *client.Request // the prompt it waits on, while one is pending
-	asked    *client.Request // the request a receiver task runs, answered or not
 }
 
 type mode int
@@ -435,7 +434,7 @@ func (m *Model) event(e client.Event) {
 		case req.Task != "":
 			r := m.receiverRow(req.Task)
 			r.name = req.Method
-			r.request, r.asked = req, req
+			r.request = req
 			if e.Settled {
 				r.request = nil
 			}
@@ -453,8 +452,18 @@ func (m *Model) event(e client.Event) {
 		r := m.receiverRow(e.Task.TaskID)
 		r.polls, r.state = e.Polls, e.Task
 		if e.Request != nil {
-			r.name, r.asked = e.Request.Method, e.Request
+			r.name = e.Request.Method
 		}
+	case *client.ReceiverResultEvent:
+		// The answer shows once it has gone back to the server.
+		r := m.receiverRow(e.Task)
+		if e.Err != nil {
+			r.err = e.Err
+			r.errJSON, _ = json.Marshal(e.Err)
+		} else {
+			r.result = e.Result
+		}
+		r.outcome = true
 	}
 }
 
@@ -536,18 +545,6 @@ func (m *Model) refresh() {
 			default:
 			}
 		case r.role == Receiver && r.gen == m.gen:
-			if r.asked != nil && isDone(r.asked) && !r.outcome {
-				answer, err := r.asked.Answer()
-				if err != nil {
-					r.err = err
-					if rpc := asRPC(err); rpc != nil {
-						r.errJSON, _ = json.Marshal(rpc)
-					}
-				} else {
-					r.result, _ = json.Marshal(answer)
-				}
-				r.outcome = true
-			}
 			if t, ok := live[r.id]; ok {
 				r.state = t
 				if c, err := mcp.ParseTime(t.CreatedAt); err == nil {
