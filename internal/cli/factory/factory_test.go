@@ -3,6 +3,7 @@ package factory
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -51,5 +52,28 @@ func TestCloseWaitsForPrompt(t *testing.T) {
 	sess.Close()
 	if got := errOut.String(); !strings.HasSuffix(got, "\r\033[K✓ completed\n") {
 		t.Errorf("stderr = %q, want it to end with the kept status line", got)
+	}
+}
+
+// Without a terminal or an answer, a request is refused with the sentence that says how
+// to answer it, and the session says so to the command.
+func TestRefuseWithoutTerminal(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	w := newWiring(ios, &connect.Selection{})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sess, err := w.connect(ctx, cmdutil.RequestPolicy{Tool: demo.ToolAskUser})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: demo.ToolAskUser, Arguments: json.RawMessage(`{}`)}, nil)
+	refused := sess.Refusal(res, err)
+	var nt *cmdutil.NeedTerminalError
+	if !errors.As(refused, &nt) || nt.What != "elicitation" || nt.Tool != demo.ToolAskUser {
+		t.Fatalf("Refusal(%+v, %v) = %v, want the elicitation refused for %s", res, err, refused, demo.ToolAskUser)
+	}
+	if !strings.Contains(nt.Error(), "run it on a terminal") {
+		t.Errorf("the refusal does not say how to answer: %s", nt)
 	}
 }

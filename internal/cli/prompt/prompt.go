@@ -15,7 +15,6 @@ import (
 	"sync"
 
 	"github.com/mcpi-dev/mcpi/client"
-	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -24,34 +23,17 @@ import (
 type Answerer struct {
 	io *iostreams.IOStreams
 
-	ask     sync.Mutex // one question at a time
-	once    sync.Once
-	lines   chan string
-	mu      sync.Mutex
-	refused []string
+	ask   sync.Mutex // one question at a time
+	once  sync.Once
+	lines chan string
 }
 
 // New returns an answerer that talks to the user over ios.
 func New(ios *iostreams.IOStreams) *Answerer { return &Answerer{io: ios} }
 
-// Handle answers r; it is a [client.Options.OnRequest].
-func (a *Answerer) Handle(ctx context.Context, r *client.Request) {
-	what := "elicitation"
-	if r.Sampling != nil {
-		what = "sampling"
-	}
-	if !a.io.CanPrompt() {
-		a.mu.Lock()
-		a.refused = append(a.refused, what)
-		a.mu.Unlock()
-		_ = r.Refuse((&cmdutil.NeedTerminalError{What: what}).Error())
-		return
-	}
-	a.Ask(ctx, r)
-}
-
 // Ask asks the user on the terminal to answer r, one question at a time, with any status
-// line suspended meanwhile. The caller has checked that the user can be asked.
+// line suspended meanwhile; it can serve as a [client.Options.OnRequest]. The caller has
+// checked that the user can be asked.
 func (a *Answerer) Ask(ctx context.Context, r *client.Request) {
 	a.ask.Lock()
 	defer a.ask.Unlock()
@@ -74,17 +56,6 @@ func (a *Answerer) Ask(ctx context.Context, r *client.Request) {
 		}
 		_ = r.Refuse("the user could not answer: " + err.Error())
 	}
-}
-
-// Refused returns a [*cmdutil.NeedTerminalError] if a request was refused for want of a
-// terminal, else nil.
-func (a *Answerer) Refused() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if len(a.refused) == 0 {
-		return nil
-	}
-	return &cmdutil.NeedTerminalError{What: a.refused[0]}
 }
 
 // readLine waits for a line of input or for ctx to end. Input is read by one goroutine

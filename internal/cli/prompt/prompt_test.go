@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
-	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -43,7 +41,7 @@ func connect(t *testing.T, a *Answerer, elicit *mcp.ElicitParams, sample *mcp.Cr
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	sess, err := client.New(mcp.Implementation{Name: "test", Version: "1"}, &client.Options{OnRequest: a.Handle}).Connect(ctx, tr)
+	sess, err := client.New(mcp.Implementation{Name: "test", Version: "1"}, &client.Options{OnRequest: a.Ask}).Connect(ctx, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,9 +95,6 @@ func TestElicitOnTerminal(t *testing.T) {
 			t.Errorf("prompts lack %q:\n%s", s, prompts)
 		}
 	}
-	if a.Refused() != nil {
-		t.Error("Refused() reports a refusal")
-	}
 }
 
 func TestElicitDecline(t *testing.T) {
@@ -129,19 +124,5 @@ func TestSampleOnTerminal(t *testing.T) {
 	}
 	if !strings.Contains(prompts.String(), "[user] Capital of France?") {
 		t.Errorf("prompts:\n%s", prompts)
-	}
-}
-
-func TestRefuseWithoutTerminal(t *testing.T) {
-	ios, _, _, _ := iostreams.Test()
-	a := New(ios)
-	_, err := call(t, connect(t, a, form, nil))
-	var rpc *jsonrpc.Error
-	if !errors.As(err, &rpc) || !strings.Contains(rpc.Message, "run it on a terminal") {
-		t.Fatalf("call error = %v, want the server to pass on the refusal", err)
-	}
-	var nt *cmdutil.NeedTerminalError
-	if !errors.As(a.Refused(), &nt) || nt.What != "elicitation" {
-		t.Errorf("Refused() = %v", a.Refused())
 	}
 }
