@@ -289,10 +289,10 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 	var answer struct {
 		Task *mcp.Task `json:"task"`
 	}
-	if mcp.UnmarshalResult(raw, &answer) != nil || answer.Task == nil {
+	if (*mcp.CreateTaskProbe)(&answer).UnmarshalJSON(raw) != nil || answer.Task == nil {
 		// The server ran the call plainly (it may ignore params.task): that is the outcome.
 		var res mcp.CallToolResult
-		if err := mcp.UnmarshalResult(raw, &res); err != nil {
+		if err := res.UnmarshalJSON(raw); err != nil {
 			sub.closeIfAny()
 			return nil, nil, fmt.Errorf("%s: decoding the result: %w", mcp.MethodToolsCall, err)
 		}
@@ -566,7 +566,7 @@ func (t *Task) fetchResult(ctx context.Context, id string) {
 	switch {
 	case err == nil:
 		var res mcp.CallToolResult
-		if derr := mcp.UnmarshalResult(raw, &res); derr != nil {
+		if derr := res.UnmarshalJSON(raw); derr != nil {
 			t.finish(nil, fmt.Errorf("tasks/result: decoding the result: %w", derr), t.s.now())
 			return
 		}

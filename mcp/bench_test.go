@@ -105,7 +105,7 @@ func BenchmarkUnmarshalParams(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var p TaskResultParams
-			if err := UnmarshalParams(data, &p); err != nil {
+			if err := p.UnmarshalJSON(data); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -115,7 +115,7 @@ func BenchmarkUnmarshalParams(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var p CallToolParams
-			if err := UnmarshalParams(data, &p); err != nil {
+			if err := p.UnmarshalJSON(data); err != nil {
 				b.Fatal(err)
 			}
 		}
