@@ -1,13 +1,13 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"sync"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/tasks"
@@ -116,11 +116,7 @@ func receiverOutcome(res any, err error) tasks.Outcome {
 		return tasks.Outcome{Error: jsonrpc.AsError(err)}
 	}
 	// Stored as it will be sent: without HTML escaping, like every message mcpi writes.
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	err = enc.Encode(res)
-	raw := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	raw, err := jsonwire.Marshal(res)
 	if err != nil {
 		return tasks.Outcome{Error: jsonrpc.Errorf(jsonrpc.CodeInternalError, "encoding the answer: %v", err)}
 	}
