@@ -1,0 +1,127 @@
+package tasks
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// WithRelatedTaskMeta returns result with _meta["io.modelcontextprotocol/related-task"]
+// set to id, keeping every other member as it was: tasks/result must carry the key.
+//
+// A result without _meta, the usual case, gets the member spliced in at the front and
+// keeps every other byte: re-encoding it through maps on every tasks/result cost more
+// than the rest of serving one. A result with _meta is merged into through maps.
+func WithRelatedTaskMeta(result json.RawMessage, id string) (json.RawMessage, error) {
+	open := 0
+	for open < len(result) && isSpace(result[open]) {
+		open++
+	}
+	if open == len(result) || result[open] != '{' || !json.Valid(result) {
+		return withRelatedTaskMetaSlow(result, id) // null, or the error of a non-object
+	}
+	hasMeta, unsure := topLevelMeta(result[open:])
+	if hasMeta || unsure {
+		return withRelatedTaskMetaSlow(result, id)
+	}
+	empty := true
+	for _, c := range result[open+1:] {
+		if !isSpace(c) {
+			empty = c == '}'
+			break
+		}
+	}
+	out := make([]byte, 0, len(result)+len(id)+len(relatedMetaOpen)+len(relatedMetaClose)+8)
+	out = append(out, result[:open+1]...)
+	out = append(out, relatedMetaOpen...)
+	out = appendQuoted(out, id)
+	out = append(out, relatedMetaClose...)
+	if !empty {
+		out = append(out, ',')
+	}
+	return append(out, result[open+1:]...), nil
+}
+
+const (
+	relatedMetaOpen  = `"_meta":{"` + mcp.MetaRelatedTask + `":{"taskId":`
+	relatedMetaClose = `}}`
+)
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// topLevelMeta reports whether obj, a valid JSON object, has a member named _meta.
+// unsure is set when a member name has escapes, which only a decoder reads right.
+func topLevelMeta(obj []byte) (hasMeta, unsure bool) {
+	depth, key := 0, true
+	for i := 1; i < len(obj); i++ {
+		switch obj[i] {
+		case '"':
+			start, escaped := i+1, false
+			for i++; obj[i] != '"'; i++ {
+				if obj[i] == '\\' {
+					escaped = true
+					i++
+				}
+			}
+			if depth == 0 && key {
+				if escaped {
+					return false, true
+				}
+				if string(obj[start:i]) == "_meta" {
+					return true, false
+				}
+				key = false
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ',':
+			key = depth == 0
+		}
+	}
+	return false, false
+}
+
+// appendQuoted appends s as a JSON string, without HTML escaping.
+func appendQuoted(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c == '"' || c == '\\' || c >= 0x80 {
+			return append(b, marshalNoEscape(s)...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+func withRelatedTaskMetaSlow(result json.RawMessage, id string) (json.RawMessage, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(result, &obj); err != nil {
+		return nil, fmt.Errorf("tasks: stored result is not an object: %w", err)
+	}
+	if obj == nil {
+		obj = map[string]json.RawMessage{}
+	}
+	meta := map[string]json.RawMessage{}
+	if raw, ok := obj["_meta"]; ok {
+		if err := json.Unmarshal(raw, &meta); err != nil || meta == nil {
+			meta = map[string]json.RawMessage{}
+		}
+	}
+	meta[mcp.MetaRelatedTask] = marshalNoEscape(mcp.RelatedTaskMetadata{TaskID: id})
+	obj["_meta"] = marshalNoEscape(meta)
+	return marshalNoEscape(obj), nil
+}
+
+// marshalNoEscape encodes v, which cannot fail to encode, without HTML escaping: a
+// result goes on the wire as the tool wrote it.
+func marshalNoEscape(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
