@@ -1,10 +1,10 @@
 package tasks
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -19,7 +19,7 @@ func WithRelatedTaskMeta(result json.RawMessage, id string) (json.RawMessage, er
 	for open < len(result) && isSpace(result[open]) {
 		open++
 	}
-	if open == len(result) || result[open] != '{' || !json.Valid(result) {
+	if open == len(result) || result[open] != '{' || !jsonwire.Valid(result) {
 		return withRelatedTaskMetaSlow(result, id) // null, or the error of a non-object
 	}
 	hasMeta, unsure := topLevelMeta(result[open:])
@@ -36,7 +36,7 @@ func WithRelatedTaskMeta(result json.RawMessage, id string) (json.RawMessage, er
 	out := make([]byte, 0, len(result)+len(id)+len(relatedMetaOpen)+len(relatedMetaClose)+8)
 	out = append(out, result[:open+1]...)
 	out = append(out, relatedMetaOpen...)
-	out = appendQuoted(out, id)
+	out = jsonwire.AppendString(out, id)
 	out = append(out, relatedMetaClose...)
 	if !empty {
 		out = append(out, ',')
@@ -85,18 +85,6 @@ func topLevelMeta(obj []byte) (hasMeta, unsure bool) {
 	return false, false
 }
 
-// appendQuoted appends s as a JSON string, without HTML escaping.
-func appendQuoted(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < ' ' || c == '"' || c == '\\' || c >= 0x80 {
-			return append(b, marshalNoEscape(s)...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
 func withRelatedTaskMetaSlow(result json.RawMessage, id string) (json.RawMessage, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(result, &obj); err != nil {
@@ -111,17 +99,14 @@ func withRelatedTaskMetaSlow(result json.RawMessage, id string) (json.RawMessage
 			meta = map[string]json.RawMessage{}
 		}
 	}
-	meta[mcp.MetaRelatedTask] = marshalNoEscape(mcp.RelatedTaskMetadata{TaskID: id})
-	obj["_meta"] = marshalNoEscape(meta)
-	return marshalNoEscape(obj), nil
+	meta[mcp.MetaRelatedTask] = marshal(mcp.RelatedTaskMetadata{TaskID: id})
+	obj["_meta"] = marshal(meta)
+	return marshal(obj), nil
 }
 
-// marshalNoEscape encodes v, which cannot fail to encode, without HTML escaping: a
-// result goes on the wire as the tool wrote it.
-func marshalNoEscape(v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+// marshal encodes v, which cannot fail to encode, without HTML escaping: a result goes
+// on the wire as the tool wrote it.
+func marshal(v any) []byte {
+	b, _ := jsonwire.Marshal(v)
+	return b
 }

@@ -22,9 +22,9 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/workpool"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -150,14 +150,8 @@ type Manager struct {
 	closed  bool
 	running sync.WaitGroup
 
-	// Work made by Create runs on workers that, once done, wait for the next task while
-	// fewer than maxIdleWorkers wait; Close ends them.
-	work         chan func()
-	idle         atomic.Int32
-	live         atomic.Int32  // workers, idle or not
-	quit         chan struct{} // closed by Close
-	closeWorkers sync.Once
-	workers      sync.WaitGroup
+	// workers run the work of tasks made by Create; Close ends them.
+	workers *workpool.Pool
 
 	// wmu guards the tasks/result requests waiting on tasks. It is a leaf lock, taken
 	// after mu or notifyMu and never before them, so that OnChange may call Waiter.
@@ -169,59 +163,12 @@ type Manager struct {
 func New(opts Options) *Manager {
 	opts.defaults()
 	return &Manager{opts: opts, tasks: map[string]*task{}, owners: map[string]*ownerSet{},
-		work: make(chan func()), quit: make(chan struct{})}
+		workers: workpool.New(workpool.Options{IdleTimeout: workerIdle})}
 }
 
-// maxIdleWorkers bounds the goroutines that, having run a task's work, wait for the
-// next. A fresh goroutine starts with a small stack that encoding a result grows
-// several times, and copying it costs more than the rest of running a quick task; a
-// waiting worker has its stack grown already. A worker waits at most workerIdle, so
-// that a manager nobody closes keeps no goroutine for long.
-const (
-	maxIdleWorkers = 4
-	workerIdle     = time.Second
-)
-
-// spawn runs f on an idle worker, or on a new goroutine when none is waiting.
-func (m *Manager) spawn(f func()) {
-	select {
-	case m.work <- f:
-	default:
-		m.workers.Add(1)
-		m.live.Add(1)
-		go m.worker(f)
-	}
-}
-
-func (m *Manager) worker(f func()) {
-	defer m.workers.Done()
-	defer m.live.Add(-1)
-	var idle *time.Timer
-	for {
-		f()
-		f = nil // not kept alive while idle
-		if m.idle.Add(1) > maxIdleWorkers {
-			m.idle.Add(-1)
-			return
-		}
-		if idle == nil {
-			idle = time.NewTimer(workerIdle)
-		} else {
-			idle.Reset(workerIdle)
-		}
-		select {
-		case f = <-m.work:
-			m.idle.Add(-1)
-		case <-idle.C:
-			m.idle.Add(-1)
-			return
-		case <-m.quit:
-			m.idle.Add(-1)
-			idle.Stop()
-			return
-		}
-	}
-}
+// workerIdle is how long a worker waits for the next task's work, so that a manager
+// nobody closes keeps no goroutine for long.
+const workerIdle = time.Second
 
 // Create registers a task in status working, starts run on a context of its own, and
 // returns the task as the CreateTaskResult should report it. requested is params.task.
@@ -230,7 +177,7 @@ func (m *Manager) Create(owner string, requested *mcp.TaskMetadata, run RunFunc)
 	if err != nil {
 		return mcp.Task{}, err
 	}
-	m.spawn(func() { h.Finish(run(ctx, h)) })
+	m.workers.Go(func() { h.Finish(run(ctx, h)) })
 	return created, nil
 }
 
@@ -677,7 +624,7 @@ func (m *Manager) Close() {
 	}
 	m.running.Wait()
 	// After the work: a task registered before Close may still be handed to a worker.
-	m.closeWorkers.Do(func() { close(m.quit) })
+	m.workers.Close()
 	m.workers.Wait()
 }
 
