@@ -85,11 +85,12 @@ func (s *Session) startReceiverTask(r *Request, requested *mcp.TaskMetadata) (an
 	}
 	// No goroutine waits for the answer: the answer, or the end of the task (cancelled,
 	// expired, session closed), finishes it, so that a pending task costs only memory.
-	t, ctx, h, err := s.recv.Defer(receiverOwner, requested, func() { _ = r.settle(nil, errNoAnswer) })
+	h, err := s.recv.Defer(receiverOwner, requested, func() { _ = r.settle(nil, errNoAnswer) })
 	if err != nil {
 		return nil, err
 	}
-	r.ctx = ctx // the request now lives as long as the task, not the request that made it
+	t := h.Created()
+	r.ctx = h.Context() // the request now lives as long as the task, not the request that made it
 	r.Task = t.TaskID
 	s.trackReceiverRequest(t.TaskID, r)
 	s.enqueue(r)

@@ -33,6 +33,26 @@ func (h *Handle) Finish(out Outcome) {
 // ID is the task's id.
 func (h *Handle) ID() string { return h.t.state.TaskID }
 
+// Created returns the task as it was created, in status working: what the
+// CreateTaskResult reports.
+func (h *Handle) Created() mcp.Task {
+	// Built from the fields that never change, which needs no lock; the others had
+	// these values at creation.
+	s := &h.t.state
+	return mcp.Task{
+		TaskID:        s.TaskID,
+		Status:        mcp.TaskStatusWorking,
+		CreatedAt:     s.CreatedAt,
+		LastUpdatedAt: s.CreatedAt,
+		TTL:           s.TTL,
+		PollInterval:  s.PollInterval,
+	}
+}
+
+// Context returns the task's context: it ends when the task is cancelled or expires, its
+// owner is dropped, the manager closes, or at [Handle.Finish].
+func (h *Handle) Context() context.Context { return h.t.ctx }
+
 // SetStatus moves the task to input_required or back to working, with a message. It
 // fails once the task has ended (cancelled, for instance), which the work should take as
 // a sign to stop.

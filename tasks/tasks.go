@@ -124,6 +124,9 @@ type task struct {
 	expires time.Time // zero: never
 	index   int       // in the expiry heap; -1 when not there
 	tindex  int       // in its owner's heap of terminal tasks; -1 when not there
+	// ctx is the work's: it ends when the task is cancelled, expires or is deleted, or
+	// at Finish.
+	ctx     context.Context
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when terminal or deleted
 	gone    bool          // deleted (expired, evicted)
@@ -173,31 +176,33 @@ const workerIdle = time.Second
 // Create registers a task in status working, starts run on a context of its own, and
 // returns the task as the CreateTaskResult should report it. requested is params.task.
 func (m *Manager) Create(owner string, requested *mcp.TaskMetadata, run RunFunc) (mcp.Task, error) {
-	created, ctx, h, err := m.register(owner, requested, nil)
+	h, err := m.register(owner, requested, nil)
 	if err != nil {
 		return mcp.Task{}, err
 	}
-	m.workers.Go(func() { h.Finish(run(ctx, h)) })
-	return created, nil
+	m.workers.Go(func() { h.Finish(run(h.Context(), h)) })
+	return h.Created(), nil
 }
 
 // Defer registers a task in status working, like [Manager.Create], but starts no work:
 // the caller does the work wherever it likes and ends the task with [Handle.Finish]. No
 // goroutine waits on a deferred task, so a receiver holding many tasks that wait for a
-// person (sampling, elicitation) pays only their memory.
+// person (sampling, elicitation) pays only their memory. The handle gives the task as
+// the CreateTaskResult should report it ([Handle.Created]) and its context
+// ([Handle.Context]).
 //
 // The context ends when the task is cancelled or expires, its owner is dropped or the
 // manager closes. stop, if not nil, is called then too, once, on the goroutine that ended
 // the task and without locks held, unless Finish came first; the work should give up
 // and call Finish (whose outcome is dropped once the task has ended). [Manager.Close]
 // waits for Finish.
-func (m *Manager) Defer(owner string, requested *mcp.TaskMetadata, stop func()) (mcp.Task, context.Context, *Handle, error) {
+func (m *Manager) Defer(owner string, requested *mcp.TaskMetadata, stop func()) (*Handle, error) {
 	return m.register(owner, requested, stop)
 }
 
 // register adds a task in status working and counts it as running until its Handle's
 // Finish.
-func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func()) (mcp.Task, context.Context, *Handle, error) {
+func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func()) (*Handle, error) {
 	now := m.opts.Now()
 	ttl := m.opts.DefaultTTL
 	if requested != nil && requested.TTL != nil && *requested.TTL >= 0 {
@@ -208,10 +213,10 @@ func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func(
 	}
 	id, err := newID()
 	if err != nil {
-		return mcp.Task{}, nil, nil, fmt.Errorf("tasks: %w", err)
+		return nil, fmt.Errorf("tasks: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &task{owner: owner, cancel: cancel, done: make(chan struct{}), index: -1, tindex: -1, waiterAdded: make(chan struct{})}
+	t := &task{owner: owner, ctx: ctx, cancel: cancel, done: make(chan struct{}), index: -1, tindex: -1, waiterAdded: make(chan struct{})}
 	h := &Handle{m: m, t: t, release: cancel}
 	if stop != nil {
 		t.cancel = func() {
@@ -221,6 +226,7 @@ func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func(
 			}
 		}
 	}
+	// Handle.Created rebuilds this state from the fields that never change.
 	created := mcp.FormatTime(now)
 	t.state = mcp.Task{
 		TaskID:        id,
@@ -238,12 +244,12 @@ func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func(
 	if m.closed {
 		m.mu.Unlock()
 		cancel()
-		return mcp.Task{}, nil, nil, ErrClosed
+		return nil, ErrClosed
 	}
 	if err := m.allowLocked(owner); err != nil {
 		m.mu.Unlock()
 		cancel()
-		return mcp.Task{}, nil, nil, err
+		return nil, err
 	}
 	set := m.owners[owner]
 	if set == nil {
@@ -253,7 +259,7 @@ func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func(
 	if set.active >= m.opts.MaxActive {
 		m.mu.Unlock()
 		cancel()
-		return mcp.Task{}, nil, nil, ErrTooMany.WithData(map[string]int{"maxActive": m.opts.MaxActive})
+		return nil, ErrTooMany.WithData(map[string]int{"maxActive": m.opts.MaxActive})
 	}
 	if len(set.tasks) >= m.opts.MaxKept {
 		m.evictOldestTerminal(set)
@@ -267,7 +273,6 @@ func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func(
 		heap.Push(&m.expiry, t)
 		m.armTimer(now)
 	}
-	snapshot := t.state
 	m.running.Add(1)
 	m.mu.Unlock()
 
@@ -276,7 +281,7 @@ func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func(
 	if m.opts.Logger.Enabled(context.Background(), slog.LevelInfo) {
 		m.opts.Logger.Info("task created", "task", id, "owner", owner, "ttl", ttl)
 	}
-	return snapshot, ctx, h, nil
+	return h, nil
 }
 
 func (m *Manager) finish(t *task, out Outcome) {
