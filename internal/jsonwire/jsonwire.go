@@ -19,10 +19,16 @@ import (
 // bytes of every message that passes through unchanged.
 //
 // A [json.Marshaler] (a json.RawMessage, or a type with a hand-written encoder) is
-// called directly, its output checked and compacted as encoding/json would.
+// called directly, its output checked and compacted as encoding/json would. Output
+// that is compact already is returned as it is, not copied (except a json.RawMessage's,
+// whose bytes are its holder's): a MarshalJSON that returns bytes it changes later
+// would see the change.
 func Marshal(v any) ([]byte, error) {
 	if m, ok := v.(json.Marshaler); ok {
-		return appendMarshaler(nil, m)
+		if _, raw := m.(json.RawMessage); raw {
+			return appendMarshaler(nil, m)
+		}
+		return marshaler(m)
 	}
 	e := encoders.Get().(*encoder)
 	defer e.release()
@@ -31,6 +37,25 @@ func Marshal(v any) ([]byte, error) {
 	}
 	b := e.buf.Bytes()
 	return bytes.Clone(b[:len(b)-1]), nil // without Encode's newline
+}
+
+// marshaler returns m's encoding as [Marshal] says.
+func marshaler(m json.Marshaler) ([]byte, error) {
+	if rv := reflect.ValueOf(m); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return []byte("null"), nil
+	}
+	raw, err := m.MarshalJSON()
+	if err == nil {
+		s := scanner{data: raw}
+		if err = s.whole(); err == nil {
+			if !s.spaced {
+				return raw, nil
+			}
+			return AppendRaw(make([]byte, 0, len(raw)), raw)
+		}
+		err = json.Compact(new(bytes.Buffer), raw) // the error encoding/json gives
+	}
+	return nil, &json.MarshalerError{Type: reflect.TypeOf(m), Err: err}
 }
 
 // AppendMarshal appends what [Marshal] returns for v to b. On error, b is returned as

@@ -165,13 +165,13 @@ func FuzzScan(f *testing.F) {
 	})
 }
 
-// marshaler returns its bytes, or its error, from MarshalJSON.
-type marshaler struct {
+// fixedMarshaler returns its bytes, or its error, from MarshalJSON.
+type fixedMarshaler struct {
 	out []byte
 	err error
 }
 
-func (m marshaler) MarshalJSON() ([]byte, error) { return m.out, m.err }
+func (m fixedMarshaler) MarshalJSON() ([]byte, error) { return m.out, m.err }
 
 // ptrMarshaler implements json.Marshaler only through its pointer.
 type ptrMarshaler struct{ out []byte }
@@ -207,16 +207,16 @@ func TestMarshal(t *testing.T) {
 	}
 	for _, s := range scanSeeds {
 		checkMarshal(t, json.RawMessage(s))
-		checkMarshal(t, marshaler{out: []byte(s)})
+		checkMarshal(t, fixedMarshaler{out: []byte(s)})
 		checkMarshal(t, &ptrMarshaler{out: []byte(s)})
 	}
 	for _, v := range []any{
 		nil,
 		json.RawMessage(nil),
 		map[string]any{"html": "<a href='x'>&amp;</a>", "n": 1.5, "raw": json.RawMessage(` [ 1 ] `)},
-		[]any{"<", marshaler{out: []byte(` { "a" : "<" } `)}},
-		marshaler{err: errors.New("boom")},
-		marshaler{out: []byte(`{"a":1} x`)},
+		[]any{"<", fixedMarshaler{out: []byte(` { "a" : "<" } `)}},
+		fixedMarshaler{err: errors.New("boom")},
+		fixedMarshaler{out: []byte(`{"a":1} x`)},
 		(*ptrMarshaler)(nil),
 		ptrMarshaler{out: []byte(`"not called"`)},
 		struct{ M *ptrMarshaler }{},
@@ -238,8 +238,8 @@ func FuzzMarshal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string, raw []byte) {
 		checkMarshal(t, s)
 		checkMarshal(t, json.RawMessage(raw))
-		checkMarshal(t, marshaler{out: raw})
-		checkMarshal(t, map[string]any{s: s, "raw": marshaler{out: raw}})
+		checkMarshal(t, fixedMarshaler{out: raw})
+		checkMarshal(t, map[string]any{s: s, "raw": fixedMarshaler{out: raw}})
 	})
 }
 
@@ -305,4 +305,17 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkUnmarshal(t, data)
 	})
+}
+
+// A json.RawMessage's bytes are its holder's: Marshal copies them.
+func TestMarshalCopiesRawMessage(t *testing.T) {
+	raw := json.RawMessage(`{"a":1}`)
+	b, err := Marshal(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw[2] = 'b'
+	if string(b) != `{"a":1}` {
+		t.Errorf("Marshal's output changed with its input: %s", b)
+	}
 }
