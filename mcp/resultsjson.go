@@ -177,9 +177,9 @@ func marshalFlatTask(t *Task, meta Meta) ([]byte, error) {
 	return jsonwire.Marshal(flatTask{Task(*t), meta}) // and the error encoding/json gives
 }
 
-// encodedSize is room for t's members and a little _meta.
+// encodedSize is room for t encoded, with numbers of usual length.
 func (t *Task) encodedSize() int {
-	return 192 + len(t.TaskID) + len(t.StatusMessage)
+	return 100 + len(t.TaskID) + len(t.Status) + len(t.StatusMessage) + len(t.CreatedAt) + len(t.LastUpdatedAt)
 }
 
 // appendMembers appends t's members as encoding/json writes them, without the braces.
