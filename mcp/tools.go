@@ -125,11 +125,8 @@ type CallToolResult struct {
 	Meta    Meta `json:"_meta,omitempty"`
 }
 
-// MarshalJSON writes a nil Content as [].
-//
-// A tool result is encoded once per tools/call and stored per tool task, so the
-// common case (text blocks) is written directly rather than through reflection and a
-// MarshalJSON per block, each of whose output encoding/json would scan again.
+// MarshalJSON writes a nil Content as [], and the common case, text blocks, directly: a
+// tool result is encoded for every tools/call.
 func (r CallToolResult) MarshalJSON() ([]byte, error) {
 	n := 64 + len(r.StructuredContent)
 	for i := range r.Content {

@@ -11,9 +11,8 @@ import (
 // WithRelatedTaskMeta returns result with _meta["io.modelcontextprotocol/related-task"]
 // set to id, keeping every other member as it was: tasks/result must carry the key.
 //
-// A result without _meta, the usual case, gets the member spliced in at the front and
-// keeps every other byte: re-encoding it through maps on every tasks/result cost more
-// than the rest of serving one. A result with _meta is merged into through maps.
+// A result without _meta, the usual case, gets the member spliced in at the front, every
+// other byte kept, rather than a round through maps; one with _meta is merged through maps.
 func WithRelatedTaskMeta(result json.RawMessage, id string) (json.RawMessage, error) {
 	open := 0
 	for open < len(result) && isSpace(result[open]) {

@@ -123,9 +123,9 @@ func (e *encoder) release() {
 }
 
 // Unmarshal is json.Unmarshal. When v is a non-nil pointer that implements
-// [json.Unmarshaler], data is checked by the scanner of this package, several times
-// quicker than encoding/json's, and v.UnmarshalJSON is called directly with the value
-// (without the whitespace around it), as encoding/json would call it.
+// [json.Unmarshaler], data is checked by the scanner of this package instead of
+// encoding/json's, and v.UnmarshalJSON is called directly with the value (without the
+// whitespace around it), as encoding/json would call it.
 func Unmarshal(data []byte, v any) error {
 	if u, ok := v.(json.Unmarshaler); ok {
 		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
