@@ -28,8 +28,7 @@ type (
 func (p CallToolParams) MarshalJSON() ([]byte, error) {
 	b, err := p.appendJSON(make([]byte, 0, 64+len(p.Name)+len(p.Arguments)))
 	if err != nil {
-		type CallToolParams plainCallToolParams
-		return jsonwire.Marshal(CallToolParams(p)) // and the error encoding/json gives
+		return jsonwire.Marshal(plainCallToolParams(p)) // and the error encoding/json gives
 	}
 	return b, nil
 }
@@ -39,65 +38,56 @@ func (p *CallToolParams) UnmarshalJSON(data []byte) error {
 	if p.Name == "" && p.Arguments == nil && p.Task == nil && p.Meta == nil && decodeCallToolParams(data, p) {
 		return nil
 	}
+	// Named as p's type, for encoding/json's errors.
 	type CallToolParams plainCallToolParams
 	return json.Unmarshal(data, (*CallToolParams)(p))
 }
 
 // MarshalJSON writes p as encoding/json writes its fields, with HTML escaping off.
-func (p GetTaskParams) MarshalJSON() ([]byte, error) {
-	b, err := appendTaskIDParams(make([]byte, 0, 32+len(p.TaskID)), p.TaskID, p.Meta)
-	if err != nil {
-		type GetTaskParams plainGetTaskParams
-		return jsonwire.Marshal(GetTaskParams(p))
-	}
-	return b, nil
-}
+func (p GetTaskParams) MarshalJSON() ([]byte, error) { return marshalTaskIDParams(p.TaskID, p.Meta) }
 
 // UnmarshalJSON decodes p as encoding/json decodes its fields.
 func (p *GetTaskParams) UnmarshalJSON(data []byte) error {
-	if p.TaskID == "" && p.Meta == nil && decodeTaskIDParams(data, &p.TaskID, &p.Meta) {
-		return nil
-	}
 	type GetTaskParams plainGetTaskParams
-	return json.Unmarshal(data, (*GetTaskParams)(p))
+	return unmarshalTaskIDParams(data, &p.TaskID, &p.Meta, (*GetTaskParams)(p))
 }
 
 // MarshalJSON writes p as encoding/json writes its fields, with HTML escaping off.
-func (p TaskResultParams) MarshalJSON() ([]byte, error) {
-	b, err := appendTaskIDParams(make([]byte, 0, 32+len(p.TaskID)), p.TaskID, p.Meta)
-	if err != nil {
-		type TaskResultParams plainTaskResultParams
-		return jsonwire.Marshal(TaskResultParams(p))
-	}
-	return b, nil
-}
+func (p TaskResultParams) MarshalJSON() ([]byte, error) { return marshalTaskIDParams(p.TaskID, p.Meta) }
 
 // UnmarshalJSON decodes p as encoding/json decodes its fields.
 func (p *TaskResultParams) UnmarshalJSON(data []byte) error {
-	if p.TaskID == "" && p.Meta == nil && decodeTaskIDParams(data, &p.TaskID, &p.Meta) {
-		return nil
-	}
 	type TaskResultParams plainTaskResultParams
-	return json.Unmarshal(data, (*TaskResultParams)(p))
+	return unmarshalTaskIDParams(data, &p.TaskID, &p.Meta, (*TaskResultParams)(p))
 }
 
 // MarshalJSON writes p as encoding/json writes its fields, with HTML escaping off.
-func (p CancelTaskParams) MarshalJSON() ([]byte, error) {
-	b, err := appendTaskIDParams(make([]byte, 0, 32+len(p.TaskID)), p.TaskID, p.Meta)
+func (p CancelTaskParams) MarshalJSON() ([]byte, error) { return marshalTaskIDParams(p.TaskID, p.Meta) }
+
+// UnmarshalJSON decodes p as encoding/json decodes its fields.
+func (p *CancelTaskParams) UnmarshalJSON(data []byte) error {
+	type CancelTaskParams plainCancelTaskParams
+	return unmarshalTaskIDParams(data, &p.TaskID, &p.Meta, (*CancelTaskParams)(p))
+}
+
+// marshalTaskIDParams writes the params of tasks/get, tasks/result and tasks/cancel,
+// which are alike.
+func marshalTaskIDParams(id string, meta Meta) ([]byte, error) {
+	b, err := appendTaskIDParams(make([]byte, 0, 32+len(id)), id, meta)
 	if err != nil {
-		type CancelTaskParams plainCancelTaskParams
-		return jsonwire.Marshal(CancelTaskParams(p))
+		return jsonwire.Marshal(plainGetTaskParams{id, meta}) // and the error encoding/json gives
 	}
 	return b, nil
 }
 
-// UnmarshalJSON decodes p as encoding/json decodes its fields.
-func (p *CancelTaskParams) UnmarshalJSON(data []byte) error {
-	if p.TaskID == "" && p.Meta == nil && decodeTaskIDParams(data, &p.TaskID, &p.Meta) {
+// unmarshalTaskIDParams decodes the params of tasks/get, tasks/result or tasks/cancel
+// into *id and *meta, or else into plain, the same params as a type of the same name
+// without methods.
+func unmarshalTaskIDParams(data []byte, id *string, meta *Meta, plain any) error {
+	if *id == "" && *meta == nil && decodeTaskIDParams(data, id, meta) {
 		return nil
 	}
-	type CancelTaskParams plainCancelTaskParams
-	return json.Unmarshal(data, (*CancelTaskParams)(p))
+	return json.Unmarshal(data, plain)
 }
 
 // decodeTaskIDParams decodes {"taskId": string, "_meta": object or null}, storing only

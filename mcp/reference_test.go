@@ -1,9 +1,10 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire/jsonwiretest"
 )
 
 // The reference the hand-written codecs are held to: encoding/json on types of the same
@@ -130,11 +131,5 @@ func refMarshal(v any) ([]byte, error) {
 	default:
 		panic("refMarshal: no reference for this type")
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(w); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return jsonwiretest.Marshal(w)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire/jsonwiretest"
 )
 
 // oldCallToolResult and oldContent marshal as CallToolResult and Content did before
@@ -42,13 +44,11 @@ func (c oldContent) MarshalJSON() ([]byte, error) {
 // noEscape encodes v as the JSON-RPC layer encodes a result: without HTML escaping.
 func noEscape(t testing.TB, v any) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := jsonwiretest.Marshal(v)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return b
 }
 
 func TestCallToolResultIsNotHTMLEscaped(t *testing.T) {

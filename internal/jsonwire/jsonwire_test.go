@@ -8,19 +8,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire/jsonwiretest"
 )
 
 // The reference for everything here is encoding/json with HTML escaping off.
 
-func refMarshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
+var refMarshal = jsonwiretest.Marshal
 
 func errString(err error) string {
 	if err == nil {
