@@ -3,7 +3,7 @@
 // extension of revision 2026-07-28 adds (see tasks_ext.go).
 //
 // The package is types only: no I/O, no networking, no goroutines, and no
-// functions that encode or decode. It describes what travels inside JSON-RPC
+// codec functions of its own. It describes what travels inside JSON-RPC
 // params and results, so that the jsonrpc, client, server and tasks packages
 // agree on one set of shapes. Encode and decode its values with encoding/json
 // (or any code that calls MarshalJSON and UnmarshalJSON).
