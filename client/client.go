@@ -153,6 +153,7 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 	})
 	go func() {
 		<-s.conn.Done()
+		s.tasks.followers.Close()
 		if s.recv != nil {
 			s.recv.Close() // receiver tasks are bound to this session
 		}
@@ -235,17 +236,9 @@ func (s *Session) call(ctx context.Context, method string, params, result any) e
 	return nil
 }
 
-// send is conn.Call with the params encoded by mcp.MarshalParams, which writes tool calls
-// and task requests without reflection: on the fresh goroutine of each call in a burst,
-// encoding/json's recursion cost more in stack growth than in encoding.
+// send is conn.Call. Tool calls and task requests are written by their params' own
+// MarshalJSON, which the connection calls directly.
 func (s *Session) send(ctx context.Context, method string, params, result any) error {
-	if params != nil {
-		raw, err := mcp.MarshalParams(params)
-		if err != nil {
-			return fmt.Errorf("jsonrpc: encoding %s params: %w", method, err)
-		}
-		params = raw
-	}
 	return s.conn.Call(ctx, method, params, result)
 }
 
@@ -496,7 +489,7 @@ func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		}
 	case mcp.NotificationTasksStatus:
 		var p mcp.TaskStatusNotificationParams
-		if mcp.UnmarshalResult(req.Params, &p) == nil && p.TaskID != "" {
+		if p.UnmarshalJSON(req.Params) == nil && p.TaskID != "" {
 			s.statusNotification(p.Task)
 		}
 	case mcp.NotificationToolsListChanged:

@@ -1,13 +1,13 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"sync"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/tasks"
@@ -85,11 +85,12 @@ func (s *Session) startReceiverTask(r *Request, requested *mcp.TaskMetadata) (an
 	}
 	// No goroutine waits for the answer: the answer, or the end of the task (cancelled,
 	// expired, session closed), finishes it, so that a pending task costs only memory.
-	t, ctx, h, err := s.recv.Defer(receiverOwner, requested, func() { _ = r.settle(nil, errNoAnswer) })
+	h, err := s.recv.Defer(receiverOwner, requested, func() { _ = r.settle(nil, errNoAnswer) })
 	if err != nil {
 		return nil, err
 	}
-	r.ctx = ctx // the request now lives as long as the task, not the request that made it
+	t := h.Created()
+	r.ctx = h.Context() // the request now lives as long as the task, not the request that made it
 	r.Task = t.TaskID
 	s.trackReceiverRequest(t.TaskID, r)
 	s.enqueue(r)
@@ -116,11 +117,7 @@ func receiverOutcome(res any, err error) tasks.Outcome {
 		return tasks.Outcome{Error: jsonrpc.AsError(err)}
 	}
 	// Stored as it will be sent: without HTML escaping, like every message mcpi writes.
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	err = enc.Encode(res)
-	raw := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	raw, err := jsonwire.Marshal(res)
 	if err != nil {
 		return tasks.Outcome{Error: jsonrpc.Errorf(jsonrpc.CodeInternalError, "encoding the answer: %v", err)}
 	}

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpi-dev/mcpi/internal/workpool"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -21,47 +22,12 @@ type taskRegistry struct {
 	// inflight counts tools/call task calls awaiting their CreateTaskResult.
 	inflight int
 
-	work chan func() // hands a task to an idle follower; unbuffered
-	idle atomic.Int32
+	// followers runs each task's follower; the session closes it when it ends.
+	followers *workpool.Pool
 
 	// notified is set once the server has sent any status notification: a server that
 	// sends them for one task sends them for all.
 	notified atomic.Bool
-}
-
-// maxIdleFollowers bounds the goroutines that, having followed a task to its end, wait
-// to follow the next one. A fresh goroutine starts with a small stack that decoding the
-// result grows several times, and copying it costs a good part of a short task's round
-// trip; a waiting follower has its stack grown already.
-const maxIdleFollowers = 4
-
-// spawn runs follow on an idle follower of session s, or on a new goroutine when none is
-// waiting.
-func (r *taskRegistry) spawn(s *Session, follow func()) {
-	select {
-	case r.work <- follow:
-	default:
-		go r.follower(s, follow)
-	}
-}
-
-// follower runs f, then waits for more while fewer than maxIdleFollowers wait, until the
-// session's connection ends.
-func (r *taskRegistry) follower(s *Session, f func()) {
-	for {
-		f()
-		if r.idle.Add(1) > maxIdleFollowers {
-			r.idle.Add(-1)
-			return
-		}
-		select {
-		case f = <-r.work:
-			r.idle.Add(-1)
-		case <-s.conn.Done():
-			r.idle.Add(-1)
-			return
-		}
-	}
 }
 
 // maxEarly bounds the ids of status notifications kept for tasks not registered yet,
@@ -85,7 +51,7 @@ func (r *taskRegistry) init() {
 	r.byID = map[string]*Task{}
 	r.tokens = map[any]*Task{}
 	r.early = map[string][]mcp.Task{}
-	r.work = make(chan func())
+	r.followers = workpool.New(workpool.Options{})
 }
 
 func (r *taskRegistry) add(t *Task) []mcp.Task {

@@ -356,14 +356,13 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 		return nil, nil, fmt.Errorf("%s: %w", mcp.MethodToolsCall, err)
 	}
 	// One decode tells a CreateTaskResult (an object at result.task) from a plain result;
-	// a result the probe cannot read is left to the plain decode to judge.
-	var answer struct {
-		Task *mcp.Task `json:"task"`
-	}
-	if mcp.UnmarshalResult(raw, &answer) != nil || answer.Task == nil {
+	// a result the probe cannot read is left to the plain decode to judge. The connection
+	// has checked the bytes, so the decoders are called directly.
+	var answer mcp.CreateTaskProbe
+	if answer.UnmarshalJSON(raw) != nil || answer.Task == nil {
 		// The server ran the call plainly (it may ignore params.task): that is the outcome.
 		var res mcp.CallToolResult
-		if err := mcp.UnmarshalResult(raw, &res); err != nil {
+		if err := res.UnmarshalJSON(raw); err != nil {
 			sub.closeIfAny()
 			return nil, nil, fmt.Errorf("%s: decoding the result: %w", mcp.MethodToolsCall, err)
 		}
@@ -427,7 +426,7 @@ func (s *Session) track(t *Task, early []mcp.Task, cancelNow bool) {
 	for _, st := range early {
 		t.observe(st, true)
 	}
-	s.tasks.spawn(s, t.follow)
+	s.tasks.followers.Go(t.follow)
 	if cancelNow {
 		go func() { _, _ = t.Cancel(context.Background()) }()
 	}

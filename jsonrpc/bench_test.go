@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 )
 
 // benchFrames are the frames of a typical MCP session, from the smallest to the largest
@@ -134,7 +136,7 @@ func BenchmarkRespond(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				res, err := marshalNoEscape(tc.result)
+				res, err := jsonwire.Marshal(tc.result)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -8,6 +8,9 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
+	"github.com/mcpi-dev/mcpi/internal/workpool"
 )
 
 // Connection is one end of a transport, moving whole messages. Implementations must allow
@@ -91,15 +94,9 @@ type Conn struct {
 	inflight map[ID]context.CancelCauseFunc
 	err      error
 
-	work chan func() // hands a request to an idle worker; unbuffered
-	idle atomic.Int32
+	// workers run inbound requests; idle ones end with the connection.
+	workers *workpool.Pool
 }
-
-// maxIdleWorkers bounds the goroutines that, having handled an inbound request, wait for
-// the next one. A fresh goroutine starts with a small stack that decoding and encoding
-// JSON grow several times, and copying it costs more than the rest of handling a small
-// request; a waiting worker has its stack grown already.
-const maxIdleWorkers = 4
 
 // errPeerCancelled is the cause of a handler context the peer cancelled.
 var errPeerCancelled = errors.New("jsonrpc: request cancelled by the peer")
@@ -116,8 +113,8 @@ func NewConn(c Connection, opts Options) *Conn {
 		done:     make(chan struct{}),
 		pending:  make(map[ID]chan *Response),
 		inflight: make(map[ID]context.CancelCauseFunc),
-		work:     make(chan func()),
 	}
+	conn.workers = workpool.New(workpool.Options{Done: conn.done})
 	if conn.log == nil {
 		conn.log = slog.New(slog.DiscardHandler)
 	}
@@ -170,20 +167,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	}
 	select {
 	case resp := <-ch:
-		if resp.Error != nil {
-			return resp.Error
-		}
-		if result == nil {
-			return nil
-		}
-		if r, ok := result.(*json.RawMessage); ok {
-			*r = resp.Result
-			return nil
-		}
-		if err := json.Unmarshal(resp.Result, result); err != nil {
-			return fmt.Errorf("jsonrpc: decoding %s result: %w", method, err)
-		}
-		return nil
+		return decodeResult(method, resp, result)
 	case <-ctx.Done():
 		c.forget(id)
 		if !uncancellable[method] && c.Err() == nil {
@@ -195,21 +179,30 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		// The reader may have delivered the response just before ending.
 		select {
 		case resp := <-ch:
-			if resp.Error != nil {
-				return resp.Error
-			}
-			if result != nil {
-				if r, ok := result.(*json.RawMessage); ok {
-					*r = resp.Result
-					return nil
-				}
-				return json.Unmarshal(resp.Result, result)
-			}
-			return nil
+			return decodeResult(method, resp, result)
 		default:
 		}
 		return c.Err()
 	}
+}
+
+// decodeResult returns the peer's error, or decodes the result into result as
+// [Conn.Call] says.
+func decodeResult(method string, resp *Response, result any) error {
+	if resp.Error != nil {
+		return resp.Error
+	}
+	switch r := result.(type) {
+	case nil:
+		return nil
+	case *json.RawMessage:
+		*r = resp.Result
+		return nil
+	}
+	if err := jsonwire.Unmarshal(resp.Result, result); err != nil {
+		return fmt.Errorf("jsonrpc: decoding %s result: %w", method, err)
+	}
+	return nil
 }
 
 // Notify sends a notification.
@@ -321,7 +314,7 @@ func (c *Conn) startRequest(req *Request) {
 	c.mu.Lock()
 	c.inflight[req.ID] = cancel
 	c.mu.Unlock()
-	c.spawn(func() {
+	c.workers.Go(func() {
 		defer func() {
 			c.mu.Lock()
 			delete(c.inflight, req.ID)
@@ -335,7 +328,7 @@ func (c *Conn) startRequest(req *Request) {
 		resp := &Response{ID: req.ID}
 		if err != nil {
 			resp.Error = AsError(err)
-		} else if resp.Result, err = marshalNoEscape(result); err != nil {
+		} else if resp.Result, err = jsonwire.Marshal(result); err != nil {
 			resp.Error = Errorf(CodeInternalError, "encoding the result: %v", err)
 			resp.Result = nil
 		}
@@ -346,34 +339,6 @@ func (c *Conn) startRequest(req *Request) {
 			c.log.Debug("writing a response failed", "method", req.Method, "error", werr)
 		}
 	})
-}
-
-// spawn runs f on an idle worker, or on a new goroutine when none is waiting.
-func (c *Conn) spawn(f func()) {
-	select {
-	case c.work <- f:
-	default:
-		go c.worker(f)
-	}
-}
-
-// worker runs f, then waits for more work while fewer than maxIdleWorkers wait, until
-// the connection ends.
-func (c *Conn) worker(f func()) {
-	for {
-		f()
-		if c.idle.Add(1) > maxIdleWorkers {
-			c.idle.Add(-1)
-			return
-		}
-		select {
-		case f = <-c.work:
-			c.idle.Add(-1)
-		case <-c.done:
-			c.idle.Add(-1)
-			return
-		}
-	}
 }
 
 func (c *Conn) handle(ctx context.Context, req *Request) (result any, err error) {
@@ -422,7 +387,7 @@ func marshalParams(params any) (json.RawMessage, error) {
 	case json.RawMessage:
 		return p, nil
 	}
-	return marshalNoEscape(params)
+	return jsonwire.Marshal(params)
 }
 
 type requestKey struct{}

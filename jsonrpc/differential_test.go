@@ -114,13 +114,13 @@ func checkEncode(t *testing.T, m jsonrpc.Message) {
 	}
 }
 
-// checkMarshal holds marshalNoEscape to the reference for v.
+// checkMarshal holds jsonwire.Marshal, as the connection uses it, to the reference for v.
 func checkMarshal(t *testing.T, v any) {
 	t.Helper()
 	want, wantErr := refMarshalNoEscape(v)
 	got, gotErr := jsonrpc.MarshalNoEscape(v)
 	if (wantErr == nil) != (gotErr == nil) || !bytes.Equal(got, want) {
-		t.Fatalf("marshalNoEscape(%T)\n got %s, %v\nwant %s, %v", v, show(got), gotErr, show(want), wantErr)
+		t.Fatalf("jsonwire.Marshal(%T)\n got %s, %v\nwant %s, %v", v, show(got), gotErr, show(want), wantErr)
 	}
 }
 

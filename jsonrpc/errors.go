@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 )
 
 // Error codes defined by JSON-RPC 2.0.
@@ -55,7 +57,7 @@ func (e *Error) Is(target error) bool {
 // WithData returns a copy of e carrying data.
 func (e *Error) WithData(data any) *Error {
 	c := *e
-	b, err := marshalNoEscape(data)
+	b, err := jsonwire.Marshal(data)
 	if err == nil {
 		c.Data = b
 	}

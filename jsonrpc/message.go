@@ -11,8 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"unicode/utf8"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 )
 
 // Version is the only value accepted in the "jsonrpc" member.
@@ -63,58 +64,12 @@ func (id ID) MarshalJSON() ([]byte, error) { return id.appendJSON(nil), nil }
 func (id ID) appendJSON(b []byte) []byte {
 	switch {
 	case id.isStr:
-		return appendString(b, id.str)
+		return jsonwire.AppendString(b, id.str)
 	case id.isNum:
 		return strconv.AppendInt(b, id.num, 10)
 	}
 	return append(b, "null"...)
 }
-
-// marshalNoEscape is json.Marshal without HTML escaping: MCP payloads are full of code and
-// markup, and "<" written as "\u003c" would make raw traffic unreadable and change the bytes
-// of every message that passes through unchanged.
-func marshalNoEscape(v any) ([]byte, error) {
-	if raw, ok := v.(json.RawMessage); ok {
-		// Already JSON (a stored task result, say): checked and compacted as
-		// encoding/json would, without the round through reflection.
-		if raw == nil {
-			return []byte("null"), nil
-		}
-		b, err := appendRaw(make([]byte, 0, len(raw)), raw)
-		if err != nil {
-			return nil, fmt.Errorf("json: error calling MarshalJSON for type json.RawMessage: %w", err)
-		}
-		return b, nil
-	}
-	e := encoders.Get().(*encoder)
-	e.buf.Reset()
-	if err := e.enc.Encode(v); err != nil {
-		encoders.Put(e)
-		return nil, err
-	}
-	b := bytes.Clone(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
-	if e.buf.Cap() <= maxPooledBuffer {
-		encoders.Put(e)
-	}
-	return b, nil
-}
-
-// encoder is a json.Encoder writing to its own buffer, kept for reuse: a fresh encoder and
-// a buffer grown from nothing cost more than encoding a small result.
-type encoder struct {
-	buf bytes.Buffer
-	enc *json.Encoder
-}
-
-var encoders = sync.Pool{New: func() any {
-	e := new(encoder)
-	e.enc = json.NewEncoder(&e.buf)
-	e.enc.SetEscapeHTML(false)
-	return e
-}}
-
-// maxPooledBuffer keeps one huge result from pinning its buffer in the pool.
-const maxPooledBuffer = 1 << 20
 
 // UnmarshalJSON accepts a string, an integer, or null. Fractions and other types are
 // rejected, as JSON-RPC discourages them and MCP forbids them.
@@ -125,7 +80,7 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	case bytes.Equal(b, []byte("null")):
 		return nil
 	case len(b) > 0 && b[0] == '"':
-		if !valid(b) {
+		if !jsonwire.Valid(b) {
 			var s string
 			return json.Unmarshal(b, &s) // the error encoding/json gives
 		}
@@ -180,11 +135,11 @@ func EncodeMessage(m Message) ([]byte, error) {
 		}
 		if m.Method != "" {
 			b = append(b, `,"method":`...)
-			b = appendString(b, m.Method)
+			b = jsonwire.AppendString(b, m.Method)
 		}
 		if len(m.Params) > 0 {
 			b = append(b, `,"params":`...)
-			if b, err = appendRaw(b, m.Params); err != nil {
+			if b, err = jsonwire.AppendRaw(b, m.Params); err != nil {
 				return nil, fmt.Errorf("jsonrpc: params of %s are not valid JSON: %w", m.Method, err)
 			}
 		}
@@ -201,10 +156,10 @@ func EncodeMessage(m Message) ([]byte, error) {
 			b = append(b, `,"error":{"code":`...)
 			b = strconv.AppendInt(b, m.Error.Code, 10)
 			b = append(b, `,"message":`...)
-			b = appendString(b, m.Error.Message)
+			b = jsonwire.AppendString(b, m.Error.Message)
 			if len(m.Error.Data) > 0 {
 				b = append(b, `,"data":`...)
-				if b, err = appendRaw(b, m.Error.Data); err != nil {
+				if b, err = jsonwire.AppendRaw(b, m.Error.Data); err != nil {
 					return nil, fmt.Errorf("jsonrpc: error data is not valid JSON: %w", err)
 				}
 			}
@@ -213,7 +168,7 @@ func EncodeMessage(m Message) ([]byte, error) {
 			b = append(b, `,"result":{}`...)
 		default:
 			b = append(b, `,"result":`...)
-			if b, err = appendRaw(b, m.Result); err != nil {
+			if b, err = jsonwire.AppendRaw(b, m.Result); err != nil {
 				return nil, fmt.Errorf("jsonrpc: result is not valid JSON: %w", err)
 			}
 		}
@@ -226,60 +181,6 @@ func EncodeMessage(m Message) ([]byte, error) {
 // encodedSize is what a message adds to its strings and raw members, with room for the
 // newline a line transport appends, so that most messages take one allocation.
 const encodedSize = 80
-
-// appendString appends s as a JSON string exactly as encoding/json writes it with HTML
-// escaping off: the short escapes for \b \f \n \r \t, \u00XX for other control
-// characters, U+2028 and U+2029 escaped, and each byte of invalid UTF-8 as \ufffd.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if plain[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
 
 // DecodeError is returned by [DecodeMessage] for input that is not a valid JSON-RPC 2.0
 // message. Err is the error response to send back; ID is the request's id when it could be
@@ -309,38 +210,7 @@ type members struct {
 // split validates the object frame and picks out its members. Member names match
 // exactly, as JSON-RPC spells them (encoding/json would also match "Method").
 func (ms *members) split(frame []byte) error {
-	s := scanner{data: frame}
-	i := s.skipSpace(1)
-	if s.at(i) == '}' {
-		i++
-	} else {
-		for {
-			nameEnd, v, err := s.key(i)
-			if err != nil {
-				return err
-			}
-			name := frame[i:nameEnd]
-			i = v
-			end, err := s.value(i, 1)
-			if err != nil {
-				return err
-			}
-			ms.set(name, frame[i:end])
-			i = s.skipSpace(end)
-			if c := s.at(i); c != ',' {
-				if c != '}' {
-					return s.fail(i, "after object key:value pair")
-				}
-				i++
-				break
-			}
-			i = s.skipSpace(i + 1)
-		}
-	}
-	if i = s.skipSpace(i); i != len(frame) {
-		return s.fail(i, "after top-level value")
-	}
-	return nil
+	return jsonwire.Members(frame, ms.set)
 }
 
 // set records the member named by the string literal lit; v is its valid raw value.
@@ -420,7 +290,7 @@ func DecodeMessage(data []byte) (Message, error) {
 	}
 	if data[0] != '{' {
 		switch {
-		case !valid(data):
+		case !jsonwire.Valid(data):
 			return nil, decodeError(ID{}, CodeParseError, "parse error: invalid JSON")
 		case data[0] == '[':
 			return nil, decodeError(ID{}, CodeInvalidRequest, "invalid request: batches are not supported")
@@ -483,4 +353,15 @@ func truncate(b []byte, n int) string {
 		return string(b)
 	}
 	return string(b[:n]) + "…"
+}
+
+// unquote decodes the string literal raw (quotes included), which is valid JSON.
+func unquote(raw []byte) string {
+	if body := raw[1 : len(raw)-1]; bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return string(body)
+	}
+	// Escapes, or invalid UTF-8 to replace with U+FFFD: rare enough for encoding/json.
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
 }

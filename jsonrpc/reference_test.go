@@ -10,18 +10,11 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/mcpi-dev/mcpi/internal/jsonwire/jsonwiretest"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 )
 
-func refMarshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
+var refMarshalNoEscape = jsonwiretest.Marshal
 
 func refMarshalID(id jsonrpc.ID) []byte {
 	switch v := id.Raw().(type) {

@@ -3,6 +3,8 @@ package mcp
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 )
 
 // The hot paths of a task round trip: the _meta of a tasks/result result, and the
@@ -53,7 +55,18 @@ func BenchmarkCallToolResultMarshal(b *testing.B) {
 			}
 		}
 	})
-	// As the JSON-RPC layer encodes a result: through encoding/json.
+	// As the JSON-RPC layer encodes a result: MarshalJSON called directly, its output
+	// checked.
+	b.Run("jsonrpc", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := jsonwire.Marshal(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// As a user of encoding/json encodes it: encoding/json checks, compacts and escapes
+	// MarshalJSON's output again.
 	b.Run("json.Marshal", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -64,13 +77,26 @@ func BenchmarkCallToolResultMarshal(b *testing.B) {
 	})
 }
 
+var benchStatus = &TaskStatusNotificationParams{Task: Task{TaskID: "6b0869bdf0eef31efc8c89e8022f384b", Status: TaskStatusCompleted,
+	CreatedAt: "2026-11-22T03:52:35.475198281Z", LastUpdatedAt: "2026-11-22T03:52:35.47527423Z", TTL: ptr(int64(3600000)), PollInterval: ptr(int64(1000))}}
+
+// BenchmarkTaskStatusNotificationMarshal encodes a status notification with json.Marshal,
+// as a user of encoding/json would.
 func BenchmarkTaskStatusNotificationMarshal(b *testing.B) {
-	ttl, poll := int64(3600000), int64(1000)
-	p := &TaskStatusNotificationParams{Task: Task{TaskID: "6b0869bdf0eef31efc8c89e8022f384b", Status: TaskStatusCompleted,
-		CreatedAt: "2026-11-22T03:52:35.475198281Z", LastUpdatedAt: "2026-11-22T03:52:35.47527423Z", TTL: &ttl, PollInterval: &poll}}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := json.Marshal(p); err != nil {
+		if _, err := json.Marshal(benchStatus); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTaskStatusNotificationEncode encodes a status notification as the JSON-RPC
+// layer does.
+func BenchmarkTaskStatusNotificationEncode(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := jsonwire.Marshal(benchStatus); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -105,7 +131,7 @@ func BenchmarkUnmarshalParams(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var p TaskResultParams
-			if err := UnmarshalParams(data, &p); err != nil {
+			if err := p.UnmarshalJSON(data); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -115,7 +141,7 @@ func BenchmarkUnmarshalParams(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var p CallToolParams
-			if err := UnmarshalParams(data, &p); err != nil {
+			if err := p.UnmarshalJSON(data); err != nil {
 				b.Fatal(err)
 			}
 		}

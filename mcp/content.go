@@ -3,6 +3,8 @@ package mcp
 import (
 	"encoding/base64"
 	"encoding/json"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 )
 
 // Content block types (the "type" discriminator of [Content]).
@@ -209,10 +211,10 @@ func (c *Content) appendJSON(b []byte) ([]byte, error) {
 func (c *Content) appendText(b []byte) ([]byte, error) {
 	var err error
 	b = append(b, `{"type":"text","text":`...)
-	b = appendString(b, c.Text)
+	b = jsonwire.AppendString(b, c.Text)
 	if c.Annotations != nil {
 		b = append(b, `,"annotations":`...)
-		if b, err = appendMarshal(b, c.Annotations); err != nil {
+		if b, err = jsonwire.AppendMarshal(b, c.Annotations); err != nil {
 			return nil, err
 		}
 	}
@@ -222,29 +224,29 @@ func (c *Content) appendText(b []byte) ([]byte, error) {
 func (c *Content) marshalWire() ([]byte, error) {
 	switch c.Type {
 	case ContentTypeText:
-		return marshalNoEscape(textWire{c.Type, c.Text, c.Annotations, c.Meta})
+		return jsonwire.Marshal(textWire{c.Type, c.Text, c.Annotations, c.Meta})
 	case ContentTypeImage, ContentTypeAudio:
-		return marshalNoEscape(binaryWire{c.Type, c.Data, c.MimeType, c.Annotations, c.Meta})
+		return jsonwire.Marshal(binaryWire{c.Type, c.Data, c.MimeType, c.Annotations, c.Meta})
 	case ContentTypeResourceLink:
-		return marshalNoEscape(resourceLinkWire{c.Type, c.URI, c.Name, c.Title, c.Description,
+		return jsonwire.Marshal(resourceLinkWire{c.Type, c.URI, c.Name, c.Title, c.Description,
 			c.MimeType, c.Size, c.Icons, c.Annotations, c.Meta})
 	case ContentTypeResource:
 		var rc ResourceContents
 		if c.Resource != nil {
 			rc = *c.Resource
 		}
-		return marshalNoEscape(embeddedWire{c.Type, rc, c.Annotations, c.Meta})
+		return jsonwire.Marshal(embeddedWire{c.Type, rc, c.Annotations, c.Meta})
 	case ContentTypeToolUse:
 		input := c.Input
 		if len(input) == 0 {
 			input = json.RawMessage("{}")
 		}
-		return marshalNoEscape(toolUseWire{c.Type, c.ID, c.Name, input, c.Annotations, c.Meta})
+		return jsonwire.Marshal(toolUseWire{c.Type, c.ID, c.Name, input, c.Annotations, c.Meta})
 	case ContentTypeToolResult:
-		return marshalNoEscape(toolResultWire{c.Type, c.ToolUseID, nonNil(c.Content),
+		return jsonwire.Marshal(toolResultWire{c.Type, c.ToolUseID, nonNil(c.Content),
 			c.StructuredContent, c.IsError, c.Annotations, c.Meta})
 	}
-	return marshalNoEscape(contentFields(*c))
+	return jsonwire.Marshal(contentFields(*c))
 }
 
 // UnmarshalJSON decodes any content block.
@@ -298,7 +300,7 @@ func (rc ResourceContents) MarshalJSON() ([]byte, error) {
 			Blob     string `json:"blob"`
 			Meta     Meta   `json:"_meta,omitempty"`
 		}
-		return marshalNoEscape(blobWire(rc))
+		return jsonwire.Marshal(blobWire(rc))
 	}
 	type textRCWire struct {
 		URI      string `json:"uri"`
@@ -307,5 +309,5 @@ func (rc ResourceContents) MarshalJSON() ([]byte, error) {
 		Blob     string `json:"blob,omitempty"`
 		Meta     Meta   `json:"_meta,omitempty"`
 	}
-	return marshalNoEscape(textRCWire(rc))
+	return jsonwire.Marshal(textRCWire(rc))
 }

@@ -2,9 +2,21 @@
 // Protocol, revision 2025-11-25, plus the small set of types that the Tasks
 // extension of revision 2026-07-28 adds (see tasks_ext.go).
 //
-// The package has no behaviour: no I/O, no networking, no goroutines. It only
-// describes what travels inside JSON-RPC params and results, so that the
-// jsonrpc, client, server and tasks packages agree on one set of shapes.
+// The package is types only: no I/O, no networking, no goroutines, and no
+// codec functions of its own. It describes what travels inside JSON-RPC
+// params and results, so that the jsonrpc, client, server and tasks packages
+// agree on one set of shapes. Encode and decode its values with encoding/json
+// (or any code that calls MarshalJSON and UnmarshalJSON).
+//
+// Where the wire form is not the plain one of the fields, or a hand-written
+// codec is quicker than reflection (the params and results of every tool call
+// and task round trip: [CallToolParams], [CallToolResult], [Task],
+// [CreateTaskResult], [GetTaskResult], ...), it sits behind the type's
+// MarshalJSON and UnmarshalJSON methods. They give what encoding/json gives
+// for the fields, errors included, write no HTML escapes (json.Marshal still
+// adds them), and accept any input, so they may be called directly. To tell a
+// [CreateTaskResult] from a plain result in one decode, decode into a
+// [CreateTaskProbe].
 //
 // Conventions used throughout:
 //

@@ -8,10 +8,8 @@ import (
 )
 
 // The decoder below turns a _meta object into the values encoding/json produces with
-// UseNumber (map[string]any, []any, string, json.Number, bool, nil) in one pass. A
-// json.Decoder per _meta costs more than the rest of decoding a small message: it
-// allocates its buffer and scanner, validates the bytes that the enclosing
-// json.Unmarshal has validated already, and goes through reflection.
+// UseNumber (map[string]any, []any, string, json.Number, bool, nil) in one pass, without
+// the buffer, second validation and reflection of a json.Decoder on every message.
 //
 // It validates as it goes, because UnmarshalJSON may be called directly with any bytes.
 // Whatever it does not take (a syntax error, a value that is not an object, trailing

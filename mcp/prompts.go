@@ -1,5 +1,7 @@
 package mcp
 
+import "github.com/mcpi-dev/mcpi/internal/jsonwire"
+
 // Prompt describes a prompt or prompt template, as listed by prompts/list.
 type Prompt struct {
 	Name        string           `json:"name"`
@@ -33,7 +35,7 @@ func (r ListPromptsResult) MarshalJSON() ([]byte, error) {
 	type wire ListPromptsResult
 	w := wire(r)
 	w.Prompts = nonNil(w.Prompts)
-	return marshalNoEscape(w)
+	return jsonwire.Marshal(w)
 }
 
 // GetPromptParams are the params of prompts/get.
@@ -55,7 +57,7 @@ func (r GetPromptResult) MarshalJSON() ([]byte, error) {
 	type wire GetPromptResult
 	w := wire(r)
 	w.Messages = nonNil(w.Messages)
-	return marshalNoEscape(w)
+	return jsonwire.Marshal(w)
 }
 
 // PromptMessage is one message of a [GetPromptResult]; unlike a

@@ -1,5 +1,7 @@
 package mcp
 
+import "github.com/mcpi-dev/mcpi/internal/jsonwire"
+
 // Resource describes a resource a server can read, as listed by
 // resources/list (and as carried by a resource_link [Content] block).
 type Resource struct {
@@ -43,7 +45,7 @@ func (r ListResourcesResult) MarshalJSON() ([]byte, error) {
 	type wire ListResourcesResult
 	w := wire(r)
 	w.Resources = nonNil(w.Resources)
-	return marshalNoEscape(w)
+	return jsonwire.Marshal(w)
 }
 
 // ListResourceTemplatesParams are the params of resources/templates/list.
@@ -61,7 +63,7 @@ func (r ListResourceTemplatesResult) MarshalJSON() ([]byte, error) {
 	type wire ListResourceTemplatesResult
 	w := wire(r)
 	w.ResourceTemplates = nonNil(w.ResourceTemplates)
-	return marshalNoEscape(w)
+	return jsonwire.Marshal(w)
 }
 
 // ReadResourceParams are the params of resources/read.
@@ -81,7 +83,7 @@ func (r ReadResourceResult) MarshalJSON() ([]byte, error) {
 	type wire ReadResourceResult
 	w := wire(r)
 	w.Contents = nonNil(w.Contents)
-	return marshalNoEscape(w)
+	return jsonwire.Marshal(w)
 }
 
 // SubscribeParams are the params of resources/subscribe.

@@ -3,6 +3,8 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 )
 
 // Sampling include-context values (CreateMessageParams.IncludeContext).
@@ -41,7 +43,7 @@ func (m SamplingMessage) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marshalNoEscape(struct {
+	return jsonwire.Marshal(struct {
 		Role    Role            `json:"role"`
 		Content json.RawMessage `json:"content"`
 		Meta    Meta            `json:"_meta,omitempty"`
@@ -68,9 +70,9 @@ func (m *SamplingMessage) UnmarshalJSON(data []byte) error {
 
 func encodeSamplingContent(blocks []Content, list bool) (json.RawMessage, error) {
 	if len(blocks) == 1 && !list {
-		return marshalNoEscape(blocks[0])
+		return jsonwire.Marshal(blocks[0])
 	}
-	return marshalNoEscape(nonNil(blocks))
+	return jsonwire.Marshal(nonNil(blocks))
 }
 
 func decodeSamplingContent(raw json.RawMessage) (blocks []Content, list bool, err error) {
@@ -132,7 +134,7 @@ func (p CreateMessageParams) MarshalJSON() ([]byte, error) {
 	type wire CreateMessageParams
 	w := wire(p)
 	w.Messages = nonNil(w.Messages)
-	return marshalNoEscape(w)
+	return jsonwire.Marshal(w)
 }
 
 // CreateMessageResult is the result of sampling/createMessage (and of
@@ -162,7 +164,7 @@ func (r CreateMessageResult) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marshalNoEscape(createMessageResultWire{r.Role, c, r.Model, r.StopReason, r.Meta})
+	return jsonwire.Marshal(createMessageResultWire{r.Role, c, r.Model, r.StopReason, r.Meta})
 }
 
 // UnmarshalJSON accepts content as one object or as an array.

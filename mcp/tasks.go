@@ -3,6 +3,8 @@ package mcp
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 )
 
 // TaskStatus is the state of a task in revision 2025-11-25 (the
@@ -127,6 +129,14 @@ type CreateTaskResult struct {
 	Meta Meta `json:"_meta,omitempty"`
 }
 
+// CreateTaskProbe is what a requestor decodes the result of a task-augmented request
+// into, to tell a [CreateTaskResult] from a plain result in one decode: Task is nil when
+// the result has no "task" object. Unlike CreateTaskResult, it tells an absent or null
+// "task" from an empty one; _meta and other members are ignored.
+type CreateTaskProbe struct {
+	Task *Task `json:"task"`
+}
+
 // IsCreateTaskResult reports whether raw (a JSON-RPC result) is a
 // [CreateTaskResult], recognised by a string at result.task.taskId. The
 // 2025-11-25 result unions omit CreateTaskResult, and a receiver that did not
@@ -180,7 +190,7 @@ func (r ListTasksResult) MarshalJSON() ([]byte, error) {
 	type wire ListTasksResult
 	w := wire(r)
 	w.Tasks = nonNil(w.Tasks)
-	return marshalNoEscape(w)
+	return jsonwire.Marshal(w)
 }
 
 // CancelTaskParams are the params of tasks/cancel.

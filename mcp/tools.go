@@ -1,6 +1,10 @@
 package mcp
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
+)
 
 // TaskSupport is a tool's `execution.taskSupport`: whether tools/call for it
 // may, must or must not be task-augmented (in revision 2025-11-25).
@@ -77,7 +81,7 @@ func (t Tool) MarshalJSON() ([]byte, error) {
 	if len(w.InputSchema) == 0 {
 		w.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
-	return marshalNoEscape(w)
+	return jsonwire.Marshal(w)
 }
 
 // ListToolsParams are the params of tools/list.
@@ -95,7 +99,7 @@ func (r ListToolsResult) MarshalJSON() ([]byte, error) {
 	type wire ListToolsResult
 	w := wire(r)
 	w.Tools = nonNil(w.Tools)
-	return marshalNoEscape(w)
+	return jsonwire.Marshal(w)
 }
 
 // CallToolParams are the params of tools/call.
@@ -121,11 +125,8 @@ type CallToolResult struct {
 	Meta    Meta `json:"_meta,omitempty"`
 }
 
-// MarshalJSON writes a nil Content as [].
-//
-// A tool result is encoded once per tools/call and stored per tool task, so the
-// common case (text blocks) is written directly rather than through reflection and a
-// MarshalJSON per block, each of whose output encoding/json would scan again.
+// MarshalJSON writes a nil Content as [], and the common case, text blocks, directly: a
+// tool result is encoded for every tools/call.
 func (r CallToolResult) MarshalJSON() ([]byte, error) {
 	n := 64 + len(r.StructuredContent)
 	for i := range r.Content {
@@ -153,7 +154,7 @@ func (r *CallToolResult) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, ']')
 	if len(r.StructuredContent) > 0 {
 		b = append(b, `,"structuredContent":`...)
-		if b, err = appendRaw(b, r.StructuredContent); err != nil {
+		if b, err = jsonwire.AppendRaw(b, r.StructuredContent); err != nil {
 			return nil, err
 		}
 	}
@@ -167,5 +168,5 @@ func (r CallToolResult) marshalWire() ([]byte, error) {
 	type wire CallToolResult
 	w := wire(r)
 	w.Content = nonNil(w.Content)
-	return marshalNoEscape(w)
+	return jsonwire.Marshal(w)
 }

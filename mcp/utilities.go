@@ -1,6 +1,10 @@
 package mcp
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
+)
 
 // LoggingLevel is a syslog (RFC 5424) severity.
 type LoggingLevel string
@@ -110,7 +114,7 @@ func (c Completion) MarshalJSON() ([]byte, error) {
 	type wire Completion
 	w := wire(c)
 	w.Values = nonNil(w.Values)
-	return marshalNoEscape(w)
+	return jsonwire.Marshal(w)
 }
 
 // Root is a directory or file the client lets the server work on.
@@ -136,7 +140,7 @@ func (r ListRootsResult) MarshalJSON() ([]byte, error) {
 	type wire ListRootsResult
 	w := wire(r)
 	w.Roots = nonNil(w.Roots)
-	return marshalNoEscape(w)
+	return jsonwire.Marshal(w)
 }
 
 // ProgressNotificationParams are the params of notifications/progress.

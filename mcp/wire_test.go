@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire/jsonwiretest"
 )
 
 // oldCallToolResult and oldContent marshal as CallToolResult and Content did before
@@ -42,13 +44,11 @@ func (c oldContent) MarshalJSON() ([]byte, error) {
 // noEscape encodes v as the JSON-RPC layer encodes a result: without HTML escaping.
 func noEscape(t testing.TB, v any) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := jsonwiretest.Marshal(v)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return b
 }
 
 func TestCallToolResultIsNotHTMLEscaped(t *testing.T) {
@@ -100,6 +100,15 @@ func TestMarshalJSONIsNotHTMLEscaped(t *testing.T) {
 		ListTasksResult{NextCursor: s},
 		Completion{Values: []string{s}},
 		ListRootsResult{Roots: []Root{{URI: s}}},
+		CallToolParams{Name: s},
+		GetTaskParams{TaskID: s},
+		TaskResultParams{TaskID: s},
+		CancelTaskParams{TaskID: s},
+		Task{TaskID: s},
+		CreateTaskResult{Task: Task{TaskID: s}},
+		GetTaskResult{Task: Task{StatusMessage: s}},
+		CancelTaskResult{Task: Task{CreatedAt: s}},
+		TaskStatusNotificationParams{Meta: Meta{"k": s}},
 	} {
 		got, err := v.MarshalJSON()
 		if err != nil {
@@ -192,12 +201,4 @@ func FuzzCallToolResultMarshal(f *testing.F) {
 		}
 		checkToolResult(t, r)
 	})
-}
-
-func TestAppendStringMatchesEncodingJSON(t *testing.T) {
-	for _, s := range toolResultSeeds {
-		if got, want := appendString(nil, s), noEscape(t, s); !bytes.Equal(got, want) {
-			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
-		}
-	}
 }

@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/tasks"
@@ -392,11 +393,13 @@ func page[T any](items []T, key func(T) string, cursor string, size int) ([]T, s
 	return items[start:end], next, nil
 }
 
+// decodeParams decodes req's params into v, an mcp params type, with v's own decoder
+// where it has one.
 func decodeParams(req *jsonrpc.Request, v any) error {
 	if len(req.Params) == 0 {
 		return nil
 	}
-	if err := mcp.UnmarshalParams(req.Params, v); err != nil {
+	if err := jsonwire.Unmarshal(req.Params, v); err != nil {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params for %s: %v", req.Method, err)
 	}
 	return nil

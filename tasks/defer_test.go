@@ -3,6 +3,7 @@ package tasks
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -18,10 +19,11 @@ func TestDeferFinishAndStop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := New(Options{})
 		var stops atomic.Int32
-		done, ctx, h, err := m.Defer("a", ms(time.Minute), func() { stops.Add(1) })
+		h, err := m.Defer("a", ms(time.Minute), func() { stops.Add(1) })
 		if err != nil {
 			t.Fatal(err)
 		}
+		done, ctx := h.Created(), h.Context()
 		if done.Status != mcp.TaskStatusWorking {
 			t.Fatalf("status %s", done.Status)
 		}
@@ -39,10 +41,11 @@ func TestDeferFinishAndStop(t *testing.T) {
 		}
 
 		// Cancelled first: stop is called once, and the later outcome is dropped.
-		cancelled, ctx, h, err := m.Defer("a", nil, func() { stops.Add(1) })
+		h, err = m.Defer("a", nil, func() { stops.Add(1) })
 		if err != nil {
 			t.Fatal(err)
 		}
+		cancelled, ctx := h.Created(), h.Context()
 		if _, err := m.Cancel("a", cancelled.TaskID, ""); err != nil {
 			t.Fatal(err)
 		}
@@ -55,10 +58,11 @@ func TestDeferFinishAndStop(t *testing.T) {
 		}
 
 		// Expired first.
-		expired, _, h2, err := m.Defer("a", ms(time.Second), func() { stops.Add(1) })
+		h2, err := m.Defer("a", ms(time.Second), func() { stops.Add(1) })
 		if err != nil {
 			t.Fatal(err)
 		}
+		expired := h2.Created()
 		time.Sleep(2 * time.Second)
 		synctest.Wait()
 		if stops.Load() != 2 {
@@ -71,13 +75,52 @@ func TestDeferFinishAndStop(t *testing.T) {
 
 		// Close stops the rest and waits for their Finish.
 		var h3 *Handle
-		_, _, h3, err = m.Defer("a", nil, func() { stops.Add(1); h3.Finish(Outcome{}) })
+		h3, err = m.Defer("a", nil, func() { stops.Add(1); h3.Finish(Outcome{}) })
 		if err != nil {
 			t.Fatal(err)
 		}
 		m.Close()
 		if stops.Load() != 3 {
 			t.Errorf("%d stops after close, want 3", stops.Load())
+		}
+	})
+}
+
+// The handle reports the task as created, whatever happened to it since, and that is
+// what Get said at creation.
+func TestHandleCreated(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{})
+		defer m.Close()
+		unlimited := New(Options{DefaultTTL: -1})
+		defer unlimited.Close()
+		for _, c := range []struct {
+			m         *Manager
+			requested *mcp.TaskMetadata
+		}{{m, nil}, {m, ms(time.Minute)}, {unlimited, nil}} {
+			m := c.m
+			h, err := m.Defer("a", c.requested, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := m.Get("a", h.ID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if created := h.Created(); !reflect.DeepEqual(created, got) {
+				t.Fatalf("Created() = %+v, Get = %+v", created, got)
+			}
+			time.Sleep(time.Second)
+			if err := h.SetStatus(mcp.TaskStatusInputRequired, "waiting"); err != nil {
+				t.Fatal(err)
+			}
+			if created := h.Created(); !reflect.DeepEqual(created, got) {
+				t.Fatalf("after a status change, Created() = %+v, want %+v", created, got)
+			}
+			if h.Context().Err() != nil {
+				t.Fatal("the context of a running task has ended")
+			}
+			h.Finish(Outcome{})
 		}
 	})
 }

@@ -9,7 +9,6 @@
 package tasks
 
 import (
-	"bytes"
 	"cmp"
 	"container/heap"
 	"context"
@@ -23,9 +22,9 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/workpool"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -125,6 +124,9 @@ type task struct {
 	expires time.Time // zero: never
 	index   int       // in the expiry heap; -1 when not there
 	tindex  int       // in its owner's heap of terminal tasks; -1 when not there
+	// ctx is the work's: it ends when the task is cancelled, expires or is deleted, or
+	// at Finish.
+	ctx     context.Context
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when terminal or deleted
 	gone    bool          // deleted (expired, evicted)
@@ -151,14 +153,8 @@ type Manager struct {
 	closed  bool
 	running sync.WaitGroup
 
-	// Work made by Create runs on workers that, once done, wait for the next task while
-	// fewer than maxIdleWorkers wait; Close ends them.
-	work         chan func()
-	idle         atomic.Int32
-	live         atomic.Int32  // workers, idle or not
-	quit         chan struct{} // closed by Close
-	closeWorkers sync.Once
-	workers      sync.WaitGroup
+	// workers run the work of tasks made by Create; Close ends them.
+	workers *workpool.Pool
 
 	// wmu guards the tasks/result requests waiting on tasks. It is a leaf lock, taken
 	// after mu or notifyMu and never before them, so that OnChange may call Waiter.
@@ -170,88 +166,43 @@ type Manager struct {
 func New(opts Options) *Manager {
 	opts.defaults()
 	return &Manager{opts: opts, tasks: map[string]*task{}, owners: map[string]*ownerSet{},
-		work: make(chan func()), quit: make(chan struct{})}
+		workers: workpool.New(workpool.Options{IdleTimeout: workerIdle})}
 }
 
-// maxIdleWorkers bounds the goroutines that, having run a task's work, wait for the
-// next. A fresh goroutine starts with a small stack that encoding a result grows
-// several times, and copying it costs more than the rest of running a quick task; a
-// waiting worker has its stack grown already. A worker waits at most workerIdle, so
-// that a manager nobody closes keeps no goroutine for long.
-const (
-	maxIdleWorkers = 4
-	workerIdle     = time.Second
-)
-
-// spawn runs f on an idle worker, or on a new goroutine when none is waiting.
-func (m *Manager) spawn(f func()) {
-	select {
-	case m.work <- f:
-	default:
-		m.workers.Add(1)
-		m.live.Add(1)
-		go m.worker(f)
-	}
-}
-
-func (m *Manager) worker(f func()) {
-	defer m.workers.Done()
-	defer m.live.Add(-1)
-	var idle *time.Timer
-	for {
-		f()
-		f = nil // not kept alive while idle
-		if m.idle.Add(1) > maxIdleWorkers {
-			m.idle.Add(-1)
-			return
-		}
-		if idle == nil {
-			idle = time.NewTimer(workerIdle)
-		} else {
-			idle.Reset(workerIdle)
-		}
-		select {
-		case f = <-m.work:
-			m.idle.Add(-1)
-		case <-idle.C:
-			m.idle.Add(-1)
-			return
-		case <-m.quit:
-			m.idle.Add(-1)
-			idle.Stop()
-			return
-		}
-	}
-}
+// workerIdle is how long a worker waits for the next task's work, so that a manager
+// nobody closes keeps no goroutine for long.
+const workerIdle = time.Second
 
 // Create registers a task in status working, starts run on a context of its own, and
 // returns the task as the CreateTaskResult should report it. requested is params.task.
 func (m *Manager) Create(owner string, requested *mcp.TaskMetadata, run RunFunc) (mcp.Task, error) {
-	created, ctx, h, err := m.register(owner, requested, nil)
+	h, err := m.register(owner, requested, nil)
 	if err != nil {
 		return mcp.Task{}, err
 	}
-	m.spawn(func() { h.Finish(run(ctx, h)) })
-	return created, nil
+	m.workers.Go(func() { h.Finish(run(h.Context(), h)) })
+	return h.Created(), nil
 }
 
 // Defer registers a task in status working, like [Manager.Create], but starts no work:
 // the caller does the work wherever it likes and ends the task with [Handle.Finish]. No
 // goroutine waits on a deferred task, so a receiver holding many tasks that wait for a
-// person (sampling, elicitation) pays only their memory.
+// person (sampling, elicitation) pays only their memory. The handle gives the task as
+// the CreateTaskResult should report it ([Handle.Created]) and its context
+// ([Handle.Context]).
 //
 // The context ends when the task is cancelled or expires, its owner is dropped or the
 // manager closes. stop, if not nil, is called then too, once, on the goroutine that ended
 // the task and without locks held, unless Finish came first; the work should give up
 // and call Finish (whose outcome is dropped once the task has ended). [Manager.Close]
 // waits for Finish.
-func (m *Manager) Defer(owner string, requested *mcp.TaskMetadata, stop func()) (mcp.Task, context.Context, *Handle, error) {
+func (m *Manager) Defer(owner string, requested *mcp.TaskMetadata, stop func()) (*Handle, error) {
 	return m.register(owner, requested, stop)
 }
 
 // register adds a task in status working and counts it as running until its Handle's
 // Finish.
-func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func()) (mcp.Task, context.Context, *Handle, error) {
+func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func()) (*Handle, error) {
 	now := m.opts.Now()
 	ttl := m.opts.DefaultTTL
 	if requested != nil && requested.TTL != nil && *requested.TTL >= 0 {
@@ -262,10 +213,10 @@ func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func(
 	}
 	id, err := newID()
 	if err != nil {
-		return mcp.Task{}, nil, nil, fmt.Errorf("tasks: %w", err)
+		return nil, fmt.Errorf("tasks: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &task{owner: owner, cancel: cancel, done: make(chan struct{}), index: -1, tindex: -1, waiterAdded: make(chan struct{})}
+	t := &task{owner: owner, ctx: ctx, cancel: cancel, done: make(chan struct{}), index: -1, tindex: -1, waiterAdded: make(chan struct{})}
 	h := &Handle{m: m, t: t, release: cancel}
 	if stop != nil {
 		t.cancel = func() {
@@ -275,6 +226,7 @@ func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func(
 			}
 		}
 	}
+	// Handle.Created rebuilds this state from the fields that never change.
 	created := mcp.FormatTime(now)
 	t.state = mcp.Task{
 		TaskID:        id,
@@ -292,12 +244,12 @@ func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func(
 	if m.closed {
 		m.mu.Unlock()
 		cancel()
-		return mcp.Task{}, nil, nil, ErrClosed
+		return nil, ErrClosed
 	}
 	if err := m.allowLocked(owner); err != nil {
 		m.mu.Unlock()
 		cancel()
-		return mcp.Task{}, nil, nil, err
+		return nil, err
 	}
 	set := m.owners[owner]
 	if set == nil {
@@ -307,7 +259,7 @@ func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func(
 	if set.active >= m.opts.MaxActive {
 		m.mu.Unlock()
 		cancel()
-		return mcp.Task{}, nil, nil, ErrTooMany.WithData(map[string]int{"maxActive": m.opts.MaxActive})
+		return nil, ErrTooMany.WithData(map[string]int{"maxActive": m.opts.MaxActive})
 	}
 	if len(set.tasks) >= m.opts.MaxKept {
 		m.evictOldestTerminal(set)
@@ -321,7 +273,6 @@ func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func(
 		heap.Push(&m.expiry, t)
 		m.armTimer(now)
 	}
-	snapshot := t.state
 	m.running.Add(1)
 	m.mu.Unlock()
 
@@ -330,82 +281,7 @@ func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func(
 	if m.opts.Logger.Enabled(context.Background(), slog.LevelInfo) {
 		m.opts.Logger.Info("task created", "task", id, "owner", owner, "ttl", ttl)
 	}
-	return snapshot, ctx, h, nil
-}
-
-// Handle lets a task's work report its status, and end it.
-type Handle struct {
-	m        *Manager
-	t        *task
-	release  context.CancelFunc
-	finished atomic.Bool
-	stopped  atomic.Bool // a deferred task's stop was called
-}
-
-// Finish ends the task's work with out: the task becomes completed or failed, unless it
-// already ended (cancelled, expired), in which case out is dropped. Only the first call
-// counts. A task made by [Manager.Create] is finished with what its RunFunc returns.
-func (h *Handle) Finish(out Outcome) {
-	if !h.finished.CompareAndSwap(false, true) {
-		return
-	}
-	h.m.finish(h.t, out)
-	h.release()
-	h.m.running.Done()
-}
-
-// ID is the task's id.
-func (h *Handle) ID() string { return h.t.state.TaskID }
-
-// SetStatus moves the task to input_required or back to working, with a message. It
-// fails once the task has ended (cancelled, for instance), which the work should take as
-// a sign to stop.
-func (h *Handle) SetStatus(status mcp.TaskStatus, message string) error {
-	if status.IsTerminal() {
-		return fmt.Errorf("tasks: a task's work ends it by returning, not with status %q", status)
-	}
-	return h.m.update(h.t, func(s *mcp.Task) error {
-		if !mcp.ValidTransition(s.Status, status) {
-			return fmt.Errorf("tasks: task %s cannot go from %s to %s", s.TaskID, s.Status, status)
-		}
-		s.Status = status
-		s.StatusMessage = message
-		return nil
-	}, nil)
-}
-
-// RelatedRequest returns the id of the newest tasks/result request waiting on this task,
-// so requests the work sends to the requestor can travel on that response stream.
-func (h *Handle) RelatedRequest() (jsonrpc.ID, bool) {
-	h.m.wmu.Lock()
-	defer h.m.wmu.Unlock()
-	if n := len(h.t.resultWaiters); n > 0 {
-		return h.t.resultWaiters[n-1], true
-	}
-	return jsonrpc.ID{}, false
-}
-
-// AwaitRequestor waits until a tasks/result request is waiting on the task and returns
-// its id: the input_required flow asks the requestor to call tasks/result and expects the
-// receiver's own requests on that response. It gives up when ctx ends or the task ends.
-func (h *Handle) AwaitRequestor(ctx context.Context) (jsonrpc.ID, bool) {
-	for {
-		h.m.wmu.Lock()
-		if n := len(h.t.resultWaiters); n > 0 {
-			id := h.t.resultWaiters[n-1]
-			h.m.wmu.Unlock()
-			return id, true
-		}
-		added := h.t.waiterAdded
-		h.m.wmu.Unlock()
-		select {
-		case <-added:
-		case <-h.t.done:
-			return jsonrpc.ID{}, false
-		case <-ctx.Done():
-			return jsonrpc.ID{}, false
-		}
-	}
+	return h, nil
 }
 
 func (m *Manager) finish(t *task, out Outcome) {
@@ -497,53 +373,6 @@ func (m *Manager) lookup(owner, id string) (*task, error) {
 		return nil, ErrNotFound
 	}
 	return t, nil
-}
-
-// bucket is a token bucket: tokens refill at the configured rate up to the burst.
-type bucket struct {
-	tokens float64
-	at     time.Time
-}
-
-// allowLocked takes one token from owner's bucket.
-func (m *Manager) allowLocked(owner string) error {
-	rate := m.opts.RatePerSecond
-	if rate <= 0 {
-		return nil
-	}
-	burst := float64(m.opts.RateBurst)
-	if burst <= 0 {
-		burst = 2 * rate
-	}
-	now := m.opts.Now()
-	if m.buckets == nil {
-		m.buckets = map[string]*bucket{}
-	}
-	b := m.buckets[owner]
-	if b == nil {
-		if len(m.buckets) >= 4096 {
-			m.pruneBuckets(now, rate, burst)
-		}
-		b = &bucket{tokens: burst, at: now}
-		m.buckets[owner] = b
-	}
-	b.tokens = min(burst, b.tokens+now.Sub(b.at).Seconds()*rate)
-	b.at = now
-	if b.tokens < 1 {
-		m.opts.Logger.Warn("task requests rate-limited", "owner", owner)
-		return ErrRateLimited.WithData(map[string]int64{"retryAfterMs": int64((1 - b.tokens) / rate * 1000)})
-	}
-	b.tokens--
-	return nil
-}
-
-// pruneBuckets forgets owners whose bucket has refilled: they have been idle.
-func (m *Manager) pruneBuckets(now time.Time, rate, burst float64) {
-	for owner, b := range m.buckets {
-		if b.tokens+now.Sub(b.at).Seconds()*rate >= burst {
-			delete(m.buckets, owner)
-		}
-	}
 }
 
 // Get returns a task's current state.
@@ -800,7 +629,7 @@ func (m *Manager) Close() {
 	}
 	m.running.Wait()
 	// After the work: a task registered before Close may still be handed to a worker.
-	m.closeWorkers.Do(func() { close(m.quit) })
+	m.workers.Close()
 	m.workers.Wait()
 }
 
@@ -855,41 +684,6 @@ func (m *Manager) evictOldestTerminal(set *ownerSet) {
 	}
 }
 
-// armTimer points the single expiry timer at the earliest deadline.
-func (m *Manager) armTimer(now time.Time) {
-	if len(m.expiry) == 0 {
-		if m.timer != nil {
-			m.timer.Stop()
-		}
-		return
-	}
-	d := m.expiry[0].expires.Sub(now)
-	if m.timer == nil {
-		m.timer = time.AfterFunc(d, m.expire)
-	} else {
-		m.timer.Reset(d)
-	}
-}
-
-func (m *Manager) expire() {
-	now := m.opts.Now()
-	m.mu.Lock()
-	var cancels []context.CancelFunc
-	for len(m.expiry) > 0 && !m.expiry[0].expires.After(now) {
-		t := m.expiry[0]
-		m.opts.Logger.Info("task expired", "task", t.state.TaskID, "owner", t.owner, "status", t.state.Status)
-		cancels = append(cancels, t.cancel)
-		m.removeLocked(t)
-	}
-	if !m.closed {
-		m.armTimer(now)
-	}
-	m.mu.Unlock()
-	for _, c := range cancels {
-		c()
-	}
-}
-
 func newID() (string, error) {
 	var b [16]byte // 128 random bits: ids double as capabilities where no auth binds them
 	if _, err := rand.Read(b[:]); err != nil {
@@ -902,175 +696,4 @@ func ptr[T any](v T) *T { return &v }
 
 func sortBySeq(ts []*task) {
 	slices.SortFunc(ts, func(a, b *task) int { return cmp.Compare(a.seq, b.seq) })
-}
-
-// WithRelatedTaskMeta returns result with _meta["io.modelcontextprotocol/related-task"]
-// set to id, keeping every other member as it was: tasks/result must carry the key.
-//
-// A result without _meta, the usual case, gets the member spliced in at the front and
-// keeps every other byte: re-encoding it through maps on every tasks/result cost more
-// than the rest of serving one. A result with _meta is merged into through maps.
-func WithRelatedTaskMeta(result json.RawMessage, id string) (json.RawMessage, error) {
-	open := 0
-	for open < len(result) && isSpace(result[open]) {
-		open++
-	}
-	if open == len(result) || result[open] != '{' || !json.Valid(result) {
-		return withRelatedTaskMetaSlow(result, id) // null, or the error of a non-object
-	}
-	hasMeta, unsure := topLevelMeta(result[open:])
-	if hasMeta || unsure {
-		return withRelatedTaskMetaSlow(result, id)
-	}
-	empty := true
-	for _, c := range result[open+1:] {
-		if !isSpace(c) {
-			empty = c == '}'
-			break
-		}
-	}
-	out := make([]byte, 0, len(result)+len(id)+len(relatedMetaOpen)+len(relatedMetaClose)+8)
-	out = append(out, result[:open+1]...)
-	out = append(out, relatedMetaOpen...)
-	out = appendQuoted(out, id)
-	out = append(out, relatedMetaClose...)
-	if !empty {
-		out = append(out, ',')
-	}
-	return append(out, result[open+1:]...), nil
-}
-
-const (
-	relatedMetaOpen  = `"_meta":{"` + mcp.MetaRelatedTask + `":{"taskId":`
-	relatedMetaClose = `}}`
-)
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-// topLevelMeta reports whether obj, a valid JSON object, has a member named _meta.
-// unsure is set when a member name has escapes, which only a decoder reads right.
-func topLevelMeta(obj []byte) (hasMeta, unsure bool) {
-	depth, key := 0, true
-	for i := 1; i < len(obj); i++ {
-		switch obj[i] {
-		case '"':
-			start, escaped := i+1, false
-			for i++; obj[i] != '"'; i++ {
-				if obj[i] == '\\' {
-					escaped = true
-					i++
-				}
-			}
-			if depth == 0 && key {
-				if escaped {
-					return false, true
-				}
-				if string(obj[start:i]) == "_meta" {
-					return true, false
-				}
-				key = false
-			}
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-		case ',':
-			key = depth == 0
-		}
-	}
-	return false, false
-}
-
-// appendQuoted appends s as a JSON string, without HTML escaping.
-func appendQuoted(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < ' ' || c == '"' || c == '\\' || c >= 0x80 {
-			return append(b, marshalNoEscape(s)...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-func withRelatedTaskMetaSlow(result json.RawMessage, id string) (json.RawMessage, error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(result, &obj); err != nil {
-		return nil, fmt.Errorf("tasks: stored result is not an object: %w", err)
-	}
-	if obj == nil {
-		obj = map[string]json.RawMessage{}
-	}
-	meta := map[string]json.RawMessage{}
-	if raw, ok := obj["_meta"]; ok {
-		if err := json.Unmarshal(raw, &meta); err != nil || meta == nil {
-			meta = map[string]json.RawMessage{}
-		}
-	}
-	meta[mcp.MetaRelatedTask] = marshalNoEscape(mcp.RelatedTaskMetadata{TaskID: id})
-	obj["_meta"] = marshalNoEscape(meta)
-	return marshalNoEscape(obj), nil
-}
-
-// marshalNoEscape encodes v, which cannot fail to encode, without HTML escaping: a
-// result goes on the wire as the tool wrote it.
-func marshalNoEscape(v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-}
-
-// taskHeap is a min-heap of tasks that records each task's position in it (the slot
-// the order names), so that any task can be removed; O chooses the order.
-type taskHeap[O heapOrder] []*task
-
-// heapOrder is an ordering of tasks and the field that holds a task's position in it.
-type heapOrder interface {
-	less(a, b *task) bool
-	slot(t *task) *int
-}
-
-// byExpiry orders tasks by deadline: the manager's one expiry timer follows its head.
-type byExpiry struct{}
-
-func (byExpiry) less(a, b *task) bool { return a.expires.Before(b.expires) }
-func (byExpiry) slot(t *task) *int    { return &t.index }
-
-// byAge orders an owner's terminal tasks by creation, oldest first, for eviction.
-type byAge struct{}
-
-func (byAge) less(a, b *task) bool { return a.seq < b.seq }
-func (byAge) slot(t *task) *int    { return &t.tindex }
-
-type (
-	expiryHeap   = taskHeap[byExpiry]
-	terminalHeap = taskHeap[byAge]
-)
-
-func (h taskHeap[O]) Len() int           { return len(h) }
-func (h taskHeap[O]) Less(i, j int) bool { var o O; return o.less(h[i], h[j]) }
-func (h taskHeap[O]) Swap(i, j int) {
-	var o O
-	h[i], h[j] = h[j], h[i]
-	*o.slot(h[i]) = i
-	*o.slot(h[j]) = j
-}
-
-func (h *taskHeap[O]) Push(x any) {
-	var o O
-	t := x.(*task)
-	*o.slot(t) = len(*h)
-	*h = append(*h, t)
-}
-
-func (h *taskHeap[O]) Pop() any {
-	var o O
-	old := *h
-	t := old[len(old)-1]
-	old[len(old)-1] = nil
-	*o.slot(t) = -1
-	*h = old[:len(old)-1]
-	return t
 }

@@ -8,13 +8,15 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/workpool"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 func quick(context.Context, *Handle) Outcome { return Outcome{Result: []byte(`{}`)} }
 
 // TestWorkersAreReused: tasks run one after another reuse one goroutine, a burst leaves at
-// most maxIdleWorkers waiting, idle workers leave after workerIdle, and Close ends them.
+// most workpool.DefaultMaxIdle waiting, idle workers leave after workerIdle, and Close
+// ends them.
 func TestWorkersAreReused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		done := make(chan struct{}, 100)
@@ -30,7 +32,7 @@ func TestWorkersAreReused(t *testing.T) {
 			}
 			<-done
 			synctest.Wait()
-			if n, idle := m.live.Load(), m.idle.Load(); n != 1 || idle != 1 {
+			if n, idle := m.workers.Live(), m.workers.Idle(); n != 1 || idle != 1 {
 				t.Fatalf("%d workers (%d idle) while tasks run one after another, want 1", n, idle)
 			}
 		}
@@ -42,7 +44,7 @@ func TestWorkersAreReused(t *testing.T) {
 			}
 		}
 		synctest.Wait()
-		if n := m.live.Load(); n != 20 {
+		if n := m.workers.Live(); n != 20 {
 			t.Errorf("%d workers with 20 tasks running, want 20", n)
 		}
 		close(release)
@@ -50,13 +52,13 @@ func TestWorkersAreReused(t *testing.T) {
 			<-done
 		}
 		synctest.Wait()
-		if n, idle := m.live.Load(), m.idle.Load(); n != maxIdleWorkers || idle != maxIdleWorkers {
-			t.Errorf("%d workers (%d idle) after the burst, want %d", n, idle, maxIdleWorkers)
+		if n, idle := m.workers.Live(), m.workers.Idle(); n != workpool.DefaultMaxIdle || idle != workpool.DefaultMaxIdle {
+			t.Errorf("%d workers (%d idle) after the burst, want %d", n, idle, workpool.DefaultMaxIdle)
 		}
 
 		time.Sleep(workerIdle)
 		synctest.Wait()
-		if n := m.live.Load(); n != 0 {
+		if n := m.workers.Live(); n != 0 {
 			t.Errorf("%d workers after %s idle, want none", n, workerIdle)
 		}
 		if _, err := m.Create("a", nil, quick); err != nil {
@@ -64,7 +66,7 @@ func TestWorkersAreReused(t *testing.T) {
 		}
 		<-done
 		m.Close()
-		if n := m.live.Load(); n != 0 {
+		if n := m.workers.Live(); n != 0 {
 			t.Errorf("%d workers after Close, want none", n)
 		}
 	})
@@ -86,7 +88,7 @@ func TestCloseEndsWorkers(t *testing.T) {
 	}
 	time.Sleep(20 * time.Millisecond)
 	m.Close()
-	if n := m.live.Load(); n != 0 {
+	if n := m.workers.Live(); n != 0 {
 		t.Errorf("%d workers after Close, want none", n)
 	}
 	wg.Wait()

@@ -48,9 +48,8 @@ func newSSEReader(r io.Reader, maxData int) *sseReader {
 	return &sseReader{r: br, max: maxData}
 }
 
-// sseBuffers holds the readers of ended event streams: over Streamable HTTP every request
-// is answered on a stream of its own, and a fresh 16 KiB buffer for each was half of what
-// a task round trip allocated.
+// sseBuffers keeps the readers of ended event streams for the next ones: over Streamable
+// HTTP every request is answered on a stream of its own.
 var sseBuffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
 
 // release gives the buffer back once the stream is done with (read to its end, or closed

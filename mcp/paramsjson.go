@@ -3,31 +3,91 @@ package mcp
 import (
 	"encoding/json"
 	"strconv"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 )
 
-// UnmarshalParams is json.Unmarshal(data, v), quicker for the params that arrive with
-// every tool call and task request: *[CallToolParams], *[GetTaskParams],
-// *[TaskResultParams] and *[CancelTaskParams]. When v is one of them, still zero, and
-// data has their usual shape (members named exactly as on the wire, values of their
-// types), it is decoded directly; anything else goes to json.Unmarshal, so the outcome,
-// errors included, is always json.Unmarshal's.
-func UnmarshalParams(data []byte, v any) error {
-	ok := false
-	switch p := v.(type) {
-	case *CallToolParams:
-		ok = p != nil && p.Name == "" && p.Arguments == nil && p.Task == nil && p.Meta == nil &&
-			decodeCallToolParams(data, p)
-	case *GetTaskParams:
-		ok = p != nil && p.TaskID == "" && p.Meta == nil && decodeTaskIDParams(data, &p.TaskID, &p.Meta)
-	case *TaskResultParams:
-		ok = p != nil && p.TaskID == "" && p.Meta == nil && decodeTaskIDParams(data, &p.TaskID, &p.Meta)
-	case *CancelTaskParams:
-		ok = p != nil && p.TaskID == "" && p.Meta == nil && decodeTaskIDParams(data, &p.TaskID, &p.Meta)
+// The params that arrive with every tool call and task request (tools/call, tasks/get,
+// tasks/result, tasks/cancel) have hand-written codecs behind their MarshalJSON and
+// UnmarshalJSON methods, quicker than encoding/json's reflection. A decoder takes the
+// usual shape (members named exactly as on the wire, values of their types) into a zero
+// value, and leaves anything else to encoding/json on a type of the same name and fields
+// without methods: the outcome, errors included, is always what encoding/json made of
+// the type before it had methods. The methods accept any input, valid JSON or not, so
+// they may be called directly.
+
+// The params types without their methods, for encoding/json.
+type (
+	plainCallToolParams   CallToolParams
+	plainGetTaskParams    GetTaskParams
+	plainTaskResultParams TaskResultParams
+	plainCancelTaskParams CancelTaskParams
+)
+
+// MarshalJSON writes p as encoding/json writes its fields, with HTML escaping off.
+func (p CallToolParams) MarshalJSON() ([]byte, error) {
+	b, err := p.appendJSON(make([]byte, 0, 64+len(p.Name)+len(p.Arguments)))
+	if err != nil {
+		return jsonwire.Marshal(plainCallToolParams(p)) // and the error encoding/json gives
 	}
-	if ok {
+	return b, nil
+}
+
+// UnmarshalJSON decodes p as encoding/json decodes its fields.
+func (p *CallToolParams) UnmarshalJSON(data []byte) error {
+	if p.Name == "" && p.Arguments == nil && p.Task == nil && p.Meta == nil && decodeCallToolParams(data, p) {
 		return nil
 	}
-	return json.Unmarshal(data, v)
+	// Named as p's type, for encoding/json's errors.
+	type CallToolParams plainCallToolParams
+	return json.Unmarshal(data, (*CallToolParams)(p))
+}
+
+// MarshalJSON writes p as encoding/json writes its fields, with HTML escaping off.
+func (p GetTaskParams) MarshalJSON() ([]byte, error) { return marshalTaskIDParams(p.TaskID, p.Meta) }
+
+// UnmarshalJSON decodes p as encoding/json decodes its fields.
+func (p *GetTaskParams) UnmarshalJSON(data []byte) error {
+	type GetTaskParams plainGetTaskParams
+	return unmarshalTaskIDParams(data, &p.TaskID, &p.Meta, (*GetTaskParams)(p))
+}
+
+// MarshalJSON writes p as encoding/json writes its fields, with HTML escaping off.
+func (p TaskResultParams) MarshalJSON() ([]byte, error) { return marshalTaskIDParams(p.TaskID, p.Meta) }
+
+// UnmarshalJSON decodes p as encoding/json decodes its fields.
+func (p *TaskResultParams) UnmarshalJSON(data []byte) error {
+	type TaskResultParams plainTaskResultParams
+	return unmarshalTaskIDParams(data, &p.TaskID, &p.Meta, (*TaskResultParams)(p))
+}
+
+// MarshalJSON writes p as encoding/json writes its fields, with HTML escaping off.
+func (p CancelTaskParams) MarshalJSON() ([]byte, error) { return marshalTaskIDParams(p.TaskID, p.Meta) }
+
+// UnmarshalJSON decodes p as encoding/json decodes its fields.
+func (p *CancelTaskParams) UnmarshalJSON(data []byte) error {
+	type CancelTaskParams plainCancelTaskParams
+	return unmarshalTaskIDParams(data, &p.TaskID, &p.Meta, (*CancelTaskParams)(p))
+}
+
+// marshalTaskIDParams writes the params of tasks/get, tasks/result and tasks/cancel,
+// which are alike.
+func marshalTaskIDParams(id string, meta Meta) ([]byte, error) {
+	b, err := appendTaskIDParams(make([]byte, 0, 32+len(id)), id, meta)
+	if err != nil {
+		return jsonwire.Marshal(plainGetTaskParams{id, meta}) // and the error encoding/json gives
+	}
+	return b, nil
+}
+
+// unmarshalTaskIDParams decodes the params of tasks/get, tasks/result or tasks/cancel
+// into *id and *meta, or else into plain, the same params as a type of the same name
+// without methods.
+func unmarshalTaskIDParams(data []byte, id *string, meta *Meta, plain any) error {
+	if *id == "" && *meta == nil && decodeTaskIDParams(data, id, meta) {
+		return nil
+	}
+	return json.Unmarshal(data, plain)
 }
 
 // decodeTaskIDParams decodes {"taskId": string, "_meta": object or null}, storing only
@@ -226,33 +286,15 @@ func (d *metaDecoder) metaValue() (Meta, bool) {
 	return d.object()
 }
 
-// MarshalParams encodes v as the params of a request, as json.Marshal does with HTML
-// escaping off (the way the JSON-RPC layer writes them), quicker for the params sent with
-// every tool call and task request: *[CallToolParams], *[GetTaskParams],
-// *[TaskResultParams] and *[CancelTaskParams]. The bytes, errors included, are always
-// those of that json.Marshal; the result can go to the connection as a json.RawMessage.
-func MarshalParams(v any) (json.RawMessage, error) {
-	var b []byte
-	var err error
-	if p, ok := v.(*CallToolParams); ok && p != nil {
-		b, err = p.appendJSON(make([]byte, 0, 64+len(p.Name)+len(p.Arguments)))
-	} else if id, meta, ok := taskIDParams(v); ok {
-		b, err = appendTaskIDParams(make([]byte, 0, 32+len(id)), id, meta)
-	}
-	if b != nil && err == nil {
-		return b, nil
-	}
-	// Anything else, and the error encoding/json would give.
-	return marshalNoEscape(v)
-}
-
+// appendJSON appends p as encoding/json writes it; an error leaves the error's wording to
+// encoding/json.
 func (p *CallToolParams) appendJSON(b []byte) ([]byte, error) {
 	var err error
 	b = append(b, `{"name":`...)
-	b = appendString(b, p.Name)
+	b = jsonwire.AppendString(b, p.Name)
 	if len(p.Arguments) > 0 {
 		b = append(b, `,"arguments":`...)
-		if b, err = appendRaw(b, p.Arguments); err != nil {
+		if b, err = jsonwire.AppendRaw(b, p.Arguments); err != nil {
 			return nil, err
 		}
 	}
@@ -267,29 +309,9 @@ func (p *CallToolParams) appendJSON(b []byte) ([]byte, error) {
 	return appendMeta(b, p.Meta)
 }
 
-// taskIDParams takes the fields of the params of tasks/get, tasks/result and tasks/cancel,
-// which are alike.
-func taskIDParams(v any) (id string, meta Meta, ok bool) {
-	switch p := v.(type) {
-	case *GetTaskParams:
-		if p != nil {
-			return p.TaskID, p.Meta, true
-		}
-	case *TaskResultParams:
-		if p != nil {
-			return p.TaskID, p.Meta, true
-		}
-	case *CancelTaskParams:
-		if p != nil {
-			return p.TaskID, p.Meta, true
-		}
-	}
-	return "", nil, false
-}
-
 func appendTaskIDParams(b []byte, id string, meta Meta) ([]byte, error) {
 	b = append(b, `{"taskId":`...)
-	b = appendString(b, id)
+	b = jsonwire.AppendString(b, id)
 	return appendMeta(b, meta)
 }
 
@@ -298,7 +320,7 @@ func appendMeta(b []byte, meta Meta) ([]byte, error) {
 	if len(meta) > 0 {
 		var err error
 		b = append(b, `,"_meta":`...)
-		if b, err = appendMarshal(b, map[string]any(meta)); err != nil {
+		if b, err = jsonwire.AppendMarshal(b, map[string]any(meta)); err != nil {
 			return nil, err
 		}
 	}

@@ -1,12 +1,9 @@
-package jsonrpc
+package jsonwire
 
 import (
-	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"math/bits"
 	"strconv"
-	"unicode/utf8"
 )
 
 // maxDepth is encoding/json's limit on nested arrays and objects. Input nested deeper is
@@ -207,7 +204,7 @@ var plain = func() (t [256]bool) {
 // their high bit. Each term is the classic "has a zero byte" test, which can mark a byte
 // above a real match, but never below one, so the lowest mark is exact.
 func special(w uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	const ones = 0x0101010101010101
 	quote := w ^ (ones * '"')
 	backslash := w ^ (ones * '\\')
 	return ((quote-ones)&^quote | (backslash-ones)&^backslash | (w-ones*0x20)&^w) & highs
@@ -279,10 +276,10 @@ func (s *scanner) whole() error {
 	return nil
 }
 
-// appendRaw appends the raw JSON value raw to dst, compacted as encoding/json compacts
-// a json.RawMessage it embeds: whitespace between tokens removed and nothing else
-// changed. Invalid JSON is an error, and dst is returned unchanged.
-func appendRaw(dst, raw []byte) ([]byte, error) {
+// AppendRaw appends the JSON value raw to dst, compacted as encoding/json compacts a
+// json.RawMessage it embeds: whitespace between tokens removed and nothing else changed.
+// Invalid JSON is an error, and dst is returned unchanged.
+func AppendRaw(dst, raw []byte) ([]byte, error) {
 	s := scanner{data: raw}
 	if err := s.whole(); err != nil {
 		return dst, err
@@ -310,19 +307,66 @@ func appendRaw(dst, raw []byte) ([]byte, error) {
 	return append(dst, raw[start:]...), nil
 }
 
-// valid is encoding/json.Valid.
-func valid(data []byte) bool {
+// Valid is encoding/json.Valid, without its allocation and its state machine per byte.
+func Valid(data []byte) bool {
 	s := scanner{data: data}
 	return s.whole() == nil
 }
 
-// unquote decodes the string literal raw (quotes included), which the scanner accepted.
-func unquote(raw []byte) string {
-	if body := raw[1 : len(raw)-1]; bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		return string(body)
+// Members validates data as one JSON object, with optional whitespace around it, and
+// calls member for each of its members in order, with the name as its string literal
+// (quotes included, escapes left as they are) and the value's bytes: a message's members
+// are picked out of the frame while it is validated. Invalid JSON is an error, after
+// member has been called for the members before it.
+func Members(data []byte, member func(name, value []byte)) error {
+	s := scanner{data: data}
+	i := s.skipSpace(0)
+	if s.at(i) != '{' {
+		return s.fail(i, "looking for beginning of object")
 	}
-	// Escapes, or invalid UTF-8 to replace with U+FFFD: rare enough for encoding/json.
-	var s string
-	_ = json.Unmarshal(raw, &s)
-	return s
+	i = s.skipSpace(i + 1)
+	if s.at(i) == '}' {
+		i++
+	} else {
+		for {
+			nameEnd, v, err := s.key(i)
+			if err != nil {
+				return err
+			}
+			name := data[i:nameEnd]
+			i = v
+			end, err := s.value(i, 1)
+			if err != nil {
+				return err
+			}
+			member(name, data[i:end])
+			i = s.skipSpace(end)
+			if c := s.at(i); c != ',' {
+				if c != '}' {
+					return s.fail(i, "after object key:value pair")
+				}
+				i++
+				break
+			}
+			i = s.skipSpace(i + 1)
+		}
+	}
+	if i = s.skipSpace(i); i != len(data) {
+		return s.fail(i, "after top-level value")
+	}
+	return nil
+}
+
+// span returns where the one JSON value of data starts and ends, without the whitespace
+// around it, or an error if data is not valid JSON.
+func span(data []byte) (start, end int, err error) {
+	s := scanner{data: data}
+	start = s.skipSpace(0)
+	if end, err = s.value(start, 0); err != nil {
+		return 0, 0, err
+	}
+	if i := s.skipSpace(end); i != len(data) {
+		return 0, 0, s.fail(i, "after top-level value")
+	}
+	return start, end, nil
 }

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -113,8 +112,8 @@ var resultSeeds = []string{
 	`{"other":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`,
 }
 
-// checkResult holds UnmarshalResult to json.Unmarshal for each type it knows, into a
-// zero value and into one already holding values.
+// checkResult holds the result decoders to encoding/json for each type that has one,
+// into a zero value and into one already holding values.
 func checkResult(t *testing.T, data []byte) {
 	t.Helper()
 	ttl := int64(9)
@@ -122,12 +121,7 @@ func checkResult(t *testing.T, data []byte) {
 	for _, mk := range []func() any{
 		func() any { return new(CallToolResult) },
 		func() any { return new(CreateTaskResult) },
-		// The client's probe, declared as it is there.
-		func() any {
-			return new(struct {
-				Task *Task `json:"task"`
-			})
-		},
+		func() any { return new(CreateTaskProbe) },
 		func() any { return new(Task) },
 		func() any { return new(GetTaskResult) },
 		func() any { return new(CancelTaskResult) },
@@ -138,9 +132,7 @@ func checkResult(t *testing.T, data []byte) {
 		func() any { return &CreateTaskResult{Task: old, Meta: Meta{"old": true}} },
 		func() any {
 			o := old
-			return &struct {
-				Task *Task `json:"task"`
-			}{&o}
+			return &CreateTaskProbe{&o}
 		},
 		func() any { o := old; o.TTL = new(int64); return &o },
 		func() any {
@@ -148,27 +140,20 @@ func checkResult(t *testing.T, data []byte) {
 			o.TTL = new(int64)
 			return &TaskStatusNotificationParams{Task: o, Meta: Meta{"old": true}}
 		},
+		func() any { return &GetTaskResult{Task: old} },
 	} {
-		got, want := mk(), mk()
-		gotErr := UnmarshalResult(data, got)
-		wantErr := json.Unmarshal(data, want)
-		if errString(gotErr) != errString(wantErr) {
-			t.Fatalf("UnmarshalResult(%q, %T): error %v, want %v", data, got, gotErr, wantErr)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("UnmarshalResult(%q, %T) = %#v\nwant %#v", data, got, got, want)
-		}
+		checkDecode(t, data, mk)
 	}
 }
 
-func TestUnmarshalResultMatchesEncodingJSON(t *testing.T) {
+func TestResultUnmarshalMatchesEncodingJSON(t *testing.T) {
 	for _, s := range resultSeeds {
 		checkResult(t, []byte(s))
 	}
 }
 
-// TestUnmarshalResultFastPath: the usual shapes are decoded without encoding/json.
-func TestUnmarshalResultFastPath(t *testing.T) {
+// TestResultUnmarshalFastPath: the usual shapes are decoded without encoding/json.
+func TestResultUnmarshalFastPath(t *testing.T) {
 	for _, s := range []string{
 		`{"content":[{"type":"text","text":"done"}],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"abc"}}}`,
 		`{"content":[],"structuredContent":{"a":1},"isError":true,"other":[1]}`,
@@ -193,12 +178,7 @@ func TestUnmarshalResultFastPath(t *testing.T) {
 		`{"content":[{"type":"text","text":"plain"}],"_meta":{"a":1}}`,
 		`{"task":null}`,
 	} {
-		var probe struct {
-			Task *Task `json:"task"`
-		}
-		if _, isProbe := any(&probe).(*createTaskProbe); !isProbe {
-			t.Fatal("the client's probe is not a createTaskProbe")
-		}
+		var probe CreateTaskProbe
 		if !decodeCreateTaskProbe([]byte(s), &probe) {
 			t.Errorf("%s: not decoded directly as the probe", s)
 		}
@@ -218,7 +198,7 @@ func TestUnmarshalResultFastPath(t *testing.T) {
 	}
 }
 
-func FuzzUnmarshalResult(f *testing.F) {
+func FuzzResultUnmarshal(f *testing.F) {
 	for _, s := range resultSeeds {
 		f.Add([]byte(s))
 	}
@@ -227,8 +207,9 @@ func FuzzUnmarshalResult(f *testing.F) {
 	})
 }
 
-// BenchmarkUnmarshalResult compares UnmarshalResult with json.Unmarshal on what a task
-// round trip decodes.
+// BenchmarkUnmarshalResult compares the hand-written decoders, called directly as the
+// JSON-RPC layer calls them, with json.Unmarshal (which calls them after checking the
+// input) on what a task round trip decodes.
 func BenchmarkUnmarshalResult(b *testing.B) {
 	created := []byte(`{"task":{"taskId":"6b0869bdf0eef31efc8c89e8022f384b","status":"working","createdAt":"2026-11-22T05:02:55.123456789Z","lastUpdatedAt":"2026-11-22T05:02:55.123456789Z","ttl":60000,"pollInterval":1000}}`)
 	status := []byte(`{"taskId":"6b0869bdf0eef31efc8c89e8022f384b","status":"completed","createdAt":"2026-11-22T05:02:55.123456789Z","lastUpdatedAt":"2026-11-22T05:02:55.223456789Z","ttl":60000,"pollInterval":1000}`)
@@ -239,11 +220,7 @@ func BenchmarkUnmarshalResult(b *testing.B) {
 	}{
 		{"CallToolResult", benchResultJSON, func() any { return new(CallToolResult) }},
 		{"CreateTaskResult", created, func() any { return new(CreateTaskResult) }},
-		{"probe", created, func() any {
-			return new(struct {
-				Task *Task `json:"task"`
-			})
-		}},
+		{"probe", created, func() any { return new(CreateTaskProbe) }},
 		{"Task", status, func() any { return new(Task) }},
 		{"GetTaskResult", status, func() any { return new(GetTaskResult) }},
 		{"TaskStatusNotificationParams", status, func() any { return new(TaskStatusNotificationParams) }},
@@ -251,7 +228,7 @@ func BenchmarkUnmarshalResult(b *testing.B) {
 		for _, dec := range []struct {
 			name string
 			f    func([]byte, any) error
-		}{{"UnmarshalResult", UnmarshalResult}, {"json.Unmarshal", json.Unmarshal}} {
+		}{{"UnmarshalResult", unmarshalDirect}, {"json.Unmarshal", json.Unmarshal}} {
 			b.Run(c.name+"/"+dec.name, func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
@@ -262,4 +239,62 @@ func BenchmarkUnmarshalResult(b *testing.B) {
 			})
 		}
 	}
+}
+
+func unmarshalDirect(data []byte, v any) error { return v.(json.Unmarshaler).UnmarshalJSON(data) }
+
+// checkTaskMarshal holds the encoders of Task and of the results that hold one to the
+// reference.
+func checkTaskMarshal(t *testing.T, task Task, meta Meta) {
+	t.Helper()
+	for _, v := range []any{
+		task, &task,
+		CreateTaskResult{task, meta}, &CreateTaskResult{task, meta},
+		GetTaskResult{task, meta}, &CancelTaskResult{task, meta}, TaskStatusNotificationParams{task, meta},
+	} {
+		checkMarshal(t, v, false)
+	}
+}
+
+var taskMarshalSeeds = []string{"", "t-1", "<b>&</b>", "\u2028 \xff \x00 \"q\" \\", "6b0869bdf0eef31efc8c89e8022f384b"}
+
+func TestResultMarshal(t *testing.T) {
+	ttl, poll, neg := int64(60000), int64(1000), int64(-1)
+	for _, s := range taskMarshalSeeds {
+		for _, task := range []Task{
+			{},
+			{TaskID: s, Status: TaskStatusWorking, CreatedAt: "2026-11-22T05:02:55.123456789Z", LastUpdatedAt: s, TTL: &ttl, PollInterval: &poll},
+			{TaskID: s, Status: TaskStatus(s), StatusMessage: s, TTL: &neg},
+			{PollInterval: &neg},
+		} {
+			for _, meta := range []Meta{nil, {}, {"k": s}, {MetaRelatedTask: map[string]any{"taskId": s}}, {"bad": make(chan int)}} {
+				checkTaskMarshal(t, task, meta)
+			}
+		}
+	}
+	checkMarshal(t, (*Task)(nil), false)
+	checkMarshal(t, (*GetTaskResult)(nil), false)
+}
+
+func FuzzResultMarshal(f *testing.F) {
+	for i, s := range taskMarshalSeeds {
+		f.Add(s, s, s, int64(i*1000), int64(-i), uint8(i))
+	}
+	f.Fuzz(func(t *testing.T, id, status, other string, ttl, poll int64, shape uint8) {
+		task := Task{TaskID: id, Status: TaskStatus(status), CreatedAt: other, LastUpdatedAt: id}
+		if shape&1 != 0 {
+			task.StatusMessage = other
+		}
+		if shape&2 != 0 {
+			task.TTL = &ttl
+		}
+		if shape&4 != 0 {
+			task.PollInterval = &poll
+		}
+		var meta Meta
+		if shape&8 != 0 {
+			meta = Meta{other: status}
+		}
+		checkTaskMarshal(t, task, meta)
+	})
 }

@@ -3,51 +3,210 @@ package mcp
 import (
 	"encoding/json"
 	"strconv"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 )
 
-// UnmarshalResult is json.Unmarshal(data, v), quicker for what a requestor decodes on
-// every task round trip: *[CallToolResult], *[CreateTaskResult], *[Task],
-// *[GetTaskResult], *[CancelTaskResult] and *[TaskStatusNotificationParams], and
-// *struct{ Task *Task `json:"task"` }, the probe that tells a CreateTaskResult from a
-// plain result. When v is one of them, still zero, and data has their usual shape, it is decoded directly;
-// anything else goes to json.Unmarshal, so the outcome, errors included, is always
-// json.Unmarshal's.
+// What a requestor decodes on every task round trip, and a receiver encodes, has
+// hand-written codecs behind MarshalJSON and UnmarshalJSON: [CallToolResult],
+// [CreateTaskResult], [CreateTaskProbe], [Task], [GetTaskResult], [CancelTaskResult] and
+// [TaskStatusNotificationParams]. As for the params (see paramsjson.go), a decoder takes
+// the usual shape into a zero value and leaves anything else to encoding/json on a type
+// of the same name and fields without methods, so the outcome, errors included, is
+// always what encoding/json made of the type before it had methods.
 //
 // The usual shape: an object whose members are named exactly as on the wire, each once,
 // with values of their types (content blocks holding only type, text and _meta).
 // Members that name no field are skipped, as encoding/json skips them, unless the name
 // is one encoding/json might still match to a field (it ignores case).
-func UnmarshalResult(data []byte, v any) error {
-	ok := false
-	switch r := v.(type) {
-	case *CallToolResult:
-		ok = r != nil && r.Content == nil && r.StructuredContent == nil && !r.IsError && r.Meta == nil &&
-			decodeCallToolResult(data, r)
-	case *CreateTaskResult:
-		ok = r != nil && r.Task == (Task{}) && r.Meta == nil && decodeCreateTaskResult(data, r)
-	case *createTaskProbe:
-		ok = r != nil && r.Task == nil && decodeCreateTaskProbe(data, r)
-	case *Task:
-		ok = r != nil && *r == (Task{}) && decodeFlatTask(data, r, nil)
-	case *GetTaskResult:
-		ok = r != nil && r.Task == (Task{}) && r.Meta == nil && decodeFlatTask(data, &r.Task, &r.Meta)
-	case *CancelTaskResult:
-		ok = r != nil && r.Task == (Task{}) && r.Meta == nil && decodeFlatTask(data, &r.Task, &r.Meta)
-	case *TaskStatusNotificationParams:
-		ok = r != nil && r.Task == (Task{}) && r.Meta == nil && decodeFlatTask(data, &r.Task, &r.Meta)
-	}
-	if ok {
+
+// The result types without their methods, for encoding/json. A type that holds a Task
+// holds a plainTask in its local copy, so that encoding/json goes on past an error inside
+// the task as it did, and names the task's fields as it did.
+type (
+	plainCallToolResult CallToolResult
+	plainTask           Task
+)
+
+// UnmarshalJSON decodes r as encoding/json decodes its fields.
+func (r *CallToolResult) UnmarshalJSON(data []byte) error {
+	if r.Content == nil && r.StructuredContent == nil && !r.IsError && r.Meta == nil && decodeCallToolResult(data, r) {
 		return nil
 	}
-	return json.Unmarshal(data, v)
+	type CallToolResult plainCallToolResult
+	return json.Unmarshal(data, (*CallToolResult)(r))
 }
 
-// createTaskProbe is the shape a requestor decodes a task-augmented call's result into
-// to tell a CreateTaskResult from a plain result: unlike [CreateTaskResult], it tells an
-// absent or null "task" from an empty one, and ignores _meta. Being an alias of an
-// unnamed type, it is the type of any such probe declared elsewhere.
-type createTaskProbe = struct {
-	Task *Task `json:"task"`
+// MarshalJSON writes t as encoding/json writes its fields, with HTML escaping off.
+func (t Task) MarshalJSON() ([]byte, error) {
+	b := append(make([]byte, 0, t.encodedSize()), '{')
+	return append(t.appendMembers(b), '}'), nil
+}
+
+// UnmarshalJSON decodes t as encoding/json decodes its fields.
+func (t *Task) UnmarshalJSON(data []byte) error {
+	if *t == (Task{}) && decodeFlatTask(data, t, nil) {
+		return nil
+	}
+	type Task plainTask
+	return json.Unmarshal(data, (*Task)(t))
+}
+
+// MarshalJSON writes r as encoding/json writes its fields, with HTML escaping off.
+func (r CreateTaskResult) MarshalJSON() ([]byte, error) {
+	b := append(make([]byte, 0, 16+r.Task.encodedSize()), `{"task":{`...)
+	b = append(r.Task.appendMembers(b), '}')
+	if b, err := appendMeta(b, r.Meta); err == nil {
+		return b, nil
+	}
+	type Task plainTask
+	type CreateTaskResult struct {
+		Task Task `json:"task"`
+		Meta Meta `json:"_meta,omitempty"`
+	}
+	return jsonwire.Marshal(CreateTaskResult{Task(r.Task), r.Meta}) // and the error encoding/json gives
+}
+
+// UnmarshalJSON decodes r as encoding/json decodes its fields.
+func (r *CreateTaskResult) UnmarshalJSON(data []byte) error {
+	if r.Task == (Task{}) && r.Meta == nil && decodeCreateTaskResult(data, r) {
+		return nil
+	}
+	type task = Task
+	type Task plainTask
+	type CreateTaskResult struct {
+		Task Task `json:"task"`
+		Meta Meta `json:"_meta,omitempty"`
+	}
+	w := CreateTaskResult{Task(r.Task), r.Meta}
+	err := json.Unmarshal(data, &w)
+	r.Task, r.Meta = task(w.Task), w.Meta
+	return err
+}
+
+// UnmarshalJSON decodes p as encoding/json decodes its fields.
+func (p *CreateTaskProbe) UnmarshalJSON(data []byte) error {
+	if p.Task == nil && decodeCreateTaskProbe(data, p) {
+		return nil
+	}
+	type task = *Task
+	type Task plainTask
+	type CreateTaskProbe struct {
+		Task *Task `json:"task"`
+	}
+	w := CreateTaskProbe{(*Task)(p.Task)}
+	err := json.Unmarshal(data, &w)
+	p.Task = task(w.Task)
+	return err
+}
+
+// MarshalJSON writes r as encoding/json writes its fields, with HTML escaping off.
+func (r GetTaskResult) MarshalJSON() ([]byte, error) { return marshalFlatTask(&r.Task, r.Meta) }
+
+// UnmarshalJSON decodes r as encoding/json decodes its fields.
+func (r *GetTaskResult) UnmarshalJSON(data []byte) error {
+	if r.Task == (Task{}) && r.Meta == nil && decodeFlatTask(data, &r.Task, &r.Meta) {
+		return nil
+	}
+	type task = Task
+	type Task plainTask
+	type GetTaskResult struct {
+		Task
+		Meta Meta `json:"_meta,omitempty"`
+	}
+	w := GetTaskResult{Task(r.Task), r.Meta}
+	err := json.Unmarshal(data, &w)
+	r.Task, r.Meta = task(w.Task), w.Meta
+	return err
+}
+
+// MarshalJSON writes r as encoding/json writes its fields, with HTML escaping off.
+func (r CancelTaskResult) MarshalJSON() ([]byte, error) { return marshalFlatTask(&r.Task, r.Meta) }
+
+// UnmarshalJSON decodes r as encoding/json decodes its fields.
+func (r *CancelTaskResult) UnmarshalJSON(data []byte) error {
+	if r.Task == (Task{}) && r.Meta == nil && decodeFlatTask(data, &r.Task, &r.Meta) {
+		return nil
+	}
+	type task = Task
+	type Task plainTask
+	type CancelTaskResult struct {
+		Task
+		Meta Meta `json:"_meta,omitempty"`
+	}
+	w := CancelTaskResult{Task(r.Task), r.Meta}
+	err := json.Unmarshal(data, &w)
+	r.Task, r.Meta = task(w.Task), w.Meta
+	return err
+}
+
+// MarshalJSON writes p as encoding/json writes its fields, with HTML escaping off.
+func (p TaskStatusNotificationParams) MarshalJSON() ([]byte, error) {
+	return marshalFlatTask(&p.Task, p.Meta)
+}
+
+// UnmarshalJSON decodes p as encoding/json decodes its fields.
+func (p *TaskStatusNotificationParams) UnmarshalJSON(data []byte) error {
+	if p.Task == (Task{}) && p.Meta == nil && decodeFlatTask(data, &p.Task, &p.Meta) {
+		return nil
+	}
+	type task = Task
+	type Task plainTask
+	type TaskStatusNotificationParams struct {
+		Task
+		Meta Meta `json:"_meta,omitempty"`
+	}
+	w := TaskStatusNotificationParams{Task(p.Task), p.Meta}
+	err := json.Unmarshal(data, &w)
+	p.Task, p.Meta = task(w.Task), w.Meta
+	return err
+}
+
+// marshalFlatTask writes the Task fields and _meta in one object, as encoding/json writes
+// GetTaskResult, CancelTaskResult and TaskStatusNotificationParams.
+func marshalFlatTask(t *Task, meta Meta) ([]byte, error) {
+	b := append(make([]byte, 0, t.encodedSize()), '{')
+	if b, err := appendMeta(t.appendMembers(b), meta); err == nil {
+		return b, nil
+	}
+	type Task plainTask
+	type flatTask struct {
+		Task
+		Meta Meta `json:"_meta,omitempty"`
+	}
+	return jsonwire.Marshal(flatTask{Task(*t), meta}) // and the error encoding/json gives
+}
+
+// encodedSize is room for t encoded, with numbers of usual length.
+func (t *Task) encodedSize() int {
+	return 100 + len(t.TaskID) + len(t.Status) + len(t.StatusMessage) + len(t.CreatedAt) + len(t.LastUpdatedAt)
+}
+
+// appendMembers appends t's members as encoding/json writes them, without the braces.
+func (t *Task) appendMembers(b []byte) []byte {
+	b = append(b, `"taskId":`...)
+	b = jsonwire.AppendString(b, t.TaskID)
+	b = append(b, `,"status":`...)
+	b = jsonwire.AppendString(b, string(t.Status))
+	if t.StatusMessage != "" {
+		b = append(b, `,"statusMessage":`...)
+		b = jsonwire.AppendString(b, t.StatusMessage)
+	}
+	b = append(b, `,"createdAt":`...)
+	b = jsonwire.AppendString(b, t.CreatedAt)
+	b = append(b, `,"lastUpdatedAt":`...)
+	b = jsonwire.AppendString(b, t.LastUpdatedAt)
+	b = append(b, `,"ttl":`...)
+	if t.TTL == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, *t.TTL, 10)
+	}
+	if t.PollInterval != nil {
+		b = append(b, `,"pollInterval":`...)
+		b = strconv.AppendInt(b, *t.PollInterval, 10)
+	}
+	return b
 }
 
 // The member names of each type as encoding/json sees them: a member whose name is
@@ -230,7 +389,7 @@ func decodeCreateTaskResult(data []byte, r *CreateTaskResult) bool {
 
 // decodeCreateTaskProbe decodes {"task": {...} or null} into r, which is zero, storing
 // only when all of data is taken.
-func decodeCreateTaskProbe(data []byte, r *createTaskProbe) bool {
+func decodeCreateTaskProbe(data []byte, r *CreateTaskProbe) bool {
 	var task *Task
 	seen := false
 	d := metaDecoder{data: data}

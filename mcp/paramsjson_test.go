@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 )
 
 var paramsSeeds = []string{
@@ -70,8 +72,9 @@ var paramsSeeds = []string{
 	strings.Repeat(`{"name":"x","arguments":`, 1) + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
 }
 
-// checkParams holds UnmarshalParams to json.Unmarshal for each params type, into a zero
-// value and into one already holding values.
+// checkParams holds the params decoders to encoding/json for each params type, into a
+// zero value and into one already holding values: through json.Unmarshal, and with
+// UnmarshalJSON called directly, as the JSON-RPC layer and the server call it.
 func checkParams(t *testing.T, data []byte) {
 	t.Helper()
 	ttl := int64(9)
@@ -85,26 +88,42 @@ func checkParams(t *testing.T, data []byte) {
 		},
 		func() any { return &TaskResultParams{TaskID: "old", Meta: Meta{"old": true}} },
 	} {
-		got, want := mk(), mk()
-		gotErr := UnmarshalParams(data, got)
-		wantErr := json.Unmarshal(data, want)
-		if errString(gotErr) != errString(wantErr) {
-			t.Fatalf("UnmarshalParams(%q, %T): error %v, want %v", data, got, gotErr, wantErr)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("UnmarshalParams(%q, %T) = %#v\nwant %#v", data, got, got, want)
-		}
+		checkDecode(t, data, mk)
 	}
 }
 
-func TestUnmarshalParamsMatchesEncodingJSON(t *testing.T) {
+// checkDecode holds json.Unmarshal and a direct UnmarshalJSON to the reference, for the
+// values mk makes.
+func checkDecode(t *testing.T, data []byte, mk func() any) {
+	t.Helper()
+	want := mk()
+	wantErr := refUnmarshal(data, want)
+	got := mk()
+	gotErr := json.Unmarshal(data, got)
+	if errString(gotErr) != errString(wantErr) {
+		t.Fatalf("json.Unmarshal(%q, %T): error %v, want %v", data, got, gotErr, wantErr)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("json.Unmarshal(%q, %T) = %#v\nwant %#v", data, got, got, want)
+	}
+	got = mk()
+	gotErr = got.(json.Unmarshaler).UnmarshalJSON(data)
+	if errString(gotErr) != errString(wantErr) {
+		t.Fatalf("%T.UnmarshalJSON(%q): error %v, want %v", got, data, gotErr, wantErr)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%T.UnmarshalJSON(%q) = %#v\nwant %#v", got, data, got, want)
+	}
+}
+
+func TestParamsUnmarshalMatchesEncodingJSON(t *testing.T) {
 	for _, s := range paramsSeeds {
 		checkParams(t, []byte(s))
 	}
 }
 
-// TestUnmarshalParamsFastPath: the usual shapes are decoded without encoding/json.
-func TestUnmarshalParamsFastPath(t *testing.T) {
+// TestParamsUnmarshalFastPath: the usual shapes are decoded without encoding/json.
+func TestParamsUnmarshalFastPath(t *testing.T) {
 	for _, s := range []string{
 		`{"name":"instant_task","task":{}}`,
 		`{"name":"echo","arguments":{"text":"hello"},"_meta":{"progressToken":1}}`,
@@ -123,7 +142,7 @@ func TestUnmarshalParamsFastPath(t *testing.T) {
 	}
 }
 
-func FuzzUnmarshalParams(f *testing.F) {
+func FuzzParamsUnmarshal(f *testing.F) {
 	for _, s := range paramsSeeds {
 		f.Add([]byte(s))
 	}
@@ -132,21 +151,29 @@ func FuzzUnmarshalParams(f *testing.F) {
 	})
 }
 
-// checkMarshalParams compares MarshalParams with encoding/json (HTML escaping off), and
-// requires the direct path when want says so.
-func checkMarshalParams(t *testing.T, v any, direct bool) {
+// checkMarshal holds v's MarshalJSON to the reference, errors included; and what the
+// JSON-RPC layer writes (jsonwire.Marshal) and json.Marshal too. direct requires the
+// hand-written encoder to take v.
+func checkMarshal(t *testing.T, v any, direct bool) {
 	t.Helper()
-	got, gotErr := MarshalParams(v)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	wantErr := enc.Encode(v)
-	want := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	if wantErr != nil {
-		want = nil
+	want, wantErr := refMarshal(v)
+	if rv := reflect.ValueOf(v); rv.Kind() != reflect.Pointer || !rv.IsNil() {
+		got, gotErr := v.(json.Marshaler).MarshalJSON()
+		if errString(gotErr) != errString(wantErr) || !bytes.Equal(got, want) {
+			t.Fatalf("%T.MarshalJSON(%#v) = %s, %v\nwant %s, %v", v, v, got, gotErr, want, wantErr)
+		}
 	}
-	if errString(gotErr) != errString(wantErr) || !bytes.Equal(got, want) {
-		t.Fatalf("MarshalParams(%#v) = %s, %v\nwant %s, %v", v, got, gotErr, want, wantErr)
+	got, gotErr := jsonwire.Marshal(v)
+	if (gotErr == nil) != (wantErr == nil) || !bytes.Equal(got, want) {
+		t.Fatalf("jsonwire.Marshal(%#v) = %s, %v\nwant %s, %v", v, got, gotErr, want, wantErr)
+	}
+	if wantErr == nil {
+		// json.Marshal escapes HTML as it always did.
+		var buf bytes.Buffer
+		json.HTMLEscape(&buf, want)
+		if got, err := json.Marshal(v); err != nil || !bytes.Equal(got, buf.Bytes()) {
+			t.Fatalf("json.Marshal(%#v) = %s, %v\nwant %s", v, got, err, buf.Bytes())
+		}
 	}
 	if !direct {
 		return
@@ -164,7 +191,7 @@ func checkMarshalParams(t *testing.T, v any, direct bool) {
 	}
 }
 
-func TestMarshalParams(t *testing.T) {
+func TestParamsMarshal(t *testing.T) {
 	ttl := int64(60000)
 	neg := int64(-1)
 	for _, p := range []*CallToolParams{
@@ -175,7 +202,7 @@ func TestMarshalParams(t *testing.T) {
 		{Name: "bad \xff utf8", Meta: Meta{}},
 		{},
 	} {
-		checkMarshalParams(t, p, true)
+		checkMarshal(t, p, true)
 	}
 	// What the direct path does not take goes to encoding/json, errors included.
 	for _, v := range []any{
@@ -183,19 +210,19 @@ func TestMarshalParams(t *testing.T) {
 		&CallToolParams{Name: "x", Meta: Meta{"c": make(chan int)}},
 		(*CallToolParams)(nil),
 		&GetTaskParams{TaskID: "t", Meta: Meta{"f": func() {}}},
-		&PaginatedParams{Cursor: "<c>"},
-		nil,
+		CallToolParams{Name: "<value>", Arguments: json.RawMessage(` [ ] `)},
+		CancelTaskParams{TaskID: "t", Meta: Meta{"n": json.Number("1")}},
 	} {
-		checkMarshalParams(t, v, false)
+		checkMarshal(t, v, false)
 	}
 	for _, id := range []string{"", "t-1", "<&>", "\xed\xa0\x80"} {
-		checkMarshalParams(t, &TaskResultParams{TaskID: id}, true)
-		checkMarshalParams(t, &GetTaskParams{TaskID: id, Meta: Meta{"k": []any{1, "v"}}}, false)
-		checkMarshalParams(t, &CancelTaskParams{TaskID: id}, false)
+		checkMarshal(t, &TaskResultParams{TaskID: id}, true)
+		checkMarshal(t, &GetTaskParams{TaskID: id, Meta: Meta{"k": []any{1, "v"}}}, false)
+		checkMarshal(t, &CancelTaskParams{TaskID: id}, false)
 	}
 }
 
-func FuzzMarshalParams(f *testing.F) {
+func FuzzParamsMarshal(f *testing.F) {
 	f.Add("echo", []byte(`{"text":"hi"}`), int64(5), uint8(3), "k", "v")
 	f.Add("<x>", []byte(` [1, 2] `), int64(-1), uint8(7), "progressToken", "\u2028")
 	f.Add("x", []byte(`{"a":`), int64(0), uint8(0), "", "")
@@ -210,7 +237,7 @@ func FuzzMarshalParams(f *testing.F) {
 		if shape&4 != 0 {
 			p.Meta = Meta{key: val}
 		}
-		checkMarshalParams(t, p, false)
-		checkMarshalParams(t, &TaskResultParams{TaskID: name, Meta: p.Meta}, false)
+		checkMarshal(t, p, false)
+		checkMarshal(t, &TaskResultParams{TaskID: name, Meta: p.Meta}, false)
 	})
 }

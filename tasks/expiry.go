@@ -1,0 +1,94 @@
+package tasks
+
+import (
+	"context"
+	"time"
+)
+
+// armTimer points the single expiry timer at the earliest deadline.
+func (m *Manager) armTimer(now time.Time) {
+	if len(m.expiry) == 0 {
+		if m.timer != nil {
+			m.timer.Stop()
+		}
+		return
+	}
+	d := m.expiry[0].expires.Sub(now)
+	if m.timer == nil {
+		m.timer = time.AfterFunc(d, m.expire)
+	} else {
+		m.timer.Reset(d)
+	}
+}
+
+func (m *Manager) expire() {
+	now := m.opts.Now()
+	m.mu.Lock()
+	var cancels []context.CancelFunc
+	for len(m.expiry) > 0 && !m.expiry[0].expires.After(now) {
+		t := m.expiry[0]
+		m.opts.Logger.Info("task expired", "task", t.state.TaskID, "owner", t.owner, "status", t.state.Status)
+		cancels = append(cancels, t.cancel)
+		m.removeLocked(t)
+	}
+	if !m.closed {
+		m.armTimer(now)
+	}
+	m.mu.Unlock()
+	for _, c := range cancels {
+		c()
+	}
+}
+
+// taskHeap is a min-heap of tasks that records each task's position in it (the slot
+// the order names), so that any task can be removed; O chooses the order.
+type taskHeap[O heapOrder] []*task
+
+// heapOrder is an ordering of tasks and the field that holds a task's position in it.
+type heapOrder interface {
+	less(a, b *task) bool
+	slot(t *task) *int
+}
+
+// byExpiry orders tasks by deadline: the manager's one expiry timer follows its head.
+type byExpiry struct{}
+
+func (byExpiry) less(a, b *task) bool { return a.expires.Before(b.expires) }
+func (byExpiry) slot(t *task) *int    { return &t.index }
+
+// byAge orders an owner's terminal tasks by creation, oldest first, for eviction.
+type byAge struct{}
+
+func (byAge) less(a, b *task) bool { return a.seq < b.seq }
+func (byAge) slot(t *task) *int    { return &t.tindex }
+
+type (
+	expiryHeap   = taskHeap[byExpiry]
+	terminalHeap = taskHeap[byAge]
+)
+
+func (h taskHeap[O]) Len() int           { return len(h) }
+func (h taskHeap[O]) Less(i, j int) bool { var o O; return o.less(h[i], h[j]) }
+func (h taskHeap[O]) Swap(i, j int) {
+	var o O
+	h[i], h[j] = h[j], h[i]
+	*o.slot(h[i]) = i
+	*o.slot(h[j]) = j
+}
+
+func (h *taskHeap[O]) Push(x any) {
+	var o O
+	t := x.(*task)
+	*o.slot(t) = len(*h)
+	*h = append(*h, t)
+}
+
+func (h *taskHeap[O]) Pop() any {
+	var o O
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	*o.slot(t) = -1
+	*h = old[:len(old)-1]
+	return t
+}

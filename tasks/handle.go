@@ -1,0 +1,105 @@
+package tasks
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// Handle lets a task's work report its status, and end it.
+type Handle struct {
+	m        *Manager
+	t        *task
+	release  context.CancelFunc
+	finished atomic.Bool
+	stopped  atomic.Bool // a deferred task's stop was called
+}
+
+// Finish ends the task's work with out: the task becomes completed or failed, unless it
+// already ended (cancelled, expired), in which case out is dropped. Only the first call
+// counts. A task made by [Manager.Create] is finished with what its RunFunc returns.
+func (h *Handle) Finish(out Outcome) {
+	if !h.finished.CompareAndSwap(false, true) {
+		return
+	}
+	h.m.finish(h.t, out)
+	h.release()
+	h.m.running.Done()
+}
+
+// ID is the task's id.
+func (h *Handle) ID() string { return h.t.state.TaskID }
+
+// Created returns the task as it was created, in status working: what the
+// CreateTaskResult reports.
+func (h *Handle) Created() mcp.Task {
+	// Built from the fields that never change, which needs no lock; the others had
+	// these values at creation.
+	s := &h.t.state
+	return mcp.Task{
+		TaskID:        s.TaskID,
+		Status:        mcp.TaskStatusWorking,
+		CreatedAt:     s.CreatedAt,
+		LastUpdatedAt: s.CreatedAt,
+		TTL:           s.TTL,
+		PollInterval:  s.PollInterval,
+	}
+}
+
+// Context returns the task's context: it ends when the task is cancelled or expires, its
+// owner is dropped, the manager closes, or at [Handle.Finish].
+func (h *Handle) Context() context.Context { return h.t.ctx }
+
+// SetStatus moves the task to input_required or back to working, with a message. It
+// fails once the task has ended (cancelled, for instance), which the work should take as
+// a sign to stop.
+func (h *Handle) SetStatus(status mcp.TaskStatus, message string) error {
+	if status.IsTerminal() {
+		return fmt.Errorf("tasks: a task's work ends it by returning, not with status %q", status)
+	}
+	return h.m.update(h.t, func(s *mcp.Task) error {
+		if !mcp.ValidTransition(s.Status, status) {
+			return fmt.Errorf("tasks: task %s cannot go from %s to %s", s.TaskID, s.Status, status)
+		}
+		s.Status = status
+		s.StatusMessage = message
+		return nil
+	}, nil)
+}
+
+// RelatedRequest returns the id of the newest tasks/result request waiting on this task,
+// so requests the work sends to the requestor can travel on that response stream.
+func (h *Handle) RelatedRequest() (jsonrpc.ID, bool) {
+	h.m.wmu.Lock()
+	defer h.m.wmu.Unlock()
+	if n := len(h.t.resultWaiters); n > 0 {
+		return h.t.resultWaiters[n-1], true
+	}
+	return jsonrpc.ID{}, false
+}
+
+// AwaitRequestor waits until a tasks/result request is waiting on the task and returns
+// its id: the input_required flow asks the requestor to call tasks/result and expects the
+// receiver's own requests on that response. It gives up when ctx ends or the task ends.
+func (h *Handle) AwaitRequestor(ctx context.Context) (jsonrpc.ID, bool) {
+	for {
+		h.m.wmu.Lock()
+		if n := len(h.t.resultWaiters); n > 0 {
+			id := h.t.resultWaiters[n-1]
+			h.m.wmu.Unlock()
+			return id, true
+		}
+		added := h.t.waiterAdded
+		h.m.wmu.Unlock()
+		select {
+		case <-added:
+		case <-h.t.done:
+			return jsonrpc.ID{}, false
+		case <-ctx.Done():
+			return jsonrpc.ID{}, false
+		}
+	}
+}

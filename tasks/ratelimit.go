@@ -1,0 +1,52 @@
+package tasks
+
+import (
+	"time"
+)
+
+// bucket is a token bucket: tokens refill at the configured rate up to the burst.
+type bucket struct {
+	tokens float64
+	at     time.Time
+}
+
+// allowLocked takes one token from owner's bucket.
+func (m *Manager) allowLocked(owner string) error {
+	rate := m.opts.RatePerSecond
+	if rate <= 0 {
+		return nil
+	}
+	burst := float64(m.opts.RateBurst)
+	if burst <= 0 {
+		burst = 2 * rate
+	}
+	now := m.opts.Now()
+	if m.buckets == nil {
+		m.buckets = map[string]*bucket{}
+	}
+	b := m.buckets[owner]
+	if b == nil {
+		if len(m.buckets) >= 4096 {
+			m.pruneBuckets(now, rate, burst)
+		}
+		b = &bucket{tokens: burst, at: now}
+		m.buckets[owner] = b
+	}
+	b.tokens = min(burst, b.tokens+now.Sub(b.at).Seconds()*rate)
+	b.at = now
+	if b.tokens < 1 {
+		m.opts.Logger.Warn("task requests rate-limited", "owner", owner)
+		return ErrRateLimited.WithData(map[string]int64{"retryAfterMs": int64((1 - b.tokens) / rate * 1000)})
+	}
+	b.tokens--
+	return nil
+}
+
+// pruneBuckets forgets owners whose bucket has refilled: they have been idle.
+func (m *Manager) pruneBuckets(now time.Time, rate, burst float64) {
+	for owner, b := range m.buckets {
+		if b.tokens+now.Sub(b.at).Seconds()*rate >= burst {
+			delete(m.buckets, owner)
+		}
+	}
+}
