@@ -147,7 +147,7 @@ func (c *Conn) Close() error {
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	raw, err := marshalParams(params)
 	if err != nil {
-		return fmt.Errorf("jsonrpc: encoding %s params: %w", method, err)
+		return &CallError{Method: method, Op: OpEncode, Err: err}
 	}
 	id := Int64ID(c.nextID.Add(1))
 	ch := make(chan *Response, 1)
@@ -163,7 +163,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	req := &Request{ID: id, Method: method, Params: raw}
 	if err := c.write(ctx, req); err != nil {
 		c.forget(id)
-		return fmt.Errorf("jsonrpc: sending %s: %w", method, err)
+		return &CallError{Method: method, Op: OpSend, Err: err}
 	}
 	select {
 	case resp := <-ch:
@@ -200,7 +200,7 @@ func decodeResult(method string, resp *Response, result any) error {
 		return nil
 	}
 	if err := jsonwire.Unmarshal(resp.Result, result); err != nil {
-		return fmt.Errorf("jsonrpc: decoding %s result: %w", method, err)
+		return &CallError{Method: method, Op: OpDecode, Err: err}
 	}
 	return nil
 }
@@ -209,7 +209,7 @@ func decodeResult(method string, resp *Response, result any) error {
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	raw, err := marshalParams(params)
 	if err != nil {
-		return fmt.Errorf("jsonrpc: encoding %s params: %w", method, err)
+		return &CallError{Method: method, Op: OpEncode, Err: err}
 	}
 	if err := c.Err(); err != nil {
 		return err
@@ -362,12 +362,10 @@ func (c *Conn) shutdown(cause error) {
 	c.closing.Do(func() {
 		c.mu.Lock()
 		c.err = cause
-		pending := c.pending
-		c.pending = map[ID]chan *Response{}
+		c.pending = map[ID]chan *Response{} // their callers see c.done and return c.err
 		c.mu.Unlock()
 		c.cancel(cause)
 		_ = c.conn.Close()
-		_ = pending // callers observe c.done and read c.err
 	})
 }
 

@@ -194,9 +194,15 @@ func TestCallResponse(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "decoding add result") {
 		t.Errorf("decoding into the wrong type: %v", err)
 	}
+	var ce *jsonrpc.CallError
+	if !errors.As(err, &ce) || ce.Op != jsonrpc.OpDecode || ce.Method != "add" {
+		t.Errorf("decoding into the wrong type: %#v, want a *CallError of OpDecode for add", err)
+	}
 	// Params that cannot be encoded fail locally, before anything is sent.
 	if err := c.Call(ctx, "add", make(chan int), nil); err == nil || !strings.Contains(err.Error(), "encoding add params") {
 		t.Errorf("bad params: %v", err)
+	} else if !errors.As(err, &ce) || ce.Op != jsonrpc.OpEncode {
+		t.Errorf("bad params: %#v, want a *CallError of OpEncode", err)
 	}
 	// A result the handler cannot encode becomes an internal error.
 	err = c.Call(ctx, "chan", nil, nil)

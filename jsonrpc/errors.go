@@ -84,3 +84,35 @@ func AsError(err error) *Error {
 	}
 	return &Error{Code: CodeInternalError, Message: err.Error()}
 }
+
+// CallError is a call or notification that failed on this side of the connection: its
+// params could not be encoded, it could not be sent, or its result could not be decoded
+// into what the caller asked for (the peer answered, with a result of another shape). Op
+// says which.
+type CallError struct {
+	Method string
+	Op     CallOp
+	Err    error
+}
+
+// CallOp is the step of a call that failed.
+type CallOp int
+
+// The steps of a call.
+const (
+	OpEncode CallOp = iota // encoding the params
+	OpSend                 // writing the message
+	OpDecode               // decoding the result
+)
+
+func (e *CallError) Error() string {
+	switch e.Op {
+	case OpEncode:
+		return fmt.Sprintf("encoding %s params: %v", e.Method, e.Err)
+	case OpSend:
+		return fmt.Sprintf("sending %s: %v", e.Method, e.Err)
+	}
+	return fmt.Sprintf("decoding %s result: %v", e.Method, e.Err)
+}
+
+func (e *CallError) Unwrap() error { return e.Err }

@@ -141,6 +141,8 @@ func TestSentence(t *testing.T) {
 		{fmt.Errorf("tools/list: %w", io.EOF), "the connection to the server failed: the server closed the connection"},
 		{fmt.Errorf("tools/list: %w", &transport.HTTPError{StatusCode: http.StatusInternalServerError, Message: "overloaded"}),
 			"the server answered HTTP 500: overloaded"},
+		{fmt.Errorf("tools/list: %w", &jsonrpc.CallError{Method: "tools/list", Op: jsonrpc.OpDecode, Err: errors.New("json: cannot unmarshal string into Go value of type []mcp.Tool")}),
+			"decoding tools/list result: json: cannot unmarshal string into Go value of type []mcp.Tool"},
 		{errors.New("something else"), "something else"},
 	})
 }

@@ -54,6 +54,10 @@ func Sentence(err error) string {
 	if errors.As(err, &httpErr) {
 		return fmt.Sprintf("the server answered HTTP %d: %s", httpErr.StatusCode, httpErr.Message)
 	}
+	var call *jsonrpc.CallError
+	if errors.As(err, &call) {
+		return call.Error() // it names the method: the layers around it add nothing
+	}
 	return err.Error()
 }
 

@@ -55,7 +55,7 @@ func TestDescribe(t *testing.T) {
 		{&ConnectError{Target: `"srv"`, Stdio: true, Err: &exec.Error{Name: "srv", Err: exec.ErrNotFound}}, `the server command "srv" was not found`, 2},
 		{&ConnectError{Target: `"srv"`, Stdio: true, Err: fmt.Errorf("initialize: %w", fmt.Errorf("%w: %w", jsonrpc.ErrClosed, exited))},
 			`the server "srv" exited before it finished starting (exit status 3); its last output: boom`, 2},
-		{&ConnectError{Target: "http://127.0.0.1:9/mcp", Err: fmt.Errorf("initialize: jsonrpc: sending initialize: %w", fmt.Errorf("%w: cannot connect", transport.ErrUnreachable))},
+		{&ConnectError{Target: "http://127.0.0.1:9/mcp", Err: fmt.Errorf("initialize: %w", &jsonrpc.CallError{Method: "initialize", Op: jsonrpc.OpSend, Err: fmt.Errorf("%w: cannot connect", transport.ErrUnreachable)})},
 			"nothing is listening at http://127.0.0.1:9/mcp", 2},
 		{&ConnectError{Target: "http://h/mcp", Err: &transport.HTTPError{StatusCode: http.StatusUnauthorized, Message: "no token"}},
 			"the server at http://h/mcp refused access (HTTP 401: no token); pass credentials with --header", 2},
@@ -68,7 +68,7 @@ func TestDescribe(t *testing.T) {
 		{fmt.Errorf("tools/list: %w", fmt.Errorf("%w: %w", jsonrpc.ErrClosed, exited)), "the connection to the server failed: the server exited (exit status 3); its last output: boom", 2},
 		{fmt.Errorf("tools/list: %w", io.EOF), "the connection to the server failed: the server closed the connection", 2},
 		{fmt.Errorf("tools/list: %w", context.Canceled), "interrupted", 2},
-		{fmt.Errorf("decoding tools/list result: %w", errors.New("cannot unmarshal")), "decoding tools/list result: cannot unmarshal", 2},
+		{fmt.Errorf("tools/list: %w", &jsonrpc.CallError{Method: "tools/list", Op: jsonrpc.OpDecode, Err: errors.New("cannot unmarshal")}), "decoding tools/list result: cannot unmarshal", 2},
 	}
 	for _, tt := range tests {
 		got, code := Describe(tt.err)
