@@ -61,6 +61,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/pause"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
@@ -124,7 +125,7 @@ func New(opts *Options) *server.Server {
 		o = *opts
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleep
+		o.Sleep = pause.For
 	}
 	d := &demo{opts: o, stats: newStats()}
 	var to tasks.Options
@@ -175,19 +176,4 @@ type demo struct {
 	stats *stats
 	// taskPoll is the pollInterval the server suggests for its tool tasks.
 	taskPoll time.Duration
-}
-
-// sleep waits for d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/pause"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 )
 
@@ -114,21 +115,10 @@ func (c *HTTPClient) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 		conn.log = slog.New(slog.DiscardHandler)
 	}
 	if conn.sleep == nil {
-		conn.sleep = sleepCtx
+		conn.sleep = pause.For
 	}
 	conn.ctx, conn.cancel = context.WithCancel(context.Background())
 	return conn, nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // HTTPClientConn is the client end of a Streamable HTTP session, returned by

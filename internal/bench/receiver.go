@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/pause"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
@@ -140,7 +141,7 @@ func Receiver(ctx context.Context, o ReceiverOptions) (*ReceiverResult, error) {
 	// Every request must be queued for the user (a client may queue them on goroutines of
 	// their own).
 	for len(sess.PendingRequests()) < o.Tasks {
-		if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
+		if err := pause.For(ctx, 100*time.Millisecond); err != nil {
 			return nil, err
 		}
 	}
@@ -179,11 +180,11 @@ func Receiver(ctx context.Context, o ReceiverOptions) (*ReceiverResult, error) {
 
 	// Wait until every task has expired and its request has left the queue (listing
 	// 100,000 pending requests is not free: look only once the ttl is over).
-	if err := sleepCtx(ctx, time.Until(start.Add(o.TTL))); err != nil {
+	if err := pause.For(ctx, time.Until(start.Add(o.TTL))); err != nil {
 		return nil, fmt.Errorf("waiting for the tasks to expire: %w", err)
 	}
 	for len(sess.PendingRequests()) > 0 || len(sess.ReceiverTasks()) > 0 {
-		if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
+		if err := pause.For(ctx, 100*time.Millisecond); err != nil {
 			return nil, fmt.Errorf("waiting for the tasks to expire: %w", err)
 		}
 	}
@@ -193,7 +194,7 @@ func Receiver(ctx context.Context, o ReceiverOptions) (*ReceiverResult, error) {
 		if runtime.NumGoroutine() <= r.BaselineGoroutine {
 			break
 		}
-		_ = sleepCtx(ctx, 10*time.Millisecond)
+		_ = pause.For(ctx, 10*time.Millisecond)
 	}
 	after := settle()
 	writeHeapProfile(o.HeapProfile, ".after")
@@ -213,17 +214,6 @@ func settle() runtime.MemStats {
 	debug.FreeOSMemory()
 	runtime.ReadMemStats(&m)
 	return m
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 func writeHeapProfile(path, suffix string) {

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/pause"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
@@ -78,18 +79,6 @@ func toolError(format string, args ...any) *mcp.CallToolResult {
 	return r
 }
 
-// wait pauses for d unless ctx ends first.
-func wait(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 func addTools(srv *server.Server) {
 	simple := func(name, desc string, result func() *mcp.CallToolResult) {
 		srv.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: noArgs},
@@ -130,7 +119,7 @@ func addTools(srv *server.Server) {
 		msgs := []string{"Tool execution started", "Tool processing data", "Tool execution completed"}
 		for i, m := range msgs {
 			if i > 0 {
-				if err := wait(ctx, StepDelay); err != nil {
+				if err := pause.For(ctx, StepDelay); err != nil {
 					return nil, err
 				}
 			}
@@ -151,7 +140,7 @@ func addTools(srv *server.Server) {
 		total := 100.0
 		for i, p := range []float64{0, 50, 100} {
 			if i > 0 {
-				if err := wait(ctx, StepDelay); err != nil {
+				if err := pause.For(ctx, StepDelay); err != nil {
 					return nil, err
 				}
 			}
@@ -287,7 +276,7 @@ func addTools(srv *server.Server) {
 				}
 			}
 		}
-		if err := wait(ctx, StepDelay); err != nil {
+		if err := pause.For(ctx, StepDelay); err != nil {
 			return nil, err
 		}
 		return text("Reconnection test completed successfully"), nil
@@ -304,7 +293,7 @@ func closeSSEStream(ctx context.Context, hc *transport.HTTPServerConn, id jsonrp
 		if time.Now().After(deadline) {
 			return nil
 		}
-		if err := wait(ctx, time.Millisecond); err != nil {
+		if err := pause.For(ctx, time.Millisecond); err != nil {
 			return err
 		}
 	}
