@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -293,8 +294,8 @@ func (t *Task) claimResult() bool {
 // fetchResult calls tasks/result for task id (claimed with claimResult) and settles the
 // outcome. The connection's end fails the call.
 func (t *Task) fetchResult(ctx context.Context, id string) {
-	var res mcp.CallToolResult
-	err := t.s.send(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, &res)
+	var raw json.RawMessage
+	err := t.s.send(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, &raw)
 	// Cleared only after the outcome is settled, so no second tasks/result starts.
 	defer func() {
 		t.mu.Lock()
@@ -304,6 +305,12 @@ func (t *Task) fetchResult(ctx context.Context, id string) {
 	var rpcErr *jsonrpc.Error
 	switch {
 	case err == nil:
+		// The connection has checked the bytes: the decoder is called directly.
+		var res mcp.CallToolResult
+		if err := res.UnmarshalJSON(raw); err != nil {
+			t.finish(nil, &jsonrpc.CallError{Method: mcp.MethodTasksResult, Op: jsonrpc.OpDecode, Err: err})
+			return
+		}
 		t.settleStatus(ctx)
 		t.finish(&res, nil)
 	case ctx.Err() != nil:
