@@ -53,3 +53,9 @@ func ShowHelp(cmd *cobra.Command, args []string) error {
 	}
 	return cmd.Help()
 }
+
+// AnswersFlag adds --answers FILE to cmd, for the commands whose server may ask for the
+// user's input; [RequestPolicy.Answers] takes the file.
+func AnswersFlag(cmd *cobra.Command, file *string) {
+	cmd.Flags().StringVar(file, "answers", "", "answer the server's elicitation and sampling requests from `FILE`")
+}

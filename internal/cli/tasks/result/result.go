@@ -52,7 +52,7 @@ on bad usage or a connection failure.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the CallToolResult as JSON")
-	cmd.Flags().StringVar(&opts.Answers, "answers", "", "answer the server's elicitation and sampling requests from `FILE`")
+	cmdutil.AnswersFlag(cmd, &opts.Answers)
 	return cmd
 }
 

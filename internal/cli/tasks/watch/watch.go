@@ -77,7 +77,7 @@ on bad usage, a connection failure or an interruption.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON event per line")
-	cmd.Flags().StringVar(&opts.Answers, "answers", "", "answer the server's elicitation and sampling requests from `FILE`")
+	cmdutil.AnswersFlag(cmd, &opts.Answers)
 	return cmd
 }
 

@@ -128,7 +128,7 @@ usage, a refused call, a connection failure or an interruption.`,
 	cmd.Flags().DurationVar(&opts.TTL, "ttl", 0, "with --task, ask the server to keep the task for `DURATION` (such as 10m)")
 	cmd.Flags().BoolVar(&opts.Detach, "detach", false, "with --task, print the task id and exit once the task is created")
 	cmd.Flags().BoolVar(&opts.SendAnyway, "send-anyway", false, "send the call even when the tool's taskSupport says otherwise (testing servers)")
-	cmd.Flags().StringVar(&opts.Answers, "answers", "", "answer the server's elicitation and sampling requests from `FILE`")
+	cmdutil.AnswersFlag(cmd, &opts.Answers)
 	return cmd
 }
 
