@@ -459,8 +459,15 @@ func paginate[R, T any](ctx context.Context, s *Session, method string, p *mcp.P
 	}
 }
 
+// handle serves what the server sends: its requests, answered (those that wait for the
+// user on their own goroutine), and its notifications, which the connection hands over
+// one at a time on its reading goroutine and which therefore never wait. A request method
+// sent as a notification (no id) is ignored, as there is no one to answer.
 func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
-	now := s.now()
+	if req.IsNotification() {
+		s.notification(req)
+		return nil, nil
+	}
 	switch req.Method {
 	case mcp.MethodPing:
 		return struct{}{}, nil
@@ -476,6 +483,14 @@ func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		return s.queue(ctx, req)
 	case mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksList, mcp.MethodTasksCancel:
 		return s.handleReceiverTasks(ctx, req)
+	}
+	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
+}
+
+// notification takes one notification of the server's.
+func (s *Session) notification(req *jsonrpc.Request) {
+	now := s.now()
+	switch req.Method {
 	case mcp.NotificationMessage:
 		var p mcp.LoggingMessageNotificationParams
 		if json.Unmarshal(req.Params, &p) == nil {
@@ -504,13 +519,7 @@ func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		if json.Unmarshal(req.Params, &p) == nil {
 			s.events.publish(&ResourceUpdatedEvent{At: At{now}, URI: p.URI})
 		}
-	default:
-		if req.IsNotification() {
-			return nil, nil
-		}
-		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
 	}
-	return nil, nil
 }
 
 // errNoAnswer is the cause of a request withdrawn because the session ended.

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs every fuzz target of the module for a while: the decoders of what an untrusted
+# peer sends (JSON-RPC frames, the mcp types' codecs, stdio lines, server-sent events,
+# the Streamable HTTP handler) and a hostile server against the client. `go test` runs
+# their seed corpora on every test run; this explores beyond them.
+#
+#   bash scripts/fuzz.sh                 # every target, MCPI_FUZZ_TIME each (default 10s)
+#   MCPI_FUZZ_TIME=2m bash scripts/fuzz.sh FuzzHTTPHandler   # some targets, longer
+#
+# A failure leaves the input that caused it in the package's testdata/fuzz/ directory,
+# where `go test` then runs it as a seed: commit it with the fix.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+fuzztime="${MCPI_FUZZ_TIME:-10s}"
+only=("$@")
+
+status=0
+count=0
+for pkg in $(go list ./...); do
+  dir="$(go list -f '{{.Dir}}' "$pkg")"
+  ls "$dir"/*_test.go >/dev/null 2>&1 || continue
+  for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
+    if [ "${#only[@]}" -gt 0 ] && ! printf '%s\n' "${only[@]}" | grep -qx "$target"; then
+      continue
+    fi
+    count=$((count + 1))
+    printf 'fuzz: %s %s for %s\n' "${pkg#github.com/mcpi-dev/mcpi/}" "$target" "$fuzztime"
+    if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg" >"/tmp/mcpi-fuzz-$target.log" 2>&1; then
+      grep -v '^fuzz: elapsed' "/tmp/mcpi-fuzz-$target.log" | tail -20 >&2
+      status=1
+    fi
+  done
+done
+echo "fuzz: $count targets, $fuzztime each: $([ $status = 0 ] && echo 'no failure' || echo 'FAILED')"
+exit $status
