@@ -186,7 +186,7 @@ func (m *Model) tableView(w, h int) string {
 		}
 		line := renderCells(cols, cells)
 		if r.gen != m.gen {
-			line = ui.Dim.Render(ui.OneLine(line))
+			line = ui.Dim.Render(ui.OneLine(ui.Strip(line)))
 		}
 		if i == m.cursor {
 			line = ui.Accent.Render("▸ ") + line
