@@ -1,7 +1,8 @@
 // Package look is how tasks, durations and errors read to the user, in plain text, for
 // every front end alike: one symbol and word per task status, one duration format, one
-// way to show a task's TTL and id, and one sentence per error of the library. Colours and
-// layout stay with each front end.
+// way to show a task's TTL and id, one sentence per error of the library, and one way to
+// show a server's text on a terminal without letting it drive the terminal ([Safe]).
+// Colours and layout stay with each front end.
 package look
 
 import (

@@ -347,7 +347,9 @@ func (m *Model) TeaView() tea.View {
 	v := tea.NewView(m.View())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
-	v.WindowTitle = "mcpi · " + m.serverName()
+	// The title goes to the terminal in an escape sequence of its own (OSC 2), which a
+	// BEL or ESC in the server's name would end early.
+	v.WindowTitle = "mcpi · " + look.Safe(m.serverName())
 	return v
 }
 

@@ -1,6 +1,7 @@
 package tui_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/hostile"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // tmuxEnv names the variable that makes a missing tmux fail the real-terminal test
@@ -82,10 +86,9 @@ func build(t *testing.T, dir, pkg, name string) string {
 	return bin
 }
 
-// TestTmuxSlowTask runs the terminal UI in a real terminal (tmux, 100x30) against the
-// demo server over stdio (`mcpi serve demo` as a child process), calls slow_task as a
-// task with keys, and reads the screen until the Tasks view shows it completed.
-func TestTmuxSlowTask(t *testing.T) {
+// tmuxFor returns a tmux server of the test's own, or skips the test without tmux.
+func tmuxFor(t *testing.T) *tmuxSession {
+	t.Helper()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		if os.Getenv(tmuxEnv) == "1" {
@@ -93,19 +96,44 @@ func TestTmuxSlowTask(t *testing.T) {
 		}
 		t.Skipf("tmux is not installed (scripts/tui-tools.sh installs it; %s=1 makes this a failure)", tmuxEnv)
 	}
+	s := &tmuxSession{t: t, tmux: tmux, socket: fmt.Sprintf("mcpi-tui-test-%d", os.Getpid())}
+	t.Cleanup(func() { _, _ = s.run("kill-server") })
+	return s
+}
+
+// start runs argv in the session "main", a 100x30 terminal. The shell reports the exit
+// status, so that quitting is checked too; with wait, it first waits for Enter.
+func (s *tmuxSession) start(argv []string, wait bool) {
+	s.t.Helper()
+	s.t.Logf("running %q", argv)
+	script := shellQuote(argv) + `; echo "mcpi exited with status $?"; sleep 60`
+	if wait {
+		script = "read _; " + script
+	}
+	if out, err := s.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", "sh", "-c", script); err != nil {
+		s.t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+}
+
+// quit quits mcpi with q, and checks that it exited cleanly.
+func (s *tmuxSession) quit() {
+	s.t.Helper()
+	s.keys("q")
+	s.waitFor("mcpi to quit", 10*time.Second, func(sc string) bool { return strings.Contains(sc, "mcpi exited with status") })
+	if sc := s.screen(); !strings.Contains(sc, "mcpi exited with status 0") {
+		s.t.Errorf("mcpi did not exit cleanly:\n%s", sc)
+	}
+}
+
+// TestTmuxSlowTask runs the terminal UI in a real terminal (tmux, 100x30) against the
+// demo server over stdio (`mcpi serve demo` as a child process), calls slow_task as a
+// task with keys, and reads the screen until the Tasks view shows it completed.
+func TestTmuxSlowTask(t *testing.T) {
+	s := tmuxFor(t)
 	dir := t.TempDir()
 	mcpi := build(t, dir, "github.com/mcpi-dev/mcpi/cmd/mcpi", "mcpi")
 	server := mcpi + " serve demo"
-	argv := []string{mcpi, "tui", "--stdio", server}
-	t.Logf("running %q", argv)
-
-	s := &tmuxSession{t: t, tmux: tmux, socket: fmt.Sprintf("mcpi-tui-test-%d", os.Getpid())}
-	t.Cleanup(func() { _, _ = s.run("kill-server") })
-	// The shell reports the exit status, so that quitting is checked too.
-	script := shellQuote(argv) + `; echo "mcpi exited with status $?"; sleep 60`
-	if out, err := s.run("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", "sh", "-c", script); err != nil {
-		t.Fatalf("tmux new-session: %v\n%s", err, out)
-	}
+	s.start([]string{mcpi, "tui", "--stdio", server}, false)
 
 	s.waitFor("the header and the tool list", 30*time.Second, func(sc string) bool {
 		return strings.Contains(sc, "mcpi-demo") && strings.Contains(sc, "● connected") && strings.Contains(sc, "slow_task")
@@ -143,11 +171,7 @@ func TestTmuxSlowTask(t *testing.T) {
 		}
 	}
 
-	s.keys("q")
-	s.waitFor("mcpi to quit", 10*time.Second, func(sc string) bool { return strings.Contains(sc, "mcpi exited with status") })
-	if sc := s.screen(); !strings.Contains(sc, "mcpi exited with status 0") {
-		t.Errorf("mcpi did not exit cleanly:\n%s", sc)
-	}
+	s.quit()
 }
 
 // shellQuote joins argv for sh -c.
@@ -157,4 +181,50 @@ func shellQuote(argv []string) string {
 		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	return strings.Join(q, " ")
+}
+
+// hostileEnv makes [TestHostileServerProcess] serve; the tmux test runs the test binary
+// as the server that way.
+const hostileEnv = "MCPI_TEST_HOSTILE_SERVER"
+
+// TestHostileServerProcess is not a test: with hostileEnv set, it serves the hostile
+// server on stdin and stdout until stdin closes.
+func TestHostileServerProcess(t *testing.T) {
+	if os.Getenv(hostileEnv) != "1" {
+		t.Skip("the hostile server for TestTmuxHostileServer")
+	}
+	if err := hostile.New().Run(context.Background(), transport.StdioTransport{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTmuxHostileServer runs the terminal UI in a real terminal (tmux, which lets
+// programs set its pane title and, with set-clipboard on, its paste buffers) against a
+// server whose every text tries to retitle the terminal, write the clipboard and erase
+// the screen: the pane keeps mcpi's title, no buffer is written, and the screen shows
+// the server's escape sequences instead.
+func TestTmuxHostileServer(t *testing.T) {
+	s := tmuxFor(t)
+	mcpi := build(t, t.TempDir(), "github.com/mcpi-dev/mcpi/cmd/mcpi", "mcpi")
+	server := shellQuote([]string{os.Args[0], "-test.run=^TestHostileServerProcess$"})
+	s.start([]string{"env", hostileEnv + "=1", mcpi, "tui", "--stdio", server}, true)
+	if out, err := s.run("set-option", "-g", "set-clipboard", "on"); err != nil {
+		t.Fatalf("tmux set-option: %v\n%s", err, out)
+	}
+	s.keys("Enter")
+	screen := s.waitFor("the hostile server's tools", 30*time.Second, func(sc string) bool {
+		return strings.Contains(sc, "hostile<") && strings.Contains(sc, "5 tools")
+	})
+	t.Logf("the screen:\n%s", screen)
+	if !strings.Contains(screen, "hostile<␛]0;pwned␇␛]52;c;Zm9v␇␛[2J␍forged") {
+		t.Errorf("the screen does not show the server's escape sequences")
+	}
+	title, err := s.run("display-message", "-p", "-t", "main", "#{pane_title}")
+	if err != nil || !strings.HasPrefix(title, "mcpi · hostile<␛]0;pwned␇") {
+		t.Errorf("the pane's title is %q (%v), not mcpi's", title, err)
+	}
+	if buffers, _ := s.run("list-buffers"); buffers != "" {
+		t.Errorf("the server wrote a paste buffer: %q", buffers)
+	}
+	s.quit()
 }

@@ -217,8 +217,15 @@ func (e *InterruptedTaskError) Error() string {
 // Describe is the one place where errors become what the user of the CLI sees: a single
 // sentence (without the "mcpi: " prefix) and the exit code. The errors of the CLI itself
 // (usage, config files, connecting, tasks, answers) are worded here; those of the library
-// as [look.Sentence] words them for every front end.
+// as [look.Sentence] words them for every front end. The sentence quotes what servers
+// say (messages, names, ids, a server process's output), so it is made [look.Safe]: one
+// line (a line break within it shown as ␊), with no character that a terminal obeys.
 func Describe(err error) (sentence string, code int) {
+	sentence, code = describe(err)
+	return look.Safe(strings.TrimSpace(sentence)), code
+}
+
+func describe(err error) (sentence string, code int) {
 	var (
 		usage    *UsageError
 		cfg      *ConfigError

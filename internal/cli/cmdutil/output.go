@@ -7,6 +7,8 @@ import (
 	"iter"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpi-dev/mcpi/internal/look"
 )
 
 // PrintJSON writes v as indented JSON and a newline: the machine output of --json.
@@ -35,16 +37,18 @@ func NewTable(w io.Writer, width int, headers ...string) *Table {
 	return t
 }
 
-// Row adds a row; tabs and newlines in cells are flattened to spaces.
+// Row adds a row. Tabs and line breaks in cells are flattened to spaces; any other
+// control character (a cell is mostly a server's text) is shown as [look.Safe] shows
+// it, so that no cell can drive the terminal.
 func (t *Table) Row(cells ...string) {
 	row := make([]string, len(cells))
 	for i, c := range cells {
-		row[i] = strings.Map(func(r rune) rune {
-			if r == '\t' || r == '\n' || r == '\r' {
+		row[i] = look.Safe(strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' {
 				return ' '
 			}
 			return r
-		}, c)
+		}, strings.ReplaceAll(c, "\r\n", "\n")))
 	}
 	t.rows = append(t.rows, row)
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"golang.org/x/term"
+
+	"github.com/mcpi-dev/mcpi/internal/look"
 )
 
 // IOStreams are the streams a command reads and writes.
@@ -101,7 +103,9 @@ func (s *IOStreams) SetTerminalWidth(w int) { s.width = w }
 
 // SetStatusLine draws text as the status line on ErrOut, replacing the one shown. It
 // only draws when ErrOut is a terminal, and holds the text back while a prompt has the
-// terminal (see [IOStreams.SuspendStatusLine]).
+// terminal (see [IOStreams.SuspendStatusLine]). The text, which shows what servers say,
+// is drawn as [look.Safe] shows it: a carriage return or an escape sequence in it would
+// break the line or drive the terminal.
 func (s *IOStreams) SetStatusLine(text string) {
 	if !s.stderrTTY {
 		return
@@ -109,11 +113,11 @@ func (s *IOStreams) SetStatusLine(text string) {
 	st := &s.status
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.text = text
+	st.text = look.Safe(text)
 	if st.suspended > 0 {
 		return
 	}
-	fmt.Fprintf(s.ErrOut, "\r\033[K%s", text)
+	fmt.Fprintf(s.ErrOut, "\r\033[K%s", st.text)
 	st.shown = true
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/look"
 )
 
 // Options are the inputs of "ping".
@@ -64,6 +65,6 @@ func Run(ctx context.Context, opts *Options) error {
 		return cmdutil.PrintJSON(opts.IO.Out, Result{RoundTripMs: float64(rtt.Microseconds()) / 1000})
 	}
 	info := sess.InitializeResult().ServerInfo
-	fmt.Fprintf(opts.IO.Out, "pong from %s %s in %s\n", info.Name, info.Version, rtt.Round(time.Microsecond))
+	fmt.Fprintf(opts.IO.Out, "pong from %s %s in %s\n", look.Safe(info.Name), look.Safe(info.Version), rtt.Round(time.Microsecond))
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -82,7 +83,18 @@ func (a *Answerer) readLine(ctx context.Context) (string, error) {
 	}
 }
 
-func (a *Answerer) printf(format string, args ...any) { fmt.Fprintf(a.io.ErrOut, format, args...) }
+// printf writes a line of a prompt. The format is mcpi's; the strings put into it are
+// mostly the server's (its question, field titles, choices, messages), so they are
+// shown as [look.Safe] shows them: one line each, so that none can pass for a question
+// of mcpi's, with no character that a terminal obeys.
+func (a *Answerer) printf(format string, args ...any) {
+	for i, arg := range args {
+		if s, ok := arg.(string); ok {
+			args[i] = look.Safe(s)
+		}
+	}
+	fmt.Fprintf(a.io.ErrOut, format, args...)
+}
 
 // Choose asks the user a question whose answer is one of the given letters (the first
 // letter of the typed line counts); an empty line asks again. The status line is
@@ -351,7 +363,7 @@ func (a *Answerer) sample(ctx context.Context, r *client.Request) error {
 			if c.Type != mcp.ContentTypeText {
 				text = "(" + c.Type + " content)"
 			}
-			a.printf("[%s] %s\n", m.Role, text)
+			a.printf("[%s] %s\n", string(m.Role), text)
 		}
 	}
 	a.printf("Type the reply as the model (an empty line refuses): ")

@@ -1,5 +1,7 @@
 // Package render writes MCP results for people: text as text, everything else as a short
-// description. Machine output (--json) does not come through here.
+// description. Machine output (--json) does not come through here. Everything in a result
+// is the server's, so it is written as [look.SafeLines] (a text block) or [look.Safe] (a
+// name or a type in a description) shows it: no character that a terminal obeys.
 package render
 
 import (
@@ -9,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -29,11 +32,11 @@ func ToolResult(ios *iostreams.IOStreams, r *mcp.CallToolResult) error {
 func Content(w io.Writer, c mcp.Content) {
 	switch c.Type {
 	case mcp.ContentTypeText:
-		fmt.Fprintln(w, strings.TrimRight(c.Text, "\n"))
+		fmt.Fprintln(w, look.SafeLines(strings.TrimRight(c.Text, "\n")))
 	case mcp.ContentTypeImage, mcp.ContentTypeAudio:
-		fmt.Fprintf(w, "[%s %s, %s]\n", c.Type, c.MimeType, size(len(c.Data)*3/4))
+		fmt.Fprintf(w, "[%s %s, %s]\n", look.Safe(c.Type), look.Safe(c.MimeType), size(len(c.Data)*3/4))
 	case mcp.ContentTypeResourceLink:
-		fmt.Fprintf(w, "[resource link %s", c.URI)
+		fmt.Fprintf(w, "[resource link %s", look.Safe(c.URI))
 		if c.Name != "" {
 			fmt.Fprintf(w, " %q", c.Name)
 		}
@@ -44,13 +47,13 @@ func Content(w io.Writer, c mcp.Content) {
 			return
 		}
 		if c.Resource.IsBlob() {
-			fmt.Fprintf(w, "[resource %s, %s, %s]\n", c.Resource.URI, c.Resource.MimeType, size(len(c.Resource.Blob)*3/4))
+			fmt.Fprintf(w, "[resource %s, %s, %s]\n", look.Safe(c.Resource.URI), look.Safe(c.Resource.MimeType), size(len(c.Resource.Blob)*3/4))
 			return
 		}
-		fmt.Fprintln(w, strings.TrimRight(c.Resource.Text, "\n"))
+		fmt.Fprintln(w, look.SafeLines(strings.TrimRight(c.Resource.Text, "\n")))
 	default:
 		b, _ := json.Marshal(c)
-		fmt.Fprintf(w, "[%s content] %s\n", c.Type, b)
+		fmt.Fprintf(w, "[%s content] %s\n", look.Safe(c.Type), look.Safe(string(b)))
 	}
 }
 
@@ -60,18 +63,23 @@ func PromptResult(ios *iostreams.IOStreams, r *mcp.GetPromptResult) {
 		if i > 0 {
 			fmt.Fprintln(ios.Out)
 		}
-		fmt.Fprintf(ios.Out, "[%s]\n", m.Role)
+		fmt.Fprintf(ios.Out, "[%s]\n", look.Safe(string(m.Role)))
 		Content(ios.Out, m.Content)
 	}
 }
 
-// Resource writes a read resource: text as it is; binary data as it is when stdout is
-// not a terminal, else a description.
+// Resource writes a read resource: text as it is, or on a terminal as [look.SafeLines]
+// shows it; binary data as it is when stdout is not a terminal, else a description. What
+// goes to a file or a pipe is the resource's exact bytes, as "cat" would give them.
 func Resource(ios *iostreams.IOStreams, r *mcp.ReadResourceResult) error {
 	for _, c := range r.Contents {
 		if !c.IsBlob() {
-			fmt.Fprint(ios.Out, c.Text)
-			if !strings.HasSuffix(c.Text, "\n") && ios.IsStdoutTTY() {
+			if !ios.IsStdoutTTY() {
+				fmt.Fprint(ios.Out, c.Text)
+				continue
+			}
+			fmt.Fprint(ios.Out, look.SafeLines(c.Text))
+			if !strings.HasSuffix(c.Text, "\n") {
 				fmt.Fprintln(ios.Out)
 			}
 			continue
@@ -81,7 +89,7 @@ func Resource(ios *iostreams.IOStreams, r *mcp.ReadResourceResult) error {
 			return fmt.Errorf("the server sent %s as invalid base64", c.URI)
 		}
 		if ios.IsStdoutTTY() {
-			fmt.Fprintf(ios.Out, "[binary %s, %s; redirect to a file to get it]\n", c.MimeType, size(len(data)))
+			fmt.Fprintf(ios.Out, "[binary %s, %s; redirect to a file to get it]\n", look.Safe(c.MimeType), size(len(data)))
 			continue
 		}
 		if _, err := ios.Out.Write(data); err != nil {
@@ -94,11 +102,12 @@ func Resource(ios *iostreams.IOStreams, r *mcp.ReadResourceResult) error {
 func indentJSON(w io.Writer, raw json.RawMessage) error {
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
-		_, err := fmt.Fprintf(w, "%s\n", raw)
+		_, err := fmt.Fprintln(w, look.SafeLines(string(raw)))
 		return err
 	}
+	// encoding/json escapes C0 controls, not C1 or bidi ones.
 	b, _ := json.MarshalIndent(v, "", "  ")
-	_, err := fmt.Fprintf(w, "%s\n", b)
+	_, err := fmt.Fprintln(w, look.SafeLines(string(b)))
 	return err
 }
 

@@ -169,6 +169,7 @@ type Line struct {
 const barWidth = 20
 
 // String renders the line: "◐ working  Step 2 of 4  [██████████░░░░░░░░░░] 50%  1.2s  1 poll".
+// The message is the server's, shown as [look.Safe] shows it.
 func (l Line) String() string {
 	parts := []string{look.Status(l.Status)}
 	msg := l.Message
@@ -179,7 +180,7 @@ func (l Line) String() string {
 		msg = l.Receiver
 	}
 	if msg != "" {
-		parts = append(parts, oneLine(msg))
+		parts = append(parts, look.Safe(oneLine(msg)))
 	}
 	switch {
 	case l.Progress != nil && l.Total != nil && *l.Total > 0:

@@ -61,7 +61,8 @@ func Describe(err error) (string, int) {
 	return "mcpi: " + msg, code
 }
 
-// Demo is the demo server served over Streamable HTTP for a test.
+// Demo is a server (the demo server, unless [Serve] was given another) served over
+// Streamable HTTP for a test.
 type Demo struct {
 	URL    string
 	Server *server.Server
@@ -71,7 +72,13 @@ type Demo struct {
 // until the test ends.
 func ServeDemo(t testing.TB, opts *demo.Options) *Demo {
 	t.Helper()
-	srv := demo.New(opts)
+	return Serve(t, demo.New(opts))
+}
+
+// Serve serves srv over Streamable HTTP on a loopback port until the test ends, and
+// closes it then.
+func Serve(t testing.TB, srv *server.Server) *Demo {
+	t.Helper()
 	h := srv.HTTPHandler(nil)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)

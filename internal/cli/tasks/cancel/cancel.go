@@ -11,6 +11,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 )
 
@@ -77,6 +78,6 @@ func Run(ctx context.Context, opts *Options) error {
 	if t.StatusMessage != "" {
 		msg = ": " + t.StatusMessage
 	}
-	fmt.Fprintf(opts.IO.Out, "%s %s%s\n", shared.StatusText(t.Status), t.TaskID, msg)
+	fmt.Fprintln(opts.IO.Out, look.Safe(shared.StatusText(t.Status)+" "+t.TaskID+msg))
 	return nil
 }

@@ -135,11 +135,11 @@ func Age(s string, now time.Time) string {
 func StatusText(st mcp.TaskStatus) string { return look.Status(st) }
 
 // PrintTask writes a task's fields for people, one per line, with what the state file
-// knows of it.
+// knows of it. The values are the server's, shown as [look.Safe] shows them.
 func PrintTask(w io.Writer, t mcp.Task, entry *state.Entry, now time.Time) {
 	row := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(w, "%-9s %s\n", k+":", v)
+			fmt.Fprintf(w, "%-9s %s\n", k+":", look.Safe(v))
 		}
 	}
 	row("ID", t.TaskID)

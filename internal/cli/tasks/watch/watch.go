@@ -13,6 +13,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -147,7 +148,7 @@ func (p *printer) status(e client.TaskEvent) error {
 	if t.StatusMessage != "" {
 		line += "  " + t.StatusMessage
 	}
-	_, err := fmt.Fprintln(p.opts.IO.Out, line)
+	_, err := fmt.Fprintln(p.opts.IO.Out, look.Safe(line))
 	return err
 }
 
@@ -159,7 +160,7 @@ func (p *printer) gone(e client.TaskEvent) error {
 	if p.live != nil {
 		return nil
 	}
-	_, err := fmt.Fprintf(p.opts.IO.Out, "%s  %s  gone (expired or deleted)\n", p.opts.Now().Format("15:04:05"), e.State.TaskID)
+	_, err := fmt.Fprintf(p.opts.IO.Out, "%s  %s  gone (expired or deleted)\n", p.opts.Now().Format("15:04:05"), look.Safe(e.State.TaskID))
 	return err
 }
 

@@ -245,7 +245,8 @@ func printResult(opts *Options, res *mcp.CallToolResult) error {
 	return render.ToolResult(opts.IO, res)
 }
 
-// showProgress prints the call's progress notifications on stderr until stop is called.
+// showProgress shows the call's progress notifications in the status line on stderr
+// until stop is called.
 func showProgress(ctx context.Context, ios *iostreams.IOStreams, sess *client.Session, token string) (stop func()) {
 	sub := sess.Subscribe()
 	ctx, cancel := context.WithCancel(ctx)
@@ -265,11 +266,11 @@ func showProgress(ctx context.Context, ios *iostreams.IOStreams, sess *client.Se
 			if p.Params.Message != "" {
 				line += ": " + p.Params.Message
 			}
-			fmt.Fprintf(ios.ErrOut, "\r\033[K%s", line)
+			ios.SetStatusLine(line)
 			shown = true
 		}
 		if shown {
-			fmt.Fprint(ios.ErrOut, "\r\033[K")
+			ios.ClearStatusLine()
 		}
 	}()
 	return func() {

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -141,9 +142,9 @@ func finishJSON(opts *Options, sess *cmdutil.Session, res *mcp.CallToolResult, e
 func detach(opts *Options, task *client.Task, st mcp.Task) error {
 	fetch, err := state.Remember(opts.State, opts.Selection, task.Tool, st)
 	if !opts.JSON {
-		fmt.Fprintln(opts.IO.Out, st.TaskID)
+		fmt.Fprintln(opts.IO.Out, look.Safe(st.TaskID))
 		if opts.IO.IsStderrTTY() {
-			fmt.Fprintf(opts.IO.ErrOut, "mcpi: the task runs on; get its result with %s\n", fetch)
+			fmt.Fprintf(opts.IO.ErrOut, "mcpi: the task runs on; get its result with %s\n", look.Safe(fetch))
 		}
 	}
 	return err

@@ -306,11 +306,13 @@ func (m *Model) toggleSubscription() tea.Cmd {
 func contentLines(res *mcp.ReadResourceResult) []string {
 	var lines []string
 	for _, c := range res.Contents {
-		head := c.URI
+		// Side by side: an underlined style splits what it styles into characters, the
+		// escape sequences of another style too.
+		head := ui.Heading.Render(c.URI)
 		if c.MimeType != "" {
 			head += "  " + ui.Dim.Render(c.MimeType)
 		}
-		lines = append(lines, ui.Heading.Render(head))
+		lines = append(lines, head)
 		switch {
 		case c.Blob != "":
 			lines = append(lines, ui.Dim.Render(fmt.Sprintf("binary, %d bytes of base64", len(c.Blob))))

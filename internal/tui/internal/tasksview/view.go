@@ -186,7 +186,7 @@ func (m *Model) tableView(w, h int) string {
 		}
 		line := renderCells(cols, cells)
 		if r.gen != m.gen {
-			line = ui.Dim.Render(ui.OneLine(line))
+			line = ui.Dim.Render(ui.OneLine(ui.Strip(line)))
 		}
 		if i == m.cursor {
 			line = ui.Accent.Render("▸ ") + line
@@ -301,15 +301,17 @@ func (m *Model) detailLines(r *row) []string {
 	lines = append(lines, "")
 	switch {
 	case r.result != nil:
-		label := "Result"
+		label, heading := "Result", ui.Heading
 		if r.role == Receiver {
 			label = "Answer sent to the server (tasks/result)"
 		}
 		var res mcp.CallToolResult
 		if r.role == Requestor && jsonUnmarshal(r.result, &res) == nil && res.IsError {
-			label = ui.Error.Render("Result (isError: the tool reports a failure)")
+			// One style: an underlined style splits what it styles into characters, an
+			// escape sequence too.
+			label, heading = "Result (isError: the tool reports a failure)", ui.Heading.Foreground(ui.Red)
 		}
-		lines = append(lines, ui.Heading.Render(label))
+		lines = append(lines, heading.Render(label))
 		lines = append(lines, ui.HighlightJSON(r.result)...)
 	case st.Status == mcp.TaskStatusCancelled:
 		lines = append(lines, ui.Heading.Render("Cancelled"), ui.Dim.Render("A cancelled task has no result."))

@@ -57,12 +57,84 @@ func StatusStyle(s mcp.TaskStatus) lipgloss.Style {
 // RenderStatus is a task status with its symbol and colour, as "✓ completed".
 func RenderStatus(s mcp.TaskStatus) string { return StatusStyle(s).Render(look.Status(s)) }
 
+// Safe returns s, a line of text that may hold the views' styles, as it may reach the
+// terminal: the SGR sequences that styles are made of (ESC [ digits m) stay, and every
+// other escape sequence and control character, which only a server's text can hold, is
+// shown as [look.Safe] shows it (␛]0;title␇, ␛[2J, ␍, \u202e). [Fit], [Cut], [Width],
+// [Wrap], [Block] and [Stack] see text through it, and every view's screen is a Block
+// and the root's a Stack, so no text reaches the terminal without passing here. Line
+// feeds are shown too: a line is one line.
+//
+// A server's text that holds an SGR sequence of its own can only restyle the rest of its
+// line ([Block] ends every styled line with a reset); [OneLine] shows those too.
+func Safe(s string) string {
+	if safe(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for s != "" {
+		text, style, rest := nextStyle(s)
+		b.WriteString(look.Safe(text))
+		b.WriteString(style)
+		s = rest
+	}
+	return b.String()
+}
+
+// safe reports whether [Safe] leaves s as it is.
+func safe(s string) bool {
+	for s != "" {
+		text, _, rest := nextStyle(s)
+		if look.Safe(text) != text {
+			return false
+		}
+		s = rest
+	}
+	return true
+}
+
+// nextStyle splits s at its first SGR sequence: the text before it, the sequence, and
+// the rest; style is "" when s has none.
+func nextStyle(s string) (text, style, rest string) {
+	for i := 0; i < len(s); i++ {
+		j := strings.IndexByte(s[i:], '\x1b')
+		if j < 0 {
+			break
+		}
+		i += j
+		if n := sgrLen(s[i:]); n > 0 {
+			return s[:i], s[i : i+n], s[i+n:]
+		}
+	}
+	return s, "", ""
+}
+
+// sgrLen is the length of the SGR sequence s starts with, or 0: ESC [, parameters
+// (digits, ';' and ':'), m. Private and intermediate bytes are not SGR.
+func sgrLen(s string) int {
+	if len(s) < 3 || s[0] != '\x1b' || s[1] != '[' {
+		return 0
+	}
+	for j := 2; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == 'm':
+			return j + 1
+		case c >= '0' && c <= '9', c == ';', c == ':':
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
 // Fit cuts s (which may hold ANSI styles) to w cells with an ellipsis, and pads it
-// with spaces to exactly w cells.
+// with spaces to exactly w cells. It sees s through [Safe].
 func Fit(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
+	s = Safe(s)
 	if ansi.StringWidth(s) > w {
 		s = ansi.Truncate(s, w, "…")
 	}
@@ -72,34 +144,42 @@ func Fit(s string, w int) string {
 	return s
 }
 
-// Cut cuts s to at most w cells with an ellipsis, without padding.
+// Cut cuts s to at most w cells with an ellipsis, without padding. It sees s through
+// [Safe].
 func Cut(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
+	s = Safe(s)
 	if ansi.StringWidth(s) > w {
 		return ansi.Truncate(s, w, "…")
 	}
 	return s
 }
 
-// Width is the number of cells s takes.
-func Width(s string) int { return ansi.StringWidth(s) }
+// Width is the number of cells s takes once shown, as [Safe] shows it.
+func Width(s string) int { return ansi.StringWidth(Safe(s)) }
 
-// Wrap word-wraps plain or styled text to w cells.
+// Wrap word-wraps plain or styled text of one line to w cells. It sees s through
+// [Safe].
 func Wrap(s string, w int) []string {
 	if w <= 0 {
 		return nil
 	}
-	return strings.Split(ansi.Wrap(s, w, " -"), "\n")
+	return strings.Split(ansi.Wrap(Safe(s), w, " -"), "\n")
 }
 
-// OneLine collapses whitespace, so that a multi-line text fits a table cell.
-func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// OneLine collapses whitespace, so that a multi-line text fits a table cell. It is for
+// a server's plain text, which it shows as [look.Safe] does: an escape sequence in it,
+// a style one too, is shown rather than obeyed.
+func OneLine(s string) string { return look.Safe(strings.Join(strings.Fields(s), " ")) }
+
+// reset ends every style.
+const reset = "\x1b[m"
 
 // Block joins lines into exactly h lines of at most w cells: longer lists are cut,
 // shorter ones padded with empty lines. Every view's View returns a Block, so the
-// screen layout never depends on content.
+// screen layout never depends on content. The lines are seen through [Safe].
 func Block(lines []string, w, h int) string {
 	if h <= 0 {
 		return ""
@@ -108,6 +188,10 @@ func Block(lines []string, w, h int) string {
 	for i := range out {
 		if i < len(lines) {
 			out[i] = Fit(lines[i], w)
+			// A style a server's text began must not run on into the next lines.
+			if strings.Contains(out[i], "\x1b[") && !strings.HasSuffix(out[i], reset) {
+				out[i] += reset
+			}
 		} else {
 			out[i] = strings.Repeat(" ", max(w, 0))
 		}

@@ -38,3 +38,43 @@ func TestHighlightJSON(t *testing.T) {
 		t.Errorf("highlighted JSON reads\n%s\nwant\n%s", plain, want)
 	}
 }
+
+// The views' styles reach the terminal; every other escape sequence and control
+// character is shown, and widths count what is shown.
+func TestSafe(t *testing.T) {
+	styled := Bold.Render("bold") + " " + StatusStyle("working").Render("◐") + " \x1b[38;2;1;2;3mrgb\x1b[m"
+	if got := Safe(styled); got != styled {
+		t.Errorf("Safe changed styled text:\n%q\n%q", got, styled)
+	}
+	for _, tt := range []struct{ in, want string }{
+		{"a\x1b]0;pwned\x07b", "a␛]0;pwned␇b"},
+		{"a\x1b]52;c;Zm9v\x1b\\b", `a␛]52;c;Zm9v␛\b`},
+		{"\x1b[1mx\x1b[2Jy\x1b[m", "\x1b[1mx␛[2Jy\x1b[m"},
+		{"\x1b[?1049h", "␛[?1049h"},
+		{"\x1b[>4;2m", "␛[>4;2m"},
+		{"\x1b[31", "␛[31"},
+		{"done\rfailed\nnext", "done␍failed␊next"},
+		{"\u009b2J \x9b2J", `\u009b2J ` + "\uFFFD2J"},
+		{"abc\u202edef", `abc\u202edef`},
+		{"end\x1b", "end␛"},
+	} {
+		if got := Safe(tt.in); got != tt.want {
+			t.Errorf("Safe(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	hostile := "x\x1b]0;pwned\x07y\x1b[2J\u202e"
+	if got := Fit(Accent.Render(hostile), 12); Width(got) != 12 || ansi.Strip(got) != "x␛]0;pwned␇…" {
+		t.Errorf("Fit = %q", got)
+	}
+	if w := Width(hostile); w != len([]rune(Safe(hostile))) {
+		t.Errorf("Width = %d, want the width shown, %d", w, len([]rune(Safe(hostile))))
+	}
+	if got := OneLine("a\x1b[8mhidden\n b"); got != "a␛[8mhidden b" {
+		t.Errorf("OneLine = %q", got)
+	}
+	// A style a server's text began ends with its line.
+	b := strings.Split(Block([]string{"\x1b[8mhidden", "plain"}, 8, 2), "\n")
+	if !strings.HasSuffix(b[0], "\x1b[m") || b[1] != "plain   " {
+		t.Errorf("Block = %q", b)
+	}
+}

@@ -1,0 +1,141 @@
+package look
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestSafeShowsEveryControl(t *testing.T) {
+	for c := rune(0); c < 0x20; c++ {
+		want := string(0x2400 + c)
+		if c == '\t' {
+			want = "\t"
+		}
+		if got := Safe("a" + string(c) + "b"); got != "a"+want+"b" {
+			t.Errorf("Safe(%U) = %q, want %q", c, got, "a"+want+"b")
+		}
+		if c == '\n' {
+			want = "\n"
+		}
+		if got := SafeLines("a" + string(c) + "b"); got != "a"+want+"b" {
+			t.Errorf("SafeLines(%U) = %q, want %q", c, got, "a"+want+"b")
+		}
+	}
+	if got := Safe("a\x7fb"); got != "a␡b" {
+		t.Errorf("Safe(DEL) = %q", got)
+	}
+	for c := rune(0x80); c <= 0x9f; c++ {
+		want := fmt.Sprintf(`a\u%04xb`, c)
+		if got := Safe("a" + string(c) + "b"); got != want {
+			t.Errorf("Safe(%U) = %q, want %q", c, got, want)
+		}
+		if got := SafeLines("a" + string(c) + "b"); got != want {
+			t.Errorf("SafeLines(%U) = %q, want %q", c, got, want)
+		}
+	}
+	for _, c := range []rune{0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069, 0x2028, 0x2029} {
+		want := fmt.Sprintf(`a\u%04xb`, c)
+		if got := Safe("a" + string(c) + "b"); got != want {
+			t.Errorf("Safe(%U) = %q, want %q", c, got, want)
+		}
+	}
+}
+
+func TestSafe(t *testing.T) {
+	for _, tt := range []struct{ in, one, lines string }{
+		{"", "", ""},
+		{"plain text, ✓ é 日本 👩‍👩‍👧", "plain text, ✓ é 日本 👩‍👩‍👧", "plain text, ✓ é 日本 👩‍👩‍👧"},
+		{"tab\tstays", "tab\tstays", "tab\tstays"},
+		{"\x1b]0;pwned\x07", "␛]0;pwned␇", "␛]0;pwned␇"},
+		{"\x1b]52;c;Zm9v\x1b\\", `␛]52;c;Zm9v␛\`, `␛]52;c;Zm9v␛\`},
+		{"\x1b[2J\x1b[H", "␛[2J␛[H", "␛[2J␛[H"},
+		{"\x1b[31mred\x1b[0m", "␛[31mred␛[0m", "␛[31mred␛[0m"},
+		{"\u009b2J", `\u009b2J`, `\u009b2J`},
+		{"abc\u202efed", `abc\u202efed`, `abc\u202efed`},
+		{"done\rfailed", "done␍failed", "done␍failed"},
+		{"one\ntwo\r\nthree\n", "one␊two␍␊three␊", "one\ntwo\nthree\n"},
+		{"\r\n\r\r\n", "␍␊␍␍␊", "\n␍\n"},
+		{"trailing\r", "trailing␍", "trailing␍"},
+		{"bell\a back\b", "bell␇ back␈", "bell␇ back␈"},
+		{"nul\x00", "nul␀", "nul␀"},
+		// Bytes that are not UTF-8 read as a decoder reads them: U+FFFD each.
+		{"raw \x9b2J", "raw \uFFFD2J", "raw \uFFFD2J"},
+		{"\xff\xfe", "\uFFFD\uFFFD", "\uFFFD\uFFFD"},
+		{"cut \xe2\x90", "cut \uFFFD\uFFFD", "cut \uFFFD\uFFFD"},
+		{"surrogate \xed\xa0\x80", "surrogate \uFFFD\uFFFD\uFFFD", "surrogate \uFFFD\uFFFD\uFFFD"},
+		{"replacement \uFFFD stays", "replacement \uFFFD stays", "replacement \uFFFD stays"},
+		// What Safe shows is left as it is: Safe(Safe(s)) is Safe(s).
+		{`␛]0;x␇ \u009b`, `␛]0;x␇ \u009b`, `␛]0;x␇ \u009b`},
+	} {
+		if got := Safe(tt.in); got != tt.one {
+			t.Errorf("Safe(%q) = %q, want %q", tt.in, got, tt.one)
+		}
+		if got := SafeLines(tt.in); got != tt.lines {
+			t.Errorf("SafeLines(%q) = %q, want %q", tt.in, got, tt.lines)
+		}
+	}
+}
+
+// unsafeIn returns the first character of s that Safe (lines false) or SafeLines would
+// have changed, or "".
+func unsafeIn(s string, lines bool) string {
+	if !utf8.ValidString(s) {
+		return "bytes that are not UTF-8"
+	}
+	if i := firstUnsafe(s, lines); i < len(s) {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		return fmt.Sprintf("%U at %d", r, i)
+	}
+	return ""
+}
+
+func TestSafeLong(t *testing.T) {
+	clean := strings.Repeat("a tool's description, ✓ 日本. ", 40_000) // about 1.3 MB
+	if got := Safe(clean); got != clean {
+		t.Errorf("Safe changed a long clean text")
+	}
+	if n := testing.AllocsPerRun(10, func() { Safe(clean) }); n != 0 {
+		t.Errorf("Safe of a clean text allocates %v times", n)
+	}
+	var b strings.Builder
+	for i := range 300_000 {
+		b.WriteString("x")
+		b.WriteRune(rune(i % 0xa0))
+		b.WriteString("\u202e\xff")
+	}
+	hostile := b.String()
+	for _, lines := range []bool{false, true} {
+		got := safe(hostile, lines)
+		if bad := unsafeIn(got, lines); bad != "" {
+			t.Errorf("safe(lines=%v) left %s", lines, bad)
+		}
+		if again := safe(got, lines); again != got {
+			t.Errorf("safe(lines=%v) is not idempotent on a long text", lines)
+		}
+	}
+}
+
+func FuzzSafe(f *testing.F) {
+	for _, s := range []string{"", "plain", "\x1b]0;pwned\x07", "\u009b2J\u202e", "a\r\nb\rc\n", "\xff\xe2\x90", "\t\x7f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, lines := range []bool{false, true} {
+			got := safe(s, lines)
+			if bad := unsafeIn(got, lines); bad != "" {
+				t.Fatalf("safe(%q, %v) = %q, which has %s", s, lines, got, bad)
+			}
+			if again := safe(got, lines); again != got {
+				t.Fatalf("safe(%q, %v) = %q, but safe of that is %q", s, lines, got, again)
+			}
+			if unsafeIn(s, lines) == "" && got != s {
+				t.Fatalf("safe(%q, %v) changed a safe text to %q", s, lines, got)
+			}
+		}
+		if one := Safe(s); strings.ContainsAny(one, "\n\r") {
+			t.Fatalf("Safe(%q) = %q is not one line", s, one)
+		}
+	})
+}
