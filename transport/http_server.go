@@ -77,9 +77,9 @@ type HTTPOptions struct {
 	// [::1] on any port; "*" accepts any host.
 	AllowedHosts []string
 	// AllowedOrigins lists the origins ("https://app.example.com") accepted in the Origin
-	// header. Requests without Origin (non-browser clients) are always accepted. Nil means
-	// origins whose host name is accepted by AllowedHosts (so AllowedHosts "*" lifts the
-	// Origin check too); "*" accepts any origin.
+	// header besides the server's own (the host and port of the request's Host header);
+	// "*" accepts any origin. Requests without Origin (non-browser clients) are always
+	// accepted.
 	AllowedOrigins []string
 	// JSONResponse answers each request with one application/json body instead of an SSE
 	// stream. Messages the server sends while handling the request then travel on the
@@ -245,23 +245,43 @@ func (h *HTTPHandler) checkHostOrigin(r *http.Request) string {
 		return fmt.Sprintf("forbidden: host %q is not allowed", r.Host)
 	}
 	origin := r.Header.Get("Origin")
-	if origin == "" {
+	if origin == "" || sameOrigin(origin, r.Host) {
 		return ""
 	}
-	if h.opts.AllowedOrigins != nil {
-		o := strings.TrimSuffix(strings.ToLower(origin), "/")
-		for _, a := range h.opts.AllowedOrigins {
-			if a == "*" || strings.TrimSuffix(strings.ToLower(a), "/") == o {
-				return ""
-			}
+	o := strings.TrimSuffix(strings.ToLower(origin), "/")
+	for _, a := range h.opts.AllowedOrigins {
+		if a == "*" || strings.TrimSuffix(strings.ToLower(a), "/") == o {
+			return ""
 		}
-		return fmt.Sprintf("forbidden: origin %q is not allowed", origin)
 	}
+	return fmt.Sprintf("forbidden: origin %q is not allowed", origin)
+}
+
+// sameOrigin reports whether origin names the server the request reached: the host and
+// port of its Host header. Any other origin, even another port of localhost, is another
+// web application, which must not drive this server from its users' browsers.
+func sameOrigin(origin, hostport string) bool {
 	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" || !hostAllowed(h.opts.AllowedHosts, u.Host) {
-		return fmt.Sprintf("forbidden: origin %q is not allowed", origin)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
 	}
-	return ""
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host, port = strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]"), ""
+	}
+	if !strings.EqualFold(host, u.Hostname()) {
+		return false
+	}
+	oport := u.Port()
+	if oport == "" {
+		oport = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	if port == "" {
+		// A Host without a port names the default port of a scheme this handler cannot
+		// see behind a proxy that ends TLS: either default will do.
+		return oport == "80" || oport == "443"
+	}
+	return port == oport
 }
 
 var localHosts = []string{"localhost", "127.0.0.1", "::1"}
