@@ -21,7 +21,9 @@
 //   - slow_task {seconds?, steps?} (required): progress and statusMessage at each step.
 //   - fail_task {mode} (optional): isError result, or the JSON-RPC error -32050.
 //   - side_effect_task {seconds, path} (required): creates a file after seconds, unless
-//     cancelled first.
+//     cancelled first. path names the file inside the server's own directory
+//     ([Options.SideEffectDir]); an absolute path, "..", or a symbolic link out of it is
+//     refused.
 //   - ask_task (required): input_required; asks the user (elicitation), then the model
 //     (sampling), through the tasks/result side channel.
 //   - short_ttl_task {seconds} (optional): its tasks live at most 2 s.
@@ -59,6 +61,8 @@ package demo
 import (
 	"context"
 	"log/slog"
+	"os"
+	"sync"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/pause"
@@ -111,8 +115,14 @@ type Options struct {
 	Tasks *tasks.Options
 	// OnSideEffectExit, when set, is called each time side_effect_task stops: with err
 	// nil when it wrote path, or why it did not (the context's error when cancelled).
+	// path is the file's path in SideEffectDir.
 	OnSideEffectExit func(path string, err error)
-	Logger           *slog.Logger
+	// SideEffectDir is the directory side_effect_task creates its files in; the tool's
+	// path argument names a file inside it, and the tool cannot reach outside it. Empty
+	// means a fresh temporary directory, made at the first call and left in place (the
+	// files are what the tool is for).
+	SideEffectDir string
+	Logger        *slog.Logger
 }
 
 // DefaultTaskRate is the demo server's limit on task operations per session and second.
@@ -176,4 +186,10 @@ type demo struct {
 	stats *stats
 	// taskPoll is the pollInterval the server suggests for its tool tasks.
 	taskPoll time.Duration
+	// files is side_effect_task's directory, opened at its first call.
+	files struct {
+		once sync.Once
+		root *os.Root
+		err  error
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,9 +110,9 @@ func (d *demo) addTaskTools(srv *server.Server) {
 		Name:  ToolSideEffectTask,
 		Title: "Task with a side effect",
 		Description: "Must run as a task (taskSupport required). After the given seconds it creates the file at path " +
-			"(never overwriting one); cancel the task before then and the file is never written.",
+			"in the server's own directory (never overwriting one); cancel the task before then and the file is never written.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{` + secondsProperty + `,` +
-			`"path":{"type":"string","title":"Path","description":"The file to create; it must not exist yet.","minLength":1}},` +
+			`"path":{"type":"string","title":"Path","description":"The file to create, a relative name inside the server's directory; it must not exist yet.","minLength":1}},` +
 			`"required":["seconds","path"],"additionalProperties":false}`),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: ptr(false), DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 		Execution:   taskRequired,
@@ -253,13 +255,21 @@ func (d *demo) sideEffectTask(ctx context.Context, req *server.ToolRequest) (*mc
 	if r != nil {
 		return r, nil
 	}
+	if !inside(args.Path) {
+		return toolError(`side_effect_task writes only inside its own directory: path must be a relative name without "..", not %q`, args.Path), nil
+	}
+	root, err := d.sideEffectRoot()
+	if err != nil {
+		return toolError("side_effect_task has no directory to write in: %v", err), nil
+	}
+	full := filepath.Join(root.Name(), args.Path)
 	if err := d.opts.Sleep(ctx, dur); err != nil {
 		// Stopped before the side effect: say so, as the only trace a server in another
 		// process can leave (the task is cancelled, so there is no result).
 		_ = req.Session.Log(context.WithoutCancel(ctx), mcp.LoggingLevelNotice, Name,
 			fmt.Sprintf("side_effect_task stopped without writing %s: %v", args.Path, err))
 		if d.opts.OnSideEffectExit != nil {
-			d.opts.OnSideEffectExit(args.Path, err)
+			d.opts.OnSideEffectExit(full, err)
 		}
 		return nil, err
 	}
@@ -270,19 +280,42 @@ func (d *demo) sideEffectTask(ctx context.Context, req *server.ToolRequest) (*mc
 	if h, ok := server.TaskFromContext(ctx); ok {
 		id = h.ID()
 	}
-	// O_EXCL: the tool creates a file, it never replaces one.
-	f, err := os.OpenFile(args.Path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	// O_EXCL: the tool creates a file, it never replaces one (nor follows a symbolic link
+	// in its place). The root keeps the rest of the path inside the directory.
+	f, err := root.OpenFile(args.Path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err == nil {
 		_, err = fmt.Fprintf(f, "written by side_effect_task %s\n", id)
 		err = errors.Join(err, f.Close())
 	}
 	if d.opts.OnSideEffectExit != nil {
-		d.opts.OnSideEffectExit(args.Path, err)
+		d.opts.OnSideEffectExit(full, err)
 	}
 	if err != nil {
 		return toolError("side_effect_task could not write %s: %v", args.Path, err), nil
 	}
-	return textResult("wrote " + args.Path), nil
+	return textResult("wrote " + args.Path + " in " + root.Name()), nil
+}
+
+// inside reports whether path names a file below a directory, whatever the directory:
+// relative, and without a ".." element even where it would stay inside.
+func inside(path string) bool {
+	return filepath.IsLocal(path) && !slices.Contains(strings.Split(filepath.ToSlash(path), "/"), "..")
+}
+
+// sideEffectRoot opens side_effect_task's directory, making a temporary one when the
+// options name none.
+func (d *demo) sideEffectRoot() (*os.Root, error) {
+	f := &d.files
+	f.once.Do(func() {
+		dir := d.opts.SideEffectDir
+		if dir == "" {
+			if dir, f.err = os.MkdirTemp("", "mcpi-demo-files-"); f.err != nil {
+				return
+			}
+		}
+		f.root, f.err = os.OpenRoot(dir)
+	})
+	return f.root, f.err
 }
 
 // The form ask_task sends.

@@ -2,6 +2,7 @@ package demo_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +47,9 @@ func TestTaskToolValidation(t *testing.T) {
 func TestTaskToolsAsTasks(t *testing.T) {
 	var mu sync.Mutex
 	var waits []time.Duration
+	dir := t.TempDir()
 	ctx, s := connect(t, &demo.Options{
+		SideEffectDir: dir,
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			mu.Lock()
 			waits = append(waits, d)
@@ -57,19 +60,7 @@ func TestTaskToolsAsTasks(t *testing.T) {
 	}, &client.Options{PollFloor: time.Millisecond})
 	run := func(name, args string) *mcp.CallToolResult {
 		t.Helper()
-		p := &mcp.CallToolParams{Name: name}
-		if args != "" {
-			p.Arguments = []byte(args)
-		}
-		task, err := s.StartToolTask(ctx, p, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		res, err := task.Wait(ctx)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		return res
+		return runTask(t, ctx, s, name, args)
 	}
 	if got := text(t, run(demo.ToolSlowTask, `{"seconds":2,"steps":4}`)); got != "done: worked 2s in 4 steps" {
 		t.Errorf("slow_task = %q", got)
@@ -86,22 +77,39 @@ func TestTaskToolsAsTasks(t *testing.T) {
 		t.Errorf("slow_task with 0 steps = %+v", res)
 	}
 
-	// side_effect_task creates its file and never replaces one.
-	path := filepath.Join(t.TempDir(), "effect.txt")
-	if got := text(t, run(demo.ToolSideEffectTask, `{"seconds":0,"path":"`+path+`"}`)); got != "wrote "+path {
+	// side_effect_task creates its file in its directory and never replaces one.
+	if got := text(t, run(demo.ToolSideEffectTask, `{"seconds":0,"path":"effect.txt"}`)); got != "wrote effect.txt in "+dir {
 		t.Errorf("side_effect_task = %q", got)
 	}
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(filepath.Join(dir, "effect.txt"))
 	if err != nil || !strings.HasPrefix(string(b), "written by side_effect_task ") {
 		t.Errorf("the file holds %q (%v)", b, err)
 	}
-	res := run(demo.ToolSideEffectTask, `{"seconds":0,"path":"`+path+`"}`)
+	res := run(demo.ToolSideEffectTask, `{"seconds":0,"path":"effect.txt"}`)
 	if !res.IsError || !strings.Contains(text(t, res), "could not write") {
 		t.Errorf("side_effect_task on an existing file = %+v", res)
 	}
 	if res := run(demo.ToolSideEffectTask, `{"seconds":0}`); !res.IsError {
 		t.Errorf("side_effect_task without a path = %+v", res)
 	}
+}
+
+// runTask calls a tool as a task and returns its result.
+func runTask(t *testing.T, ctx context.Context, s *client.Session, name, args string) *mcp.CallToolResult {
+	t.Helper()
+	p := &mcp.CallToolParams{Name: name}
+	if args != "" {
+		p.Arguments = []byte(args)
+	}
+	task, err := s.StartToolTask(ctx, p, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	res, err := task.Wait(ctx)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
 }
 
 func TestAskTaskWithoutCapabilities(t *testing.T) {
@@ -144,5 +152,80 @@ func TestDemoTaskDefaults(t *testing.T) {
 	}
 	if _, err := task.Wait(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSideEffectConfined: side_effect_task creates files only inside its own directory;
+// an absolute path, "..", or a symbolic link out of the directory is refused, and nothing
+// is written outside.
+func TestSideEffectConfined(t *testing.T) {
+	base := t.TempDir()
+	dir, outside, cwd := filepath.Join(base, "files"), filepath.Join(base, "outside"), filepath.Join(base, "cwd")
+	for _, d := range []string{dir, outside, cwd} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "leaf.txt"), filepath.Join(dir, "leaf.txt")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(cwd) // a relative path that escapes lands in base, never in the repository
+	ctx, s := connect(t, &demo.Options{Sleep: func(ctx context.Context, d time.Duration) error { return nil },
+		SideEffectDir: dir, Tasks: &tasks.Options{PollInterval: 5 * time.Millisecond}}, &client.Options{PollFloor: time.Millisecond})
+	run := func(path string) *mcp.CallToolResult {
+		t.Helper()
+		args, _ := json.Marshal(map[string]any{"seconds": 0, "path": path})
+		return runTask(t, ctx, s, demo.ToolSideEffectTask, string(args))
+	}
+
+	if got := text(t, run("effect.txt")); got != "wrote effect.txt in "+dir {
+		t.Errorf("side_effect_task effect.txt = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "effect.txt")); err != nil {
+		t.Errorf("the file is not in the server's directory: %v", err)
+	}
+	for _, path := range []string{
+		filepath.Join(outside, "absolute.txt"),
+		"../escape.txt",
+		"../outside/escape.txt",
+		"sub/../../escape.txt",
+		"out/through-link.txt",
+		"leaf.txt",
+	} {
+		if res := run(path); !res.IsError {
+			t.Errorf("side_effect_task %q = %q, want it refused", path, text(t, res))
+		}
+	}
+	for _, d := range []string{base, outside} {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			if name := e.Name(); name != "files" && name != "outside" && name != "cwd" {
+				t.Errorf("side_effect_task wrote %s outside its directory", filepath.Join(d, name))
+			}
+		}
+	}
+}
+
+// TestSideEffectDefaultDir: without SideEffectDir the tool writes in a fresh temporary
+// directory of its own, not where the server runs.
+func TestSideEffectDefaultDir(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	t.Chdir(t.TempDir())
+	ctx, s := connect(t, &demo.Options{Sleep: func(ctx context.Context, d time.Duration) error { return nil },
+		Tasks: &tasks.Options{PollInterval: 5 * time.Millisecond}}, &client.Options{PollFloor: time.Millisecond})
+	res := runTask(t, ctx, s, demo.ToolSideEffectTask, `{"seconds":0,"path":"x.txt"}`)
+	dir, ok := strings.CutPrefix(text(t, res), "wrote x.txt in ")
+	if !ok || filepath.Dir(dir) != tmp {
+		t.Fatalf("side_effect_task = %q, want a directory of its own in %s", text(t, res), tmp)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.txt")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat("x.txt"); err == nil {
+		t.Error("written in the working directory")
 	}
 }

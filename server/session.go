@@ -1,10 +1,15 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -49,7 +54,10 @@ func (s *Session) Connection() jsonrpc.Connection { return s.transport }
 // Server returns the server the session belongs to.
 func (s *Session) Server() *Server { return s.server }
 
-// InitializeParams returns what the client sent in initialize, or nil before it.
+// InitializeParams returns what the session keeps of the client's initialize, or nil
+// before it: the protocol version, the capabilities (experimental and extension entries
+// up to [MaxInitCapabilityBytes] in all) and clientInfo without its icons, each string
+// cut to [MaxClientInfoString] bytes; _meta is not kept.
 func (s *Session) InitializeParams() *mcp.InitializeParams {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -217,8 +225,13 @@ func (s *Session) initialize(req *jsonrpc.Request) (any, error) {
 	if !mcp.IsSupportedProtocolVersion(version) {
 		version = mcp.LatestProtocolVersion
 	}
+	kept := keepInit(&p)
+	if kept.cut {
+		s.server.log.Warn("initialize: the client sent more than the session keeps; cut it",
+			"client", kept.p.ClientInfo.Name)
+	}
 	s.mu.Lock()
-	s.init = &p
+	s.init = kept.p
 	s.mu.Unlock()
 	return &mcp.InitializeResult{
 		ProtocolVersion: version,
@@ -226,6 +239,63 @@ func (s *Session) initialize(req *jsonrpc.Request) (any, error) {
 		ServerInfo:      s.server.impl,
 		Instructions:    s.server.opts.Instructions,
 	}, nil
+}
+
+// Bounds on what a session keeps of initialize for its whole life, whatever the client
+// sent (a message may be megabytes).
+const (
+	// MaxClientInfoString bounds each string of clientInfo kept, in bytes.
+	MaxClientInfoString = 1 << 10
+	// MaxInitCapabilityBytes bounds the experimental and extension capability entries
+	// kept, key and JSON value, in bytes; entries beyond it are dropped.
+	MaxInitCapabilityBytes = 64 << 10
+)
+
+// keptInit is what [keepInit] keeps, and whether it had to leave something out.
+type keptInit struct {
+	p   *mcp.InitializeParams
+	cut bool
+}
+
+// keepInit copies what the server needs of p into memory of its own, so that nothing
+// keeps the decoded message alive.
+func keepInit(p *mcp.InitializeParams) keptInit {
+	k := keptInit{p: &mcp.InitializeParams{Capabilities: p.Capabilities}}
+	str := func(v string) string {
+		if len(v) <= MaxClientInfoString {
+			return strings.Clone(v)
+		}
+		k.cut = true
+		n := MaxClientInfoString
+		for n > 0 && !utf8.RuneStart(v[n]) {
+			n--
+		}
+		return strings.Clone(v[:n]) + "…"
+	}
+	k.p.ProtocolVersion = str(p.ProtocolVersion)
+	ci := p.ClientInfo
+	k.p.ClientInfo = mcp.Implementation{Name: str(ci.Name), Title: str(ci.Title), Version: str(ci.Version),
+		Description: str(ci.Description), WebsiteURL: str(ci.WebsiteURL)}
+	k.cut = k.cut || len(ci.Icons) > 0 || len(p.Meta) > 0
+	budget := MaxInitCapabilityBytes
+	entries := func(m map[string]json.RawMessage) map[string]json.RawMessage {
+		if m == nil {
+			return nil
+		}
+		out := make(map[string]json.RawMessage, len(m))
+		for _, key := range slices.Sorted(maps.Keys(m)) { // the same entries whatever the map order
+			if n := len(key) + len(m[key]); n <= budget {
+				out[strings.Clone(key)] = bytes.Clone(m[key])
+				budget -= n
+			} else {
+				k.cut = true
+			}
+		}
+		return out
+	}
+	k.p.Capabilities.Experimental = entries(p.Capabilities.Experimental)
+	k.p.Capabilities.Extensions = entries(p.Capabilities.Extensions)
+	return k
 }
 
 func (s *Session) listTools(req *jsonrpc.Request) (any, error) {

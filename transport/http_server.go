@@ -40,6 +40,24 @@ const assumedProtocolVersion = "2025-03-26"
 // an id and empty data). Older clients may choke on the empty data.
 const primingVersion = "2025-11-25"
 
+// Defaults of [HTTPOptions]. They suit a test server that a few people and programs talk
+// to: generous for real clients, small enough that clients which never come back, or
+// come back with far too much, cannot exhaust the process.
+const (
+	// DefaultMaxSessions is the default of [HTTPOptions.MaxSessions].
+	DefaultMaxSessions = 256
+	// DefaultSessionTimeout is the default of [HTTPOptions.SessionTimeout]: a client that
+	// is still there keeps its GET stream open or sends requests, so only abandoned
+	// sessions go.
+	DefaultSessionTimeout = 10 * time.Minute
+	// DefaultMaxInFlight is the default of [HTTPOptions.MaxInFlight]: room for the 1,000
+	// concurrent calls on one session of mcpi's scale tests and benchmark bursts.
+	DefaultMaxInFlight = 1024
+	// DefaultMaxRetainedBytes is the default of [HTTPOptions.MaxRetainedBytes]: room for one
+	// message of [DefaultMaxMessageSize], the largest a peer accepts by default.
+	DefaultMaxRetainedBytes = DefaultMaxMessageSize
+)
+
 const (
 	defaultEventRetention = 512
 	defaultRetry          = time.Second
@@ -51,24 +69,42 @@ const (
 	maxLingeringStreams = 64
 )
 
-// HTTPOptions configures an [HTTPHandler]. The zero value is usable.
+// HTTPOptions configures an [HTTPHandler]. The zero value is usable, with every bound on.
+// In the bounds, zero means the default and a negative value means no bound.
 type HTTPOptions struct {
 	// AllowedHosts lists the host names (optionally with ":port") accepted in the Host
 	// header, as protection against DNS rebinding. Empty means localhost, 127.0.0.1 and
 	// [::1] on any port; "*" accepts any host.
 	AllowedHosts []string
 	// AllowedOrigins lists the origins ("https://app.example.com") accepted in the Origin
-	// header. Requests without Origin (non-browser clients) are always accepted. Nil means
-	// origins whose host name is accepted by AllowedHosts (so AllowedHosts "*" lifts the
-	// Origin check too); "*" accepts any origin.
+	// header besides the server's own (the host and port of the request's Host header);
+	// "*" accepts any origin. Requests without Origin (non-browser clients) are always
+	// accepted.
 	AllowedOrigins []string
 	// JSONResponse answers each request with one application/json body instead of an SSE
 	// stream. Messages the server sends while handling the request then travel on the
 	// standalone GET stream.
 	JSONResponse bool
 	// SessionTimeout closes a session after this long without any HTTP request of its
-	// (an open GET stream counts as activity). Zero means sessions never expire.
+	// (an open GET stream counts as activity). Zero means [DefaultSessionTimeout];
+	// negative means sessions never expire.
 	SessionTimeout time.Duration
+	// MaxSessions bounds the open sessions. A new session beyond it takes the place of the
+	// least recently active idle session (no request in progress, no stream open), which
+	// ends as if it had expired; when every session is busy, initialize is refused with
+	// 503. Zero means [DefaultMaxSessions].
+	MaxSessions int
+	// MaxInFlight bounds the requests of one session received and not answered yet; one
+	// more is refused at once with 429 and a JSON-RPC error. Zero means
+	// [DefaultMaxInFlight].
+	MaxInFlight int
+	// MaxRetainedBytes bounds the bytes of messages one session keeps for clients that are
+	// not reading them now: streams kept for resumption after the client went away,
+	// events already delivered, and messages waiting for a GET stream. Beyond it the
+	// oldest go first. Messages being written to a connected client are not dropped,
+	// except on a stream whose client reads too slowly. Zero means
+	// [DefaultMaxRetainedBytes].
+	MaxRetainedBytes int
 	// EventRetention is how many events each stream keeps for resumption (and for a
 	// standalone stream the client has not opened yet). Zero means 512.
 	EventRetention int
@@ -119,11 +155,27 @@ func NewHTTPHandler(serve func(ctx context.Context, conn jsonrpc.Connection), op
 	if h.opts.MaxMessageSize <= 0 {
 		h.opts.MaxMessageSize = DefaultMaxMessageSize
 	}
+	// From here on a bound of 0 means none.
+	h.opts.SessionTimeout = orDefault(h.opts.SessionTimeout, DefaultSessionTimeout)
+	h.opts.MaxSessions = orDefault(h.opts.MaxSessions, DefaultMaxSessions)
+	h.opts.MaxInFlight = orDefault(h.opts.MaxInFlight, DefaultMaxInFlight)
+	h.opts.MaxRetainedBytes = orDefault(h.opts.MaxRetainedBytes, DefaultMaxRetainedBytes)
 	h.log = h.opts.Logger
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	return h
+}
+
+// orDefault maps an option's zero to def and a negative value to 0, "no bound".
+func orDefault[T int | time.Duration](v, def T) T {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
 }
 
 // Close closes every session and waits for their serve functions to return. Later
@@ -172,7 +224,12 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // writeHTTPError answers with status and a JSON-RPC error response without an id.
 func writeHTTPError(w http.ResponseWriter, status int, code int64, msg string) {
-	b, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{Error: jsonrpc.NewError(code, msg)})
+	writeHTTPErrorID(w, status, jsonrpc.ID{}, code, msg)
+}
+
+// writeHTTPErrorID answers with status and a JSON-RPC error response to request id.
+func writeHTTPErrorID(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string) {
+	b, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: jsonrpc.NewError(code, msg)})
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
@@ -188,23 +245,43 @@ func (h *HTTPHandler) checkHostOrigin(r *http.Request) string {
 		return fmt.Sprintf("forbidden: host %q is not allowed", r.Host)
 	}
 	origin := r.Header.Get("Origin")
-	if origin == "" {
+	if origin == "" || sameOrigin(origin, r.Host) {
 		return ""
 	}
-	if h.opts.AllowedOrigins != nil {
-		o := strings.TrimSuffix(strings.ToLower(origin), "/")
-		for _, a := range h.opts.AllowedOrigins {
-			if a == "*" || strings.TrimSuffix(strings.ToLower(a), "/") == o {
-				return ""
-			}
+	o := strings.TrimSuffix(strings.ToLower(origin), "/")
+	for _, a := range h.opts.AllowedOrigins {
+		if a == "*" || strings.TrimSuffix(strings.ToLower(a), "/") == o {
+			return ""
 		}
-		return fmt.Sprintf("forbidden: origin %q is not allowed", origin)
 	}
+	return fmt.Sprintf("forbidden: origin %q is not allowed", origin)
+}
+
+// sameOrigin reports whether origin names the server the request reached: the host and
+// port of its Host header. Any other origin, even another port of localhost, is another
+// web application, which must not drive this server from its users' browsers.
+func sameOrigin(origin, hostport string) bool {
 	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" || !hostAllowed(h.opts.AllowedHosts, u.Host) {
-		return fmt.Sprintf("forbidden: origin %q is not allowed", origin)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
 	}
-	return ""
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host, port = strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]"), ""
+	}
+	if !strings.EqualFold(host, u.Hostname()) {
+		return false
+	}
+	oport := u.Port()
+	if oport == "" {
+		oport = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	if port == "" {
+		// A Host without a port names the default port of a scheme this handler cannot
+		// see behind a proxy that ends TLS: either default will do.
+		return oport == "80" || oport == "443"
+	}
+	return port == oport
 }
 
 var localHosts = []string{"localhost", "127.0.0.1", "::1"}
@@ -342,10 +419,10 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 				"bad request: initialize sent within an initialized session")
 			return
 		}
-	}
-	if !s.begin() {
-		writeHTTPError(w, http.StatusNotFound, codeSessionNotFound, "session not found")
-		return
+		if !s.begin() {
+			writeHTTPError(w, http.StatusNotFound, codeSessionNotFound, "session not found")
+			return
+		}
 	}
 	defer s.end()
 	w.Header().Set(HeaderSessionID, s.id)
@@ -368,9 +445,9 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	st, errMsg := s.openRequestStream(req)
+	st, status, errMsg := s.openRequestStream(req)
 	if st == nil {
-		writeHTTPError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, errMsg)
+		refuse(w, req, status, errMsg)
 		return
 	}
 	if !s.push(r.Context(), msg) {
@@ -381,6 +458,17 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.deliver(w, r, st, 0)
+}
+
+// refuse answers a request the session cannot take now (see admitLocked).
+func refuse(w http.ResponseWriter, req *jsonrpc.Request, status int, msg string) {
+	if status != http.StatusTooManyRequests {
+		// Without the id: it belongs to the request already in progress.
+		writeHTTPError(w, status, jsonrpc.CodeInvalidRequest, msg)
+		return
+	}
+	w.Header().Set("Retry-After", "1")
+	writeHTTPErrorID(w, status, req.ID, jsonrpc.CodeInvalidRequest, msg)
 }
 
 // plainJSONMethods are answered with a JSON body even in SSE mode: MCP Tasks asks servers
@@ -435,19 +523,22 @@ func (h *HTTPHandler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 }
 
 // newSession creates and registers a session for an initialize request and starts serve.
+// The session comes back begun (see [HTTPServerConn.begin]): the caller ends it.
 func (h *HTTPHandler) newSession(w http.ResponseWriter, init *jsonrpc.Request) *HTTPServerConn {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &HTTPServerConn{
-		h:         h,
-		id:        rand.Text(),
-		ctx:       ctx,
-		cancel:    cancel,
-		in:        make(chan jsonrpc.Message),
-		done:      make(chan struct{}),
-		streams:   map[string]*serverStream{},
-		byRequest: map[jsonrpc.ID]*serverStream{},
-		waiters:   map[jsonrpc.ID]chan *jsonrpc.Response{},
-		initID:    init.ID,
+		h:          h,
+		id:         rand.Text(),
+		ctx:        ctx,
+		cancel:     cancel,
+		in:         make(chan jsonrpc.Message),
+		done:       make(chan struct{}),
+		streams:    map[string]*serverStream{},
+		byRequest:  map[jsonrpc.ID]*serverStream{},
+		waiters:    map[jsonrpc.ID]chan *jsonrpc.Response{},
+		initID:     init.ID,
+		active:     1, // so that no other new session evicts it before its first request ends
+		lastActive: time.Now(),
 	}
 	var p struct {
 		ProtocolVersion string `json:"protocolVersion"`
@@ -456,18 +547,18 @@ func (h *HTTPHandler) newSession(w http.ResponseWriter, init *jsonrpc.Request) *
 		s.version = p.ProtocolVersion
 	}
 	s.standalone = s.newStreamLocked(jsonrpc.ID{})
-	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
-		cancel()
-		writeHTTPError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "the server is shutting down")
-		return nil
-	}
-	h.sessions[s.id] = s
-	h.wg.Add(1)
-	h.mu.Unlock()
 	if h.opts.SessionTimeout > 0 {
+		// Armed by end, once the initialize request is over.
 		s.timer = time.AfterFunc(h.opts.SessionTimeout, s.expire)
+		s.timer.Stop()
+	}
+	if status, msg := h.register(s); status != 0 {
+		cancel()
+		if status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "10")
+		}
+		writeHTTPErrorID(w, status, init.ID, jsonrpc.CodeInternalError, msg)
+		return nil
 	}
 	h.log.Debug("session started", "session", s.id)
 	go func() {
@@ -476,6 +567,52 @@ func (h *HTTPHandler) newSession(w http.ResponseWriter, init *jsonrpc.Request) *
 		h.serve(ctx, s)
 	}()
 	return s
+}
+
+// register adds s to the sessions. At MaxSessions it first ends the least recently
+// active idle session; it returns the HTTP status and message of a refusal when no
+// session is idle or the handler is closed.
+func (h *HTTPHandler) register(s *HTTPServerConn) (int, string) {
+	// Each round ends a session or finds none idle; a few rounds only fail when every
+	// session keeps turning busy, and then the server is busy indeed.
+	for range 4 {
+		h.mu.Lock()
+		if h.closed {
+			h.mu.Unlock()
+			return http.StatusServiceUnavailable, "the server is shutting down"
+		}
+		if h.opts.MaxSessions <= 0 || len(h.sessions) < h.opts.MaxSessions {
+			h.sessions[s.id] = s
+			h.wg.Add(1)
+			h.mu.Unlock()
+			return 0, ""
+		}
+		victim := h.idlestLocked()
+		h.mu.Unlock()
+		if victim == nil {
+			break
+		}
+		victim.closeIfIdle("evicted to make room for a new session")
+	}
+	h.log.Warn("new session refused: every session is busy", "sessions", h.opts.MaxSessions)
+	return http.StatusServiceUnavailable, fmt.Sprintf(
+		"too many sessions: the server holds %d, all of them busy; try again later or end a session (DELETE)", h.opts.MaxSessions)
+}
+
+// idlestLocked returns the least recently active session with nothing in progress, or
+// nil. h.mu is held; each session's own lock is taken inside it (never the other way).
+func (h *HTTPHandler) idlestLocked() *HTTPServerConn {
+	var victim *HTTPServerConn
+	var since time.Time
+	for _, s := range h.sessions {
+		s.mu.Lock()
+		idle, last := s.active == 0 && !s.closing, s.lastActive
+		s.mu.Unlock()
+		if idle && (victim == nil || last.Before(since)) {
+			victim, since = s, last
+		}
+	}
+	return victim
 }
 
 // HTTPServerConn is the server's end of one Streamable HTTP session, the
@@ -504,7 +641,11 @@ type HTTPServerConn struct {
 	waiters    map[jsonrpc.ID]chan *jsonrpc.Response
 	standalone *serverStream
 	lingering  []*serverStream
-	active     int
+	retained   int    // bytes of event data in streams
+	order      uint64 // events appended to any stream of the session so far
+	active     int    // HTTP requests of the session in progress
+	lastActive time.Time
+	closing    bool // ending: no new request may begin, the idle timer stays off
 	timer      *time.Timer
 }
 
@@ -514,6 +655,7 @@ type serverStream struct {
 	id     string
 	req    jsonrpc.ID // the request whose response ends the stream; zero for standalone
 	events []streamEvent
+	bytes  int  // data bytes of events, counted in the session's retained
 	seq    int  // seq of the last event added
 	sent   int  // highest seq written to any delivery
 	done   bool // the response has been added: no more events
@@ -523,8 +665,9 @@ type serverStream struct {
 }
 
 type streamEvent struct {
-	seq  int
-	data []byte
+	seq   int
+	order uint64 // the session's order, to find the oldest event of any stream
+	data  []byte
 }
 
 func (st *serverStream) eventID(seq int) string { return st.id + ":" + strconv.Itoa(seq) }
@@ -613,32 +756,105 @@ func (s *HTTPServerConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	}
 }
 
-// appendLocked adds an event to st, dropping the oldest beyond the retention bound.
+// appendLocked adds an event to st, dropping the oldest beyond the retention bounds.
 func (s *HTTPServerConn) appendLocked(st *serverStream, data []byte) {
 	st.seq++
-	st.events = append(st.events, streamEvent{seq: st.seq, data: data})
+	s.order++
+	st.events = append(st.events, streamEvent{seq: st.seq, order: s.order, data: data})
+	st.bytes += len(data)
+	s.retained += len(data)
 	if n := len(st.events) - s.h.opts.EventRetention; n > 0 {
-		if st.events[n-1].seq > st.sent && !st.warned {
-			st.warned = true
-			s.h.log.Warn("SSE stream buffer full: dropping undelivered events",
-				"session", s.id, "stream", st.id, "dropped", st.events[n-1].seq-st.sent)
-		}
-		st.events = slices.Delete(st.events, 0, n)
+		s.dropEventsLocked(st, n)
 	}
+	s.trimLocked()
 	st.signal()
+}
+
+// dropEventsLocked drops the n oldest events of st, warning once per stream when some
+// were never delivered.
+func (s *HTTPServerConn) dropEventsLocked(st *serverStream, n int) {
+	if last := st.events[n-1].seq; last > st.sent && !st.warned {
+		st.warned = true
+		s.h.log.Warn("SSE stream buffer full: dropping undelivered events",
+			"session", s.id, "stream", st.id, "dropped", last-st.sent)
+	}
+	for _, ev := range st.events[:n] {
+		st.bytes -= len(ev.data)
+		s.retained -= len(ev.data)
+	}
+	st.events = slices.Delete(st.events, 0, n)
+}
+
+// forgetLocked drops a stream: it can no longer be resumed. A delivery that holds it
+// keeps the events it has yet to write.
+func (s *HTTPServerConn) forgetLocked(st *serverStream) {
+	if s.streams[st.id] == st {
+		delete(s.streams, st.id)
+	}
+	s.lingering = slices.DeleteFunc(s.lingering, func(x *serverStream) bool { return x == st })
+	s.retained -= st.bytes
+	st.bytes = 0
+	if st.owner == nil {
+		st.events = nil
+	}
+}
+
+// trimLocked keeps the session within MaxRetainedBytes, dropping the oldest first: the
+// streams kept only for clients that went away, then events delivered already, then
+// events no client is reading now, and last those of a client that reads too slowly. The
+// response on a stream being delivered stays: it is on its way.
+func (s *HTTPServerConn) trimLocked() {
+	limit := s.h.opts.MaxRetainedBytes
+	for limit > 0 && s.retained > limit {
+		if i := slices.IndexFunc(s.lingering, func(st *serverStream) bool { return st.owner == nil }); i >= 0 {
+			s.forgetLocked(s.lingering[i])
+			continue
+		}
+		var victim *serverStream
+		var vrank int
+		for _, st := range s.streams {
+			if r := s.dropRank(st); r > 0 && (victim == nil || r < vrank ||
+				r == vrank && st.events[0].order < victim.events[0].order) {
+				victim, vrank = st, r
+			}
+		}
+		if victim == nil {
+			return
+		}
+		s.dropEventsLocked(victim, 1)
+		if victim != s.standalone && victim.done && victim.owner == nil && len(victim.events) == 0 {
+			s.forgetLocked(victim)
+		}
+	}
+}
+
+// dropRank says how readily the oldest event of st goes when the session is over its
+// bytes (lowest first): 1 delivered, 2 no client reading, 3 a client reading; 0 never.
+func (s *HTTPServerConn) dropRank(st *serverStream) int {
+	if len(st.events) == 0 {
+		return 0
+	}
+	ev := st.events[0]
+	switch {
+	case ev.seq <= st.sent:
+		return 1
+	case st.owner == nil:
+		return 2
+	case st.done && ev.seq == st.seq && st != s.standalone:
+		return 0
+	}
+	return 3
 }
 
 // lingerLocked keeps a finished but not fully delivered stream for a while, so that the
 // client can still resume it, and forgets the oldest such streams beyond a bound.
 func (s *HTTPServerConn) lingerLocked(st *serverStream) {
-	if slices.Contains(s.lingering, st) {
-		return
+	if s.streams[st.id] != st || slices.Contains(s.lingering, st) {
+		return // forgotten already (see trimLocked), or lingering
 	}
 	s.lingering = append(s.lingering, st)
 	if len(s.lingering) > maxLingeringStreams {
-		old := s.lingering[0]
-		s.lingering = s.lingering[1:]
-		delete(s.streams, old.id)
+		s.forgetLocked(s.lingering[0])
 	}
 }
 
@@ -651,6 +867,7 @@ func (s *HTTPServerConn) Close() error {
 		s.h.mu.Unlock()
 		s.mu.Lock()
 		close(s.done)
+		s.closing = true
 		if s.timer != nil {
 			s.timer.Stop()
 		}
@@ -677,7 +894,8 @@ func (s *HTTPServerConn) CloseSSEStream(id jsonrpc.ID) bool {
 	return true
 }
 
-// begin and end bracket every HTTP request of the session, for the idle timeout.
+// begin and end bracket every HTTP request of the session, for the idle timeout and the
+// choice of a session to evict.
 func (s *HTTPServerConn) begin() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -686,7 +904,11 @@ func (s *HTTPServerConn) begin() bool {
 		return false
 	default:
 	}
+	if s.closing {
+		return false
+	}
 	s.active++
+	s.lastActive = time.Now()
 	if s.timer != nil {
 		s.timer.Stop()
 	}
@@ -697,17 +919,25 @@ func (s *HTTPServerConn) end() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.active--
-	if s.active == 0 && s.timer != nil {
+	s.lastActive = time.Now()
+	if s.active == 0 && s.timer != nil && !s.closing {
 		s.timer.Reset(s.h.opts.SessionTimeout)
 	}
 }
 
-func (s *HTTPServerConn) expire() {
+func (s *HTTPServerConn) expire() { s.closeIfIdle("expired") }
+
+// closeIfIdle ends the session unless a request or stream of its is in progress. From
+// the moment it decides, begin refuses new requests, so none slips in before Close.
+func (s *HTTPServerConn) closeIfIdle(why string) {
 	s.mu.Lock()
-	idle := s.active == 0
+	idle := s.active == 0 && !s.closing
+	if idle {
+		s.closing = true
+	}
 	s.mu.Unlock()
 	if idle {
-		s.h.log.Debug("session expired", "session", s.id)
+		s.h.log.Debug("session "+why, "session", s.id)
 		s.Close()
 	}
 }
@@ -731,20 +961,32 @@ func (s *HTTPServerConn) newStreamLocked(req jsonrpc.ID) *serverStream {
 	return st
 }
 
+// admitLocked reports whether req may wait for its response: its id must not be in use
+// and the session below MaxInFlight. A refusal comes as an HTTP status and a message.
+func (s *HTTPServerConn) admitLocked(req *jsonrpc.Request) (int, string) {
+	_, dup1 := s.byRequest[req.ID]
+	_, dup2 := s.waiters[req.ID]
+	if dup1 || dup2 {
+		return http.StatusBadRequest, fmt.Sprintf("invalid request: request id %s is already in use", req.ID)
+	}
+	if limit := s.h.opts.MaxInFlight; limit > 0 && len(s.byRequest)+len(s.waiters) >= limit {
+		return http.StatusTooManyRequests, fmt.Sprintf(
+			"too many requests: this session already has %d requests waiting for their response; send more once some are answered", limit)
+	}
+	return 0, ""
+}
+
 // openRequestStream creates the SSE stream of a request, to be registered before the
 // request reaches Read so that its response finds the stream.
-func (s *HTTPServerConn) openRequestStream(req *jsonrpc.Request) (*serverStream, string) {
+func (s *HTTPServerConn) openRequestStream(req *jsonrpc.Request) (*serverStream, int, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, dup := s.byRequest[req.ID]; dup {
-		return nil, fmt.Sprintf("invalid request: request id %s is already in use", req.ID)
-	}
-	if _, dup := s.waiters[req.ID]; dup {
-		return nil, fmt.Sprintf("invalid request: request id %s is already in use", req.ID)
+	if status, msg := s.admitLocked(req); status != 0 {
+		return nil, status, msg
 	}
 	st := s.newStreamLocked(req.ID)
 	s.byRequest[req.ID] = st
-	return st, ""
+	return st, 0, ""
 }
 
 func (s *HTTPServerConn) dropRequestStream(st *serverStream) {
@@ -753,7 +995,7 @@ func (s *HTTPServerConn) dropRequestStream(st *serverStream) {
 	if s.byRequest[st.req] == st {
 		delete(s.byRequest, st.req)
 	}
-	delete(s.streams, st.id)
+	s.forgetLocked(st)
 }
 
 // cancelStream ends the stream of a request the client cancelled: the server sends no
@@ -772,7 +1014,7 @@ func (s *HTTPServerConn) cancelStream(params json.RawMessage) {
 		st.done = true
 		st.signal()
 		if st.owner == nil {
-			delete(s.streams, st.id)
+			s.forgetLocked(st)
 		}
 	}
 	if ch, ok := s.waiters[p.RequestID]; ok {
@@ -901,8 +1143,7 @@ func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *ser
 			if st.owner == kick {
 				st.owner = nil
 				if st != s.standalone {
-					delete(s.streams, st.id)
-					s.lingering = slices.DeleteFunc(s.lingering, func(x *serverStream) bool { return x == st })
+					s.forgetLocked(st)
 				}
 			}
 			s.mu.Unlock()
@@ -938,12 +1179,9 @@ func (s *HTTPServerConn) release(st *serverStream, kick chan struct{}) {
 func (s *HTTPServerConn) serveJSON(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) bool {
 	ch := make(chan *jsonrpc.Response, 1)
 	s.mu.Lock()
-	_, dup1 := s.waiters[req.ID]
-	_, dup2 := s.byRequest[req.ID]
-	if dup1 || dup2 {
+	if status, msg := s.admitLocked(req); status != 0 {
 		s.mu.Unlock()
-		writeHTTPError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest,
-			fmt.Sprintf("invalid request: request id %s is already in use", req.ID))
+		refuse(w, req, status, msg)
 		return false
 	}
 	s.waiters[req.ID] = ch

@@ -343,8 +343,9 @@ func TestHTTPServerAllowedHostsAndOrigins(t *testing.T) {
 		ok           bool
 	}{
 		{HTTPOptions{}, "localhost:8080", "", true},
-		{HTTPOptions{}, "127.0.0.1", "http://localhost:3000", true},
-		{HTTPOptions{}, "[::1]:9", "http://[::1]:3000", true},
+		// Another port of localhost is another web application (issue 12): refused.
+		{HTTPOptions{}, "127.0.0.1", "http://localhost:3000", false},
+		{HTTPOptions{}, "[::1]:9", "http://[::1]:3000", false},
 		{HTTPOptions{}, "LOCALHOST", "", true},
 		{HTTPOptions{}, "example.com", "", false},
 		{HTTPOptions{}, "localhost", "http://localhost.evil.com", false},
@@ -355,6 +356,23 @@ func TestHTTPServerAllowedHostsAndOrigins(t *testing.T) {
 		{HTTPOptions{AllowedOrigins: []string{"https://app.example.com"}}, "localhost", "https://app.example.com", true},
 		{HTTPOptions{AllowedOrigins: []string{"https://app.example.com"}}, "localhost", "http://localhost:1", false},
 		{HTTPOptions{AllowedOrigins: []string{"*"}}, "localhost", "https://x.example", true},
+		// Without AllowedOrigins only the server's own origin (the host and port of the
+		// Host header) passes, whatever AllowedHosts says; AllowedOrigins adds others.
+		{HTTPOptions{}, "localhost:8080", "http://localhost:8080", true},
+		{HTTPOptions{}, "localhost:8080", "http://localhost:3000", false}, // another local web app
+		{HTTPOptions{}, "127.0.0.1:8080", "http://127.0.0.1:5173", false},
+		{HTTPOptions{}, "127.0.0.1:8080", "http://localhost:8080", false},
+		{HTTPOptions{}, "localhost", "http://localhost", true},
+		{HTTPOptions{}, "localhost", "http://localhost:80", true},
+		{HTTPOptions{}, "localhost", "http://localhost:3000", false},
+		{HTTPOptions{}, "[::1]:9", "http://[::1]:9", true},
+		{HTTPOptions{AllowedHosts: []string{"mcp.example.com"}}, "mcp.example.com", "https://mcp.example.com", true},
+		{HTTPOptions{AllowedHosts: []string{"*"}}, "10.0.0.5:8080", "http://10.0.0.5:8080", true},
+		{HTTPOptions{AllowedHosts: []string{"*"}}, "10.0.0.5:8080", "http://evil.example.com", false},
+		{HTTPOptions{AllowedHosts: []string{"*"}}, "10.0.0.5:8080", "http://localhost:8080", false},
+		{HTTPOptions{AllowedOrigins: []string{"http://localhost:3000"}}, "localhost:8080", "http://localhost:3000", true},
+		{HTTPOptions{AllowedOrigins: []string{"http://localhost:3000"}}, "localhost:8080", "http://localhost:8080", true},
+		{HTTPOptions{AllowedOrigins: []string{"http://localhost:3000"}}, "localhost:8080", "http://localhost:3001", false},
 	} {
 		h := NewHTTPHandler(func(context.Context, jsonrpc.Connection) {}, &tt.opts)
 		r := httptest.NewRequest("POST", "/", nil)

@@ -97,10 +97,11 @@ func StartHTTP(addr string, o ServerOptions) (*HTTPServer, error) {
 		return nil, err
 	}
 	srv := NewServer()
+	// A burst of MaxBurst task calls may all be waiting for their answers at once.
 	h := transport.NewHTTPHandler(func(ctx context.Context, conn jsonrpc.Connection) {
 		ss := ServeConn(ctx, srv, conn, o)
 		<-ss.Done()
-	}, nil)
+	}, &transport.HTTPOptions{MaxInFlight: -1})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	s := &HTTPServer{

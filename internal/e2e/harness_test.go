@@ -30,6 +30,7 @@ const (
 	taskPageSizeEnv = "MCPI_E2E_TASK_PAGE"     // the tasks/list page size
 	plainEnv        = "MCPI_E2E_PLAIN"         // "1": serve the plain server instead of the demo
 	requestorEnv    = "MCPI_E2E_REQUESTOR"     // "1": add the requestor test tools (receiver_harness_test.go)
+	filesEnv        = "MCPI_E2E_FILES"         // demo.Options.SideEffectDir
 )
 
 // crashTool makes the stdio child exit in the middle of the call, with status 3.
@@ -49,7 +50,7 @@ func serveStdio() int {
 	taskPage, _ := strconv.Atoi(os.Getenv(taskPageSizeEnv))
 	poll, _ := time.ParseDuration(os.Getenv(pollEnv))
 	cfg := serverConfig{pageSize: size, taskPageSize: taskPage, pollInterval: poll, plain: os.Getenv(plainEnv) == "1",
-		requestorTools: os.Getenv(requestorEnv) == "1"}
+		requestorTools: os.Getenv(requestorEnv) == "1", files: os.Getenv(filesEnv)}
 	srv := newServer(cfg)
 	if os.Getenv(crashEnv) == "1" {
 		srv.AddTool(&mcp.Tool{Name: crashTool, Description: "Exits the server process with status 3."},
@@ -99,6 +100,8 @@ type serverConfig struct {
 	// onSlowExit, they only work for servers in this process.
 	tap              func(s *server.Session, dir jsonrpc.Direction, m jsonrpc.Message)
 	onSideEffectExit func(path string, err error)
+	// files is demo.Options.SideEffectDir.
+	files string
 }
 
 // harness connects client sessions to a fresh server over one kind of connection.
@@ -141,6 +144,7 @@ func demoOptions(cfg serverConfig) *demo.Options {
 		OnSlowExit:       cfg.onSlowExit,
 		Tap:              cfg.tap,
 		OnSideEffectExit: cfg.onSideEffectExit,
+		SideEffectDir:    cfg.files,
 		Tasks:            &tasks.Options{PollInterval: cfg.pollInterval, PageSize: cfg.taskPageSize, MaxActive: cfg.maxActive},
 	}
 }
@@ -177,6 +181,7 @@ func serveStdioChild(t *testing.T, cfg serverConfig) *endpoint {
 		pageSizeEnv + "=" + strconv.Itoa(cfg.pageSize),
 		taskPageSizeEnv + "=" + strconv.Itoa(cfg.taskPageSize),
 		pollEnv + "=" + cfg.pollInterval.String(),
+		filesEnv + "=" + cfg.files,
 		// A race-enabled child would otherwise linger a second at exit.
 		"GORACE=" + strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"),
 	}

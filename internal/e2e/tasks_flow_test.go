@@ -30,16 +30,17 @@ func TestTaskCancel(t *testing.T) {
 		exits := make(chan error, 2)
 		cfg := taskServer()
 		cfg.onSideEffectExit = func(path string, err error) { exits <- err }
+		dir := t.TempDir()
+		cfg.files = dir
 		s := h.serve(t, cfg).open(t, ctx, taskClient(nil))
 		sub := s.Subscribe()
 		defer sub.Close()
 		wire := s.Subscribe() // the raw traffic, read at the end
 		defer wire.Close()
-		dir := t.TempDir()
 
 		// 600 s: the demo's test clock keeps it waiting until the task is cancelled.
 		path := filepath.Join(dir, "cancelled.txt")
-		task, err := s.StartToolTask(ctx, toolParams(t, demo.ToolSideEffectTask, map[string]any{"seconds": 600, "path": path}), nil)
+		task, err := s.StartToolTask(ctx, toolParams(t, demo.ToolSideEffectTask, map[string]any{"seconds": 600, "path": "cancelled.txt"}), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,12 +90,12 @@ func TestTaskCancel(t *testing.T) {
 		// The same tool not cancelled does its side effect; cancelling it afterwards is
 		// refused too.
 		done := filepath.Join(dir, "done.txt")
-		task2, err := s.StartToolTask(ctx, toolParams(t, demo.ToolSideEffectTask, map[string]any{"seconds": 0, "path": done}), nil)
+		task2, err := s.StartToolTask(ctx, toolParams(t, demo.ToolSideEffectTask, map[string]any{"seconds": 0, "path": "done.txt"}), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		res, err := task2.Wait(ctx)
-		if err != nil || onlyText(t, res) != "wrote "+done {
+		if err != nil || onlyText(t, res) != "wrote done.txt in "+dir {
 			t.Fatalf("side_effect_task 0 s: %+v, %v", res, err)
 		}
 		if _, err := os.Stat(done); err != nil {

@@ -118,8 +118,7 @@ func TestTasksBinary(t *testing.T) {
 	}
 
 	// Cancel from the CLI: the task is cancelled on the server.
-	path := filepath.Join(t.TempDir(), "side-effect")
-	stdout, _, code = run(t, state, "--url", url, "tools", "call", "side_effect_task", "--arg", "seconds=30", "--arg", "path="+path, "--task", "--detach")
+	stdout, _, code = run(t, state, "--url", url, "tools", "call", "side_effect_task", "--arg", "seconds=30", "--arg", "path=side-effect", "--task", "--detach")
 	se := strings.TrimSpace(stdout)
 	if code != 0 {
 		t.Fatalf("side_effect_task --detach: exit %d", code)
@@ -163,10 +162,9 @@ func TestTasksBinary(t *testing.T) {
 func TestInterruptBinary(t *testing.T) {
 	url := serveDemoHTTP(t)
 	state := t.TempDir()
-	path := filepath.Join(t.TempDir(), "side-effect")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, mcpiBin, "--url", url, "tools", "call", "side_effect_task", "--arg", "seconds=30", "--arg", "path="+path, "--task", "--json")
+	cmd := exec.CommandContext(ctx, mcpiBin, "--url", url, "tools", "call", "side_effect_task", "--arg", "seconds=30", "--arg", "path=side-effect", "--task", "--json")
 	cmd.Env = append(os.Environ(), "MCPI_STATE_DIR="+state)
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut

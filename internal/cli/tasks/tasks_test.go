@@ -160,11 +160,13 @@ func TestDetachThenResult(t *testing.T) {
 	}
 }
 
-// sideEffects serves the demo over HTTP and reports each side_effect_task's end.
-func sideEffects(t *testing.T) (d *clitest.Demo, exits chan error) {
+// sideEffects serves the demo over HTTP and reports each side_effect_task's end; the
+// tool writes in the directory files.
+func sideEffects(t *testing.T) (d *clitest.Demo, exits chan error, files string) {
 	exits = make(chan error, 4)
-	d = clitest.ServeDemo(t, &demo.Options{OnSideEffectExit: func(_ string, err error) { exits <- err }})
-	return d, exits
+	files = t.TempDir()
+	d = clitest.ServeDemo(t, &demo.Options{OnSideEffectExit: func(_ string, err error) { exits <- err }, SideEffectDir: files})
+	return d, exits, files
 }
 
 // waitCancelled waits for side_effect_task to stop and checks it stopped because it was
@@ -188,9 +190,9 @@ func waitCancelled(t *testing.T, exits chan error, path string) {
 // work stops before the side effect.
 func TestCancel(t *testing.T) {
 	clitest.StateDir(t)
-	d, exits := sideEffects(t)
-	path := filepath.Join(t.TempDir(), "side-effect")
-	id := detach(t, d, "side_effect_task", "seconds=30", "path="+path)
+	d, exits, files := sideEffects(t)
+	path := filepath.Join(files, "side-effect")
+	id := detach(t, d, "side_effect_task", "seconds=30", "path=side-effect")
 
 	env := freshOn(t, d)
 	if err := cancel.Run(clitest.Context(t), &cancel.Options{Options: sharedOpts(env, false), ID: id}); err != nil {
@@ -294,12 +296,12 @@ func interruptOnCreate(t *testing.T, env *clitest.Env) (context.Context, cmdutil
 // and the message says how to fetch it; "tasks cancel ID" then stops it.
 func TestInterruptLeavesTaskRunning(t *testing.T) {
 	clitest.StateDir(t)
-	d, exits := sideEffects(t)
+	d, exits, files := sideEffects(t)
 	url := d.URL
-	path := filepath.Join(t.TempDir(), "side-effect")
+	path := filepath.Join(files, "side-effect")
 	env := clitest.New(t, &connect.Selection{URL: url})
 	ctx, connectFn := interruptOnCreate(t, env)
-	opts := &call.Options{Name: "side_effect_task", Args: []string{"seconds=30", "path=" + path}, Task: true, JSON: true}
+	opts := &call.Options{Name: "side_effect_task", Args: []string{"seconds=30", "path=side-effect"}, Task: true, JSON: true}
 	opts.IO, opts.Connect, opts.Selection, opts.Tick = env.IO, connectFn, env.Selection, -1
 	err := call.Run(ctx, opts)
 	evs := strings.Split(strings.TrimSpace(env.Out.String()), "\n")
@@ -334,15 +336,15 @@ func TestInterruptLeavesTaskRunning(t *testing.T) {
 // Ctrl-C while following on a terminal asks; "c" cancels the task on the server.
 func TestInterruptOnTerminalCancels(t *testing.T) {
 	clitest.StateDir(t)
-	d, exits := sideEffects(t)
+	d, exits, files := sideEffects(t)
 	url := d.URL
-	path := filepath.Join(t.TempDir(), "side-effect")
+	path := filepath.Join(files, "side-effect")
 	env := clitest.New(t, &connect.Selection{URL: url})
 	env.IO.SetStdinTTY(true)
 	env.IO.SetStderrTTY(true)
 	env.In.WriteString("x\nc\n")
 	ctx, connectFn := interruptOnCreate(t, env)
-	opts := &call.Options{Name: "side_effect_task", Args: []string{"seconds=30", "path=" + path}, Task: true}
+	opts := &call.Options{Name: "side_effect_task", Args: []string{"seconds=30", "path=side-effect"}, Task: true}
 	opts.IO, opts.Connect, opts.Selection, opts.Tick = env.IO, connectFn, env.Selection, -1
 	err := call.Run(ctx, opts)
 	got := describe(err)

@@ -15,8 +15,8 @@ import (
 // Options are the inputs of "serve conformance".
 type Options struct {
 	IO *iostreams.IOStreams
-	// HTTP is the address to serve Streamable HTTP on; empty means stdio.
-	HTTP string
+	// HTTP says whether and how to serve Streamable HTTP; its empty address means stdio.
+	HTTP shared.HTTPFlags
 }
 
 // NewCmd returns the command; runF replaces [Run] in tests of the flag handling.
@@ -36,11 +36,11 @@ stdio without --http), for the official MCP conformance suite.`,
 			return Run(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP at `ADDR` (HOST:PORT or PORT) instead of stdio")
+	opts.HTTP.Register(cmd.Flags())
 	return cmd
 }
 
 // Run serves the conformance server.
 func Run(ctx context.Context, opts *Options) error {
-	return shared.Serve(ctx, opts.IO, conformance.NewServer(), opts.HTTP, "conformance")
+	return shared.Serve(ctx, opts.IO, conformance.NewServer(), &opts.HTTP, "conformance")
 }

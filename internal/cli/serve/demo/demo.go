@@ -3,6 +3,8 @@ package demo
 
 import (
 	"context"
+	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -15,8 +17,11 @@ import (
 // Options are the inputs of "serve demo".
 type Options struct {
 	IO *iostreams.IOStreams
-	// HTTP is the address to serve Streamable HTTP on; empty means stdio.
-	HTTP string
+	// HTTP says whether and how to serve Streamable HTTP; its empty address means stdio.
+	HTTP shared.HTTPFlags
+	// Files is the directory side_effect_task creates its files in; empty means a fresh
+	// temporary directory, removed when the server ends.
+	Files string
 }
 
 // NewCmd returns the command; runF replaces [Run] in tests of the flag handling.
@@ -27,9 +32,14 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		Short: "Serve the demo server",
 		Long: `Serve the demo server (the one mcpi talks to when no server is named): over
 stdio by default, or over Streamable HTTP at http://ADDR/mcp with --http.
-An --http address without a host ("8080" or ":8080") listens on 127.0.0.1 only.`,
+An --http address without a host ("8080" or ":8080") listens on 127.0.0.1 only.
+Browsers may call the server only from its own origin unless --allow-origin names
+others, and the Host header must name this machine unless --allow-host adds names.
+side_effect_task creates its files in --files DIR, or in a temporary directory
+removed when the server ends.`,
 		Example: `  mcpi tools list --stdio "mcpi serve demo"
-  mcpi serve demo --http 127.0.0.1:8080`,
+  mcpi serve demo --http 127.0.0.1:8080
+  mcpi serve demo --http 0.0.0.0:8080 --allow-host mcp.example.com --files ./effects`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -38,11 +48,24 @@ An --http address without a host ("8080" or ":8080") listens on 127.0.0.1 only.`
 			return Run(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP at `ADDR` (HOST:PORT or PORT) instead of stdio")
+	opts.HTTP.Register(cmd.Flags())
+	cmd.Flags().StringVar(&opts.Files, "files", "", "create side_effect_task's files in `DIR` (default: a temporary directory, removed at exit)")
 	return cmd
 }
 
 // Run serves the demo server.
 func Run(ctx context.Context, opts *Options) error {
-	return shared.Serve(ctx, opts.IO, demo.New(nil), opts.HTTP, "demo")
+	dir := opts.Files
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "mcpi-demo-files-")
+		if err != nil {
+			return fmt.Errorf("making a directory for side_effect_task: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return cmdutil.UsageErrorf("--files %s: %s", dir, err)
+	}
+	return shared.Serve(ctx, opts.IO, demo.New(&demo.Options{SideEffectDir: dir}), &opts.HTTP, "demo",
+		"side_effect_task creates its files in "+dir)
 }
