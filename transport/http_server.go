@@ -236,13 +236,25 @@ func writeHTTPErrorID(w http.ResponseWriter, status int, id jsonrpc.ID, code int
 	_, _ = w.Write(b)
 }
 
+// maxEcho bounds what an error answer quotes of a request's header: a client learns which
+// value was refused without the server sending back whatever size it was sent.
+const maxEcho = 64
+
+// echo quotes a header value for an error answer, cut to maxEcho bytes.
+func echo(v string) string {
+	if len(v) <= maxEcho {
+		return strconv.Quote(v)
+	}
+	return strconv.Quote(strings.ToValidUTF8(v[:maxEcho], "")) + "…"
+}
+
 // codeSessionNotFound is the JSON-RPC code sent with 404 for an unknown session (the
 // official SDKs use the same).
 const codeSessionNotFound = -32001
 
 func (h *HTTPHandler) checkHostOrigin(r *http.Request) string {
 	if !hostAllowed(h.opts.AllowedHosts, r.Host) {
-		return fmt.Sprintf("forbidden: host %q is not allowed", r.Host)
+		return fmt.Sprintf("forbidden: host %s is not allowed", echo(r.Host))
 	}
 	origin := r.Header.Get("Origin")
 	if origin == "" || sameOrigin(origin, r.Host) {
@@ -254,7 +266,7 @@ func (h *HTTPHandler) checkHostOrigin(r *http.Request) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("forbidden: origin %q is not allowed", origin)
+	return fmt.Sprintf("forbidden: origin %s is not allowed", echo(origin))
 }
 
 // sameOrigin reports whether origin names the server the request reached: the host and
@@ -340,7 +352,7 @@ func (h *HTTPHandler) checkProtocolVersion(w http.ResponseWriter, r *http.Reques
 		return true
 	}
 	writeHTTPError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest,
-		fmt.Sprintf("unsupported MCP-Protocol-Version %q (supported: %s)", v, strings.Join(h.opts.ProtocolVersions, ", ")))
+		fmt.Sprintf("unsupported MCP-Protocol-Version %s (supported: %s)", echo(v), strings.Join(h.opts.ProtocolVersions, ", ")))
 	return false
 }
 
@@ -497,7 +509,7 @@ func (h *HTTPHandler) serveGET(w http.ResponseWriter, r *http.Request) {
 		st, after, ok := s.resumable(last)
 		if !ok {
 			writeHTTPError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest,
-				fmt.Sprintf("bad request: Last-Event-ID %q names no stream of this session", last))
+				fmt.Sprintf("bad request: Last-Event-ID %s names no stream of this session", echo(last)))
 			return
 		}
 		s.deliver(w, r, st, after)
