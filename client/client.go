@@ -52,7 +52,21 @@ type Options struct {
 	// forgotten, so that a long session does not grow with every task it ran. A task in
 	// progress is always kept.
 	KeptTasks int
+
+	// MaxPages bounds the pages one listing fetches ([DefaultMaxPages]) and MaxItems the
+	// items it yields ([DefaultMaxItems]): a server that hands out a new cursor forever
+	// would otherwise keep a listing going, and growing, without end. A listing that
+	// reaches a bound with more to come ends with a [*ListLimitError]. A negative value
+	// removes the bound.
+	MaxPages int
+	MaxItems int
 }
+
+// The bounds of one listing when [Options] sets none.
+const (
+	DefaultMaxPages = 1000
+	DefaultMaxItems = 100_000
+)
 
 // Client holds configuration shared by the sessions it opens.
 type Client struct {
@@ -83,6 +97,12 @@ func New(impl mcp.Implementation, opts *Options) *Client {
 	}
 	if c.opts.KeptTasks <= 0 {
 		c.opts.KeptTasks = 1000
+	}
+	if c.opts.MaxPages == 0 {
+		c.opts.MaxPages = DefaultMaxPages
+	}
+	if c.opts.MaxItems == 0 {
+		c.opts.MaxItems = DefaultMaxItems
 	}
 	return c
 }
@@ -424,13 +444,16 @@ func list[R any](ctx context.Context, s *Session, method string, p *mcp.Paginate
 
 // paginate ranges over the items of every page of a list method, from p's cursor on
 // (nil p: from the first), with p's _meta on every request; page takes a result's items
-// and next cursor. An error ends it, and so does a cursor the server gives twice.
+// and next cursor. An error ends it, and so do a cursor the server gives twice and the
+// bounds of [Options.MaxPages] and [Options.MaxItems].
 func paginate[R, T any](ctx context.Context, s *Session, method string, p *mcp.PaginatedParams, page func(*R) ([]T, string)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		q := mcp.PaginatedParams{}
 		if p != nil {
 			q = *p
 		}
+		o := &s.client.opts
+		limit := &ListLimitError{Method: method, MaxPages: o.MaxPages, MaxItems: o.MaxItems}
 		seen := map[string]bool{}
 		for {
 			r, err := list[R](ctx, s, method, &q)
@@ -439,13 +462,26 @@ func paginate[R, T any](ctx context.Context, s *Session, method string, p *mcp.P
 				yield(zero, err)
 				return
 			}
+			limit.Pages++
 			items, next := page(r)
 			for _, it := range items {
+				if o.MaxItems > 0 && limit.Items == o.MaxItems {
+					var zero T
+					limit.ItemBound = true
+					yield(zero, limit)
+					return
+				}
+				limit.Items++
 				if !yield(it, nil) {
 					return
 				}
 			}
 			if next == "" {
+				return
+			}
+			if o.MaxPages > 0 && limit.Pages == o.MaxPages {
+				var zero T
+				yield(zero, limit)
 				return
 			}
 			if seen[next] {
@@ -457,6 +493,23 @@ func paginate[R, T any](ctx context.Context, s *Session, method string, p *mcp.P
 			q.Cursor = next
 		}
 	}
+}
+
+// ListLimitError ends a listing that reached [Options.MaxPages] or [Options.MaxItems]
+// while the server had more to give: Pages and Items count what was fetched and yielded,
+// and ItemBound tells which bound it was.
+type ListLimitError struct {
+	Method             string
+	Pages, Items       int
+	MaxPages, MaxItems int
+	ItemBound          bool
+}
+
+func (e *ListLimitError) Error() string {
+	if e.ItemBound {
+		return fmt.Sprintf("%s: stopped at the bound of %d items, with more to come", e.Method, e.MaxItems)
+	}
+	return fmt.Sprintf("%s: stopped at the bound of %d pages, with more to come", e.Method, e.MaxPages)
 }
 
 // handle serves what the server sends: its requests, answered (those that wait for the

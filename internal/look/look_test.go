@@ -143,6 +143,10 @@ func TestSentence(t *testing.T) {
 			"the server answered HTTP 500: overloaded"},
 		{fmt.Errorf("tools/list: %w", &jsonrpc.CallError{Method: "tools/list", Op: jsonrpc.OpDecode, Err: errors.New("json: cannot unmarshal string into Go value of type []mcp.Tool")}),
 			"decoding tools/list result: json: cannot unmarshal string into Go value of type []mcp.Tool"},
+		{&client.ListLimitError{Method: "tools/list", Pages: 1000, Items: 1000, MaxPages: 1000, MaxItems: 100000},
+			"the server's tools/list went on past 1000 pages; mcpi stopped there (--max-pages raises the bound)"},
+		{fmt.Errorf("x: %w", &client.ListLimitError{Method: "tasks/list", Pages: 3, Items: 10, MaxPages: 1000, MaxItems: 10, ItemBound: true}),
+			"the server's tasks/list went on past 10 items; mcpi stopped there (--max-items raises the bound)"},
 		{errors.New("something else"), "something else"},
 	})
 }

@@ -24,6 +24,7 @@ func Sentence(err error) string {
 		rpc     *jsonrpc.Error
 		httpErr *transport.HTTPError
 		end     *client.TaskEndError
+		limit   *client.ListLimitError
 	)
 	switch {
 	case err == nil:
@@ -34,6 +35,11 @@ func Sentence(err error) string {
 		return arg.Error()
 	case errors.As(err, &support):
 		return support.Error()
+	case errors.As(err, &limit):
+		if limit.ItemBound {
+			return fmt.Sprintf("the server's %s went on past %d items; mcpi stopped there (--max-items raises the bound)", limit.Method, limit.MaxItems)
+		}
+		return fmt.Sprintf("the server's %s went on past %d pages; mcpi stopped there (--max-pages raises the bound)", limit.Method, limit.MaxPages)
 	case errors.Is(err, context.Canceled):
 		return "interrupted"
 	case errors.As(err, &end) && errors.Is(end.Reason, client.ErrTaskCancelled):

@@ -14,6 +14,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -52,7 +53,64 @@ type Selection struct {
 	Server string
 	// InitTimeout bounds initialization; 0 means [DefaultInitTimeout].
 	InitTimeout time.Duration
+	// Limits bound what the server can make mcpi hold or wait for.
+	Limits Limits
 }
+
+// Limits bound what one server can make mcpi hold or wait for. The zero value means the
+// library's defaults.
+type Limits struct {
+	// MaxPages and MaxItems bound one listing (see [client.Options.MaxPages]); a negative
+	// value removes the bound.
+	MaxPages, MaxItems int
+}
+
+// addFlags registers the limits' flags on fs, with the defaults they stand for.
+func (l *Limits) addFlags(fs *pflag.FlagSet) {
+	l.MaxPages, l.MaxItems = client.DefaultMaxPages, client.DefaultMaxItems
+	fs.Var(bound{&l.MaxPages}, "max-pages", "stop a listing after `N` pages, as a server may hand out cursors forever (0: no bound)")
+	fs.Var(bound{&l.MaxItems}, "max-items", "stop a listing after `N` items (0: no bound)")
+}
+
+// apply sets the limits in a copy of opts (nil: the defaults).
+func (l *Limits) apply(opts *client.Options) *client.Options {
+	o := client.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	if l.MaxPages != 0 {
+		o.MaxPages = l.MaxPages
+	}
+	if l.MaxItems != 0 {
+		o.MaxItems = l.MaxItems
+	}
+	return &o
+}
+
+// bound is an int flag whose 0 means "no bound": it is kept as -1, so that the zero
+// [Limits] still means the defaults.
+type bound struct{ p *int }
+
+func (b bound) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("want a whole number")
+	}
+	if n <= 0 {
+		n = -1
+	}
+	*b.p = n
+	return nil
+}
+
+func (b bound) String() string {
+	if b.p == nil || *b.p < 0 {
+		return "0"
+	}
+	return strconv.Itoa(*b.p)
+}
+
+func (b bound) Type() string { return "int" }
 
 // AddFlags registers the selection flags on fs (the root command's persistent flags).
 func (s *Selection) AddFlags(fs *pflag.FlagSet) {
@@ -63,6 +121,7 @@ func (s *Selection) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&s.Headers, "header", nil, "send the HTTP header `K=V` with every request (repeatable)")
 	fs.StringVar(&s.Config, "config", "", "read servers from `FILE` in the mcpServers JSON format")
 	fs.StringVar(&s.Server, "server", "", "use the server `NAME` of the --config file")
+	s.Limits.addFlags(fs)
 }
 
 // IsSet reports whether any selection flag was given.
@@ -170,7 +229,7 @@ func (s *Selection) Connect(ctx context.Context, opts *client.Options) (*client.
 	rec := &recorder{Transport: t.Transport}
 	ictx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	sess, err := client.New(Impl, opts).Connect(ictx, rec)
+	sess, err := client.New(Impl, s.Limits.apply(opts)).Connect(ictx, rec)
 	if err == nil {
 		return sess, nil
 	}

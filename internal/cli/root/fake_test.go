@@ -1,0 +1,69 @@
+package root
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+// fakeServerEnv makes the test binary a stdio MCP server that misbehaves as its value
+// says (see fakeServer), for mcpi to meet what its own servers never do.
+const fakeServerEnv = "MCPI_TEST_FAKE_SERVER"
+
+// fakeStdio is the --stdio and --env flags that run the fake server in mode.
+func fakeStdio(mode string) []string {
+	return []string{"--stdio", "'" + os.Args[0] + "' -test.run=^$", "--env", fakeServerEnv + "=" + mode}
+}
+
+// fakeServer serves stdio until stdin ends. Modes:
+//
+//	endless  tools/list and tasks/list hand out a new cursor forever
+func fakeServer(mode string) int {
+	handle := func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		switch req.Method {
+		case mcp.MethodInitialize:
+			return &mcp.InitializeResult{
+				ProtocolVersion: mcp.LatestProtocolVersion,
+				ServerInfo:      mcp.Implementation{Name: "fake-" + mode, Version: "1"},
+				Capabilities: mcp.ServerCapabilities{
+					Tools: &mcp.ToolsCapability{},
+					Tasks: &mcp.ServerTasksCapability{List: &struct{}{}, Cancel: &struct{}{},
+						Requests: &mcp.ServerTaskRequests{Tools: &mcp.TaskToolRequests{Call: &struct{}{}}}},
+				},
+			}, nil
+		case mcp.NotificationInitialized:
+			return nil, nil
+		}
+		switch mode {
+		case "endless":
+			return endlessPage(req)
+		}
+		return nil, jsonrpc.ErrMethodNotFound
+	}
+	conn := jsonrpc.NewConn(transport.NewStream(os.Stdin, os.Stdout, 0), jsonrpc.Options{Handler: jsonrpc.HandlerFunc(handle)})
+	<-conn.Done()
+	return 0
+}
+
+// endlessPage answers a list with one item and the next of endless cursors.
+func endlessPage(req *jsonrpc.Request) (any, error) {
+	var p mcp.PaginatedParams
+	n := 0
+	if json.Unmarshal(req.Params, &p) == nil {
+		fmt.Sscanf(strings.TrimPrefix(p.Cursor, "c"), "%d", &n)
+	}
+	next := fmt.Sprintf("c%d", n+1)
+	switch req.Method {
+	case mcp.MethodToolsList:
+		return &mcp.ListToolsResult{Tools: []mcp.Tool{{Name: fmt.Sprintf("t%d", n), InputSchema: json.RawMessage(`{"type":"object"}`)}}, NextCursor: next}, nil
+	case mcp.MethodTasksList:
+		return &mcp.ListTasksResult{Tasks: []mcp.Task{{TaskID: fmt.Sprintf("t%d", n), Status: mcp.TaskStatusWorking}}, NextCursor: next}, nil
+	}
+	return nil, jsonrpc.ErrMethodNotFound
+}

@@ -1,0 +1,26 @@
+package root
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEndlessPagination: a server that hands out cursors forever makes a listing stop at
+// --max-pages (or its default), with a sentence that names the flag.
+func TestEndlessPagination(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tools", "list", "--max-pages", "20"}, "mcpi: the server's tools/list went on past 20 pages; mcpi stopped there (--max-pages raises the bound)"},
+		{[]string{"--max-items", "7", "tasks", "list"}, "mcpi: the server's tasks/list went on past 7 items; mcpi stopped there (--max-items raises the bound)"},
+		{[]string{"tools", "list"}, "mcpi: the server's tools/list went on past 1000 pages; mcpi stopped there (--max-pages raises the bound)"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			stdout, stderr, code := mcpi(t, append(fakeStdio("endless"), tt.args...)...)
+			if code != 2 || strings.TrimSuffix(stderr, "\n") != tt.want || stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, tt.want)
+			}
+		})
+	}
+}
