@@ -45,6 +45,10 @@ type Options struct {
 	PollFloor time.Duration
 	// PollCeiling caps the backoff used when the server suggests no interval (5s).
 	PollCeiling time.Duration
+	// MaxPollInterval is the longest wait between two tasks/get of one task, whatever
+	// pollInterval the server suggests (1 minute): a server's interval may be anything up
+	// to centuries. A task is also polled at least once within its ttl.
+	MaxPollInterval time.Duration
 	// NotifiedPollInterval is how often a task is still polled once the server has shown
 	// it sends status notifications (10s).
 	NotifiedPollInterval time.Duration
@@ -91,6 +95,9 @@ func New(impl mcp.Implementation, opts *Options) *Client {
 	}
 	if c.opts.PollCeiling <= 0 {
 		c.opts.PollCeiling = 5 * time.Second
+	}
+	if c.opts.MaxPollInterval <= 0 {
+		c.opts.MaxPollInterval = time.Minute
 	}
 	if c.opts.NotifiedPollInterval <= 0 {
 		c.opts.NotifiedPollInterval = 10 * time.Second

@@ -528,7 +528,8 @@ func (c *HTTPClientConn) consume(sr *sseReader, want jsonrpc.ID) (events int, go
 }
 
 // reconnectDelay is the wait before a reconnection: the stream's retry, else the latest
-// one any stream advertised, else one second; doubled for each failed attempt.
+// one any stream advertised, else one second; doubled for each failed attempt; never
+// more than maxReconnectDelay, whatever the server asked for.
 func (c *HTTPClientConn) reconnectDelay(streamRetry time.Duration, failures int) time.Duration {
 	d := streamRetry
 	if d <= 0 {
@@ -539,6 +540,7 @@ func (c *HTTPClientConn) reconnectDelay(streamRetry time.Duration, failures int)
 	if d <= 0 {
 		d = defaultClientRetry
 	}
+	d = min(d, maxReconnectDelay)
 	for range failures {
 		d *= 2
 		if d >= maxReconnectDelay {

@@ -124,11 +124,31 @@ func (s *sseReader) Next() (sseEvent, error) {
 			sawField = true
 			ev.Type = string(value)
 		case "retry":
-			if ms, err := strconv.ParseUint(string(value), 10, 31); err == nil {
-				s.Retry = time.Duration(ms) * time.Millisecond
+			if d, ok := parseRetry(value); ok {
+				s.Retry = d
 			}
 		}
 	}
+}
+
+// parseRetry reads a retry field: ASCII digits, a count of milliseconds. Any count is
+// taken, bounded by maxReconnectDelay before it becomes a duration (a server may ask for
+// years, or for more than an int64 holds); ok is false when value is not digits.
+func parseRetry(value []byte) (d time.Duration, ok bool) {
+	if len(value) == 0 {
+		return 0, false
+	}
+	const bound = int64(maxReconnectDelay / time.Millisecond)
+	var ms int64
+	for _, c := range value {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if ms <= bound {
+			ms = ms*10 + int64(c-'0')
+		}
+	}
+	return time.Duration(min(ms, bound)) * time.Millisecond, true
 }
 
 // readLine returns one line without its terminator (LF or CRLF), valid until the next

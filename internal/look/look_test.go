@@ -76,6 +76,7 @@ func TestTTL(t *testing.T) {
 		{ms(30_000), "30s"},
 		{ms(600_000), "10m00s"},
 		{ms(3_600_000), "1h00m"},
+		{ms(1e13), "2562047h47m"}, // the longest duration, not a wrapped negative one
 	} {
 		if got := TTL(tt.ttl); got != tt.want {
 			t.Errorf("TTL(%v) = %q, want %q", tt.ttl, got, tt.want)

@@ -137,12 +137,13 @@ type Entry struct {
 	TTL *int64 `json:"ttl"`
 }
 
-// Expires is when the server may delete the task; ok is false for an unlimited TTL.
+// Expires is when the server may delete the task; ok is false for an unlimited TTL. A
+// TTL too long for a time.Duration counts as the longest one, not as a negative one.
 func (e Entry) Expires() (at time.Time, ok bool) {
 	if e.TTL == nil {
 		return time.Time{}, false
 	}
-	return e.Created.Add(time.Duration(*e.TTL) * time.Millisecond), true
+	return e.Created.Add(mcp.Milliseconds(*e.TTL)), true
 }
 
 type file struct {

@@ -169,6 +169,6 @@ func PrintTask(w io.Writer, t mcp.Task, entry *state.Entry, now time.Time) {
 	}
 	row("TTL", ttl)
 	if t.PollInterval != nil {
-		row("Poll", look.Duration(time.Duration(*t.PollInterval)*time.Millisecond))
+		row("Poll", look.Duration(mcp.Milliseconds(*t.PollInterval)))
 	}
 }
