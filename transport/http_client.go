@@ -137,7 +137,7 @@ type HTTPClientConn struct {
 	wg     sync.WaitGroup
 
 	qmu    sync.Mutex
-	queue  []jsonrpc.Message
+	queue  []inbound
 	qwake  chan struct{}
 	done   chan struct{}
 	endErr error
@@ -181,17 +181,26 @@ func (c *HTTPClientConn) ProtocolVersion() string {
 	return c.version
 }
 
-// Read returns the next message from any response or stream. It returns io.EOF after
-// Close, or the error that ended the connection (see [ErrSessionExpired]).
+// inbound is what Read returns next: a message, or a [*jsonrpc.DecodeError] for one that
+// was dropped.
+type inbound struct {
+	m   jsonrpc.Message
+	err error
+}
+
+// Read returns the next message from any response or stream, or a [*jsonrpc.DecodeError]
+// for one over the size limit whose id could be read (a response, to fail its call, or a
+// request, to answer it). It returns io.EOF after Close, or the error that ended the
+// connection (see [ErrSessionExpired]).
 func (c *HTTPClientConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		c.qmu.Lock()
 		if len(c.queue) > 0 {
-			m := c.queue[0]
-			c.queue[0] = nil
+			in := c.queue[0]
+			c.queue[0] = inbound{}
 			c.queue = c.queue[1:]
 			c.qmu.Unlock()
-			return m, nil
+			return in.m, in.err
 		}
 		if c.ended {
 			err := c.endErr
@@ -223,15 +232,32 @@ func (c *HTTPClientConn) enqueue(m jsonrpc.Message) {
 		}
 		c.mu.Unlock()
 	}
+	c.push(inbound{m: m})
+}
+
+// push hands in to Read. It never blocks.
+func (c *HTTPClientConn) push(in inbound) {
 	c.qmu.Lock()
 	if !c.ended {
-		c.queue = append(c.queue, m)
+		c.queue = append(c.queue, in)
 	}
 	c.qmu.Unlock()
 	select {
 	case c.qwake <- struct{}{}:
 	default:
 	}
+}
+
+// dropped hands Read the error of a message dropped for its size, read by k, if it names
+// an id: the call it answers fails, or the request it is gets an error. It reports the id
+// and whether the message was a response.
+func (c *HTTPClientConn) dropped(k *skimmer) (id jsonrpc.ID, response bool) {
+	de := k.decodeError(c.max)
+	if !de.ID.IsValid() {
+		return jsonrpc.ID{}, false
+	}
+	c.push(inbound{err: de})
+	return de.ID, de.Response
 }
 
 // failRequest answers a request locally when its response can no longer arrive, so that
@@ -440,7 +466,7 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 		go func() {
 			defer c.wg.Done()
 			defer cancel()
-			c.readJSONBody(resp.Body, reqID)
+			c.readJSONBody(resp.Body, resp.ContentLength, reqID)
 		}()
 	default:
 		// Includes any body answering a notification or a response: there is nothing to
@@ -458,8 +484,9 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	return nil
 }
 
-// readJSONBody delivers the message(s) of an application/json response.
-func (c *HTTPClientConn) readJSONBody(body io.ReadCloser, reqID jsonrpc.ID) {
+// readJSONBody delivers the message(s) of an application/json response of size bytes
+// (-1: unknown).
+func (c *HTTPClientConn) readJSONBody(body io.ReadCloser, size int64, reqID jsonrpc.ID) {
 	defer body.Close()
 	b, err := io.ReadAll(io.LimitReader(body, int64(c.max)+1))
 	if err != nil {
@@ -467,7 +494,13 @@ func (c *HTTPClientConn) readJSONBody(body io.ReadCloser, reqID jsonrpc.ID) {
 		return
 	}
 	if len(b) > c.max {
-		c.failRequest(reqID, "the response from %s exceeds the %d-byte limit", c.url, c.max)
+		// Only the start was read: what the body says of itself is not known, but it
+		// answers reqID all the same.
+		if c.ctx.Err() == nil {
+			c.push(inbound{err: &jsonrpc.DecodeError{ID: reqID, Response: true,
+				Err:   jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "message too large: the limit is %d bytes", c.max),
+				Cause: &MessageTooLargeError{Size: size, Limit: int64(c.max)}}})
+		}
 		return
 	}
 	frames := []json.RawMessage{b}
@@ -510,6 +543,9 @@ func (c *HTTPClientConn) consume(sr *sseReader, want jsonrpc.ID) (events int, go
 		}
 		if ev.TooLarge {
 			c.log.Warn("skipped an SSE event larger than the message size limit", "limit", c.max, "id", ev.ID)
+			if id, response := c.dropped(ev.Skim); response && want.IsValid() && id == want {
+				return events, true, nil // the call has its answer: an error
+			}
 			continue
 		}
 		if len(ev.Data) == 0 || (ev.Type != "" && ev.Type != "message") {

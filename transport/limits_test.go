@@ -1,9 +1,14 @@
 package transport
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 )
@@ -41,6 +46,147 @@ func TestSSEHugeRetry(t *testing.T) {
 			}
 			if d := rs.get(); len(d) != 1 || d[0] <= 0 || d[0] > maxReconnectDelay {
 				t.Fatalf("reconnection delays %v, want one within %v", d, maxReconnectDelay)
+			}
+		})
+	}
+}
+
+// answerWith serves a bare JSON-RPC peer on the far end of a stream limited to max bytes
+// per message, answering every request with result, and returns the near end's Conn.
+func answerWith(t *testing.T, max int, result any) *jsonrpc.Conn {
+	t.Helper()
+	ar, bw := io.Pipe()
+	br, aw := io.Pipe()
+	peer := jsonrpc.NewConn(NewStream(br, bw, 0), jsonrpc.Options{Handler: jsonrpc.HandlerFunc(
+		func(context.Context, *jsonrpc.Request) (any, error) { return result, nil })})
+	c := jsonrpc.NewConn(NewStream(ar, aw, max), jsonrpc.Options{})
+	t.Cleanup(func() { c.Close(); peer.Close() })
+	return c
+}
+
+// TestOversizedResponseFailsTheCall: a response over the size limit is dropped, and the
+// call waiting for it fails with a *MessageTooLargeError that gives both sizes, instead
+// of waiting forever; the connection goes on.
+func TestOversizedResponseFailsTheCall(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		result any
+	}{
+		// The id comes first, or last (as the TypeScript SDK writes it), after a result
+		// holding "id" members of its own.
+		{"string", strings.Repeat("x", 5000)},
+		{"nested ids", map[string]any{"items": []map[string]any{{"id": 7, "x": strings.Repeat("y", 5000)}}, "id": "inner"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := answerWith(t, 1024, tt.result)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			err := c.Call(ctx, "tools/list", nil, nil)
+			var tooLarge *MessageTooLargeError
+			if !errors.As(err, &tooLarge) {
+				t.Fatalf("call: %v, want a *MessageTooLargeError", err)
+			}
+			if tooLarge.Limit != 1024 || tooLarge.Size < 5000 || tooLarge.Size > 5200 {
+				t.Errorf("error %+v, want a size of about 5000 and the limit 1024", tooLarge)
+			}
+			var call *jsonrpc.CallError
+			if !errors.As(err, &call) || call.Method != "tools/list" {
+				t.Errorf("error %v does not name the call", err)
+			}
+			// The connection goes on.
+			if err := c.Call(ctx, "ping", nil, nil); !errors.As(err, &tooLarge) {
+				t.Errorf("second call: %v", err)
+			}
+			if c.Err() != nil {
+				t.Errorf("the connection ended: %v", c.Err())
+			}
+		})
+	}
+}
+
+// TestSkimmer: what a dropped frame tells of itself, whatever the order of its members
+// and whatever "id" members its params or result hold.
+func TestSkimmer(t *testing.T) {
+	big := strings.Repeat("x", 300)
+	for _, tt := range []struct {
+		frame    string
+		id       string // "" for none
+		response bool
+	}{
+		{`{"jsonrpc":"2.0","id":7,"result":{"id":1,"s":"` + big + `"}}`, "7", true},
+		{`{"result":{"items":[{"id":1},{"id":"x"}],"s":"` + big + `"},"jsonrpc":"2.0","id":"ab\"c"}`, `ab"c`, true},
+		{` { "error" : {"code":-1,"message":"m"} , "id" : 12 , "jsonrpc":"2.0"} `, "12", true},
+		{`{"jsonrpc":"2.0","id":"r1","method":"tools/call","params":{"id":"no","s":"` + big + `"}}`, "r1", false},
+		{`{"jsonrpc":"2.0","method":"notifications/progress","params":{"s":"` + big + `"}}`, "", false},
+		{`{"jsonrpc":"2.0","id":"` + big + `","result":{}}`, "", true},           // an id too long to keep
+		{`{"jsonrpc":"2.0","id":7,"result":{}}{"id":8}`, "", false},              // two objects
+		{`[{"jsonrpc":"2.0","id":7,"result":{}}]`, "", false},                    // a batch
+		{`{"jsonrpc":"2.0","id":7,"result":{"s":"` + big + `"`, "", false},       // cut short
+		{`{"jsonrpc":"2.0","id":7,"method":"m","result":{}}`, "", false},         // both
+		{`{"jsonrpc":"2.0","id":7,"result":"a \" } , \"id\": 9 \\"}`, "7", true}, // braces in a string
+		{`{"jsonrpc":"2.0","result":{},"id":null}`, "", true},                    // a null id
+		{`{"jsonrpc":"2.0","result":{},"idx":3,"i":4}`, "", true},                // names like id
+		{`{"jsonrpc":"2.0","averyveryverylongnameindeed":1,"id":5,"result":1}`, "5", true},
+	} {
+		k := &skimmer{}
+		// In pieces, as a stream gives it.
+		for i := 0; i < len(tt.frame); i += 7 {
+			k.write([]byte(tt.frame[i:min(i+7, len(tt.frame))]))
+		}
+		k.write([]byte("\r\n"))
+		de := k.decodeError(100)
+		id := ""
+		if de.ID.IsValid() {
+			id = fmt.Sprint(de.ID.Raw())
+		}
+		if id != tt.id || (tt.id != "" && de.Response != tt.response) {
+			t.Errorf("%.60s…: id %q, response %v; want %q, %v", tt.frame, id, de.Response, tt.id, tt.response)
+		}
+		var tooLarge *MessageTooLargeError
+		if !errors.As(de, &tooLarge) || tooLarge.Size != int64(len(tt.frame)) || tooLarge.Limit != 100 {
+			t.Errorf("%.60s…: cause %v, want the size %d", tt.frame, de.Cause, len(tt.frame))
+		}
+	}
+}
+
+// TestHTTPOversizedResponseFailsTheCall: over Streamable HTTP too, a response over the
+// size limit fails its call with a *MessageTooLargeError, as a JSON body or as an SSE
+// event (then whatever the order of its members).
+func TestHTTPOversizedResponseFailsTheCall(t *testing.T) {
+	big := strings.Repeat("x", 5000)
+	for _, tt := range []struct {
+		name string
+		post func(w http.ResponseWriter, req *jsonrpc.Request)
+		size int64
+	}{
+		{"json", func(w http.ResponseWriter, req *jsonrpc.Request) {
+			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"s":"%s"}}`, req.ID, big)
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+			io.WriteString(w, body)
+		}, 5042},
+		{"sse", func(w http.ResponseWriter, req *jsonrpc.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, fmt.Sprintf("id: e1\nevent: message\ndata: {\"result\":{\"id\":1,\"s\":\"%s\"},\"jsonrpc\":\"2.0\",\"id\":%s}\n\n", big, req.ID))
+			// The stream stays open: the call must not wait for its end.
+			time.Sleep(time.Second)
+		}, 5049},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := newFakeServer(t, tt.post, func(w http.ResponseWriter, r *http.Request, n int) {
+				w.WriteHeader(http.StatusMethodNotAllowed)
+			})
+			c, _ := dial(t, &HTTPClient{URL: fs.URL, MaxMessageSize: 1024}, nil)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			start := time.Now()
+			err := c.Call(ctx, "tools/list", nil, nil)
+			if took := time.Since(start); took > 900*time.Millisecond {
+				t.Errorf("the call took %s to fail", took)
+			}
+			var tooLarge *MessageTooLargeError
+			if !errors.As(err, &tooLarge) || tooLarge.Size != tt.size || tooLarge.Limit != 1024 {
+				t.Fatalf("call: %v (%+v), want a *MessageTooLargeError of %d bytes", err, tooLarge, tt.size)
 			}
 		})
 	}

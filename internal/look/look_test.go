@@ -148,6 +148,10 @@ func TestSentence(t *testing.T) {
 			"the server's tools/list went on past 1000 pages; mcpi stopped there (--max-pages raises the bound)"},
 		{fmt.Errorf("x: %w", &client.ListLimitError{Method: "tasks/list", Pages: 3, Items: 10, MaxPages: 1000, MaxItems: 10, ItemBound: true}),
 			"the server's tasks/list went on past 10 items; mcpi stopped there (--max-items raises the bound)"},
+		{fmt.Errorf("tools/list: %w", &jsonrpc.CallError{Method: "tools/list", Op: jsonrpc.OpReceive, Err: &transport.MessageTooLargeError{Size: 5242913, Limit: 4194304}}),
+			"the server's answer to tools/list was dropped: message too large (5242913 bytes, limit 4194304; --max-message-size)"},
+		{&transport.MessageTooLargeError{Size: -1, Limit: 1024},
+			"message too large (over the limit of 1024 bytes; --max-message-size)"},
 		{errors.New("something else"), "something else"},
 	})
 }

@@ -25,6 +25,7 @@ func Sentence(err error) string {
 		httpErr *transport.HTTPError
 		end     *client.TaskEndError
 		limit   *client.ListLimitError
+		large   *transport.MessageTooLargeError
 	)
 	switch {
 	case err == nil:
@@ -35,6 +36,8 @@ func Sentence(err error) string {
 		return arg.Error()
 	case errors.As(err, &support):
 		return support.Error()
+	case errors.As(err, &large):
+		return dropped(err) + tooLarge(large)
 	case errors.As(err, &limit):
 		if limit.ItemBound {
 			return fmt.Sprintf("the server's %s went on past %d items; mcpi stopped there (--max-items raises the bound)", limit.Method, limit.MaxItems)
@@ -65,6 +68,25 @@ func Sentence(err error) string {
 		return call.Error() // it names the method: the layers around it add nothing
 	}
 	return err.Error()
+}
+
+// tooLarge words a message dropped for its size, with the flag that raises the limit:
+// "message too large (5242913 bytes, limit 4194304; --max-message-size)".
+func tooLarge(e *transport.MessageTooLargeError) string {
+	if e.Size < 0 {
+		return fmt.Sprintf("message too large (over the limit of %d bytes; --max-message-size)", e.Limit)
+	}
+	return fmt.Sprintf("message too large (%d bytes, limit %d; --max-message-size)", e.Size, e.Limit)
+}
+
+// dropped names the call whose answer err says was dropped, as "the server's answer to
+// tools/list was dropped: ", or is "" when err names none.
+func dropped(err error) string {
+	var call *jsonrpc.CallError
+	if errors.As(err, &call) && call.Op == jsonrpc.OpReceive {
+		return fmt.Sprintf("the server's answer to %s was dropped: ", call.Method)
+	}
+	return ""
 }
 
 // Lost says how the connection of a session was lost, as "the server exited (exit status

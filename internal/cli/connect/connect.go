@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -63,6 +64,9 @@ type Limits struct {
 	// MaxPages and MaxItems bound one listing (see [client.Options.MaxPages]); a negative
 	// value removes the bound.
 	MaxPages, MaxItems int
+	// MaxMessageSize bounds one message from the server, in bytes (see
+	// [transport.DefaultMaxMessageSize]).
+	MaxMessageSize int
 }
 
 // addFlags registers the limits' flags on fs, with the defaults they stand for.
@@ -70,6 +74,8 @@ func (l *Limits) addFlags(fs *pflag.FlagSet) {
 	l.MaxPages, l.MaxItems = client.DefaultMaxPages, client.DefaultMaxItems
 	fs.Var(bound{&l.MaxPages}, "max-pages", "stop a listing after `N` pages, as a server may hand out cursors forever (0: no bound)")
 	fs.Var(bound{&l.MaxItems}, "max-items", "stop a listing after `N` items (0: no bound)")
+	l.MaxMessageSize = transport.DefaultMaxMessageSize
+	fs.Var(byteSize{&l.MaxMessageSize}, "max-message-size", "drop a message from the server over `SIZE` (bytes, or with KiB, MiB, GiB), failing the request it answers")
 }
 
 // apply sets the limits in a copy of opts (nil: the defaults).
@@ -111,6 +117,45 @@ func (b bound) String() string {
 }
 
 func (b bound) Type() string { return "int" }
+
+// byteSize is a positive size flag in bytes, or with a binary unit: 512KiB, 8MiB, 1GiB
+// (K, M and G mean the same).
+type byteSize struct{ p *int }
+
+var byteUnits = []struct {
+	suffix string
+	n      int
+}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}}
+
+func (b byteSize) Set(s string) error {
+	unit, num := 1, strings.TrimSpace(s)
+	for _, u := range byteUnits {
+		if len(num) > len(u.suffix) && strings.EqualFold(num[len(num)-len(u.suffix):], u.suffix) {
+			unit, num = u.n, strings.TrimSpace(num[:len(num)-len(u.suffix)])
+			break
+		}
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n <= 0 || n > math.MaxInt32/unit {
+		return errors.New("want a size such as 4194304, 512KiB or 16MiB, from 1 byte to 2GiB")
+	}
+	*b.p = n * unit
+	return nil
+}
+
+func (b byteSize) String() string {
+	if b.p == nil {
+		return ""
+	}
+	for _, u := range byteUnits[:3] {
+		if *b.p >= u.n && *b.p%u.n == 0 {
+			return strconv.Itoa(*b.p/u.n) + u.suffix
+		}
+	}
+	return strconv.Itoa(*b.p)
+}
+
+func (b byteSize) Type() string { return "size" }
 
 // AddFlags registers the selection flags on fs (the root command's persistent flags).
 func (s *Selection) AddFlags(fs *pflag.FlagSet) {
@@ -190,7 +235,7 @@ func (s *Selection) stdio(argv []string, env map[string]string, dir, name string
 	}
 	sort.Strings(envList)
 	return &Target{
-		Transport: &transport.Command{Path: argv[0], Args: argv[1:], Env: envList, Dir: dir},
+		Transport: &transport.Command{Path: argv[0], Args: argv[1:], Env: envList, Dir: dir, MaxMessageSize: s.Limits.MaxMessageSize},
 		Name:      name,
 		Stdio:     true,
 	}
@@ -201,7 +246,7 @@ func (s *Selection) http(rawURL string, headers http.Header) (*Target, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, cmdutil.UsageErrorf("%q is not a server URL: give an http:// or https:// URL", rawURL)
 	}
-	return &Target{Transport: &transport.HTTPClient{URL: rawURL, Header: headers}, Name: rawURL}, nil
+	return &Target{Transport: &transport.HTTPClient{URL: rawURL, Header: headers, MaxMessageSize: s.Limits.MaxMessageSize}, Name: rawURL}, nil
 }
 
 func embedded() *Target {

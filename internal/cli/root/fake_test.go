@@ -24,6 +24,7 @@ func fakeStdio(mode string) []string {
 // fakeServer serves stdio until stdin ends. Modes:
 //
 //	endless  tools/list and tasks/list hand out a new cursor forever
+//	huge     tools/list answers with a tool whose description is 5 MiB long
 func fakeServer(mode string) int {
 	handle := func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		switch req.Method {
@@ -40,9 +41,12 @@ func fakeServer(mode string) int {
 		case mcp.NotificationInitialized:
 			return nil, nil
 		}
-		switch mode {
-		case "endless":
+		switch {
+		case mode == "endless":
 			return endlessPage(req)
+		case mode == "huge" && req.Method == mcp.MethodToolsList:
+			return &mcp.ListToolsResult{Tools: []mcp.Tool{{Name: "big", Description: strings.Repeat("x", 5<<20),
+				InputSchema: json.RawMessage(`{"type":"object"}`)}}}, nil
 		}
 		return nil, jsonrpc.ErrMethodNotFound
 	}

@@ -1,6 +1,7 @@
 package root
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -22,5 +23,19 @@ func TestEndlessPagination(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, tt.want)
 			}
 		})
+	}
+}
+
+// TestOversizedMessage: a response over the message size limit fails the command at once
+// with a sentence that gives both sizes and names the flag, which lets it through.
+func TestOversizedMessage(t *testing.T) {
+	stdout, stderr, code := mcpi(t, append(fakeStdio("huge"), "tools", "list")...)
+	want := regexp.MustCompile(`^mcpi: the server's answer to tools/list was dropped: message too large \(52429\d\d bytes, limit 4194304; --max-message-size\)\n$`)
+	if code != 2 || !want.MatchString(stderr) || stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = mcpi(t, append(fakeStdio("huge"), "--max-message-size", "8MiB", "tools", "list")...)
+	if code != 0 || !strings.Contains(stdout, "big") {
+		t.Errorf("with --max-message-size 8MiB: exit %d, stderr %s", code, stderr)
 	}
 }
