@@ -64,6 +64,15 @@ type Options struct {
 	// removes the bound.
 	MaxPages int
 	MaxItems int
+
+	// RequestTimeout bounds how long one request waits for its response; zero means no
+	// bound. It holds for initialize, ping, every list page, a plain tools/call, the
+	// tools/call that creates a task and each tasks/get and tasks/cancel, and a request
+	// that runs out is withdrawn (notifications/cancelled) and fails with a
+	// [*TimeoutError]. It does not hold for tasks/result, which waits for the task to end:
+	// tasks are long by design, and a followed task ends with its ttl, or when a poll
+	// finds it gone.
+	RequestTimeout time.Duration
 }
 
 // The bounds of one listing when [Options] sets none.
@@ -192,7 +201,7 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 		version = mcp.LatestProtocolVersion
 	}
 	var res mcp.InitializeResult
-	err = s.conn.Call(ctx, mcp.MethodInitialize, &mcp.InitializeParams{
+	err = s.send(ctx, mcp.MethodInitialize, &mcp.InitializeParams{
 		ProtocolVersion: version,
 		Capabilities:    *c.capabilities(),
 		ClientInfo:      c.impl,
@@ -246,7 +255,7 @@ func (s *Session) Close() error {
 
 // Ping checks that the server answers.
 func (s *Session) Ping(ctx context.Context) error {
-	return s.conn.Call(ctx, mcp.MethodPing, nil, nil)
+	return s.send(ctx, mcp.MethodPing, nil, nil)
 }
 
 // NewProgressToken returns a token unique within the session, to put in a request's
@@ -263,11 +272,36 @@ func (s *Session) call(ctx context.Context, method string, params, result any) e
 	return nil
 }
 
-// send is conn.Call. Tool calls and task requests are written by their params' own
-// MarshalJSON, which the connection calls directly.
+// send is conn.Call, bounded by [Options.RequestTimeout] unless method is tasks/result.
+// Tool calls and task requests are written by their params' own MarshalJSON, which the
+// connection calls directly.
 func (s *Session) send(ctx context.Context, method string, params, result any) error {
-	return s.conn.Call(ctx, method, params, result)
+	d := s.client.opts.RequestTimeout
+	if d <= 0 || method == mcp.MethodTasksResult {
+		return s.conn.Call(ctx, method, params, result)
+	}
+	bounded, cancel := context.WithTimeoutCause(ctx, d, &TimeoutError{Method: method, Timeout: d})
+	defer cancel()
+	err := s.conn.Call(bounded, method, params, result)
+	if err != nil && bounded.Err() != nil && ctx.Err() == nil {
+		return context.Cause(bounded)
+	}
+	return err
 }
+
+// TimeoutError is a request that the server did not answer within
+// [Options.RequestTimeout]; it was withdrawn. It matches context.DeadlineExceeded.
+type TimeoutError struct {
+	Method  string
+	Timeout time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("the server did not answer %s within %s", e.Method, e.Timeout)
+}
+
+// Unwrap returns context.DeadlineExceeded.
+func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
 
 // ListTools returns one page of tools; nil p asks for the first.
 func (s *Session) ListTools(ctx context.Context, p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {

@@ -203,3 +203,64 @@ func TestHugePollInterval(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestRequestTimeout: a request the server never answers fails after RequestTimeout with
+// a *TimeoutError, and the server is told it was withdrawn; a task is followed past it,
+// its tasks/result waiting as long as the task runs.
+func TestRequestTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		withdrawn := make(chan struct{})
+		const taskTime = 10 * time.Minute
+		var ends time.Time
+		s := rawServer(t, &client.Options{RequestTimeout: 2 * time.Second}, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			now := time.Now()
+			switch req.Method {
+			case mcp.MethodToolsList:
+				<-ctx.Done() // never answered; the client withdraws it
+				close(withdrawn)
+				return nil, ctx.Err()
+			case mcp.MethodToolsCall:
+				ends = now.Add(taskTime)
+				return &mcp.CreateTaskResult{Task: mcp.Task{TaskID: "t1", Status: mcp.TaskStatusWorking,
+					CreatedAt: mcp.FormatTime(now), LastUpdatedAt: mcp.FormatTime(now), PollInterval: ptr(int64(1000))}}, nil
+			case mcp.MethodTasksGet:
+				return &mcp.GetTaskResult{Task: mcp.Task{TaskID: "t1", Status: mcp.TaskStatusInputRequired,
+					CreatedAt: mcp.FormatTime(now), LastUpdatedAt: mcp.FormatTime(now), PollInterval: ptr(int64(1000))}}, nil
+			case mcp.MethodTasksResult:
+				time.Sleep(time.Until(ends))
+				return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("done")}}, nil
+			}
+			return nil, jsonrpc.ErrMethodNotFound
+		})
+		ctx := context.Background()
+		start := time.Now()
+		_, err := s.ListTools(ctx, nil)
+		var timeout *client.TimeoutError
+		if !errors.As(err, &timeout) || timeout.Method != mcp.MethodToolsList || timeout.Timeout != 2*time.Second ||
+			!errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("tools/list: %v, want a *client.TimeoutError", err)
+		}
+		if took := time.Since(start); took != 2*time.Second {
+			t.Errorf("the request failed after %s", took)
+		}
+		select {
+		case <-withdrawn:
+		case <-time.After(time.Second):
+			t.Error("the server was not told that the request was withdrawn")
+		}
+
+		// The task's tasks/result is answered only when it ends, long after the timeout.
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "x"}, &client.CallOptions{SendAnyway: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Its first poll finds it input_required: the follower waits on tasks/result.
+		res, err := task.Wait(ctx)
+		if err != nil || len(res.Content) != 1 || res.Content[0].Text != "done" {
+			t.Fatalf("the task's outcome: %+v, %v", res, err)
+		}
+		if took := time.Since(start); took < taskTime {
+			t.Errorf("the task ended after %s, before its time", took)
+		}
+	})
+}

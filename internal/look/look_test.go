@@ -152,6 +152,8 @@ func TestSentence(t *testing.T) {
 			"the server's answer to tools/list was dropped: message too large (5242913 bytes, limit 4194304; --max-message-size)"},
 		{&transport.MessageTooLargeError{Size: -1, Limit: 1024},
 			"message too large (over the limit of 1024 bytes; --max-message-size)"},
+		{fmt.Errorf("tools/list: %w", &client.TimeoutError{Method: "tools/list", Timeout: 5 * time.Minute}),
+			"the server did not answer tools/list within 5m00s (--timeout raises the bound)"},
 		{errors.New("something else"), "something else"},
 	})
 }

@@ -26,6 +26,7 @@ func Sentence(err error) string {
 		end     *client.TaskEndError
 		limit   *client.ListLimitError
 		large   *transport.MessageTooLargeError
+		timeout *client.TimeoutError
 	)
 	switch {
 	case err == nil:
@@ -36,6 +37,8 @@ func Sentence(err error) string {
 		return arg.Error()
 	case errors.As(err, &support):
 		return support.Error()
+	case errors.As(err, &timeout):
+		return fmt.Sprintf("the server did not answer %s within %s (--timeout raises the bound)", timeout.Method, Duration(timeout.Timeout))
 	case errors.As(err, &large):
 		return dropped(err) + tooLarge(large)
 	case errors.As(err, &limit):

@@ -379,6 +379,7 @@ func describeConnect(e *ConnectError) string {
 		dnsErr  *net.DNSError
 		httpErr *transport.HTTPError
 		rpc     *jsonrpc.Error
+		timeout *client.TimeoutError
 	)
 	switch {
 	case errors.As(e.Err, &execErr):
@@ -404,6 +405,8 @@ func describeConnect(e *ConnectError) string {
 		return fmt.Sprintf("%s answered HTTP %d: %s", e.who(), httpErr.StatusCode, httpErr.Message)
 	case errors.As(e.Err, &rpc):
 		return fmt.Sprintf("%s refused to start a session: %s (JSON-RPC error %d)", e.who(), strings.TrimSuffix(rpc.Message, "."), rpc.Code)
+	case errors.As(e.Err, &timeout):
+		return fmt.Sprintf("%s did not answer initialize within %s (--timeout raises the bound)", e.who(), look.Duration(timeout.Timeout))
 	case errors.Is(e.Err, context.DeadlineExceeded):
 		return fmt.Sprintf("%s did not finish initializing within %s", e.who(), e.Timeout)
 	case errors.Is(e.Err, context.Canceled):

@@ -67,7 +67,14 @@ type Limits struct {
 	// MaxMessageSize bounds one message from the server, in bytes (see
 	// [transport.DefaultMaxMessageSize]).
 	MaxMessageSize int
+	// Timeout bounds how long each request waits for its answer (see
+	// [client.Options.RequestTimeout]); zero means no bound.
+	Timeout time.Duration
 }
+
+// DefaultTimeout is --timeout's default: generous, as a plain tool call may take minutes
+// (a long one belongs in a task, which it does not bound past its creation).
+const DefaultTimeout = 5 * time.Minute
 
 // addFlags registers the limits' flags on fs, with the defaults they stand for.
 func (l *Limits) addFlags(fs *pflag.FlagSet) {
@@ -76,6 +83,7 @@ func (l *Limits) addFlags(fs *pflag.FlagSet) {
 	fs.Var(bound{&l.MaxItems}, "max-items", "stop a listing after `N` items (0: no bound)")
 	l.MaxMessageSize = transport.DefaultMaxMessageSize
 	fs.Var(byteSize{&l.MaxMessageSize}, "max-message-size", "drop a message from the server over `SIZE` (bytes, or with KiB, MiB, GiB), failing the request it answers")
+	fs.DurationVar(&l.Timeout, "timeout", DefaultTimeout, "give up on a request the server has not answered within `DURATION` (0: never); a task is followed past it")
 }
 
 // apply sets the limits in a copy of opts (nil: the defaults).
@@ -89,6 +97,9 @@ func (l *Limits) apply(opts *client.Options) *client.Options {
 	}
 	if l.MaxItems != 0 {
 		o.MaxItems = l.MaxItems
+	}
+	if l.Timeout != 0 {
+		o.RequestTimeout = max(l.Timeout, 0)
 	}
 	return &o
 }

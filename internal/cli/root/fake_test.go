@@ -25,6 +25,8 @@ func fakeStdio(mode string) []string {
 //
 //	endless  tools/list and tasks/list hand out a new cursor forever
 //	huge     tools/list answers with a tool whose description is 5 MiB long
+//	mute     answers nothing but initialize, until the request is withdrawn
+//	mute-call  lists the tool "wait" (taskSupport optional) and never answers tools/call
 func fakeServer(mode string) int {
 	handle := func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		switch req.Method {
@@ -38,10 +40,17 @@ func fakeServer(mode string) int {
 						Requests: &mcp.ServerTaskRequests{Tools: &mcp.TaskToolRequests{Call: &struct{}{}}}},
 				},
 			}, nil
-		case mcp.NotificationInitialized:
-			return nil, nil
+		}
+		if req.IsNotification() {
+			return nil, nil // handled on the reading goroutine: never to block
 		}
 		switch {
+		case mode == "mute", mode == "mute-call" && req.Method == mcp.MethodToolsCall:
+			<-ctx.Done()
+			return nil, ctx.Err()
+		case mode == "mute-call" && req.Method == mcp.MethodToolsList:
+			return &mcp.ListToolsResult{Tools: []mcp.Tool{{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`),
+				Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}}}}, nil
 		case mode == "endless":
 			return endlessPage(req)
 		case mode == "huge" && req.Method == mcp.MethodToolsList:

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestEndlessPagination: a server that hands out cursors forever makes a listing stop at
@@ -37,5 +38,18 @@ func TestOversizedMessage(t *testing.T) {
 	stdout, stderr, code = mcpi(t, append(fakeStdio("huge"), "--max-message-size", "8MiB", "tools", "list")...)
 	if code != 0 || !strings.Contains(stdout, "big") {
 		t.Errorf("with --max-message-size 8MiB: exit %d, stderr %s", code, stderr)
+	}
+}
+
+// TestRequestTimeout: a request the server never answers fails after --timeout.
+func TestRequestTimeout(t *testing.T) {
+	start := time.Now()
+	stdout, stderr, code := mcpi(t, append(fakeStdio("mute"), "--timeout", "500ms", "tools", "list")...)
+	want := "mcpi: the server did not answer tools/list within 500ms (--timeout raises the bound)\n"
+	if code != 2 || stderr != want || stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("took %s", took)
 	}
 }
