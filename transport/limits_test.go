@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -189,5 +192,59 @@ func TestHTTPOversizedResponseFailsTheCall(t *testing.T) {
 				t.Fatalf("call: %v (%+v), want a *MessageTooLargeError of %d bytes", err, tooLarge, tt.size)
 			}
 		})
+	}
+}
+
+// TestCommandLongStderrLine: a stderr line of any length is read (a line over 1 MiB once
+// stopped the reading, and the server then blocked on its next write), and kept cut
+// short, with its length, in the log and in the tail an *ExitError quotes.
+func TestCommandLongStderrLine(t *testing.T) {
+	var logs cmdLogBuffer
+	c := cmdHelper(t, "long-stderr")
+	c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	conn := jsonrpc.NewConn(cmdConnect(t, c), jsonrpc.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), cmdFailsafe)
+	defer cancel()
+	if err := conn.Call(ctx, "ping", nil, nil); err != nil {
+		t.Fatalf("a server that wrote long stderr lines: %v", err)
+	}
+	conn.Close()
+	if l := logs.String(); !strings.Contains(l, "line 999 ") || len(l) > 2<<20 {
+		t.Errorf("the log (%d bytes) lacks the lines after the long one, or holds it whole", len(l))
+	}
+
+	conn = jsonrpc.NewConn(cmdConnect(t, cmdHelper(t, "long-stderr-exit3")), jsonrpc.Options{})
+	err := conn.Call(ctx, "ping", nil, nil)
+	var exit *ExitError
+	if !errors.As(err, &exit) || len(exit.Stderr) != 3 {
+		t.Fatalf("call: %v, want an *ExitError quoting three lines", err)
+	}
+	if want := "line 999 " + strings.Repeat("x", 1000); exit.Stderr[0] != want {
+		t.Errorf("first line quoted: %.40q…, want %.40q…", exit.Stderr[0], want)
+	}
+	if exit.Stderr[1] != "short" {
+		t.Errorf("second line quoted: %q", exit.Stderr[1])
+	}
+	long := exit.Stderr[2]
+	if !strings.HasPrefix(long, "bbbb") || !strings.HasSuffix(long, "… (2097152 bytes)") || len(long) > 1100 {
+		t.Errorf("the long line is quoted as %d bytes: %.20q…%q", len(long), long, long[max(len(long)-30, 0):])
+	}
+}
+
+func TestReadLines(t *testing.T) {
+	for in, want := range map[string][]string{
+		"":                                  nil,
+		"a\nb\r\n\nc":                       {"a", "b", "", "c"},
+		"12345678\n123456789\r\n1234567890": {"12345678", "12345678… (9 bytes)", "12345678… (10 bytes)"},
+		"12345678\r\n":                      {"12345678"},
+		"ééééé\n":                           {"éééé… (10 bytes)"},
+		"aéééé\n":                           {"aééé… (9 bytes)"}, // cut inside a rune: its half is dropped
+		strings.Repeat("z", 10000) + "\nok": {"zzzzzzzz… (10000 bytes)", "ok"},
+	} {
+		var got []string
+		readLines(iotest.OneByteReader(strings.NewReader(in)), 8, func(s string) { got = append(got, s) })
+		if !slices.Equal(got, want) {
+			t.Errorf("%.20q: %q, want %q", in, got, want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package root
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,6 +27,7 @@ func fakeStdio(mode string) []string {
 //	endless  tools/list and tasks/list hand out a new cursor forever
 //	huge     tools/list answers with a tool whose description is 5 MiB long
 //	mute     answers nothing but initialize, until the request is withdrawn
+//	stderr   writes a 2 MiB line and 200 KiB more to stderr before it serves
 //	mute-call  lists the tool "wait" (taskSupport optional) and never answers tools/call
 func fakeServer(mode string) int {
 	handle := func(ctx context.Context, req *jsonrpc.Request) (any, error) {
@@ -45,6 +47,8 @@ func fakeServer(mode string) int {
 			return nil, nil // handled on the reading goroutine: never to block
 		}
 		switch {
+		case mode != "mute" && req.Method == mcp.MethodPing:
+			return struct{}{}, nil
 		case mode == "mute", mode == "mute-call" && req.Method == mcp.MethodToolsCall:
 			<-ctx.Done()
 			return nil, ctx.Err()
@@ -58,6 +62,11 @@ func fakeServer(mode string) int {
 				InputSchema: json.RawMessage(`{"type":"object"}`)}}}, nil
 		}
 		return nil, jsonrpc.ErrMethodNotFound
+	}
+	if mode == "stderr" {
+		w := bufio.NewWriter(os.Stderr)
+		w.WriteString(strings.Repeat("e", 2<<20) + "\n" + strings.Repeat(strings.Repeat("f", 1023)+"\n", 200))
+		w.Flush()
 	}
 	conn := jsonrpc.NewConn(transport.NewStream(os.Stdin, os.Stdout, 0), jsonrpc.Options{Handler: jsonrpc.HandlerFunc(handle)})
 	<-conn.Done()

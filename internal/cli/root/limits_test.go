@@ -53,3 +53,12 @@ func TestRequestTimeout(t *testing.T) {
 		t.Errorf("took %s", took)
 	}
 }
+
+// TestLongStderrLine: a server that writes a stderr line over 1 MiB is not stalled (it
+// was, and mcpi then said it "did not finish initializing within 30s").
+func TestLongStderrLine(t *testing.T) {
+	stdout, stderr, code := mcpi(t, append(fakeStdio("stderr"), "ping")...)
+	if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "pong") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
