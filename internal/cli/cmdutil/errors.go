@@ -188,7 +188,8 @@ func (e *TaskError) Error() string {
 }
 
 // InterruptedTaskError is a followed task that mcpi stopped following on Ctrl-C: left
-// running on the server, or cancelled there.
+// running on the server, or cancelled there; or, with no ID, a task call that Ctrl-C
+// withdrew before the server had answered it with a task.
 type InterruptedTaskError struct {
 	ID string
 	// Cancelled is set when the task was cancelled on the server; CancelErr when that
@@ -203,6 +204,8 @@ type InterruptedTaskError struct {
 
 func (e *InterruptedTaskError) Error() string {
 	switch {
+	case e.ID == "":
+		return "interrupted before the server created the task; the call was withdrawn, and with no task id there is nothing to cancel or to fetch later"
 	case e.CancelErr != nil:
 		msg, _ := Describe(e.CancelErr)
 		return fmt.Sprintf("interrupted; cancelling the task %q failed: %s", e.ID, msg)

@@ -1,10 +1,14 @@
 package root
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
+	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 )
 
 // TestEndlessPagination: a server that hands out cursors forever makes a listing stop at
@@ -60,5 +64,32 @@ func TestLongStderrLine(t *testing.T) {
 	stdout, stderr, code := mcpi(t, append(fakeStdio("stderr"), "ping")...)
 	if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "pong") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestInterruptBeforeTheTask: Ctrl-C while the server has not answered a task call ends
+// the command within a short wait for the id (it used to wait for the id forever), and
+// says that nothing is left to cancel.
+func TestInterruptBeforeTheTask(t *testing.T) {
+	ctx, cancel := context.WithCancel(clitest.Context(t))
+	ios, _, out, errOut := iostreams.Test()
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, ios, append(fakeStdio("mute-call"), "tools", "call", "wait", "--task"), "test")
+	}()
+	time.Sleep(300 * time.Millisecond)
+	interrupted := time.Now()
+	cancel()
+	select {
+	case code := <-done:
+		want := "mcpi: interrupted before the server created the task; the call was withdrawn, and with no task id there is nothing to cancel or to fetch later\n"
+		if code != 2 || errOut.String() != want || out.String() != "" {
+			t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, out, errOut, want)
+		}
+		if took := time.Since(interrupted); took > 5*time.Second {
+			t.Errorf("ended %s after the interrupt", took)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("mcpi did not end after the interrupt")
 	}
 }
