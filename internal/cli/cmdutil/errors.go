@@ -285,7 +285,10 @@ func describe(err error) (sentence string, code int) {
 func describeConfig(e *ConfigError) string {
 	var syn *syntaxError
 	var pathErr *fs.PathError
+	var large *FileTooLargeError
 	switch {
+	case errors.As(e.Err, &large):
+		return fmt.Sprintf("the config file %s is too large (over %s)", e.File, Size(large.Limit))
 	case errors.As(e.Err, &syn) && syn.Shape:
 		return fmt.Sprintf("the config file %s is not in the mcpServers format: %s", e.File, syn.Msg)
 	case errors.As(e.Err, &syn):

@@ -12,7 +12,6 @@ import (
 	"math"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -399,9 +398,13 @@ type Config struct {
 	MCPServers map[string]ServerConfig `json:"mcpServers"`
 }
 
+// MaxConfigSize bounds a config file: an mcpServers file is small, and a file named by
+// mistake (or /dev/zero) must not exhaust memory.
+const MaxConfigSize = 1 << 20
+
 // ReadConfig reads and parses a config file.
 func ReadConfig(file string) (*Config, error) {
-	data, err := os.ReadFile(file)
+	data, err := cmdutil.ReadFile(file, MaxConfigSize)
 	if err != nil {
 		return nil, &cmdutil.ConfigError{File: file, Err: err}
 	}

@@ -171,3 +171,15 @@ func TestLimitsFlags(t *testing.T) {
 		t.Errorf("String() = %q", got)
 	}
 }
+
+// TestReadConfigBounded: a config file is read up to MaxConfigSize, so that --config
+// /dev/zero is refused instead of exhausting memory.
+func TestReadConfigBounded(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	_, err := ReadConfig("/dev/zero")
+	if msg, code := cmdutil.Describe(err); msg != "the config file /dev/zero is too large (over 1 MiB)" || code != 2 {
+		t.Fatalf("--config /dev/zero: %q (exit %d)", msg, code)
+	}
+}
