@@ -29,7 +29,9 @@ type HTTPClient struct {
 	// Header holds extra headers for every request, such as Authorization.
 	Header http.Header
 	// Client sends the requests; nil means a client without an overall timeout (SSE
-	// streams last as long as the session).
+	// streams last as long as the session). Whatever the client, redirects are followed
+	// only within the server's origin (see [RedirectError]), unless it has a
+	// CheckRedirect of its own.
 	Client *http.Client
 	// MaxMessageSize bounds one inbound message; 0 means [DefaultMaxMessageSize].
 	MaxMessageSize int
@@ -52,6 +54,40 @@ var ErrSessionExpired = errors.New("the server ended the session")
 
 // errClientClosed is returned by writes after Close.
 var errClientClosed = errors.New("transport: the HTTP connection is closed")
+
+// RedirectError is a redirect to another origin (scheme, host and port), which the HTTP
+// client does not follow: the request would take the caller's headers (credentials
+// among them), the session id and the message itself to a server the caller did not
+// name, and a session lives on one endpoint. The caller may name Location instead.
+type RedirectError struct {
+	URL, Location string
+}
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("%s redirected to %s, another origin, which is not followed", e.URL, e.Location)
+}
+
+// redirectWithinOrigin is the CheckRedirect of the HTTP client: redirects are followed
+// within the origin of the first request, up to ten of them as net/http does.
+func redirectWithinOrigin(req *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	if origin(req.URL) != origin(first) {
+		return &RedirectError{URL: first.String(), Location: req.URL.String()}
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
+}
+
+// origin is u's scheme, host and port, the port spelled out when it is the scheme's.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return u.Scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
 
 // HTTPError is a non-2xx answer from the server.
 type HTTPError struct {
@@ -104,6 +140,11 @@ func (c *HTTPClient) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 	}
 	if conn.client == nil {
 		conn.client = &http.Client{}
+	}
+	if conn.client.CheckRedirect == nil {
+		hc := *conn.client // the caller's client stays as it is
+		hc.CheckRedirect = redirectWithinOrigin
+		conn.client = &hc
 	}
 	if conn.max <= 0 {
 		conn.max = DefaultMaxMessageSize
@@ -361,6 +402,10 @@ func (c *HTTPClientConn) do(ctx context.Context, method string, body []byte, las
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
+		var redirect *RedirectError
+		if errors.As(err, &redirect) {
+			return nil, redirect // not the *url.Error around it, which repeats the URL
+		}
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {
 			return nil, fmt.Errorf("%w: cannot connect to %s: %w", ErrUnreachable, c.url, op)

@@ -154,6 +154,8 @@ func TestSentence(t *testing.T) {
 			"message too large (over the limit of 1024 bytes; --max-message-size)"},
 		{fmt.Errorf("tools/list: %w", &client.TimeoutError{Method: "tools/list", Timeout: 5 * time.Minute}),
 			"the server did not answer tools/list within 5m00s (--timeout raises the bound)"},
+		{&jsonrpc.CallError{Method: "initialize", Op: jsonrpc.OpSend, Err: &transport.RedirectError{URL: "http://a/mcp", Location: "https://b/mcp"}},
+			"the server redirected to https://b/mcp, another origin, which mcpi does not follow with your headers and session (name it with --url if you trust it)"},
 		{errors.New("something else"), "something else"},
 	})
 }

@@ -27,6 +27,7 @@ func Sentence(err error) string {
 		limit   *client.ListLimitError
 		large   *transport.MessageTooLargeError
 		timeout *client.TimeoutError
+		moved   *transport.RedirectError
 	)
 	switch {
 	case err == nil:
@@ -37,6 +38,8 @@ func Sentence(err error) string {
 		return arg.Error()
 	case errors.As(err, &support):
 		return support.Error()
+	case errors.As(err, &moved):
+		return fmt.Sprintf("the server redirected to %s, another origin, which mcpi does not follow with your headers and session (name it with --url if you trust it)", moved.Location)
 	case errors.As(err, &timeout):
 		return fmt.Sprintf("the server did not answer %s within %s (--timeout raises the bound)", timeout.Method, Duration(timeout.Timeout))
 	case errors.As(err, &large):

@@ -2,8 +2,11 @@ package root
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -91,5 +94,29 @@ func TestInterruptBeforeTheTask(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("mcpi did not end after the interrupt")
+	}
+}
+
+// TestCrossOriginRedirect: --header values are not sent to another origin that the
+// server redirects to; the command says where it was sent instead.
+func TestCrossOriginRedirect(t *testing.T) {
+	var got atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Add(1)
+		w.WriteHeader(http.StatusTeapot)
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/mcp", http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	_, stderr, code := mcpi(t, "--url", srv.URL+"/mcp", "--header", "X-Api-Key=secret", "tools", "list")
+	want := "mcpi: cannot start a session with " + srv.URL + "/mcp: the server redirected to " + other.URL +
+		"/mcp, another origin, which mcpi does not follow with your headers and session (name it with --url if you trust it)\n"
+	if code != 2 || stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+	if n := got.Load(); n != 0 {
+		t.Errorf("the other origin got %d requests", n)
 	}
 }
