@@ -169,6 +169,9 @@ type TaskError struct {
 	Message string
 	// Embedded is set when the server asked was the embedded demo server.
 	Embedded bool
+	// Recorded is set for an unknown task that the local state file recorded on that
+	// server, and Forgotten once its entry is removed.
+	Recorded, Forgotten bool
 }
 
 func (e *TaskError) Error() string {
@@ -180,6 +183,12 @@ func (e *TaskError) Error() string {
 			return fmt.Sprintf("the task %q failed: %s", e.ID, strings.TrimSuffix(e.Message, "."))
 		}
 		return fmt.Sprintf("the task %q failed", e.ID)
+	}
+	switch {
+	case e.Forgotten:
+		return fmt.Sprintf("the server no longer knows the task %q (it expired, or the server restarted); mcpi has removed it from its local list of tasks", e.ID)
+	case e.Recorded:
+		return fmt.Sprintf("the server no longer knows the task %q (it expired, or the server restarted)", e.ID)
 	}
 	if e.Embedded {
 		return fmt.Sprintf("the embedded demo server has no task %q (a task of an earlier mcpi run lives on the server it ran on: name that server with --url, --stdio or --config)", e.ID)

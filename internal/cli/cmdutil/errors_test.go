@@ -41,6 +41,8 @@ func TestDescribe(t *testing.T) {
 		{&client.TaskSupportError{Tool: "t", AsTask: true, ServerDeclines: true},
 			`the server does not accept tool calls as tasks, so "t" cannot run as one; call it without --task`, 2},
 		{&TaskError{ID: "x"}, `the server has no task "x" (it may have expired)`, 1},
+		{&TaskError{ID: "x", Recorded: true}, `the server no longer knows the task "x" (it expired, or the server restarted)`, 1},
+		{&TaskError{ID: "x", Recorded: true, Forgotten: true}, `the server no longer knows the task "x" (it expired, or the server restarted); mcpi has removed it from its local list of tasks`, 1},
 		{&TaskError{ID: "x", Embedded: true}, `the embedded demo server has no task "x" (a task of an earlier mcpi run lives on the server it ran on: name that server with --url, --stdio or --config)`, 1},
 		{&client.TaskEndError{TaskID: "x", Reason: client.ErrTaskGone}, `the server no longer knows the task "x" (it expired, or the server restarted)`, 1},
 		{&client.TaskEndError{TaskID: "x", Reason: client.ErrTaskCancelled, Err: jsonrpc.NewError(-32603, "task cancelled")}, `the task "x" was cancelled`, 1},

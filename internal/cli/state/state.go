@@ -66,6 +66,12 @@ func FromSelection(sel *connect.Selection) Server {
 	}
 }
 
+// Same reports whether s and o select the same server.
+func (s Server) Same(o Server) bool {
+	return s.Stdio == o.Stdio && slices.Equal(s.Env, o.Env) && s.Cwd == o.Cwd && s.URL == o.URL &&
+		slices.Equal(s.Headers, o.Headers) && s.Config == o.Config && s.Server == o.Server
+}
+
 // Apply sets sel's flags to the recorded ones.
 func (s Server) Apply(sel *connect.Selection) {
 	sel.Stdio, sel.Env, sel.Cwd = s.Stdio, slices.Clone(s.Env), s.Cwd
@@ -248,6 +254,13 @@ func (s *Store) Add(e Entry) error {
 	return s.change(func(entries []Entry) []Entry {
 		entries = slices.DeleteFunc(entries, func(x Entry) bool { return x.TaskID == e.TaskID })
 		return append(entries, e)
+	})
+}
+
+// Forget removes the entry of a task id, if there is one.
+func (s *Store) Forget(id string) error {
+	return s.change(func(entries []Entry) []Entry {
+		return slices.DeleteFunc(entries, func(x Entry) bool { return x.TaskID == id })
 	})
 }
 
