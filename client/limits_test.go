@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/tasktest"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/transport"
@@ -121,43 +121,6 @@ func TestPaginationDefaultBound(t *testing.T) {
 	}
 }
 
-// pollCounter is a raw server whose one task never ends, suggesting pollInterval and
-// ttl (milliseconds; nil: none); it counts the tasks/get it is sent.
-type pollCounter struct {
-	mu    sync.Mutex
-	polls int
-	task  mcp.Task
-	// flood is closed at the hundredth poll.
-	flood chan struct{}
-}
-
-func newPollCounter(pollInterval int64, ttl *int64) *pollCounter {
-	return &pollCounter{task: mcp.Task{TaskID: "t1", Status: mcp.TaskStatusWorking, CreatedAt: mcp.FormatTime(time.Now()),
-		LastUpdatedAt: mcp.FormatTime(time.Now()), PollInterval: &pollInterval, TTL: ttl}, flood: make(chan struct{})}
-}
-
-func (pc *pollCounter) handle(_ context.Context, req *jsonrpc.Request) (any, error) {
-	switch req.Method {
-	case mcp.MethodToolsCall:
-		return &mcp.CreateTaskResult{Task: pc.task}, nil
-	case mcp.MethodTasksGet:
-		pc.mu.Lock()
-		pc.polls++
-		if pc.polls == 100 {
-			close(pc.flood)
-		}
-		pc.mu.Unlock()
-		return &mcp.GetTaskResult{Task: pc.task}, nil
-	}
-	return nil, jsonrpc.ErrMethodNotFound
-}
-
-func (pc *pollCounter) count() int {
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	return pc.polls
-}
-
 // TestHugePollInterval: a pollInterval too large for a time.Duration (9e12 ms) once wrapped
 // negative and had the client poll nonstop, and 1e12 ms waited 31 years; the follower
 // clamps it to MaxPollInterval, and to the task's ttl.
@@ -176,26 +139,12 @@ func TestHugePollInterval(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				pc := newPollCounter(tt.interval, tt.ttl)
-				s := rawServer(t, nil, pc.handle)
+				peer := tasktest.NewStuck(mcp.MethodToolsCall, tt.interval, tt.ttl)
+				s := rawServer(t, nil, peer.Handle)
 				if _, err := s.StartToolTask(context.Background(), &mcp.CallToolParams{Name: "x"}, &client.CallOptions{SendAnyway: true}); err != nil {
 					t.Fatal(err)
 				}
-				// A follower that polls nonstop never lets the bubble's clock move: the
-				// server says when it has had enough.
-				select {
-				case <-pc.flood:
-					s.Close()
-					t.Fatalf("the client polls nonstop with a pollInterval of %d ms", tt.interval)
-				case <-time.After(tt.quiet):
-				}
-				if n := pc.count(); n > 0 {
-					t.Fatalf("%d polls within %s of a pollInterval of %d ms", n, tt.quiet, tt.interval)
-				}
-				time.Sleep(tt.by - tt.quiet)
-				if n := pc.count(); n < 1 || n > 2 {
-					t.Errorf("%d polls within %s, want 1 or 2", n, tt.by)
-				}
+				peer.ExpectPolls(t, tt.quiet, tt.by, func() { s.Close() })
 				s.Close()
 			})
 		})

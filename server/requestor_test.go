@@ -2,56 +2,24 @@ package server_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/tasktest"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
 	"github.com/mcpi-dev/mcpi/transport"
 )
 
-// rawClient is a bare JSON-RPC client of srv that runs every elicitation as a task that
-// never ends, suggesting pollInterval and ttl (milliseconds; nil: none), and counts the
-// server's polls.
-type rawClient struct {
-	task mcp.Task
-
-	mu    sync.Mutex
-	polls int
-	flood chan struct{} // closed at the hundredth poll
-}
-
-func (c *rawClient) handle(_ context.Context, req *jsonrpc.Request) (any, error) {
-	switch req.Method {
-	case mcp.MethodElicitationCreate:
-		return &mcp.CreateTaskResult{Task: c.task}, nil
-	case mcp.MethodTasksGet:
-		c.mu.Lock()
-		c.polls++
-		if c.polls == 100 {
-			close(c.flood)
-		}
-		c.mu.Unlock()
-		return &mcp.GetTaskResult{Task: c.task}, nil
-	}
-	return nil, jsonrpc.ErrMethodNotFound
-}
-
-func (c *rawClient) count() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.polls
-}
-
-// connectRaw connects c to srv and returns the server's session once initialized.
-func connectRaw(t *testing.T, srv *server.Server, c *rawClient) *server.Session {
+// connectRaw connects a bare JSON-RPC client that answers requests with handle and
+// hosts elicitation tasks to srv, and returns the server's session once initialized.
+func connectRaw(t *testing.T, srv *server.Server, handle jsonrpc.HandlerFunc) *server.Session {
 	t.Helper()
 	a, b := transport.Pipe()
 	ss := srv.Connect(context.Background(), b)
-	conn := jsonrpc.NewConn(a, jsonrpc.Options{Handler: jsonrpc.HandlerFunc(c.handle)})
+	conn := jsonrpc.NewConn(a, jsonrpc.Options{Handler: handle})
 	t.Cleanup(func() { conn.Close() })
 	ctx := context.Background()
 	caps := mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}, Tasks: &mcp.ClientTasksCapability{
@@ -86,10 +54,8 @@ func TestClientTaskHugePollInterval(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := server.New(mcp.Implementation{Name: "s", Version: "1"}, nil)
 				defer srv.Close()
-				now := mcp.FormatTime(time.Now())
-				c := &rawClient{flood: make(chan struct{}), task: mcp.Task{TaskID: "c1", Status: mcp.TaskStatusWorking,
-					CreatedAt: now, LastUpdatedAt: now, PollInterval: &tt.interval, TTL: tt.ttl}}
-				ss := connectRaw(t, srv, c)
+				peer := tasktest.NewStuck(mcp.MethodElicitationCreate, tt.interval, tt.ttl)
+				ss := connectRaw(t, srv, peer.Handle)
 				ct, err := ss.ElicitTask(context.Background(), &mcp.ElicitParams{Message: "?"}, 0)
 				if err != nil {
 					t.Fatal(err)
@@ -97,19 +63,7 @@ func TestClientTaskHugePollInterval(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				done := make(chan error, 1)
 				go func() { done <- ct.Result(ctx, new(mcp.ElicitResult)) }()
-				select {
-				case <-c.flood:
-					cancel()
-					t.Fatalf("the server polls nonstop with a pollInterval of %d ms", tt.interval)
-				case <-time.After(tt.quiet):
-				}
-				if n := c.count(); n > 0 {
-					t.Fatalf("%d polls within %s", n, tt.quiet)
-				}
-				time.Sleep(tt.by - tt.quiet)
-				if n := c.count(); n < 1 || n > 2 {
-					t.Errorf("%d polls within %s, want 1 or 2", n, tt.by)
-				}
+				peer.ExpectPolls(t, tt.quiet, tt.by, cancel)
 				cancel()
 				<-done
 			})
