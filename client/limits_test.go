@@ -125,33 +125,20 @@ func TestPaginationDefaultBound(t *testing.T) {
 // negative and had the client poll nonstop, and 1e12 ms waited 31 years; the follower
 // clamps it to MaxPollInterval, and to the task's ttl.
 func TestHugePollInterval(t *testing.T) {
-	for _, tt := range []struct {
-		name     string
-		interval int64
-		ttl      *int64
-		// by is when the first poll must have come, and none before quiet.
-		quiet, by time.Duration
-	}{
-		{"wraps", 9e12, nil, 5 * time.Second, 2 * time.Minute},
-		{"overflows", 1e13, nil, 5 * time.Second, 2 * time.Minute},
-		{"31 years", 1e12, nil, 5 * time.Second, 2 * time.Minute},
-		{"31 years, ttl 10s", 1e12, ptr(int64(10_000)), 5 * time.Second, 12 * time.Second},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
+	for _, c := range tasktest.HugeIntervals {
+		t.Run(c.Name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				peer := tasktest.NewStuck(mcp.MethodToolsCall, tt.interval, tt.ttl)
+				peer := tasktest.NewStuck(mcp.MethodToolsCall, c)
 				s := rawServer(t, nil, peer.Handle)
 				if _, err := s.StartToolTask(context.Background(), &mcp.CallToolParams{Name: "x"}, &client.CallOptions{SendAnyway: true}); err != nil {
 					t.Fatal(err)
 				}
-				peer.ExpectPolls(t, tt.quiet, tt.by, func() { s.Close() })
+				peer.ExpectPolls(t, c, func() { s.Close() })
 				s.Close()
 			})
 		})
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // TestRequestTimeout: a request the server never answers fails after RequestTimeout with
 // a *TimeoutError, and the server is told it was withdrawn; a task is followed past it,
@@ -171,10 +158,10 @@ func TestRequestTimeout(t *testing.T) {
 			case mcp.MethodToolsCall:
 				ends = now.Add(taskTime)
 				return &mcp.CreateTaskResult{Task: mcp.Task{TaskID: "t1", Status: mcp.TaskStatusWorking,
-					CreatedAt: mcp.FormatTime(now), LastUpdatedAt: mcp.FormatTime(now), PollInterval: ptr(int64(1000))}}, nil
+					CreatedAt: mcp.FormatTime(now), LastUpdatedAt: mcp.FormatTime(now), PollInterval: new(int64(1000))}}, nil
 			case mcp.MethodTasksGet:
 				return &mcp.GetTaskResult{Task: mcp.Task{TaskID: "t1", Status: mcp.TaskStatusInputRequired,
-					CreatedAt: mcp.FormatTime(now), LastUpdatedAt: mcp.FormatTime(now), PollInterval: ptr(int64(1000))}}, nil
+					CreatedAt: mcp.FormatTime(now), LastUpdatedAt: mcp.FormatTime(now), PollInterval: new(int64(1000))}}, nil
 			case mcp.MethodTasksResult:
 				time.Sleep(time.Until(ends))
 				return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("done")}}, nil

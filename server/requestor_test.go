@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/tasktest"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -39,22 +38,12 @@ func connectRaw(t *testing.T, srv *server.Server, handle jsonrpc.HandlerFunc) *s
 // client's pollInterval (9e12 ms and more wrapped or waited for centuries) by
 // MaxClientPollInterval and by the task's ttl.
 func TestClientTaskHugePollInterval(t *testing.T) {
-	ttl10s := int64(10_000)
-	for _, tt := range []struct {
-		name      string
-		interval  int64
-		ttl       *int64
-		quiet, by time.Duration
-	}{
-		{"292 years", 9_223_372_036_854, nil, 5 * time.Second, 2 * time.Minute},
-		{"overflows", 1e13, nil, 5 * time.Second, 2 * time.Minute},
-		{"31 years, ttl 10s", 1e12, &ttl10s, 5 * time.Second, 12 * time.Second},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
+	for _, c := range tasktest.HugeIntervals {
+		t.Run(c.Name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := server.New(mcp.Implementation{Name: "s", Version: "1"}, nil)
 				defer srv.Close()
-				peer := tasktest.NewStuck(mcp.MethodElicitationCreate, tt.interval, tt.ttl)
+				peer := tasktest.NewStuck(mcp.MethodElicitationCreate, c)
 				ss := connectRaw(t, srv, peer.Handle)
 				ct, err := ss.ElicitTask(context.Background(), &mcp.ElicitParams{Message: "?"}, 0)
 				if err != nil {
@@ -63,7 +52,7 @@ func TestClientTaskHugePollInterval(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				done := make(chan error, 1)
 				go func() { done <- ct.Result(ctx, new(mcp.ElicitResult)) }()
-				peer.ExpectPolls(t, tt.quiet, tt.by, cancel)
+				peer.ExpectPolls(t, c, cancel)
 				cancel()
 				<-done
 			})

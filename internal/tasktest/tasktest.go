@@ -13,6 +13,27 @@ import (
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
+// HugeInterval is a pollInterval too large to multiply into a time.Duration, the ttl of
+// its task (milliseconds; nil: unlimited), and when [Stuck.ExpectPolls] expects the first
+// poll: none within Quiet, one by By.
+type HugeInterval struct {
+	Name      string
+	Interval  int64
+	TTL       *int64
+	Quiet, By time.Duration
+}
+
+// HugeIntervals are the cases both followers meet, bounding the interval by a minute and
+// by the task's ttl: once, some wrapped negative and had a follower poll nonstop, and
+// others made it wait for years.
+var HugeIntervals = []HugeInterval{
+	{"292 years", 9_223_372_036_854, nil, 5 * time.Second, 2 * time.Minute},
+	{"wraps with jitter", 9e12, nil, 5 * time.Second, 2 * time.Minute},
+	{"overflows", 1e13, nil, 5 * time.Second, 2 * time.Minute},
+	{"31 years", 1e12, nil, 5 * time.Second, 2 * time.Minute},
+	{"31 years, ttl 10s", 1e12, new(int64(10_000)), 5 * time.Second, 12 * time.Second},
+}
+
 // Stuck answers the task-augmented method Create with a task that stays working, as
 // Task, and every tasks/get with it, counting the polls.
 type Stuck struct {
@@ -24,14 +45,13 @@ type Stuck struct {
 	flood chan struct{} // closed at the hundredth poll
 }
 
-// NewStuck returns a Stuck whose task suggests pollInterval and ttl (milliseconds; nil:
-// unlimited).
-func NewStuck(create string, pollInterval int64, ttl *int64) *Stuck {
+// NewStuck returns a Stuck whose task suggests the interval and ttl of c.
+func NewStuck(create string, c HugeInterval) *Stuck {
 	now := mcp.FormatTime(time.Now())
 	return &Stuck{
 		Create: create,
 		Task: mcp.Task{TaskID: "stuck", Status: mcp.TaskStatusWorking, CreatedAt: now, LastUpdatedAt: now,
-			PollInterval: &pollInterval, TTL: ttl},
+			PollInterval: &c.Interval, TTL: c.TTL},
 		flood: make(chan struct{}),
 	}
 }
@@ -61,10 +81,11 @@ func (s *Stuck) Polls() int {
 }
 
 // ExpectPolls checks, in a synctest bubble, that the follower of the task, started just
-// before, sends no poll within quiet and one or two by by; stop ends the follower when it
-// polls nonstop, which never lets the bubble's clock move.
-func (s *Stuck) ExpectPolls(t testing.TB, quiet, by time.Duration, stop func()) {
+// before, sends no poll within c.Quiet and one or two by c.By; stop ends the follower
+// when it polls nonstop, which never lets the bubble's clock move.
+func (s *Stuck) ExpectPolls(t testing.TB, c HugeInterval, stop func()) {
 	t.Helper()
+	quiet, by := c.Quiet, c.By
 	select {
 	case <-s.flood:
 		stop()
