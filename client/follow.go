@@ -61,7 +61,16 @@ func (t *Task) emitInOrder(e TaskEvent) {
 		t.mu.Unlock()
 		return
 	}
+	st := t.state
 	t.mu.Unlock()
+	if ev.State.TaskID != st.TaskID {
+		// The CreateTaskResult was taken, and the created event given, between the read
+		// of the state above and now: the task's subscribers have seen its id, so the
+		// event carries it too.
+		c := *ev
+		c.State = st
+		ev = &c
+	}
 	t.sub.publish(ev)
 }
 
