@@ -45,6 +45,10 @@ type Options struct {
 	PollFloor time.Duration
 	// PollCeiling caps the backoff used when the server suggests no interval (5s).
 	PollCeiling time.Duration
+	// MaxPollInterval is the longest wait between two tasks/get of one task, whatever
+	// pollInterval the server suggests (1 minute): a server's interval may be anything up
+	// to centuries. A task is also polled at least once within its ttl.
+	MaxPollInterval time.Duration
 	// NotifiedPollInterval is how often a task is still polled once the server has shown
 	// it sends status notifications (10s).
 	NotifiedPollInterval time.Duration
@@ -52,7 +56,30 @@ type Options struct {
 	// forgotten, so that a long session does not grow with every task it ran. A task in
 	// progress is always kept.
 	KeptTasks int
+
+	// MaxPages bounds the pages one listing fetches ([DefaultMaxPages]) and MaxItems the
+	// items it yields ([DefaultMaxItems]): a server that hands out a new cursor forever
+	// would otherwise keep a listing going, and growing, without end. A listing that
+	// reaches a bound with more to come ends with a [*ListLimitError]. A negative value
+	// removes the bound.
+	MaxPages int
+	MaxItems int
+
+	// RequestTimeout bounds how long one request waits for its response; zero means no
+	// bound. It holds for initialize, ping, every list page, a plain tools/call, the
+	// tools/call that creates a task and each tasks/get and tasks/cancel, and a request
+	// that runs out is withdrawn (notifications/cancelled) and fails with a
+	// [*TimeoutError]. It does not hold for tasks/result, which waits for the task to end:
+	// tasks are long by design, and a followed task ends with its ttl, or when a poll
+	// finds it gone.
+	RequestTimeout time.Duration
 }
+
+// The bounds of one listing when [Options] sets none.
+const (
+	DefaultMaxPages = 1000
+	DefaultMaxItems = 100_000
+)
 
 // Client holds configuration shared by the sessions it opens.
 type Client struct {
@@ -78,11 +105,20 @@ func New(impl mcp.Implementation, opts *Options) *Client {
 	if c.opts.PollCeiling <= 0 {
 		c.opts.PollCeiling = 5 * time.Second
 	}
+	if c.opts.MaxPollInterval <= 0 {
+		c.opts.MaxPollInterval = time.Minute
+	}
 	if c.opts.NotifiedPollInterval <= 0 {
 		c.opts.NotifiedPollInterval = 10 * time.Second
 	}
 	if c.opts.KeptTasks <= 0 {
 		c.opts.KeptTasks = 1000
+	}
+	if c.opts.MaxPages == 0 {
+		c.opts.MaxPages = DefaultMaxPages
+	}
+	if c.opts.MaxItems == 0 {
+		c.opts.MaxItems = DefaultMaxItems
 	}
 	return c
 }
@@ -165,7 +201,7 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 		version = mcp.LatestProtocolVersion
 	}
 	var res mcp.InitializeResult
-	err = s.conn.Call(ctx, mcp.MethodInitialize, &mcp.InitializeParams{
+	err = s.send(ctx, mcp.MethodInitialize, &mcp.InitializeParams{
 		ProtocolVersion: version,
 		Capabilities:    *c.capabilities(),
 		ClientInfo:      c.impl,
@@ -219,7 +255,7 @@ func (s *Session) Close() error {
 
 // Ping checks that the server answers.
 func (s *Session) Ping(ctx context.Context) error {
-	return s.conn.Call(ctx, mcp.MethodPing, nil, nil)
+	return s.send(ctx, mcp.MethodPing, nil, nil)
 }
 
 // NewProgressToken returns a token unique within the session, to put in a request's
@@ -236,11 +272,36 @@ func (s *Session) call(ctx context.Context, method string, params, result any) e
 	return nil
 }
 
-// send is conn.Call. Tool calls and task requests are written by their params' own
-// MarshalJSON, which the connection calls directly.
+// send is conn.Call, bounded by [Options.RequestTimeout] unless method is tasks/result.
+// Tool calls and task requests are written by their params' own MarshalJSON, which the
+// connection calls directly.
 func (s *Session) send(ctx context.Context, method string, params, result any) error {
-	return s.conn.Call(ctx, method, params, result)
+	d := s.client.opts.RequestTimeout
+	if d <= 0 || method == mcp.MethodTasksResult {
+		return s.conn.Call(ctx, method, params, result)
+	}
+	bounded, cancel := context.WithTimeoutCause(ctx, d, &TimeoutError{Method: method, Timeout: d})
+	defer cancel()
+	err := s.conn.Call(bounded, method, params, result)
+	if err != nil && bounded.Err() != nil && ctx.Err() == nil {
+		return context.Cause(bounded)
+	}
+	return err
 }
+
+// TimeoutError is a request that the server did not answer within
+// [Options.RequestTimeout]; it was withdrawn. It matches context.DeadlineExceeded.
+type TimeoutError struct {
+	Method  string
+	Timeout time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("the server did not answer %s within %s", e.Method, e.Timeout)
+}
+
+// Unwrap returns context.DeadlineExceeded.
+func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
 
 // ListTools returns one page of tools; nil p asks for the first.
 func (s *Session) ListTools(ctx context.Context, p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
@@ -424,13 +485,16 @@ func list[R any](ctx context.Context, s *Session, method string, p *mcp.Paginate
 
 // paginate ranges over the items of every page of a list method, from p's cursor on
 // (nil p: from the first), with p's _meta on every request; page takes a result's items
-// and next cursor. An error ends it, and so does a cursor the server gives twice.
+// and next cursor. An error ends it, and so do a cursor the server gives twice and the
+// bounds of [Options.MaxPages] and [Options.MaxItems].
 func paginate[R, T any](ctx context.Context, s *Session, method string, p *mcp.PaginatedParams, page func(*R) ([]T, string)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		q := mcp.PaginatedParams{}
 		if p != nil {
 			q = *p
 		}
+		o := &s.client.opts
+		limit := &ListLimitError{Method: method, MaxPages: o.MaxPages, MaxItems: o.MaxItems}
 		seen := map[string]bool{}
 		for {
 			r, err := list[R](ctx, s, method, &q)
@@ -439,13 +503,26 @@ func paginate[R, T any](ctx context.Context, s *Session, method string, p *mcp.P
 				yield(zero, err)
 				return
 			}
+			limit.Pages++
 			items, next := page(r)
 			for _, it := range items {
+				if o.MaxItems > 0 && limit.Items == o.MaxItems {
+					var zero T
+					limit.ItemBound = true
+					yield(zero, limit)
+					return
+				}
+				limit.Items++
 				if !yield(it, nil) {
 					return
 				}
 			}
 			if next == "" {
+				return
+			}
+			if o.MaxPages > 0 && limit.Pages == o.MaxPages {
+				var zero T
+				yield(zero, limit)
 				return
 			}
 			if seen[next] {
@@ -457,6 +534,23 @@ func paginate[R, T any](ctx context.Context, s *Session, method string, p *mcp.P
 			q.Cursor = next
 		}
 	}
+}
+
+// ListLimitError ends a listing that reached [Options.MaxPages] or [Options.MaxItems]
+// while the server had more to give: Pages and Items count what was fetched and yielded,
+// and ItemBound tells which bound it was.
+type ListLimitError struct {
+	Method             string
+	Pages, Items       int
+	MaxPages, MaxItems int
+	ItemBound          bool
+}
+
+func (e *ListLimitError) Error() string {
+	if e.ItemBound {
+		return fmt.Sprintf("%s: stopped at the bound of %d items, with more to come", e.Method, e.MaxItems)
+	}
+	return fmt.Sprintf("%s: stopped at the bound of %d pages, with more to come", e.Method, e.MaxPages)
 }
 
 // handle serves what the server sends: its requests, answered (those that wait for the

@@ -61,7 +61,16 @@ func (t *Task) emitInOrder(e TaskEvent) {
 		t.mu.Unlock()
 		return
 	}
+	st := t.state
 	t.mu.Unlock()
+	if ev.State.TaskID != st.TaskID {
+		// The CreateTaskResult was taken, and the created event given, between the read
+		// of the state above and now: the task's subscribers have seen its id, so the
+		// event carries it too.
+		c := *ev
+		c.State = st
+		ev = &c
+	}
 	t.sub.publish(ev)
 }
 
@@ -242,7 +251,8 @@ func (t *Task) fetchResultUntilDone(id string) {
 // start the work a little after it answered; docs/PERFORMANCE.md has the figures). Once
 // the server has shown it sends status notifications (for any task of the session),
 // polls thin out to NotifiedPollInterval, but never stop, unless the task's ttl is
-// shorter than that.
+// shorter than that. The server's interval is bounded by MaxPollInterval and by the
+// task's ttl before anything is added to it, since it may be any int64.
 func (t *Task) nextPoll(backoff *time.Duration) time.Duration {
 	o := t.s.client.opts
 	t.mu.Lock()
@@ -251,7 +261,11 @@ func (t *Task) nextPoll(backoff *time.Duration) time.Duration {
 	notified = (notified || t.s.tasks.notified.Load()) && !shortLived(st, o)
 	var d time.Duration
 	if st.PollInterval != nil && *st.PollInterval > 0 {
-		d = max(time.Duration(*st.PollInterval)*time.Millisecond, o.PollFloor)
+		ceiling := o.MaxPollInterval
+		if st.TTL != nil {
+			ceiling = min(ceiling, mcp.Milliseconds(*st.TTL))
+		}
+		d = max(min(mcp.Milliseconds(*st.PollInterval), ceiling), o.PollFloor)
 	} else {
 		d = *backoff
 		*backoff = min(*backoff*2, o.PollCeiling)
@@ -268,7 +282,7 @@ func (t *Task) nextPoll(backoff *time.Duration) time.Duration {
 func (t *Task) shortLived() bool { return shortLived(t.State(), t.s.client.opts) }
 
 func shortLived(st mcp.Task, o Options) bool {
-	return st.TTL != nil && time.Duration(*st.TTL)*time.Millisecond < o.NotifiedPollInterval
+	return st.TTL != nil && mcp.Milliseconds(*st.TTL) < o.NotifiedPollInterval
 }
 
 // serverNotifies reports whether the server has shown that it sends status

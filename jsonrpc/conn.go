@@ -17,7 +17,8 @@ import (
 // one Read at a time concurrently with any number of Writes.
 //
 // Read returns a [*DecodeError] for a frame that is not a valid message (the [Conn]
-// answers it and keeps reading); any other error ends the connection. Write receives the
+// answers it, or fails the call a dropped response answered, and keeps reading); any
+// other error ends the connection. Write receives the
 // context of the message's origin: transports that route messages (Streamable HTTP) read
 // [RelatedRequest] from it.
 type Connection interface {
@@ -90,12 +91,18 @@ type Conn struct {
 	closing sync.Once
 
 	mu       sync.Mutex
-	pending  map[ID]chan *Response
+	pending  map[ID]chan reply
 	inflight map[ID]context.CancelCauseFunc
 	err      error
 
 	// workers run inbound requests; idle ones end with the connection.
 	workers *workpool.Pool
+}
+
+// reply is what a pending call receives: the peer's response, or why it cannot have it.
+type reply struct {
+	resp *Response
+	err  error
 }
 
 // errPeerCancelled is the cause of a handler context the peer cancelled.
@@ -111,7 +118,7 @@ func NewConn(c Connection, opts Options) *Conn {
 		ctx:      ctx,
 		cancel:   cancel,
 		done:     make(chan struct{}),
-		pending:  make(map[ID]chan *Response),
+		pending:  make(map[ID]chan reply),
 		inflight: make(map[ID]context.CancelCauseFunc),
 	}
 	conn.workers = workpool.New(workpool.Options{Done: conn.done})
@@ -150,7 +157,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		return &CallError{Method: method, Op: OpEncode, Err: err}
 	}
 	id := Int64ID(c.nextID.Add(1))
-	ch := make(chan *Response, 1)
+	ch := make(chan reply, 1)
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
@@ -166,8 +173,8 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		return &CallError{Method: method, Op: OpSend, Err: err}
 	}
 	select {
-	case resp := <-ch:
-		return decodeResult(method, resp, result)
+	case r := <-ch:
+		return decodeResult(method, r, result)
 	case <-ctx.Done():
 		c.forget(id)
 		if !uncancellable[method] && c.Err() == nil {
@@ -178,17 +185,21 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	case <-c.done:
 		// The reader may have delivered the response just before ending.
 		select {
-		case resp := <-ch:
-			return decodeResult(method, resp, result)
+		case r := <-ch:
+			return decodeResult(method, r, result)
 		default:
 		}
 		return c.Err()
 	}
 }
 
-// decodeResult returns the peer's error, or decodes the result into result as
-// [Conn.Call] says.
-func decodeResult(method string, resp *Response, result any) error {
+// decodeResult returns the peer's error, or why its response was lost, or decodes the
+// result into result as [Conn.Call] says.
+func decodeResult(method string, r reply, result any) error {
+	if r.err != nil {
+		return &CallError{Method: method, Op: OpReceive, Err: r.err}
+	}
+	resp := r.resp
 	if resp.Error != nil {
 		return resp.Error
 	}
@@ -236,6 +247,13 @@ func (c *Conn) readLoop() {
 		m, err := c.conn.Read(c.ctx)
 		if err != nil {
 			var de *DecodeError
+			if errors.As(err, &de) && de.Response {
+				c.log.Warn("dropped a response", "id", de.ID.String(), "error", de.Err.Message)
+				if de.ID.IsValid() && de.Cause != nil {
+					c.settle(de.ID, reply{err: de.Cause})
+				}
+				continue
+			}
 			if errors.As(err, &de) {
 				resp := &Response{ID: de.ID, Error: de.Err}
 				if c.opts.Tap != nil {
@@ -267,16 +285,19 @@ func (c *Conn) readLoop() {
 	}
 }
 
-func (c *Conn) deliver(resp *Response) {
+func (c *Conn) deliver(resp *Response) { c.settle(resp.ID, reply{resp: resp}) }
+
+// settle hands r to the call pending under id.
+func (c *Conn) settle(id ID, r reply) {
 	c.mu.Lock()
-	ch, ok := c.pending[resp.ID]
-	delete(c.pending, resp.ID)
+	ch, ok := c.pending[id]
+	delete(c.pending, id)
 	c.mu.Unlock()
 	if !ok {
-		c.log.Warn("response to an unknown request id", "id", resp.ID.String())
+		c.log.Warn("response to an unknown request id", "id", id.String())
 		return
 	}
-	ch <- resp
+	ch <- r
 }
 
 func (c *Conn) handleNotification(req *Request) {
@@ -362,7 +383,7 @@ func (c *Conn) shutdown(cause error) {
 	c.closing.Do(func() {
 		c.mu.Lock()
 		c.err = cause
-		c.pending = map[ID]chan *Response{} // their callers see c.done and return c.err
+		c.pending = map[ID]chan reply{} // their callers see c.done and return c.err
 		c.mu.Unlock()
 		c.cancel(cause)
 		_ = c.conn.Close()

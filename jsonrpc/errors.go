@@ -86,9 +86,10 @@ func AsError(err error) *Error {
 }
 
 // CallError is a call or notification that failed on this side of the connection: its
-// params could not be encoded, it could not be sent, or its result could not be decoded
-// into what the caller asked for (the peer answered, with a result of another shape). Op
-// says which.
+// params could not be encoded, it could not be sent, its response could not be received
+// (the transport dropped it, as too large), or its result could not be decoded into what
+// the caller asked for (the peer answered, with a result of another shape). Op says
+// which.
 type CallError struct {
 	Method string
 	Op     CallOp
@@ -100,9 +101,10 @@ type CallOp int
 
 // The steps of a call.
 const (
-	OpEncode CallOp = iota // encoding the params
-	OpSend                 // writing the message
-	OpDecode               // decoding the result
+	OpEncode  CallOp = iota // encoding the params
+	OpSend                  // writing the message
+	OpDecode                // decoding the result
+	OpReceive               // reading the response
 )
 
 func (e *CallError) Error() string {
@@ -111,6 +113,8 @@ func (e *CallError) Error() string {
 		return fmt.Sprintf("encoding %s params: %v", e.Method, e.Err)
 	case OpSend:
 		return fmt.Sprintf("sending %s: %v", e.Method, e.Err)
+	case OpReceive:
+		return fmt.Sprintf("receiving the response to %s: %v", e.Method, e.Err)
 	}
 	return fmt.Sprintf("decoding %s result: %v", e.Method, e.Err)
 }

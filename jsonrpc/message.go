@@ -185,13 +185,27 @@ const encodedSize = 80
 // DecodeError is returned by [DecodeMessage] for input that is not a valid JSON-RPC 2.0
 // message. Err is the error response to send back; ID is the request's id when it could be
 // read, so the reply can name it.
+//
+// A transport that drops a frame it could not take (one over its size limit) says what it
+// could tell of it: Response reports a frame that is a response, whose ID is then the id
+// of the call it answers, and Cause why it was dropped. A [Conn] fails that call with
+// Cause and sends no reply, since a response is never answered.
 type DecodeError struct {
-	ID  ID
-	Err *Error
+	ID       ID
+	Err      *Error
+	Response bool
+	Cause    error
 }
 
 func (e *DecodeError) Error() string { return "jsonrpc: " + e.Err.Message }
-func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Unwrap returns Err, and Cause when there is one.
+func (e *DecodeError) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{e.Err, e.Cause}
+	}
+	return []error{e.Err}
+}
 
 func decodeError(id ID, code int64, msg string) *DecodeError {
 	return &DecodeError{ID: id, Err: NewError(code, msg)}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -536,6 +537,32 @@ func TestTaskTimes(t *testing.T) {
 	task.PollInterval = ptr[int64](250)
 	if d := task.PollDuration(time.Second); d != 250*time.Millisecond {
 		t.Errorf("PollDuration = %v", d)
+	}
+}
+
+// TestHugeMilliseconds: a ttl or pollInterval too large for a time.Duration saturates
+// instead of wrapping negative (9e12 ms once made a follower poll nonstop).
+func TestHugeMilliseconds(t *testing.T) {
+	for ms, want := range map[int64]time.Duration{
+		-5:                0,
+		0:                 0,
+		250:               250 * time.Millisecond,
+		9_223_372_036_854: 9_223_372_036_854 * time.Millisecond,
+		9_223_372_036_855: math.MaxInt64,
+		1e13:              math.MaxInt64,
+		math.MaxInt64:     math.MaxInt64,
+	} {
+		if got := Milliseconds(ms); got != want {
+			t.Errorf("Milliseconds(%d) = %v, want %v", ms, got, want)
+		}
+	}
+	task := Task{CreatedAt: "2025-11-25T10:30:00Z", TTL: ptr[int64](1e13), PollInterval: ptr[int64](9e15)}
+	if d := task.PollDuration(time.Second); d != math.MaxInt64 {
+		t.Errorf("PollDuration = %v, want the longest duration", d)
+	}
+	created, _ := ParseTime(task.CreatedAt)
+	if at, ok := task.ExpiresAt(); !ok || !at.After(created.AddDate(290, 0, 0)) {
+		t.Errorf("ExpiresAt() = %v, %v; want centuries after its creation", at, ok)
 	}
 }
 

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/jsonwire"
@@ -99,8 +100,25 @@ func ParseTime(s string) (time.Time, error) {
 	return time.Parse(time.RFC3339Nano, s)
 }
 
+// Milliseconds converts a count of milliseconds from the wire (a ttl, a
+// pollInterval) to a duration that saturates instead of wrapping: a count
+// beyond what a time.Duration holds (about 292 years) gives the longest
+// duration, and a negative count gives 0. A peer may send any int64, and
+// multiplying it by time.Millisecond overflows from about 9.2e12 on.
+// Callers bound the result further to what makes sense to wait.
+func Milliseconds(ms int64) time.Duration {
+	switch {
+	case ms <= 0:
+		return 0
+	case ms > math.MaxInt64/int64(time.Millisecond):
+		return math.MaxInt64
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
 // ExpiresAt returns CreatedAt plus TTL; ok is false when TTL is null
-// (unlimited) or CreatedAt cannot be parsed.
+// (unlimited) or CreatedAt cannot be parsed. A TTL too long for a
+// time.Duration counts as the longest one.
 func (t Task) ExpiresAt() (at time.Time, ok bool) {
 	if t.TTL == nil {
 		return time.Time{}, false
@@ -109,16 +127,16 @@ func (t Task) ExpiresAt() (at time.Time, ok bool) {
 	if err != nil {
 		return time.Time{}, false
 	}
-	return c.Add(time.Duration(*t.TTL) * time.Millisecond), true
+	return c.Add(Milliseconds(*t.TTL)), true
 }
 
-// PollDuration returns PollInterval as a duration, or def when absent or
-// not positive.
+// PollDuration returns PollInterval as a duration (see [Milliseconds]), or
+// def when absent or not positive.
 func (t Task) PollDuration(def time.Duration) time.Duration {
 	if t.PollInterval == nil || *t.PollInterval <= 0 {
 		return def
 	}
-	return time.Duration(*t.PollInterval) * time.Millisecond
+	return Milliseconds(*t.PollInterval)
 }
 
 // CreateTaskResult is what a receiver returns at once for a task-augmented

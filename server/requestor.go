@@ -16,10 +16,12 @@ import (
 // outcome with tasks/result. [ClientTask.Result] is the one follower of such a task.
 
 // Poll intervals of the server's follower: DefaultClientPollInterval when the client
-// suggests none, and never more often than MinClientPollInterval, whatever it suggests.
+// suggests none, never more often than MinClientPollInterval and never less often than
+// MaxClientPollInterval, whatever it suggests.
 const (
 	DefaultClientPollInterval = time.Second
 	MinClientPollInterval     = time.Millisecond
+	MaxClientPollInterval     = time.Minute
 )
 
 // ClientTask is a task the server asked the client to run. Its methods are safe for
@@ -118,9 +120,16 @@ func (ct *ClientTask) Polls() int {
 }
 
 // PollInterval is how long the follower waits between two polls: the client's
-// pollInterval, bounded below by [MinClientPollInterval].
+// pollInterval, bounded below by [MinClientPollInterval] and above by
+// [MaxClientPollInterval] and the task's ttl (a client may suggest any int64 of
+// milliseconds, centuries included).
 func (ct *ClientTask) PollInterval() time.Duration {
-	return max(ct.State().PollDuration(DefaultClientPollInterval), MinClientPollInterval)
+	st := ct.State()
+	d := min(st.PollDuration(DefaultClientPollInterval), MaxClientPollInterval)
+	if st.TTL != nil {
+		d = min(d, mcp.Milliseconds(*st.TTL))
+	}
+	return max(d, MinClientPollInterval)
 }
 
 // Get asks the client for the task's state.

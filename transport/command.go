@@ -134,13 +134,10 @@ func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 0, 4096), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
+		readLines(stderr, maxStderrLine, func(line string) {
 			p.tail.add(line)
 			log.Debug("server stderr", "line", line)
-		}
+		})
 	}()
 	go func() {
 		<-stderrDone // Wait closes the pipes; finish reading stderr first
@@ -230,6 +227,52 @@ func (p *process) Close() error {
 	// Also unblocks a read of output that a descendant of the server still holds open.
 	_ = p.Stream.Close()
 	return nil
+}
+
+// maxStderrLine is how much of one stderr line is kept, for the log and the tail an
+// [ExitError] quotes.
+const maxStderrLine = 1024
+
+// readLines calls each with every line of r, without its terminator ("\n" or "\r\n"),
+// until r ends. A line of any length is read to its end, since a child that cannot write
+// its stderr stops, but only its first limit bytes are kept, followed by its length:
+// "aaaa… (2097152 bytes)".
+func readLines(r io.Reader, limit int, each func(string)) {
+	br := bufio.NewReaderSize(r, 4096)
+	var (
+		kept       []byte // the line's first limit+2 bytes: room for a "\r\n" to strip
+		n          int    // the line's length so far, terminator included
+		prev, last byte   // its last two bytes
+	)
+	for {
+		frag, err := br.ReadSlice('\n')
+		n += len(frag)
+		kept = append(kept, frag[:min(len(frag), limit+2-len(kept))]...)
+		for _, c := range frag[max(len(frag)-2, 0):] {
+			prev, last = last, c
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if n > 0 {
+			size := n
+			if last == '\n' {
+				size--
+				if prev == '\r' {
+					size--
+				}
+			}
+			if size > limit {
+				each(strings.ToValidUTF8(string(kept[:limit]), "") + fmt.Sprintf("… (%d bytes)", size))
+			} else {
+				each(string(kept[:size]))
+			}
+		}
+		if err != nil {
+			return
+		}
+		kept, n, prev, last = kept[:0], 0, 0, 0
+	}
 }
 
 type tailBuffer struct {

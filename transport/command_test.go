@@ -126,6 +126,22 @@ func cmdHelperMain(mode string) int {
 			time.Sleep(time.Hour)
 		}
 
+	case "long-stderr", "long-stderr-exit3":
+		// Writes a 2 MiB line to stderr, then more than a pipe holds, then another long
+		// line; then serves, or exits 3 at once.
+		w := bufio.NewWriter(os.Stderr)
+		w.WriteString(strings.Repeat("é", 1<<20) + "\n")
+		for i := range 1000 {
+			fmt.Fprintf(w, "line %d %s\n", i, strings.Repeat("x", 1000))
+		}
+		w.WriteString("short\r\n")
+		w.WriteString(strings.Repeat("b", 2<<20) + "\n")
+		w.Flush()
+		if mode == "long-stderr-exit3" {
+			return 3
+		}
+		return serve(nil)
+
 	case "close-stdout":
 		// Closes its output but keeps running until stdin ends.
 		send(`{"jsonrpc":"2.0","method":"ready"}`)

@@ -29,7 +29,9 @@ type HTTPClient struct {
 	// Header holds extra headers for every request, such as Authorization.
 	Header http.Header
 	// Client sends the requests; nil means a client without an overall timeout (SSE
-	// streams last as long as the session).
+	// streams last as long as the session). Whatever the client, redirects are followed
+	// only within the server's origin (see [RedirectError]), unless it has a
+	// CheckRedirect of its own.
 	Client *http.Client
 	// MaxMessageSize bounds one inbound message; 0 means [DefaultMaxMessageSize].
 	MaxMessageSize int
@@ -52,6 +54,40 @@ var ErrSessionExpired = errors.New("the server ended the session")
 
 // errClientClosed is returned by writes after Close.
 var errClientClosed = errors.New("transport: the HTTP connection is closed")
+
+// RedirectError is a redirect to another origin (scheme, host and port), which the HTTP
+// client does not follow: the request would take the caller's headers (credentials
+// among them), the session id and the message itself to a server the caller did not
+// name, and a session lives on one endpoint. The caller may name Location instead.
+type RedirectError struct {
+	URL, Location string
+}
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("%s redirected to %s, another origin, which is not followed", e.URL, e.Location)
+}
+
+// redirectWithinOrigin is the CheckRedirect of the HTTP client: redirects are followed
+// within the origin of the first request, up to ten of them as net/http does.
+func redirectWithinOrigin(req *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	if origin(req.URL) != origin(first) {
+		return &RedirectError{URL: first.String(), Location: req.URL.String()}
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
+}
+
+// origin is u's scheme, host and port, the port spelled out when it is the scheme's.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return u.Scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
 
 // HTTPError is a non-2xx answer from the server.
 type HTTPError struct {
@@ -105,6 +141,11 @@ func (c *HTTPClient) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 	if conn.client == nil {
 		conn.client = &http.Client{}
 	}
+	if conn.client.CheckRedirect == nil {
+		hc := *conn.client // the caller's client stays as it is
+		hc.CheckRedirect = redirectWithinOrigin
+		conn.client = &hc
+	}
 	if conn.max <= 0 {
 		conn.max = DefaultMaxMessageSize
 	}
@@ -137,7 +178,7 @@ type HTTPClientConn struct {
 	wg     sync.WaitGroup
 
 	qmu    sync.Mutex
-	queue  []jsonrpc.Message
+	queue  []inbound
 	qwake  chan struct{}
 	done   chan struct{}
 	endErr error
@@ -181,17 +222,26 @@ func (c *HTTPClientConn) ProtocolVersion() string {
 	return c.version
 }
 
-// Read returns the next message from any response or stream. It returns io.EOF after
-// Close, or the error that ended the connection (see [ErrSessionExpired]).
+// inbound is what Read returns next: a message, or a [*jsonrpc.DecodeError] for one that
+// was dropped.
+type inbound struct {
+	m   jsonrpc.Message
+	err error
+}
+
+// Read returns the next message from any response or stream, or a [*jsonrpc.DecodeError]
+// for one over the size limit whose id could be read (a response, to fail its call, or a
+// request, to answer it). It returns io.EOF after Close, or the error that ended the
+// connection (see [ErrSessionExpired]).
 func (c *HTTPClientConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		c.qmu.Lock()
 		if len(c.queue) > 0 {
-			m := c.queue[0]
-			c.queue[0] = nil
+			in := c.queue[0]
+			c.queue[0] = inbound{}
 			c.queue = c.queue[1:]
 			c.qmu.Unlock()
-			return m, nil
+			return in.m, in.err
 		}
 		if c.ended {
 			err := c.endErr
@@ -223,15 +273,32 @@ func (c *HTTPClientConn) enqueue(m jsonrpc.Message) {
 		}
 		c.mu.Unlock()
 	}
+	c.push(inbound{m: m})
+}
+
+// push hands in to Read. It never blocks.
+func (c *HTTPClientConn) push(in inbound) {
 	c.qmu.Lock()
 	if !c.ended {
-		c.queue = append(c.queue, m)
+		c.queue = append(c.queue, in)
 	}
 	c.qmu.Unlock()
 	select {
 	case c.qwake <- struct{}{}:
 	default:
 	}
+}
+
+// dropped hands Read the error of a message dropped for its size, read by k, if it names
+// an id: the call it answers fails, or the request it is gets an error. It reports the id
+// and whether the message was a response.
+func (c *HTTPClientConn) dropped(k *skimmer) (id jsonrpc.ID, response bool) {
+	de := k.decodeError(c.max)
+	if !de.ID.IsValid() {
+		return jsonrpc.ID{}, false
+	}
+	c.push(inbound{err: de})
+	return de.ID, de.Response
 }
 
 // failRequest answers a request locally when its response can no longer arrive, so that
@@ -335,6 +402,10 @@ func (c *HTTPClientConn) do(ctx context.Context, method string, body []byte, las
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
+		var redirect *RedirectError
+		if errors.As(err, &redirect) {
+			return nil, redirect // not the *url.Error around it, which repeats the URL
+		}
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {
 			return nil, fmt.Errorf("%w: cannot connect to %s: %w", ErrUnreachable, c.url, op)
@@ -440,7 +511,7 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 		go func() {
 			defer c.wg.Done()
 			defer cancel()
-			c.readJSONBody(resp.Body, reqID)
+			c.readJSONBody(resp.Body, resp.ContentLength, reqID)
 		}()
 	default:
 		// Includes any body answering a notification or a response: there is nothing to
@@ -458,8 +529,9 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	return nil
 }
 
-// readJSONBody delivers the message(s) of an application/json response.
-func (c *HTTPClientConn) readJSONBody(body io.ReadCloser, reqID jsonrpc.ID) {
+// readJSONBody delivers the message(s) of an application/json response of size bytes
+// (-1: unknown).
+func (c *HTTPClientConn) readJSONBody(body io.ReadCloser, size int64, reqID jsonrpc.ID) {
 	defer body.Close()
 	b, err := io.ReadAll(io.LimitReader(body, int64(c.max)+1))
 	if err != nil {
@@ -467,7 +539,13 @@ func (c *HTTPClientConn) readJSONBody(body io.ReadCloser, reqID jsonrpc.ID) {
 		return
 	}
 	if len(b) > c.max {
-		c.failRequest(reqID, "the response from %s exceeds the %d-byte limit", c.url, c.max)
+		// Only the start was read: what the body says of itself is not known, but it
+		// answers reqID all the same.
+		if c.ctx.Err() == nil {
+			c.push(inbound{err: &jsonrpc.DecodeError{ID: reqID, Response: true,
+				Err:   jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "message too large: the limit is %d bytes", c.max),
+				Cause: &MessageTooLargeError{Size: size, Limit: int64(c.max)}}})
+		}
 		return
 	}
 	frames := []json.RawMessage{b}
@@ -510,6 +588,9 @@ func (c *HTTPClientConn) consume(sr *sseReader, want jsonrpc.ID) (events int, go
 		}
 		if ev.TooLarge {
 			c.log.Warn("skipped an SSE event larger than the message size limit", "limit", c.max, "id", ev.ID)
+			if id, response := c.dropped(ev.Skim); response && want.IsValid() && id == want {
+				return events, true, nil // the call has its answer: an error
+			}
 			continue
 		}
 		if len(ev.Data) == 0 || (ev.Type != "" && ev.Type != "message") {
@@ -528,7 +609,8 @@ func (c *HTTPClientConn) consume(sr *sseReader, want jsonrpc.ID) (events int, go
 }
 
 // reconnectDelay is the wait before a reconnection: the stream's retry, else the latest
-// one any stream advertised, else one second; doubled for each failed attempt.
+// one any stream advertised, else one second; doubled for each failed attempt; never
+// more than maxReconnectDelay, whatever the server asked for.
 func (c *HTTPClientConn) reconnectDelay(streamRetry time.Duration, failures int) time.Duration {
 	d := streamRetry
 	if d <= 0 {
@@ -539,6 +621,7 @@ func (c *HTTPClientConn) reconnectDelay(streamRetry time.Duration, failures int)
 	if d <= 0 {
 		d = defaultClientRetry
 	}
+	d = min(d, maxReconnectDelay)
 	for range failures {
 		d *= 2
 		if d >= maxReconnectDelay {

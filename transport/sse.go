@@ -23,8 +23,10 @@ type sseEvent struct {
 	// Type is the event field; "" means "message".
 	Type string
 	Data []byte
-	// TooLarge reports an event whose data exceeded the limit; Data is then empty.
+	// TooLarge reports an event whose data exceeded the limit; Data is then empty, and
+	// Skim has read what the data says of itself.
 	TooLarge bool
+	Skim     *skimmer
 }
 
 // sseReader parses an event stream. It is not safe for concurrent use.
@@ -62,6 +64,8 @@ func (s *sseReader) release() {
 	}
 }
 
+var newline = []byte("\n")
+
 // errLineTooLong ends a stream whose single line exceeds any sane bound.
 var errLineTooLong = errors.New("sse: line too long")
 
@@ -75,7 +79,7 @@ func (s *sseReader) Next() (sseEvent, error) {
 		data     []byte
 		hasData  bool
 		sawField bool
-		tooLarge bool
+		skim     *skimmer // once the data is too large
 	)
 	for {
 		line, err := s.readLine()
@@ -87,8 +91,8 @@ func (s *sseReader) Next() (sseEvent, error) {
 				continue
 			}
 			ev.ID = s.LastID
-			ev.TooLarge = tooLarge
-			if hasData && !tooLarge {
+			ev.TooLarge, ev.Skim = skim != nil, skim
+			if hasData && skim == nil {
 				ev.Data = bytes.TrimSuffix(data, []byte("\n"))
 			}
 			return ev, nil
@@ -105,11 +109,14 @@ func (s *sseReader) Next() (sseEvent, error) {
 		case "data":
 			sawField = true
 			hasData = true
-			if tooLarge {
-				continue
+			if skim == nil && len(data)+len(value)+1 > s.max {
+				skim = &skimmer{}
+				skim.write(data)
+				data = nil
 			}
-			if len(data)+len(value)+1 > s.max {
-				tooLarge, data = true, nil
+			if skim != nil {
+				skim.write(value)
+				skim.write(newline)
 				continue
 			}
 			data = append(data, value...)
@@ -124,11 +131,31 @@ func (s *sseReader) Next() (sseEvent, error) {
 			sawField = true
 			ev.Type = string(value)
 		case "retry":
-			if ms, err := strconv.ParseUint(string(value), 10, 31); err == nil {
-				s.Retry = time.Duration(ms) * time.Millisecond
+			if d, ok := parseRetry(value); ok {
+				s.Retry = d
 			}
 		}
 	}
+}
+
+// parseRetry reads a retry field: ASCII digits, a count of milliseconds. Any count is
+// taken, bounded by maxReconnectDelay before it becomes a duration (a server may ask for
+// years, or for more than an int64 holds); ok is false when value is not digits.
+func parseRetry(value []byte) (d time.Duration, ok bool) {
+	if len(value) == 0 {
+		return 0, false
+	}
+	const bound = int64(maxReconnectDelay / time.Millisecond)
+	var ms int64
+	for _, c := range value {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if ms <= bound {
+			ms = ms*10 + int64(c-'0')
+		}
+	}
+	return time.Duration(min(ms, bound)) * time.Millisecond, true
 }
 
 // readLine returns one line without its terminator (LF or CRLF), valid until the next

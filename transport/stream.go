@@ -75,14 +75,17 @@ func (s *Stream) readLine() ([]byte, error) {
 	for {
 		frag, err := s.r.ReadSlice('\n')
 		if len(buf)+len(frag) > s.max+2 { // cannot fit even with a "\r\n" to strip
+			k := &skimmer{}
+			k.write(buf)
+			k.write(frag)
 			if errors.Is(err, bufio.ErrBufferFull) {
-				if derr := s.discardLine(); derr != nil && !errors.Is(derr, io.EOF) {
+				if derr := s.discardLine(k); derr != nil && !errors.Is(derr, io.EOF) {
 					return nil, derr
 				}
 			} else if err != nil && !errors.Is(err, io.EOF) {
 				return nil, err
 			}
-			return nil, s.tooLarge()
+			return nil, s.tooLarge(k)
 		}
 		if buf == nil && err == nil {
 			// The whole line is in the reader's buffer, the usual case: decoded from
@@ -100,7 +103,9 @@ func (s *Stream) readLine() ([]byte, error) {
 			// A final message without a newline is still a message.
 			line := bytes.TrimSuffix(bytes.TrimSuffix(buf, []byte("\n")), []byte("\r"))
 			if len(line) > s.max {
-				return nil, s.tooLarge()
+				k := &skimmer{}
+				k.write(line)
+				return nil, s.tooLarge(k)
 			}
 			return line, nil
 		case errors.Is(err, bufio.ErrBufferFull):
@@ -111,15 +116,17 @@ func (s *Stream) readLine() ([]byte, error) {
 	}
 }
 
-func (s *Stream) tooLarge() error {
-	return &jsonrpc.DecodeError{Err: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
-		"message too large: the limit is %d bytes", s.max)}
+// tooLarge is the error of a line over the limit, which k has read: a request's id is
+// named in the reply, and a response fails the call it answers.
+func (s *Stream) tooLarge(k *skimmer) error {
+	return k.decodeError(s.max)
 }
 
-// discardLine skips the rest of the current line, including its newline.
-func (s *Stream) discardLine() error {
+// discardLine skips the rest of the current line, including its newline, through k.
+func (s *Stream) discardLine(k *skimmer) error {
 	for {
-		_, err := s.r.ReadSlice('\n')
+		frag, err := s.r.ReadSlice('\n')
+		k.write(frag)
 		if err == nil {
 			return nil
 		}

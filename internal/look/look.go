@@ -85,7 +85,7 @@ func TTL(ms *int64) string {
 	if ms == nil {
 		return "unlimited"
 	}
-	return Duration(time.Duration(*ms) * time.Millisecond)
+	return Duration(mcp.Milliseconds(*ms))
 }
 
 // shortID is how many characters of a task id [ShortID] keeps.

@@ -76,6 +76,7 @@ func TestTTL(t *testing.T) {
 		{ms(30_000), "30s"},
 		{ms(600_000), "10m00s"},
 		{ms(3_600_000), "1h00m"},
+		{ms(1e13), "2562047h47m"}, // the longest duration, not a wrapped negative one
 	} {
 		if got := TTL(tt.ttl); got != tt.want {
 			t.Errorf("TTL(%v) = %q, want %q", tt.ttl, got, tt.want)
@@ -143,6 +144,18 @@ func TestSentence(t *testing.T) {
 			"the server answered HTTP 500: overloaded"},
 		{fmt.Errorf("tools/list: %w", &jsonrpc.CallError{Method: "tools/list", Op: jsonrpc.OpDecode, Err: errors.New("json: cannot unmarshal string into Go value of type []mcp.Tool")}),
 			"decoding tools/list result: json: cannot unmarshal string into Go value of type []mcp.Tool"},
+		{&client.ListLimitError{Method: "tools/list", Pages: 1000, Items: 1000, MaxPages: 1000, MaxItems: 100000},
+			"the server's tools/list went on past 1000 pages; mcpi stopped there (--max-pages raises the bound)"},
+		{fmt.Errorf("x: %w", &client.ListLimitError{Method: "tasks/list", Pages: 3, Items: 10, MaxPages: 1000, MaxItems: 10, ItemBound: true}),
+			"the server's tasks/list went on past 10 items; mcpi stopped there (--max-items raises the bound)"},
+		{fmt.Errorf("tools/list: %w", &jsonrpc.CallError{Method: "tools/list", Op: jsonrpc.OpReceive, Err: &transport.MessageTooLargeError{Size: 5242913, Limit: 4194304}}),
+			"the server's answer to tools/list was dropped: message too large (5242913 bytes, limit 4194304; --max-message-size)"},
+		{&transport.MessageTooLargeError{Size: -1, Limit: 1024},
+			"message too large (over the limit of 1024 bytes; --max-message-size)"},
+		{fmt.Errorf("tools/list: %w", &client.TimeoutError{Method: "tools/list", Timeout: 5 * time.Minute}),
+			"the server did not answer tools/list within 5m00s (--timeout raises the bound)"},
+		{&jsonrpc.CallError{Method: "initialize", Op: jsonrpc.OpSend, Err: &transport.RedirectError{URL: "http://a/mcp", Location: "https://b/mcp"}},
+			"the server redirected to https://b/mcp, another origin, which mcpi does not follow with your headers and session (name it with --url if you trust it)"},
 		{errors.New("something else"), "something else"},
 	})
 }

@@ -24,6 +24,10 @@ func Sentence(err error) string {
 		rpc     *jsonrpc.Error
 		httpErr *transport.HTTPError
 		end     *client.TaskEndError
+		limit   *client.ListLimitError
+		large   *transport.MessageTooLargeError
+		timeout *client.TimeoutError
+		moved   *transport.RedirectError
 	)
 	switch {
 	case err == nil:
@@ -34,6 +38,17 @@ func Sentence(err error) string {
 		return arg.Error()
 	case errors.As(err, &support):
 		return support.Error()
+	case errors.As(err, &moved):
+		return fmt.Sprintf("the server redirected to %s, another origin, which mcpi does not follow with your headers and session (name it with --url if you trust it)", moved.Location)
+	case errors.As(err, &timeout):
+		return fmt.Sprintf("the server did not answer %s within %s (--timeout raises the bound)", timeout.Method, Duration(timeout.Timeout))
+	case errors.As(err, &large):
+		return dropped(err) + tooLarge(large)
+	case errors.As(err, &limit):
+		if limit.ItemBound {
+			return fmt.Sprintf("the server's %s went on past %d items; mcpi stopped there (--max-items raises the bound)", limit.Method, limit.MaxItems)
+		}
+		return fmt.Sprintf("the server's %s went on past %d pages; mcpi stopped there (--max-pages raises the bound)", limit.Method, limit.MaxPages)
 	case errors.Is(err, context.Canceled):
 		return "interrupted"
 	case errors.As(err, &end) && errors.Is(end.Reason, client.ErrTaskCancelled):
@@ -59,6 +74,25 @@ func Sentence(err error) string {
 		return call.Error() // it names the method: the layers around it add nothing
 	}
 	return err.Error()
+}
+
+// tooLarge words a message dropped for its size, with the flag that raises the limit:
+// "message too large (5242913 bytes, limit 4194304; --max-message-size)".
+func tooLarge(e *transport.MessageTooLargeError) string {
+	if e.Size < 0 {
+		return fmt.Sprintf("message too large (over the limit of %d bytes; --max-message-size)", e.Limit)
+	}
+	return fmt.Sprintf("message too large (%d bytes, limit %d; --max-message-size)", e.Size, e.Limit)
+}
+
+// dropped names the call whose answer err says was dropped, as "the server's answer to
+// tools/list was dropped: ", or is "" when err names none.
+func dropped(err error) string {
+	var call *jsonrpc.CallError
+	if errors.As(err, &call) && call.Op == jsonrpc.OpReceive {
+		return fmt.Sprintf("the server's answer to %s was dropped: ", call.Method)
+	}
+	return ""
 }
 
 // Lost says how the connection of a session was lost, as "the server exited (exit status

@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 
@@ -58,13 +57,22 @@ type Set struct {
 	Sampling    map[string]Sampling
 }
 
+// MaxFileSize bounds an answers file: answers are short, and a file named by mistake
+// (or /dev/zero) must not exhaust memory.
+const MaxFileSize = 4 << 20
+
 // Load reads and checks an answers file. Every error is a [*cmdutil.UsageError] of one
 // sentence that names the file.
 func Load(file string) (*Set, error) {
-	data, err := os.ReadFile(file)
+	data, err := cmdutil.ReadFile(file, MaxFileSize)
 	if err != nil {
-		var pe *fs.PathError
+		var (
+			pe    *fs.PathError
+			large *cmdutil.FileTooLargeError
+		)
 		switch {
+		case errors.As(err, &large):
+			return nil, cmdutil.UsageErrorf("the answers file %s is too large (over %s)", file, cmdutil.Size(large.Limit))
 		case errors.Is(err, fs.ErrNotExist):
 			return nil, cmdutil.UsageErrorf("the answers file %s does not exist", file)
 		case errors.As(err, &pe):

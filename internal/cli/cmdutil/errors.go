@@ -169,6 +169,9 @@ type TaskError struct {
 	Message string
 	// Embedded is set when the server asked was the embedded demo server.
 	Embedded bool
+	// Recorded is set for an unknown task that the local state file recorded on that
+	// server, and Forgotten once its entry is removed.
+	Recorded, Forgotten bool
 }
 
 func (e *TaskError) Error() string {
@@ -181,6 +184,12 @@ func (e *TaskError) Error() string {
 		}
 		return fmt.Sprintf("the task %q failed", e.ID)
 	}
+	switch {
+	case e.Forgotten:
+		return fmt.Sprintf("the server no longer knows the task %q (it expired, or the server restarted); mcpi has removed it from its local list of tasks", e.ID)
+	case e.Recorded:
+		return fmt.Sprintf("the server no longer knows the task %q (it expired, or the server restarted)", e.ID)
+	}
 	if e.Embedded {
 		return fmt.Sprintf("the embedded demo server has no task %q (a task of an earlier mcpi run lives on the server it ran on: name that server with --url, --stdio or --config)", e.ID)
 	}
@@ -188,7 +197,8 @@ func (e *TaskError) Error() string {
 }
 
 // InterruptedTaskError is a followed task that mcpi stopped following on Ctrl-C: left
-// running on the server, or cancelled there.
+// running on the server, or cancelled there; or, with no ID, a task call that Ctrl-C
+// withdrew before the server had answered it with a task.
 type InterruptedTaskError struct {
 	ID string
 	// Cancelled is set when the task was cancelled on the server; CancelErr when that
@@ -203,6 +213,8 @@ type InterruptedTaskError struct {
 
 func (e *InterruptedTaskError) Error() string {
 	switch {
+	case e.ID == "":
+		return "interrupted before the server created the task; the call was withdrawn, and with no task id there is nothing to cancel or to fetch later"
 	case e.CancelErr != nil:
 		msg, _ := Describe(e.CancelErr)
 		return fmt.Sprintf("interrupted; cancelling the task %q failed: %s", e.ID, msg)
@@ -282,7 +294,10 @@ func describe(err error) (sentence string, code int) {
 func describeConfig(e *ConfigError) string {
 	var syn *syntaxError
 	var pathErr *fs.PathError
+	var large *FileTooLargeError
 	switch {
+	case errors.As(e.Err, &large):
+		return fmt.Sprintf("the config file %s is too large (over %s)", e.File, Size(large.Limit))
 	case errors.As(e.Err, &syn) && syn.Shape:
 		return fmt.Sprintf("the config file %s is not in the mcpServers format: %s", e.File, syn.Msg)
 	case errors.As(e.Err, &syn):
@@ -379,6 +394,7 @@ func describeConnect(e *ConnectError) string {
 		dnsErr  *net.DNSError
 		httpErr *transport.HTTPError
 		rpc     *jsonrpc.Error
+		timeout *client.TimeoutError
 	)
 	switch {
 	case errors.As(e.Err, &execErr):
@@ -404,6 +420,8 @@ func describeConnect(e *ConnectError) string {
 		return fmt.Sprintf("%s answered HTTP %d: %s", e.who(), httpErr.StatusCode, httpErr.Message)
 	case errors.As(e.Err, &rpc):
 		return fmt.Sprintf("%s refused to start a session: %s (JSON-RPC error %d)", e.who(), strings.TrimSuffix(rpc.Message, "."), rpc.Code)
+	case errors.As(e.Err, &timeout):
+		return fmt.Sprintf("%s did not answer initialize within %s (--timeout raises the bound)", e.who(), look.Duration(timeout.Timeout))
 	case errors.Is(e.Err, context.DeadlineExceeded):
 		return fmt.Sprintf("%s did not finish initializing within %s", e.who(), e.Timeout)
 	case errors.Is(e.Err, context.Canceled):

@@ -9,11 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -52,7 +53,119 @@ type Selection struct {
 	Server string
 	// InitTimeout bounds initialization; 0 means [DefaultInitTimeout].
 	InitTimeout time.Duration
+	// Limits bound what the server can make mcpi hold or wait for.
+	Limits Limits
 }
+
+// Limits bound what one server can make mcpi hold or wait for. The zero value means the
+// library's defaults.
+type Limits struct {
+	// MaxPages and MaxItems bound one listing (see [client.Options.MaxPages]); a negative
+	// value removes the bound.
+	MaxPages, MaxItems int
+	// MaxMessageSize bounds one message from the server, in bytes (see
+	// [transport.DefaultMaxMessageSize]).
+	MaxMessageSize int
+	// Timeout bounds how long each request waits for its answer (see
+	// [client.Options.RequestTimeout]); zero means no bound.
+	Timeout time.Duration
+}
+
+// DefaultTimeout is --timeout's default: generous, as a plain tool call may take minutes
+// (a long one belongs in a task, which it does not bound past its creation).
+const DefaultTimeout = 5 * time.Minute
+
+// addFlags registers the limits' flags on fs, with the defaults they stand for.
+func (l *Limits) addFlags(fs *pflag.FlagSet) {
+	l.MaxPages, l.MaxItems = client.DefaultMaxPages, client.DefaultMaxItems
+	fs.Var(bound{&l.MaxPages}, "max-pages", "stop a listing after `N` pages, as a server may hand out cursors forever (0: no bound)")
+	fs.Var(bound{&l.MaxItems}, "max-items", "stop a listing after `N` items (0: no bound)")
+	l.MaxMessageSize = transport.DefaultMaxMessageSize
+	fs.Var(byteSize{&l.MaxMessageSize}, "max-message-size", "drop a message from the server over `SIZE` (bytes, or with KiB, MiB, GiB), failing the request it answers")
+	fs.DurationVar(&l.Timeout, "timeout", DefaultTimeout, "give up on a request the server has not answered within `DURATION` (0: never); a task is followed past it")
+}
+
+// apply sets the limits in a copy of opts (nil: the defaults).
+func (l *Limits) apply(opts *client.Options) *client.Options {
+	o := client.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	if l.MaxPages != 0 {
+		o.MaxPages = l.MaxPages
+	}
+	if l.MaxItems != 0 {
+		o.MaxItems = l.MaxItems
+	}
+	if l.Timeout != 0 {
+		o.RequestTimeout = max(l.Timeout, 0)
+	}
+	return &o
+}
+
+// bound is an int flag whose 0 means "no bound": it is kept as -1, so that the zero
+// [Limits] still means the defaults.
+type bound struct{ p *int }
+
+func (b bound) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("want a whole number")
+	}
+	if n <= 0 {
+		n = -1
+	}
+	*b.p = n
+	return nil
+}
+
+func (b bound) String() string {
+	if b.p == nil || *b.p < 0 {
+		return "0"
+	}
+	return strconv.Itoa(*b.p)
+}
+
+func (b bound) Type() string { return "int" }
+
+// byteSize is a positive size flag in bytes, or with a binary unit: 512KiB, 8MiB, 1GiB
+// (K, M and G mean the same).
+type byteSize struct{ p *int }
+
+var byteUnits = []struct {
+	suffix string
+	n      int
+}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}}
+
+func (b byteSize) Set(s string) error {
+	unit, num := 1, strings.TrimSpace(s)
+	for _, u := range byteUnits {
+		if len(num) > len(u.suffix) && strings.EqualFold(num[len(num)-len(u.suffix):], u.suffix) {
+			unit, num = u.n, strings.TrimSpace(num[:len(num)-len(u.suffix)])
+			break
+		}
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n <= 0 || n > math.MaxInt32/unit {
+		return errors.New("want a size such as 4194304, 512KiB or 16MiB, from 1 byte to 2GiB")
+	}
+	*b.p = n * unit
+	return nil
+}
+
+func (b byteSize) String() string {
+	if b.p == nil {
+		return ""
+	}
+	for _, u := range byteUnits[:3] {
+		if *b.p >= u.n && *b.p%u.n == 0 {
+			return strconv.Itoa(*b.p/u.n) + u.suffix
+		}
+	}
+	return strconv.Itoa(*b.p)
+}
+
+func (b byteSize) Type() string { return "size" }
 
 // AddFlags registers the selection flags on fs (the root command's persistent flags).
 func (s *Selection) AddFlags(fs *pflag.FlagSet) {
@@ -63,6 +176,7 @@ func (s *Selection) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&s.Headers, "header", nil, "send the HTTP header `K=V` with every request (repeatable)")
 	fs.StringVar(&s.Config, "config", "", "read servers from `FILE` in the mcpServers JSON format")
 	fs.StringVar(&s.Server, "server", "", "use the server `NAME` of the --config file")
+	s.Limits.addFlags(fs)
 }
 
 // IsSet reports whether any selection flag was given.
@@ -131,7 +245,7 @@ func (s *Selection) stdio(argv []string, env map[string]string, dir, name string
 	}
 	sort.Strings(envList)
 	return &Target{
-		Transport: &transport.Command{Path: argv[0], Args: argv[1:], Env: envList, Dir: dir},
+		Transport: &transport.Command{Path: argv[0], Args: argv[1:], Env: envList, Dir: dir, MaxMessageSize: s.Limits.MaxMessageSize},
 		Name:      name,
 		Stdio:     true,
 	}
@@ -142,7 +256,7 @@ func (s *Selection) http(rawURL string, headers http.Header) (*Target, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, cmdutil.UsageErrorf("%q is not a server URL: give an http:// or https:// URL", rawURL)
 	}
-	return &Target{Transport: &transport.HTTPClient{URL: rawURL, Header: headers}, Name: rawURL}, nil
+	return &Target{Transport: &transport.HTTPClient{URL: rawURL, Header: headers, MaxMessageSize: s.Limits.MaxMessageSize}, Name: rawURL}, nil
 }
 
 func embedded() *Target {
@@ -170,7 +284,7 @@ func (s *Selection) Connect(ctx context.Context, opts *client.Options) (*client.
 	rec := &recorder{Transport: t.Transport}
 	ictx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	sess, err := client.New(Impl, opts).Connect(ictx, rec)
+	sess, err := client.New(Impl, s.Limits.apply(opts)).Connect(ictx, rec)
 	if err == nil {
 		return sess, nil
 	}
@@ -284,9 +398,13 @@ type Config struct {
 	MCPServers map[string]ServerConfig `json:"mcpServers"`
 }
 
+// MaxConfigSize bounds a config file: an mcpServers file is small, and a file named by
+// mistake (or /dev/zero) must not exhaust memory.
+const MaxConfigSize = 1 << 20
+
 // ReadConfig reads and parses a config file.
 func ReadConfig(file string) (*Config, error) {
-	data, err := os.ReadFile(file)
+	data, err := cmdutil.ReadFile(file, MaxConfigSize)
 	if err != nil {
 		return nil, &cmdutil.ConfigError{File: file, Err: err}
 	}

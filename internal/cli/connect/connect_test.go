@@ -1,11 +1,16 @@
 package connect
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcpi-dev/mcpi/client"
 
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/transport"
@@ -129,5 +134,52 @@ func TestEmbedded(t *testing.T) {
 	tg, err := (&Selection{}).Resolve()
 	if err != nil || tg.Name != EmbeddedTarget {
 		t.Fatalf("%+v, %v", tg, err)
+	}
+}
+
+func TestLimitsFlags(t *testing.T) {
+	parse := func(args ...string) (*Selection, error) {
+		s := &Selection{}
+		fs := pflag.NewFlagSet("mcpi", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		s.AddFlags(fs)
+		return s, fs.Parse(args)
+	}
+	s, err := parse()
+	if err != nil || s.Limits.MaxPages != client.DefaultMaxPages || s.Limits.MaxItems != client.DefaultMaxItems ||
+		s.Limits.MaxMessageSize != transport.DefaultMaxMessageSize {
+		t.Fatalf("defaults %+v, %v", s.Limits, err)
+	}
+	s, err = parse("--max-pages", "0", "--max-items", "5", "--max-message-size", "16MiB")
+	if err != nil || s.Limits.MaxPages != -1 || s.Limits.MaxItems != 5 || s.Limits.MaxMessageSize != 16<<20 {
+		t.Fatalf("%+v, %v", s.Limits, err)
+	}
+	for in, want := range map[string]int{"1": 1, "512KiB": 512 << 10, "8m": 8 << 20, "1GiB": 1 << 30, "2 MiB": 2 << 20, "100B": 100} {
+		if s, err := parse("--max-message-size", in); err != nil || s.Limits.MaxMessageSize != want {
+			t.Errorf("--max-message-size %s: %d, %v; want %d", in, s.Limits.MaxMessageSize, err, want)
+		}
+	}
+	for _, bad := range []string{"0", "-1", "x", "4TB", "3GiB", "MiB"} {
+		if _, err := parse("--max-message-size", bad); err == nil {
+			t.Errorf("--max-message-size %s was taken", bad)
+		}
+	}
+	if got := (byteSize{new(100)}).String(); got != "100" {
+		t.Errorf("String() = %q", got)
+	}
+	if got := (byteSize{new(4 << 20)}).String(); got != "4MiB" {
+		t.Errorf("String() = %q", got)
+	}
+}
+
+// TestReadConfigBounded: a config file is read up to MaxConfigSize, so that --config
+// /dev/zero is refused instead of exhausting memory.
+func TestReadConfigBounded(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	_, err := ReadConfig("/dev/zero")
+	if msg, code := cmdutil.Describe(err); msg != "the config file /dev/zero is too large (over 1 MiB)" || code != 2 {
+		t.Fatalf("--config /dev/zero: %q (exit %d)", msg, code)
 	}
 }

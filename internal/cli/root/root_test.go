@@ -21,6 +21,9 @@ import (
 var mcpiBin string
 
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(fakeServerEnv); mode != "" {
+		os.Exit(fakeServer(mode))
+	}
 	dir, err := os.MkdirTemp("", "mcpi-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -3,7 +3,8 @@
 // server flags that reach them again, so that "mcpi tasks result ID" needs no flags.
 //
 // The file is tasks.json in $MCPI_STATE_DIR, else $XDG_STATE_HOME/mcpi, else
-// ~/.local/state/mcpi. It is written atomically (a temporary file renamed over it),
+// ~/.local/state/mcpi. It is written atomically (a temporary file renamed over it), under
+// a lock on its directory so that concurrent mcpi processes lose none of their changes,
 // readable by its owner only (server flags may hold credentials in --header values), and
 // bounded: entries whose TTL has run out are dropped, and only the newest [MaxEntries]
 // are kept.
@@ -63,6 +64,12 @@ func FromSelection(sel *connect.Selection) Server {
 		Config:  abs(sel.Config),
 		Server:  sel.Server,
 	}
+}
+
+// Same reports whether s and o select the same server.
+func (s Server) Same(o Server) bool {
+	return s.Stdio == o.Stdio && slices.Equal(s.Env, o.Env) && s.Cwd == o.Cwd && s.URL == o.URL &&
+		slices.Equal(s.Headers, o.Headers) && s.Config == o.Config && s.Server == o.Server
 }
 
 // Apply sets sel's flags to the recorded ones.
@@ -137,12 +144,13 @@ type Entry struct {
 	TTL *int64 `json:"ttl"`
 }
 
-// Expires is when the server may delete the task; ok is false for an unlimited TTL.
+// Expires is when the server may delete the task; ok is false for an unlimited TTL. A
+// TTL too long for a time.Duration counts as the longest one, not as a negative one.
 func (e Entry) Expires() (at time.Time, ok bool) {
 	if e.TTL == nil {
 		return time.Time{}, false
 	}
-	return e.Created.Add(time.Duration(*e.TTL) * time.Millisecond), true
+	return e.Created.Add(mcp.Milliseconds(*e.TTL)), true
 }
 
 type file struct {
@@ -243,13 +251,46 @@ func (s *Store) Find(id string) (Entry, bool, error) {
 
 // Add records an entry, replacing one with the same task id.
 func (s *Store) Add(e Entry) error {
+	return s.change(func(entries []Entry) []Entry {
+		entries = slices.DeleteFunc(entries, func(x Entry) bool { return x.TaskID == e.TaskID })
+		return append(entries, e)
+	})
+}
+
+// Forget removes the entry of a task id, if there is one.
+func (s *Store) Forget(id string) error {
+	return s.change(func(entries []Entry) []Entry {
+		return slices.DeleteFunc(entries, func(x Entry) bool { return x.TaskID == id })
+	})
+}
+
+// change reads the entries, changes them with f and writes them back, with the directory
+// locked throughout: two processes that change the file at once would otherwise each
+// write what they read, and one change would be lost.
+func (s *Store) change(f func([]Entry) []Entry) error {
+	dir := filepath.Dir(s.Path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return s.writeErr(err)
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return s.writeErr(fmt.Errorf("locking its directory: %w", err))
+	}
+	defer unlock()
 	entries, err := s.Load()
 	if err != nil {
 		return err
 	}
-	entries = slices.DeleteFunc(entries, func(x Entry) bool { return x.TaskID == e.TaskID })
-	entries = s.prune(append(entries, e))
-	return s.write(entries)
+	return s.write(s.prune(f(entries)))
+}
+
+// writeErr is the error of a state file that cannot be written.
+func (s *Store) writeErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return cmdutil.UsageErrorf("cannot write the state file %s: %v", s.Path, err)
 }
 
 // write replaces the file atomically: a temporary file in the same directory, renamed.
@@ -263,13 +304,7 @@ func (s *Store) write(entries []Entry) error {
 	}
 	data = append(data, '\n')
 	dir := filepath.Dir(s.Path)
-	fail := func(err error) error {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return cmdutil.UsageErrorf("cannot write the state file %s: %v", s.Path, err)
-	}
+	fail := s.writeErr
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fail(err)
 	}

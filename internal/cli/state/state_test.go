@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -75,6 +76,22 @@ func TestAddFind(t *testing.T) {
 	now = now.Add(time.Minute)
 	if entries, _ := s.Load(); len(entries) != 0 {
 		t.Errorf("expired entry kept: %+v", entries)
+	}
+}
+
+// TestHugeTTL: a ttl too long for a time.Duration (over 1e13 ms once wrapped negative, so
+// that the entry was dropped as expired at once) keeps the entry.
+func TestHugeTTL(t *testing.T) {
+	now := time.Date(2026, 8, 1, 10, 0, 0, 0, time.UTC)
+	s := &Store{Path: filepath.Join(t.TempDir(), FileName), Now: func() time.Time { return now }}
+	for _, ttl := range []int64{1e13, 9e15, math.MaxInt64} {
+		id := fmt.Sprint("t", ttl)
+		if err := s.Add(Entry{TaskID: id, Created: now, TTL: ptr(ttl)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := s.Find(id); !ok || err != nil {
+			t.Errorf("the entry with ttl %d ms was dropped (%v)", ttl, err)
+		}
 	}
 }
 

@@ -31,7 +31,9 @@ func NewCmd(f *cmdutil.Factory, sel *connect.Selection, runF func(context.Contex
 tool call would have returned. With --json: the CallToolResult.
 
 Without server flags, a task recorded in the local state file (by --detach, or
-Ctrl-C while following) is fetched from the server it was started on.
+Ctrl-C while following) is fetched from the server it was started on. When that
+server no longer knows the task (it expired, or the server restarted), the task
+is removed from the state file, and mcpi says so.
 
 While it waits, the server may ask for input for the task (elicitation, sampling):
 it is answered at a prompt on a terminal, or from --answers FILE (see "mcpi tools

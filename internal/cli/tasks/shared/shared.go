@@ -30,6 +30,10 @@ type Options struct {
 	// State is the local state file; nil means the default one.
 	State *state.Store
 	JSON  bool
+
+	// recorded is the state file's entry of the task, once Resolve has found it and the
+	// selected server is the one it records.
+	recorded *state.Entry
 }
 
 // NewOptions returns the options of a command built from f.
@@ -69,6 +73,9 @@ func (o *Options) Resolve(id string) (entry state.Entry, found bool, err error) 
 	if found && o.Embedded() && o.Selection != nil {
 		entry.Server.Apply(o.Selection) // Connect reads the selection when it is called
 	}
+	if found && o.Selection != nil && state.FromSelection(o.Selection).Same(entry.Server) {
+		o.recorded = &entry
+	}
 	return entry, found, nil
 }
 
@@ -92,8 +99,20 @@ func (o *Options) OutcomeErr(err error, id string) error {
 	return err
 }
 
+// unknown is the error of a task id the server does not know. A task the state file
+// records on that server can never be reached again (its ttl has not run out, or the
+// file would have dropped it: the server restarted, or lost it otherwise), so its entry
+// is removed, and the error says so.
 func (o *Options) unknown(id string) error {
-	return &cmdutil.TaskError{ID: id, Reason: cmdutil.TaskUnknown, Embedded: o.Embedded()}
+	e := &cmdutil.TaskError{ID: id, Reason: cmdutil.TaskUnknown, Embedded: o.Embedded()}
+	if o.recorded == nil || o.recorded.TaskID != id {
+		return e
+	}
+	e.Recorded = true
+	if store, err := o.Store(); err == nil && store.Forget(id) == nil {
+		e.Forgotten = true
+	}
+	return e
 }
 
 // NeedList refuses tasks/list with a server that declares no tasks.list.
@@ -169,6 +188,6 @@ func PrintTask(w io.Writer, t mcp.Task, entry *state.Entry, now time.Time) {
 	}
 	row("TTL", ttl)
 	if t.PollInterval != nil {
-		row("Poll", look.Duration(time.Duration(*t.PollInterval)*time.Millisecond))
+		row("Poll", look.Duration(mcp.Milliseconds(*t.PollInterval)))
 	}
 }

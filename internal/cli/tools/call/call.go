@@ -80,6 +80,8 @@ once; the task is recorded in the local state file, so that
 --local" shows the recorded tasks). Ctrl-C while following asks, on a terminal,
 whether to cancel the task on the server or leave it running; without a
 terminal it leaves it running, records it, and says how to fetch its result.
+Ctrl-C before the server has created the task waits two seconds for its id,
+then withdraws the call.
 
 ` + taskview.EventsHelp + `
 

@@ -53,6 +53,7 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 
 	interrupt := ctx.Done()
 	interrupted := false
+	var giveUp <-chan time.Time // after Ctrl-C, until the task's id comes
 	var task *client.Task
 	created := false
 	// The polls of receiver tasks (requests the server runs as tasks on mcpi) are shown
@@ -67,8 +68,16 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 			if task != nil {
 				return leave(opts, sess, live, task)
 			}
-			// Not created yet: wait for the id (or the call's failure).
+			// Not created yet: the id may be on its way, and with it the task can be
+			// cancelled or left running, so it is waited for, but not for long.
+			giveUp = time.After(idGrace)
 			continue
+		case <-giveUp:
+			stop() // withdraws the call (notifications/cancelled)
+			if live != nil {
+				live.Stop(true)
+			}
+			return &cmdutil.InterruptedTaskError{}
 		case e, ok := <-events:
 			if !ok {
 				return fmt.Errorf("the task's events ended before its outcome: %w", sess.Err())
@@ -123,6 +132,9 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 		}
 	}
 }
+
+// idGrace is how long Ctrl-C waits for the id of a task the server has not created yet.
+const idGrace = 2 * time.Second
 
 // finishJSON is finish for output that was already printed as events.
 func finishJSON(opts *Options, sess *cmdutil.Session, res *mcp.CallToolResult, err error) error {

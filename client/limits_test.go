@@ -1,0 +1,202 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/tasktest"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+// rawServer connects a client with opts to a bare JSON-RPC peer over an in-memory pipe:
+// the peer answers initialize, and every other request with handle, so that a test can
+// play a server that misbehaves in ways mcpi's own server never does.
+func rawServer(t *testing.T, opts *client.Options, handle jsonrpc.HandlerFunc) *client.Session {
+	t.Helper()
+	tr := transport.PipeTransport{Serve: func(_ context.Context, conn jsonrpc.Connection) error {
+		srv := jsonrpc.NewConn(conn, jsonrpc.Options{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			switch req.Method {
+			case mcp.MethodInitialize:
+				return &mcp.InitializeResult{
+					ProtocolVersion: mcp.LatestProtocolVersion,
+					ServerInfo:      mcp.Implementation{Name: "raw", Version: "1"},
+					Capabilities: mcp.ServerCapabilities{
+						Tools: &mcp.ToolsCapability{},
+						Tasks: &mcp.ServerTasksCapability{List: &struct{}{}, Cancel: &struct{}{}, Requests: &mcp.ServerTaskRequests{Tools: &mcp.TaskToolRequests{Call: &struct{}{}}}},
+					},
+				}, nil
+			case mcp.NotificationInitialized:
+				return nil, nil
+			}
+			return handle(ctx, req)
+		})})
+		t.Cleanup(func() { srv.Close() })
+		return nil
+	}}
+	s, err := client.New(mcp.Implementation{Name: "mcpi-test", Version: "1"}, opts).Connect(context.Background(), tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// endless answers every list with one item and a new cursor, forever.
+func endless(_ context.Context, req *jsonrpc.Request) (any, error) {
+	n := 0
+	var p mcp.PaginatedParams
+	if err := json.Unmarshal(req.Params, &p); err == nil && p.Cursor != "" {
+		fmt.Sscanf(p.Cursor, "c%d", &n)
+	}
+	next := fmt.Sprintf("c%d", n+1)
+	switch req.Method {
+	case mcp.MethodToolsList:
+		return &mcp.ListToolsResult{Tools: []mcp.Tool{{Name: fmt.Sprintf("t%d", n), InputSchema: []byte(`{"type":"object"}`)}}, NextCursor: next}, nil
+	case mcp.MethodTasksList:
+		return &mcp.ListTasksResult{Tasks: []mcp.Task{{TaskID: fmt.Sprintf("t%d", n), Status: mcp.TaskStatusWorking}}, NextCursor: next}, nil
+	}
+	return nil, jsonrpc.ErrMethodNotFound
+}
+
+// TestPaginationBounded: a server that hands out a new cursor forever ends a listing at
+// the page bound with a *ListLimitError, after yielding what it fetched.
+func TestPaginationBounded(t *testing.T) {
+	s := rawServer(t, &client.Options{MaxPages: 50}, endless)
+	ctx := context.Background()
+	n := 0
+	var err error
+	for _, e := range s.Tools(ctx, nil) {
+		if e != nil {
+			err = e
+			break
+		}
+		n++
+	}
+	var limit *client.ListLimitError
+	if !errors.As(err, &limit) {
+		t.Fatalf("after %d tools: %v, want a *error", n, err)
+	}
+	if n != 50 || limit.Pages != 50 || limit.MaxPages != 50 || limit.Method != mcp.MethodToolsList {
+		t.Errorf("%d tools, error %+v; want 50 tools and the page bound of tools/list", n, limit)
+	}
+
+	// The same for tasks/list, and for the item bound.
+	s = rawServer(t, &client.Options{MaxItems: 30}, endless)
+	n, err = 0, nil
+	for _, e := range s.ServerTasks(ctx, nil) {
+		if e != nil {
+			err = e
+			break
+		}
+		n++
+	}
+	if !errors.As(err, &limit) || n != 30 || limit.Items != 30 || limit.MaxItems != 30 {
+		t.Fatalf("after %d tasks: %v, want the item bound of 30", n, err)
+	}
+}
+
+// TestPaginationDefaultBound: the bounds are on by default.
+func TestPaginationDefaultBound(t *testing.T) {
+	s := rawServer(t, nil, endless)
+	var err error
+	n := 0
+	for _, e := range s.Tools(context.Background(), nil) {
+		if e != nil {
+			err = e
+			break
+		}
+		n++
+	}
+	var limit *client.ListLimitError
+	if !errors.As(err, &limit) || n != client.DefaultMaxPages {
+		t.Fatalf("after %d tools: %v, want the default bound of %d pages", n, err, client.DefaultMaxPages)
+	}
+}
+
+// TestHugePollInterval: a pollInterval too large for a time.Duration (9e12 ms) once wrapped
+// negative and had the client poll nonstop, and 1e12 ms waited 31 years; the follower
+// clamps it to MaxPollInterval, and to the task's ttl.
+func TestHugePollInterval(t *testing.T) {
+	for _, c := range tasktest.HugeIntervals {
+		t.Run(c.Name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				peer := tasktest.NewStuck(mcp.MethodToolsCall, c)
+				s := rawServer(t, nil, peer.Handle)
+				if _, err := s.StartToolTask(context.Background(), &mcp.CallToolParams{Name: "x"}, &client.CallOptions{SendAnyway: true}); err != nil {
+					t.Fatal(err)
+				}
+				peer.ExpectPolls(t, c, func() { s.Close() })
+				s.Close()
+			})
+		})
+	}
+}
+
+// TestRequestTimeout: a request the server never answers fails after RequestTimeout with
+// a *TimeoutError, and the server is told it was withdrawn; a task is followed past it,
+// its tasks/result waiting as long as the task runs.
+func TestRequestTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		withdrawn := make(chan struct{})
+		const taskTime = 10 * time.Minute
+		var ends time.Time
+		s := rawServer(t, &client.Options{RequestTimeout: 2 * time.Second}, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			now := time.Now()
+			switch req.Method {
+			case mcp.MethodToolsList:
+				<-ctx.Done() // never answered; the client withdraws it
+				close(withdrawn)
+				return nil, ctx.Err()
+			case mcp.MethodToolsCall:
+				ends = now.Add(taskTime)
+				return &mcp.CreateTaskResult{Task: mcp.Task{TaskID: "t1", Status: mcp.TaskStatusWorking,
+					CreatedAt: mcp.FormatTime(now), LastUpdatedAt: mcp.FormatTime(now), PollInterval: new(int64(1000))}}, nil
+			case mcp.MethodTasksGet:
+				return &mcp.GetTaskResult{Task: mcp.Task{TaskID: "t1", Status: mcp.TaskStatusInputRequired,
+					CreatedAt: mcp.FormatTime(now), LastUpdatedAt: mcp.FormatTime(now), PollInterval: new(int64(1000))}}, nil
+			case mcp.MethodTasksResult:
+				time.Sleep(time.Until(ends))
+				return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("done")}}, nil
+			}
+			return nil, jsonrpc.ErrMethodNotFound
+		})
+		ctx := context.Background()
+		start := time.Now()
+		_, err := s.ListTools(ctx, nil)
+		var timeout *client.TimeoutError
+		if !errors.As(err, &timeout) || timeout.Method != mcp.MethodToolsList || timeout.Timeout != 2*time.Second ||
+			!errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("tools/list: %v, want a *client.TimeoutError", err)
+		}
+		if took := time.Since(start); took != 2*time.Second {
+			t.Errorf("the request failed after %s", took)
+		}
+		select {
+		case <-withdrawn:
+		case <-time.After(time.Second):
+			t.Error("the server was not told that the request was withdrawn")
+		}
+
+		// The task's tasks/result is answered only when it ends, long after the timeout.
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "x"}, &client.CallOptions{SendAnyway: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Its first poll finds it input_required: the follower waits on tasks/result.
+		res, err := task.Wait(ctx)
+		if err != nil || len(res.Content) != 1 || res.Content[0].Text != "done" {
+			t.Fatalf("the task's outcome: %+v, %v", res, err)
+		}
+		if took := time.Since(start); took < taskTime {
+			t.Errorf("the task ended after %s, before its time", took)
+		}
+	})
+}

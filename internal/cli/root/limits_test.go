@@ -1,0 +1,122 @@
+package root
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
+	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+)
+
+// TestEndlessPagination: a server that hands out cursors forever makes a listing stop at
+// --max-pages (or its default), with a sentence that names the flag.
+func TestEndlessPagination(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tools", "list", "--max-pages", "20"}, "mcpi: the server's tools/list went on past 20 pages; mcpi stopped there (--max-pages raises the bound)"},
+		{[]string{"--max-items", "7", "tasks", "list"}, "mcpi: the server's tasks/list went on past 7 items; mcpi stopped there (--max-items raises the bound)"},
+		{[]string{"tools", "list"}, "mcpi: the server's tools/list went on past 1000 pages; mcpi stopped there (--max-pages raises the bound)"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			stdout, stderr, code := mcpi(t, append(fakeStdio("endless"), tt.args...)...)
+			if code != 2 || strings.TrimSuffix(stderr, "\n") != tt.want || stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, tt.want)
+			}
+		})
+	}
+}
+
+// TestOversizedMessage: a response over the message size limit fails the command at once
+// with a sentence that gives both sizes and names the flag, which lets it through.
+func TestOversizedMessage(t *testing.T) {
+	stdout, stderr, code := mcpi(t, append(fakeStdio("huge"), "tools", "list")...)
+	want := regexp.MustCompile(`^mcpi: the server's answer to tools/list was dropped: message too large \(52429\d\d bytes, limit 4194304; --max-message-size\)\n$`)
+	if code != 2 || !want.MatchString(stderr) || stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = mcpi(t, append(fakeStdio("huge"), "--max-message-size", "8MiB", "tools", "list")...)
+	if code != 0 || !strings.Contains(stdout, "big") {
+		t.Errorf("with --max-message-size 8MiB: exit %d, stderr %s", code, stderr)
+	}
+}
+
+// TestRequestTimeout: a request the server never answers fails after --timeout.
+func TestRequestTimeout(t *testing.T) {
+	start := time.Now()
+	stdout, stderr, code := mcpi(t, append(fakeStdio("mute"), "--timeout", "500ms", "tools", "list")...)
+	want := "mcpi: the server did not answer tools/list within 500ms (--timeout raises the bound)\n"
+	if code != 2 || stderr != want || stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("took %s", took)
+	}
+}
+
+// TestLongStderrLine: a server that writes a stderr line over 1 MiB is not stalled (it
+// was, and mcpi then said it "did not finish initializing within 30s").
+func TestLongStderrLine(t *testing.T) {
+	stdout, stderr, code := mcpi(t, append(fakeStdio("stderr"), "ping")...)
+	if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "pong") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestInterruptBeforeTheTask: Ctrl-C while the server has not answered a task call ends
+// the command within a short wait for the id (it used to wait for the id forever), and
+// says that nothing is left to cancel.
+func TestInterruptBeforeTheTask(t *testing.T) {
+	ctx, cancel := context.WithCancel(clitest.Context(t))
+	ios, _, out, errOut := iostreams.Test()
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, ios, append(fakeStdio("mute-call"), "tools", "call", "wait", "--task"), "test")
+	}()
+	time.Sleep(300 * time.Millisecond)
+	interrupted := time.Now()
+	cancel()
+	select {
+	case code := <-done:
+		want := "mcpi: interrupted before the server created the task; the call was withdrawn, and with no task id there is nothing to cancel or to fetch later\n"
+		if code != 2 || errOut.String() != want || out.String() != "" {
+			t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, out, errOut, want)
+		}
+		if took := time.Since(interrupted); took > 5*time.Second {
+			t.Errorf("ended %s after the interrupt", took)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("mcpi did not end after the interrupt")
+	}
+}
+
+// TestCrossOriginRedirect: --header values are not sent to another origin that the
+// server redirects to; the command says where it was sent instead.
+func TestCrossOriginRedirect(t *testing.T) {
+	var got atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Add(1)
+		w.WriteHeader(http.StatusTeapot)
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/mcp", http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	_, stderr, code := mcpi(t, "--url", srv.URL+"/mcp", "--header", "X-Api-Key=secret", "tools", "list")
+	want := "mcpi: cannot start a session with " + srv.URL + "/mcp: the server redirected to " + other.URL +
+		"/mcp, another origin, which mcpi does not follow with your headers and session (name it with --url if you trust it)\n"
+	if code != 2 || stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+	if n := got.Load(); n != 0 {
+		t.Errorf("the other origin got %d requests", n)
+	}
+}
