@@ -148,7 +148,7 @@ func ttlArgument(ms *int64) (time.Duration, *mcp.CallToolResult) {
 	if *ms < 1 {
 		return 0, toolError("ttl must be at least 1 ms, got %d", *ms)
 	}
-	return time.Duration(*ms) * time.Millisecond, nil
+	return mcp.Milliseconds(*ms), nil
 }
 
 func (d *demo) askUserTask(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
@@ -483,7 +483,7 @@ func (rep *ClientTaskReport) String() string {
 		}
 		fmt.Fprintf(&b, "The client ran %s as task %s. The server polled it %s", rep.Method, rep.TaskID, plural(rep.Polls, "time"))
 		if rep.PollIntervalMs > 0 {
-			fmt.Fprintf(&b, " (every %s, the client's pollInterval)", time.Duration(rep.PollIntervalMs)*time.Millisecond)
+			fmt.Fprintf(&b, " (every %s, the client's pollInterval)", mcp.Milliseconds(rep.PollIntervalMs))
 		}
 		fmt.Fprintf(&b, "; its status is %s", rep.Status)
 		if rep.StatusMessage != "" {

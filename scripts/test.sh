@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it:
 #   1. gofmt and go vet;
-#   2. go test -race ./... (unit and end-to-end tests over pipe, stdio and HTTP);
+#   2. go test -race ./... (unit and end-to-end tests over pipe, stdio and HTTP), then
+#      every fuzz target for MCPI_FUZZ_TIME (default 10s) each (scripts/fuzz.sh);
 #   3. the official MCP conformance suite 0.1.16 against mcpi: server mode (every
 #      scenario of the active suite against `mcpi serve conformance --http`) and
 #      client mode (the scenarios mcpi's conformance client implements).
@@ -28,6 +29,9 @@ export MCPI_TUI_TMUX=1
 bash scripts/interop-tools.sh && export MCPI_INTEROP=1 # TS SDK peers of ./interop: missing SDK = failure
 step "go test -race"
 go test -race -count=1 ./...
+
+step "fuzz"
+MCPI_FUZZ_TIME="${MCPI_FUZZ_TIME:-10s}" bash scripts/fuzz.sh
 
 if [ "${MCPI_SKIP_CONFORMANCE:-}" = 1 ]; then
   echo "conformance skipped (MCPI_SKIP_CONFORMANCE=1)"

@@ -206,7 +206,7 @@ func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func(
 	now := m.opts.Now()
 	ttl := m.opts.DefaultTTL
 	if requested != nil && requested.TTL != nil && *requested.TTL >= 0 {
-		ttl = time.Duration(*requested.TTL) * time.Millisecond
+		ttl = mcp.Milliseconds(*requested.TTL) // capped, never wrapped negative (unlimited)
 	}
 	if ttl > m.opts.MaxTTL {
 		ttl = m.opts.MaxTTL

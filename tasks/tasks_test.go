@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"regexp"
 	"sync"
 	"testing"
@@ -61,6 +62,26 @@ func TestCreateStartsWorkingWithActualTTL(t *testing.T) {
 		unlimited, err := m2.Create("a", nil, block(release, Outcome{}))
 		if err != nil || unlimited.TTL != nil {
 			t.Errorf("DefaultTTL -1: ttl = %v, err %v; want null", unlimited.TTL, err)
+		}
+	})
+}
+
+// TestHugeTTLIsCapped: a requested ttl too long for a time.Duration is capped like any
+// long one; multiplied as it came, it wrapped negative, which means unlimited.
+func TestHugeTTLIsCapped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{MaxTTL: time.Minute})
+		defer m.Close()
+		release := make(chan struct{})
+		defer close(release)
+		for _, huge := range []int64{9_300_000_000_000, math.MaxInt64} {
+			task, err := m.Create("a", &mcp.TaskMetadata{TTL: &huge}, block(release, Outcome{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if task.TTL == nil || *task.TTL != 60000 {
+				t.Errorf("ttl %d asked: ttl = %v, want the cap 60000", huge, task.TTL)
+			}
 		}
 	})
 }

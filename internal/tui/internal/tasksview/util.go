@@ -3,12 +3,9 @@ package tasksview
 import (
 	"encoding/json"
 	"errors"
-	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 )
-
-func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 

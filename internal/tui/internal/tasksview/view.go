@@ -275,7 +275,7 @@ func (m *Model) detailLines(r *row) []string {
 	}
 	lines = append(lines, field("TTL", ttl))
 	if st.PollInterval != nil {
-		lines = append(lines, field("Poll every", look.Duration(msDuration(*st.PollInterval))))
+		lines = append(lines, field("Poll every", look.Duration(mcp.Milliseconds(*st.PollInterval))))
 	}
 	polls := fmt.Sprintf("%d tasks/get sent by mcpi", r.polls)
 	if r.role == Receiver {
