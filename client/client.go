@@ -9,8 +9,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,8 +32,24 @@ type Options struct {
 	Capabilities *mcp.ClientCapabilities
 	// Roots are served to the server's roots/list.
 	Roots []mcp.Root
-	// ProtocolVersion is the version asked for; empty means [mcp.LatestProtocolVersion].
+	// ProtocolVersion chooses the protocol era. Empty or [ProtocolAuto] speaks whichever
+	// the server speaks, 2026-07-28 when it speaks both: server/discover is sent first,
+	// and initialize if the server does not answer it as a 2026-07-28 server would. A
+	// version of the 2025-11-25 era (or earlier) sends only initialize, asking for it;
+	// 2026-07-28 only server/discover.
 	ProtocolVersion string
+	// TryFirst, in auto mode, is the version to try first: a version of the 2025-11-25
+	// era sends initialize first (and server/discover only if the server refuses it as a
+	// 2026-07-28 server would). Set it from what the server spoke last time, so that a
+	// server of the older era is not probed on every connection.
+	TryFirst string
+	// ProbeTimeout bounds how long server/discover may go unanswered before the server
+	// is taken for one of the 2025-11-25 era, some of which never answer it (5s).
+	ProbeTimeout time.Duration
+	// MaxInputRounds bounds the input_required rounds of one request of the 2026-07-28
+	// era ([DefaultMaxInputRounds]); a server that asks for ever ends the request with an
+	// [*InputRoundsError]. A negative value removes the bound.
+	MaxInputRounds int
 	// OnRequest, when set, is called on its own goroutine for every server request queued
 	// for the user; it may answer it. Front ends that prefer events can leave it nil.
 	OnRequest func(ctx context.Context, r *Request)
@@ -120,6 +139,12 @@ func New(impl mcp.Implementation, opts *Options) *Client {
 	if c.opts.MaxItems == 0 {
 		c.opts.MaxItems = DefaultMaxItems
 	}
+	if c.opts.ProbeTimeout <= 0 {
+		c.opts.ProbeTimeout = 5 * time.Second
+	}
+	if c.opts.MaxInputRounds == 0 {
+		c.opts.MaxInputRounds = DefaultMaxInputRounds
+	}
 	return c
 }
 
@@ -141,10 +166,16 @@ func (c *Client) capabilities() *mcp.ClientCapabilities {
 	return caps
 }
 
+// ProtocolAuto is [Options.ProtocolVersion] for "whichever era the server speaks".
+const ProtocolAuto = "auto"
+
 // Session is one connection to a server.
 type Session struct {
 	client *Client
 	conn   *jsonrpc.Conn
+	raw    jsonrpc.Connection
+	// modern is the wire of the 2026-07-28 era; nil in the 2025-11-25 era.
+	modern *modernWire
 	events hub
 	log    *slog.Logger
 	now    func() time.Time
@@ -162,14 +193,168 @@ type Session struct {
 	ended   chan struct{} // closed once everything bound to the session is freed
 }
 
-// Connect opens a connection with t and performs the initialize handshake.
+// Connect opens a connection with t and starts a session in the era that
+// [Options.ProtocolVersion] asks for: the initialize handshake of 2025-11-25, or
+// server/discover of 2026-07-28, or (by default) whichever the server speaks.
 func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, error) {
+	mode := c.opts.ProtocolVersion
+	if mode == "" || mode == ProtocolAuto {
+		return c.connectAuto(ctx, t)
+	}
+	s, err := c.open(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if mcp.IsModernProtocolVersion(mode) {
+		err = s.start(ctx, mode)
+	} else {
+		err = s.initialize(ctx, mode)
+	}
+	if err != nil {
+		s.conn.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// connectAuto tells the eras apart. A server of 2026-07-28 answers server/discover, or
+// refuses it with an error only that era has (-32020, -32021, -32022); any other answer,
+// or none within [Options.ProbeTimeout], makes it a server of 2025-11-25, which is then
+// initialized (on a new connection if the probe ended the first). With
+// [Options.TryFirst] naming the older era, initialize goes first instead.
+func (c *Client) connectAuto(ctx context.Context, t transport.Transport) (*Session, error) {
+	s, err := c.open(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*Session, error) {
+		s.conn.Close()
+		return nil, err
+	}
+	reopen := func() error {
+		if s.conn.Err() == nil {
+			return nil
+		}
+		s.conn.Close()
+		s, err = c.open(ctx, t)
+		return err
+	}
+	modern := mcp.ProtocolVersion20260728
+	if try := c.opts.TryFirst; try != "" && !mcp.IsModernProtocolVersion(try) {
+		err := s.initialize(ctx, mcp.LatestProtocolVersion)
+		rpc, isModern := modernError(err)
+		if err == nil || !isModern {
+			if err != nil {
+				return fail(err)
+			}
+			return s, nil
+		}
+		if v := pickModern(supportedVersions(rpc)); v != "" {
+			modern = v
+		}
+		if err := reopen(); err != nil {
+			return nil, err
+		}
+		if err := s.start(ctx, modern); err != nil {
+			return fail(err)
+		}
+		return s, nil
+	}
+	for attempt := 0; ; attempt++ {
+		pctx, cancel := context.WithTimeout(ctx, c.opts.ProbeTimeout)
+		_, err := s.discover(pctx, modern)
+		var timeout *TimeoutError
+		probeTimedOut := (pctx.Err() != nil || errors.As(err, &timeout)) && ctx.Err() == nil
+		cancel()
+		if err == nil {
+			return s, nil
+		}
+		if ctx.Err() != nil {
+			return fail(fmt.Errorf("%s: %w", mcp.MethodServerDiscover, context.Cause(ctx)))
+		}
+		var unsupported *UnsupportedVersionError
+		if errors.As(err, &unsupported) && len(unsupported.Supported) == 0 {
+			// An answer with no supportedVersions is not a 2026-07-28 server's (some older
+			// servers answer any method with {}).
+		} else if rpc, ok := modernError(err); ok || unsupported != nil {
+			supported := []string(nil)
+			if ok {
+				supported = supportedVersions(rpc)
+			} else {
+				supported = unsupported.Supported
+			}
+			if v := pickModern(supported); v != "" && v != modern && attempt == 0 {
+				modern = v
+				continue
+			}
+			if !slices.ContainsFunc(supported, mcp.IsSupportedProtocolVersion) {
+				if ok && rpc.Code != mcp.CodeUnsupportedProtocolVersion {
+					return fail(fmt.Errorf("%s: %w", mcp.MethodServerDiscover, err))
+				}
+				return fail(&UnsupportedVersionError{Requested: modern, Supported: supported})
+			}
+			// The server speaks an older version too: initialize.
+		} else if !probeTimedOut && !olderEra(err) {
+			return fail(fmt.Errorf("%s: %w", mcp.MethodServerDiscover, err))
+		}
+		c.opts.Logger.Debug("the server does not answer server/discover as a 2026-07-28 server; initializing", "error", err)
+		break
+	}
+	if err := reopen(); err != nil {
+		return nil, err
+	}
+	if err := s.initialize(ctx, mcp.LatestProtocolVersion); err != nil {
+		return fail(err)
+	}
+	return s, nil
+}
+
+// olderEra reports whether err, the error of a server/discover probe, is how a server of
+// the 2025-11-25 era may answer it: any JSON-RPC error, an HTTP error that is not about
+// credentials, or the end of the connection (a server that exits on what it does not
+// know). A server that cannot be reached, or asks for credentials, is no answer at all.
+func olderEra(err error) bool {
+	var rpc *jsonrpc.Error
+	var herr *transport.HTTPError
+	switch {
+	case errors.As(err, &herr):
+		return herr.StatusCode != 401 && herr.StatusCode != 403
+	case errors.As(err, &rpc):
+		return true
+	case errors.Is(err, transport.ErrUnreachable):
+		return false
+	}
+	return errors.Is(err, transport.ErrServerExited) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// pickModern returns the newest version of the 2026-07-28 era this client speaks that
+// supported holds, or "".
+func pickModern(supported []string) string {
+	for _, v := range mcp.ModernProtocolVersions {
+		if slices.Contains(supported, v) {
+			return v
+		}
+	}
+	return ""
+}
+
+// start begins a session of the 2026-07-28 era with server/discover.
+func (s *Session) start(ctx context.Context, version string) error {
+	if _, err := s.discover(ctx, version); err != nil {
+		return fmt.Errorf("%s: %w", mcp.MethodServerDiscover, err)
+	}
+	return nil
+}
+
+// open connects t and sets up a session on it, with no request sent yet.
+func (c *Client) open(ctx context.Context, t transport.Transport) (*Session, error) {
 	conn, err := t.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	s := &Session{
 		client: c,
+		raw:    conn,
 		log:    c.opts.Logger,
 		now:    c.opts.Now,
 		roots:  c.opts.Roots,
@@ -196,30 +381,28 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 		s.events.close(&ClosedEvent{At: At{s.now()}, Err: s.conn.Err()})
 		close(s.ended)
 	}()
-	version := c.opts.ProtocolVersion
-	if version == "" {
-		version = mcp.LatestProtocolVersion
-	}
+	return s, nil
+}
+
+// initialize performs the handshake of the 2025-11-25 era, asking for version.
+func (s *Session) initialize(ctx context.Context, version string) error {
 	var res mcp.InitializeResult
-	err = s.send(ctx, mcp.MethodInitialize, &mcp.InitializeParams{
+	err := s.send(ctx, mcp.MethodInitialize, &mcp.InitializeParams{
 		ProtocolVersion: version,
-		Capabilities:    *c.capabilities(),
-		ClientInfo:      c.impl,
+		Capabilities:    *s.client.capabilities(),
+		ClientInfo:      s.client.impl,
 	}, &res)
 	if err != nil {
-		s.conn.Close()
-		return nil, fmt.Errorf("initialize: %w", err)
+		return fmt.Errorf("initialize: %w", err)
 	}
 	if !mcp.IsSupportedProtocolVersion(res.ProtocolVersion) {
-		s.conn.Close()
-		return nil, &VersionError{Version: res.ProtocolVersion}
+		return &VersionError{Version: res.ProtocolVersion}
 	}
 	s.initResult = &res
 	if err := s.conn.Notify(ctx, mcp.NotificationInitialized, nil); err != nil {
-		s.conn.Close()
-		return nil, fmt.Errorf("initialize: %w", err)
+		return fmt.Errorf("initialize: %w", err)
 	}
-	return s, nil
+	return nil
 }
 
 // VersionError is a server that chose, in its initialize result, a protocol version this
@@ -253,9 +436,30 @@ func (s *Session) Close() error {
 	return err
 }
 
-// Ping checks that the server answers.
+// Ping checks that the server answers: with ping, or with server/discover in the
+// 2026-07-28 era, which has no ping.
 func (s *Session) Ping(ctx context.Context) error {
+	if s.modern != nil {
+		return s.send(ctx, mcp.MethodServerDiscover, nil, nil)
+	}
 	return s.send(ctx, mcp.MethodPing, nil, nil)
+}
+
+// ProtocolVersion is the protocol version the session speaks.
+func (s *Session) ProtocolVersion() string { return s.initResult.ProtocolVersion }
+
+// Modern reports whether the session speaks the 2026-07-28 era (server/discover,
+// per-request _meta, MRTR, the Tasks extension) rather than the 2025-11-25 era
+// (initialize, a session, server requests, core Tasks).
+func (s *Session) Modern() bool { return s.modern != nil }
+
+// Discover is the server/discover result of a session of the 2026-07-28 era (nil in the
+// 2025-11-25 era).
+func (s *Session) Discover() *mcp.DiscoverResult {
+	if s.modern == nil {
+		return nil
+	}
+	return s.modern.discover
 }
 
 // NewProgressToken returns a token unique within the session, to put in a request's
@@ -272,10 +476,20 @@ func (s *Session) call(ctx context.Context, method string, params, result any) e
 	return nil
 }
 
-// send is conn.Call, bounded by [Options.RequestTimeout] unless method is tasks/result.
-// Tool calls and task requests are written by their params' own MarshalJSON, which the
-// connection calls directly.
+// send sends one request and decodes its result: in the 2026-07-28 era through
+// exchangeModern (task requests declaring the Tasks extension), in the 2025-11-25 era
+// as it is.
 func (s *Session) send(ctx context.Context, method string, params, result any) error {
+	if s.modern != nil {
+		return s.exchangeModern(ctx, method, params, result, strings.HasPrefix(method, "tasks/"))
+	}
+	return s.bounded(ctx, method, params, result)
+}
+
+// bounded is conn.Call, bounded by [Options.RequestTimeout] unless method is
+// tasks/result. Tool calls and task requests are written by their params' own
+// MarshalJSON, which the connection calls directly.
+func (s *Session) bounded(ctx context.Context, method string, params, result any) error {
 	d := s.client.opts.RequestTimeout
 	if d <= 0 || method == mcp.MethodTasksResult {
 		return s.conn.Call(ctx, method, params, result)
@@ -307,6 +521,7 @@ func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
 func (s *Session) ListTools(ctx context.Context, p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
 	r, err := list[mcp.ListToolsResult](ctx, s, mcp.MethodToolsList, (*mcp.PaginatedParams)(p))
 	if err == nil {
+		r.Tools = s.admit(r.Tools)
 		s.remember(r.Tools)
 	}
 	return r, err
@@ -316,9 +531,28 @@ func (s *Session) ListTools(ctx context.Context, p *mcp.ListToolsParams) (*mcp.L
 // pages as needed.
 func (s *Session) Tools(ctx context.Context, p *mcp.ListToolsParams) iter.Seq2[mcp.Tool, error] {
 	return paginate(ctx, s, mcp.MethodToolsList, (*mcp.PaginatedParams)(p), func(r *mcp.ListToolsResult) ([]mcp.Tool, string) {
+		r.Tools = s.admit(r.Tools)
 		s.remember(r.Tools)
 		return r.Tools, r.NextCursor
 	})
+}
+
+// admit leaves out, on Streamable HTTP in the 2026-07-28 era, the tools whose
+// x-mcp-header declarations are invalid: the spec has the client reject them, as their
+// calls could not carry the headers the server routes on.
+func (s *Session) admit(tools []mcp.Tool) []mcp.Tool {
+	if s.modern == nil || !s.modern.headers {
+		return tools
+	}
+	kept := tools[:0]
+	for i := range tools {
+		if _, err := tools[i].HeaderParams(); err != nil {
+			s.log.Warn("tool left out", "tool", tools[i].Name, "reason", err)
+			continue
+		}
+		kept = append(kept, tools[i])
+	}
+	return kept
 }
 
 // remember keeps tools for [Session.Tool].
@@ -449,8 +683,13 @@ func (s *Session) UnsubscribeResource(ctx context.Context, uri string) error {
 	return s.call(ctx, mcp.MethodResourcesUnsubscribe, &mcp.UnsubscribeParams{URI: uri}, nil)
 }
 
-// SetLogLevel chooses which server log messages arrive.
+// SetLogLevel chooses which server log messages arrive. In the 2026-07-28 era, which
+// has no logging/setLevel, every later request asks for them in its _meta.
 func (s *Session) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error {
+	if s.modern != nil {
+		s.modern.logLevel.Store(&level)
+		return nil
+	}
 	return s.call(ctx, mcp.MethodLoggingSetLevel, &mcp.SetLevelParams{Level: level}, nil)
 }
 
@@ -468,6 +707,9 @@ func (s *Session) SetRoots(ctx context.Context, roots []mcp.Root) error {
 	s.mu.Lock()
 	s.roots = roots
 	s.mu.Unlock()
+	if s.modern != nil {
+		return nil // the server asks for roots with each request that needs them
+	}
 	return s.conn.Notify(ctx, mcp.NotificationRootsListChanged, nil)
 }
 
@@ -562,6 +804,10 @@ func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		s.notification(req)
 		return nil, nil
 	}
+	if s.modern != nil {
+		s.log.Warn("server bug: a server of the 2026-07-28 era sent a request", "method", req.Method)
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "a server of protocol version %s sends no requests (%s)", s.modern.version, req.Method)
+	}
 	switch req.Method {
 	case mcp.MethodPing:
 		return struct{}{}, nil
@@ -600,6 +846,11 @@ func (s *Session) notification(req *jsonrpc.Request) {
 		var p mcp.TaskStatusNotificationParams
 		if p.UnmarshalJSON(req.Params) == nil && p.TaskID != "" {
 			s.statusNotification(p.Task)
+		}
+	case mcp.NotificationTasks:
+		var d mcp.DetailedTask
+		if json.Unmarshal(req.Params, &d) == nil && d.TaskID != "" {
+			s.detailNotification(&d)
 		}
 	case mcp.NotificationToolsListChanged:
 		s.mu.Lock()

@@ -163,6 +163,12 @@ func (t *Task) follow() {
 		case st.Status == mcp.TaskStatusCancelled:
 			t.finish(nil, &TaskEndError{TaskID: st.TaskID, Reason: ErrTaskCancelled, StatusMessage: st.StatusMessage})
 			return
+		case st.Status.IsTerminal() && t.ext:
+			if t.settleExt(context.Background()) {
+				return
+			}
+		case st.Status == mcp.TaskStatusInputRequired && t.ext:
+			t.answerExt()
 		case st.Status.IsTerminal():
 			// Nothing is left to watch: fetch the outcome on this goroutine.
 			if t.claimResult() {
@@ -210,7 +216,7 @@ func (t *Task) follow() {
 			}
 		}
 		timer.Stop()
-		if woken {
+		if woken && !t.takePollNow() {
 			continue
 		}
 		got, err := t.get(context.Background())
@@ -387,13 +393,22 @@ func (t *Task) settleStatus(ctx context.Context) {
 	}
 }
 
-// get asks the server for the task's state, and counts the poll.
+// get asks the server for the task's state, and counts the poll. An extension task's
+// detailed state is kept for what it inlines.
 func (t *Task) get(ctx context.Context) (mcp.Task, error) {
 	t.mu.Lock()
 	t.polls++
-	id := t.state.TaskID
+	id, ext := t.state.TaskID, t.ext
 	t.mu.Unlock()
-	return t.s.GetTask(ctx, id)
+	if !ext {
+		return t.s.GetTask(ctx, id)
+	}
+	d, err := t.s.getDetail(ctx, id)
+	if err != nil {
+		return mcp.Task{}, err
+	}
+	t.setDetail(d)
+	return d.ToTask(), nil
 }
 
 // gone ends the task as one the server no longer knows, with err, a [*TaskEndError].

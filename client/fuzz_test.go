@@ -48,7 +48,8 @@ func FuzzServerMessages(f *testing.F) {
 			return nil
 		}}
 		s, err := client.New(mcp.Implementation{Name: "fuzz", Version: "0"}, &client.Options{
-			Receiver: &client.ReceiverOptions{},
+			ProtocolVersion: mcp.LatestProtocolVersion, // the server below speaks 2025-11-25
+			Receiver:        &client.ReceiverOptions{},
 		}).Connect(ctx, tr)
 		if err != nil {
 			t.Fatalf("initialize: %v", err)

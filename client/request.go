@@ -24,7 +24,11 @@ type Request struct {
 	RelatedTask string
 	// Task is the id of the receiver task this request runs as, when the server asked
 	// for it to run as a task; the server polls it while the user answers.
-	Task     string
+	Task string
+	// InputKey is set on a request of the 2026-07-28 era: the key under which the server
+	// asked for it in an input_required result or a task's inputRequests. Such a request
+	// has no ID.
+	InputKey string
 	Received time.Time
 
 	ctx    context.Context
@@ -272,7 +276,7 @@ func (s *Session) unqueue(r *Request) (any, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	if r.RelatedTask != "" {
+	if r.RelatedTask != "" && r.InputKey == "" {
 		withRelatedTask(r.result, r.RelatedTask)
 	}
 	return r.result, nil

@@ -58,6 +58,9 @@ type CallOptions struct {
 // checkTaskSupport applies the requestor rules: augment only what the server declared
 // and the tool allows; never call a required tool plainly.
 func (s *Session) checkTaskSupport(ctx context.Context, name string, asTask bool) error {
+	if s.modern != nil {
+		return nil // in 2026-07-28 the server decides, per call
+	}
 	t, err := s.Tool(ctx, name)
 	var unknown *UnknownToolError
 	if errors.As(err, &unknown) {
@@ -173,6 +176,13 @@ type Task struct {
 	err       error
 	cancelReq bool // cancel asked before the id was known
 	forgotten bool // dropped from the session's registry (guarded by the registry's mu)
+	pollNow   bool // poll at once, not at the next interval
+
+	// The Tasks extension of 2026-07-28 (exttasks.go).
+	ext    bool
+	detail *mcp.DetailedTask          // the latest tasks/get or notification
+	inputs map[string]bool            // inputRequests keys taken to answer, each once
+	unsent map[string]json.RawMessage // answers tasks/update has not taken yet
 	wake      chan struct{}
 	done      chan struct{}
 	sub       hub
@@ -271,8 +281,16 @@ func (t *Task) Cancel(ctx context.Context) (mcp.Task, error) {
 		t.mu.Unlock()
 		return mcp.Task{}, nil
 	}
-	id := t.state.TaskID
+	id, ext := t.state.TaskID, t.ext
 	t.mu.Unlock()
+	if ext {
+		// An acknowledgement, not a state: the follower polls at once to learn it.
+		if err := t.s.call(ctx, mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, nil); err != nil {
+			return t.State(), err
+		}
+		t.pollSoon()
+		return t.State(), nil
+	}
 	st, err := t.s.CancelTask(ctx, id)
 	if err == nil {
 		t.observe(st, false)
@@ -326,7 +344,9 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 	cp := *p
 	cp.Meta = p.Meta.Clone()
 	cp.Task = &mcp.TaskMetadata{}
-	if opts.TTL > 0 {
+	if s.modern != nil {
+		cp.Task = nil // the server decides; the request declares the extension instead
+	} else if opts.TTL > 0 {
 		ms := opts.TTL.Milliseconds()
 		cp.Task.TTL = &ms
 	}
@@ -349,7 +369,12 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 	s.tasks.calling(1)
 	defer s.tasks.calling(-1) // after the task is registered: its early notifications stay kept
 	var raw json.RawMessage
-	err := s.send(ctx, mcp.MethodToolsCall, &cp, &raw)
+	var err error
+	if s.modern != nil {
+		err = s.exchangeModern(ctx, mcp.MethodToolsCall, &cp, &raw, true)
+	} else {
+		err = s.send(ctx, mcp.MethodToolsCall, &cp, &raw)
+	}
 	if err != nil {
 		s.tasks.forgetToken(t.progress)
 		sub.closeIfAny()
@@ -359,7 +384,21 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 	// a result the probe cannot read is left to the plain decode to judge. The connection
 	// has checked the bytes, so the decoders are called directly.
 	var answer mcp.CreateTaskProbe
-	if answer.UnmarshalJSON(raw) != nil || answer.Task == nil {
+	if s.modern != nil {
+		if mcp.ResultTypeOf(raw) == mcp.ResultTypeTask {
+			var c mcp.ExtCreateTaskResult
+			if err := json.Unmarshal(raw, &c); err != nil {
+				sub.closeIfAny()
+				return nil, nil, &jsonrpc.CallError{Method: mcp.MethodToolsCall, Op: jsonrpc.OpDecode, Err: err}
+			}
+			st := c.ExtTask.ToTask()
+			answer.Task = &st
+			t.ext = true
+		}
+	} else if answer.UnmarshalJSON(raw) != nil {
+		answer.Task = nil
+	}
+	if answer.Task == nil {
 		// The server ran the call plainly (it may ignore params.task): that is the outcome.
 		var res mcp.CallToolResult
 		if err := res.UnmarshalJSON(raw); err != nil {
@@ -401,7 +440,16 @@ func (s *Session) FollowTask(ctx context.Context, id string) (*Task, error) {
 	if t := s.tasks.get(id); t != nil {
 		return t, nil
 	}
-	st, err := s.GetTask(ctx, id)
+	var d *mcp.DetailedTask
+	var st mcp.Task
+	var err error
+	if s.modern != nil {
+		if d, err = s.getDetail(ctx, id); err == nil {
+			st = d.ToTask()
+		}
+	} else {
+		st, err = s.GetTask(ctx, id)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -411,6 +459,7 @@ func (s *Session) FollowTask(ctx context.Context, id string) (*Task, error) {
 	}
 	t := newTask(s, "", started)
 	t.state, t.known, t.announced = st, true, true
+	t.ext, t.detail = d != nil, d
 	t.polls = 1 // the tasks/get above
 	prev, early := s.tasks.addOnce(t)
 	if prev != nil {
@@ -437,6 +486,13 @@ func (s *Session) track(t *Task, early []mcp.Task, cancelNow bool) {
 
 // GetTask asks the server for a task's state.
 func (s *Session) GetTask(ctx context.Context, id string) (mcp.Task, error) {
+	if s.modern != nil {
+		d, err := s.getDetail(ctx, id)
+		if err != nil {
+			return mcp.Task{}, err
+		}
+		return d.ToTask(), nil
+	}
 	var r mcp.GetTaskResult
 	if err := s.call(ctx, mcp.MethodTasksGet, &mcp.GetTaskParams{TaskID: id}, &r); err != nil {
 		return mcp.Task{}, err
@@ -447,7 +503,17 @@ func (s *Session) GetTask(ctx context.Context, id string) (mcp.Task, error) {
 // TaskResult waits for a task's outcome, as [Task.Outcome] gives it: the exact result
 // (a tool error with isError included), the exact JSON-RPC error the task ended with, or
 // a [*TaskEndError] for a task that was cancelled or that the server does not know.
+//
+// In the 2026-07-28 era it follows the task (answering the input it asks for) until
+// tasks/get gives the outcome.
 func (s *Session) TaskResult(ctx context.Context, id string) (*mcp.CallToolResult, error) {
+	if s.modern != nil {
+		t, err := s.FollowTask(ctx, id)
+		if err != nil {
+			return nil, s.goneError(id, err)
+		}
+		return t.Wait(ctx)
+	}
 	var r mcp.CallToolResult
 	err := s.send(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, &r)
 	if err != nil {
@@ -457,8 +523,15 @@ func (s *Session) TaskResult(ctx context.Context, id string) (*mcp.CallToolResul
 	return &r, nil
 }
 
-// CancelTask asks the server to cancel a task.
+// CancelTask asks the server to cancel a task. In the 2026-07-28 era the server only
+// acknowledges the request, and the state returned is what tasks/get says right after.
 func (s *Session) CancelTask(ctx context.Context, id string) (mcp.Task, error) {
+	if s.modern != nil {
+		if err := s.call(ctx, mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, nil); err != nil {
+			return mcp.Task{}, s.goneError(id, err)
+		}
+		return s.GetTask(ctx, id)
+	}
 	var r mcp.CancelTaskResult
 	if err := s.call(ctx, mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, &r); err != nil {
 		return mcp.Task{}, err
@@ -469,6 +542,9 @@ func (s *Session) CancelTask(ctx context.Context, id string) (mcp.Task, error) {
 // ListTasks returns one page of the server's tasks for this client; nil p asks for the
 // first.
 func (s *Session) ListTasks(ctx context.Context, p *mcp.ListTasksParams) (*mcp.ListTasksResult, error) {
+	if s.modern != nil {
+		return nil, ErrNoTaskList
+	}
 	return list[mcp.ListTasksResult](ctx, s, mcp.MethodTasksList, (*mcp.PaginatedParams)(p))
 }
 
@@ -476,6 +552,9 @@ func (s *Session) ListTasks(ctx context.Context, p *mcp.ListTasksParams) (*mcp.L
 // on (nil p: from the first): after a reconnect, this is how the tasks it still has are
 // found again.
 func (s *Session) ServerTasks(ctx context.Context, p *mcp.ListTasksParams) iter.Seq2[mcp.Task, error] {
+	if s.modern != nil {
+		return func(yield func(mcp.Task, error) bool) { yield(mcp.Task{}, ErrNoTaskList) }
+	}
 	return paginate(ctx, s, mcp.MethodTasksList, (*mcp.PaginatedParams)(p), func(r *mcp.ListTasksResult) ([]mcp.Task, string) {
 		return r.Tasks, r.NextCursor
 	})

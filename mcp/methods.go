@@ -115,6 +115,12 @@ const (
 	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
 	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
 	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
+	// MetaLogLevel asks for notifications/message at or above a level for one
+	// request (revision 2026-07-28 has no logging/setLevel).
+	MetaLogLevel = "io.modelcontextprotocol/logLevel"
+	// MetaServerInfo is where a 2026-07-28 server names itself: an
+	// [Implementation] in a result's _meta.
+	MetaServerInfo = "io.modelcontextprotocol/serverInfo"
 )
 
 // JSON-RPC error codes, as the jsonrpc package defines them, so that MCP code can name

@@ -99,10 +99,22 @@ type HTTPError struct {
 	Message string
 	// Header holds the response headers (e.g. WWW-Authenticate for a 401).
 	Header http.Header
+	// RPC is the JSON-RPC error the body held, if it held one: revision 2026-07-28
+	// answers its own errors (-32020, -32021, -32022) with HTTP 400 and such a body, and
+	// errors.As finds it.
+	RPC *jsonrpc.Error
 }
 
 func (e *HTTPError) Error() string {
 	return fmt.Sprintf("HTTP %d from %s: %s", e.StatusCode, e.URL, e.Message)
+}
+
+// Unwrap returns the JSON-RPC error of the body, if any.
+func (e *HTTPError) Unwrap() error {
+	if e.RPC == nil {
+		return nil
+	}
+	return e.RPC
 }
 
 const (
@@ -205,6 +217,10 @@ func (c *HTTPClientConn) track() bool {
 	c.wg.Add(1)
 	return true
 }
+
+// ParamHeaders reports that requests of revision 2026-07-28 written here carry tool
+// arguments marked x-mcp-header as Mcp-Param-* headers (given with [WithHeader]).
+func (c *HTTPClientConn) ParamHeaders() bool { return true }
 
 // SessionID returns the session id the server assigned, or "" before initialization or
 // when the server uses no sessions.
@@ -348,7 +364,7 @@ func (c *HTTPClientConn) Close() error {
 		c.mu.Unlock()
 		if sid != "" && !expired {
 			ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
-			resp, err := c.do(ctx, http.MethodDelete, nil, "")
+			resp, err := c.do(ctx, http.MethodDelete, nil, "", nil)
 			cancel()
 			switch {
 			case err != nil:
@@ -368,8 +384,8 @@ func (c *HTTPClientConn) Close() error {
 	return nil
 }
 
-// do sends one HTTP request with the session headers.
-func (c *HTTPClientConn) do(ctx context.Context, method string, body []byte, lastEventID string) (*http.Response, error) {
+// do sends one HTTP request with the session headers, and extra.
+func (c *HTTPClientConn) do(ctx context.Context, method string, body []byte, lastEventID string, extra http.Header) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -400,6 +416,9 @@ func (c *HTTPClientConn) do(ctx context.Context, method string, body []byte, las
 	if lastEventID != "" {
 		req.Header.Set(headerLastEventID, lastEventID)
 	}
+	for k, v := range extra {
+		req.Header[k] = v
+	}
 	resp, err := c.client.Do(req)
 	if err != nil {
 		var redirect *RedirectError
@@ -425,6 +444,7 @@ func (c *HTTPClientConn) httpError(method string, resp *http.Response) *HTTPErro
 	}
 	if json.Unmarshal(b, &rpc) == nil && rpc.Error != nil && rpc.Error.Message != "" {
 		e.Message = rpc.Error.Message
+		e.RPC = rpc.Error
 	} else if s := strings.Join(strings.Fields(string(b)), " "); s != "" {
 		if len(s) > 200 {
 			s = strings.ToValidUTF8(s[:200], "") + "…"
@@ -447,9 +467,12 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 		return err
 	}
 	var reqID jsonrpc.ID
+	var extra http.Header
 	method := ""
 	if r, ok := m.(*jsonrpc.Request); ok {
 		method = r.Method
+		extra, _ = ctx.Value(headerKey{}).(http.Header)
+		extra = mirrorHeaders(extra, r)
 		if !r.IsNotification() {
 			reqID = r.ID
 			if r.Method == "initialize" {
@@ -467,7 +490,7 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	c.mu.Lock()
 	sentSession := c.sessionID != ""
 	c.mu.Unlock()
-	resp, err := c.do(sctx, http.MethodPost, body, "")
+	resp, err := c.do(sctx, http.MethodPost, body, "", extra)
 	if err != nil {
 		cancel()
 		if c.ctx.Err() != nil && ctx.Err() == nil {
@@ -636,7 +659,7 @@ func (c *HTTPClientConn) resume(ctx context.Context, lastID string) (*http.Respo
 	c.mu.Lock()
 	sentSession := c.sessionID != ""
 	c.mu.Unlock()
-	resp, err := c.do(ctx, http.MethodGet, nil, lastID)
+	resp, err := c.do(ctx, http.MethodGet, nil, lastID, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,282 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// The Tasks extension of 2026-07-28 (io.modelcontextprotocol/tasks), requestor side.
+// The server decides whether a tools/call becomes a task; tasks/get returns the task
+// with its outcome inlined (result, error) or the input it waits for (inputRequests),
+// which tasks/update answers; tasks/cancel is only acknowledged. The follower of
+// follow.go drives these tasks too: this file holds what differs.
+
+// ErrNoTaskList is the error of listing a server's tasks in the 2026-07-28 era: the Tasks
+// extension has no tasks/list, so only the tasks a client was told of can be found again.
+var ErrNoTaskList = errors.New("the Tasks extension of protocol 2026-07-28 has no tasks/list: a task is reached by its id alone")
+
+// Dialect names the task protocol a task follows.
+type Dialect string
+
+// Dialects.
+const (
+	// DialectCore is the core Tasks of 2025-11-25: params.task, tasks/result.
+	DialectCore Dialect = "2025-11-25"
+	// DialectExtension is the Tasks extension of 2026-07-28: the server decides,
+	// tasks/get inlines the outcome, tasks/update answers input.
+	DialectExtension Dialect = "2026-07-28 extension"
+)
+
+// Dialect says which task protocol the task follows.
+func (t *Task) Dialect() Dialect {
+	if t.ext {
+		return DialectExtension
+	}
+	return DialectCore
+}
+
+// getDetail asks a server of the 2026-07-28 era for a task, with what its status
+// inlines. A tasks/get result marked "task" instead of "complete" (as some examples of
+// the extension have it) is taken all the same.
+func (s *Session) getDetail(ctx context.Context, id string) (*mcp.DetailedTask, error) {
+	var r mcp.ExtGetTaskResult
+	if err := s.call(ctx, mcp.MethodTasksGet, &mcp.GetTaskParams{TaskID: id}, &r); err != nil {
+		return nil, err
+	}
+	if r.TaskID == "" {
+		return nil, fmt.Errorf("%s: the server's answer has no taskId", mcp.MethodTasksGet)
+	}
+	if r.TaskID != id {
+		return nil, fmt.Errorf("%s: asked for task %s, the server answered with task %s", mcp.MethodTasksGet, id, r.TaskID)
+	}
+	return &r.DetailedTask, nil
+}
+
+// TaskDetail returns a task of the 2026-07-28 era as tasks/get gives it, with its result,
+// error or input requests inlined.
+func (s *Session) TaskDetail(ctx context.Context, id string) (*mcp.DetailedTask, error) {
+	if s.modern == nil {
+		return nil, errors.New("tasks/get inlines nothing in protocol 2025-11-25: use TaskResult")
+	}
+	return s.getDetail(ctx, id)
+}
+
+// setDetail keeps the latest detailed state of an extension task, unless it is older
+// than the one kept.
+func (t *Task) setDetail(d *mcp.DetailedTask) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.detail != nil && t.detail.Status.IsTerminal() {
+		return
+	}
+	if t.detail != nil && !d.Status.IsTerminal() && older(d.LastUpdatedAt, t.detail.LastUpdatedAt) {
+		return
+	}
+	t.detail = d
+}
+
+// detailNotification routes notifications/tasks (a full detailed task) to its task.
+func (s *Session) detailNotification(d *mcp.DetailedTask) {
+	s.tasks.notified.Store(true)
+	s.tasks.mu.Lock()
+	t := s.tasks.byID[d.TaskID]
+	if t == nil {
+		if len(s.tasks.early) < maxEarly+s.tasks.inflight {
+			s.tasks.early[d.TaskID] = append(s.tasks.early[d.TaskID], d.ToTask())
+		}
+		s.tasks.mu.Unlock()
+		return
+	}
+	s.tasks.mu.Unlock()
+	t.setDetail(d)
+	t.observe(d.ToTask(), true)
+}
+
+// settleExt ends an extension task that reached completed or failed with its inlined
+// outcome, fetching it first when the state came without one (a create result or a
+// notification of another shape). It reports whether the task has ended.
+func (t *Task) settleExt(ctx context.Context) bool {
+	d := t.terminalDetail()
+	if d == nil {
+		st, err := t.get(ctx)
+		switch {
+		case errors.Is(err, jsonrpc.ErrInvalidParams):
+			t.gone(&TaskEndError{TaskID: t.ID(), Reason: ErrTaskGone, Err: err})
+			return true
+		case err != nil:
+			t.s.log.Warn("tasks/get failed; retrying", "task", t.ID(), "error", err)
+			return false
+		}
+		t.observe(st, false)
+		if d = t.terminalDetail(); d == nil {
+			return false
+		}
+	}
+	switch d.Status {
+	case mcp.TaskStatusCompleted:
+		if len(d.Result) == 0 {
+			t.finish(nil, fmt.Errorf("task %s completed, but the server's tasks/get has no result (a server bug)", d.TaskID))
+			return true
+		}
+		var res mcp.CallToolResult
+		if err := res.UnmarshalJSON(d.Result); err != nil {
+			t.finish(nil, &jsonrpc.CallError{Method: mcp.MethodTasksGet, Op: jsonrpc.OpDecode, Err: fmt.Errorf("the task's result: %w", err)})
+			return true
+		}
+		t.finish(&res, nil)
+	case mcp.TaskStatusCancelled:
+		t.finish(nil, &TaskEndError{TaskID: d.TaskID, Reason: ErrTaskCancelled, StatusMessage: d.StatusMessage})
+	default: // failed
+		if d.Error == nil {
+			msg := d.StatusMessage
+			if msg == "" {
+				msg = "the server gave no error (a server bug)"
+			}
+			t.finish(nil, jsonrpc.NewError(jsonrpc.CodeInternalError, msg))
+			return true
+		}
+		t.finish(nil, &jsonrpc.Error{Code: int64(d.Error.Code), Message: d.Error.Message, Data: d.Error.Data})
+	}
+	return true
+}
+
+// terminalDetail returns the kept detailed state if it is the terminal one.
+func (t *Task) terminalDetail() *mcp.DetailedTask {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.detail != nil && t.detail.Status.IsTerminal() && t.detail.Status == t.state.Status {
+		return t.detail
+	}
+	return nil
+}
+
+// answerExt answers the input an extension task waits for: each key once, through the
+// pending queue, and sends the answers with tasks/update as they come. A request the
+// user refuses cannot be sent back in this dialect: the task is cancelled and ends with
+// the refusal.
+func (t *Task) answerExt() {
+	t.mu.Lock()
+	d := t.detail
+	if t.ended {
+		t.mu.Unlock()
+		return
+	}
+	if d == nil || d.Status != t.state.Status {
+		// The state came without its input requests (a create result): tasks/get has
+		// them.
+		t.mu.Unlock()
+		t.pollSoon()
+		return
+	}
+	if t.inputs == nil {
+		t.inputs = map[string]bool{}
+	}
+	fresh := map[string]mcp.InputRequest{}
+	for k, in := range d.InputRequests {
+		if !t.inputs[k] {
+			t.inputs[k] = true
+			fresh[k] = in
+		}
+	}
+	resend := len(t.unsent) > 0
+	id := t.state.TaskID
+	t.mu.Unlock()
+	if resend {
+		go t.sendUpdates()
+	}
+	for k, in := range fresh {
+		t.s.tasks.followers.Go(func() {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() {
+				select {
+				case <-t.done:
+				case <-t.s.conn.Done():
+				case <-ctx.Done():
+				}
+				cancel()
+			}()
+			answers, err := t.s.answerInputs(ctx, map[string]mcp.InputRequest{k: in}, id)
+			if err != nil {
+				if ctx.Err() != nil {
+					return // the task ended otherwise
+				}
+				t.s.log.Info("a task's input was not given; cancelling the task", "task", id, "error", err)
+				_ = t.s.call(context.Background(), mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, nil)
+				t.finish(nil, fmt.Errorf("task %s: %w", id, err))
+				return
+			}
+			t.mu.Lock()
+			if t.unsent == nil {
+				t.unsent = map[string]json.RawMessage{}
+			}
+			t.unsent[k] = answers[k]
+			t.mu.Unlock()
+			t.sendUpdates()
+		})
+	}
+}
+
+// sendUpdates sends the answers not yet sent, in one tasks/update, then polls soon: the
+// task moves on once the server has them. Answers that fail to go are kept for the next
+// round.
+func (t *Task) sendUpdates() {
+	t.mu.Lock()
+	batch, id := t.unsent, t.state.TaskID
+	t.unsent = nil
+	t.mu.Unlock()
+	if len(batch) == 0 {
+		return
+	}
+	err := t.s.call(context.Background(), mcp.MethodTasksUpdate, &mcp.UpdateTaskParams{TaskID: id, InputResponses: batch}, nil)
+	switch {
+	case errors.Is(err, jsonrpc.ErrInvalidParams):
+		t.gone(&TaskEndError{TaskID: id, Reason: ErrTaskGone, Err: err})
+		return
+	case err != nil:
+		t.s.log.Warn("tasks/update failed; the answers are sent again with the next poll", "task", id, "error", err)
+		t.mu.Lock()
+		if t.unsent == nil {
+			t.unsent = map[string]json.RawMessage{}
+		}
+		for k, v := range batch {
+			if _, ok := t.unsent[k]; !ok {
+				t.unsent[k] = v
+			}
+		}
+		t.mu.Unlock()
+		return
+	}
+	t.pollSoon()
+}
+
+// pollSoon has the follower poll at once rather than at the next interval.
+func (t *Task) pollSoon() {
+	t.mu.Lock()
+	t.pollNow = true
+	t.mu.Unlock()
+	t.kick()
+}
+
+// takePollNow reports, once, whether a poll was asked for by pollSoon.
+func (t *Task) takePollNow() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.pollNow
+	t.pollNow = false
+	return p
+}
+
+// goneError makes -32602 for task id a [*TaskEndError] with [ErrTaskGone]: the
+// extension's word for a task the server does not know (expired, or never made).
+func (s *Session) goneError(id string, err error) error {
+	if errors.Is(err, jsonrpc.ErrInvalidParams) {
+		return &TaskEndError{TaskID: id, Reason: ErrTaskGone, Err: err}
+	}
+	return err
+}

@@ -1,0 +1,485 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync/atomic"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+// The 2026-07-28 era, client side: no initialize and no session; every request carries
+// the protocol version, the client's capabilities and its name in _meta; every result
+// says what it is (resultType); a server asks for input by answering input_required
+// (MRTR), and the request is sent again with the answers. This file holds that wire; the
+// session's API above it is the same in both eras.
+
+// DefaultMaxInputRounds bounds the input_required rounds of one request when [Options]
+// sets none.
+const DefaultMaxInputRounds = 16
+
+// modernWire is what a session of the 2026-07-28 era adds to every request.
+type modernWire struct {
+	version string
+	// plain and tasks are the members of every request's _meta, without and with the
+	// Tasks extension declared.
+	plain, tasks []byte
+	logLevel     atomic.Pointer[mcp.LoggingLevel]
+	// headers: the transport mirrors tool arguments marked x-mcp-header into headers
+	// (Streamable HTTP).
+	headers bool
+	discover *mcp.DiscoverResult
+}
+
+// paramHeaders is the transport end that carries x-mcp-header arguments as headers.
+type paramHeaders interface{ ParamHeaders() bool }
+
+func newModernWire(version string, caps *mcp.ClientCapabilities, impl mcp.Implementation, conn any) (*modernWire, error) {
+	w := &modernWire{version: version}
+	if ph, ok := conn.(paramHeaders); ok {
+		w.headers = ph.ParamHeaders()
+	}
+	plain := *caps
+	plain.Tasks = nil // a capability of the 2025-11-25 era only
+	plain.Extensions = maps(plain.Extensions, mcp.ExtensionTasks, nil)
+	withTasks := plain
+	withTasks.Extensions = maps(plain.Extensions, mcp.ExtensionTasks, json.RawMessage(`{}`))
+	var err error
+	if w.plain, err = metaMembers(version, &plain, impl); err != nil {
+		return nil, err
+	}
+	if w.tasks, err = metaMembers(version, &withTasks, impl); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// maps returns a copy of m with key set to v (removed when v is nil), or nil when empty.
+func maps(m map[string]json.RawMessage, key string, v json.RawMessage) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for k, x := range m {
+		out[k] = x
+	}
+	if v == nil {
+		delete(out, key)
+	} else {
+		out[key] = v
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// metaMembers writes the members of the per-request _meta, without the braces.
+func metaMembers(version string, caps *mcp.ClientCapabilities, impl mcp.Implementation) ([]byte, error) {
+	b, err := jsonwire.Marshal(map[string]any{
+		mcp.MetaProtocolVersion:    version,
+		mcp.MetaClientCapabilities: caps,
+		mcp.MetaClientInfo:         impl,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b[1 : len(b)-1], nil
+}
+
+// params returns the request's params with the per-request _meta: members the caller
+// put in params._meta stay as they are.
+func (w *modernWire) params(params any, tasks bool) (json.RawMessage, error) {
+	members := w.plain
+	if tasks {
+		members = w.tasks
+	}
+	if lvl := w.logLevel.Load(); lvl != nil {
+		m := make([]byte, 0, len(members)+64)
+		m = append(m, members...)
+		m = append(m, `,"`+mcp.MetaLogLevel+`":`...)
+		m, _ = jsonwire.AppendMarshal(m, *lvl)
+		members = m
+	}
+	var raw []byte
+	switch p := params.(type) {
+	case nil:
+	case json.RawMessage:
+		raw = p
+	default:
+		b, err := jsonwire.Marshal(params)
+		if err != nil {
+			return nil, err
+		}
+		raw = b
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = []byte("{}")
+	}
+	if raw[0] != '{' {
+		return nil, fmt.Errorf("params must be a JSON object, not %.20s", raw)
+	}
+	if !bytes.Contains(raw, []byte(`"_meta"`)) {
+		// The common case: put _meta first, with no decoding.
+		out := make([]byte, 0, len(raw)+len(members)+12)
+		out = append(out, `{"_meta":{`...)
+		out = append(out, members...)
+		out = append(out, '}')
+		if rest := bytes.TrimSpace(raw[1:]); len(rest) > 0 && rest[0] != '}' {
+			out = append(out, ',')
+		}
+		return append(out, raw[1:]...), nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, err
+	}
+	var meta map[string]json.RawMessage
+	if m, ok := obj["_meta"]; ok && string(m) != "null" {
+		if err := json.Unmarshal(m, &meta); err != nil {
+			return nil, fmt.Errorf("params._meta: %w", err)
+		}
+	}
+	var ours map[string]json.RawMessage
+	if err := json.Unmarshal(append(append([]byte("{"), members...), '}'), &ours); err != nil {
+		return nil, err
+	}
+	if meta == nil {
+		meta = map[string]json.RawMessage{}
+	}
+	for k, v := range ours {
+		if _, ok := meta[k]; !ok {
+			meta[k] = v
+		}
+	}
+	mb, err := jsonwire.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	obj["_meta"] = mb
+	return jsonwire.Marshal(obj)
+}
+
+// withInput returns params with the answers of an input_required round and its state
+// (none when the server sent none), replacing those of an earlier round.
+func withInput(params json.RawMessage, answers map[string]json.RawMessage, state *string) (json.RawMessage, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(params, &obj); err != nil {
+		return nil, err
+	}
+	delete(obj, "inputResponses")
+	delete(obj, "requestState")
+	if len(answers) > 0 {
+		b, err := jsonwire.Marshal(answers)
+		if err != nil {
+			return nil, err
+		}
+		obj["inputResponses"] = b
+	}
+	if state != nil {
+		b, err := jsonwire.Marshal(*state)
+		if err != nil {
+			return nil, err
+		}
+		obj["requestState"] = b
+	}
+	return jsonwire.Marshal(obj)
+}
+
+// ResultTypeError is a result whose resultType the request cannot have: one this client
+// does not know, input_required on a method that cannot ask for input, or a task given to
+// a request that did not declare the Tasks extension (or is not a tools/call).
+type ResultTypeError struct {
+	Method     string
+	ResultType mcp.ResultType
+}
+
+func (e *ResultTypeError) Error() string {
+	switch e.ResultType {
+	case mcp.ResultTypeTask:
+		return fmt.Sprintf("the server answered %s with a task, which this request did not allow (a server bug)", e.Method)
+	case mcp.ResultTypeInputRequired:
+		return fmt.Sprintf("the server asked for input in answer to %s, which cannot ask for any (a server bug)", e.Method)
+	}
+	return fmt.Sprintf("the server answered %s with resultType %q, which this client does not know", e.Method, e.ResultType)
+}
+
+// InputRoundsError is a request the server kept answering with input_required past
+// [Options.MaxInputRounds].
+type InputRoundsError struct {
+	Method string
+	Rounds int
+}
+
+func (e *InputRoundsError) Error() string {
+	return fmt.Sprintf("the server asked for input %d times in answer to one %s; stopped (raise the bound with --max-input-rounds)", e.Rounds, e.Method)
+}
+
+// InputError is an input request of the server's that this client could not answer: a
+// method it does not serve or did not declare, params it cannot read, or a request the
+// user refused (which 2026-07-28 has no way to send back).
+type InputError struct {
+	Key    string
+	Method string
+	Err    error
+}
+
+func (e *InputError) Error() string {
+	return fmt.Sprintf("the server's input request %q (%s): %v", e.Key, e.Method, e.Err)
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// exchangeModern sends one request of the 2026-07-28 era and decodes its complete result
+// into result: it adds the per-request _meta (with the Tasks extension declared when
+// tasks is set), answers input_required rounds, and checks resultType. A task
+// (resultType "task") is given to result as it came, for tools/call with tasks set.
+func (s *Session) exchangeModern(ctx context.Context, method string, params, result any, tasks bool) error {
+	w := s.modern
+	raw, err := w.params(params, tasks)
+	if err != nil {
+		return &jsonrpc.CallError{Method: method, Op: jsonrpc.OpEncode, Err: err}
+	}
+	if method == mcp.MethodToolsCall && w.headers {
+		if ctx, err = s.toolHeaders(ctx, raw); err != nil {
+			return err
+		}
+	}
+	maxRounds := s.client.opts.MaxInputRounds
+	for round := 1; ; round++ {
+		var res json.RawMessage
+		if err := s.bounded(ctx, method, raw, &res); err != nil {
+			return err
+		}
+		rt := mcp.ResultTypeOf(res)
+		switch {
+		case rt == mcp.ResultTypeComplete,
+			rt == mcp.ResultTypeTask && tasks && method == mcp.MethodToolsCall,
+			// Examples of the extension mark tasks/get "task"; its text says "complete".
+			rt == mcp.ResultTypeTask && method == mcp.MethodTasksGet:
+			switch r := result.(type) {
+			case nil:
+				return nil
+			case *json.RawMessage:
+				*r = res
+				return nil
+			}
+			if err := jsonwire.Unmarshal(res, result); err != nil {
+				return &jsonrpc.CallError{Method: method, Op: jsonrpc.OpDecode, Err: err}
+			}
+			return nil
+		case rt != mcp.ResultTypeInputRequired || !mcp.CanRequireInput(method):
+			return &ResultTypeError{Method: method, ResultType: rt}
+		}
+		var ir mcp.InputRequiredResult
+		if err := json.Unmarshal(res, &ir); err != nil {
+			return &jsonrpc.CallError{Method: method, Op: jsonrpc.OpDecode, Err: err}
+		}
+		if maxRounds > 0 && round >= maxRounds {
+			return &InputRoundsError{Method: method, Rounds: round}
+		}
+		answers, err := s.answerInputs(ctx, ir.InputRequests, "")
+		if err != nil {
+			return fmt.Errorf("%s: %w", method, err)
+		}
+		if raw, err = withInput(raw, answers, ir.RequestState); err != nil {
+			return &jsonrpc.CallError{Method: method, Op: jsonrpc.OpEncode, Err: err}
+		}
+	}
+}
+
+// toolHeaders returns ctx carrying the Mcp-Param-* headers of the tool call whose
+// params (with _meta) are raw.
+func (s *Session) toolHeaders(ctx context.Context, raw json.RawMessage) (context.Context, error) {
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if json.Unmarshal(raw, &p) != nil {
+		return ctx, nil
+	}
+	t, err := s.Tool(ctx, p.Name)
+	var unknown *UnknownToolError
+	if errors.As(err, &unknown) {
+		return ctx, nil // the server has the last word
+	}
+	if err != nil {
+		return ctx, err
+	}
+	params, err := t.HeaderParams()
+	if err != nil {
+		return ctx, err
+	}
+	values, err := mcp.HeaderParamValues(params, p.Arguments)
+	if err != nil || len(values) == 0 {
+		return ctx, err
+	}
+	h := http.Header{}
+	for name, v := range values {
+		h[transport.HeaderParamPrefix+name] = []string{transport.EncodeHeaderValue(v)}
+	}
+	return transport.WithHeader(ctx, h), nil
+}
+
+// answerInputs answers the input requests of an input_required result (or of a task
+// waiting for input, related names it): roots at once, sampling and elicitation through
+// the pending queue like the server requests of 2025-11-25. The first that cannot be
+// answered withdraws the others.
+func (s *Session) answerInputs(ctx context.Context, reqs map[string]mcp.InputRequest, related string) (map[string]json.RawMessage, error) {
+	keys := make([]string, 0, len(reqs))
+	for k := range reqs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type answer struct {
+		key string
+		raw json.RawMessage
+		err error
+	}
+	answers := make(chan answer, len(keys))
+	for _, key := range keys {
+		in := reqs[key]
+		r, err := s.inputRequest(ctx, key, in, related)
+		if err != nil {
+			return nil, &InputError{Key: key, Method: in.Method, Err: err}
+		}
+		if r == nil { // roots
+			s.mu.Lock()
+			roots := s.roots
+			s.mu.Unlock()
+			if roots == nil {
+				roots = []mcp.Root{}
+			}
+			b, err := jsonwire.Marshal(&mcp.ListRootsResult{Roots: roots})
+			answers <- answer{key, b, err}
+			continue
+		}
+		go func() {
+			res, err := s.await(r)
+			if err != nil {
+				answers <- answer{key: key, err: err}
+				return
+			}
+			b, err := jsonwire.Marshal(res)
+			answers <- answer{key, b, err}
+		}()
+	}
+	out := make(map[string]json.RawMessage, len(keys))
+	var first error
+	for range keys {
+		a := <-answers
+		if a.err != nil && first == nil {
+			first = &InputError{Key: a.key, Method: reqs[a.key].Method, Err: a.err}
+			cancel() // withdraw the others
+		}
+		out[a.key] = a.raw
+	}
+	if first != nil {
+		return nil, first
+	}
+	return out, nil
+}
+
+// inputRequest reads one input request: nil for roots/list, which needs no user.
+func (s *Session) inputRequest(ctx context.Context, key string, in mcp.InputRequest, related string) (*Request, error) {
+	caps := s.client.capabilities()
+	switch in.Method {
+	case mcp.MethodRootsList:
+		if caps.Roots == nil {
+			return nil, errors.New("this client did not declare roots")
+		}
+		return nil, nil
+	case mcp.MethodSamplingCreateMessage, mcp.MethodElicitationCreate:
+		r, _, err := s.parseRequest(ctx, &jsonrpc.Request{Method: in.Method, Params: in.Params})
+		if err != nil {
+			return nil, err
+		}
+		r.InputKey = key
+		r.RelatedTask = related
+		return r, nil
+	}
+	return nil, fmt.Errorf("%q is not a method a server may ask for input with", in.Method)
+}
+
+// discover sends server/discover with version in _meta, as the first request of a
+// session of the 2026-07-28 era or as the probe that tells the eras apart.
+func (s *Session) discover(ctx context.Context, version string) (*mcp.DiscoverResult, error) {
+	w, err := newModernWire(version, s.client.capabilities(), s.client.impl, s.raw)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := w.params(nil, false)
+	if err != nil {
+		return nil, err
+	}
+	var res json.RawMessage
+	if err := s.bounded(ctx, mcp.MethodServerDiscover, raw, &res); err != nil {
+		return nil, err
+	}
+	if rt := mcp.ResultTypeOf(res); rt != mcp.ResultTypeComplete {
+		return nil, &ResultTypeError{Method: mcp.MethodServerDiscover, ResultType: rt}
+	}
+	var d mcp.DiscoverResult
+	if err := json.Unmarshal(res, &d); err != nil {
+		return nil, &jsonrpc.CallError{Method: mcp.MethodServerDiscover, Op: jsonrpc.OpDecode, Err: err}
+	}
+	if !slices.Contains(d.SupportedVersions, version) {
+		return &d, &UnsupportedVersionError{Requested: version, Supported: d.SupportedVersions}
+	}
+	w.discover = &d
+	s.modern = w
+	info, _ := d.ServerInfo()
+	s.initResult = &mcp.InitializeResult{
+		ProtocolVersion: version,
+		Capabilities:    d.Capabilities,
+		ServerInfo:      info,
+		Instructions:    d.Instructions,
+		Meta:            d.Meta,
+	}
+	return &d, nil
+}
+
+// UnsupportedVersionError is a server that speaks none of the protocol versions this
+// client does (or that the client was told to use): Supported is what it named.
+type UnsupportedVersionError struct {
+	Requested string
+	Supported []string
+}
+
+func (e *UnsupportedVersionError) Error() string {
+	if len(e.Supported) == 0 {
+		return fmt.Sprintf("the server does not speak protocol version %s", e.Requested)
+	}
+	return fmt.Sprintf("the server does not speak protocol version %s; it speaks %v", e.Requested, e.Supported)
+}
+
+// modernError returns the JSON-RPC error in err if it is one only a server of the
+// 2026-07-28 era gives: -32020, -32021 or -32022.
+func modernError(err error) (*jsonrpc.Error, bool) {
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) {
+		return nil, false
+	}
+	switch rpc.Code {
+	case mcp.CodeHeaderMismatch, mcp.CodeMissingRequiredClientCapability, mcp.CodeUnsupportedProtocolVersion:
+		return rpc, true
+	}
+	return nil, false
+}
+
+// supportedVersions reads data.supported of a -32022 error.
+func supportedVersions(rpc *jsonrpc.Error) []string {
+	var d mcp.UnsupportedProtocolVersionData
+	if rpc.Code != mcp.CodeUnsupportedProtocolVersion || json.Unmarshal(rpc.Data, &d) != nil {
+		return nil
+	}
+	return d.Supported
+}
