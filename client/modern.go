@@ -35,7 +35,7 @@ type modernWire struct {
 	logLevel     atomic.Pointer[mcp.LoggingLevel]
 	// headers: the transport mirrors tool arguments marked x-mcp-header into headers
 	// (Streamable HTTP).
-	headers bool
+	headers  bool
 	discover *mcp.DiscoverResult
 }
 

@@ -183,9 +183,9 @@ type Task struct {
 	detail *mcp.DetailedTask          // the latest tasks/get or notification
 	inputs map[string]bool            // inputRequests keys taken to answer, each once
 	unsent map[string]json.RawMessage // answers tasks/update has not taken yet
-	wake      chan struct{}
-	done      chan struct{}
-	sub       hub
+	wake   chan struct{}
+	done   chan struct{}
+	sub    hub
 }
 
 func newTask(s *Session, tool string, started time.Time) *Task {

@@ -73,3 +73,37 @@ if ! out="$(cd "$TS_DIR" && node --input-type=module -e \
   exit 1
 fi
 log "node $(node --version), @modelcontextprotocol/sdk $have_sdk ready"
+
+# The peers of revision 2026-07-28:
+# - TypeScript SDK v2 (@modelcontextprotocol/server), pinned and locked in
+#   internal/interop/ts2, installed with npm ci like the 1.x SDK above;
+# - go-sdk v1.8.0, a module of its own in internal/interop/gosdk (the main module does not
+#   depend on it), built into .tools/bin/gosdk-server.
+TS2_DIR="$(cd "$SCRIPT_DIR/../internal/interop/ts2" && pwd)"
+TS2_STAMP="$TS2_DIR/node_modules/.mcpi-interop-lock.sha256"
+ts2_sum="$(cat "$TS2_DIR/package.json" "$TS2_DIR/package-lock.json" | sha256sum | cut -d' ' -f1)"
+if [ "$(cat "$TS2_STAMP" 2>/dev/null || true)" = "$ts2_sum" ]; then
+  log "TypeScript SDK v2 already installed in internal/interop/ts2/node_modules"
+else
+  log "installing the TypeScript SDK v2 into internal/interop/ts2/node_modules"
+  (cd "$TS2_DIR" && npm ci --no-audit --no-fund --no-update-notifier --loglevel=error >&2)
+  echo "$ts2_sum" >"$TS2_STAMP"
+fi
+want_ts2="$(sed -n 's/^[[:space:]]*"@modelcontextprotocol\/server":[[:space:]]*"\([^"]*\)".*/\1/p' "$TS2_DIR/package.json" | head -1)"
+have_ts2="$(pkg_version "$TS2_DIR/node_modules/@modelcontextprotocol/server/package.json")"
+[ "$have_ts2" = "$want_ts2" ] || { log "expected @modelcontextprotocol/server $want_ts2, got '${have_ts2:-nothing}'"; exit 1; }
+
+GOSDK_DIR="$(cd "$SCRIPT_DIR/../internal/interop/gosdk" && pwd)"
+BIN_DIR="$(cd "$SCRIPT_DIR/.." && pwd)/.tools/bin"
+mkdir -p "$BIN_DIR"
+gosdk_sum="$(cat "$GOSDK_DIR/go.mod" "$GOSDK_DIR/go.sum" "$GOSDK_DIR"/*.go | sha256sum | cut -d' ' -f1)"
+if [ -x "$BIN_DIR/gosdk-server" ] && [ "$(cat "$BIN_DIR/.gosdk-server.sha256" 2>/dev/null || true)" = "$gosdk_sum" ]; then
+  log "go-sdk peer already built: .tools/bin/gosdk-server"
+else
+  log "building the go-sdk peer into .tools/bin/gosdk-server"
+  (cd "$GOSDK_DIR" && GOWORK=off GOFLAGS=-mod=readonly go build -trimpath -o "$BIN_DIR/gosdk-server" .)
+  echo "$gosdk_sum" >"$BIN_DIR/.gosdk-server.sha256"
+fi
+go version -m "$BIN_DIR/gosdk-server" | grep -q 'github.com/modelcontextprotocol/go-sdk[[:space:]]*v1.8.0' ||
+  { log ".tools/bin/gosdk-server is not built with go-sdk v1.8.0"; exit 1; }
+log "TypeScript SDK v2 $have_ts2 and go-sdk v1.8.0 ready"
