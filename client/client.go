@@ -340,10 +340,18 @@ func pickModern(supported []string) string {
 
 // start begins a session of the 2026-07-28 era with server/discover.
 func (s *Session) start(ctx context.Context, version string) error {
-	if _, err := s.discover(ctx, version); err != nil {
-		return fmt.Errorf("%s: %w", mcp.MethodServerDiscover, err)
+	_, err := s.discover(ctx, version)
+	var unsupported *UnsupportedVersionError
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &unsupported) && olderEra(err):
+		if _, modern := modernError(err); !modern {
+			// A server of the 2025-11-25 era, most likely.
+			return fmt.Errorf("%w (%s: %w)", &UnsupportedVersionError{Requested: version}, mcp.MethodServerDiscover, err)
+		}
 	}
-	return nil
+	return fmt.Errorf("%s: %w", mcp.MethodServerDiscover, err)
 }
 
 // open connects t and sets up a session on it, with no request sent yet.

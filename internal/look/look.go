@@ -98,3 +98,22 @@ func ShortID(id string) string {
 	}
 	return id
 }
+
+// Era names a session's protocol era as the specification does: "modern" (2026-07-28 and
+// later: server/discover, per-request _meta, no session) or "legacy" (2025-11-25 and
+// earlier: initialize, a session).
+func Era(modern bool) string {
+	if modern {
+		return "modern"
+	}
+	return "legacy"
+}
+
+// TaskSupport is how a tool's task support reads in a list: in the 2026-07-28 era the
+// server decides per call, and the tool says nothing of it.
+func TaskSupport(t *mcp.Tool, modern bool) string {
+	if modern {
+		return "server decides"
+	}
+	return string(t.TaskSupport())
+}

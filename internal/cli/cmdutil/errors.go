@@ -19,6 +19,7 @@ import (
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/transport"
 )
 
@@ -284,11 +285,61 @@ func describe(err error) (sentence string, code int) {
 			return look.Sentence(err) + "; call it without --task", ExitUsage
 		}
 		return look.Sentence(err) + "; use --task", ExitUsage
-	case errors.As(err, &rpc) && !errors.Is(err, context.Canceled):
+	}
+	if msg, ok := describeEra(err); ok {
+		return msg, ExitMCPError
+	}
+	if errors.As(err, &rpc) && !errors.Is(err, context.Canceled) {
 		// The server answered, with an error.
 		return look.Sentence(err), ExitMCPError
 	}
 	return look.Sentence(err), ExitUsage
+}
+
+// describeEra says in one sentence what the errors of protocol 2026-07-28 about the
+// request itself mean: -32022 (a protocol version the server does not speak), -32021 (a
+// client capability the request had to declare) and -32020 (headers that do not match
+// the body).
+func describeEra(err error) (string, bool) {
+	var rpc *jsonrpc.Error
+	var unsupported *client.UnsupportedVersionError
+	switch {
+	case errors.As(err, &unsupported):
+		return versionSentence(unsupported.Requested, unsupported.Supported), true
+	case !errors.As(err, &rpc):
+		return "", false
+	}
+	switch rpc.Code {
+	case mcp.CodeUnsupportedProtocolVersion:
+		var d mcp.UnsupportedProtocolVersionData
+		_ = json.Unmarshal(rpc.Data, &d)
+		return versionSentence(d.Requested, d.Supported), true
+	case mcp.CodeMissingRequiredClientCapability:
+		var d mcp.MissingCapabilityData
+		_ = json.Unmarshal(rpc.Data, &d)
+		if _, ok := d.RequiredCapabilities.Extensions[mcp.ExtensionTasks]; ok {
+			return "the server runs this tool only as a task: call it with --task (JSON-RPC error -32021)", true
+		}
+		need := "a client capability this request did not declare"
+		if b, err := json.Marshal(d.RequiredCapabilities); err == nil && string(b) != "{}" {
+			need = "the client capabilities " + string(b)
+		}
+		return fmt.Sprintf("the server needs %s: %s (JSON-RPC error -32021)", need, strings.TrimSuffix(rpc.Message, ".")), true
+	case mcp.CodeHeaderMismatch:
+		return fmt.Sprintf("the server says the request's HTTP headers do not match its body: %s (JSON-RPC error -32020; a proxy that rewrites headers, or a bug in mcpi)", strings.TrimSuffix(rpc.Message, ".")), true
+	}
+	return "", false
+}
+
+func versionSentence(requested string, supported []string) string {
+	what := "protocol version " + requested
+	if requested == "" {
+		what = "the protocol version mcpi asked for"
+	}
+	if len(supported) == 0 {
+		return fmt.Sprintf("the server does not speak %s (drop --protocol to let mcpi choose)", what)
+	}
+	return fmt.Sprintf("the server does not speak %s; it speaks %s (give --protocol %s, or auto)", what, strings.Join(supported, ", "), supported[0])
 }
 
 func describeConfig(e *ConfigError) string {
@@ -396,6 +447,9 @@ func describeConnect(e *ConnectError) string {
 		rpc     *jsonrpc.Error
 		timeout *client.TimeoutError
 	)
+	if msg, ok := describeEra(e.Err); ok {
+		return msg
+	}
 	switch {
 	case errors.As(e.Err, &execErr):
 		switch {

@@ -55,6 +55,19 @@ type Selection struct {
 	InitTimeout time.Duration
 	// Limits bound what the server can make mcpi hold or wait for.
 	Limits Limits
+	// Protocol is "auto" (or empty), or the protocol version to speak (see
+	// [client.Options.ProtocolVersion]).
+	Protocol string
+	// Eras, when set, remembers the version each server spoke, so that the next command
+	// does not probe a server of the 2025-11-25 era again.
+	Eras EraMemory
+}
+
+// EraMemory remembers the protocol version a server spoke last. Server is
+// [Target.Key].
+type EraMemory interface {
+	Lookup(server string) string
+	Remember(server, version string) error
 }
 
 // Limits bound what one server can make mcpi hold or wait for. The zero value means the
@@ -69,6 +82,9 @@ type Limits struct {
 	// Timeout bounds how long each request waits for its answer (see
 	// [client.Options.RequestTimeout]); zero means no bound.
 	Timeout time.Duration
+	// MaxInputRounds bounds the input_required rounds of one request (see
+	// [client.Options.MaxInputRounds]); a negative value removes the bound.
+	MaxInputRounds int
 }
 
 // DefaultTimeout is --timeout's default: generous, as a plain tool call may take minutes
@@ -83,6 +99,8 @@ func (l *Limits) addFlags(fs *pflag.FlagSet) {
 	l.MaxMessageSize = transport.DefaultMaxMessageSize
 	fs.Var(byteSize{&l.MaxMessageSize}, "max-message-size", "drop a message from the server over `SIZE` (bytes, or with KiB, MiB, GiB), failing the request it answers")
 	fs.DurationVar(&l.Timeout, "timeout", DefaultTimeout, "give up on a request the server has not answered within `DURATION` (0: never); a task is followed past it")
+	l.MaxInputRounds = client.DefaultMaxInputRounds
+	fs.Var(bound{&l.MaxInputRounds}, "max-input-rounds", "stop a request the server has asked for input `N` times (protocol 2026-07-28; 0: no bound)")
 }
 
 // apply sets the limits in a copy of opts (nil: the defaults).
@@ -99,6 +117,9 @@ func (l *Limits) apply(opts *client.Options) *client.Options {
 	}
 	if l.Timeout != 0 {
 		o.RequestTimeout = max(l.Timeout, 0)
+	}
+	if l.MaxInputRounds != 0 {
+		o.MaxInputRounds = l.MaxInputRounds
 	}
 	return &o
 }
@@ -176,6 +197,7 @@ func (s *Selection) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&s.Headers, "header", nil, "send the HTTP header `K=V` with every request (repeatable)")
 	fs.StringVar(&s.Config, "config", "", "read servers from `FILE` in the mcpServers JSON format")
 	fs.StringVar(&s.Server, "server", "", "use the server `NAME` of the --config file")
+	fs.StringVar(&s.Protocol, "protocol", client.ProtocolAuto, "the protocol `VERSION`: 2025-11-25 (initialize), 2026-07-28 (server/discover, no session), or auto (whichever the server speaks, 2026-07-28 first)")
 	s.Limits.addFlags(fs)
 }
 
@@ -195,10 +217,17 @@ type Target struct {
 	// [EmbeddedTarget].
 	Name  string
 	Stdio bool
+	// Key names the server for [EraMemory]: its command line and directory, or its URL;
+	// "" for the embedded demo server.
+	Key string
 }
 
 // Resolve checks the flags and returns the transport they select, without connecting.
 func (s *Selection) Resolve() (*Target, error) {
+	switch p := s.Protocol; {
+	case p != "" && p != client.ProtocolAuto && !mcp.IsModernProtocolVersion(p) && !mcp.IsSupportedProtocolVersion(p):
+		return nil, cmdutil.UsageErrorf("--protocol %q: give auto, %s or %s", p, mcp.LatestProtocolVersion, mcp.ProtocolVersion20260728)
+	}
 	switch {
 	case s.Stdio != "" && s.URL != "":
 		return nil, cmdutil.UsageErrorf("give either --stdio or --url, not both")
@@ -244,10 +273,12 @@ func (s *Selection) stdio(argv []string, env map[string]string, dir, name string
 		envList = append(envList, k+"="+v)
 	}
 	sort.Strings(envList)
+	key, _ := json.Marshal(map[string]any{"argv": argv, "dir": dir, "env": envList})
 	return &Target{
 		Transport: &transport.Command{Path: argv[0], Args: argv[1:], Env: envList, Dir: dir, MaxMessageSize: s.Limits.MaxMessageSize},
 		Name:      name,
 		Stdio:     true,
+		Key:       "stdio " + string(key),
 	}
 }
 
@@ -256,7 +287,7 @@ func (s *Selection) http(rawURL string, headers http.Header) (*Target, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, cmdutil.UsageErrorf("%q is not a server URL: give an http:// or https:// URL", rawURL)
 	}
-	return &Target{Transport: &transport.HTTPClient{URL: rawURL, Header: headers, MaxMessageSize: s.Limits.MaxMessageSize}, Name: rawURL}, nil
+	return &Target{Transport: &transport.HTTPClient{URL: rawURL, Header: headers, MaxMessageSize: s.Limits.MaxMessageSize}, Name: rawURL, Key: "http " + rawURL}, nil
 }
 
 func embedded() *Target {
@@ -284,14 +315,26 @@ func (s *Selection) Connect(ctx context.Context, opts *client.Options) (*client.
 	rec := &recorder{Transport: t.Transport}
 	ictx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	sess, err := client.New(Impl, s.Limits.apply(opts)).Connect(ictx, rec)
+	o := s.Limits.apply(opts)
+	o.ProtocolVersion = s.Protocol
+	auto := s.Protocol == "" || s.Protocol == client.ProtocolAuto
+	if auto && s.Eras != nil && t.Key != "" {
+		o.TryFirst = s.Eras.Lookup(t.Key)
+	}
+	sess, err := client.New(Impl, o).Connect(ictx, rec)
 	if err == nil {
+		if auto && s.Eras != nil && t.Key != "" && o.TryFirst != sess.ProtocolVersion() {
+			_ = s.Eras.Remember(t.Key, sess.ProtocolVersion()) // a cache: failing costs a probe
+		}
 		return sess, nil
 	}
 	// A server that exits at once may make the initialize request fail to be written
 	// before its exit is noticed; the exit, with its stderr, is the better explanation.
+	var answered *jsonrpc.Error
+	var unsupported *client.UnsupportedVersionError
 	if exit := rec.exitErr(); exit != nil && !errors.Is(err, transport.ErrServerExited) &&
-		!errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		!errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil &&
+		!errors.As(err, &answered) && !errors.As(err, &unsupported) { // an answer explains more than the exit it led to
 		err = exit
 	}
 	if ctx.Err() != nil {

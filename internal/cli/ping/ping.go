@@ -25,6 +25,11 @@ type Options struct {
 // Result is the --json output of ping.
 type Result struct {
 	RoundTripMs float64 `json:"roundTripMs"`
+	// ProtocolVersion is the version the session speaks, and Era its era: "legacy"
+	// (2025-11-25: initialize, a session) or "modern" (2026-07-28: server/discover, no
+	// session).
+	ProtocolVersion string `json:"protocolVersion"`
+	Era             string `json:"era"`
 }
 
 // NewCmd returns the command; runF replaces [Run] in tests of the flag handling.
@@ -41,7 +46,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 			return Run(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print {"roundTripMs":N} as JSON`)
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print {"roundTripMs":N,"protocolVersion":V,"era":E} as JSON`)
 	return cmd
 }
 
@@ -61,10 +66,12 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	rtt := now().Sub(start)
+	era := look.Era(sess.Modern())
 	if opts.JSON {
-		return cmdutil.PrintJSON(opts.IO.Out, Result{RoundTripMs: float64(rtt.Microseconds()) / 1000})
+		return cmdutil.PrintJSON(opts.IO.Out, Result{RoundTripMs: float64(rtt.Microseconds()) / 1000, ProtocolVersion: sess.ProtocolVersion(), Era: era})
 	}
 	info := sess.InitializeResult().ServerInfo
-	fmt.Fprintf(opts.IO.Out, "pong from %s %s in %s\n", look.Safe(info.Name), look.Safe(info.Version), rtt.Round(time.Microsecond))
+	fmt.Fprintf(opts.IO.Out, "pong from %s %s in %s (protocol %s, %s era)\n", look.Safe(info.Name), look.Safe(info.Version),
+		rtt.Round(time.Microsecond), look.Safe(sess.ProtocolVersion()), era)
 	return nil
 }

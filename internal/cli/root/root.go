@@ -17,6 +17,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/prompts"
 	"github.com/mcpi-dev/mcpi/internal/cli/resources"
 	"github.com/mcpi-dev/mcpi/internal/cli/serve"
+	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks"
 	"github.com/mcpi-dev/mcpi/internal/cli/tools"
 	tuicmd "github.com/mcpi-dev/mcpi/internal/cli/tui"
@@ -83,6 +84,9 @@ them (see "mcpi tools call --help" and "mcpi tasks --help").`,
 // as one sentence prefixed "mcpi: ".
 func Main(ctx context.Context, ios *iostreams.IOStreams, args []string, version string) int {
 	sel := &connect.Selection{}
+	if eras, err := state.DefaultEras(); err == nil {
+		sel.Eras = eras
+	}
 	connect.Impl.Version = version
 	f := factory.New(ios, sel, version)
 	cmd := NewCmd(f, sel)

@@ -303,31 +303,36 @@ func (s *Store) write(entries []Entry) error {
 		return err
 	}
 	data = append(data, '\n')
-	dir := filepath.Dir(s.Path)
-	fail := s.writeErr
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fail(err)
+	if err := writeAtomic(s.Path, ".tasks-*.json", data); err != nil {
+		return s.writeErr(err)
 	}
-	tmp, err := os.CreateTemp(dir, ".tasks-*.json")
+	return nil
+}
+
+// writeAtomic replaces path with data atomically: a temporary file (named by pattern) in
+// the same directory, synced, then renamed over it.
+func writeAtomic(path, pattern string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, pattern)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return fail(err)
+		return err
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
-		return fail(err)
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return fail(err)
+		return err
 	}
-	if err := os.Rename(tmp.Name(), s.Path); err != nil {
-		return fail(err)
-	}
-	return nil
+	return os.Rename(tmp.Name(), path)
 }
 
 // String describes the store for messages.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -55,7 +56,7 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	tw := cmdutil.NewTable(opts.IO.Out, opts.IO.TerminalWidth(), "NAME", "TASK SUPPORT", "DESCRIPTION")
 	for _, t := range res.Tools {
-		tw.Row(t.Name, string(t.TaskSupport()), cmdutil.OrDash(cmdutil.FirstLine(t.Description)))
+		tw.Row(t.Name, look.TaskSupport(&t, sess.Modern()), cmdutil.OrDash(cmdutil.FirstLine(t.Description)))
 	}
 	return tw.Flush()
 }

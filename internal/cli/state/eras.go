@@ -1,0 +1,77 @@
+package state
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+)
+
+// ErasFileName is the file, in the state directory, that remembers which protocol version
+// each server spoke.
+const ErasFileName = "eras.json"
+
+// maxEras bounds the servers remembered; the oldest are forgotten first.
+const maxEras = 500
+
+// Eras remembers the protocol version each server spoke last, so that a server of the
+// 2025-11-25 era is not probed with server/discover by every command. It is a cache: a
+// file that cannot be read or written is no error, only a probe more next time.
+type Eras struct {
+	Path string
+}
+
+type eraEntry struct {
+	Version string    `json:"version"`
+	At      time.Time `json:"at"`
+}
+
+// DefaultEras returns the memory at the default location.
+func DefaultEras() (*Eras, error) {
+	d, err := Dir()
+	if err != nil {
+		return nil, err
+	}
+	return &Eras{Path: filepath.Join(d, ErasFileName)}, nil
+}
+
+func (e *Eras) load() map[string]eraEntry {
+	m := map[string]eraEntry{}
+	b, err := cmdutil.ReadFile(e.Path, 1<<20)
+	if err == nil {
+		_ = json.Unmarshal(b, &m)
+	}
+	return m
+}
+
+// Lookup returns the version server spoke last, or "".
+func (e *Eras) Lookup(server string) string {
+	return e.load()[server].Version
+}
+
+// Remember records that server speaks version.
+func (e *Eras) Remember(server, version string) error {
+	m := e.load()
+	if m[server].Version == version {
+		return nil
+	}
+	m[server] = eraEntry{Version: version, At: time.Now().UTC()}
+	for len(m) > maxEras {
+		oldest := ""
+		for k, v := range m {
+			if oldest == "" || v.At.Before(m[oldest].At) {
+				oldest = k
+			}
+		}
+		delete(m, oldest)
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(e.Path, ".eras-*.json", append(data, '\n')); err != nil {
+		return err
+	}
+	return nil
+}
