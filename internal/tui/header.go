@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
@@ -13,7 +15,10 @@ func Dialect(init *mcp.InitializeResult) string {
 		return "unknown"
 	}
 	switch {
-	case init.ProtocolVersion == mcp.ProtocolVersion20260728:
+	case mcp.IsModernProtocolVersion(init.ProtocolVersion):
+		if _, ok := init.Capabilities.Extensions[mcp.ExtensionTasks]; !ok {
+			return "2026-07-28 tasks extension (the server declares none)"
+		}
 		return "2026-07-28 tasks extension"
 	case init.ProtocolVersion < mcp.LatestProtocolVersion:
 		return "none (protocol " + init.ProtocolVersion + " has no tasks)"
@@ -35,6 +40,9 @@ func ServerCapabilityList(c *mcp.ServerCapabilities) string {
 	var parts []string
 	if t := c.Tasks; t != nil {
 		parts = append(parts, "tasks"+flags(t.List != nil, "list", t.Cancel != nil, "cancel", t.SupportsToolCall(), "tools/call"))
+	}
+	for _, id := range slices.Sorted(maps.Keys(c.Extensions)) {
+		parts = append(parts, "extension "+id)
 	}
 	if c.Tools != nil {
 		parts = append(parts, "tools")

@@ -73,6 +73,12 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer sess.Close()
+	if sess.Modern() {
+		// The Tasks extension has no tasks/list: what this client recorded is all there is.
+		fmt.Fprintf(opts.IO.ErrOut, "The server speaks protocol %s, whose Tasks extension has no tasks/list; these are the tasks mcpi recorded for it.\n", look.Safe(sess.ProtocolVersion()))
+		server := state.FromSelection(opts.Selection)
+		return runLocalFiltered(opts, now(), func(e state.Entry) bool { return e.Server.Same(server) })
+	}
 	if err := shared.NeedList(sess.Session); err != nil {
 		return err
 	}
@@ -96,13 +102,24 @@ func Run(ctx context.Context, opts *Options) error {
 }
 
 func runLocal(opts *Options, now time.Time) error {
+	return runLocalFiltered(opts, now, func(state.Entry) bool { return true })
+}
+
+// runLocalFiltered lists the recorded tasks that keep says to show.
+func runLocalFiltered(opts *Options, now time.Time, keep func(state.Entry) bool) error {
 	store, err := opts.Store()
 	if err != nil {
 		return err
 	}
-	entries, err := store.Load()
+	all, err := store.Load()
 	if err != nil {
 		return err
+	}
+	var entries []state.Entry
+	for _, e := range all {
+		if keep(e) {
+			entries = append(entries, e)
+		}
 	}
 	if opts.JSON {
 		if entries == nil {

@@ -25,7 +25,7 @@ type column struct {
 
 var allColumns = []column{
 	{"ID", 8, false, func(m *Model, r *row) string { return look.ShortID(r.id) }},
-	{"TOOL / METHOD", 0, false, func(m *Model, r *row) string { return r.role.arrow() + " " + r.name }},
+	{"TOOL / METHOD", 0, false, func(m *Model, r *row) string { return r.role.arrow() + " " + r.name + r.dialectTag() }},
 	{"STATUS", 16, false, func(m *Model, r *row) string { return m.renderStatus(r) }},
 	{"MESSAGE", 0, false, func(m *Model, r *row) string { return ui.OneLine(m.messageText(r)) }},
 	{"PROG", 6, true, func(m *Model, r *row) string { return progressText(r.progress) }},
@@ -259,6 +259,7 @@ func (m *Model) detailLines(r *row) []string {
 	lines := []string{
 		ui.Title.Render("Task "+r.id) + "  " + r.role.arrow() + " " + method,
 		field("Role", role),
+		field("Dialect", string(r.dialect())),
 		field("Status", m.renderStatus(r)),
 	}
 	if st.StatusMessage != "" {
@@ -367,4 +368,22 @@ func resultSummary(r *row) string {
 		}
 	}
 	return ui.OneLine(string(r.result))
+}
+
+// dialect is the task protocol the row's task follows: a task mcpi hosts for the server
+// exists only in the core Tasks of 2025-11-25.
+func (r *row) dialect() client.Dialect {
+	if r.task != nil {
+		return r.task.Dialect()
+	}
+	return client.DialectCore
+}
+
+// dialectTag marks, in the table, a task of the Tasks extension of 2026-07-28; the core
+// Tasks of 2025-11-25 go unmarked.
+func (r *row) dialectTag() string {
+	if r.dialect() == client.DialectExtension {
+		return ui.Dim.Render(" (ext)")
+	}
+	return ""
 }
