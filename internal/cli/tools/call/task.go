@@ -38,6 +38,16 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 	// created (and its id known) before mcpi can cancel it or leave it running.
 	follow, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
+	if sess.Modern() && opts.TTL > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "--ttl is ignored: in protocol %s the server chooses a task's ttl.\n", look.Safe(sess.ProtocolVersion()))
+	}
+	// In 2026-07-28 --task only declares the Tasks extension: the server decides, and the
+	// user is told what it chose.
+	chose := func(msg string) {
+		if sess.Modern() && !opts.JSON {
+			fmt.Fprintln(opts.IO.ErrOut, msg)
+		}
+	}
 	events := make(chan client.TaskEvent)
 	go func() {
 		defer close(events)
@@ -102,6 +112,7 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 			switch e.Kind {
 			case client.TaskCreated:
 				created = true
+				chose("The server runs the call as task " + look.Safe(e.State.TaskID) + ".")
 				if opts.Detach {
 					sess.Close() // at once: the session has nothing more to do
 					return detach(opts, task, e.State)
@@ -111,6 +122,9 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 					return leave(opts, sess, live, task)
 				}
 			case client.TaskResult:
+				if !created {
+					chose("The server answered at once, without a task.")
+				}
 				if opts.Detach && !created {
 					// The server ran the call plainly: there is nothing to detach from.
 					return finish(opts, sess, e.Result, nil)
