@@ -96,11 +96,13 @@ if (opts.baseline) {
   const require = createRequire(import.meta.url);
   let YAML;
   const here = path.dirname(new URL(import.meta.url).pathname);
-  for (const base of [process.cwd(), path.join(here, '..')]) {
-    try {
-      YAML = createRequire(path.join(base, '.tools/conformance/package.json'))('yaml');
-      break;
-    } catch { /* try next */ }
+  search: for (const base of [process.cwd(), path.join(here, '..')]) {
+    for (const suite of ['.tools/conformance', '.tools/conformance-alpha']) {
+      try {
+        YAML = createRequire(path.join(base, suite, 'package.json'))('yaml');
+        break search;
+      } catch { /* try next */ }
+    }
   }
   if (!YAML) { try { YAML = require('yaml'); } catch { /* handled below */ } }
   if (!YAML) usage('cannot load the yaml package (run scripts/conformance-tools.sh)');

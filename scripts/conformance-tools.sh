@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Installs the pinned MCP conformance suite and a Node 22 runtime into .tools/.
+# Installs a pinned MCP conformance suite and a Node 22 runtime into .tools/.
 #
-#   bash scripts/conformance-tools.sh        # run from the repository root
+#   bash scripts/conformance-tools.sh [SUITE]   # run from the repository root
+#
+# SUITE is the suite version: 0.1.16 (the default; into .tools/conformance, locked
+# by scripts/conformance-lock/) or 0.2.0-alpha.12 (also spelt "alpha"; into
+# .tools/conformance-alpha, locked by scripts/conformance-lock-alpha/). The alpha
+# tests revision 2026-07-28 as well as 2025-11-25; both can be installed at once.
 #
 # Idempotent: anything already installed at the pinned version is skipped.
-# Progress goes to stderr; the last line on stdout is the path of the
+# Progress goes to stderr; the last line on stdout is the path of that suite's
 # `conformance` bin. Run that bin with .tools/node22/node_modules/node/bin first
 # on PATH (its shebang is `#!/usr/bin/env node`; the system Node 20 crashes on
 # start) -- scripts/conformance.sh does that for you.
@@ -13,27 +18,40 @@
 # through the node-linux-<arch> npm packages.
 #
 # The suite's own dependencies (@modelcontextprotocol/sdk, ...) float within the
-# suite's semver ranges, so the exact tree is locked in
-# scripts/conformance-lock/package-lock.json and installed with `npm ci`.
-# To move to another suite version: change CONFORMANCE_VERSION, delete the lock
+# suite's semver ranges, so the exact tree is locked in the suite's lock folder
+# (package.json + package-lock.json) and installed with `npm ci`.
+# To move to another suite version: change the version below, delete the lock
 # folder's two files, run this script (it falls back to `npm install`), and copy
-# .tools/conformance/package.json and package-lock.json back into
-# scripts/conformance-lock/.
+# the install folder's package.json and package-lock.json back into the lock
+# folder.
 #
 # Suggested .gitignore line:  /.tools/
 set -euo pipefail
 
 NODE_VERSION="22.23.3"          # highest 22.x per `npm view node@22 version`
-CONFORMANCE_VERSION="0.1.16"    # 0.2.0-alpha.x targets the 2026-07-28 Tasks extension
+STABLE_VERSION="0.1.16"         # revision 2025-11-25; server and client mode
+ALPHA_VERSION="0.2.0-alpha.12"  # revisions 2025-11-25 and 2026-07-28
 
 ROOT="$(pwd)"
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-LOCK_DIR="$SCRIPT_DIR/conformance-lock"
 TOOLS="$ROOT/.tools"
 NODE_PREFIX="$TOOLS/node22"
 NODE_BIN_DIR="$NODE_PREFIX/node_modules/node/bin"
 NODE="$NODE_BIN_DIR/node"
-CONF_PREFIX="$TOOLS/conformance"
+
+case "${1:-$STABLE_VERSION}" in
+  "$STABLE_VERSION")
+    CONFORMANCE_VERSION="$STABLE_VERSION"
+    LOCK_DIR="$SCRIPT_DIR/conformance-lock"
+    CONF_PREFIX="$TOOLS/conformance" ;;
+  "$ALPHA_VERSION"|alpha)
+    CONFORMANCE_VERSION="$ALPHA_VERSION"
+    LOCK_DIR="$SCRIPT_DIR/conformance-lock-alpha"
+    CONF_PREFIX="$TOOLS/conformance-alpha" ;;
+  *)
+    printf 'conformance-tools: unknown suite version %s (known: %s, %s)\n' "$1" "$STABLE_VERSION" "$ALPHA_VERSION" >&2
+    exit 2 ;;
+esac
 CONF_PKG="$CONF_PREFIX/node_modules/@modelcontextprotocol/conformance"
 CONF_BIN="$CONF_PREFIX/node_modules/.bin/conformance"
 CONF_STAMP="$CONF_PREFIX/.installed-lock.sha256"

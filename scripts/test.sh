@@ -3,10 +3,13 @@
 #   1. gofmt and go vet;
 #   2. go test -race ./... (unit and end-to-end tests over pipe, stdio and HTTP), then
 #      every fuzz target for MCPI_FUZZ_TIME (default 10s) each (scripts/fuzz.sh);
-#   3. the official MCP conformance suite 0.1.16 against mcpi: server mode (every
+#   3. the official MCP conformance suite against mcpi: 0.1.16 in server mode (every
 #      scenario of the active suite against `mcpi serve conformance --http`) and
-#      client mode (the scenarios mcpi's conformance client implements).
-# Node 22 and the suite are installed into .tools/ by scripts/conformance-tools.sh.
+#      client mode (the 2025-11-25 scenarios mcpi's conformance client implements);
+#      0.2.0-alpha.12 in client mode, the same 2025-11-25 scenarios and the
+#      2026-07-28 ones (those in internal/conformance/expected-failures-2026-07-28.yml
+#      may fail).
+# Node 22 and both suites are installed into .tools/ by scripts/conformance-tools.sh.
 # Set MCPI_SKIP_CONFORMANCE=1 to run only the Go tests.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -44,6 +47,7 @@ mkdir -p "$bin"
 go build -o "$bin/mcpi" ./cmd/mcpi
 go build -o "$bin/mcpi-conformance-client" ./cmd/mcpi-conformance-client
 bash scripts/conformance-tools.sh >/dev/null
+bash scripts/conformance-tools.sh 0.2.0-alpha.12 >/dev/null
 
 # A free loopback port, chosen by the kernel.
 port=$(go run ./internal/freeport)
@@ -58,7 +62,18 @@ done
 status=0
 step "conformance: server mode, active suite"
 bash scripts/conformance.sh server "http://127.0.0.1:$port/mcp" || status=1
-step "conformance: client mode"
+step "conformance: client mode, 0.1.16 (2025-11-25)"
 bash scripts/conformance.sh client "$bin/mcpi-conformance-client" \
   initialize tools_call elicitation-sep1034-client-defaults sse-retry || status=1
+step "conformance: client mode, 0.2.0-alpha.12 at 2025-11-25"
+bash scripts/conformance.sh --suite-version 0.2.0-alpha.12 --spec-version 2025-11-25 \
+  client "$bin/mcpi-conformance-client" \
+  initialize tools_call elicitation-sep1034-client-defaults sse-retry || status=1
+step "conformance: client mode, 0.2.0-alpha.12 at 2026-07-28"
+bash scripts/conformance.sh --suite-version 0.2.0-alpha.12 --spec-version 2026-07-28 \
+  --expected-failures internal/conformance/expected-failures-2026-07-28.yml \
+  client "$bin/mcpi-conformance-client" \
+  tools_call request-metadata sep-2322-client-request-state http-standard-headers \
+  http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref \
+  json-schema-2020-12-preservation || status=1
 exit $status
