@@ -188,7 +188,8 @@ type Session struct {
 	pending pendingQueue
 	tools   map[string]*mcp.Tool
 	tasks   taskRegistry
-	recv    *tasks.Manager // receiver tasks; nil when off
+	listens map[string]context.CancelFunc // 2026-07-28 resource subscriptions, by uri
+	recv    *tasks.Manager                // receiver tasks; nil when off
 	polled  receiverRequests
 	ended   chan struct{} // closed once everything bound to the session is freed
 }
@@ -283,12 +284,14 @@ func (c *Client) connectAuto(ctx context.Context, t transport.Transport) (*Sessi
 			} else {
 				supported = unsupported.Supported
 			}
-			if v := pickModern(supported); v != "" && v != modern && attempt == 0 {
+			// A -32022 naming a version this client speaks is answered by asking again with
+			// it, once (even the same one: the refusal may have been passing).
+			if v := pickModern(supported); v != "" && attempt == 0 && (ok && rpc.Code == mcp.CodeUnsupportedProtocolVersion || v != modern) {
 				modern = v
 				continue
 			}
 			if !slices.ContainsFunc(supported, mcp.IsSupportedProtocolVersion) {
-				if ok && rpc.Code != mcp.CodeUnsupportedProtocolVersion {
+				if ok && rpc.Code != mcp.CodeUnsupportedProtocolVersion || pickModern(supported) != "" {
 					return fail(fmt.Errorf("%s: %w", mcp.MethodServerDiscover, err))
 				}
 				return fail(&UnsupportedVersionError{Requested: modern, Supported: supported})
@@ -341,6 +344,9 @@ func pickModern(supported []string) string {
 // start begins a session of the 2026-07-28 era with server/discover.
 func (s *Session) start(ctx context.Context, version string) error {
 	_, err := s.discover(ctx, version)
+	if rpc, ok := modernError(err); ok && slices.Contains(supportedVersions(rpc), version) {
+		_, err = s.discover(ctx, version) // once more: the refusal named this very version
+	}
 	var unsupported *UnsupportedVersionError
 	switch {
 	case err == nil:
@@ -681,13 +687,43 @@ func (s *Session) ReadResource(ctx context.Context, p *mcp.ReadResourceParams) (
 	return &r, nil
 }
 
-// SubscribeResource asks for [ResourceUpdatedEvent]s about uri.
+// SubscribeResource asks for [ResourceUpdatedEvent]s about uri. In the 2026-07-28 era,
+// which has no resources/subscribe, it opens a subscriptions/listen stream for uri that
+// lasts until [Session.UnsubscribeResource] or the session's end.
 func (s *Session) SubscribeResource(ctx context.Context, uri string) error {
+	if s.modern != nil {
+		lctx, cancel := context.WithCancel(context.Background())
+		s.mu.Lock()
+		if s.listens == nil {
+			s.listens = map[string]context.CancelFunc{}
+		}
+		if old := s.listens[uri]; old != nil {
+			old()
+		}
+		s.listens[uri] = cancel
+		s.mu.Unlock()
+		go func() {
+			if err := s.Listen(lctx, mcp.ListenFilter{ResourceSubscriptions: []string{uri}}); err != nil {
+				s.log.Warn("the resource subscription ended", "uri", uri, "error", err)
+			}
+		}()
+		return nil
+	}
 	return s.call(ctx, mcp.MethodResourcesSubscribe, &mcp.SubscribeParams{URI: uri}, nil)
 }
 
 // UnsubscribeResource undoes [Session.SubscribeResource].
 func (s *Session) UnsubscribeResource(ctx context.Context, uri string) error {
+	if s.modern != nil {
+		s.mu.Lock()
+		cancel := s.listens[uri]
+		delete(s.listens, uri)
+		s.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+		return nil
+	}
 	return s.call(ctx, mcp.MethodResourcesUnsubscribe, &mcp.UnsubscribeParams{URI: uri}, nil)
 }
 

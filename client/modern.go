@@ -37,6 +37,8 @@ type modernWire struct {
 	// (Streamable HTTP).
 	headers  bool
 	discover *mcp.DiscoverResult
+	// noTaskListen: the server refused a subscriptions/listen for tasks.
+	noTaskListen atomic.Bool
 }
 
 // paramHeaders is the transport end that carries x-mcp-header arguments as headers.
@@ -254,7 +256,12 @@ func (s *Session) exchangeModern(ctx context.Context, method string, params, res
 	maxRounds := s.client.opts.MaxInputRounds
 	for round := 1; ; round++ {
 		var res json.RawMessage
-		if err := s.bounded(ctx, method, raw, &res); err != nil {
+		err := s.bounded(ctx, method, raw, &res)
+		if rpc, ok := modernError(err); ok && round == 1 && slices.Contains(supportedVersions(rpc), w.version) {
+			// A -32022 that names this session's version: asked again, once, with a new id.
+			err = s.bounded(ctx, method, raw, &res)
+		}
+		if err != nil {
 			return err
 		}
 		rt := mcp.ResultTypeOf(res)
@@ -482,4 +489,58 @@ func supportedVersions(rpc *jsonrpc.Error) []string {
 		return nil
 	}
 	return d.Supported
+}
+
+// Listen opens a subscriptions/listen stream of the 2026-07-28 era for the notifications
+// filter names, and holds it until ctx ends or the server ends the stream: the
+// notifications arrive as the session's events ([ListChangedEvent],
+// [ResourceUpdatedEvent]) and feed the tasks they name. It returns nil when ctx ends, and
+// the server's error (or the end of the connection) otherwise. In the 2025-11-25 era
+// there is nothing to open: servers send notifications unasked.
+func (s *Session) Listen(ctx context.Context, filter mcp.ListenFilter) error {
+	w := s.modern
+	if w == nil {
+		return nil
+	}
+	raw, err := w.params(&mcp.ListenParams{Notifications: filter}, len(filter.TaskIDs) > 0)
+	if err != nil {
+		return &jsonrpc.CallError{Method: mcp.MethodSubscriptionsListen, Op: jsonrpc.OpEncode, Err: err}
+	}
+	err = s.conn.Call(ctx, mcp.MethodSubscriptionsListen, raw, nil)
+	if ctx.Err() != nil {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", mcp.MethodSubscriptionsListen, err)
+	}
+	return nil
+}
+
+// listenTask opens a notifications/tasks stream for an extension task while it is
+// followed, so that its changes arrive between polls. A server that refuses the stream is
+// not asked again in the session: polling is enough.
+func (s *Session) listenTask(t *Task) {
+	if s.modern == nil || s.modern.noTaskListen.Load() {
+		return
+	}
+	id := t.ID()
+	s.tasks.followers.Go(func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			select {
+			case <-t.done:
+			case <-s.conn.Done():
+			case <-ctx.Done():
+			}
+			cancel()
+		}()
+		if err := s.Listen(ctx, mcp.ListenFilter{TaskIDs: []string{id}}); err != nil {
+			var rpc *jsonrpc.Error
+			if errors.As(err, &rpc) {
+				s.modern.noTaskListen.Store(true)
+			}
+			s.log.Debug("no task notifications; polling alone", "task", id, "error", err)
+		}
+	})
 }

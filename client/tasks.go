@@ -476,6 +476,9 @@ func (s *Session) track(t *Task, early []mcp.Task, cancelNow bool) {
 		t.observe(st, true)
 	}
 	s.tasks.followers.Go(t.follow)
+	if t.ext && !t.State().Status.IsTerminal() {
+		s.listenTask(t)
+	}
 	if cancelNow {
 		go func() { _, _ = t.Cancel(context.Background()) }()
 	}

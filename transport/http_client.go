@@ -468,11 +468,12 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	}
 	var reqID jsonrpc.ID
 	var extra http.Header
+	modern := false // of revision 2026-07-28, which has no session
 	method := ""
 	if r, ok := m.(*jsonrpc.Request); ok {
 		method = r.Method
 		extra, _ = ctx.Value(headerKey{}).(http.Header)
-		extra = mirrorHeaders(extra, r)
+		extra, modern = mirrorHeaders(extra, r)
 		if !r.IsNotification() {
 			reqID = r.ID
 			if r.Method == "initialize" {
@@ -510,7 +511,7 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 		}
 		return herr
 	}
-	if sid := resp.Header.Get(HeaderSessionID); sid != "" {
+	if sid := resp.Header.Get(HeaderSessionID); sid != "" && !modern {
 		c.mu.Lock()
 		if c.sessionID == "" {
 			c.sessionID = sid

@@ -63,10 +63,10 @@ var metaVersionKey = []byte(`"io.modelcontextprotocol/protocolVersion"`)
 // 2026-07-28 that mirror r's body: the protocol version of its _meta, its method, and
 // the name of what it addresses (params.name of tools/call and prompts/get, params.uri
 // of resources/read, params.taskId of tasks/*). A request of an earlier revision gets
-// none: h is returned as it is.
-func mirrorHeaders(h http.Header, r *jsonrpc.Request) http.Header {
+// none: h is returned as it is. modern reports whether r is of 2026-07-28.
+func mirrorHeaders(h http.Header, r *jsonrpc.Request) (_ http.Header, modern bool) {
 	if !bytes.Contains(r.Params, metaVersionKey) {
-		return h
+		return h, false
 	}
 	var probe struct {
 		Name   *string `json:"name"`
@@ -77,7 +77,7 @@ func mirrorHeaders(h http.Header, r *jsonrpc.Request) http.Header {
 		} `json:"_meta"`
 	}
 	if json.Unmarshal(r.Params, &probe) != nil || probe.Meta.Version == "" {
-		return h
+		return h, false
 	}
 	h = h.Clone()
 	if h == nil {
@@ -97,5 +97,5 @@ func mirrorHeaders(h http.Header, r *jsonrpc.Request) http.Header {
 	if name != nil {
 		h.Set(HeaderName, EncodeHeaderValue(*name))
 	}
-	return h
+	return h, true
 }
