@@ -6,9 +6,9 @@
 #   3. the official MCP conformance suite against mcpi: 0.1.16 in server mode (every
 #      scenario of the active suite against `mcpi serve conformance --http`) and
 #      client mode (the 2025-11-25 scenarios mcpi's conformance client implements);
-#      0.2.0-alpha.12 in client mode, the same 2025-11-25 scenarios and the
-#      2026-07-28 ones (those in internal/conformance/expected-failures-2026-07-28.yml
-#      may fail).
+#      0.2.0-alpha.12 in client mode, the same 2025-11-25 scenarios and every
+#      non-auth client scenario of the 2026-07-28 requirement set (plus
+#      json-schema-2020-12-preservation), all clean.
 # Node 22 and both suites are installed into .tools/ by scripts/conformance-tools.sh.
 # Set MCPI_SKIP_CONFORMANCE=1 to run only the Go tests.
 set -euo pipefail
@@ -71,7 +71,6 @@ bash scripts/conformance.sh --suite-version 0.2.0-alpha.12 --spec-version 2025-1
   initialize tools_call elicitation-sep1034-client-defaults sse-retry || status=1
 step "conformance: client mode, 0.2.0-alpha.12 at 2026-07-28"
 bash scripts/conformance.sh --suite-version 0.2.0-alpha.12 --spec-version 2026-07-28 \
-  --expected-failures internal/conformance/expected-failures-2026-07-28.yml \
   client "$bin/mcpi-conformance-client" \
   tools_call request-metadata sep-2322-client-request-state http-standard-headers \
   http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref \
