@@ -44,7 +44,8 @@ type Options struct {
 	// server of the older era is not probed on every connection.
 	TryFirst string
 	// ProbeTimeout bounds how long server/discover may go unanswered before the server
-	// is taken for one of the 2025-11-25 era, some of which never answer it (5s).
+	// is taken for one of the 2025-11-25 era, some of which never answer it (5s). With
+	// ProtocolVersion 2026-07-28, Connect fails once it has gone unanswered that long.
 	ProbeTimeout time.Duration
 	// MaxInputRounds bounds the input_required rounds of one request of the 2026-07-28
 	// era ([DefaultMaxInputRounds]); a server that asks for ever ends the request with an
@@ -207,7 +208,15 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 		return nil, err
 	}
 	if mcp.IsModernProtocolVersion(mode) {
-		err = s.start(ctx, mode)
+		// Some servers of the older era never answer server/discover: the probe timeout
+		// bounds it here too, so that Connect fails rather than waits for ever.
+		d := c.opts.ProbeTimeout
+		pctx, cancel := context.WithTimeoutCause(ctx, d, &TimeoutError{Method: mcp.MethodServerDiscover, Timeout: d})
+		err = s.start(pctx, mode)
+		if err != nil && pctx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("%w (does the server speak protocol %s?)", context.Cause(pctx), mode)
+		}
+		cancel()
 	} else {
 		err = s.initialize(ctx, mode)
 	}

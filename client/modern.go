@@ -264,7 +264,7 @@ func (s *Session) exchangeModern(ctx context.Context, method string, params, res
 		if err != nil {
 			return err
 		}
-		rt := mcp.ResultTypeOf(res)
+		rt := resultTypeOf(res)
 		switch {
 		case rt == mcp.ResultTypeComplete,
 			rt == mcp.ResultTypeTask && tasks && method == mcp.MethodToolsCall,
@@ -299,6 +299,23 @@ func (s *Session) exchangeModern(ctx context.Context, method string, params, res
 			return &jsonrpc.CallError{Method: method, Op: jsonrpc.OpEncode, Err: err}
 		}
 	}
+}
+
+// resultTypeOf is [mcp.ResultTypeOf], except that a resultType that is not a string
+// (17, {}) is a value this client does not know, as its raw text, rather than an
+// absent one: only a missing (or null) member counts as complete.
+func resultTypeOf(res json.RawMessage) mcp.ResultType {
+	var probe struct {
+		ResultType json.RawMessage `json:"resultType"`
+	}
+	if json.Unmarshal(res, &probe) != nil || len(probe.ResultType) == 0 || string(probe.ResultType) == "null" {
+		return mcp.ResultTypeComplete
+	}
+	var rt mcp.ResultType
+	if json.Unmarshal(probe.ResultType, &rt) != nil {
+		return mcp.ResultType(probe.ResultType)
+	}
+	return rt
 }
 
 // toolHeaders returns ctx carrying the Mcp-Param-* headers of the tool call whose
@@ -431,7 +448,7 @@ func (s *Session) discover(ctx context.Context, version string) (*mcp.DiscoverRe
 	if err := s.bounded(ctx, mcp.MethodServerDiscover, raw, &res); err != nil {
 		return nil, err
 	}
-	if rt := mcp.ResultTypeOf(res); rt != mcp.ResultTypeComplete {
+	if rt := resultTypeOf(res); rt != mcp.ResultTypeComplete {
 		return nil, &ResultTypeError{Method: mcp.MethodServerDiscover, ResultType: rt}
 	}
 	var d mcp.DiscoverResult
