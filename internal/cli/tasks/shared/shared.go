@@ -117,6 +117,9 @@ func (o *Options) unknown(id string) error {
 
 // NeedList refuses tasks/list with a server that declares no tasks.list.
 func NeedList(sess *client.Session) error {
+	if sess.Modern() {
+		return cmdutil.UsageErrorf("the server speaks protocol %s, whose Tasks extension has no tasks/list: name a task by its id", look.Safe(sess.ProtocolVersion()))
+	}
 	if !sess.ServerCapabilities().Tasks.SupportsList() {
 		return cmdutil.UsageErrorf("the server does not list tasks (it declares no tasks.list capability)")
 	}
@@ -124,7 +127,14 @@ func NeedList(sess *client.Session) error {
 }
 
 // NeedCancel refuses tasks/cancel with a server that declares no tasks.cancel.
+// In 2026-07-28 every server of the Tasks extension takes tasks/cancel.
 func NeedCancel(sess *client.Session) error {
+	if sess.Modern() {
+		if _, ok := sess.ServerCapabilities().Extensions[mcp.ExtensionTasks]; !ok {
+			return cmdutil.UsageErrorf("the server has no tasks (it declares no %s extension)", mcp.ExtensionTasks)
+		}
+		return nil
+	}
 	if !sess.ServerCapabilities().Tasks.SupportsCancel() {
 		return cmdutil.UsageErrorf("the server does not cancel tasks (it declares no tasks.cancel capability)")
 	}
