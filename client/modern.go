@@ -293,7 +293,7 @@ func (s *Session) exchangeModern(ctx context.Context, method string, params, res
 		}
 		answers, err := s.answerInputs(ctx, ir.InputRequests, "")
 		if err != nil {
-			return fmt.Errorf("%s: %w", method, err)
+			return err // the callers name the method
 		}
 		if raw, err = withInput(raw, answers, ir.RequestState); err != nil {
 			return &jsonrpc.CallError{Method: method, Op: jsonrpc.OpEncode, Err: err}
@@ -361,6 +361,7 @@ func (s *Session) answerInputs(ctx context.Context, reqs map[string]mcp.InputReq
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type answer struct {
@@ -401,6 +402,9 @@ func (s *Session) answerInputs(ctx context.Context, reqs map[string]mcp.InputReq
 	for range keys {
 		a := <-answers
 		if a.err != nil && first == nil {
+			if errors.Is(a.err, errNoAnswer) && parent.Err() != nil {
+				a.err = context.Cause(parent) // withdrawn because the caller gave up
+			}
 			first = &InputError{Key: a.key, Method: reqs[a.key].Method, Err: a.err}
 			cancel() // withdraw the others
 		}

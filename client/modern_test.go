@@ -948,6 +948,9 @@ func TestMRTRRefused(t *testing.T) {
 	if !errors.As(err, &rpc) || rpc.Code != client.CodeUserRejected {
 		t.Errorf("the refusal is not in the error: %v", err)
 	}
+	if strings.Count(err.Error(), mcp.MethodToolsCall) != 1 {
+		t.Errorf("the error names the method other than once: %v", err)
+	}
 	if n := len(f.requests(mcp.MethodToolsCall)); n != 1 {
 		t.Errorf("%d tools/call sent, want 1", n)
 	}
@@ -1043,5 +1046,71 @@ func TestModernGarbledResults(t *testing.T) {
 	f.answer(mcp.MethodToolsList, `{"resultType":"complete","tools":[]}`)
 	if _, err := s.ListTools(ctx, nil); err != nil {
 		t.Fatalf("the session after garbled results: %v", err)
+	}
+}
+
+// TestMRTRUserTime: the time the user takes to answer is not the server's: a
+// RequestTimeout bounds each round's request, not the user; a caller's context that ends
+// while the user thinks ends the call with the context's error and withdraws the request.
+func TestMRTRUserTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.on(mcp.MethodToolsCall, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+			if !strings.Contains(string(req.Params), "inputResponses") {
+				return raw(`{"resultType":"input_required","inputRequests":{"k":` + elicitName + `}}`), nil
+			}
+			return raw(`{"resultType":"complete","content":[]}`), nil
+		})
+		slow := true
+		var mu sync.Mutex
+		s := f.mustConnect(ctx, &client.Options{RequestTimeout: time.Second, OnRequest: func(_ context.Context, r *client.Request) {
+			mu.Lock()
+			wait := slow
+			mu.Unlock()
+			if wait {
+				time.Sleep(10 * time.Second)
+				_ = r.Accept(map[string]any{"name": "late"})
+			}
+		}})
+		if _, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "greet"}, nil); err != nil {
+			t.Fatalf("an answer that took the user 10s, with a RequestTimeout of 1s: %v", err)
+		}
+
+		mu.Lock()
+		slow = false // nobody answers now
+		mu.Unlock()
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		_, err := s.CallTool(cctx, &mcp.CallToolParams{Name: "greet"}, nil)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("the caller's context ended while the user thought: %v; want context.DeadlineExceeded", err)
+		}
+		synctest.Wait()
+		if n := len(s.PendingRequests()); n != 0 {
+			t.Errorf("%d requests still pending after the call ended", n)
+		}
+	})
+}
+
+// TestModernRetryUnsupportedVersion: a request refused with -32022 that names the
+// session's version is asked again once, with a new id.
+func TestModernRetryUnsupportedVersion(t *testing.T) {
+	ctx := bounded(t)
+	f := newFake(t)
+	var n atomic.Int32
+	f.on(mcp.MethodToolsList, func(context.Context, *jsonrpc.Request) (any, error) {
+		if n.Add(1) == 1 {
+			return nil, jsonrpc.NewError(mcp.CodeUnsupportedProtocolVersion, "Unsupported protocol version").
+				WithData(mcp.UnsupportedProtocolVersionData{Supported: []string{v2026}, Requested: v2026})
+		}
+		return raw(`{"resultType":"complete","tools":[]}`), nil
+	})
+	s := f.mustConnect(ctx, nil)
+	if _, err := s.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if rs := f.requests(mcp.MethodToolsList); len(rs) != 2 || rs[0].ID == rs[1].ID {
+		t.Errorf("tools/list sent %d times (ids %v)", len(rs), rs)
 	}
 }

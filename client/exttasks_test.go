@@ -1,0 +1,1074 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// The Tasks extension of 2026-07-28 (io.modelcontextprotocol/tasks), requestor side,
+// against the scripted server of modernfake_test.go. The tests that follow tasks run in
+// a synctest bubble: the follower's waits pass in fake time, and what they assert of time
+// is exact.
+
+// taskJSON is a task of the extension as the server sends it: resultType rt ("" for
+// none, as in a notification), the time of the bubble as lastUpdatedAt, pollMs (0: no
+// pollIntervalMs) and extra members (the inlined result, error or input requests).
+func taskJSON(rt, id string, status mcp.TaskStatus, pollMs int, extra string) json.RawMessage {
+	now := mcp.FormatTime(time.Now())
+	var b strings.Builder
+	b.WriteString("{")
+	if rt != "" {
+		fmt.Fprintf(&b, `"resultType":%q,`, rt)
+	}
+	fmt.Fprintf(&b, `"taskId":%q,"status":%q,"createdAt":"2000-01-01T00:00:00Z","lastUpdatedAt":%q,"ttlMs":600000`, id, status, now)
+	if pollMs > 0 {
+		fmt.Fprintf(&b, `,"pollIntervalMs":%d`, pollMs)
+	}
+	if extra != "" {
+		b.WriteString("," + extra)
+	}
+	b.WriteString("}")
+	return json.RawMessage(b.String())
+}
+
+const (
+	resultDone  = `"result":{"content":[{"type":"text","text":"done"}],"isError":false}`
+	askName     = `"inputRequests":{"name":` + elicitName + `}`
+	ackComplete = `{"resultType":"complete"}`
+)
+
+// notifications returns the notifications of method the fake server received.
+func (f *fakeServer) notifications(method string) []seen {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []seen
+	for _, m := range f.log {
+		if !m.ID.IsValid() && m.Method == method {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// taskIDParam decodes params.taskId.
+func taskIDParam(t *testing.T, m seen) string {
+	t.Helper()
+	var id string
+	if !m.param(t, "taskId", &id) {
+		t.Errorf("%s has no taskId: %s", m.Method, m.Params)
+	}
+	return id
+}
+
+// getTimes records when tasks/get arrived.
+type getTimes struct {
+	mu sync.Mutex
+	at []time.Time
+}
+
+func (g *getTimes) add() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.at = append(g.at, time.Now())
+	return len(g.at)
+}
+
+func (g *getTimes) all() []time.Time {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.at)
+}
+
+// TestExtTaskPolling: StartToolTask declares the extension on the call (and on every
+// tasks/*), sends no params.task, takes the flat create result as a task of the extension
+// dialect, polls tasks/get at pollIntervalMs, and ends with the inlined result.
+func TestExtTaskPolling(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("task", "t1", mcp.TaskStatusWorking, 2000, ""), nil
+		})
+		var gets getTimes
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			if gets.add() < 3 {
+				return taskJSON("complete", "t1", mcp.TaskStatusWorking, 2000, ""), nil
+			}
+			return taskJSON("complete", "t1", mcp.TaskStatusCompleted, 2000, resultDone), nil
+		})
+		s := f.mustConnect(ctx, nil)
+		start := time.Now()
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "slow_compute", Arguments: json.RawMessage(`{"seconds":5}`)}, &client.CallOptions{TTL: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if task.Dialect() != client.DialectExtension || task.ID() != "t1" || task.Tool != "slow_compute" {
+			t.Errorf("task: dialect %q, id %q, tool %q", task.Dialect(), task.ID(), task.Tool)
+		}
+		st := task.State()
+		if st.Status != mcp.TaskStatusWorking || st.PollInterval == nil || *st.PollInterval != 2000 || st.TTL == nil || *st.TTL != 600000 {
+			t.Errorf("state: %+v", st)
+		}
+		res, err := task.Wait(ctx)
+		if err != nil || len(res.Content) != 1 || res.Content[0].Text != "done" {
+			t.Fatalf("outcome: %+v, %v", res, err)
+		}
+		if task.State().Status != mcp.TaskStatusCompleted || task.Polls() != 3 {
+			t.Errorf("after the outcome: status %s, %d polls", task.State().Status, task.Polls())
+		}
+
+		call := f.last(mcp.MethodToolsCall)
+		if !declaresTasks(t, clientCaps(t, checkModernMeta(t, call))) {
+			t.Errorf("the task call does not declare the extension: %s", call.Params)
+		}
+		if call.param(t, "task", nil) {
+			t.Errorf("params.task sent in 2026-07-28: %s", call.Params)
+		}
+		for _, g := range f.requests(mcp.MethodTasksGet) {
+			if !declaresTasks(t, clientCaps(t, checkModernMeta(t, g))) || taskIDParam(t, g) != "t1" {
+				t.Errorf("tasks/get: %s", g.Params)
+			}
+		}
+		// Each poll comes the interval after the one before, plus 5 to 15%.
+		prev := start
+		for i, at := range gets.all() {
+			if gap := at.Sub(prev); gap < 2100*time.Millisecond || gap > 2300*time.Millisecond {
+				t.Errorf("poll %d came %s after the one before, want pollIntervalMs (2s) plus 5 to 15%%", i+1, gap)
+			}
+			prev = at
+		}
+		for _, m := range f.requestMethods() {
+			if m == mcp.MethodTasksResult || m == mcp.MethodTasksList {
+				t.Errorf("%s sent in 2026-07-28", m)
+			}
+		}
+	})
+}
+
+// TestExtTaskInput: a task waiting for input has its request queued with RelatedTask
+// set, asked once however many tasks/get repeat it, and answered with tasks/update; the
+// task's events show the request.
+func TestExtTaskInput(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
+		})
+		var mu sync.Mutex
+		updated, getsSince := false, 0
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if updated {
+				getsSince++
+			}
+			if getsSince <= 2 { // the answer takes two polls to show
+				return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName), nil
+			}
+			return taskJSON("complete", "t1", mcp.TaskStatusCompleted, 1000, `"result":{"content":[{"type":"text","text":"Hello, Luca!"}]}`), nil
+		})
+		f.on(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
+			mu.Lock()
+			updated = true
+			mu.Unlock()
+			return raw(ackComplete), nil
+		})
+		onRequest, asked := answering(func(r *client.Request) { _ = r.Accept(map[string]any{"name": "Luca"}) })
+		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+
+		var kinds []client.TaskEventKind
+		var input *client.Request
+		var last client.TaskEvent
+		for e := range s.CallToolTask(ctx, &mcp.CallToolParams{Name: "confirm"}, nil) {
+			kinds = append(kinds, e.Kind)
+			if e.Kind == client.TaskInput {
+				input = e.Request
+			}
+			last = e
+		}
+		if len(kinds) == 0 || kinds[0] != client.TaskCreated || last.Kind != client.TaskResult ||
+			last.Result == nil || last.Result.Content[0].Text != "Hello, Luca!" {
+			t.Fatalf("events %v, last %+v", kinds, last)
+		}
+		rs := asked()
+		if len(rs) != 1 {
+			t.Fatalf("the user was asked %d times, want once", len(rs))
+		}
+		r := rs[0]
+		if r.RelatedTask != "t1" || r.InputKey != "name" || r.Elicitation == nil || r.Elicitation.Message != "Your name?" {
+			t.Errorf("the request: %+v", r)
+		}
+		if input != r {
+			t.Errorf("the task's input event carries %p, want the queued request %p", input, r)
+		}
+		updates := f.requests(mcp.MethodTasksUpdate)
+		if len(updates) != 1 {
+			t.Fatalf("%d tasks/update, want 1", len(updates))
+		}
+		u := updates[0]
+		var p struct {
+			TaskID         string                      `json:"taskId"`
+			InputResponses map[string]mcp.ElicitResult `json:"inputResponses"`
+		}
+		if err := json.Unmarshal(u.Params, &p); err != nil || p.TaskID != "t1" || len(p.InputResponses) != 1 ||
+			p.InputResponses["name"].Action != "accept" || p.InputResponses["name"].Content["name"] != "Luca" {
+			t.Errorf("tasks/update params: %s (%v)", u.Params, err)
+		}
+		if !declaresTasks(t, clientCaps(t, checkModernMeta(t, u))) || u.param(t, "requestState", nil) {
+			t.Errorf("tasks/update: %s", u.Params)
+		}
+		if strings.Contains(string(u.Params), mcp.MetaRelatedTask) {
+			t.Errorf("an answer of the extension carries related-task: %s", u.Params)
+		}
+	})
+}
+
+// TestExtTaskTwoInputs: two keys at once are each asked once; answers may go in one
+// tasks/update or two, and a key the server drops is not asked again.
+func TestExtTaskTwoInputs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("task", "t1", mcp.TaskStatusInputRequired, 500, ""), nil
+		})
+		var mu sync.Mutex
+		answered := map[string]bool{}
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			var reqs []string
+			for _, k := range []string{"first", "second"} {
+				if !answered[k] {
+					reqs = append(reqs, fmt.Sprintf("%q:%s", k, elicitName))
+				}
+			}
+			if len(reqs) == 0 {
+				return taskJSON("complete", "t1", mcp.TaskStatusCompleted, 500, resultDone), nil
+			}
+			return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 500, `"inputRequests":{`+strings.Join(reqs, ",")+`}`), nil
+		})
+		f.on(mcp.MethodTasksUpdate, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+			var p mcp.UpdateTaskParams
+			if err := json.Unmarshal(req.Params, &p); err != nil {
+				return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, err.Error())
+			}
+			mu.Lock()
+			for k := range p.InputResponses {
+				answered[k] = true
+			}
+			mu.Unlock()
+			return raw(ackComplete), nil
+		})
+		// The second key is answered an instant after the first.
+		onRequest, asked := answering(func(r *client.Request) {
+			if r.InputKey == "second" {
+				time.Sleep(time.Millisecond)
+			}
+			_ = r.Accept(map[string]any{"name": r.InputKey})
+		})
+		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "multi_input"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := task.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, r := range asked() {
+			keys = append(keys, r.InputKey)
+		}
+		slices.Sort(keys)
+		if !slices.Equal(keys, []string{"first", "second"}) {
+			t.Errorf("asked %v, want each key once", keys)
+		}
+		sent := map[string]int{}
+		for _, u := range f.requests(mcp.MethodTasksUpdate) {
+			var p mcp.UpdateTaskParams
+			_ = json.Unmarshal(u.Params, &p)
+			for k := range p.InputResponses {
+				sent[k]++
+			}
+		}
+		if sent["first"] != 1 || sent["second"] != 1 || len(sent) != 2 {
+			t.Errorf("answers sent: %v, want each key once", sent)
+		}
+	})
+}
+
+// TestExtTaskFailed: a failed task ends with the JSON-RPC error it inlines, code,
+// message and data as they came; one that inlines none with its status message.
+func TestExtTaskFailed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("task", "t1", mcp.TaskStatusWorking, 100, ""), nil
+		})
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("complete", "t1", mcp.TaskStatusFailed, 100,
+				`"statusMessage":"gave up","error":{"code":-32603,"message":"API rate limit exceeded","data":{"retryAfterMs":5000}}`), nil
+		})
+		s := f.mustConnect(ctx, nil)
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "protocol_error_job"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := task.Wait(ctx)
+		var rpc *jsonrpc.Error
+		if res != nil || !errors.As(err, &rpc) || rpc.Code != -32603 || rpc.Message != "API rate limit exceeded" || string(rpc.Data) != `{"retryAfterMs":5000}` {
+			t.Fatalf("outcome: %+v, %v; want the inlined error", res, err)
+		}
+		if errors.Is(err, client.ErrTaskGone) || errors.Is(err, client.ErrTaskCancelled) {
+			t.Errorf("a failed task is neither gone nor cancelled: %v", err)
+		}
+
+		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("task", "t2", mcp.TaskStatusWorking, 100, ""), nil
+		})
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("complete", "t2", mcp.TaskStatusFailed, 100, `"statusMessage":"disk on fire"`), nil
+		})
+		task, err = s.StartToolTask(ctx, &mcp.CallToolParams{Name: "protocol_error_job"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := task.Wait(ctx); !errors.As(err, &rpc) || !strings.Contains(rpc.Message, "disk on fire") {
+			t.Errorf("a failure with no error inlined: %v", err)
+		}
+	})
+}
+
+// TestExtTaskToolError: a tool error (isError) is a completed task: its result is the
+// outcome, not an error.
+func TestExtTaskToolError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("task", "t1", mcp.TaskStatusCompleted, 0, ""), nil
+		})
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("complete", "t1", mcp.TaskStatusCompleted, 0,
+				`"result":{"resultType":"complete","content":[{"type":"text","text":"nope"}],"isError":true}`), nil
+		})
+		s := f.mustConnect(ctx, nil)
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "failing_job"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The create result said completed, with nothing inlined: tasks/get has it.
+		res, err := task.Wait(ctx)
+		if err != nil || !res.IsError || res.Content[0].Text != "nope" {
+			t.Fatalf("outcome: %+v, %v", res, err)
+		}
+		if task.Polls() != 1 {
+			t.Errorf("%d polls, want the one that fetched the result", task.Polls())
+		}
+	})
+}
+
+// TestExtTaskCancel: Cancel sends tasks/cancel, which is only acknowledged; the follower
+// polls at once and learns the task is cancelled: a *TaskEndError with ErrTaskCancelled.
+// No notifications/cancelled names the task's call.
+func TestExtTaskCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("task", "t1", mcp.TaskStatusWorking, 30000, ""), nil
+		})
+		var mu sync.Mutex
+		cancelled := false
+		f.on(mcp.MethodTasksCancel, func(context.Context, *jsonrpc.Request) (any, error) {
+			mu.Lock()
+			cancelled = true
+			mu.Unlock()
+			return raw(ackComplete), nil
+		})
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if cancelled {
+				return taskJSON("complete", "t1", mcp.TaskStatusCancelled, 30000, `"statusMessage":"stopped on request"`), nil
+			}
+			return taskJSON("complete", "t1", mcp.TaskStatusWorking, 30000, ""), nil
+		})
+		s := f.mustConnect(ctx, nil)
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "slow_compute"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if _, err := task.Cancel(ctx); err != nil {
+			t.Fatal(err)
+		}
+		_, err = task.Wait(ctx)
+		var end *client.TaskEndError
+		if !errors.As(err, &end) || !errors.Is(err, client.ErrTaskCancelled) || end.TaskID != "t1" || end.StatusMessage != "stopped on request" {
+			t.Fatalf("outcome: %v; want a *TaskEndError with ErrTaskCancelled", err)
+		}
+		if took := time.Since(start); took != 0 {
+			t.Errorf("the cancellation was learned %s after the ack, not at once", took)
+		}
+		cancels := f.requests(mcp.MethodTasksCancel)
+		if len(cancels) != 1 || taskIDParam(t, cancels[0]) != "t1" || !declaresTasks(t, clientCaps(t, checkModernMeta(t, cancels[0]))) {
+			t.Errorf("tasks/cancel: %v", cancels)
+		}
+		callID := f.last(mcp.MethodToolsCall).ID
+		for _, n := range f.notifications(jsonrpc.CancelledMethod) {
+			var p struct {
+				RequestID jsonrpc.ID `json:"requestId"`
+			}
+			if json.Unmarshal(n.Params, &p) == nil && p.RequestID == callID {
+				t.Errorf("notifications/cancelled sent for the task's call: %s", n.Params)
+			}
+		}
+	})
+}
+
+// TestExtTaskGone: -32602 on tasks/get is a task the server no longer knows: the
+// outcome is a *TaskEndError with ErrTaskGone that carries the server's error, and the
+// last event is TaskGone.
+func TestExtTaskGone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
+		})
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "task not found or expired")
+		})
+		s := f.mustConnect(ctx, nil)
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "slow_compute"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kinds []client.TaskEventKind
+		for e := range task.Events(ctx) {
+			kinds = append(kinds, e.Kind)
+		}
+		_, err = task.Outcome()
+		var end *client.TaskEndError
+		var rpc *jsonrpc.Error
+		if !errors.As(err, &end) || !errors.Is(err, client.ErrTaskGone) || !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams {
+			t.Fatalf("outcome: %v; want a *TaskEndError with ErrTaskGone and the -32602", err)
+		}
+		if len(kinds) == 0 || kinds[len(kinds)-1] != client.TaskGone {
+			t.Errorf("events %v, want them to end with gone", kinds)
+		}
+		if task.Polls() != 1 {
+			t.Errorf("%d polls after the task was gone", task.Polls())
+		}
+	})
+}
+
+// TestExtTaskTTLNull: ttlMs null (unlimited) and no pollIntervalMs are accepted: the
+// client backs off from PollFloor.
+func TestExtTaskTTLNull(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		task := func(rt string, status mcp.TaskStatus, extra string) json.RawMessage {
+			return raw(fmt.Sprintf(`{"resultType":%q,"taskId":"t1","status":%q,"createdAt":"2000-01-01T00:00:00Z","lastUpdatedAt":%q,"ttlMs":null%s}`,
+				rt, status, mcp.FormatTime(time.Now()), extra))
+		}
+		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+			return task("task", mcp.TaskStatusWorking, ""), nil
+		})
+		var gets getTimes
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			if gets.add() < 4 {
+				return task("complete", mcp.TaskStatusWorking, ""), nil
+			}
+			return task("complete", mcp.TaskStatusCompleted, ","+resultDone), nil
+		})
+		s := f.mustConnect(ctx, &client.Options{PollFloor: time.Second, PollCeiling: 3 * time.Second})
+		start := time.Now()
+		tk, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "forever"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := tk.State(); st.TTL != nil || st.PollInterval != nil {
+			t.Errorf("state %+v, want no ttl and no interval", st)
+		}
+		if res, err := tk.Wait(ctx); err != nil || res.Content[0].Text != "done" {
+			t.Fatalf("outcome: %+v, %v", res, err)
+		}
+		// Backoff: 1s, 2s, 3s, 3s, each plus 5 to 15%.
+		prev := start
+		for i, at := range gets.all() {
+			want := []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 3 * time.Second}[i]
+			if gap := at.Sub(prev); gap < want+want/20 || gap > want+want*3/20 {
+				t.Errorf("poll %d came %s after the one before, want %s plus 5 to 15%%", i+1, gap, want)
+			}
+			prev = at
+		}
+	})
+}
+
+// TestExtTaskAnsweredAtOnce: a server may answer a call that declared the extension
+// with a complete result: the task ends at once with it, and nothing is polled.
+func TestExtTaskAnsweredAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.answer(mcp.MethodToolsCall, `{"resultType":"complete","content":[{"type":"text","text":"Hello, Ada!"}]}`)
+		s := f.mustConnect(ctx, nil)
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "greet"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-task.Done():
+		default:
+			t.Fatal("the task has not ended with the call's result")
+		}
+		res, err := task.Outcome()
+		if err != nil || res.Content[0].Text != "Hello, Ada!" {
+			t.Fatalf("outcome: %+v, %v", res, err)
+		}
+		synctest.Wait()
+		if rs := f.requestMethods(); !slices.Equal(rs, []string{mcp.MethodServerDiscover, mcp.MethodToolsCall}) {
+			t.Errorf("the server received %v", rs)
+		}
+		// CallToolTask gives no created event: the result alone.
+		var kinds []client.TaskEventKind
+		for e := range s.CallToolTask(ctx, &mcp.CallToolParams{Name: "greet"}, nil) {
+			kinds = append(kinds, e.Kind)
+		}
+		if !slices.Equal(kinds, []client.TaskEventKind{client.TaskResult}) {
+			t.Errorf("events %v, want the result alone", kinds)
+		}
+	})
+}
+
+// listenServer has f accept subscriptions/listen for tasks: it acknowledges, hands the
+// listen's id to the test, and holds the stream until the client withdraws it.
+func listenServer(f *fakeServer) <-chan jsonrpc.ID {
+	ids := make(chan jsonrpc.ID, 8)
+	f.on(mcp.MethodSubscriptionsListen, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		var p mcp.ListenParams
+		if err := json.Unmarshal(req.Params, &p); err != nil || len(p.Notifications.TaskIDs) == 0 {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "no taskIds")
+		}
+		conn := f.conn()
+		_ = conn.Notify(ctx, mcp.NotificationSubscriptionsAcknowledged, map[string]any{
+			"_meta":         map[string]any{mcp.MetaSubscriptionID: req.ID},
+			"notifications": map[string]any{"taskIds": p.Notifications.TaskIDs},
+		})
+		ids <- req.ID
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	return ids
+}
+
+// notifyTask sends notifications/tasks with the task in params, tagged with the listen's
+// id.
+func notifyTask(t *testing.T, f *fakeServer, listen jsonrpc.ID, task json.RawMessage) {
+	t.Helper()
+	var params map[string]any
+	if err := json.Unmarshal(task, &params); err != nil {
+		t.Fatal(err)
+	}
+	params["_meta"] = map[string]any{mcp.MetaSubscriptionID: listen}
+	if err := f.conn().Notify(context.Background(), mcp.NotificationTasks, params); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExtTaskNotifications: the task is listened to (subscriptions/listen declaring the
+// extension), and notifications/tasks (a full DetailedTask) reach the task they name:
+// one waiting for input has its request asked without a poll, and one that completed
+// ends with the result it inlines, with no tasks/get; the listen is withdrawn at the end.
+func TestExtTaskNotifications(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		listens := listenServer(f)
+		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("task", "t1", mcp.TaskStatusWorking, 50000, ""), nil
+		})
+		// Polled once, right after tasks/update (to learn that the task moved on): the
+		// notifications say everything else.
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("complete", "t1", mcp.TaskStatusWorking, 50000, ""), nil
+		})
+		updates := make(chan struct{}, 4)
+		f.on(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
+			updates <- struct{}{}
+			return raw(ackComplete), nil
+		})
+		onRequest, asked := answering(func(r *client.Request) { _ = r.Accept(map[string]any{"name": "Luca"}) })
+		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "confirm"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var listen jsonrpc.ID
+		select {
+		case listen = <-listens:
+		case <-ctx.Done():
+			t.Fatal("no subscriptions/listen for the task")
+		}
+		l := f.last(mcp.MethodSubscriptionsListen)
+		if !declaresTasks(t, clientCaps(t, checkModernMeta(t, l))) || !strings.Contains(string(l.Params), `"taskIds":["t1"]`) {
+			t.Errorf("subscriptions/listen: %s", l.Params)
+		}
+		start := time.Now()
+		notifyTask(t, f, listen, taskJSON("", "t1", mcp.TaskStatusInputRequired, 50000, askName))
+		select {
+		case <-updates:
+		case <-ctx.Done():
+			t.Fatal("no tasks/update after a notification asked for input")
+		}
+		if rs := asked(); len(rs) != 1 || rs[0].RelatedTask != "t1" {
+			t.Errorf("asked %+v", rs)
+		}
+		notifyTask(t, f, listen, taskJSON("", "t1", mcp.TaskStatusCompleted, 50000, resultDone))
+		res, err := task.Wait(ctx)
+		if err != nil || res.Content[0].Text != "done" {
+			t.Fatalf("outcome: %+v, %v", res, err)
+		}
+		if took := time.Since(start); took != 0 {
+			t.Errorf("the task ended %s after its notifications", took)
+		}
+		if n := task.Polls(); n > 1 {
+			t.Errorf("%d polls, want at most the one after tasks/update", n)
+		}
+		// The listen ends with the task.
+		synctest.Wait()
+		cancelled := false
+		for _, n := range f.notifications(jsonrpc.CancelledMethod) {
+			var p struct {
+				RequestID jsonrpc.ID `json:"requestId"`
+			}
+			cancelled = cancelled || json.Unmarshal(n.Params, &p) == nil && p.RequestID == listen
+		}
+		if !cancelled {
+			t.Error("the task's subscriptions/listen was not withdrawn when it ended")
+		}
+	})
+}
+
+// TestExtTaskEarlyNotification: a notification that overtakes the create result is kept
+// for the task: it ends all the same.
+func TestExtTaskEarlyNotification(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.on(mcp.MethodToolsCall, func(ctx context.Context, _ *jsonrpc.Request) (any, error) {
+			_ = f.conn().Notify(ctx, mcp.NotificationTasks, taskJSON("", "t1", mcp.TaskStatusCompleted, 0, resultDone))
+			return taskJSON("task", "t1", mcp.TaskStatusWorking, 50000, ""), nil
+		})
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("complete", "t1", mcp.TaskStatusCompleted, 0, resultDone), nil
+		})
+		s := f.mustConnect(ctx, nil)
+		start := time.Now()
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "quick"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := task.Wait(ctx)
+		if err != nil || res.Content[0].Text != "done" {
+			t.Fatalf("outcome: %+v, %v", res, err)
+		}
+		if took := time.Since(start); took != 0 {
+			t.Errorf("the task ended %s after the call: the early notification was lost", took)
+		}
+	})
+}
+
+// TestExtNoTaskList: there is no tasks/list in the extension: ListTasks and ServerTasks
+// say so without asking the server.
+func TestExtNoTaskList(t *testing.T) {
+	ctx := bounded(t)
+	f := newFake(t)
+	s := f.mustConnect(ctx, nil)
+	if _, err := s.ListTasks(ctx, nil); !errors.Is(err, client.ErrNoTaskList) {
+		t.Errorf("ListTasks: %v", err)
+	}
+	for _, err := range s.ServerTasks(ctx, nil) {
+		if !errors.Is(err, client.ErrNoTaskList) {
+			t.Errorf("ServerTasks: %v", err)
+		}
+	}
+	if m := f.requestMethods(); !slices.Equal(m, []string{mcp.MethodServerDiscover}) {
+		t.Errorf("the server received %v", m)
+	}
+}
+
+// TestExtTaskByID: TaskResult follows a task by id to its outcome (answering its input);
+// FollowTask gives one tracker per id; GetTask, TaskDetail and CancelTask speak the
+// extension; an id the server does not know is ErrTaskGone.
+func TestExtTaskByID(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		var mu sync.Mutex
+		gets, updated := 0, false
+		f.on(mcp.MethodTasksGet, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+			var p mcp.GetTaskParams
+			_ = json.Unmarshal(req.Params, &p)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case p.TaskID == "cancelled":
+				return taskJSON("complete", p.TaskID, mcp.TaskStatusCancelled, 0, ""), nil
+			case p.TaskID != "t9":
+				return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "task not found")
+			}
+			gets++
+			switch {
+			case gets == 1:
+				return taskJSON("complete", "t9", mcp.TaskStatusWorking, 1000, ""), nil
+			case !updated:
+				return taskJSON("complete", "t9", mcp.TaskStatusInputRequired, 1000, askName), nil
+			}
+			return taskJSON("complete", "t9", mcp.TaskStatusCompleted, 1000, `"result":{"content":[{"type":"text","text":"by id"}]}`), nil
+		})
+		f.on(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
+			mu.Lock()
+			updated = true
+			mu.Unlock()
+			return raw(ackComplete), nil
+		})
+		f.on(mcp.MethodTasksCancel, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+			if !strings.Contains(string(req.Params), `"cancelled"`) {
+				return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "task not found")
+			}
+			return raw(ackComplete), nil
+		})
+		onRequest, asked := answering(func(r *client.Request) { _ = r.Accept(map[string]any{"name": "x"}) })
+		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+
+		res, err := s.TaskResult(ctx, "t9")
+		if err != nil || res.Content[0].Text != "by id" {
+			t.Fatalf("TaskResult: %+v, %v", res, err)
+		}
+		if rs := asked(); len(rs) != 1 || rs[0].RelatedTask != "t9" {
+			t.Errorf("asked %+v", rs)
+		}
+		a, err := s.FollowTask(ctx, "t9")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := s.FollowTask(ctx, "t9"); a != b || a.Dialect() != client.DialectExtension {
+			t.Errorf("FollowTask twice: %p, %p (dialect %q)", a, b, a.Dialect())
+		}
+		d, err := s.TaskDetail(ctx, "t9")
+		if err != nil || d.Status != mcp.TaskStatusCompleted || !strings.Contains(string(d.Result), "by id") {
+			t.Errorf("TaskDetail: %+v, %v", d, err)
+		}
+		if st, err := s.GetTask(ctx, "t9"); err != nil || st.Status != mcp.TaskStatusCompleted || st.PollInterval == nil {
+			t.Errorf("GetTask: %+v, %v", st, err)
+		}
+
+		for _, call := range []struct {
+			name string
+			run  func() error
+		}{
+			{"TaskResult", func() error { _, err := s.TaskResult(ctx, "nope"); return err }},
+			{"FollowTask", func() error { _, err := s.FollowTask(ctx, "nope"); return err }},
+			{"CancelTask", func() error { _, err := s.CancelTask(ctx, "nope"); return err }},
+		} {
+			err := call.run()
+			if !errors.Is(err, jsonrpc.ErrInvalidParams) {
+				t.Errorf("%s of an unknown task: %v, want the -32602", call.name, err)
+			}
+			if call.name != "FollowTask" && !errors.Is(err, client.ErrTaskGone) {
+				t.Errorf("%s of an unknown task: %v, want ErrTaskGone", call.name, err)
+			}
+		}
+
+		st, err := s.CancelTask(ctx, "cancelled")
+		if err != nil || st.Status != mcp.TaskStatusCancelled {
+			t.Errorf("CancelTask: %+v, %v; want the state tasks/get gives after the ack", st, err)
+		}
+		if _, err := s.TaskResult(ctx, "cancelled"); !errors.Is(err, client.ErrTaskCancelled) {
+			t.Errorf("TaskResult of a cancelled task: %v", err)
+		}
+	})
+}
+
+// TestExtTaskAfterMRTR: a task call may go through input_required rounds before the
+// server makes the task; the rounds end there, and the task goes on by tasks/get.
+func TestExtTaskAfterMRTR(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.on(mcp.MethodToolsCall, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+			if !strings.Contains(string(req.Params), "inputResponses") {
+				return raw(`{"resultType":"input_required","inputRequests":{"user_name":` + elicitName + `},"requestState":"mrtr-1"}`), nil
+			}
+			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
+		})
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("complete", "t1", mcp.TaskStatusCompleted, 1000, `"result":{"content":[{"type":"text","text":"Hello, Alice"}]}`), nil
+		})
+		onRequest, asked := answering(func(r *client.Request) { _ = r.Accept(map[string]any{"name": "Alice"}) })
+		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "test_tool_with_task"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := task.Wait(ctx)
+		if err != nil || !strings.Contains(res.Content[0].Text, "Alice") {
+			t.Fatalf("outcome: %+v, %v", res, err)
+		}
+		calls := f.requests(mcp.MethodToolsCall)
+		if len(calls) != 2 || len(asked()) != 1 || asked()[0].RelatedTask != "" {
+			t.Fatalf("%d calls, asked %+v", len(calls), asked())
+		}
+		p := decodeMRTR(t, calls[1])
+		if p.RequestState == nil || *p.RequestState != "mrtr-1" || !declaresTasks(t, clientCaps(t, checkModernMeta(t, calls[1]))) {
+			t.Errorf("the retry: %s", calls[1].Params)
+		}
+		for _, g := range f.requests(mcp.MethodTasksGet, mcp.MethodTasksUpdate) {
+			if g.param(t, "requestState", nil) {
+				t.Errorf("requestState on the tasks wire: %s", g.Params)
+			}
+		}
+	})
+}
+
+// TestExtTaskInputRefused: a task's input the user refuses cannot be sent back: the
+// task is cancelled, and ends with an *InputError.
+func TestExtTaskInputRefused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
+		})
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName), nil
+		})
+		f.answer(mcp.MethodTasksCancel, ackComplete)
+		onRequest, _ := answering(func(r *client.Request) { _ = r.Refuse("no") })
+		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "confirm_delete"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = task.Wait(ctx)
+		var inErr *client.InputError
+		if !errors.As(err, &inErr) || inErr.Key != "name" {
+			t.Fatalf("outcome: %v, want an *InputError", err)
+		}
+		if len(f.requests(mcp.MethodTasksCancel)) != 1 || len(f.requests(mcp.MethodTasksUpdate)) != 0 {
+			t.Errorf("the server received %v; want tasks/cancel and no tasks/update", f.requestMethods())
+		}
+	})
+}
+
+// TestExtTaskBadAnswers: a create result with no taskId, a tasks/get for another task,
+// and a completed task with no result are errors, not hangs.
+func TestExtTaskBadAnswers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.answer(mcp.MethodToolsCall, `{"resultType":"task","status":"working","createdAt":"2000-01-01T00:00:00Z","lastUpdatedAt":"2000-01-01T00:00:00Z","ttlMs":null}`)
+		s := f.mustConnect(ctx, nil)
+		if _, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "x"}, nil); err == nil {
+			t.Error("a create result with no taskId: no error")
+		}
+
+		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("task", "t1", mcp.TaskStatusWorking, 100, ""), nil
+		})
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("complete", "t1", mcp.TaskStatusCompleted, 100, ""), nil
+		})
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "x"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, err := task.Wait(ctx); err == nil || res != nil {
+			t.Errorf("a completed task with no result: %+v, %v", res, err)
+		}
+		if ctx.Err() != nil {
+			t.Error("the test's bound ran out")
+		}
+	})
+}
+
+// TestExtTaskUpdateRetried: answers whose tasks/update fails are sent again with a later
+// poll, and the user is not asked again.
+func TestExtTaskUpdateRetried(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
+		})
+		var mu sync.Mutex
+		updates, accepted := 0, false
+		f.on(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if updates++; updates == 1 {
+				return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "store unavailable")
+			}
+			accepted = true
+			return raw(ackComplete), nil
+		})
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if accepted {
+				return taskJSON("complete", "t1", mcp.TaskStatusCompleted, 1000, resultDone), nil
+			}
+			return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName), nil
+		})
+		onRequest, asked := answering(func(r *client.Request) { _ = r.Accept(map[string]any{"name": "Luca"}) })
+		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "confirm"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := task.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		ups := f.requests(mcp.MethodTasksUpdate)
+		if len(ups) != 2 || len(asked()) != 1 {
+			t.Fatalf("%d tasks/update, asked %d times; want 2 and 1", len(ups), len(asked()))
+		}
+		var a, b mcp.UpdateTaskParams
+		_ = json.Unmarshal(ups[0].Params, &a)
+		_ = json.Unmarshal(ups[1].Params, &b)
+		if string(a.InputResponses["name"]) != string(b.InputResponses["name"]) || len(b.InputResponses) != 1 {
+			t.Errorf("the answer sent again differs: %s, then %s", ups[0].Params, ups[1].Params)
+		}
+	})
+}
+
+// TestExtTaskSessionClosed: a session that ends while a task waits for the user ends
+// the task and withdraws the request; nothing is left running.
+func TestExtTaskSessionClosed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("task", "t1", mcp.TaskStatusInputRequired, 1000, ""), nil
+		})
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName), nil
+		})
+		queued := make(chan *client.Request, 1)
+		s := f.mustConnect(ctx, &client.Options{OnRequest: func(_ context.Context, r *client.Request) { queued <- r }})
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "confirm"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r *client.Request
+		select {
+		case r = <-queued:
+		case <-ctx.Done():
+			t.Fatal("the task's input was never queued")
+		}
+		s.Close()
+		if _, err := task.Wait(ctx); err == nil || ctx.Err() != nil {
+			t.Fatalf("outcome after Close: %v", err)
+		}
+		select {
+		case <-r.Done():
+		case <-ctx.Done():
+			t.Fatal("the request was not withdrawn")
+		}
+		if !r.Withdrawn() {
+			t.Error("the request was settled otherwise than withdrawn")
+		}
+	})
+}
+
+// TestExtTaskHTTPHeaders: over Streamable HTTP every tasks/* request names its task in
+// Mcp-Name, beside Mcp-Method, and the task call its tool.
+func TestExtTaskHTTPHeaders(t *testing.T) {
+	ctx := bounded(t)
+	f := newFake(t)
+	f.answer(mcp.MethodToolsList, `{"resultType":"complete","tools":[{"name":"confirm","inputSchema":{"type":"object"}}]}`)
+	f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+		return taskJSON("task", "task-42", mcp.TaskStatusWorking, 1, ""), nil
+	})
+	var mu sync.Mutex
+	updated, cancelled := false, false
+	f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case cancelled:
+			return taskJSON("complete", "task-42", mcp.TaskStatusCancelled, 1, ""), nil
+		case updated:
+			return taskJSON("complete", "task-42", mcp.TaskStatusWorking, 1, ""), nil
+		}
+		return taskJSON("complete", "task-42", mcp.TaskStatusInputRequired, 1, askName), nil
+	})
+	f.on(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
+		mu.Lock()
+		updated = true
+		mu.Unlock()
+		return raw(ackComplete), nil
+	})
+	f.on(mcp.MethodTasksCancel, func(context.Context, *jsonrpc.Request) (any, error) {
+		mu.Lock()
+		cancelled = true
+		mu.Unlock()
+		return raw(ackComplete), nil
+	})
+	answeredCh := make(chan struct{})
+	s := f.connectHTTP(ctx, &client.Options{PollFloor: time.Millisecond, OnRequest: func(_ context.Context, r *client.Request) {
+		_ = r.Accept(map[string]any{"name": "Luca"})
+		close(answeredCh)
+	}})
+	task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "confirm"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-answeredCh:
+	case <-ctx.Done():
+		t.Fatal("the task's input was never asked")
+	}
+	// Cancelled once the answer is in.
+	for len(f.requests(mcp.MethodTasksUpdate)) == 0 && ctx.Err() == nil {
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := task.Cancel(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := task.Wait(ctx); !errors.Is(err, client.ErrTaskCancelled) {
+		t.Fatalf("outcome: %v", err)
+	}
+	for _, method := range []string{mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel} {
+		rs := f.requests(method)
+		if len(rs) == 0 {
+			t.Errorf("no %s", method)
+		}
+		for _, m := range rs {
+			if m.Header.Get("Mcp-Method") != method || m.Header.Get("Mcp-Name") != "task-42" || m.Header.Get("MCP-Protocol-Version") != v2026 {
+				t.Errorf("%s headers: %v", method, m.Header)
+			}
+		}
+	}
+	if h := f.last(mcp.MethodToolsCall).Header; h.Get("Mcp-Name") != "confirm" || h.Get("Mcp-Method") != mcp.MethodToolsCall {
+		t.Errorf("tools/call headers: %v", h)
+	}
+}
