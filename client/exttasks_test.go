@@ -350,6 +350,11 @@ func TestExtTaskFailed(t *testing.T) {
 		if _, err := task.Wait(ctx); !errors.As(err, &rpc) || !strings.Contains(rpc.Message, "disk on fire") {
 			t.Errorf("a failure with no error inlined: %v", err)
 		}
+		// The server answered the first task's subscriptions/listen with -32601: it is not
+		// asked again in the session.
+		if n := len(f.requests(mcp.MethodSubscriptionsListen)); n != 1 {
+			t.Errorf("%d subscriptions/listen for two tasks of a server that has none, want 1", n)
+		}
 	})
 }
 
@@ -1071,4 +1076,136 @@ func TestExtTaskHTTPHeaders(t *testing.T) {
 	if h := f.last(mcp.MethodToolsCall).Header; h.Get("Mcp-Name") != "confirm" || h.Get("Mcp-Method") != mcp.MethodToolsCall {
 		t.Errorf("tools/call headers: %v", h)
 	}
+}
+
+// TestExtTaskCancelBeforeID: a task cancelled before the server has given its id (from
+// a progress event that overtook the create result) is cancelled with tasks/cancel as
+// soon as the id arrives.
+func TestExtTaskCancelBeforeID(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		release := make(chan struct{})
+		f.on(mcp.MethodToolsCall, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			var p struct {
+				Meta map[string]any `json:"_meta"`
+			}
+			_ = json.Unmarshal(req.Params, &p)
+			_ = f.conn().Notify(ctx, mcp.NotificationProgress, map[string]any{"progressToken": p.Meta[mcp.MetaProgressToken], "progress": 1})
+			<-release
+			return taskJSON("task", "t1", mcp.TaskStatusWorking, 30000, ""), nil
+		})
+		var mu sync.Mutex
+		cancelled := false
+		f.on(mcp.MethodTasksCancel, func(context.Context, *jsonrpc.Request) (any, error) {
+			mu.Lock()
+			cancelled = true
+			mu.Unlock()
+			return raw(ackComplete), nil
+		})
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if cancelled {
+				return taskJSON("complete", "t1", mcp.TaskStatusCancelled, 30000, ""), nil
+			}
+			return taskJSON("complete", "t1", mcp.TaskStatusWorking, 30000, ""), nil
+		})
+		s := f.mustConnect(ctx, nil)
+		sub := s.Subscribe()
+		defer sub.Close()
+		started := make(chan *client.Task, 1)
+		go func() {
+			task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "slow"}, &client.CallOptions{Progress: true})
+			if err != nil {
+				t.Error(err)
+			}
+			started <- task
+		}()
+		var early *client.Task
+		for early == nil {
+			e, ok := sub.Next(ctx)
+			if !ok {
+				t.Fatal("no progress event")
+			}
+			if te, isTask := e.(*client.TaskEvent); isTask && te.Kind == client.TaskProgress {
+				early = te.Task
+			}
+		}
+		if early.ID() != "" {
+			t.Fatalf("the task has id %q before the create result", early.ID())
+		}
+		if _, err := early.Cancel(ctx); err != nil {
+			t.Fatal(err)
+		}
+		close(release)
+		task := <-started
+		if task != early {
+			t.Error("the progress event's task is not the one StartToolTask returned")
+		}
+		if _, err := task.Wait(ctx); !errors.Is(err, client.ErrTaskCancelled) {
+			t.Fatalf("outcome: %v, want ErrTaskCancelled", err)
+		}
+		if cs := f.requests(mcp.MethodTasksCancel); len(cs) != 1 || taskIDParam(t, cs[0]) != "t1" {
+			t.Errorf("tasks/cancel: %v", cs)
+		}
+	})
+}
+
+// TestExtTaskCancelDuringInput: cancelling a task whose input the user has not given
+// withdraws the request.
+func TestExtTaskCancelDuringInput(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
+		})
+		var mu sync.Mutex
+		cancelled := false
+		f.on(mcp.MethodTasksCancel, func(context.Context, *jsonrpc.Request) (any, error) {
+			mu.Lock()
+			cancelled = true
+			mu.Unlock()
+			return raw(ackComplete), nil
+		})
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if cancelled {
+				return taskJSON("complete", "t1", mcp.TaskStatusCancelled, 1000, ""), nil
+			}
+			return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName), nil
+		})
+		queued := make(chan *client.Request, 1)
+		s := f.mustConnect(ctx, &client.Options{OnRequest: func(_ context.Context, r *client.Request) { queued <- r }})
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "confirm"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r *client.Request
+		select {
+		case r = <-queued:
+		case <-ctx.Done():
+			t.Fatal("the task's input was never queued")
+		}
+		if _, err := task.Cancel(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := task.Wait(ctx); !errors.Is(err, client.ErrTaskCancelled) {
+			t.Fatalf("outcome: %v", err)
+		}
+		select {
+		case <-r.Done():
+		case <-ctx.Done():
+			t.Fatal("the request was not withdrawn")
+		}
+		synctest.Wait()
+		if !r.Withdrawn() || len(s.PendingRequests()) != 0 {
+			t.Errorf("withdrawn %v, %d pending", r.Withdrawn(), len(s.PendingRequests()))
+		}
+		if n := len(f.requests(mcp.MethodTasksUpdate)); n != 0 {
+			t.Errorf("%d tasks/update for a cancelled task", n)
+		}
+	})
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // The 2026-07-28 client against the scripted server of modernfake_test.go: era
@@ -1112,5 +1113,88 @@ func TestModernRetryUnsupportedVersion(t *testing.T) {
 	}
 	if rs := f.requests(mcp.MethodToolsList); len(rs) != 2 || rs[0].ID == rs[1].ID {
 		t.Errorf("tools/list sent %d times (ids %v)", len(rs), rs)
+	}
+}
+
+// TestEraAutoHTTPStatus: over HTTP a bare 400 (no modern error in the body) to the probe
+// is a server of 2025-11-25, which is initialized; a 401 is no answer about the era:
+// Connect fails with it and sends no initialize.
+func TestEraAutoHTTPStatus(t *testing.T) {
+	ctx := bounded(t)
+	bare := func(status int) func(w http.ResponseWriter, req *jsonrpc.Request) bool {
+		return func(w http.ResponseWriter, req *jsonrpc.Request) bool {
+			if req.Method != mcp.MethodServerDiscover {
+				return false
+			}
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(status)
+			_, _ = w.Write([]byte("Bad Request: No valid session ID provided"))
+			return true
+		}
+	}
+	f := newLegacy(t, nil)
+	f.httpHook = bare(http.StatusBadRequest)
+	s := f.connectHTTP(ctx, nil)
+	if s.Modern() || s.ProtocolVersion() != mcp.LatestProtocolVersion {
+		t.Errorf("after a bare 400: Modern() = %v, version %q", s.Modern(), s.ProtocolVersion())
+	}
+
+	f = newLegacy(t, nil)
+	f.httpHook = bare(http.StatusUnauthorized)
+	_, err := f.dialHTTP(ctx, nil)
+	var herr *transport.HTTPError
+	if !errors.As(err, &herr) || herr.StatusCode != http.StatusUnauthorized {
+		t.Errorf("Connect after a 401: %v, want the *transport.HTTPError", err)
+	}
+	if slices.Contains(f.methods(), mcp.MethodInitialize) {
+		t.Errorf("initialize sent after a 401: %v", f.methods())
+	}
+}
+
+// TestEraAutoMissingCapability: -32021 to the probe is a server of 2026-07-28 that wants
+// more than the client declared: Connect fails with it rather than initializing.
+func TestEraAutoMissingCapability(t *testing.T) {
+	ctx := bounded(t)
+	f := newFake(t)
+	f.on(mcp.MethodServerDiscover, func(context.Context, *jsonrpc.Request) (any, error) {
+		return nil, jsonrpc.NewError(mcp.CodeMissingRequiredClientCapability, "Server requires the elicitation capability").
+			WithData(map[string]any{"requiredCapabilities": map[string]any{"elicitation": map[string]any{}}})
+	})
+	_, err := f.connect(ctx, nil)
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != mcp.CodeMissingRequiredClientCapability {
+		t.Fatalf("Connect: %v, want the -32021", err)
+	}
+	if slices.Contains(f.methods(), mcp.MethodInitialize) {
+		t.Errorf("initialize sent to a server of 2026-07-28: %v", f.methods())
+	}
+}
+
+// TestModernServerDecidesTasks: in 2026-07-28 the server decides what runs as a task:
+// a tool whose (2025-11-25) taskSupport is required is called plainly all the same, and
+// a server that needs the extension says so with -32021, which the call returns.
+func TestModernServerDecidesTasks(t *testing.T) {
+	ctx := bounded(t)
+	f := newFake(t)
+	f.answer(mcp.MethodToolsList, `{"resultType":"complete","tools":[{"name":"req","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}]}`)
+	f.answer(mcp.MethodToolsCall, `{"resultType":"complete","content":[{"type":"text","text":"plain"}]}`)
+	s := f.mustConnect(ctx, nil)
+	if _, err := s.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "req"}, nil); err != nil || res.Content[0].Text != "plain" {
+		t.Fatalf("CallTool of a tool with taskSupport required: %+v, %v", res, err)
+	}
+	f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+		return nil, jsonrpc.NewError(mcp.CodeMissingRequiredClientCapability, "this tool runs as a task").
+			WithData(map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{mcp.ExtensionTasks: map[string]any{}}}})
+	})
+	_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "req"}, nil)
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != mcp.CodeMissingRequiredClientCapability {
+		t.Errorf("CallTool: %v, want the -32021", err)
+	}
+	if n := len(f.requests(mcp.MethodToolsCall)); n != 2 {
+		t.Errorf("%d tools/call; a -32021 is not asked again", n)
 	}
 }

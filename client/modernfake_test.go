@@ -75,6 +75,9 @@ type fakeServer struct {
 	fallback jsonrpc.HandlerFunc
 	log      []seen
 	conns    []*jsonrpc.Conn
+	// httpHook, when set, may answer a POST itself (reporting true), as servers that
+	// answer with a bare status do.
+	httpHook func(w http.ResponseWriter, req *jsonrpc.Request) bool
 }
 
 // newFake returns a server of 2026-07-28 only: it answers server/discover (tools,
@@ -255,6 +258,15 @@ func (f *fakeServer) httpServer() *httptest.Server {
 			w.WriteHeader(http.StatusBadRequest)
 			return
 		}
+		f.mu.Lock()
+		hook := f.httpHook
+		f.mu.Unlock()
+		if hook != nil && hook(w, req) {
+			f.mu.Lock()
+			f.log = append(f.log, seen{ID: req.ID, Method: req.Method, Params: slices.Clone(req.Params), Header: r.Header.Clone()})
+			f.mu.Unlock()
+			return
+		}
 		res, herr := f.serve(r.Context(), req, r.Header.Clone())
 		if req.IsNotification() {
 			w.WriteHeader(http.StatusAccepted)
@@ -295,11 +307,19 @@ func (f *fakeServer) httpServer() *httptest.Server {
 // connectHTTP connects a client with opts to the fake server over Streamable HTTP.
 func (f *fakeServer) connectHTTP(ctx context.Context, opts *client.Options) *client.Session {
 	f.t.Helper()
-	srv := f.httpServer()
-	s, err := client.New(mcp.Implementation{Name: "mcpi-test", Version: "1.2.3"}, opts).Connect(ctx, &transport.HTTPClient{URL: srv.URL})
+	s, err := f.dialHTTP(ctx, opts)
 	if err != nil {
 		f.t.Fatalf("Connect over HTTP: %v", err)
 	}
-	f.t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// dialHTTP is connectHTTP that returns the error.
+func (f *fakeServer) dialHTTP(ctx context.Context, opts *client.Options) (*client.Session, error) {
+	srv := f.httpServer()
+	s, err := client.New(mcp.Implementation{Name: "mcpi-test", Version: "1.2.3"}, opts).Connect(ctx, &transport.HTTPClient{URL: srv.URL})
+	if err == nil {
+		f.t.Cleanup(func() { s.Close() })
+	}
+	return s, err
 }
