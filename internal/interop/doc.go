@@ -10,6 +10,17 @@
 //     over Streamable HTTP (a demo server in the test process), and compares the outcome
 //     with what mcpi's own client gets.
 //
+// The peers of protocol revision 2026-07-28 (docs/interop-2026.md), helpers in
+// peers2026_test.go:
+//
+//   - ts2_test.go runs ts2/server.mjs, a TypeScript SDK v2 (@modelcontextprotocol/server 2.4.x)
+//     server, over Streamable HTTP and stdio, strict and with --legacy.
+//   - gosdk_test.go runs .tools/bin/gosdk-server, a go-sdk v1.8.0 server on stateless
+//     Streamable HTTP, with and without -strict and -json.
+//
+// Both answer mcpi's client in either era; the tests check era negotiation, the tools, the
+// multi-round-trip elicitation of ask_name answered every way, and the HTTP headers.
+//
 // Install the SDK with `bash scripts/interop-tools.sh`, then run
 // `MCPI_INTEROP=1 go test ./internal/interop/...`. Without MCPI_INTEROP the tests skip when node or
 // the SDK is missing; with MCPI_INTEROP=1 (as in CI) they fail. The departures of the TS SDK
