@@ -39,8 +39,9 @@ type Options struct {
 	// 2026-07-28 only server/discover.
 	ProtocolVersion string
 	// TryFirst, in auto mode, is the version to try first: a version of the 2025-11-25
-	// era sends initialize first (and server/discover only if the server refuses it as a
-	// 2026-07-28 server would). Set it from what the server spoke last time, so that a
+	// era sends initialize first (and server/discover only if initialize fails: with
+	// -32022, or as a server with no initialize may). Set it from what the server spoke
+	// last time, so that a
 	// server of the older era is not probed on every connection.
 	TryFirst string
 	// ProbeTimeout bounds how long server/discover may go unanswered before the server
@@ -253,8 +254,22 @@ func (c *Client) connectAuto(ctx context.Context, t transport.Transport) (*Sessi
 	if try := c.opts.TryFirst; try != "" && !mcp.IsModernProtocolVersion(try) {
 		err := s.initialize(ctx, mcp.LatestProtocolVersion)
 		rpc, isModern := modernError(err)
-		if err == nil || !isModern {
-			if err != nil {
+		if err == nil {
+			return s, nil
+		}
+		if !isModern {
+			// A server of 2026-07-28 has no initialize: one that does not say so with
+			// -32022 (-32601, say, or hanging up) is found by the probe all the same. The
+			// server that lives up to TryFirst keeps initialize's error.
+			if ctx.Err() != nil || !olderEra(err) {
+				return fail(err)
+			}
+			if rerr := reopen(); rerr != nil {
+				return nil, fmt.Errorf("%w (and reconnecting for server/discover: %w)", err, rerr)
+			}
+			pctx, cancel := context.WithTimeout(ctx, c.opts.ProbeTimeout)
+			defer cancel()
+			if _, derr := s.discover(pctx, modern); derr != nil {
 				return fail(err)
 			}
 			return s, nil

@@ -1198,3 +1198,102 @@ func TestModernServerDecidesTasks(t *testing.T) {
 		t.Errorf("%d tools/call; a -32021 is not asked again", n)
 	}
 }
+
+// TestEraAutoHangUp: a server that hangs up on server/discover (as some of 2025-11-25 do
+// on a method they do not know) is initialized on a new connection.
+func TestEraAutoHangUp(t *testing.T) {
+	ctx := bounded(t)
+	f := newLegacy(t, nil)
+	f.on(mcp.MethodServerDiscover, func(ctx context.Context, _ *jsonrpc.Request) (any, error) {
+		go f.conn().Close()
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	s := f.mustConnect(ctx, nil)
+	if s.Modern() || s.ProtocolVersion() != mcp.LatestProtocolVersion || s.Err() != nil {
+		t.Fatalf("Modern() = %v, version %q, Err() = %v", s.Modern(), s.ProtocolVersion(), s.Err())
+	}
+	f.mu.Lock()
+	conns := len(f.conns)
+	f.mu.Unlock()
+	if conns != 2 {
+		t.Errorf("%d connections, want the probe's and a new one", conns)
+	}
+}
+
+// TestMRTRHTTPHeaders: over HTTP the retry of an input_required tools/call carries the
+// same Mcp-Name and Mcp-Param-* headers as the first request.
+func TestMRTRHTTPHeaders(t *testing.T) {
+	ctx := bounded(t)
+	f := newFake(t)
+	serveCatalog(f, catalogTools)
+	f.on(mcp.MethodToolsCall, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+		if !strings.Contains(string(req.Params), "inputResponses") {
+			return raw(`{"resultType":"input_required","inputRequests":{"k":` + elicitName + `},"requestState":"h"}`), nil
+		}
+		return raw(`{"resultType":"complete","content":[]}`), nil
+	})
+	onRequest, _ := answering(func(r *client.Request) { _ = r.Accept(map[string]any{"name": "x"}) })
+	s := f.connectHTTP(ctx, &client.Options{OnRequest: onRequest})
+	if _, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "héllo", Arguments: json.RawMessage(`{"region":"eu-1"}`)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	calls := f.requests(mcp.MethodToolsCall)
+	if len(calls) != 2 {
+		t.Fatalf("%d tools/call", len(calls))
+	}
+	for i, c := range calls {
+		if c.Header.Get("Mcp-Param-Region") != "eu-1" || c.Header.Get("Mcp-Name") != "=?base64?aMOpbGxv?=" || c.Header.Get("Mcp-Method") != mcp.MethodToolsCall {
+			t.Errorf("call %d headers: %v", i+1, c.Header)
+		}
+	}
+	// An argument of the wrong type for its header is refused before it is sent.
+	if _, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "héllo", Arguments: json.RawMessage(`{"count":"many"}`)}, nil); err == nil {
+		t.Error("an argument that cannot travel in its header: no error")
+	}
+	if n := len(f.requests(mcp.MethodToolsCall)); n != 2 {
+		t.Errorf("%d tools/call after a refused one, want 2", n)
+	}
+}
+
+// TestEraTryFirstLegacyModernOnly: TryFirst naming 2025-11-25 (the era the server spoke
+// last time) against a server now of 2026-07-28 alone, which has no initialize and says
+// so with -32601 rather than -32022, or hangs up: server/discover finds it all the same.
+// A server of 2025-11-25 that refuses initialize keeps its error.
+func TestEraTryFirstLegacyModernOnly(t *testing.T) {
+	ctx := bounded(t)
+	opts := &client.Options{TryFirst: mcp.LatestProtocolVersion}
+
+	f := newFake(t)
+	f.on(mcp.MethodInitialize, func(context.Context, *jsonrpc.Request) (any, error) {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: initialize")
+	})
+	s, err := f.connect(ctx, opts)
+	if err != nil {
+		t.Fatalf("Connect: %v (the server received %v)", err, f.methods())
+	}
+	if !s.Modern() {
+		t.Error("not in the 2026-07-28 era")
+	}
+
+	f = newFake(t)
+	f.on(mcp.MethodInitialize, func(ctx context.Context, _ *jsonrpc.Request) (any, error) {
+		go f.conn().Close()
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	if s, err = f.connect(ctx, opts); err != nil || !s.Modern() {
+		t.Fatalf("Connect to a server that hangs up on initialize: %v", err)
+	}
+
+	legacy := newLegacy(t, nil)
+	legacy.on(mcp.MethodInitialize, func(context.Context, *jsonrpc.Request) (any, error) {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unsupported protocol version").
+			WithData(map[string]any{"supported": []string{"2024-11-05"}})
+	})
+	_, err = legacy.connect(ctx, opts)
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "initialize") {
+		t.Errorf("Connect: %v, want initialize's -32602", err)
+	}
+}
