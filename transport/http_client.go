@@ -509,6 +509,13 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 			c.end(err)
 			return err
 		}
+		if herr.RPC != nil && reqID.IsValid() && resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+			// A JSON-RPC error in the body is the request's answer (revision 2026-07-28
+			// sends its own errors with 400, and -32601 with 404): it is delivered as the
+			// response, so that the caller gets it as such and the traffic shows it.
+			c.enqueue(&jsonrpc.Response{ID: reqID, Error: herr.RPC})
+			return nil
+		}
 		return herr
 	}
 	if sid := resp.Header.Get(HeaderSessionID); sid != "" && !modern {

@@ -64,9 +64,10 @@ func TestTS2HTTP(t *testing.T) {
 			t.Fatalf("connecting with 2025-11-25 forced to a strict 2026-07-28 server succeeded (modern %v, version %q)", s.Modern(), s.ProtocolVersion())
 		}
 		checkUnsupported2025(t, err, "Unsupported protocol version: 2025-11-25")
+		// The JSON-RPC error of the 400's body is the request's answer, not an HTTP error.
 		var herr *transport.HTTPError
-		if !errors.As(err, &herr) || herr.StatusCode != http.StatusBadRequest {
-			t.Errorf("error %v: want a *transport.HTTPError with status 400 around it", err)
+		if errors.As(err, &herr) {
+			t.Errorf("error %v: the JSON-RPC error came wrapped in an HTTP error (%d)", err, herr.StatusCode)
 		}
 		ex := tap.all()
 		if len(ex) != 1 || ex[0].Method != http.MethodPost || ex[0].RPCMethod != mcp.MethodInitialize || ex[0].Status != http.StatusBadRequest {
