@@ -41,8 +41,7 @@ type Options struct {
 	// TryFirst, in auto mode, is the version to try first: a version of the 2025-11-25
 	// era sends initialize first (and server/discover only if initialize fails: with
 	// -32022, or as a server with no initialize may). Set it from what the server spoke
-	// last time, so that a
-	// server of the older era is not probed on every connection.
+	// last time, so that a server of the older era is not probed on every connection.
 	TryFirst string
 	// ProbeTimeout bounds how long server/discover may go unanswered before the server
 	// is taken for one of the 2025-11-25 era, some of which never answer it (5s). With

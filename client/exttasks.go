@@ -71,7 +71,7 @@ func (s *Session) TaskDetail(ctx context.Context, id string) (*mcp.DetailedTask,
 func (t *Task) setDetail(d *mcp.DetailedTask) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.detail != nil && t.detail.Status.IsTerminal() {
+	if t.detail != nil && t.detail.Status.IsTerminal() && (inlined(t.detail) || !d.Status.IsTerminal()) {
 		return
 	}
 	if t.detail != nil && !d.Status.IsTerminal() && older(d.LastUpdatedAt, t.detail.LastUpdatedAt) {
@@ -98,11 +98,11 @@ func (s *Session) detailNotification(d *mcp.DetailedTask) {
 }
 
 // settleExt ends an extension task that reached completed or failed with its inlined
-// outcome, fetching it first when the state came without one (a create result or a
-// notification of another shape). It reports whether the task has ended.
+// outcome, fetching it first when the state came without one (a create result, or a
+// notification that carries the task alone). It reports whether the task has ended.
 func (t *Task) settleExt(ctx context.Context) bool {
 	d := t.terminalDetail()
-	if d == nil {
+	if d == nil || !inlined(d) {
 		st, err := t.get(ctx)
 		switch {
 		case errors.Is(err, jsonrpc.ErrInvalidParams):
@@ -141,6 +141,19 @@ func (t *Task) settleExt(ctx context.Context) bool {
 			return true
 		}
 		t.finish(nil, &jsonrpc.Error{Code: int64(d.Error.Code), Message: d.Error.Message, Data: d.Error.Data})
+	}
+	return true
+}
+
+// inlined reports whether a detailed task carries what its terminal status inlines: the
+// result of a completed task, the error of a failed one. A notification may carry the
+// task alone (the extension's prose says Task, its schema DetailedTask).
+func inlined(d *mcp.DetailedTask) bool {
+	switch d.Status {
+	case mcp.TaskStatusCompleted:
+		return len(d.Result) > 0
+	case mcp.TaskStatusFailed:
+		return d.Error != nil
 	}
 	return true
 }

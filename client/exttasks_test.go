@@ -1209,3 +1209,99 @@ func TestExtTaskCancelDuringInput(t *testing.T) {
 		}
 	})
 }
+
+// TestExtTaskNotificationWithoutOutcome: the extension's prose has notifications/tasks
+// carry a Task, its schema a DetailedTask: a notification that says completed (or
+// failed) without the result (or error) is followed by a tasks/get that has it, rather
+// than taken for a server bug.
+func TestExtTaskNotificationWithoutOutcome(t *testing.T) {
+	for _, c := range []struct {
+		status mcp.TaskStatus
+		detail string
+		check  func(res *mcp.CallToolResult, err error) bool
+	}{
+		{mcp.TaskStatusCompleted, resultDone, func(res *mcp.CallToolResult, err error) bool {
+			return err == nil && res.Content[0].Text == "done"
+		}},
+		{mcp.TaskStatusFailed, `"error":{"code":-32000,"message":"quota"}`, func(_ *mcp.CallToolResult, err error) bool {
+			var rpc *jsonrpc.Error
+			return errors.As(err, &rpc) && rpc.Code == -32000 && rpc.Message == "quota"
+		}},
+	} {
+		t.Run(string(c.status), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx := bounded(t)
+				f := newFake(t)
+				f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+					return taskJSON("task", "t1", mcp.TaskStatusWorking, 50000, ""), nil
+				})
+				var mu sync.Mutex
+				ended := false
+				f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					if ended {
+						return taskJSON("complete", "t1", c.status, 50000, c.detail), nil
+					}
+					return taskJSON("complete", "t1", mcp.TaskStatusWorking, 50000, ""), nil
+				})
+				s := f.mustConnect(ctx, nil)
+				task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "job"}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mu.Lock()
+				ended = true
+				mu.Unlock()
+				if err := f.conn().Notify(ctx, mcp.NotificationTasks, taskJSON("", "t1", c.status, 50000, "")); err != nil {
+					t.Fatal(err)
+				}
+				res, err := task.Wait(ctx)
+				if !c.check(res, err) {
+					t.Fatalf("outcome: %+v, %v; want the one tasks/get inlines", res, err)
+				}
+			})
+		})
+	}
+}
+
+// TestExtTaskRootsInput: a task that asks for roots is answered at once, with no user.
+func TestExtTaskRootsInput(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("task", "t1", mcp.TaskStatusInputRequired, 1000, ""), nil
+		})
+		var mu sync.Mutex
+		var roots json.RawMessage
+		f.on(mcp.MethodTasksUpdate, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+			var p mcp.UpdateTaskParams
+			_ = json.Unmarshal(req.Params, &p)
+			mu.Lock()
+			roots = p.InputResponses["client_roots"]
+			mu.Unlock()
+			return raw(ackComplete), nil
+		})
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if roots != nil {
+				return taskJSON("complete", "t1", mcp.TaskStatusCompleted, 1000, resultDone), nil
+			}
+			return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, `"inputRequests":{"client_roots":{"method":"roots/list"}}`), nil
+		})
+		onRequest, asked := answering(func(r *client.Request) { _ = r.Decline() })
+		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest, Roots: []mcp.Root{{URI: "file:///src"}}})
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "scan"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := task.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if string(roots) != `{"roots":[{"uri":"file:///src"}]}` || len(asked()) != 0 {
+			t.Errorf("roots answer %s, asked %d", roots, len(asked()))
+		}
+	})
+}
