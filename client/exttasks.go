@@ -249,7 +249,16 @@ func (t *Task) sendUpdates() {
 	err := t.s.call(context.Background(), mcp.MethodTasksUpdate, &mcp.UpdateTaskParams{TaskID: id, InputResponses: batch}, nil)
 	switch {
 	case errors.Is(err, jsonrpc.ErrInvalidParams):
-		t.gone(&TaskEndError{TaskID: id, Reason: ErrTaskGone, Err: err})
+		// A task the server does not know, one that no longer waits for input (some
+		// servers say so of a task that ended), or answers it refused: tasks/get tells
+		// which, and a key it still lists is asked again.
+		t.s.log.Info("tasks/update refused; polling", "task", id, "error", err)
+		t.mu.Lock()
+		for k := range batch {
+			delete(t.inputs, k)
+		}
+		t.mu.Unlock()
+		t.pollSoon()
 		return
 	case err != nil:
 		t.s.log.Warn("tasks/update failed; the answers are sent again with the next poll", "task", id, "error", err)

@@ -1305,3 +1305,101 @@ func TestExtTaskRootsInput(t *testing.T) {
 		}
 	})
 }
+
+// TestExtTaskUpdateAfterEnd: some servers answer tasks/update for a task that has ended
+// with -32602 (the extension leaves it open): the task's outcome is what tasks/get
+// says then, not "gone".
+func TestExtTaskUpdateAfterEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
+		})
+		var mu sync.Mutex
+		expired := false
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if expired {
+				return taskJSON("complete", "t1", mcp.TaskStatusFailed, 1000, `"error":{"code":-32603,"message":"input timed out"}`), nil
+			}
+			return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName), nil
+		})
+		f.on(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "task t1 is not waiting for input")
+		})
+		// The user answers after the server gave up waiting.
+		onRequest, _ := answering(func(r *client.Request) {
+			mu.Lock()
+			expired = true
+			mu.Unlock()
+			_ = r.Accept(map[string]any{"name": "late"})
+		})
+		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "confirm"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = task.Wait(ctx)
+		var rpc *jsonrpc.Error
+		if errors.Is(err, client.ErrTaskGone) || !errors.As(err, &rpc) || rpc.Message != "input timed out" {
+			t.Fatalf("outcome: %v; want the failure tasks/get gives", err)
+		}
+	})
+}
+
+// TestExtTaskUpdateRefused: an answer the server refuses with -32602, the key still
+// outstanding, is asked again.
+func TestExtTaskUpdateRefused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
+		})
+		var mu sync.Mutex
+		done := false
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if done {
+				return taskJSON("complete", "t1", mcp.TaskStatusCompleted, 1000, resultDone), nil
+			}
+			return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName), nil
+		})
+		f.on(mcp.MethodTasksUpdate, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+			var p struct {
+				InputResponses map[string]mcp.ElicitResult `json:"inputResponses"`
+			}
+			_ = json.Unmarshal(req.Params, &p)
+			if p.InputResponses["name"].Content["name"] == "" {
+				return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "name must not be empty")
+			}
+			mu.Lock()
+			done = true
+			mu.Unlock()
+			return raw(ackComplete), nil
+		})
+		var tries sync.Map
+		onRequest, asked := answering(func(r *client.Request) {
+			_, again := tries.LoadOrStore(r.InputKey, true)
+			name := ""
+			if again {
+				name = "Luca"
+			}
+			_ = r.Accept(map[string]any{"name": name})
+		})
+		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "confirm"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, err := task.Wait(ctx); err != nil || res.Content[0].Text != "done" {
+			t.Fatalf("outcome: %+v, %v", res, err)
+		}
+		if n := len(asked()); n != 2 {
+			t.Errorf("asked %d times, want twice (once more after the refusal)", n)
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -1295,5 +1296,51 @@ func TestEraTryFirstLegacyModernOnly(t *testing.T) {
 	var rpc *jsonrpc.Error
 	if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "initialize") {
 		t.Errorf("Connect: %v, want initialize's -32602", err)
+	}
+}
+
+// TestMRTRParallel: calls in flight together each get their own input requests, under
+// the same key, and each retry carries its own answer and state only.
+func TestMRTRParallel(t *testing.T) {
+	ctx := bounded(t)
+	f := newFake(t)
+	f.on(mcp.MethodToolsCall, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+		p := struct {
+			Arguments struct {
+				N int `json:"n"`
+			} `json:"arguments"`
+			InputResponses map[string]mcp.ElicitResult `json:"inputResponses"`
+			RequestState   *string                     `json:"requestState"`
+		}{}
+		if err := json.Unmarshal(req.Params, &p); err != nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, err.Error())
+		}
+		n := p.Arguments.N
+		if p.InputResponses == nil {
+			return raw(fmt.Sprintf(`{"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{"message":"%d","requestedSchema":{"type":"object"}}}},"requestState":"state-%d"}`, n, n)), nil
+		}
+		want := fmt.Sprint(n)
+		if p.RequestState == nil || *p.RequestState != "state-"+want || p.InputResponses["k"].Content["n"] != want {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "call %d got state %v and answer %v", n, p.RequestState, p.InputResponses["k"])
+		}
+		return raw(`{"resultType":"complete","content":[{"type":"text","text":"` + want + `"}]}`), nil
+	})
+	onRequest, asked := answering(func(r *client.Request) { _ = r.Accept(map[string]any{"n": r.Elicitation.Message}) })
+	s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+	const calls = 20
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))}, nil)
+			if err != nil || res.Content[0].Text != fmt.Sprint(i) {
+				t.Errorf("call %d: %+v, %v", i, res, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := len(asked()); n != calls {
+		t.Errorf("asked %d times, want %d", n, calls)
 	}
 }
