@@ -93,6 +93,18 @@ func ClientCapabilityList(c *mcp.ClientCapabilities) string {
 	return strings.Join(parts, " ")
 }
 
+// clientCapabilities is ClientCapabilityList in the session's era: in 2026-07-28 core
+// tasks are not declared, and a task call declares the Tasks extension.
+func (m *Model) clientCapabilities() string {
+	c := m.opts.ClientCapabilities
+	if c == nil || !m.sess.Modern() {
+		return ClientCapabilityList(c)
+	}
+	modern := *c
+	modern.Tasks = nil
+	return ClientCapabilityList(&modern) + " extension " + mcp.ExtensionTasks + " (on task calls)"
+}
+
 // flags renders "[a,b]" from (condition, name) pairs, or "" when none holds.
 func flags(pairs ...any) string {
 	var on []string
@@ -149,7 +161,7 @@ func (m *Model) headerView(w int) string {
 		}
 	}
 	second := ui.Dim.Render("server ") + ServerCapabilityList(m.sess.ServerCapabilities())
-	third := ui.Dim.Render("mcpi   ") + ClientCapabilityList(m.opts.ClientCapabilities)
+	third := ui.Dim.Render("mcpi   ") + m.clientCapabilities()
 	return strings.Join([]string{ui.Fit(first, w), ui.Fit(second, w), ui.Fit(third, w)}, "\n")
 }
 

@@ -293,7 +293,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			if m.hasButton(BtnTask) {
 				return m.submit(true)
 			}
-			return ui.Flash(fmt.Sprintf("%s cannot run as a task (%s)", m.tool.Name, supportWords(m.tool, m.declared())))
+			return ui.Flash(fmt.Sprintf("%s cannot run as a task (%s)", m.tool.Name, m.words(m.tool)))
 		}
 		cmd, pressed := m.form.Update(msg)
 		if pressed >= 0 {
@@ -363,7 +363,10 @@ func (m *Model) openForm() tea.Cmd {
 	m.tool = &t
 	fields, err := form.FromSchema(t.InputSchema)
 	buttons := Buttons(&t, m.declared())
-	if buttons[len(buttons)-1] == BtnTask {
+	if m.sess.Modern() {
+		buttons = []string{BtnCall, BtnTask} // the server decides, call by call
+	}
+	if buttons[len(buttons)-1] == BtnTask && !m.sess.Modern() { // in 2026-07-28 the server picks the ttl
 		ttl := form.NewField(fieldTTL, ttlLabel, form.Number)
 		ttl.Extra = true
 		ttl.Description = "How long the server keeps the task and its result; empty leaves it to the server."

@@ -92,9 +92,9 @@ func (m *Model) listView(w, h int) string {
 	for i := m.offset; i < min(m.offset+lh, len(m.tools)); i++ {
 		t := &m.tools[i]
 		name := ui.Fit(t.Name, max(w-12, 4))
-		line := "  " + name + " " + supportTag(t)
+		line := "  " + name + " " + m.tag(t)
 		if i == m.cursor {
-			line = ui.Accent.Render("▸ ") + ui.Bold.Render(name) + " " + supportTag(t)
+			line = ui.Accent.Render("▸ ") + ui.Bold.Render(name) + " " + m.tag(t)
 		}
 		lines = append(lines, line)
 	}
@@ -106,7 +106,7 @@ func (m *Model) paneView(w, h int) string {
 	switch m.mode {
 	case modeForm:
 		head := []string{
-			pad(ui.Title.Render("tools/call "+m.tool.Name) + "  " + supportTag(m.tool) + ui.Dim.Render(" "+supportWords(m.tool, m.declared()))),
+			pad(ui.Title.Render("tools/call "+m.tool.Name) + "  " + m.tag(m.tool) + ui.Dim.Render(" "+m.words(m.tool))),
 		}
 		if m.tool.Description != "" {
 			desc := ui.Wrap(ui.OneLine(m.tool.Description), w-2)
@@ -143,7 +143,11 @@ func (m *Model) detailLines(t *mcp.Tool, w int) []string {
 	for _, l := range ui.Wrap(ui.OneLine(t.Description), w) {
 		lines = append(lines, pad(l))
 	}
-	lines = append(lines, "", pad(ui.Bold.Render("execution.taskSupport ")+supportTag(t)), pad(ui.Dim.Render(supportWords(t, m.declared()))))
+	label := "execution.taskSupport "
+	if m.sess.Modern() {
+		label = "tasks "
+	}
+	lines = append(lines, "", pad(ui.Bold.Render(label)+m.tag(t)), pad(ui.Dim.Render(m.words(t))))
 	if a := t.Annotations; a != nil {
 		var hints []string
 		for _, h := range []struct {
@@ -177,4 +181,20 @@ func (m *Model) detailLines(t *mcp.Tool, w int) []string {
 	}
 	lines = append(lines, "", pad(ui.Dim.Render("enter opens the form")))
 	return lines
+}
+
+// tag is supportTag in the session's era: in 2026-07-28 tools say nothing of tasks.
+func (m *Model) tag(t *mcp.Tool) string {
+	if m.sess.Modern() {
+		return ui.Dim.Render("server")
+	}
+	return supportTag(t)
+}
+
+// words is supportWords in the session's era.
+func (m *Model) words(t *mcp.Tool) string {
+	if m.sess.Modern() {
+		return "the server decides per call (Tasks extension of 2026-07-28); a task call declares the extension"
+	}
+	return supportWords(t, m.declared())
 }

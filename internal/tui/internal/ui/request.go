@@ -22,6 +22,10 @@ func RequestKind(r *client.Request) string {
 // server asked mcpi to run it as a task).
 func Channel(r *client.Request) string {
 	switch {
+	case r.InputKey != "" && r.RelatedTask != "":
+		return "task input"
+	case r.InputKey != "":
+		return "input_required"
 	case r.Task != "":
 		return "task-augmented"
 	case r.RelatedTask != "":
@@ -33,6 +37,10 @@ func Channel(r *client.Request) string {
 // ChannelLong is [Channel] with the task it is about.
 func ChannelLong(r *client.Request) string {
 	switch {
+	case r.InputKey != "" && r.RelatedTask != "":
+		return "input " + look.Safe(r.InputKey) + " of task " + look.ShortID(r.RelatedTask) + " (sent back with tasks/update)"
+	case r.InputKey != "":
+		return "input " + look.Safe(r.InputKey) + " of an input_required answer (the request is sent again with it)"
 	case r.Task != "":
 		return "task-augmented: runs as mcpi's task " + look.ShortID(r.Task) + ", which the server polls"
 	case r.RelatedTask != "":
