@@ -248,8 +248,9 @@ func (s *Session) exchangeModern(ctx context.Context, method string, params, res
 	if err != nil {
 		return &jsonrpc.CallError{Method: method, Op: jsonrpc.OpEncode, Err: err}
 	}
-	if method == mcp.MethodToolsCall && w.headers {
-		if ctx, err = s.toolHeaders(ctx, raw); err != nil {
+	base, withHeaders := ctx, method == mcp.MethodToolsCall && w.headers
+	if withHeaders {
+		if ctx, err = s.toolHeaders(base, raw); err != nil {
 			return err
 		}
 	}
@@ -260,6 +261,17 @@ func (s *Session) exchangeModern(ctx context.Context, method string, params, res
 		if rpc, ok := modernError(err); ok && round == 1 && slices.Contains(supportedVersions(rpc), w.version) {
 			// A -32022 that names this session's version: asked again, once, with a new id.
 			err = s.bounded(ctx, method, raw, &res)
+		}
+		if rpc, ok := modernError(err); ok && round == 1 && withHeaders && rpc.Code == mcp.CodeHeaderMismatch {
+			// The tool's x-mcp-header declarations may have changed since it was listed:
+			// list again, and ask again once with the headers they give now.
+			s.mu.Lock()
+			clear(s.tools)
+			s.mu.Unlock()
+			if hctx, herr := s.toolHeaders(base, raw); herr == nil {
+				ctx = hctx
+				err = s.bounded(ctx, method, raw, &res)
+			}
 		}
 		if err != nil {
 			return err

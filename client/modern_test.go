@@ -1344,3 +1344,56 @@ func TestMRTRParallel(t *testing.T) {
 		t.Errorf("asked %d times, want %d", n, calls)
 	}
 }
+
+// TestModernHeaderMismatchRelists: a -32020 to a tool call over HTTP may come from a tool
+// whose x-mcp-header declarations changed since it was listed: the client lists the tools
+// again and asks once more with the headers they give now; a second -32020 is the answer.
+func TestModernHeaderMismatchRelists(t *testing.T) {
+	ctx := bounded(t)
+	f := newFake(t)
+	var lists atomic.Int32
+	f.on(mcp.MethodToolsList, func(context.Context, *jsonrpc.Request) (any, error) {
+		header := "Old"
+		if lists.Add(1) > 1 {
+			header = "New"
+		}
+		return raw(`{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"` + header + `"}}}}]}`), nil
+	})
+	var calls atomic.Int32
+	f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+		if calls.Add(1) == 1 {
+			return nil, jsonrpc.NewError(mcp.CodeHeaderMismatch, "Mcp-Param-New is missing")
+		}
+		return raw(`{"content":[{"type":"text","text":"ok"}]}`), nil
+	})
+	s := f.connectHTTP(ctx, nil)
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "t", Arguments: raw(`{"r":"eu"}`)}, nil)
+	if err != nil || len(res.Content) != 1 || res.Content[0].Text != "ok" {
+		t.Fatalf("call: %+v, %v", res, err)
+	}
+	tc := f.requests(mcp.MethodToolsCall)
+	if len(tc) != 2 || tc[0].Header.Get("Mcp-Param-Old") != "eu" || tc[1].Header.Get("Mcp-Param-New") != "eu" || tc[1].Header.Get("Mcp-Param-Old") != "" {
+		t.Fatalf("tools/call headers %v", tc)
+	}
+	if tc[0].ID == tc[1].ID {
+		t.Errorf("the second call reused id %v", tc[0].ID)
+	}
+	if n := lists.Load(); n != 2 {
+		t.Errorf("tools/list sent %d times, want 2 (once more after -32020)", n)
+	}
+
+	// Mismatched again: the server's -32020 is the outcome, and no third call goes.
+	calls.Store(-10)
+	f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+		return nil, jsonrpc.NewError(mcp.CodeHeaderMismatch, "still wrong")
+	})
+	before := len(f.requests(mcp.MethodToolsCall))
+	_, err = s.CallTool(ctx, &mcp.CallToolParams{Name: "t", Arguments: raw(`{"r":"eu"}`)}, nil)
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != mcp.CodeHeaderMismatch {
+		t.Fatalf("error %v, want -32020", err)
+	}
+	if n := len(f.requests(mcp.MethodToolsCall)) - before; n != 2 {
+		t.Errorf("%d tool calls sent, want 2", n)
+	}
+}
