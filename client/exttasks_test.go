@@ -98,9 +98,7 @@ func TestExtTaskPolling(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("task", "t1", mcp.TaskStatusWorking, 2000, ""), nil
-		})
+		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 2000, "")))
 		var gets getTimes
 		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			if gets.add() < 3 {
@@ -164,9 +162,7 @@ func TestExtTaskInput(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
-		})
+		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
 		var mu sync.Mutex
 		updated, getsSince := false, 0
 		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
@@ -242,9 +238,7 @@ func TestExtTaskTwoInputs(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("task", "t1", mcp.TaskStatusInputRequired, 500, ""), nil
-		})
+		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusInputRequired, 500, "")))
 		var mu sync.Mutex
 		answered := map[string]bool{}
 		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
@@ -316,9 +310,7 @@ func TestExtTaskFailed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("task", "t1", mcp.TaskStatusWorking, 100, ""), nil
-		})
+		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 100, "")))
 		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			return taskJSON("complete", "t1", mcp.TaskStatusFailed, 100,
 				`"statusMessage":"gave up","error":{"code":-32603,"message":"API rate limit exceeded","data":{"retryAfterMs":5000}}`), nil
@@ -337,12 +329,8 @@ func TestExtTaskFailed(t *testing.T) {
 			t.Errorf("a failed task is neither gone nor cancelled: %v", err)
 		}
 
-		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("task", "t2", mcp.TaskStatusWorking, 100, ""), nil
-		})
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("complete", "t2", mcp.TaskStatusFailed, 100, `"statusMessage":"disk on fire"`), nil
-		})
+		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t2", mcp.TaskStatusWorking, 100, "")))
+		f.answer(mcp.MethodTasksGet, string(taskJSON("complete", "t2", mcp.TaskStatusFailed, 100, `"statusMessage":"disk on fire"`)))
 		task, err = s.StartToolTask(ctx, &mcp.CallToolParams{Name: "protocol_error_job"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -364,9 +352,7 @@ func TestExtTaskToolError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("task", "t1", mcp.TaskStatusCompleted, 0, ""), nil
-		})
+		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusCompleted, 0, "")))
 		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			return taskJSON("complete", "t1", mcp.TaskStatusCompleted, 0,
 				`"result":{"resultType":"complete","content":[{"type":"text","text":"nope"}],"isError":true}`), nil
@@ -394,9 +380,7 @@ func TestExtTaskCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("task", "t1", mcp.TaskStatusWorking, 30000, ""), nil
-		})
+		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 30000, "")))
 		var mu sync.Mutex
 		cancelled := false
 		f.on(mcp.MethodTasksCancel, func(context.Context, *jsonrpc.Request) (any, error) {
@@ -453,9 +437,7 @@ func TestExtTaskGone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
-		})
+		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
 		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "task not found or expired")
 		})
@@ -607,14 +589,10 @@ func TestExtTaskNotifications(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
 		listens := listenServer(f)
-		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("task", "t1", mcp.TaskStatusWorking, 50000, ""), nil
-		})
+		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 50000, "")))
 		// Polled once, right after tasks/update (to learn that the task moved on): the
 		// notifications say everything else.
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("complete", "t1", mcp.TaskStatusWorking, 50000, ""), nil
-		})
+		f.answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusWorking, 50000, "")))
 		updates := make(chan struct{}, 4)
 		f.on(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
 			updates <- struct{}{}
@@ -682,9 +660,7 @@ func TestExtTaskEarlyNotification(t *testing.T) {
 			_ = f.conn().Notify(ctx, mcp.NotificationTasks, taskJSON("", "t1", mcp.TaskStatusCompleted, 0, resultDone))
 			return taskJSON("task", "t1", mcp.TaskStatusWorking, 50000, ""), nil
 		})
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("complete", "t1", mcp.TaskStatusCompleted, 0, resultDone), nil
-		})
+		f.answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusCompleted, 0, resultDone)))
 		s := f.mustConnect(ctx, nil)
 		start := time.Now()
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "quick"}, nil)
@@ -825,9 +801,7 @@ func TestExtTaskAfterMRTR(t *testing.T) {
 			}
 			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
 		})
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("complete", "t1", mcp.TaskStatusCompleted, 1000, `"result":{"content":[{"type":"text","text":"Hello, Alice"}]}`), nil
-		})
+		f.answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusCompleted, 1000, `"result":{"content":[{"type":"text","text":"Hello, Alice"}]}`)))
 		onRequest, asked := answering(func(r *client.Request) { _ = r.Accept(map[string]any{"name": "Alice"}) })
 		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "test_tool_with_task"}, nil)
@@ -860,12 +834,8 @@ func TestExtTaskInputRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
-		})
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName), nil
-		})
+		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
+		f.answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName)))
 		f.answer(mcp.MethodTasksCancel, ackComplete)
 		onRequest, _ := answering(func(r *client.Request) { _ = r.Refuse("no") })
 		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
@@ -896,12 +866,8 @@ func TestExtTaskBadAnswers(t *testing.T) {
 			t.Error("a create result with no taskId: no error")
 		}
 
-		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("task", "t1", mcp.TaskStatusWorking, 100, ""), nil
-		})
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("complete", "t1", mcp.TaskStatusCompleted, 100, ""), nil
-		})
+		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 100, "")))
+		f.answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusCompleted, 100, "")))
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "x"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -921,9 +887,7 @@ func TestExtTaskUpdateRetried(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
-		})
+		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
 		var mu sync.Mutex
 		updates, accepted := 0, false
 		f.on(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
@@ -971,12 +935,8 @@ func TestExtTaskSessionClosed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("task", "t1", mcp.TaskStatusInputRequired, 1000, ""), nil
-		})
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName), nil
-		})
+		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusInputRequired, 1000, "")))
+		f.answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName)))
 		queued := make(chan *client.Request, 1)
 		s := f.mustConnect(ctx, &client.Options{OnRequest: func(_ context.Context, r *client.Request) { queued <- r }})
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "confirm"}, nil)
@@ -1010,9 +970,7 @@ func TestExtTaskHTTPHeaders(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
 	f.answer(mcp.MethodToolsList, `{"resultType":"complete","tools":[{"name":"confirm","inputSchema":{"type":"object"}}]}`)
-	f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-		return taskJSON("task", "task-42", mcp.TaskStatusWorking, 1, ""), nil
-	})
+	f.answer(mcp.MethodToolsCall, string(taskJSON("task", "task-42", mcp.TaskStatusWorking, 1, "")))
 	var mu sync.Mutex
 	updated, cancelled := false, false
 	f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
@@ -1158,9 +1116,7 @@ func TestExtTaskCancelDuringInput(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
-		})
+		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
 		var mu sync.Mutex
 		cancelled := false
 		f.on(mcp.MethodTasksCancel, func(context.Context, *jsonrpc.Request) (any, error) {
@@ -1232,9 +1188,7 @@ func TestExtTaskNotificationWithoutOutcome(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ctx := bounded(t)
 				f := newFake(t)
-				f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-					return taskJSON("task", "t1", mcp.TaskStatusWorking, 50000, ""), nil
-				})
+				f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 50000, "")))
 				var mu sync.Mutex
 				ended := false
 				f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
@@ -1270,9 +1224,7 @@ func TestExtTaskRootsInput(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("task", "t1", mcp.TaskStatusInputRequired, 1000, ""), nil
-		})
+		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusInputRequired, 1000, "")))
 		var mu sync.Mutex
 		var roots json.RawMessage
 		f.on(mcp.MethodTasksUpdate, func(_ context.Context, req *jsonrpc.Request) (any, error) {
@@ -1313,9 +1265,7 @@ func TestExtTaskUpdateAfterEnd(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
-		})
+		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
 		var mu sync.Mutex
 		expired := false
 		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
@@ -1355,9 +1305,7 @@ func TestExtTaskUpdateRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
-			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
-		})
+		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
 		var mu sync.Mutex
 		done := false
 		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {

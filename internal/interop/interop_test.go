@@ -57,20 +57,9 @@ var (
 
 // checkEnv finds node and the installed, pinned SDK.
 func checkEnv() {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		envErr = "node is not on PATH (install Node.js 20 or newer)"
-		return
-	}
-	out, err := exec.Command(node, "--version").Output()
-	if err != nil {
-		envErr = fmt.Sprintf("%s --version failed: %v", node, err)
-		return
-	}
-	version := strings.TrimSpace(string(out))
-	major, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(version, "v"), ".", 2)[0])
-	if major < 20 {
-		envErr = fmt.Sprintf("node %s at %s is too old (20 or newer needed)", version, node)
+	node, problem := findNode()
+	if problem != "" {
+		envErr = problem
 		return
 	}
 	want, err := pinnedSDK()
@@ -89,6 +78,24 @@ func checkEnv() {
 		return
 	}
 	envNode = node
+}
+
+// findNode returns node from PATH, or why there is none that will do (20 or newer).
+func findNode() (node, problem string) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return "", "node is not on PATH (install Node.js 20 or newer)"
+	}
+	out, err := exec.Command(node, "--version").Output()
+	if err != nil {
+		return "", fmt.Sprintf("%s --version failed: %v", node, err)
+	}
+	version := strings.TrimSpace(string(out))
+	major, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(version, "v"), ".", 2)[0])
+	if major < 20 {
+		return "", fmt.Sprintf("node %s at %s is too old (20 or newer needed)", version, node)
+	}
+	return node, ""
 }
 
 // pinnedSDK is the exact SDK version ts/package.json asks for.

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -78,20 +77,9 @@ var (
 
 // checkTS2 finds node (20 or newer) and the TypeScript SDK v2 that ts2/package.json pins.
 func checkTS2() {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		ts2Err = "node is not on PATH (install Node.js 20 or newer)"
-		return
-	}
-	out, err := exec.Command(node, "--version").Output()
-	if err != nil {
-		ts2Err = fmt.Sprintf("%s --version failed: %v", node, err)
-		return
-	}
-	version := strings.TrimSpace(string(out))
-	major, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(version, "v"), ".", 2)[0])
-	if major < 20 {
-		ts2Err = fmt.Sprintf("node %s at %s is too old (20 or newer needed)", version, node)
+	node, problem := findNode()
+	if problem != "" {
+		ts2Err = problem
 		return
 	}
 	var pkg struct {
