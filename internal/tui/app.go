@@ -19,6 +19,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/tasksview"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/toolsview"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
+	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 // Tab is one of the views.
@@ -130,6 +131,7 @@ func New(ctx context.Context, sess *client.Session, opts Options) *Model {
 	m.log = logview.New()
 	m.views = [numTabs]view{m.tools, m.tasks, m.requests, m.resources, m.prompts, m.log}
 	m.sub = sess.Subscribe()
+	listenForChanges(ctx, sess)
 	select {
 	case <-sess.Done():
 		m.conn, m.connErr = disconnected, sess.Err()
@@ -137,6 +139,33 @@ func New(ctx context.Context, sess *client.Session, opts Options) *Model {
 	}
 	m.resize()
 	return m
+}
+
+// listenForChanges opens, in the 2026-07-28 era, the subscriptions/listen stream that
+// brings the list changes the server declares it announces (in 2025-11-25 they come
+// unasked). It lasts as long as the session.
+func listenForChanges(ctx context.Context, sess *client.Session) {
+	if !sess.Modern() {
+		return
+	}
+	c := sess.ServerCapabilities()
+	f := mcp.ListenFilter{
+		ToolsListChanged:     c.Tools != nil && c.Tools.ListChanged,
+		PromptsListChanged:   c.Prompts != nil && c.Prompts.ListChanged,
+		ResourcesListChanged: c.Resources != nil && c.Resources.ListChanged,
+	}
+	if !f.ToolsListChanged && !f.PromptsListChanged && !f.ResourcesListChanged {
+		return
+	}
+	lctx, cancel := context.WithCancel(ctx)
+	go func() {
+		defer cancel()
+		select {
+		case <-sess.Done():
+		case <-lctx.Done():
+		}
+	}()
+	go func() { _ = sess.Listen(lctx, f) }() // without it, lists are as fresh as their last fetch
 }
 
 // Init starts the event pump, the clock, and the first listings.
@@ -327,6 +356,7 @@ func (m *Model) swap(s *client.Session) tea.Cmd {
 	m.sess = s
 	m.gen++
 	m.sub = s.Subscribe()
+	listenForChanges(m.ctx, s)
 	m.conn, m.connErr = connected, nil
 	cmds := m.broadcast(ui.SessionMsg{Session: s, Gen: m.gen})
 	cmds = append(cmds, ui.Listen(m.sub, m.gen), ui.Flash("reconnected: a new session"))
