@@ -196,9 +196,18 @@ func (t *Task) answerExt() {
 			fresh[k] = in
 		}
 	}
+	t.asked += len(fresh)
+	asked := t.asked
 	resend := len(t.unsent) > 0
 	id := t.state.TaskID
 	t.mu.Unlock()
+	if asked > MaxTaskInputs {
+		// A server that asks for ever (new keys each poll, or answers refused again and
+		// again) would keep the user answering: the task is given up.
+		_ = t.s.call(context.Background(), mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, nil)
+		t.finish(nil, fmt.Errorf("task %s asked for input %d times; mcpi stopped answering and cancelled it", id, asked))
+		return
+	}
 	if resend {
 		go t.sendUpdates()
 	}

@@ -1351,3 +1351,41 @@ func TestExtTaskUpdateRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestExtTaskInputsBounded: a server that asks a task for a new input on every poll
+// would keep the user answering for ever: after MaxTaskInputs the task is cancelled and
+// ends with an error that says so.
+func TestExtTaskInputsBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 10, "")))
+		var mu sync.Mutex
+		n := 0
+		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			n++
+			key := fmt.Sprintf("k%d", n)
+			return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 10,
+				`"inputRequests":{"`+key+`":{"method":"roots/list"}}`), nil
+		})
+		f.answer(mcp.MethodTasksUpdate, ackComplete)
+		f.answer(mcp.MethodTasksCancel, ackComplete)
+		s := f.mustConnect(ctx, nil)
+		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "greedy"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = task.Wait(ctx)
+		if err == nil || !strings.Contains(err.Error(), "asked for input 257 times") {
+			t.Fatalf("outcome %v, want the bound's error", err)
+		}
+		if len(f.requests(mcp.MethodTasksCancel)) != 1 {
+			t.Errorf("%d tasks/cancel, want 1", len(f.requests(mcp.MethodTasksCancel)))
+		}
+		if u := len(f.requests(mcp.MethodTasksUpdate)); u > client.MaxTaskInputs {
+			t.Errorf("%d tasks/update, more than the bound", u)
+		}
+	})
+}

@@ -26,6 +26,14 @@ import (
 // sets none.
 const DefaultMaxInputRounds = 16
 
+// Bounds on what a server can make the user answer, whatever [Options] say: the input
+// requests of one input_required result, and the inputs one task of the Tasks extension
+// asks for over its life (each key once, unless the server refuses an answer).
+const (
+	MaxInputRequests = 64
+	MaxTaskInputs    = 256
+)
+
 // modernWire is what a session of the 2026-07-28 era adds to every request.
 type modernWire struct {
 	version string
@@ -368,6 +376,9 @@ func (s *Session) toolHeaders(ctx context.Context, raw json.RawMessage) (context
 // the pending queue like the server requests of 2025-11-25. The first that cannot be
 // answered withdraws the others.
 func (s *Session) answerInputs(ctx context.Context, reqs map[string]mcp.InputRequest, related string) (map[string]json.RawMessage, error) {
+	if len(reqs) > MaxInputRequests {
+		return nil, fmt.Errorf("the server asked for %d inputs at once; mcpi answers at most %d", len(reqs), MaxInputRequests)
+	}
 	keys := make([]string, 0, len(reqs))
 	for k := range reqs {
 		keys = append(keys, k)

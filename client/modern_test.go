@@ -1397,3 +1397,30 @@ func TestModernHeaderMismatchRelists(t *testing.T) {
 		t.Errorf("%d tool calls sent, want 2", n)
 	}
 }
+
+// TestMRTRTooManyInputs: an input_required result asking for more than MaxInputRequests
+// inputs at once is refused without asking the user anything.
+func TestMRTRTooManyInputs(t *testing.T) {
+	ctx := bounded(t)
+	f := newFake(t)
+	var b strings.Builder
+	for i := range client.MaxInputRequests + 1 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"k%d":%s`, i, elicitName)
+	}
+	f.answer(mcp.MethodToolsCall, `{"resultType":"input_required","inputRequests":{`+b.String()+`}}`)
+	var asked atomic.Int32
+	s := f.mustConnect(ctx, &client.Options{OnRequest: func(context.Context, *client.Request) { asked.Add(1) }})
+	_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "greedy"}, nil)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("asked for %d inputs at once", client.MaxInputRequests+1)) {
+		t.Fatalf("CallTool: %v, want the bound's error", err)
+	}
+	if n := asked.Load(); n != 0 || len(s.PendingRequests()) != 0 {
+		t.Errorf("the user was asked %d times, %d pending", n, len(s.PendingRequests()))
+	}
+	if n := len(f.requests(mcp.MethodToolsCall)); n != 1 {
+		t.Errorf("%d tools/call sent, want 1", n)
+	}
+}

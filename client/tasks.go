@@ -182,6 +182,7 @@ type Task struct {
 	ext    bool
 	detail *mcp.DetailedTask          // the latest tasks/get or notification
 	inputs map[string]bool            // inputRequests keys taken to answer, each once
+	asked  int                        // inputs taken over the task's life
 	unsent map[string]json.RawMessage // answers tasks/update has not taken yet
 	wake   chan struct{}
 	done   chan struct{}
