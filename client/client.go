@@ -329,7 +329,15 @@ func (c *Client) connectAuto(ctx context.Context, t transport.Transport) (*Sessi
 	if err := reopen(); err != nil {
 		return nil, err
 	}
-	if err := s.initialize(ctx, mcp.LatestProtocolVersion); err != nil {
+	err = s.initialize(ctx, mcp.LatestProtocolVersion)
+	if _, isModern := modernError(err); isModern {
+		// A server of 2026-07-28 after all, one slow to answer the probe (a server that
+		// npx is still installing, say): asked again, with no probe deadline.
+		if _, derr := s.discover(ctx, modern); derr == nil {
+			return s, nil
+		}
+	}
+	if err != nil {
 		return fail(err)
 	}
 	return s, nil

@@ -1424,3 +1424,39 @@ func TestMRTRTooManyInputs(t *testing.T) {
 		t.Errorf("%d tools/call sent, want 1", n)
 	}
 }
+
+// TestEraAutoSlowModernServer: a server of 2026-07-28 that answers the probe only after
+// ProbeTimeout (one npx is still installing) is initialized, refuses with -32022, and is
+// then asked server/discover again: the session is of 2026-07-28.
+func TestEraAutoSlowModernServer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		discover := f.handlers[mcp.MethodServerDiscover]
+		var probes atomic.Int32
+		f.on(mcp.MethodServerDiscover, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			if probes.Add(1) == 1 {
+				select { // slow to start: the first answer comes too late
+				case <-time.After(10 * time.Second):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			return discover(ctx, req)
+		})
+		f.on(mcp.MethodInitialize, func(context.Context, *jsonrpc.Request) (any, error) {
+			return nil, jsonrpc.NewError(mcp.CodeUnsupportedProtocolVersion, "Unsupported protocol version: 2025-11-25").
+				WithData(mcp.UnsupportedProtocolVersionData{Supported: []string{v2026}, Requested: mcp.LatestProtocolVersion})
+		})
+		s, err := f.connect(ctx, &client.Options{ProbeTimeout: 2 * time.Second})
+		if err != nil {
+			t.Fatalf("Connect: %v (the server received %v)", err, f.methods())
+		}
+		if !s.Modern() {
+			t.Fatal("not in the 2026-07-28 era")
+		}
+		if m := f.requestMethods(); !slices.Equal(m, []string{mcp.MethodServerDiscover, mcp.MethodInitialize, mcp.MethodServerDiscover}) {
+			t.Errorf("the server received %v", m)
+		}
+	})
+}
