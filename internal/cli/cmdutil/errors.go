@@ -303,7 +303,13 @@ func describe(err error) (sentence string, code int) {
 func describeEra(err error) (string, bool) {
 	var rpc *jsonrpc.Error
 	var unsupported *client.UnsupportedVersionError
+	var resultType *client.ResultTypeError
+	var rounds *client.InputRoundsError
 	switch {
+	case errors.As(err, &resultType): // they name the method themselves
+		return resultType.Error(), true
+	case errors.As(err, &rounds):
+		return rounds.Error(), true
 	case errors.As(err, &unsupported):
 		return versionSentence(unsupported.Requested, unsupported.Supported), true
 	case !errors.As(err, &rpc):

@@ -72,6 +72,24 @@ func TestDescribe(t *testing.T) {
 		{fmt.Errorf("tools/list: %w", io.EOF), "the connection to the server failed: the server closed the connection", 2},
 		{fmt.Errorf("tools/list: %w", context.Canceled), "interrupted", 2},
 		{fmt.Errorf("tools/list: %w", &jsonrpc.CallError{Method: "tools/list", Op: jsonrpc.OpDecode, Err: errors.New("cannot unmarshal")}), "decoding tools/list result: cannot unmarshal", 2},
+		// The errors of 2026-07-28 about the request itself, one sentence each.
+		{&ConnectError{Target: "http://h/mcp", Err: fmt.Errorf("initialize: %w", jsonrpc.NewError(mcp.CodeUnsupportedProtocolVersion, "Unsupported protocol version: 2025-11-25").
+			WithData(mcp.UnsupportedProtocolVersionData{Supported: []string{"2026-07-28"}, Requested: "2025-11-25"}))},
+			"the server does not speak protocol version 2025-11-25; it speaks 2026-07-28 (give --protocol 2026-07-28, or auto)", 2},
+		{&ConnectError{Target: `"srv"`, Stdio: true, Err: fmt.Errorf("server/discover: %w", &client.UnsupportedVersionError{Requested: "2026-07-28"})},
+			"the server does not speak protocol version 2026-07-28 (drop --protocol to let mcpi choose)", 2},
+		{fmt.Errorf("tools/call: %w", jsonrpc.NewError(mcp.CodeMissingRequiredClientCapability, "this tool runs as a task").
+			WithData(map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{mcp.ExtensionTasks: map[string]any{}}}})),
+			"the server runs this tool only as a task: call it with --task (JSON-RPC error -32021)", 1},
+		{fmt.Errorf("tools/call: %w", jsonrpc.NewError(mcp.CodeMissingRequiredClientCapability, "Server requires the elicitation capability.").
+			WithData(map[string]any{"requiredCapabilities": map[string]any{"elicitation": map[string]any{}}})),
+			`the server needs the client capabilities {"elicitation":{}}: Server requires the elicitation capability (JSON-RPC error -32021)`, 1},
+		{fmt.Errorf("tools/call: %w", jsonrpc.NewError(mcp.CodeHeaderMismatch, "Mcp-Name does not match")),
+			"the server says the request's HTTP headers do not match its body: Mcp-Name does not match (JSON-RPC error -32020; a proxy that rewrites headers, or a bug in mcpi)", 1},
+		{&client.InputRoundsError{Method: "tools/call", Rounds: 16},
+			"the server asked for input 16 times in answer to one tools/call; stopped (raise the bound with --max-input-rounds)", 1},
+		{fmt.Errorf("tools/call: %w", &client.ResultTypeError{Method: "tools/call", ResultType: "surprise"}),
+			`the server answered tools/call with resultType "surprise", which this client does not know`, 1},
 	}
 	for _, tt := range tests {
 		got, code := Describe(tt.err)
