@@ -146,6 +146,9 @@ func (w *modernWire) params(params any, tasks bool) (json.RawMessage, error) {
 		}
 		return append(out, raw[1:]...), nil
 	}
+	if out, ok := insertMeta(raw, members); ok {
+		return out, nil
+	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
 		return nil, err
@@ -174,6 +177,30 @@ func (w *modernWire) params(params any, tasks bool) (json.RawMessage, error) {
 	}
 	obj["_meta"] = mb
 	return jsonwire.Marshal(obj)
+}
+
+// insertMeta puts members at the start of raw's top-level _meta object, without decoding
+// anything: the usual case of a _meta with a progress token. It declines (ok false) when
+// raw has no such object, or when its _meta already names a key of the protocol's, which
+// the caller's value must then win over.
+func insertMeta(raw, members []byte) (out []byte, ok bool) {
+	var meta []byte
+	err := jsonwire.Members(raw, func(name, value []byte) {
+		if string(name) == `"_meta"` {
+			meta = value
+		}
+	})
+	if err != nil || len(meta) == 0 || meta[0] != '{' || bytes.Contains(meta, []byte(`"io.modelcontextprotocol/`)) {
+		return nil, false
+	}
+	at := cap(raw) - cap(meta) + 1 // just past the _meta object's brace
+	out = make([]byte, 0, len(raw)+len(members)+1)
+	out = append(out, raw[:at]...)
+	out = append(out, members...)
+	if rest := bytes.TrimSpace(raw[at:]); rest[0] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, raw[at:]...), true
 }
 
 // withInput returns params with the answers of an input_required round and its state
