@@ -352,15 +352,18 @@ func (s *Session) exchangeModern(ctx context.Context, method string, params, res
 // (17, {}) is a value this client does not know, as its raw text, rather than an
 // absent one: only a missing (or null) member counts as complete.
 func resultTypeOf(res json.RawMessage) mcp.ResultType {
-	var probe struct {
-		ResultType json.RawMessage `json:"resultType"`
-	}
-	if json.Unmarshal(res, &probe) != nil || len(probe.ResultType) == 0 || string(probe.ResultType) == "null" {
+	// One pass over the members, without decoding them: results can be large.
+	var member []byte
+	if jsonwire.Members(res, func(name, value []byte) {
+		if string(name) == `"resultType"` {
+			member = value // the last one wins, as with encoding/json
+		}
+	}) != nil || len(member) == 0 || string(member) == "null" {
 		return mcp.ResultTypeComplete
 	}
 	var rt mcp.ResultType
-	if json.Unmarshal(probe.ResultType, &rt) != nil {
-		return mcp.ResultType(probe.ResultType)
+	if member[0] != '"' || json.Unmarshal(member, &rt) != nil {
+		return mcp.ResultType(member)
 	}
 	return rt
 }
