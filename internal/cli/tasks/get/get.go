@@ -3,13 +3,22 @@ package get
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
+	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
+	"github.com/mcpi-dev/mcpi/internal/look"
+	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 // Options are the inputs of "tasks get".
@@ -27,7 +36,9 @@ func NewCmd(f *cmdutil.Factory, sel *connect.Selection, runF func(context.Contex
 		Use:   "get ID",
 		Short: "Show a task's status",
 		Long: `Show a task's status (tasks/get). With --json: the MCP Task (taskId, status,
-statusMessage, createdAt, lastUpdatedAt, ttl, pollInterval).
+statusMessage, createdAt, lastUpdatedAt, ttl, pollInterval); from a server of
+protocol 2026-07-28, the Tasks extension's detailed task (ttlMs, pollIntervalMs, and
+the result, error or inputRequests it inlines).
 
 Without server flags, a task recorded in the local state file is looked up on the
 server it was started on.
@@ -63,6 +74,22 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer sess.Close()
+	var e *state.Entry
+	if found {
+		e = &entry
+	}
+	if sess.Modern() {
+		d, err := sess.TaskDetail(ctx, opts.ID)
+		if err != nil {
+			return opts.TaskErr(err, opts.ID)
+		}
+		if opts.JSON {
+			return cmdutil.PrintJSON(opts.IO.Out, d)
+		}
+		shared.PrintTask(opts.IO.Out, d.ToTask(), e, now())
+		printDetail(opts.IO.Out, d)
+		return nil
+	}
 	t, err := sess.GetTask(ctx, opts.ID)
 	if err != nil {
 		return opts.TaskErr(err, opts.ID)
@@ -70,10 +97,29 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.JSON {
 		return cmdutil.PrintJSON(opts.IO.Out, t)
 	}
-	if found {
-		shared.PrintTask(opts.IO.Out, t, &entry, now())
-	} else {
-		shared.PrintTask(opts.IO.Out, t, nil, now())
-	}
+	shared.PrintTask(opts.IO.Out, t, e, now())
 	return nil
+}
+
+// printDetail adds what a task of the 2026-07-28 extension inlines: the input it waits
+// for, or how it ended.
+func printDetail(w io.Writer, d *mcp.DetailedTask) {
+	fmt.Fprintf(w, "%-9s %s\n", "Dialect:", client.DialectExtension)
+	for _, k := range slices.Sorted(maps.Keys(d.InputRequests)) {
+		in := d.InputRequests[k]
+		what := in.Method
+		var p struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(in.Params, &p) == nil && p.Message != "" {
+			what += ": " + cmdutil.FirstLine(p.Message)
+		}
+		fmt.Fprintf(w, "%-9s %s (%s)\n", "Waits:", look.Safe(k), look.Safe(what))
+	}
+	switch {
+	case d.Error != nil:
+		fmt.Fprintf(w, "%-9s %s (JSON-RPC error %d)\n", "Error:", look.Safe(d.Error.Message), d.Error.Code)
+	case len(d.Result) > 0:
+		fmt.Fprintf(w, "%-9s %s\n", "Result:", "inlined; \"mcpi tasks result "+look.Safe(d.TaskID)+"\" prints it")
+	}
 }
