@@ -13,60 +13,30 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/scripted"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 // The Tasks extension of 2026-07-28 (io.modelcontextprotocol/tasks), requestor side,
-// against the scripted server of modernfake_test.go. The tests that follow tasks run in
+// against the scripted server of internal/scripted. The tests that follow tasks run in
 // a synctest bubble: the follower's waits pass in fake time, and what they assert of time
 // is exact.
 
-// taskJSON is a task of the extension as the server sends it: resultType rt ("" for
-// none, as in a notification), the time of the bubble as lastUpdatedAt, pollMs (0: no
-// pollIntervalMs) and extra members (the inlined result, error or input requests).
-func taskJSON(rt, id string, status mcp.TaskStatus, pollMs int, extra string) json.RawMessage {
-	now := mcp.FormatTime(time.Now())
-	var b strings.Builder
-	b.WriteString("{")
-	if rt != "" {
-		fmt.Fprintf(&b, `"resultType":%q,`, rt)
-	}
-	fmt.Fprintf(&b, `"taskId":%q,"status":%q,"createdAt":"2000-01-01T00:00:00Z","lastUpdatedAt":%q,"ttlMs":600000`, id, status, now)
-	if pollMs > 0 {
-		fmt.Fprintf(&b, `,"pollIntervalMs":%d`, pollMs)
-	}
-	if extra != "" {
-		b.WriteString("," + extra)
-	}
-	b.WriteString("}")
-	return json.RawMessage(b.String())
-}
+// The task helpers of internal/scripted, by the names these tests use.
+var taskJSON = scripted.TaskJSON
 
 const (
-	resultDone  = `"result":{"content":[{"type":"text","text":"done"}],"isError":false}`
-	askName     = `"inputRequests":{"name":` + elicitName + `}`
-	ackComplete = `{"resultType":"complete"}`
+	resultDone  = scripted.ResultDone
+	askName     = scripted.AskName
+	ackComplete = scripted.AckComplete
 )
-
-// notifications returns the notifications of method the fake server received.
-func (f *fakeServer) notifications(method string) []seen {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []seen
-	for _, m := range f.log {
-		if !m.ID.IsValid() && m.Method == method {
-			out = append(out, m)
-		}
-	}
-	return out
-}
 
 // taskIDParam decodes params.taskId.
 func taskIDParam(t *testing.T, m seen) string {
 	t.Helper()
 	var id string
-	if !m.param(t, "taskId", &id) {
+	if !m.Param(t, "taskId", &id) {
 		t.Errorf("%s has no taskId: %s", m.Method, m.Params)
 	}
 	return id
@@ -98,15 +68,15 @@ func TestExtTaskPolling(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 2000, "")))
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 2000, "")))
 		var gets getTimes
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			if gets.add() < 3 {
 				return taskJSON("complete", "t1", mcp.TaskStatusWorking, 2000, ""), nil
 			}
 			return taskJSON("complete", "t1", mcp.TaskStatusCompleted, 2000, resultDone), nil
 		})
-		s := f.mustConnect(ctx, nil)
+		s := f.MustConnect(ctx, nil)
 		start := time.Now()
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "slow_compute", Arguments: json.RawMessage(`{"seconds":5}`)}, &client.CallOptions{TTL: time.Hour})
 		if err != nil {
@@ -127,14 +97,14 @@ func TestExtTaskPolling(t *testing.T) {
 			t.Errorf("after the outcome: status %s, %d polls", task.State().Status, task.Polls())
 		}
 
-		call := f.last(mcp.MethodToolsCall)
+		call := f.Last(mcp.MethodToolsCall)
 		if !declaresTasks(t, clientCaps(t, checkModernMeta(t, call))) {
 			t.Errorf("the task call does not declare the extension: %s", call.Params)
 		}
-		if call.param(t, "task", nil) {
+		if call.Param(t, "task", nil) {
 			t.Errorf("params.task sent in 2026-07-28: %s", call.Params)
 		}
-		for _, g := range f.requests(mcp.MethodTasksGet) {
+		for _, g := range f.Requests(mcp.MethodTasksGet) {
 			if !declaresTasks(t, clientCaps(t, checkModernMeta(t, g))) || taskIDParam(t, g) != "t1" {
 				t.Errorf("tasks/get: %s", g.Params)
 			}
@@ -147,7 +117,7 @@ func TestExtTaskPolling(t *testing.T) {
 			}
 			prev = at
 		}
-		for _, m := range f.requestMethods() {
+		for _, m := range f.RequestMethods() {
 			if m == mcp.MethodTasksResult || m == mcp.MethodTasksList {
 				t.Errorf("%s sent in 2026-07-28", m)
 			}
@@ -162,10 +132,10 @@ func TestExtTaskInput(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
 		var mu sync.Mutex
 		updated, getsSince := false, 0
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			if updated {
@@ -176,14 +146,14 @@ func TestExtTaskInput(t *testing.T) {
 			}
 			return taskJSON("complete", "t1", mcp.TaskStatusCompleted, 1000, `"result":{"content":[{"type":"text","text":"Hello, Luca!"}]}`), nil
 		})
-		f.on(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
 			mu.Lock()
 			updated = true
 			mu.Unlock()
 			return raw(ackComplete), nil
 		})
 		onRequest, asked := answering(func(r *client.Request) { _ = r.Accept(map[string]any{"name": "Luca"}) })
-		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+		s := f.MustConnect(ctx, &client.Options{OnRequest: onRequest})
 
 		var kinds []client.TaskEventKind
 		var input *client.Request
@@ -210,7 +180,7 @@ func TestExtTaskInput(t *testing.T) {
 		if input != r {
 			t.Errorf("the task's input event carries %p, want the queued request %p", input, r)
 		}
-		updates := f.requests(mcp.MethodTasksUpdate)
+		updates := f.Requests(mcp.MethodTasksUpdate)
 		if len(updates) != 1 {
 			t.Fatalf("%d tasks/update, want 1", len(updates))
 		}
@@ -223,7 +193,7 @@ func TestExtTaskInput(t *testing.T) {
 			p.InputResponses["name"].Action != "accept" || p.InputResponses["name"].Content["name"] != "Luca" {
 			t.Errorf("tasks/update params: %s (%v)", u.Params, err)
 		}
-		if !declaresTasks(t, clientCaps(t, checkModernMeta(t, u))) || u.param(t, "requestState", nil) {
+		if !declaresTasks(t, clientCaps(t, checkModernMeta(t, u))) || u.Param(t, "requestState", nil) {
 			t.Errorf("tasks/update: %s", u.Params)
 		}
 		if strings.Contains(string(u.Params), mcp.MetaRelatedTask) {
@@ -238,10 +208,10 @@ func TestExtTaskTwoInputs(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusInputRequired, 500, "")))
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusInputRequired, 500, "")))
 		var mu sync.Mutex
 		answered := map[string]bool{}
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			var reqs []string
@@ -255,7 +225,7 @@ func TestExtTaskTwoInputs(t *testing.T) {
 			}
 			return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 500, `"inputRequests":{`+strings.Join(reqs, ",")+`}`), nil
 		})
-		f.on(mcp.MethodTasksUpdate, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksUpdate, func(_ context.Context, req *jsonrpc.Request) (any, error) {
 			var p mcp.UpdateTaskParams
 			if err := json.Unmarshal(req.Params, &p); err != nil {
 				return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, err.Error())
@@ -274,7 +244,7 @@ func TestExtTaskTwoInputs(t *testing.T) {
 			}
 			_ = r.Accept(map[string]any{"name": r.InputKey})
 		})
-		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+		s := f.MustConnect(ctx, &client.Options{OnRequest: onRequest})
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "multi_input"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -291,7 +261,7 @@ func TestExtTaskTwoInputs(t *testing.T) {
 			t.Errorf("asked %v, want each key once", keys)
 		}
 		sent := map[string]int{}
-		for _, u := range f.requests(mcp.MethodTasksUpdate) {
+		for _, u := range f.Requests(mcp.MethodTasksUpdate) {
 			var p mcp.UpdateTaskParams
 			_ = json.Unmarshal(u.Params, &p)
 			for k := range p.InputResponses {
@@ -310,12 +280,12 @@ func TestExtTaskFailed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 100, "")))
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 100, "")))
+		f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			return taskJSON("complete", "t1", mcp.TaskStatusFailed, 100,
 				`"statusMessage":"gave up","error":{"code":-32603,"message":"API rate limit exceeded","data":{"retryAfterMs":5000}}`), nil
 		})
-		s := f.mustConnect(ctx, nil)
+		s := f.MustConnect(ctx, nil)
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "protocol_error_job"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -329,8 +299,8 @@ func TestExtTaskFailed(t *testing.T) {
 			t.Errorf("a failed task is neither gone nor cancelled: %v", err)
 		}
 
-		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t2", mcp.TaskStatusWorking, 100, "")))
-		f.answer(mcp.MethodTasksGet, string(taskJSON("complete", "t2", mcp.TaskStatusFailed, 100, `"statusMessage":"disk on fire"`)))
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t2", mcp.TaskStatusWorking, 100, "")))
+		f.Answer(mcp.MethodTasksGet, string(taskJSON("complete", "t2", mcp.TaskStatusFailed, 100, `"statusMessage":"disk on fire"`)))
 		task, err = s.StartToolTask(ctx, &mcp.CallToolParams{Name: "protocol_error_job"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -340,7 +310,7 @@ func TestExtTaskFailed(t *testing.T) {
 		}
 		// The server answered the first task's subscriptions/listen with -32601: it is not
 		// asked again in the session.
-		if n := len(f.requests(mcp.MethodSubscriptionsListen)); n != 1 {
+		if n := len(f.Requests(mcp.MethodSubscriptionsListen)); n != 1 {
 			t.Errorf("%d subscriptions/listen for two tasks of a server that has none, want 1", n)
 		}
 	})
@@ -352,12 +322,12 @@ func TestExtTaskToolError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusCompleted, 0, "")))
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusCompleted, 0, "")))
+		f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			return taskJSON("complete", "t1", mcp.TaskStatusCompleted, 0,
 				`"result":{"resultType":"complete","content":[{"type":"text","text":"nope"}],"isError":true}`), nil
 		})
-		s := f.mustConnect(ctx, nil)
+		s := f.MustConnect(ctx, nil)
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "failing_job"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -380,16 +350,16 @@ func TestExtTaskCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 30000, "")))
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 30000, "")))
 		var mu sync.Mutex
 		cancelled := false
-		f.on(mcp.MethodTasksCancel, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksCancel, func(context.Context, *jsonrpc.Request) (any, error) {
 			mu.Lock()
 			cancelled = true
 			mu.Unlock()
 			return raw(ackComplete), nil
 		})
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			if cancelled {
@@ -397,7 +367,7 @@ func TestExtTaskCancel(t *testing.T) {
 			}
 			return taskJSON("complete", "t1", mcp.TaskStatusWorking, 30000, ""), nil
 		})
-		s := f.mustConnect(ctx, nil)
+		s := f.MustConnect(ctx, nil)
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "slow_compute"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -414,12 +384,12 @@ func TestExtTaskCancel(t *testing.T) {
 		if took := time.Since(start); took != 0 {
 			t.Errorf("the cancellation was learned %s after the ack, not at once", took)
 		}
-		cancels := f.requests(mcp.MethodTasksCancel)
+		cancels := f.Requests(mcp.MethodTasksCancel)
 		if len(cancels) != 1 || taskIDParam(t, cancels[0]) != "t1" || !declaresTasks(t, clientCaps(t, checkModernMeta(t, cancels[0]))) {
 			t.Errorf("tasks/cancel: %v", cancels)
 		}
-		callID := f.last(mcp.MethodToolsCall).ID
-		for _, n := range f.notifications(jsonrpc.CancelledMethod) {
+		callID := f.Last(mcp.MethodToolsCall).ID
+		for _, n := range f.Notifications(jsonrpc.CancelledMethod) {
 			var p struct {
 				RequestID jsonrpc.ID `json:"requestId"`
 			}
@@ -437,11 +407,11 @@ func TestExtTaskGone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
+		f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "task not found or expired")
 		})
-		s := f.mustConnect(ctx, nil)
+		s := f.MustConnect(ctx, nil)
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "slow_compute"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -475,17 +445,17 @@ func TestExtTaskTTLNull(t *testing.T) {
 			return raw(fmt.Sprintf(`{"resultType":%q,"taskId":"t1","status":%q,"createdAt":"2000-01-01T00:00:00Z","lastUpdatedAt":%q,"ttlMs":null%s}`,
 				rt, status, mcp.FormatTime(time.Now()), extra))
 		}
-		f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
 			return task("task", mcp.TaskStatusWorking, ""), nil
 		})
 		var gets getTimes
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			if gets.add() < 4 {
 				return task("complete", mcp.TaskStatusWorking, ""), nil
 			}
 			return task("complete", mcp.TaskStatusCompleted, ","+resultDone), nil
 		})
-		s := f.mustConnect(ctx, &client.Options{PollFloor: time.Second, PollCeiling: 3 * time.Second})
+		s := f.MustConnect(ctx, &client.Options{PollFloor: time.Second, PollCeiling: 3 * time.Second})
 		start := time.Now()
 		tk, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "forever"}, nil)
 		if err != nil {
@@ -515,8 +485,8 @@ func TestExtTaskAnsweredAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.answer(mcp.MethodToolsCall, `{"resultType":"complete","content":[{"type":"text","text":"Hello, Ada!"}]}`)
-		s := f.mustConnect(ctx, nil)
+		f.Answer(mcp.MethodToolsCall, `{"resultType":"complete","content":[{"type":"text","text":"Hello, Ada!"}]}`)
+		s := f.MustConnect(ctx, nil)
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "greet"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -531,7 +501,7 @@ func TestExtTaskAnsweredAtOnce(t *testing.T) {
 			t.Fatalf("outcome: %+v, %v", res, err)
 		}
 		synctest.Wait()
-		if rs := f.requestMethods(); !slices.Equal(rs, []string{mcp.MethodServerDiscover, mcp.MethodToolsCall}) {
+		if rs := f.RequestMethods(); !slices.Equal(rs, []string{mcp.MethodServerDiscover, mcp.MethodToolsCall}) {
 			t.Errorf("the server received %v", rs)
 		}
 		// CallToolTask gives no created event: the result alone.
@@ -549,12 +519,12 @@ func TestExtTaskAnsweredAtOnce(t *testing.T) {
 // listen's id to the test, and holds the stream until the client withdraws it.
 func listenServer(f *fakeServer) <-chan jsonrpc.ID {
 	ids := make(chan jsonrpc.ID, 8)
-	f.on(mcp.MethodSubscriptionsListen, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	f.On(mcp.MethodSubscriptionsListen, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		var p mcp.ListenParams
 		if err := json.Unmarshal(req.Params, &p); err != nil || len(p.Notifications.TaskIDs) == 0 {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "no taskIds")
 		}
-		conn := f.conn()
+		conn := f.Conn()
 		_ = conn.Notify(ctx, mcp.NotificationSubscriptionsAcknowledged, map[string]any{
 			"_meta":         map[string]any{mcp.MetaSubscriptionID: req.ID},
 			"notifications": map[string]any{"taskIds": p.Notifications.TaskIDs},
@@ -575,7 +545,7 @@ func notifyTask(t *testing.T, f *fakeServer, listen jsonrpc.ID, task json.RawMes
 		t.Fatal(err)
 	}
 	params["_meta"] = map[string]any{mcp.MetaSubscriptionID: listen}
-	if err := f.conn().Notify(context.Background(), mcp.NotificationTasks, params); err != nil {
+	if err := f.Conn().Notify(context.Background(), mcp.NotificationTasks, params); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -589,17 +559,17 @@ func TestExtTaskNotifications(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
 		listens := listenServer(f)
-		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 50000, "")))
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 50000, "")))
 		// Polled once, right after tasks/update (to learn that the task moved on): the
 		// notifications say everything else.
-		f.answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusWorking, 50000, "")))
+		f.Answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusWorking, 50000, "")))
 		updates := make(chan struct{}, 4)
-		f.on(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
 			updates <- struct{}{}
 			return raw(ackComplete), nil
 		})
 		onRequest, asked := answering(func(r *client.Request) { _ = r.Accept(map[string]any{"name": "Luca"}) })
-		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+		s := f.MustConnect(ctx, &client.Options{OnRequest: onRequest})
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "confirm"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -610,7 +580,7 @@ func TestExtTaskNotifications(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatal("no subscriptions/listen for the task")
 		}
-		l := f.last(mcp.MethodSubscriptionsListen)
+		l := f.Last(mcp.MethodSubscriptionsListen)
 		if !declaresTasks(t, clientCaps(t, checkModernMeta(t, l))) || !strings.Contains(string(l.Params), `"taskIds":["t1"]`) {
 			t.Errorf("subscriptions/listen: %s", l.Params)
 		}
@@ -638,7 +608,7 @@ func TestExtTaskNotifications(t *testing.T) {
 		// The listen ends with the task.
 		synctest.Wait()
 		cancelled := false
-		for _, n := range f.notifications(jsonrpc.CancelledMethod) {
+		for _, n := range f.Notifications(jsonrpc.CancelledMethod) {
 			var p struct {
 				RequestID jsonrpc.ID `json:"requestId"`
 			}
@@ -656,12 +626,12 @@ func TestExtTaskEarlyNotification(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.on(mcp.MethodToolsCall, func(ctx context.Context, _ *jsonrpc.Request) (any, error) {
-			_ = f.conn().Notify(ctx, mcp.NotificationTasks, taskJSON("", "t1", mcp.TaskStatusCompleted, 0, resultDone))
+		f.On(mcp.MethodToolsCall, func(ctx context.Context, _ *jsonrpc.Request) (any, error) {
+			_ = f.Conn().Notify(ctx, mcp.NotificationTasks, taskJSON("", "t1", mcp.TaskStatusCompleted, 0, resultDone))
 			return taskJSON("task", "t1", mcp.TaskStatusWorking, 50000, ""), nil
 		})
-		f.answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusCompleted, 0, resultDone)))
-		s := f.mustConnect(ctx, nil)
+		f.Answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusCompleted, 0, resultDone)))
+		s := f.MustConnect(ctx, nil)
 		start := time.Now()
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "quick"}, nil)
 		if err != nil {
@@ -682,7 +652,7 @@ func TestExtTaskEarlyNotification(t *testing.T) {
 func TestExtNoTaskList(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
-	s := f.mustConnect(ctx, nil)
+	s := f.MustConnect(ctx, nil)
 	if _, err := s.ListTasks(ctx, nil); !errors.Is(err, client.ErrNoTaskList) {
 		t.Errorf("ListTasks: %v", err)
 	}
@@ -691,7 +661,7 @@ func TestExtNoTaskList(t *testing.T) {
 			t.Errorf("ServerTasks: %v", err)
 		}
 	}
-	if m := f.requestMethods(); !slices.Equal(m, []string{mcp.MethodServerDiscover}) {
+	if m := f.RequestMethods(); !slices.Equal(m, []string{mcp.MethodServerDiscover}) {
 		t.Errorf("the server received %v", m)
 	}
 }
@@ -705,7 +675,7 @@ func TestExtTaskByID(t *testing.T) {
 		f := newFake(t)
 		var mu sync.Mutex
 		gets, updated := 0, false
-		f.on(mcp.MethodTasksGet, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksGet, func(_ context.Context, req *jsonrpc.Request) (any, error) {
 			var p mcp.GetTaskParams
 			_ = json.Unmarshal(req.Params, &p)
 			mu.Lock()
@@ -725,20 +695,20 @@ func TestExtTaskByID(t *testing.T) {
 			}
 			return taskJSON("complete", "t9", mcp.TaskStatusCompleted, 1000, `"result":{"content":[{"type":"text","text":"by id"}]}`), nil
 		})
-		f.on(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
 			mu.Lock()
 			updated = true
 			mu.Unlock()
 			return raw(ackComplete), nil
 		})
-		f.on(mcp.MethodTasksCancel, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksCancel, func(_ context.Context, req *jsonrpc.Request) (any, error) {
 			if !strings.Contains(string(req.Params), `"cancelled"`) {
 				return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "task not found")
 			}
 			return raw(ackComplete), nil
 		})
 		onRequest, asked := answering(func(r *client.Request) { _ = r.Accept(map[string]any{"name": "x"}) })
-		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+		s := f.MustConnect(ctx, &client.Options{OnRequest: onRequest})
 
 		res, err := s.TaskResult(ctx, "t9")
 		if err != nil || res.Content[0].Text != "by id" {
@@ -795,15 +765,15 @@ func TestExtTaskAfterMRTR(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.on(mcp.MethodToolsCall, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodToolsCall, func(_ context.Context, req *jsonrpc.Request) (any, error) {
 			if !strings.Contains(string(req.Params), "inputResponses") {
 				return raw(`{"resultType":"input_required","inputRequests":{"user_name":` + elicitName + `},"requestState":"mrtr-1"}`), nil
 			}
 			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
 		})
-		f.answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusCompleted, 1000, `"result":{"content":[{"type":"text","text":"Hello, Alice"}]}`)))
+		f.Answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusCompleted, 1000, `"result":{"content":[{"type":"text","text":"Hello, Alice"}]}`)))
 		onRequest, asked := answering(func(r *client.Request) { _ = r.Accept(map[string]any{"name": "Alice"}) })
-		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+		s := f.MustConnect(ctx, &client.Options{OnRequest: onRequest})
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "test_tool_with_task"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -812,7 +782,7 @@ func TestExtTaskAfterMRTR(t *testing.T) {
 		if err != nil || !strings.Contains(res.Content[0].Text, "Alice") {
 			t.Fatalf("outcome: %+v, %v", res, err)
 		}
-		calls := f.requests(mcp.MethodToolsCall)
+		calls := f.Requests(mcp.MethodToolsCall)
 		if len(calls) != 2 || len(asked()) != 1 || asked()[0].RelatedTask != "" {
 			t.Fatalf("%d calls, asked %+v", len(calls), asked())
 		}
@@ -820,8 +790,8 @@ func TestExtTaskAfterMRTR(t *testing.T) {
 		if p.RequestState == nil || *p.RequestState != "mrtr-1" || !declaresTasks(t, clientCaps(t, checkModernMeta(t, calls[1]))) {
 			t.Errorf("the retry: %s", calls[1].Params)
 		}
-		for _, g := range f.requests(mcp.MethodTasksGet, mcp.MethodTasksUpdate) {
-			if g.param(t, "requestState", nil) {
+		for _, g := range f.Requests(mcp.MethodTasksGet, mcp.MethodTasksUpdate) {
+			if g.Param(t, "requestState", nil) {
 				t.Errorf("requestState on the tasks wire: %s", g.Params)
 			}
 		}
@@ -834,11 +804,11 @@ func TestExtTaskInputRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
-		f.answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName)))
-		f.answer(mcp.MethodTasksCancel, ackComplete)
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
+		f.Answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName)))
+		f.Answer(mcp.MethodTasksCancel, ackComplete)
 		onRequest, _ := answering(func(r *client.Request) { _ = r.Refuse("no") })
-		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+		s := f.MustConnect(ctx, &client.Options{OnRequest: onRequest})
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "confirm_delete"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -848,8 +818,8 @@ func TestExtTaskInputRefused(t *testing.T) {
 		if !errors.As(err, &inErr) || inErr.Key != "name" {
 			t.Fatalf("outcome: %v, want an *InputError", err)
 		}
-		if len(f.requests(mcp.MethodTasksCancel)) != 1 || len(f.requests(mcp.MethodTasksUpdate)) != 0 {
-			t.Errorf("the server received %v; want tasks/cancel and no tasks/update", f.requestMethods())
+		if len(f.Requests(mcp.MethodTasksCancel)) != 1 || len(f.Requests(mcp.MethodTasksUpdate)) != 0 {
+			t.Errorf("the server received %v; want tasks/cancel and no tasks/update", f.RequestMethods())
 		}
 	})
 }
@@ -860,14 +830,14 @@ func TestExtTaskBadAnswers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.answer(mcp.MethodToolsCall, `{"resultType":"task","status":"working","createdAt":"2000-01-01T00:00:00Z","lastUpdatedAt":"2000-01-01T00:00:00Z","ttlMs":null}`)
-		s := f.mustConnect(ctx, nil)
+		f.Answer(mcp.MethodToolsCall, `{"resultType":"task","status":"working","createdAt":"2000-01-01T00:00:00Z","lastUpdatedAt":"2000-01-01T00:00:00Z","ttlMs":null}`)
+		s := f.MustConnect(ctx, nil)
 		if _, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "x"}, nil); err == nil {
 			t.Error("a create result with no taskId: no error")
 		}
 
-		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 100, "")))
-		f.answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusCompleted, 100, "")))
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 100, "")))
+		f.Answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusCompleted, 100, "")))
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "x"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -887,10 +857,10 @@ func TestExtTaskUpdateRetried(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
 		var mu sync.Mutex
 		updates, accepted := 0, false
-		f.on(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			if updates++; updates == 1 {
@@ -899,7 +869,7 @@ func TestExtTaskUpdateRetried(t *testing.T) {
 			accepted = true
 			return raw(ackComplete), nil
 		})
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			if accepted {
@@ -908,7 +878,7 @@ func TestExtTaskUpdateRetried(t *testing.T) {
 			return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName), nil
 		})
 		onRequest, asked := answering(func(r *client.Request) { _ = r.Accept(map[string]any{"name": "Luca"}) })
-		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+		s := f.MustConnect(ctx, &client.Options{OnRequest: onRequest})
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "confirm"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -916,7 +886,7 @@ func TestExtTaskUpdateRetried(t *testing.T) {
 		if _, err := task.Wait(ctx); err != nil {
 			t.Fatal(err)
 		}
-		ups := f.requests(mcp.MethodTasksUpdate)
+		ups := f.Requests(mcp.MethodTasksUpdate)
 		if len(ups) != 2 || len(asked()) != 1 {
 			t.Fatalf("%d tasks/update, asked %d times; want 2 and 1", len(ups), len(asked()))
 		}
@@ -935,10 +905,10 @@ func TestExtTaskSessionClosed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusInputRequired, 1000, "")))
-		f.answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName)))
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusInputRequired, 1000, "")))
+		f.Answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName)))
 		queued := make(chan *client.Request, 1)
-		s := f.mustConnect(ctx, &client.Options{OnRequest: func(_ context.Context, r *client.Request) { queued <- r }})
+		s := f.MustConnect(ctx, &client.Options{OnRequest: func(_ context.Context, r *client.Request) { queued <- r }})
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "confirm"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -969,11 +939,11 @@ func TestExtTaskSessionClosed(t *testing.T) {
 func TestExtTaskHTTPHeaders(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
-	f.answer(mcp.MethodToolsList, `{"resultType":"complete","tools":[{"name":"confirm","inputSchema":{"type":"object"}}]}`)
-	f.answer(mcp.MethodToolsCall, string(taskJSON("task", "task-42", mcp.TaskStatusWorking, 1, "")))
+	f.Answer(mcp.MethodToolsList, `{"resultType":"complete","tools":[{"name":"confirm","inputSchema":{"type":"object"}}]}`)
+	f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "task-42", mcp.TaskStatusWorking, 1, "")))
 	var mu sync.Mutex
 	updated, cancelled := false, false
-	f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+	f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
@@ -984,20 +954,20 @@ func TestExtTaskHTTPHeaders(t *testing.T) {
 		}
 		return taskJSON("complete", "task-42", mcp.TaskStatusInputRequired, 1, askName), nil
 	})
-	f.on(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
+	f.On(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
 		mu.Lock()
 		updated = true
 		mu.Unlock()
 		return raw(ackComplete), nil
 	})
-	f.on(mcp.MethodTasksCancel, func(context.Context, *jsonrpc.Request) (any, error) {
+	f.On(mcp.MethodTasksCancel, func(context.Context, *jsonrpc.Request) (any, error) {
 		mu.Lock()
 		cancelled = true
 		mu.Unlock()
 		return raw(ackComplete), nil
 	})
 	answeredCh := make(chan struct{})
-	s := f.connectHTTP(ctx, &client.Options{PollFloor: time.Millisecond, OnRequest: func(_ context.Context, r *client.Request) {
+	s := f.ConnectHTTP(ctx, &client.Options{PollFloor: time.Millisecond, OnRequest: func(_ context.Context, r *client.Request) {
 		_ = r.Accept(map[string]any{"name": "Luca"})
 		close(answeredCh)
 	}})
@@ -1011,7 +981,7 @@ func TestExtTaskHTTPHeaders(t *testing.T) {
 		t.Fatal("the task's input was never asked")
 	}
 	// Cancelled once the answer is in.
-	for len(f.requests(mcp.MethodTasksUpdate)) == 0 && ctx.Err() == nil {
+	for len(f.Requests(mcp.MethodTasksUpdate)) == 0 && ctx.Err() == nil {
 		time.Sleep(time.Millisecond)
 	}
 	if _, err := task.Cancel(ctx); err != nil {
@@ -1021,7 +991,7 @@ func TestExtTaskHTTPHeaders(t *testing.T) {
 		t.Fatalf("outcome: %v", err)
 	}
 	for _, method := range []string{mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel} {
-		rs := f.requests(method)
+		rs := f.Requests(method)
 		if len(rs) == 0 {
 			t.Errorf("no %s", method)
 		}
@@ -1031,7 +1001,7 @@ func TestExtTaskHTTPHeaders(t *testing.T) {
 			}
 		}
 	}
-	if h := f.last(mcp.MethodToolsCall).Header; h.Get("Mcp-Name") != "confirm" || h.Get("Mcp-Method") != mcp.MethodToolsCall {
+	if h := f.Last(mcp.MethodToolsCall).Header; h.Get("Mcp-Name") != "confirm" || h.Get("Mcp-Method") != mcp.MethodToolsCall {
 		t.Errorf("tools/call headers: %v", h)
 	}
 }
@@ -1044,24 +1014,24 @@ func TestExtTaskCancelBeforeID(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
 		release := make(chan struct{})
-		f.on(mcp.MethodToolsCall, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodToolsCall, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 			var p struct {
 				Meta map[string]any `json:"_meta"`
 			}
 			_ = json.Unmarshal(req.Params, &p)
-			_ = f.conn().Notify(ctx, mcp.NotificationProgress, map[string]any{"progressToken": p.Meta[mcp.MetaProgressToken], "progress": 1})
+			_ = f.Conn().Notify(ctx, mcp.NotificationProgress, map[string]any{"progressToken": p.Meta[mcp.MetaProgressToken], "progress": 1})
 			<-release
 			return taskJSON("task", "t1", mcp.TaskStatusWorking, 30000, ""), nil
 		})
 		var mu sync.Mutex
 		cancelled := false
-		f.on(mcp.MethodTasksCancel, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksCancel, func(context.Context, *jsonrpc.Request) (any, error) {
 			mu.Lock()
 			cancelled = true
 			mu.Unlock()
 			return raw(ackComplete), nil
 		})
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			if cancelled {
@@ -1069,7 +1039,7 @@ func TestExtTaskCancelBeforeID(t *testing.T) {
 			}
 			return taskJSON("complete", "t1", mcp.TaskStatusWorking, 30000, ""), nil
 		})
-		s := f.mustConnect(ctx, nil)
+		s := f.MustConnect(ctx, nil)
 		sub := s.Subscribe()
 		defer sub.Close()
 		started := make(chan *client.Task, 1)
@@ -1104,7 +1074,7 @@ func TestExtTaskCancelBeforeID(t *testing.T) {
 		if _, err := task.Wait(ctx); !errors.Is(err, client.ErrTaskCancelled) {
 			t.Fatalf("outcome: %v, want ErrTaskCancelled", err)
 		}
-		if cs := f.requests(mcp.MethodTasksCancel); len(cs) != 1 || taskIDParam(t, cs[0]) != "t1" {
+		if cs := f.Requests(mcp.MethodTasksCancel); len(cs) != 1 || taskIDParam(t, cs[0]) != "t1" {
 			t.Errorf("tasks/cancel: %v", cs)
 		}
 	})
@@ -1116,16 +1086,16 @@ func TestExtTaskCancelDuringInput(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
 		var mu sync.Mutex
 		cancelled := false
-		f.on(mcp.MethodTasksCancel, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksCancel, func(context.Context, *jsonrpc.Request) (any, error) {
 			mu.Lock()
 			cancelled = true
 			mu.Unlock()
 			return raw(ackComplete), nil
 		})
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			if cancelled {
@@ -1134,7 +1104,7 @@ func TestExtTaskCancelDuringInput(t *testing.T) {
 			return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName), nil
 		})
 		queued := make(chan *client.Request, 1)
-		s := f.mustConnect(ctx, &client.Options{OnRequest: func(_ context.Context, r *client.Request) { queued <- r }})
+		s := f.MustConnect(ctx, &client.Options{OnRequest: func(_ context.Context, r *client.Request) { queued <- r }})
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "confirm"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -1160,7 +1130,7 @@ func TestExtTaskCancelDuringInput(t *testing.T) {
 		if !r.Withdrawn() || len(s.PendingRequests()) != 0 {
 			t.Errorf("withdrawn %v, %d pending", r.Withdrawn(), len(s.PendingRequests()))
 		}
-		if n := len(f.requests(mcp.MethodTasksUpdate)); n != 0 {
+		if n := len(f.Requests(mcp.MethodTasksUpdate)); n != 0 {
 			t.Errorf("%d tasks/update for a cancelled task", n)
 		}
 	})
@@ -1188,10 +1158,10 @@ func TestExtTaskNotificationWithoutOutcome(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ctx := bounded(t)
 				f := newFake(t)
-				f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 50000, "")))
+				f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 50000, "")))
 				var mu sync.Mutex
 				ended := false
-				f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+				f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 					mu.Lock()
 					defer mu.Unlock()
 					if ended {
@@ -1199,7 +1169,7 @@ func TestExtTaskNotificationWithoutOutcome(t *testing.T) {
 					}
 					return taskJSON("complete", "t1", mcp.TaskStatusWorking, 50000, ""), nil
 				})
-				s := f.mustConnect(ctx, nil)
+				s := f.MustConnect(ctx, nil)
 				task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "job"}, nil)
 				if err != nil {
 					t.Fatal(err)
@@ -1207,7 +1177,7 @@ func TestExtTaskNotificationWithoutOutcome(t *testing.T) {
 				mu.Lock()
 				ended = true
 				mu.Unlock()
-				if err := f.conn().Notify(ctx, mcp.NotificationTasks, taskJSON("", "t1", c.status, 50000, "")); err != nil {
+				if err := f.Conn().Notify(ctx, mcp.NotificationTasks, taskJSON("", "t1", c.status, 50000, "")); err != nil {
 					t.Fatal(err)
 				}
 				res, err := task.Wait(ctx)
@@ -1224,10 +1194,10 @@ func TestExtTaskRootsInput(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusInputRequired, 1000, "")))
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusInputRequired, 1000, "")))
 		var mu sync.Mutex
 		var roots json.RawMessage
-		f.on(mcp.MethodTasksUpdate, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksUpdate, func(_ context.Context, req *jsonrpc.Request) (any, error) {
 			var p mcp.UpdateTaskParams
 			_ = json.Unmarshal(req.Params, &p)
 			mu.Lock()
@@ -1235,7 +1205,7 @@ func TestExtTaskRootsInput(t *testing.T) {
 			mu.Unlock()
 			return raw(ackComplete), nil
 		})
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			if roots != nil {
@@ -1244,7 +1214,7 @@ func TestExtTaskRootsInput(t *testing.T) {
 			return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, `"inputRequests":{"client_roots":{"method":"roots/list"}}`), nil
 		})
 		onRequest, asked := answering(func(r *client.Request) { _ = r.Decline() })
-		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest, Roots: []mcp.Root{{URI: "file:///src"}}})
+		s := f.MustConnect(ctx, &client.Options{OnRequest: onRequest, Roots: []mcp.Root{{URI: "file:///src"}}})
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "scan"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -1265,10 +1235,10 @@ func TestExtTaskUpdateAfterEnd(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
 		var mu sync.Mutex
 		expired := false
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			if expired {
@@ -1276,7 +1246,7 @@ func TestExtTaskUpdateAfterEnd(t *testing.T) {
 			}
 			return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName), nil
 		})
-		f.on(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "task t1 is not waiting for input")
 		})
 		// The user answers after the server gave up waiting.
@@ -1286,7 +1256,7 @@ func TestExtTaskUpdateAfterEnd(t *testing.T) {
 			mu.Unlock()
 			_ = r.Accept(map[string]any{"name": "late"})
 		})
-		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+		s := f.MustConnect(ctx, &client.Options{OnRequest: onRequest})
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "confirm"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -1305,10 +1275,10 @@ func TestExtTaskUpdateRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
 		var mu sync.Mutex
 		done := false
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			if done {
@@ -1316,7 +1286,7 @@ func TestExtTaskUpdateRefused(t *testing.T) {
 			}
 			return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 1000, askName), nil
 		})
-		f.on(mcp.MethodTasksUpdate, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksUpdate, func(_ context.Context, req *jsonrpc.Request) (any, error) {
 			var p struct {
 				InputResponses map[string]mcp.ElicitResult `json:"inputResponses"`
 			}
@@ -1338,7 +1308,7 @@ func TestExtTaskUpdateRefused(t *testing.T) {
 			}
 			_ = r.Accept(map[string]any{"name": name})
 		})
-		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+		s := f.MustConnect(ctx, &client.Options{OnRequest: onRequest})
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "confirm"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -1359,10 +1329,10 @@ func TestExtTaskInputsBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 10, "")))
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 10, "")))
 		var mu sync.Mutex
 		n := 0
-		f.on(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			n++
@@ -1370,9 +1340,9 @@ func TestExtTaskInputsBounded(t *testing.T) {
 			return taskJSON("complete", "t1", mcp.TaskStatusInputRequired, 10,
 				`"inputRequests":{"`+key+`":{"method":"roots/list"}}`), nil
 		})
-		f.answer(mcp.MethodTasksUpdate, ackComplete)
-		f.answer(mcp.MethodTasksCancel, ackComplete)
-		s := f.mustConnect(ctx, nil)
+		f.Answer(mcp.MethodTasksUpdate, ackComplete)
+		f.Answer(mcp.MethodTasksCancel, ackComplete)
+		s := f.MustConnect(ctx, nil)
 		task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "greedy"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -1381,10 +1351,10 @@ func TestExtTaskInputsBounded(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "asked for input 257 times") {
 			t.Fatalf("outcome %v, want the bound's error", err)
 		}
-		if len(f.requests(mcp.MethodTasksCancel)) != 1 {
-			t.Errorf("%d tasks/cancel, want 1", len(f.requests(mcp.MethodTasksCancel)))
+		if len(f.Requests(mcp.MethodTasksCancel)) != 1 {
+			t.Errorf("%d tasks/cancel, want 1", len(f.Requests(mcp.MethodTasksCancel)))
 		}
-		if u := len(f.requests(mcp.MethodTasksUpdate)); u > client.MaxTaskInputs {
+		if u := len(f.Requests(mcp.MethodTasksUpdate)); u > client.MaxTaskInputs {
 			t.Errorf("%d tasks/update, more than the bound", u)
 		}
 	})

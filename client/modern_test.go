@@ -15,14 +15,29 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/scripted"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/transport"
 )
 
-// The 2026-07-28 client against the scripted server of modernfake_test.go: era
+// The 2026-07-28 client against the scripted server of internal/scripted: era
 // negotiation, the per-request _meta and its HTTP headers, resultType, and
 // multi-round-trip requests (MRTR). The Tasks extension is in exttasks_test.go.
+
+// The scripted server, by the names these tests use.
+type (
+	fakeServer = scripted.Server
+	seen       = scripted.Message
+)
+
+const v2026 = scripted.Version
+
+var (
+	newFake   = scripted.New
+	newLegacy = scripted.NewLegacy
+	raw       = scripted.Raw
+)
 
 // bounded returns a context that ends the test's waits (in a synctest bubble, in fake
 // time) long after anything should have happened.
@@ -68,7 +83,7 @@ func declaresTasks(t *testing.T, caps map[string]json.RawMessage) bool {
 // checkModernMeta checks the per-request _meta of a request of the 2026-07-28 era.
 func checkModernMeta(t *testing.T, m seen) map[string]json.RawMessage {
 	t.Helper()
-	meta := m.meta(t)
+	meta := m.Meta(t)
 	if meta == nil {
 		t.Fatalf("%s (id %v) has no params._meta: %s", m.Method, m.ID, m.Params)
 	}
@@ -93,11 +108,11 @@ func checkModernMeta(t *testing.T, m seen) map[string]json.RawMessage {
 func TestEraAutoModern(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
-	s := f.mustConnect(ctx, nil)
+	s := f.MustConnect(ctx, nil)
 	if !s.Modern() || s.ProtocolVersion() != v2026 {
 		t.Fatalf("Modern() = %v, ProtocolVersion() = %q; want the 2026-07-28 era", s.Modern(), s.ProtocolVersion())
 	}
-	if m := f.requestMethods(); !slices.Equal(m, []string{mcp.MethodServerDiscover}) {
+	if m := f.RequestMethods(); !slices.Equal(m, []string{mcp.MethodServerDiscover}) {
 		t.Errorf("the server received %v, want server/discover alone", m)
 	}
 	d := s.Discover()
@@ -111,7 +126,7 @@ func TestEraAutoModern(t *testing.T) {
 	if s.ServerCapabilities().Tools == nil || s.ServerCapabilities().Extensions[mcp.ExtensionTasks] == nil {
 		t.Errorf("ServerCapabilities() = %+v", s.ServerCapabilities())
 	}
-	meta := checkModernMeta(t, f.last(mcp.MethodServerDiscover))
+	meta := checkModernMeta(t, f.Last(mcp.MethodServerDiscover))
 	caps := clientCaps(t, meta)
 	for _, c := range []string{"roots", "sampling", "elicitation"} {
 		if _, ok := caps[c]; !ok {
@@ -129,23 +144,23 @@ func TestEraAutoModern(t *testing.T) {
 func TestEraAutoLegacyMethodNotFound(t *testing.T) {
 	ctx := bounded(t)
 	f := newLegacy(t, nil)
-	f.answer(mcp.MethodToolsList, `{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`)
-	s := f.mustConnect(ctx, nil)
+	f.Answer(mcp.MethodToolsList, `{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`)
+	s := f.MustConnect(ctx, nil)
 	if s.Modern() || s.ProtocolVersion() != mcp.LatestProtocolVersion || s.Discover() != nil {
 		t.Fatalf("Modern() = %v, ProtocolVersion() = %q; want 2025-11-25", s.Modern(), s.ProtocolVersion())
 	}
 	// (notifications/initialized may still be on its way.)
 	want := []string{mcp.MethodServerDiscover, mcp.MethodInitialize}
-	if m := f.requestMethods(); !slices.Equal(m, want) {
+	if m := f.RequestMethods(); !slices.Equal(m, want) {
 		t.Errorf("the server received %v, want %v", m, want)
 	}
-	if len(f.conns) != 1 {
-		t.Errorf("%d connections; the probe's answer left the first one usable", len(f.conns))
+	if f.Conns() != 1 {
+		t.Errorf("%d connections; the probe's answer left the first one usable", f.Conns())
 	}
 	if _, err := s.ListTools(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if m := f.last(mcp.MethodToolsList); strings.Contains(string(m.Params), mcp.MetaProtocolVersion) {
+	if m := f.Last(mcp.MethodToolsList); strings.Contains(string(m.Params), mcp.MetaProtocolVersion) {
 		t.Errorf("a 2025-11-25 request carries the 2026-07-28 _meta: %s", m.Params)
 	}
 }
@@ -160,14 +175,14 @@ func TestEraAutoSilentProbe(t *testing.T) {
 			return nil, ctx.Err()
 		})
 		start := time.Now()
-		s := f.mustConnect(ctx, &client.Options{ProbeTimeout: 3 * time.Second})
+		s := f.MustConnect(ctx, &client.Options{ProbeTimeout: 3 * time.Second})
 		if took := time.Since(start); took < 3*time.Second {
 			t.Errorf("fell back after %s, before the probe timeout", took)
 		}
 		if s.Modern() || s.ProtocolVersion() != mcp.LatestProtocolVersion {
 			t.Fatalf("Modern() = %v, ProtocolVersion() = %q", s.Modern(), s.ProtocolVersion())
 		}
-		if m := f.methods(); !slices.Contains(m, jsonrpc.CancelledMethod) || !slices.Contains(m, mcp.MethodInitialize) {
+		if m := f.Methods(); !slices.Contains(m, jsonrpc.CancelledMethod) || !slices.Contains(m, mcp.MethodInitialize) {
 			t.Errorf("the server received %v; want the probe withdrawn, then initialize", m)
 		}
 	})
@@ -180,25 +195,25 @@ func TestEraAutoUnsupportedVersionRetries(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
 	var probes atomic.Int32
-	discover := f.handlers[mcp.MethodServerDiscover]
-	f.on(mcp.MethodServerDiscover, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	discover := f.Handler(mcp.MethodServerDiscover)
+	f.On(mcp.MethodServerDiscover, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		if probes.Add(1) == 1 {
 			return nil, jsonrpc.NewError(mcp.CodeUnsupportedProtocolVersion, "Unsupported protocol version").
 				WithData(mcp.UnsupportedProtocolVersionData{Supported: []string{v2026}, Requested: "whatever"})
 		}
 		return discover(ctx, req)
 	})
-	s, err := f.connect(ctx, nil)
+	s, err := f.Connect(ctx, nil)
 	if err != nil {
-		t.Fatalf("Connect: %v (the server received %v)", err, f.methods())
+		t.Fatalf("Connect: %v (the server received %v)", err, f.Methods())
 	}
 	if !s.Modern() {
 		t.Fatal("not in the 2026-07-28 era")
 	}
-	if m := f.requestMethods(); !slices.Equal(m, []string{mcp.MethodServerDiscover, mcp.MethodServerDiscover}) {
+	if m := f.RequestMethods(); !slices.Equal(m, []string{mcp.MethodServerDiscover, mcp.MethodServerDiscover}) {
 		t.Errorf("the server received %v, want server/discover twice", m)
 	}
-	if rs := f.requests(); len(rs) == 2 && rs[0].ID == rs[1].ID {
+	if rs := f.Requests(); len(rs) == 2 && rs[0].ID == rs[1].ID {
 		t.Errorf("the retry reused id %v", rs[0].ID)
 	}
 }
@@ -215,19 +230,19 @@ func TestEraAutoUnsupportedVersionOnly(t *testing.T) {
 	}
 	ctx := bounded(t)
 	f := newLegacy(t, refuse(mcp.LatestProtocolVersion))
-	s := f.mustConnect(ctx, nil)
+	s := f.MustConnect(ctx, nil)
 	if s.Modern() || s.ProtocolVersion() != mcp.LatestProtocolVersion {
 		t.Errorf("Modern() = %v, ProtocolVersion() = %q; want 2025-11-25", s.Modern(), s.ProtocolVersion())
 	}
 
 	f = newLegacy(t, refuse("2099-01-01"))
-	_, err := f.connect(ctx, nil)
+	_, err := f.Connect(ctx, nil)
 	var unsupported *client.UnsupportedVersionError
 	if !errors.As(err, &unsupported) || !slices.Equal(unsupported.Supported, []string{"2099-01-01"}) {
 		t.Fatalf("Connect: %v, want an *UnsupportedVersionError naming 2099-01-01", err)
 	}
-	if slices.Contains(f.methods(), mcp.MethodInitialize) {
-		t.Errorf("initialize was sent to a server that named only a newer version: %v", f.methods())
+	if slices.Contains(f.Methods(), mcp.MethodInitialize) {
+		t.Errorf("initialize was sent to a server that named only a newer version: %v", f.Methods())
 	}
 }
 
@@ -236,12 +251,12 @@ func TestEraAutoUnsupportedVersionOnly(t *testing.T) {
 func TestEraAutoEmptyAnswers(t *testing.T) {
 	ctx := bounded(t)
 	f := newLegacy(t, nil)
-	f.fallback = func(context.Context, *jsonrpc.Request) (any, error) { return raw(`{}`), nil }
-	s := f.mustConnect(ctx, nil)
+	f.SetFallback(func(context.Context, *jsonrpc.Request) (any, error) { return raw(`{}`), nil })
+	s := f.MustConnect(ctx, nil)
 	if s.Modern() || s.ProtocolVersion() != mcp.LatestProtocolVersion {
 		t.Fatalf("Modern() = %v, ProtocolVersion() = %q; want 2025-11-25", s.Modern(), s.ProtocolVersion())
 	}
-	if m := f.methods(); len(m) < 2 || m[0] != mcp.MethodServerDiscover || m[1] != mcp.MethodInitialize {
+	if m := f.Methods(); len(m) < 2 || m[0] != mcp.MethodServerDiscover || m[1] != mcp.MethodInitialize {
 		t.Errorf("the server received %v", m)
 	}
 }
@@ -253,21 +268,21 @@ func TestEraTryFirstLegacy(t *testing.T) {
 	ctx := bounded(t)
 	opts := &client.Options{TryFirst: mcp.LatestProtocolVersion}
 
-	dual := newLegacy(t, newFake(t).handlers[mcp.MethodServerDiscover])
-	s := dual.mustConnect(ctx, opts)
+	dual := newLegacy(t, newFake(t).Handler(mcp.MethodServerDiscover))
+	s := dual.MustConnect(ctx, opts)
 	if s.Modern() {
 		t.Error("a server of both eras, tried with 2025-11-25 first, was spoken to in 2026-07-28")
 	}
-	if m := dual.methods(); slices.Contains(m, mcp.MethodServerDiscover) || len(m) == 0 || m[0] != mcp.MethodInitialize {
+	if m := dual.Methods(); slices.Contains(m, mcp.MethodServerDiscover) || len(m) == 0 || m[0] != mcp.MethodInitialize {
 		t.Errorf("the server received %v, want initialize and no probe", m)
 	}
 
 	modern := newFake(t)
-	s = modern.mustConnect(ctx, opts)
+	s = modern.MustConnect(ctx, opts)
 	if !s.Modern() || s.ProtocolVersion() != v2026 {
 		t.Fatalf("Modern() = %v, ProtocolVersion() = %q; want 2026-07-28 after -32022 on initialize", s.Modern(), s.ProtocolVersion())
 	}
-	if m := modern.requestMethods(); !slices.Equal(m, []string{mcp.MethodInitialize, mcp.MethodServerDiscover}) {
+	if m := modern.RequestMethods(); !slices.Equal(m, []string{mcp.MethodInitialize, mcp.MethodServerDiscover}) {
 		t.Errorf("the server received %v, want initialize then server/discover", m)
 	}
 }
@@ -279,17 +294,17 @@ func TestEraForcedModernAgainstLegacy(t *testing.T) {
 	opts := &client.Options{ProtocolVersion: v2026}
 
 	f := newLegacy(t, nil)
-	_, err := f.connect(ctx, opts)
+	_, err := f.Connect(ctx, opts)
 	if err == nil || !errors.Is(err, jsonrpc.ErrMethodNotFound) || !strings.Contains(err.Error(), mcp.MethodServerDiscover) {
 		t.Errorf("Connect: %v; want server/discover's -32601", err)
 	}
-	if slices.Contains(f.methods(), mcp.MethodInitialize) {
-		t.Errorf("initialize sent in forced 2026-07-28 mode: %v", f.methods())
+	if slices.Contains(f.Methods(), mcp.MethodInitialize) {
+		t.Errorf("initialize sent in forced 2026-07-28 mode: %v", f.Methods())
 	}
 
 	// A server that answers {}: no supportedVersions.
 	f = newLegacy(t, func(context.Context, *jsonrpc.Request) (any, error) { return raw(`{}`), nil })
-	_, err = f.connect(ctx, opts)
+	_, err = f.Connect(ctx, opts)
 	var unsupported *client.UnsupportedVersionError
 	if !errors.As(err, &unsupported) || unsupported.Requested != v2026 || !strings.Contains(err.Error(), v2026) {
 		t.Errorf("Connect: %v; want an *UnsupportedVersionError for 2026-07-28", err)
@@ -297,13 +312,13 @@ func TestEraForcedModernAgainstLegacy(t *testing.T) {
 
 	// And forced 2025-11-25 against a server of 2026-07-28 only.
 	f = newFake(t)
-	_, err = f.connect(ctx, &client.Options{ProtocolVersion: mcp.LatestProtocolVersion})
+	_, err = f.Connect(ctx, &client.Options{ProtocolVersion: mcp.LatestProtocolVersion})
 	var rpc *jsonrpc.Error
 	if !errors.As(err, &rpc) || rpc.Code != mcp.CodeUnsupportedProtocolVersion {
 		t.Errorf("Connect: %v; want initialize's -32022", err)
 	}
-	if slices.Contains(f.methods(), mcp.MethodServerDiscover) {
-		t.Errorf("server/discover sent in forced 2025-11-25 mode: %v", f.methods())
+	if slices.Contains(f.Methods(), mcp.MethodServerDiscover) {
+		t.Errorf("server/discover sent in forced 2025-11-25 mode: %v", f.Methods())
 	}
 }
 
@@ -317,7 +332,7 @@ func TestEraForcedModernSilent(t *testing.T) {
 			return nil, ctx.Err()
 		})
 		start := time.Now()
-		_, err := f.connect(ctx, &client.Options{ProtocolVersion: v2026, ProbeTimeout: 2 * time.Second})
+		_, err := f.Connect(ctx, &client.Options{ProtocolVersion: v2026, ProbeTimeout: 2 * time.Second})
 		var timeout *client.TimeoutError
 		if !errors.As(err, &timeout) || timeout.Method != mcp.MethodServerDiscover || ctx.Err() != nil {
 			t.Fatalf("Connect: %v; want a *client.TimeoutError for server/discover", err)
@@ -333,16 +348,16 @@ func TestEraForcedModernSilent(t *testing.T) {
 func TestEraAutoOverHTTP(t *testing.T) {
 	ctx := bounded(t)
 	legacy := newLegacy(t, nil)
-	s := legacy.connectHTTP(ctx, nil)
+	s := legacy.ConnectHTTP(ctx, nil)
 	if s.Modern() {
 		t.Error("a server that answers server/discover with 404 is spoken to in 2026-07-28")
 	}
-	if m := legacy.methods(); len(m) < 2 || m[0] != mcp.MethodServerDiscover || m[1] != mcp.MethodInitialize {
+	if m := legacy.Methods(); len(m) < 2 || m[0] != mcp.MethodServerDiscover || m[1] != mcp.MethodInitialize {
 		t.Errorf("the server received %v", m)
 	}
 
 	modern := newFake(t)
-	s = modern.connectHTTP(ctx, &client.Options{TryFirst: mcp.LatestProtocolVersion})
+	s = modern.ConnectHTTP(ctx, &client.Options{TryFirst: mcp.LatestProtocolVersion})
 	if !s.Modern() {
 		t.Error("a server that answers initialize with HTTP 400 and -32022 is not spoken to in 2026-07-28")
 	}
@@ -352,15 +367,15 @@ func TestEraAutoOverHTTP(t *testing.T) {
 
 // serveCatalog has f answer the listing and reading methods with small complete results.
 func serveCatalog(f *fakeServer, tools string) {
-	f.answer(mcp.MethodToolsList, `{"resultType":"complete","tools":`+tools+`,"ttlMs":0,"cacheScope":"public"}`)
-	f.answer(mcp.MethodToolsCall, `{"resultType":"complete","content":[{"type":"text","text":"ok"}]}`)
-	f.answer(mcp.MethodPromptsList, `{"resultType":"complete","prompts":[{"name":"p"}]}`)
-	f.answer(mcp.MethodPromptsGet, `{"resultType":"complete","messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}`)
-	f.answer(mcp.MethodResourcesList, `{"resultType":"complete","resources":[{"uri":"file:///x","name":"x"}]}`)
-	f.answer(mcp.MethodResourcesTemplatesList, `{"resultType":"complete","resourceTemplates":[]}`)
-	f.answer(mcp.MethodResourcesRead, `{"resultType":"complete","contents":[{"uri":"file:///x","text":"x"}]}`)
-	f.answer(mcp.MethodCompletionComplete, `{"resultType":"complete","completion":{"values":["a"]}}`)
-	f.answer(mcp.MethodTasksGet, `{"resultType":"complete","taskId":"task-1","status":"working","createdAt":"2026-08-01T10:00:00Z","lastUpdatedAt":"2026-08-01T10:00:00Z","ttlMs":null}`)
+	f.Answer(mcp.MethodToolsList, `{"resultType":"complete","tools":`+tools+`,"ttlMs":0,"cacheScope":"public"}`)
+	f.Answer(mcp.MethodToolsCall, `{"resultType":"complete","content":[{"type":"text","text":"ok"}]}`)
+	f.Answer(mcp.MethodPromptsList, `{"resultType":"complete","prompts":[{"name":"p"}]}`)
+	f.Answer(mcp.MethodPromptsGet, `{"resultType":"complete","messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}`)
+	f.Answer(mcp.MethodResourcesList, `{"resultType":"complete","resources":[{"uri":"file:///x","name":"x"}]}`)
+	f.Answer(mcp.MethodResourcesTemplatesList, `{"resultType":"complete","resourceTemplates":[]}`)
+	f.Answer(mcp.MethodResourcesRead, `{"resultType":"complete","contents":[{"uri":"file:///x","text":"x"}]}`)
+	f.Answer(mcp.MethodCompletionComplete, `{"resultType":"complete","completion":{"values":["a"]}}`)
+	f.Answer(mcp.MethodTasksGet, `{"resultType":"complete","taskId":"task-1","status":"working","createdAt":"2026-08-01T10:00:00Z","lastUpdatedAt":"2026-08-01T10:00:00Z","ttlMs":null}`)
 }
 
 const catalogTools = `[
@@ -415,9 +430,9 @@ func TestModernMetaOnEveryRequest(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
 	serveCatalog(f, catalogTools)
-	s := f.mustConnect(ctx, nil)
+	s := f.MustConnect(ctx, nil)
 	exercise(t, ctx, s)
-	for _, m := range f.requests() {
+	for _, m := range f.Requests() {
 		meta := checkModernMeta(t, m)
 		if got := declaresTasks(t, clientCaps(t, meta)); got != strings.HasPrefix(m.Method, "tasks/") {
 			t.Errorf("%s: declares the Tasks extension: %v", m.Method, got)
@@ -426,15 +441,15 @@ func TestModernMetaOnEveryRequest(t *testing.T) {
 			t.Errorf("%s carries a log level before SetLogLevel", m.Method)
 		}
 	}
-	call := f.last(mcp.MethodToolsCall)
-	if tok, ok := call.meta(t)[mcp.MetaProgressToken]; !ok || len(tok) < 3 {
+	call := f.Last(mcp.MethodToolsCall)
+	if tok, ok := call.Meta(t)[mcp.MetaProgressToken]; !ok || len(tok) < 3 {
 		t.Errorf("tools/call with Progress lost its progress token: %s", call.Params)
 	}
 	var args map[string]any
-	if !call.param(t, "arguments", &args) || args["region"] != "us-west1" || call.param(t, "task", nil) {
+	if !call.Param(t, "arguments", &args) || args["region"] != "us-west1" || call.Param(t, "task", nil) {
 		t.Errorf("tools/call params = %s", call.Params)
 	}
-	if n := len(f.requests(mcp.MethodServerDiscover)); n != 2 {
+	if n := len(f.Requests(mcp.MethodServerDiscover)); n != 2 {
 		t.Errorf("%d server/discover; Ping in 2026-07-28 sends one", n)
 	}
 
@@ -444,21 +459,21 @@ func TestModernMetaOnEveryRequest(t *testing.T) {
 	if _, err := s.CallTool(ctx, p, nil); err != nil {
 		t.Fatal(err)
 	}
-	meta := checkModernMeta(t, f.last(mcp.MethodToolsCall))
+	meta := checkModernMeta(t, f.Last(mcp.MethodToolsCall))
 	if metaString(t, meta, "example.com/trace") != "abc" {
-		t.Errorf("the caller's _meta member was lost: %s", f.last(mcp.MethodToolsCall).Params)
+		t.Errorf("the caller's _meta member was lost: %s", f.Last(mcp.MethodToolsCall).Params)
 	}
 
 	if err := s.SetLogLevel(ctx, "warning"); err != nil {
 		t.Fatal(err)
 	}
-	if slices.Contains(f.methods(), mcp.MethodLoggingSetLevel) {
+	if slices.Contains(f.Methods(), mcp.MethodLoggingSetLevel) {
 		t.Error("logging/setLevel sent in 2026-07-28")
 	}
 	if _, err := s.ListTools(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if lvl := metaString(t, checkModernMeta(t, f.last(mcp.MethodToolsList)), mcp.MetaLogLevel); lvl != "warning" {
+	if lvl := metaString(t, checkModernMeta(t, f.Last(mcp.MethodToolsList)), mcp.MetaLogLevel); lvl != "warning" {
 		t.Errorf("_meta logLevel = %q after SetLogLevel", lvl)
 	}
 }
@@ -470,12 +485,12 @@ func TestModernHTTPHeaders(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
 	serveCatalog(f, catalogTools)
-	s := f.connectHTTP(ctx, nil)
+	s := f.ConnectHTTP(ctx, nil)
 	if !s.Modern() {
 		t.Fatal("not in the 2026-07-28 era")
 	}
 	exercise(t, ctx, s)
-	reqs := f.requests()
+	reqs := f.Requests()
 	if len(reqs) == 0 {
 		t.Fatal("no requests")
 	}
@@ -500,7 +515,7 @@ func TestModernHTTPHeaders(t *testing.T) {
 			t.Errorf("%s: Mcp-Name = %q, want %q", m.Method, got, want)
 		}
 	}
-	h := f.last(mcp.MethodToolsCall).Header
+	h := f.Last(mcp.MethodToolsCall).Header
 	for name, want := range map[string]string{
 		"Mcp-Param-Region": "us-west1",
 		"Mcp-Param-Count":  "42",
@@ -550,12 +565,12 @@ func TestModernInvalidHeaderToolsLeftOut(t *testing.T) {
 	}
 	f := newFake(t)
 	serveCatalog(f, catalogTools)
-	if got, want := names(f.connectHTTP(ctx, nil)), []string{"plain", "héllo"}; !slices.Equal(got, want) {
+	if got, want := names(f.ConnectHTTP(ctx, nil)), []string{"plain", "héllo"}; !slices.Equal(got, want) {
 		t.Errorf("over HTTP: tools %v, want %v", got, want)
 	}
 	f = newFake(t)
 	serveCatalog(f, catalogTools)
-	if got, want := names(f.mustConnect(ctx, nil)), []string{"plain", "héllo", "bad", "spaced"}; !slices.Equal(got, want) {
+	if got, want := names(f.MustConnect(ctx, nil)), []string{"plain", "héllo", "bad", "spaced"}; !slices.Equal(got, want) {
 		t.Errorf("over the pipe: tools %v, want %v", got, want)
 	}
 }
@@ -569,9 +584,9 @@ func TestModernInvalidHeaderToolsLeftOut(t *testing.T) {
 func TestModernResultType(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
-	s := f.mustConnect(ctx, nil)
+	s := f.MustConnect(ctx, nil)
 
-	f.answer(mcp.MethodToolsList, `{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`)
+	f.Answer(mcp.MethodToolsList, `{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`)
 	if r, err := s.ListTools(ctx, nil); err != nil || len(r.Tools) != 1 {
 		t.Errorf("a result with no resultType: %+v, %v", r, err)
 	}
@@ -593,7 +608,7 @@ func TestModernResultType(t *testing.T) {
 			func() error { _, err := s.CancelTask(ctx, "t1"); return err }, "later"},
 	}
 	for _, c := range cases {
-		f.answer(c.method, c.result)
+		f.Answer(c.method, c.result)
 		err := c.call()
 		var rt *client.ResultTypeError
 		if !errors.As(err, &rt) || rt.Method != c.method || rt.ResultType != c.want {
@@ -602,22 +617,22 @@ func TestModernResultType(t *testing.T) {
 	}
 	// The plain call declared no extension, so a server could not rightly answer it
 	// with a task.
-	if declaresTasks(t, clientCaps(t, f.last(mcp.MethodToolsCall).meta(t))) {
+	if declaresTasks(t, clientCaps(t, f.Last(mcp.MethodToolsCall).Meta(t))) {
 		t.Error("a plain tools/call declared the Tasks extension")
 	}
 
-	f.answer(mcp.MethodTasksGet, `{"resultType":"task","taskId":"t1","status":"working","createdAt":"2026-08-01T10:00:00Z","lastUpdatedAt":"2026-08-01T10:00:00Z","ttlMs":null}`)
+	f.Answer(mcp.MethodTasksGet, `{"resultType":"task","taskId":"t1","status":"working","createdAt":"2026-08-01T10:00:00Z","lastUpdatedAt":"2026-08-01T10:00:00Z","ttlMs":null}`)
 	st, err := s.GetTask(ctx, "t1")
 	if err != nil || st.TaskID != "t1" || st.Status != mcp.TaskStatusWorking {
 		t.Errorf("tasks/get marked task: %+v, %v", st, err)
 	}
 	// tasks/get answering for another task, or none, is an error.
-	f.answer(mcp.MethodTasksGet, `{"resultType":"complete","taskId":"t2","status":"working","createdAt":"2026-08-01T10:00:00Z","lastUpdatedAt":"2026-08-01T10:00:00Z","ttlMs":null}`)
+	f.Answer(mcp.MethodTasksGet, `{"resultType":"complete","taskId":"t2","status":"working","createdAt":"2026-08-01T10:00:00Z","lastUpdatedAt":"2026-08-01T10:00:00Z","ttlMs":null}`)
 	if _, err := s.GetTask(ctx, "t1"); err == nil {
 		t.Error("tasks/get answered for another task: no error")
 	}
 	// A discover result that is not complete is no discover result.
-	f.answer(mcp.MethodServerDiscover, `{"resultType":"input_required","requestState":"x"}`)
+	f.Answer(mcp.MethodServerDiscover, `{"resultType":"input_required","requestState":"x"}`)
 	if err := s.Ping(ctx); !errors.As(err, new(*client.ResultTypeError)) {
 		t.Errorf("server/discover answered input_required: %v", err)
 	}
@@ -660,8 +675,7 @@ func answering(answer func(r *client.Request)) (func(context.Context, *client.Re
 		}
 }
 
-const elicitName = `{"method":"elicitation/create","params":{"mode":"form","message":"Your name?",
-	"requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}`
+const elicitName = scripted.ElicitName
 
 // TestMRTRElicitation: a tools/call answered input_required with an elicitation puts a
 // *Request with its InputKey in the pending queue; once answered, the call is sent again
@@ -671,7 +685,7 @@ func TestMRTRElicitation(t *testing.T) {
 	f := newFake(t)
 	const state = `opaque "state" é\u2028 + ≠`
 	stateJSON, _ := json.Marshal(state)
-	f.on(mcp.MethodToolsCall, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+	f.On(mcp.MethodToolsCall, func(_ context.Context, req *jsonrpc.Request) (any, error) {
 		if !strings.Contains(string(req.Params), "inputResponses") {
 			return raw(`{"resultType":"input_required","inputRequests":{"user_name":` + elicitName + `},"requestState":` + string(stateJSON) + `}`), nil
 		}
@@ -682,7 +696,7 @@ func TestMRTRElicitation(t *testing.T) {
 		_ = r.Accept(map[string]any{"name": "Luca"})
 	})
 	var s *client.Session
-	s = f.mustConnect(ctx, &client.Options{OnRequest: func(ctx context.Context, r *client.Request) {
+	s = f.MustConnect(ctx, &client.Options{OnRequest: func(ctx context.Context, r *client.Request) {
 		pendingWhileAsked.Store(int32(len(s.PendingRequests())))
 		onRequest(ctx, r)
 	}})
@@ -707,7 +721,7 @@ func TestMRTRElicitation(t *testing.T) {
 	if n := len(s.PendingRequests()); n != 0 {
 		t.Errorf("%d requests still pending", n)
 	}
-	calls := f.requests(mcp.MethodToolsCall)
+	calls := f.Requests(mcp.MethodToolsCall)
 	if len(calls) != 2 {
 		t.Fatalf("%d tools/call, want 2", len(calls))
 	}
@@ -765,7 +779,7 @@ func TestMRTRNoRequestState(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
 	var n atomic.Int32
-	f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+	f.On(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
 		switch n.Add(1) {
 		case 1:
 			return raw(`{"resultType":"input_required","inputRequests":{"user_name":` + elicitName + `}}`), nil
@@ -775,15 +789,15 @@ func TestMRTRNoRequestState(t *testing.T) {
 		return raw(`{"resultType":"complete","content":[]}`), nil
 	})
 	onRequest, asked := answering(func(r *client.Request) { _ = r.Decline() })
-	s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+	s := f.MustConnect(ctx, &client.Options{OnRequest: onRequest})
 	if _, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "greet"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	calls := f.requests(mcp.MethodToolsCall)
+	calls := f.Requests(mcp.MethodToolsCall)
 	if len(calls) != 3 || len(asked()) != 1 {
 		t.Fatalf("%d tools/call and %d requests asked, want 3 and 1", len(calls), len(asked()))
 	}
-	if calls[1].param(t, "requestState", nil) {
+	if calls[1].Param(t, "requestState", nil) {
 		t.Errorf("the retry carries a requestState the server did not send: %s", calls[1].Params)
 	}
 	var declined mcp.ElicitResult
@@ -802,7 +816,7 @@ func TestMRTRRootsAndRounds(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
 	var n atomic.Int32
-	f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+	f.On(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
 		switch n.Add(1) {
 		case 1:
 			return raw(`{"resultType":"input_required","inputRequests":{"client_roots":{"method":"roots/list"},"step1":` + elicitName + `},"requestState":"s1"}`), nil
@@ -819,11 +833,11 @@ func TestMRTRRootsAndRounds(t *testing.T) {
 			_ = r.Accept(map[string]any{"name": "Ada"})
 		}
 	})
-	s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest, Roots: []mcp.Root{{URI: "file:///work", Name: "work"}}})
+	s := f.MustConnect(ctx, &client.Options{OnRequest: onRequest, Roots: []mcp.Root{{URI: "file:///work", Name: "work"}}})
 	if _, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "multi"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	calls := f.requests(mcp.MethodToolsCall)
+	calls := f.Requests(mcp.MethodToolsCall)
 	if len(calls) != 3 {
 		t.Fatalf("%d tools/call, want 3", len(calls))
 	}
@@ -855,11 +869,11 @@ func TestMRTRRootsAndRounds(t *testing.T) {
 	if err := s.SetRoots(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if slices.Contains(f.methods(), mcp.NotificationRootsListChanged) {
+	if slices.Contains(f.Methods(), mcp.NotificationRootsListChanged) {
 		t.Error("notifications/roots/list_changed sent in 2026-07-28")
 	}
 	n.Store(10)
-	f.on(mcp.MethodPromptsGet, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+	f.On(mcp.MethodPromptsGet, func(_ context.Context, req *jsonrpc.Request) (any, error) {
 		if !strings.Contains(string(req.Params), "inputResponses") {
 			return raw(`{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}}}`), nil
 		}
@@ -868,7 +882,7 @@ func TestMRTRRootsAndRounds(t *testing.T) {
 	if _, err := s.GetPrompt(ctx, &mcp.GetPromptParams{Name: "p"}); err != nil {
 		t.Fatal(err)
 	}
-	if p := decodeMRTR(t, f.last(mcp.MethodPromptsGet)); string(p.InputResponses["r"]) != `{"roots":[]}` {
+	if p := decodeMRTR(t, f.Last(mcp.MethodPromptsGet)); string(p.InputResponses["r"]) != `{"roots":[]}` {
 		t.Errorf("roots answer after SetRoots(nil): %s", p.InputResponses["r"])
 	}
 }
@@ -877,20 +891,20 @@ func TestMRTRRootsAndRounds(t *testing.T) {
 func TestMRTRResourcesRead(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
-	f.on(mcp.MethodResourcesRead, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+	f.On(mcp.MethodResourcesRead, func(_ context.Context, req *jsonrpc.Request) (any, error) {
 		if !strings.Contains(string(req.Params), "inputResponses") {
 			return raw(`{"resultType":"input_required","inputRequests":{"k":` + elicitName + `},"requestState":"r"}`), nil
 		}
 		return raw(`{"resultType":"complete","contents":[{"uri":"file:///a","text":"A"}]}`), nil
 	})
 	onRequest, _ := answering(func(r *client.Request) { _ = r.Accept(map[string]any{"name": "x"}) })
-	s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+	s := f.MustConnect(ctx, &client.Options{OnRequest: onRequest})
 	res, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file:///a"})
 	if err != nil || len(res.Contents) != 1 {
 		t.Fatalf("ReadResource: %+v, %v", res, err)
 	}
-	if p := decodeMRTR(t, f.last(mcp.MethodResourcesRead)); p.URI != "file:///a" || p.RequestState == nil || *p.RequestState != "r" {
-		t.Errorf("the retry: %s", f.last(mcp.MethodResourcesRead).Params)
+	if p := decodeMRTR(t, f.Last(mcp.MethodResourcesRead)); p.URI != "file:///a" || p.RequestState == nil || *p.RequestState != "r" {
+		t.Errorf("the retry: %s", f.Last(mcp.MethodResourcesRead).Params)
 	}
 }
 
@@ -899,21 +913,21 @@ func TestMRTRResourcesRead(t *testing.T) {
 func TestMRTRRoundsBounded(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
-	f.answer(mcp.MethodToolsCall, `{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},"requestState":"again"}`)
-	s := f.mustConnect(ctx, &client.Options{MaxInputRounds: 3})
+	f.Answer(mcp.MethodToolsCall, `{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},"requestState":"again"}`)
+	s := f.MustConnect(ctx, &client.Options{MaxInputRounds: 3})
 	_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "loop"}, nil)
 	var rounds *client.InputRoundsError
 	if !errors.As(err, &rounds) || rounds.Method != mcp.MethodToolsCall || rounds.Rounds != 3 {
 		t.Fatalf("CallTool: %v, want an *InputRoundsError after 3 rounds", err)
 	}
-	if n := len(f.requests(mcp.MethodToolsCall)); n != 3 {
+	if n := len(f.Requests(mcp.MethodToolsCall)); n != 3 {
 		t.Errorf("%d tools/call sent, want 3", n)
 	}
 
 	// The default bound holds too.
 	f = newFake(t)
-	f.answer(mcp.MethodToolsCall, `{"resultType":"input_required","requestState":"again"}`)
-	s = f.mustConnect(ctx, nil)
+	f.Answer(mcp.MethodToolsCall, `{"resultType":"input_required","requestState":"again"}`)
+	s = f.MustConnect(ctx, nil)
 	if _, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "loop"}, nil); !errors.As(err, &rounds) || rounds.Rounds != client.DefaultMaxInputRounds {
 		t.Fatalf("CallTool: %v, want the default bound", err)
 	}
@@ -925,11 +939,11 @@ func TestMRTRRoundsBounded(t *testing.T) {
 func TestMRTRRefused(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
-	f.answer(mcp.MethodToolsCall, `{"resultType":"input_required","inputRequests":{"a_name":`+elicitName+`,"b_name":`+elicitName+`}}`)
+	f.Answer(mcp.MethodToolsCall, `{"resultType":"input_required","inputRequests":{"a_name":`+elicitName+`,"b_name":`+elicitName+`}}`)
 	// OnRequest runs on its own goroutine, maybe after the call has ended: what it saw
 	// comes back on a channel.
 	withdrawn := make(chan bool, 1)
-	s := f.mustConnect(ctx, &client.Options{OnRequest: func(ctx context.Context, r *client.Request) {
+	s := f.MustConnect(ctx, &client.Options{OnRequest: func(ctx context.Context, r *client.Request) {
 		if r.InputKey == "a_name" {
 			_ = r.Refuse("not today")
 			return
@@ -953,7 +967,7 @@ func TestMRTRRefused(t *testing.T) {
 	if strings.Count(err.Error(), mcp.MethodToolsCall) != 1 {
 		t.Errorf("the error names the method other than once: %v", err)
 	}
-	if n := len(f.requests(mcp.MethodToolsCall)); n != 1 {
+	if n := len(f.Requests(mcp.MethodToolsCall)); n != 1 {
 		t.Errorf("%d tools/call sent, want 1", n)
 	}
 	select {
@@ -981,18 +995,18 @@ func TestMRTRUndeclared(t *testing.T) {
 		{"tools/call", `{"method":"tools/call","params":{"name":"x"}}`},
 	} {
 		f := newFake(t)
-		f.answer(mcp.MethodToolsCall, `{"resultType":"input_required","inputRequests":{"k":`+c.request+`}}`)
+		f.Answer(mcp.MethodToolsCall, `{"resultType":"input_required","inputRequests":{"k":`+c.request+`}}`)
 		onRequest, asked := answering(func(r *client.Request) { _ = r.Decline() })
-		s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest, Capabilities: &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}}})
+		s := f.MustConnect(ctx, &client.Options{OnRequest: onRequest, Capabilities: &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}}})
 		_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "greet"}, nil)
 		var inErr *client.InputError
 		if !errors.As(err, &inErr) || inErr.Key != "k" {
 			t.Errorf("%s: %v, want an *InputError", c.name, err)
 		}
-		if len(asked()) != 0 || len(f.requests(mcp.MethodToolsCall)) != 1 {
-			t.Errorf("%s: asked %d, sent %d tools/call", c.name, len(asked()), len(f.requests(mcp.MethodToolsCall)))
+		if len(asked()) != 0 || len(f.Requests(mcp.MethodToolsCall)) != 1 {
+			t.Errorf("%s: asked %d, sent %d tools/call", c.name, len(asked()), len(f.Requests(mcp.MethodToolsCall)))
 		}
-		caps := clientCaps(t, f.last(mcp.MethodToolsCall).meta(t))
+		caps := clientCaps(t, f.Last(mcp.MethodToolsCall).Meta(t))
 		if _, ok := caps["elicitation"]; ok {
 			t.Errorf("%s: elicitation declared: %v", c.name, caps)
 		}
@@ -1006,12 +1020,12 @@ func TestMRTRUndeclared(t *testing.T) {
 func TestModernServerRequest(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
-	f.answer(mcp.MethodToolsList, `{"resultType":"complete","tools":[]}`)
+	f.Answer(mcp.MethodToolsList, `{"resultType":"complete","tools":[]}`)
 	onRequest, asked := answering(func(r *client.Request) { _ = r.Decline() })
-	s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+	s := f.MustConnect(ctx, &client.Options{OnRequest: onRequest})
 	for _, method := range []string{mcp.MethodElicitationCreate, mcp.MethodSamplingCreateMessage, mcp.MethodRootsList, mcp.MethodPing, mcp.MethodTasksList} {
 		params := json.RawMessage(`{"message":"hi","requestedSchema":{"type":"object"},"messages":[],"maxTokens":1}`)
-		err := f.conn().Call(ctx, method, params, nil)
+		err := f.Conn().Call(ctx, method, params, nil)
 		var rpc *jsonrpc.Error
 		if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeMethodNotFound {
 			t.Errorf("%s from the server: %v, want -32601", method, err)
@@ -1021,8 +1035,8 @@ func TestModernServerRequest(t *testing.T) {
 		t.Error("a server request of the 2026-07-28 era reached the user")
 	}
 	// Notifications of the other era are harmless.
-	_ = f.conn().Notify(ctx, mcp.NotificationTasksStatus, json.RawMessage(`{"taskId":"nope","status":"working","createdAt":"x","lastUpdatedAt":"x","ttl":null}`))
-	_ = f.conn().Notify(ctx, mcp.NotificationTasks, json.RawMessage(`{"taskId":"nope","status":"completed"}`))
+	_ = f.Conn().Notify(ctx, mcp.NotificationTasksStatus, json.RawMessage(`{"taskId":"nope","status":"working","createdAt":"x","lastUpdatedAt":"x","ttl":null}`))
+	_ = f.Conn().Notify(ctx, mcp.NotificationTasks, json.RawMessage(`{"taskId":"nope","status":"completed"}`))
 	if _, err := s.ListTools(ctx, nil); err != nil || s.Err() != nil {
 		t.Fatalf("the session after a server request: %v, %v", err, s.Err())
 	}
@@ -1033,19 +1047,19 @@ func TestModernServerRequest(t *testing.T) {
 func TestModernGarbledResults(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
-	s := f.mustConnect(ctx, nil)
+	s := f.MustConnect(ctx, nil)
 	for _, result := range []string{
 		`{"resultType":"input_required","inputRequests":"nope"}`,
 		`{"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{"message":7}}}}`,
 		`{"resultType":17}`,
 		`[]`,
 	} {
-		f.answer(mcp.MethodToolsCall, result)
+		f.Answer(mcp.MethodToolsCall, result)
 		if _, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "x"}, nil); err == nil {
 			t.Errorf("%s: no error", result)
 		}
 	}
-	f.answer(mcp.MethodToolsList, `{"resultType":"complete","tools":[]}`)
+	f.Answer(mcp.MethodToolsList, `{"resultType":"complete","tools":[]}`)
 	if _, err := s.ListTools(ctx, nil); err != nil {
 		t.Fatalf("the session after garbled results: %v", err)
 	}
@@ -1058,7 +1072,7 @@ func TestMRTRUserTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		f.on(mcp.MethodToolsCall, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodToolsCall, func(_ context.Context, req *jsonrpc.Request) (any, error) {
 			if !strings.Contains(string(req.Params), "inputResponses") {
 				return raw(`{"resultType":"input_required","inputRequests":{"k":` + elicitName + `}}`), nil
 			}
@@ -1066,7 +1080,7 @@ func TestMRTRUserTime(t *testing.T) {
 		})
 		slow := true
 		var mu sync.Mutex
-		s := f.mustConnect(ctx, &client.Options{RequestTimeout: time.Second, OnRequest: func(_ context.Context, r *client.Request) {
+		s := f.MustConnect(ctx, &client.Options{RequestTimeout: time.Second, OnRequest: func(_ context.Context, r *client.Request) {
 			mu.Lock()
 			wait := slow
 			mu.Unlock()
@@ -1101,18 +1115,18 @@ func TestModernRetryUnsupportedVersion(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
 	var n atomic.Int32
-	f.on(mcp.MethodToolsList, func(context.Context, *jsonrpc.Request) (any, error) {
+	f.On(mcp.MethodToolsList, func(context.Context, *jsonrpc.Request) (any, error) {
 		if n.Add(1) == 1 {
 			return nil, jsonrpc.NewError(mcp.CodeUnsupportedProtocolVersion, "Unsupported protocol version").
 				WithData(mcp.UnsupportedProtocolVersionData{Supported: []string{v2026}, Requested: v2026})
 		}
 		return raw(`{"resultType":"complete","tools":[]}`), nil
 	})
-	s := f.mustConnect(ctx, nil)
+	s := f.MustConnect(ctx, nil)
 	if _, err := s.ListTools(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if rs := f.requests(mcp.MethodToolsList); len(rs) != 2 || rs[0].ID == rs[1].ID {
+	if rs := f.Requests(mcp.MethodToolsList); len(rs) != 2 || rs[0].ID == rs[1].ID {
 		t.Errorf("tools/list sent %d times (ids %v)", len(rs), rs)
 	}
 }
@@ -1134,21 +1148,21 @@ func TestEraAutoHTTPStatus(t *testing.T) {
 		}
 	}
 	f := newLegacy(t, nil)
-	f.httpHook = bare(http.StatusBadRequest)
-	s := f.connectHTTP(ctx, nil)
+	f.SetHTTPHook(bare(http.StatusBadRequest))
+	s := f.ConnectHTTP(ctx, nil)
 	if s.Modern() || s.ProtocolVersion() != mcp.LatestProtocolVersion {
 		t.Errorf("after a bare 400: Modern() = %v, version %q", s.Modern(), s.ProtocolVersion())
 	}
 
 	f = newLegacy(t, nil)
-	f.httpHook = bare(http.StatusUnauthorized)
-	_, err := f.dialHTTP(ctx, nil)
+	f.SetHTTPHook(bare(http.StatusUnauthorized))
+	_, err := f.DialHTTP(ctx, nil)
 	var herr *transport.HTTPError
 	if !errors.As(err, &herr) || herr.StatusCode != http.StatusUnauthorized {
 		t.Errorf("Connect after a 401: %v, want the *transport.HTTPError", err)
 	}
-	if slices.Contains(f.methods(), mcp.MethodInitialize) {
-		t.Errorf("initialize sent after a 401: %v", f.methods())
+	if slices.Contains(f.Methods(), mcp.MethodInitialize) {
+		t.Errorf("initialize sent after a 401: %v", f.Methods())
 	}
 }
 
@@ -1157,17 +1171,17 @@ func TestEraAutoHTTPStatus(t *testing.T) {
 func TestEraAutoMissingCapability(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
-	f.on(mcp.MethodServerDiscover, func(context.Context, *jsonrpc.Request) (any, error) {
+	f.On(mcp.MethodServerDiscover, func(context.Context, *jsonrpc.Request) (any, error) {
 		return nil, jsonrpc.NewError(mcp.CodeMissingRequiredClientCapability, "Server requires the elicitation capability").
 			WithData(map[string]any{"requiredCapabilities": map[string]any{"elicitation": map[string]any{}}})
 	})
-	_, err := f.connect(ctx, nil)
+	_, err := f.Connect(ctx, nil)
 	var rpc *jsonrpc.Error
 	if !errors.As(err, &rpc) || rpc.Code != mcp.CodeMissingRequiredClientCapability {
 		t.Fatalf("Connect: %v, want the -32021", err)
 	}
-	if slices.Contains(f.methods(), mcp.MethodInitialize) {
-		t.Errorf("initialize sent to a server of 2026-07-28: %v", f.methods())
+	if slices.Contains(f.Methods(), mcp.MethodInitialize) {
+		t.Errorf("initialize sent to a server of 2026-07-28: %v", f.Methods())
 	}
 }
 
@@ -1177,16 +1191,16 @@ func TestEraAutoMissingCapability(t *testing.T) {
 func TestModernServerDecidesTasks(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
-	f.answer(mcp.MethodToolsList, `{"resultType":"complete","tools":[{"name":"req","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}]}`)
-	f.answer(mcp.MethodToolsCall, `{"resultType":"complete","content":[{"type":"text","text":"plain"}]}`)
-	s := f.mustConnect(ctx, nil)
+	f.Answer(mcp.MethodToolsList, `{"resultType":"complete","tools":[{"name":"req","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}]}`)
+	f.Answer(mcp.MethodToolsCall, `{"resultType":"complete","content":[{"type":"text","text":"plain"}]}`)
+	s := f.MustConnect(ctx, nil)
 	if _, err := s.ListTools(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	if res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "req"}, nil); err != nil || res.Content[0].Text != "plain" {
 		t.Fatalf("CallTool of a tool with taskSupport required: %+v, %v", res, err)
 	}
-	f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+	f.On(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
 		return nil, jsonrpc.NewError(mcp.CodeMissingRequiredClientCapability, "this tool runs as a task").
 			WithData(map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{mcp.ExtensionTasks: map[string]any{}}}})
 	})
@@ -1195,7 +1209,7 @@ func TestModernServerDecidesTasks(t *testing.T) {
 	if !errors.As(err, &rpc) || rpc.Code != mcp.CodeMissingRequiredClientCapability {
 		t.Errorf("CallTool: %v, want the -32021", err)
 	}
-	if n := len(f.requests(mcp.MethodToolsCall)); n != 2 {
+	if n := len(f.Requests(mcp.MethodToolsCall)); n != 2 {
 		t.Errorf("%d tools/call; a -32021 is not asked again", n)
 	}
 }
@@ -1205,18 +1219,16 @@ func TestModernServerDecidesTasks(t *testing.T) {
 func TestEraAutoHangUp(t *testing.T) {
 	ctx := bounded(t)
 	f := newLegacy(t, nil)
-	f.on(mcp.MethodServerDiscover, func(ctx context.Context, _ *jsonrpc.Request) (any, error) {
-		go f.conn().Close()
+	f.On(mcp.MethodServerDiscover, func(ctx context.Context, _ *jsonrpc.Request) (any, error) {
+		go f.Conn().Close()
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
-	s := f.mustConnect(ctx, nil)
+	s := f.MustConnect(ctx, nil)
 	if s.Modern() || s.ProtocolVersion() != mcp.LatestProtocolVersion || s.Err() != nil {
 		t.Fatalf("Modern() = %v, version %q, Err() = %v", s.Modern(), s.ProtocolVersion(), s.Err())
 	}
-	f.mu.Lock()
-	conns := len(f.conns)
-	f.mu.Unlock()
+	conns := f.Conns()
 	if conns != 2 {
 		t.Errorf("%d connections, want the probe's and a new one", conns)
 	}
@@ -1228,18 +1240,18 @@ func TestMRTRHTTPHeaders(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
 	serveCatalog(f, catalogTools)
-	f.on(mcp.MethodToolsCall, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+	f.On(mcp.MethodToolsCall, func(_ context.Context, req *jsonrpc.Request) (any, error) {
 		if !strings.Contains(string(req.Params), "inputResponses") {
 			return raw(`{"resultType":"input_required","inputRequests":{"k":` + elicitName + `},"requestState":"h"}`), nil
 		}
 		return raw(`{"resultType":"complete","content":[]}`), nil
 	})
 	onRequest, _ := answering(func(r *client.Request) { _ = r.Accept(map[string]any{"name": "x"}) })
-	s := f.connectHTTP(ctx, &client.Options{OnRequest: onRequest})
+	s := f.ConnectHTTP(ctx, &client.Options{OnRequest: onRequest})
 	if _, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "héllo", Arguments: json.RawMessage(`{"region":"eu-1"}`)}, nil); err != nil {
 		t.Fatal(err)
 	}
-	calls := f.requests(mcp.MethodToolsCall)
+	calls := f.Requests(mcp.MethodToolsCall)
 	if len(calls) != 2 {
 		t.Fatalf("%d tools/call", len(calls))
 	}
@@ -1252,7 +1264,7 @@ func TestMRTRHTTPHeaders(t *testing.T) {
 	if _, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "héllo", Arguments: json.RawMessage(`{"count":"many"}`)}, nil); err == nil {
 		t.Error("an argument that cannot travel in its header: no error")
 	}
-	if n := len(f.requests(mcp.MethodToolsCall)); n != 2 {
+	if n := len(f.Requests(mcp.MethodToolsCall)); n != 2 {
 		t.Errorf("%d tools/call after a refused one, want 2", n)
 	}
 }
@@ -1266,33 +1278,33 @@ func TestEraTryFirstLegacyModernOnly(t *testing.T) {
 	opts := &client.Options{TryFirst: mcp.LatestProtocolVersion}
 
 	f := newFake(t)
-	f.on(mcp.MethodInitialize, func(context.Context, *jsonrpc.Request) (any, error) {
+	f.On(mcp.MethodInitialize, func(context.Context, *jsonrpc.Request) (any, error) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: initialize")
 	})
-	s, err := f.connect(ctx, opts)
+	s, err := f.Connect(ctx, opts)
 	if err != nil {
-		t.Fatalf("Connect: %v (the server received %v)", err, f.methods())
+		t.Fatalf("Connect: %v (the server received %v)", err, f.Methods())
 	}
 	if !s.Modern() {
 		t.Error("not in the 2026-07-28 era")
 	}
 
 	f = newFake(t)
-	f.on(mcp.MethodInitialize, func(ctx context.Context, _ *jsonrpc.Request) (any, error) {
-		go f.conn().Close()
+	f.On(mcp.MethodInitialize, func(ctx context.Context, _ *jsonrpc.Request) (any, error) {
+		go f.Conn().Close()
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
-	if s, err = f.connect(ctx, opts); err != nil || !s.Modern() {
+	if s, err = f.Connect(ctx, opts); err != nil || !s.Modern() {
 		t.Fatalf("Connect to a server that hangs up on initialize: %v", err)
 	}
 
 	legacy := newLegacy(t, nil)
-	legacy.on(mcp.MethodInitialize, func(context.Context, *jsonrpc.Request) (any, error) {
+	legacy.On(mcp.MethodInitialize, func(context.Context, *jsonrpc.Request) (any, error) {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unsupported protocol version").
 			WithData(map[string]any{"supported": []string{"2024-11-05"}})
 	})
-	_, err = legacy.connect(ctx, opts)
+	_, err = legacy.Connect(ctx, opts)
 	var rpc *jsonrpc.Error
 	if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "initialize") {
 		t.Errorf("Connect: %v, want initialize's -32602", err)
@@ -1304,7 +1316,7 @@ func TestEraTryFirstLegacyModernOnly(t *testing.T) {
 func TestMRTRParallel(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
-	f.on(mcp.MethodToolsCall, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+	f.On(mcp.MethodToolsCall, func(_ context.Context, req *jsonrpc.Request) (any, error) {
 		p := struct {
 			Arguments struct {
 				N int `json:"n"`
@@ -1326,7 +1338,7 @@ func TestMRTRParallel(t *testing.T) {
 		return raw(`{"resultType":"complete","content":[{"type":"text","text":"` + want + `"}]}`), nil
 	})
 	onRequest, asked := answering(func(r *client.Request) { _ = r.Accept(map[string]any{"n": r.Elicitation.Message}) })
-	s := f.mustConnect(ctx, &client.Options{OnRequest: onRequest})
+	s := f.MustConnect(ctx, &client.Options{OnRequest: onRequest})
 	const calls = 20
 	var wg sync.WaitGroup
 	for i := range calls {
@@ -1352,7 +1364,7 @@ func TestModernHeaderMismatchRelists(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
 	var lists atomic.Int32
-	f.on(mcp.MethodToolsList, func(context.Context, *jsonrpc.Request) (any, error) {
+	f.On(mcp.MethodToolsList, func(context.Context, *jsonrpc.Request) (any, error) {
 		header := "Old"
 		if lists.Add(1) > 1 {
 			header = "New"
@@ -1360,18 +1372,18 @@ func TestModernHeaderMismatchRelists(t *testing.T) {
 		return raw(`{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"` + header + `"}}}}]}`), nil
 	})
 	var calls atomic.Int32
-	f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+	f.On(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
 		if calls.Add(1) == 1 {
 			return nil, jsonrpc.NewError(mcp.CodeHeaderMismatch, "Mcp-Param-New is missing")
 		}
 		return raw(`{"content":[{"type":"text","text":"ok"}]}`), nil
 	})
-	s := f.connectHTTP(ctx, nil)
+	s := f.ConnectHTTP(ctx, nil)
 	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "t", Arguments: raw(`{"r":"eu"}`)}, nil)
 	if err != nil || len(res.Content) != 1 || res.Content[0].Text != "ok" {
 		t.Fatalf("call: %+v, %v", res, err)
 	}
-	tc := f.requests(mcp.MethodToolsCall)
+	tc := f.Requests(mcp.MethodToolsCall)
 	if len(tc) != 2 || tc[0].Header.Get("Mcp-Param-Old") != "eu" || tc[1].Header.Get("Mcp-Param-New") != "eu" || tc[1].Header.Get("Mcp-Param-Old") != "" {
 		t.Fatalf("tools/call headers %v", tc)
 	}
@@ -1384,16 +1396,16 @@ func TestModernHeaderMismatchRelists(t *testing.T) {
 
 	// Mismatched again: the server's -32020 is the outcome, and no third call goes.
 	calls.Store(-10)
-	f.on(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
+	f.On(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
 		return nil, jsonrpc.NewError(mcp.CodeHeaderMismatch, "still wrong")
 	})
-	before := len(f.requests(mcp.MethodToolsCall))
+	before := len(f.Requests(mcp.MethodToolsCall))
 	_, err = s.CallTool(ctx, &mcp.CallToolParams{Name: "t", Arguments: raw(`{"r":"eu"}`)}, nil)
 	var rpc *jsonrpc.Error
 	if !errors.As(err, &rpc) || rpc.Code != mcp.CodeHeaderMismatch {
 		t.Fatalf("error %v, want -32020", err)
 	}
-	if n := len(f.requests(mcp.MethodToolsCall)) - before; n != 2 {
+	if n := len(f.Requests(mcp.MethodToolsCall)) - before; n != 2 {
 		t.Errorf("%d tool calls sent, want 2", n)
 	}
 }
@@ -1410,9 +1422,9 @@ func TestMRTRTooManyInputs(t *testing.T) {
 		}
 		fmt.Fprintf(&b, `"k%d":%s`, i, elicitName)
 	}
-	f.answer(mcp.MethodToolsCall, `{"resultType":"input_required","inputRequests":{`+b.String()+`}}`)
+	f.Answer(mcp.MethodToolsCall, `{"resultType":"input_required","inputRequests":{`+b.String()+`}}`)
 	var asked atomic.Int32
-	s := f.mustConnect(ctx, &client.Options{OnRequest: func(context.Context, *client.Request) { asked.Add(1) }})
+	s := f.MustConnect(ctx, &client.Options{OnRequest: func(context.Context, *client.Request) { asked.Add(1) }})
 	_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "greedy"}, nil)
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("asked for %d inputs at once", client.MaxInputRequests+1)) {
 		t.Fatalf("CallTool: %v, want the bound's error", err)
@@ -1420,7 +1432,7 @@ func TestMRTRTooManyInputs(t *testing.T) {
 	if n := asked.Load(); n != 0 || len(s.PendingRequests()) != 0 {
 		t.Errorf("the user was asked %d times, %d pending", n, len(s.PendingRequests()))
 	}
-	if n := len(f.requests(mcp.MethodToolsCall)); n != 1 {
+	if n := len(f.Requests(mcp.MethodToolsCall)); n != 1 {
 		t.Errorf("%d tools/call sent, want 1", n)
 	}
 }
@@ -1432,9 +1444,9 @@ func TestEraAutoSlowModernServer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := bounded(t)
 		f := newFake(t)
-		discover := f.handlers[mcp.MethodServerDiscover]
+		discover := f.Handler(mcp.MethodServerDiscover)
 		var probes atomic.Int32
-		f.on(mcp.MethodServerDiscover, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodServerDiscover, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 			if probes.Add(1) == 1 {
 				select { // slow to start: the first answer comes too late
 				case <-time.After(10 * time.Second):
@@ -1444,18 +1456,18 @@ func TestEraAutoSlowModernServer(t *testing.T) {
 			}
 			return discover(ctx, req)
 		})
-		f.on(mcp.MethodInitialize, func(context.Context, *jsonrpc.Request) (any, error) {
+		f.On(mcp.MethodInitialize, func(context.Context, *jsonrpc.Request) (any, error) {
 			return nil, jsonrpc.NewError(mcp.CodeUnsupportedProtocolVersion, "Unsupported protocol version: 2025-11-25").
 				WithData(mcp.UnsupportedProtocolVersionData{Supported: []string{v2026}, Requested: mcp.LatestProtocolVersion})
 		})
-		s, err := f.connect(ctx, &client.Options{ProbeTimeout: 2 * time.Second})
+		s, err := f.Connect(ctx, &client.Options{ProbeTimeout: 2 * time.Second})
 		if err != nil {
-			t.Fatalf("Connect: %v (the server received %v)", err, f.methods())
+			t.Fatalf("Connect: %v (the server received %v)", err, f.Methods())
 		}
 		if !s.Modern() {
 			t.Fatal("not in the 2026-07-28 era")
 		}
-		if m := f.requestMethods(); !slices.Equal(m, []string{mcp.MethodServerDiscover, mcp.MethodInitialize, mcp.MethodServerDiscover}) {
+		if m := f.RequestMethods(); !slices.Equal(m, []string{mcp.MethodServerDiscover, mcp.MethodInitialize, mcp.MethodServerDiscover}) {
 			t.Errorf("the server received %v", m)
 		}
 	})
