@@ -94,14 +94,15 @@ type handler struct {
 }
 
 // toolOf finds the tool a request belongs to: the tool of its related task when the
-// session started that task, else the tool the command named.
+// session started that task, else the tool the command named (a task the session follows
+// by id, as "tasks result" does in 2026-07-28, has no tool of its own).
 func (h *handler) toolOf(req *client.Request) string {
 	h.mu.Lock()
 	sess := h.sess
 	h.mu.Unlock()
 	if req.RelatedTask != "" && sess != nil {
 		for _, t := range sess.Tasks() {
-			if t.ID() == req.RelatedTask {
+			if t.ID() == req.RelatedTask && t.Tool != "" {
 				return t.Tool
 			}
 		}

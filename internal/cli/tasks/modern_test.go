@@ -1,0 +1,459 @@
+package tasks_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/connect"
+	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
+	"github.com/mcpi-dev/mcpi/internal/cli/state"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks/cancel"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks/get"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks/list"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks/result"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks/watch"
+	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/internal/cli/tools/call"
+	"github.com/mcpi-dev/mcpi/internal/scripted"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// The "tasks" commands on a task of a scripted server of protocol 2026-07-28 (the Tasks
+// extension) over Streamable HTTP: started with --detach, then found again through the
+// state file, without server flags. The extension has no tasks/result and no
+// tasks/list: tasks/get inlines the outcome.
+
+// modernDetached serves a scripted server of 2026-07-28 that runs the tool greet as the
+// task t1, starts it with "tools call greet --task --detach", and checks what that
+// printed, recorded and sent. It returns the server, its URL, and how many requests it
+// had received then.
+func modernDetached(t *testing.T) (f *scripted.Server, url string, mark int) {
+	t.Helper()
+	f = scripted.New(t)
+	url = f.HTTP()
+	f.Answer(mcp.MethodToolsList, `{"resultType":"complete","tools":[{"name":"greet","inputSchema":{"type":"object"}}]}`)
+	// Created now (TaskJSON's createdAt is the start of a synctest bubble), so that the
+	// state file's entry has not expired.
+	now := mcp.FormatTime(time.Now())
+	f.Answer(mcp.MethodToolsCall, `{"resultType":"task","taskId":"t1","status":"working","createdAt":"`+now+`","lastUpdatedAt":"`+now+`","ttlMs":600000,"pollIntervalMs":10}`)
+	env := clitest.New(t, &connect.Selection{URL: url})
+	if err := callTool(clitest.Context(t), env, &call.Options{Name: "greet", Task: true, Detach: true}); err != nil {
+		t.Fatalf("tools call greet --task --detach: %s", describe(err))
+	}
+	if env.Out.String() != "t1\n" || env.ErrOut.String() != "The server runs the call as task t1.\n" {
+		t.Errorf("--detach: stdout %q, stderr %q", env.Out, env.ErrOut)
+	}
+	entry, ok, err := (&shared.Options{}).Resolve("t1")
+	if err != nil || !ok || entry.Tool != "greet" || entry.Server.URL != url || entry.TaskID != "t1" {
+		t.Fatalf("state file entry: %+v, %v, %v", entry, ok, err)
+	}
+	if at, ok := entry.Expires(); !ok || at.Sub(entry.Created) != 10*time.Minute {
+		t.Errorf("the entry expires at %v (%v), want the task's ttlMs after it was recorded", at, ok)
+	}
+	methods := requestsSince(f, 0)
+	if !slices.Equal(methods, []string{mcp.MethodServerDiscover, mcp.MethodToolsList, mcp.MethodToolsCall}) {
+		t.Errorf("--detach sent %v", methods)
+	}
+	return f, url, len(f.Requests())
+}
+
+// requestsSince is the methods of the requests f received after the first mark, but
+// subscriptions/listen (a follower listens for its task's notifications; this server has
+// none, and answers -32601), which comes at a time of its own.
+func requestsSince(f *scripted.Server, mark int) []string {
+	var out []string
+	for _, m := range f.Requests()[mark:] {
+		if m.Method != mcp.MethodSubscriptionsListen {
+			out = append(out, m.Method)
+		}
+	}
+	return out
+}
+
+// checkSince checks the requests f received after mark, and that those on a task name t1.
+func checkSince(t *testing.T, f *scripted.Server, mark int, want ...string) {
+	t.Helper()
+	if got := requestsSince(f, mark); !slices.Equal(got, want) {
+		t.Errorf("the server received %v\nwant %v", got, want)
+	}
+	for _, m := range f.Requests()[mark:] {
+		if strings.HasPrefix(m.Method, "tasks/") {
+			var id string
+			if !m.Param(t, "taskId", &id) || id != "t1" || m.Header.Get("Mcp-Name") != "t1" {
+				t.Errorf("%s for the task %q (Mcp-Name %q), want t1", m.Method, id, m.Header.Get("Mcp-Name"))
+			}
+		}
+	}
+}
+
+// checkDescribed checks the sentence and exit code of err.
+func checkDescribed(t *testing.T, err error, want string) {
+	t.Helper()
+	if got := describe(err); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// getThen answers tasks/get with t1 working the first n times, then with done.
+func getThen(f *scripted.Server, n int, done string) {
+	var gets atomic.Int32
+	f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		if int(gets.Add(1)) <= n {
+			return scripted.TaskJSON("complete", "t1", mcp.TaskStatusWorking, 10, ""), nil
+		}
+		return scripted.TaskJSON("complete", "t1", mcp.TaskStatusCompleted, 10, done), nil
+	})
+}
+
+// "tasks result ID" without server flags finds the server in the state file, follows
+// the task with tasks/get, and prints the result it inlines; with --json the
+// CallToolResult.
+func TestModernDetachThenResult(t *testing.T) {
+	clitest.StateDir(t)
+	f, url, mark := modernDetached(t)
+	getThen(f, 1, scripted.ResultDone)
+
+	env := fresh(t)
+	if err := result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, false), ID: "t1"}); err != nil {
+		t.Fatal(describe(err))
+	}
+	if env.Out.String() != "done\n" || env.ErrOut.Len() != 0 {
+		t.Errorf("stdout %q, stderr %q", env.Out, env.ErrOut)
+	}
+	if env.Selection.URL != url {
+		t.Errorf("the selection was not filled in from the state file: %+v", env.Selection)
+	}
+	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet, mcp.MethodTasksGet)
+	for _, m := range f.RequestMethods() {
+		if m == mcp.MethodTasksResult || m == mcp.MethodTasksList {
+			t.Errorf("%s sent in 2026-07-28", m)
+		}
+	}
+
+	mark = len(f.Requests())
+	env = fresh(t)
+	if err := result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, true), ID: "t1"}); err != nil {
+		t.Fatal(describe(err))
+	}
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(env.Out.Bytes(), &res); err != nil || len(res.Content) != 1 || res.Content[0].Text != "done" || res.IsError {
+		t.Errorf("--json: %s (%v)", env.Out, err)
+	}
+	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet) // completed at the first poll
+}
+
+// A task waiting for input, fetched with "tasks result ID --answers FILE": the answer goes
+// with tasks/update, and the result follows.
+func TestModernResultAnswersInput(t *testing.T) {
+	clitest.StateDir(t)
+	f, _, mark := modernDetached(t)
+	var answered atomic.Bool
+	f.On(mcp.MethodTasksUpdate, func(context.Context, *jsonrpc.Request) (any, error) {
+		answered.Store(true)
+		return scripted.Raw(scripted.AckComplete), nil
+	})
+	f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		if !answered.Load() {
+			return scripted.TaskJSON("complete", "t1", mcp.TaskStatusInputRequired, 10, scripted.AskName), nil
+		}
+		return scripted.TaskJSON("complete", "t1", mcp.TaskStatusCompleted, 10, `"result":{"content":[{"type":"text","text":"Hello, Ada!"}]}`), nil
+	})
+	env := fresh(t)
+	answers := clitest.WriteFile(t, "answers.json", `{"elicitation": {"greet": {"name": "Ada"}}}`)
+	if err := result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, false), ID: "t1", Answers: answers}); err != nil {
+		t.Fatal(describe(err))
+	}
+	if env.Out.String() != "Hello, Ada!\n" {
+		t.Errorf("stdout %q", env.Out)
+	}
+	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksGet)
+	if u := f.Last(mcp.MethodTasksUpdate); !strings.Contains(string(u.Params), `"inputResponses":{"name":{"action":"accept","content":{"name":"Ada"}}}`) {
+		t.Errorf("tasks/update: %s", u.Params)
+	}
+}
+
+// waitingTask is t1 as tasks/get gives it while it waits for the user's name, at fixed
+// times.
+const waitingTask = `{"resultType":"complete","taskId":"t1","status":"input_required","statusMessage":"Waiting for a name",
+	"createdAt":"2000-01-01T00:00:00Z","lastUpdatedAt":"2000-01-01T00:00:30Z","ttlMs":600000,"pollIntervalMs":2000,` + scripted.AskName + `}`
+
+// "tasks get ID": the task with what the state file knows of it, the dialect and the
+// input it waits for; with --json the detailed task of the extension as the server gave
+// it.
+func TestModernGet(t *testing.T) {
+	clitest.StateDir(t)
+	f, url, mark := modernDetached(t)
+	f.Answer(mcp.MethodTasksGet, waitingTask)
+	now := time.Date(2000, 1, 1, 0, 1, 0, 0, time.UTC)
+
+	env := fresh(t)
+	if err := get.Run(clitest.Context(t), &get.Options{Options: sharedOpts(env, false), ID: "t1", Now: func() time.Time { return now }}); err != nil {
+		t.Fatal(describe(err))
+	}
+	local := func(s string) string {
+		at, _ := time.Parse(time.RFC3339, s)
+		return at.Local().Format("2006-01-02 15:04:05")
+	}
+	want := "ID:       t1\n" +
+		"Status:   ? input_required\n" +
+		"Message:  Waiting for a name\n" +
+		"Tool:     greet\n" +
+		"Server:   " + url + "\n" +
+		"Created:  " + local("2000-01-01T00:00:00Z") + " (1m00s ago)\n" +
+		"Updated:  " + local("2000-01-01T00:00:30Z") + " (30s ago)\n" +
+		"TTL:      10m00s (expires in 9m00s)\n" +
+		"Poll:     2.0s\n" +
+		"Dialect:  2026-07-28 extension\n" +
+		"Waits:    name (elicitation/create: Your name?)\n"
+	if got := env.Out.String(); got != want {
+		t.Errorf("tasks get:\n%s\nwant:\n%s", got, want)
+	}
+	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet)
+
+	mark = len(f.Requests())
+	env = fresh(t)
+	if err := get.Run(clitest.Context(t), &get.Options{Options: sharedOpts(env, true), ID: "t1"}); err != nil {
+		t.Fatal(describe(err))
+	}
+	var got, wantJSON map[string]any
+	if err := json.Unmarshal(env.Out.Bytes(), &got); err != nil {
+		t.Fatalf("--json: %v\n%s", err, env.Out)
+	}
+	json.Unmarshal([]byte(waitingTask), &wantJSON)
+	delete(wantJSON, "resultType") // the envelope's, not the task's
+	if g, w := mustJSON(t, got), mustJSON(t, wantJSON); g != w {
+		t.Errorf("tasks get --json:\n got %s\nwant %s", g, w)
+	}
+	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet)
+
+	// An ended task: how it ended.
+	f.Answer(mcp.MethodTasksGet, `{"resultType":"complete","taskId":"t1","status":"failed","statusMessage":"disk on fire",
+		"createdAt":"2000-01-01T00:00:00Z","lastUpdatedAt":"2000-01-01T00:00:30Z","ttlMs":600000,"error":{"code":-32050,"message":"disk on fire"}}`)
+	env = fresh(t)
+	if err := get.Run(clitest.Context(t), &get.Options{Options: sharedOpts(env, false), ID: "t1", Now: func() time.Time { return now }}); err != nil {
+		t.Fatal(describe(err))
+	}
+	if out := env.Out.String(); !strings.Contains(out, "Status:   ✗ failed\n") || !strings.HasSuffix(out, "Dialect:  2026-07-28 extension\nError:    disk on fire (JSON-RPC error -32050)\n") {
+		t.Errorf("tasks get of a failed task:\n%s", out)
+	}
+	f.Answer(mcp.MethodTasksGet, string(scripted.TaskJSON("complete", "t1", mcp.TaskStatusCompleted, 0, scripted.ResultDone)))
+	env = fresh(t)
+	if err := get.Run(clitest.Context(t), &get.Options{Options: sharedOpts(env, false), ID: "t1"}); err != nil {
+		t.Fatal(describe(err))
+	}
+	if out := env.Out.String(); !strings.HasSuffix(out, "Dialect:  2026-07-28 extension\nResult:   inlined; \"mcpi tasks result t1\" prints it\n") {
+		t.Errorf("tasks get of a completed task:\n%s", out)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// "tasks cancel ID" sends tasks/cancel, which the server only acknowledges, and reports
+// the state tasks/get gives right after.
+func TestModernCancel(t *testing.T) {
+	clitest.StateDir(t)
+	f, _, mark := modernDetached(t)
+	var cancelled atomic.Bool
+	f.On(mcp.MethodTasksCancel, func(context.Context, *jsonrpc.Request) (any, error) {
+		cancelled.Store(true)
+		return scripted.Raw(scripted.AckComplete), nil
+	})
+	f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		if cancelled.Load() {
+			return scripted.TaskJSON("complete", "t1", mcp.TaskStatusCancelled, 10, `"statusMessage":"Cancelled by request."`), nil
+		}
+		return scripted.TaskJSON("complete", "t1", mcp.TaskStatusWorking, 10, ""), nil
+	})
+	env := fresh(t)
+	if err := cancel.Run(clitest.Context(t), &cancel.Options{Options: sharedOpts(env, false), ID: "t1"}); err != nil {
+		t.Fatal(describe(err))
+	}
+	if got := env.Out.String(); got != "⊘ cancelled t1: Cancelled by request.\n" {
+		t.Errorf("stdout %q", got)
+	}
+	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksCancel, mcp.MethodTasksGet)
+
+	// The result of a cancelled task, and a watch of it, say so.
+	for name, run := range map[string]func(*clitest.Env) error{
+		"result": func(env *clitest.Env) error {
+			return result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, false), ID: "t1"})
+		},
+		"watch": func(env *clitest.Env) error {
+			return watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, false), ID: "t1"})
+		},
+	} {
+		mark = len(f.Requests())
+		env = fresh(t)
+		if got, want := describe(run(env)), `mcpi: the task "t1" was cancelled (exit 1)`; got != want {
+			t.Errorf("%s: got %q, want %q", name, got, want)
+		}
+		checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet)
+	}
+}
+
+// "tasks watch ID" follows the task to its end: a status event per change, then the
+// result; without --json and a terminal, a line per change.
+func TestModernWatch(t *testing.T) {
+	clitest.StateDir(t)
+	f, _, mark := modernDetached(t)
+	getThen(f, 2, scripted.ResultDone)
+	env := fresh(t)
+	if err := watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, true), ID: "t1"}); err != nil {
+		t.Fatal(describe(err))
+	}
+	var kinds []string
+	var last taskview.Event
+	for _, line := range strings.Split(strings.TrimSpace(env.Out.String()), "\n") {
+		if err := json.Unmarshal([]byte(line), &last); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		if last.Task == nil || last.Task.TaskID != "t1" {
+			t.Errorf("event without the task: %s", line)
+		}
+		kinds = append(kinds, last.Event+":"+string(last.Task.Status))
+	}
+	if got := strings.Join(kinds, " "); got != "status:working status:working status:completed result:completed" {
+		t.Errorf("events: %s", got)
+	}
+	if last.Result == nil || last.Result.Content[0].Text != "done" {
+		t.Errorf("result event: %+v", last)
+	}
+	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet, mcp.MethodTasksGet, mcp.MethodTasksGet)
+
+	// Text: a line per status (the first tasks/get finds it working, the next completed),
+	// at the watch's clock.
+	getThen(f, 1, scripted.ResultDone)
+	env = fresh(t)
+	now := time.Date(2026, 7, 28, 12, 0, 0, 0, time.Local)
+	if err := watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, false), ID: "t1", Now: func() time.Time { return now }}); err != nil {
+		t.Fatal(describe(err))
+	}
+	if got, want := env.Out.String(), "12:00:00  ◐ working\n12:00:00  ✓ completed\n"; got != want {
+		t.Errorf("stdout %q, want %q", got, want)
+	}
+}
+
+// "tasks list": the extension has no tasks/list, so mcpi says so and lists the tasks it
+// recorded for that server (not those of others), without asking it.
+func TestModernList(t *testing.T) {
+	clitest.StateDir(t)
+	// A task mcpi recorded for another server.
+	other := scripted.New(t)
+	if _, err := state.Remember(nil, &connect.Selection{URL: other.HTTP()}, "greet", mcp.Task{TaskID: "t0", CreatedAt: mcp.FormatTime(time.Now())}); err != nil {
+		t.Fatal(err)
+	}
+	f, url, mark := modernDetached(t)
+	for _, jsonOut := range []bool{false, true} {
+		env := clitest.New(t, &connect.Selection{URL: url})
+		if err := list.Run(clitest.Context(t), &list.Options{Options: sharedOpts(env, jsonOut)}); err != nil {
+			t.Fatal(describe(err))
+		}
+		if got := env.ErrOut.String(); got != "The server speaks protocol 2026-07-28, whose Tasks extension has no tasks/list; these are the tasks mcpi recorded for it.\n" {
+			t.Errorf("stderr %q", got)
+		}
+		if jsonOut {
+			var l list.LocalList
+			if err := json.Unmarshal(env.Out.Bytes(), &l); err != nil || len(l.Tasks) != 1 || l.Tasks[0].TaskID != "t1" || l.Tasks[0].Server.URL != url || l.Tasks[0].Tool != "greet" {
+				t.Errorf("--json: %s (%v)", env.Out, err)
+			}
+		} else {
+			lines := strings.Split(strings.TrimSpace(env.Out.String()), "\n")
+			if len(lines) != 2 || !strings.HasPrefix(lines[0], "ID") || !strings.HasPrefix(lines[1], "t1 ") || !strings.Contains(lines[1], " greet ") ||
+				!strings.Contains(lines[1], "in 10m00s") && !strings.Contains(lines[1], "in 9m59s") || !strings.HasSuffix(lines[1], url) {
+				t.Errorf("tasks list:\n%s", env.Out)
+			}
+		}
+		checkSince(t, f, mark, mcp.MethodServerDiscover)
+		mark = len(f.Requests())
+	}
+	if n := len(other.Requests()); n != 0 {
+		t.Errorf("the other server received %d requests", n)
+	}
+	// watch without an id needs tasks/list: refused.
+	env := clitest.New(t, &connect.Selection{URL: url})
+	checkDescribed(t, watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, false)}),
+		"mcpi: the server speaks protocol 2026-07-28, whose Tasks extension has no tasks/list: name a task by its id (exit 2)")
+}
+
+// A task that failed (an error inlined in tasks/get): the error, exit 1.
+func TestModernResultFailed(t *testing.T) {
+	clitest.StateDir(t)
+	f, _, mark := modernDetached(t)
+	f.Answer(mcp.MethodTasksGet, string(scripted.TaskJSON("complete", "t1", mcp.TaskStatusFailed, 10,
+		`"statusMessage":"disk on fire","error":{"code":-32050,"message":"disk on fire"}`)))
+	env := fresh(t)
+	checkDescribed(t, result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, false), ID: "t1"}),
+		"mcpi: the server returned an error: disk on fire (JSON-RPC error -32050) (exit 1)")
+	if env.Out.Len() != 0 {
+		t.Errorf("stdout %q", env.Out)
+	}
+	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet)
+
+	// A tool error (isError) is printed, exit 1.
+	f.Answer(mcp.MethodTasksGet, string(scripted.TaskJSON("complete", "t1", mcp.TaskStatusCompleted, 10,
+		`"result":{"content":[{"type":"text","text":"no such person"}],"isError":true}`)))
+	env = fresh(t)
+	checkDescribed(t, result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, false), ID: "t1"}),
+		`mcpi: the tool "greet" reported an error (exit 1)`)
+	if env.Out.String() != "no such person\n" {
+		t.Errorf("stdout %q", env.Out)
+	}
+}
+
+// A task the server no longer knows (-32602 on tasks/get): said so, and forgotten by the
+// state file; the commands after say the server has no such task.
+func TestModernGone(t *testing.T) {
+	for _, cmd := range []string{"result", "get", "watch", "cancel"} {
+		t.Run(cmd, func(t *testing.T) {
+			clitest.StateDir(t)
+			f, _, mark := modernDetached(t)
+			notFound := func(context.Context, *jsonrpc.Request) (any, error) {
+				return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "task not found or expired")
+			}
+			f.On(mcp.MethodTasksGet, notFound)
+			f.On(mcp.MethodTasksCancel, notFound)
+			run := func(env *clitest.Env) error {
+				o := sharedOpts(env, false)
+				switch cmd {
+				case "result":
+					return result.Run(clitest.Context(t), &result.Options{Options: o, ID: "t1"})
+				case "get":
+					return get.Run(clitest.Context(t), &get.Options{Options: o, ID: "t1"})
+				case "watch":
+					return watch.Run(clitest.Context(t), &watch.Options{Options: o, ID: "t1"})
+				}
+				return cancel.Run(clitest.Context(t), &cancel.Options{Options: o, ID: "t1"})
+			}
+			env := fresh(t)
+			checkDescribed(t, run(env), `mcpi: the server no longer knows the task "t1" (it expired, or the server restarted); mcpi has removed it from its local list of tasks (exit 1)`)
+			if env.Out.Len() != 0 {
+				t.Errorf("stdout %q", env.Out)
+			}
+			want := []string{mcp.MethodServerDiscover, mcp.MethodTasksGet}
+			if cmd == "cancel" {
+				want = []string{mcp.MethodServerDiscover, mcp.MethodTasksCancel, mcp.MethodTasksGet}
+			}
+			checkSince(t, f, mark, want...)
+			if _, ok, _ := (&shared.Options{}).Resolve("t1"); ok {
+				t.Error("the state file still records the task")
+			}
+			// Now not recorded: without server flags it is looked for on the embedded
+			// demo server.
+			checkDescribed(t, run(fresh(t)), `mcpi: the embedded demo server has no task "t1" (a task of an earlier mcpi run lives on the server it ran on: name that server with --url, --stdio or --config) (exit 1)`)
+		})
+	}
+}
