@@ -354,11 +354,10 @@ func Remember(store *Store, sel *connect.Selection, tool string, t mcp.Task) (fe
 			return withFlags, err
 		}
 	}
-	created, perr := mcp.ParseTime(t.CreatedAt)
-	if perr != nil {
-		created = store.now()
-	}
-	e := Entry{TaskID: t.TaskID, Tool: tool, Server: srv, Created: created, TTL: t.TTL}
+	// The ttl is counted on this machine's clock from now (the task was created at most
+	// a round trip ago): the server's createdAt is on its own clock, and one running
+	// behind would have the entry pruned at once.
+	e := Entry{TaskID: t.TaskID, Tool: tool, Server: srv, Created: store.now(), TTL: t.TTL}
 	if err := store.Add(e); err != nil {
 		return withFlags, err
 	}

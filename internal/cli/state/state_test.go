@@ -155,15 +155,22 @@ func TestSelection(t *testing.T) {
 }
 
 func TestRemember(t *testing.T) {
-	s := &Store{Path: filepath.Join(t.TempDir(), FileName)}
-	task := mcp.Task{TaskID: "abc", Status: mcp.TaskStatusWorking, CreatedAt: "2026-08-01T10:00:00Z", TTL: nil}
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	s := &Store{Path: filepath.Join(t.TempDir(), FileName), Now: func() time.Time { return now }}
+	// The server's clock runs months behind: the entry is dated, and expires, by this
+	// machine's clock.
+	ttl := int64(60_000)
+	task := mcp.Task{TaskID: "abc", Status: mcp.TaskStatusWorking, CreatedAt: "2026-08-01T10:00:00Z", TTL: &ttl}
 	fetch, err := Remember(s, &connect.Selection{URL: "http://h/mcp"}, "slow_task", task)
 	if err != nil || fetch != "mcpi tasks result abc" {
 		t.Fatalf("Remember = %q, %v", fetch, err)
 	}
 	e, ok, _ := s.Find("abc")
-	if !ok || e.TTL != nil || e.Server.URL != "http://h/mcp" || e.Created.Format(time.RFC3339) != "2026-08-01T10:00:00Z" {
-		t.Errorf("entry %+v", e)
+	if !ok || e.TTL == nil || *e.TTL != ttl || e.Server.URL != "http://h/mcp" || !e.Created.Equal(now) {
+		t.Errorf("entry %+v (found %v)", e, ok)
+	}
+	if at, ok := e.Expires(); !ok || !at.Equal(now.Add(time.Minute)) {
+		t.Errorf("Expires = %v, %v", at, ok)
 	}
 	// An unusable state file: the command names the server itself.
 	bad := &Store{Path: filepath.Join(s.Path, "under-a-file", FileName)}

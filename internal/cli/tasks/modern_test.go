@@ -262,8 +262,10 @@ func mustJSON(t *testing.T, v any) string {
 	return string(b)
 }
 
-// "tasks cancel ID" sends tasks/cancel, which the server only acknowledges, and reports
-// the state tasks/get gives right after.
+// "tasks cancel ID" asks whether the task has ended (as the extension acknowledges a
+// cancel either way), sends tasks/cancel, which the server only acknowledges, and reports
+// the state tasks/get gives right after; a task that has ended is said to have, as in
+// 2025-11-25.
 func TestModernCancel(t *testing.T) {
 	clitest.StateDir(t)
 	f, _, mark := modernDetached(t)
@@ -285,7 +287,14 @@ func TestModernCancel(t *testing.T) {
 	if got := env.Out.String(); got != "⊘ cancelled t1: Cancelled by request.\n" {
 		t.Errorf("stdout %q", got)
 	}
-	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksCancel, mcp.MethodTasksGet)
+	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet, mcp.MethodTasksCancel, mcp.MethodTasksGet)
+
+	// Once it has ended, a cancel is refused as in 2025-11-25, and none is sent.
+	mark = len(f.Requests())
+	env = fresh(t)
+	err := cancel.Run(clitest.Context(t), &cancel.Options{Options: sharedOpts(env, false), ID: "t1"})
+	checkDescribed(t, err, `mcpi: the task "t1" has already ended (cancelled), so it cannot be cancelled (exit 1)`)
+	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet)
 
 	// The result of a cancelled task, and a watch of it, say so.
 	for name, run := range map[string]func(*clitest.Env) error{
@@ -443,11 +452,7 @@ func TestModernGone(t *testing.T) {
 			if env.Out.Len() != 0 {
 				t.Errorf("stdout %q", env.Out)
 			}
-			want := []string{mcp.MethodServerDiscover, mcp.MethodTasksGet}
-			if cmd == "cancel" {
-				want = []string{mcp.MethodServerDiscover, mcp.MethodTasksCancel, mcp.MethodTasksGet}
-			}
-			checkSince(t, f, mark, want...)
+			checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet)
 			if _, ok, _ := (&shared.Options{}).Resolve("t1"); ok {
 				t.Error("the state file still records the task")
 			}

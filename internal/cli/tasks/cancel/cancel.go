@@ -61,6 +61,17 @@ func Run(ctx context.Context, opts *Options) error {
 	if err := shared.NeedCancel(sess.Session); err != nil {
 		return err
 	}
+	if sess.Modern() {
+		// The extension acknowledges a cancel of a task that has ended as of one that
+		// has not: ask first, so that both eras say the same of a finished task.
+		st, err := sess.GetTask(ctx, opts.ID)
+		if err != nil {
+			return opts.TaskErr(err, opts.ID)
+		}
+		if st.Status.IsTerminal() {
+			return &cmdutil.TaskError{ID: opts.ID, Reason: cmdutil.TaskEnded, Status: string(st.Status)}
+		}
+	}
 	t, err := sess.CancelTask(ctx, opts.ID)
 	if errors.Is(err, jsonrpc.ErrInvalidParams) {
 		// Unknown, or already ended: the spec gives -32602 for both. Ask which.
