@@ -380,10 +380,16 @@ func (s *Session) toolHeaders(ctx context.Context, raw json.RawMessage) (context
 	}
 	t, err := s.Tool(ctx, p.Name)
 	var unknown *UnknownToolError
-	if errors.As(err, &unknown) {
+	var refused *jsonrpc.Error
+	switch {
+	case errors.As(err, &unknown):
 		return ctx, nil // the server has the last word
-	}
-	if err != nil {
+	case errors.As(err, &refused):
+		// The server would not list its tools: the call goes without the headers, and the
+		// server says if it wanted them.
+		s.log.Debug("tools/list refused; calling without Mcp-Param headers", "tool", p.Name, "error", err)
+		return ctx, nil
+	case err != nil:
 		return ctx, err
 	}
 	params, err := t.HeaderParams()

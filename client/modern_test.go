@@ -1472,3 +1472,23 @@ func TestEraAutoSlowModernServer(t *testing.T) {
 		}
 	})
 }
+
+// TestModernCallWithoutToolList: over HTTP a call looks up the tool's x-mcp-header
+// declarations; a server that refuses tools/list gets the call without the headers, and
+// has the last word.
+func TestModernCallWithoutToolList(t *testing.T) {
+	ctx := bounded(t)
+	f := newFake(t)
+	f.On(mcp.MethodToolsList, func(context.Context, *jsonrpc.Request) (any, error) {
+		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "no listing here")
+	})
+	f.Answer(mcp.MethodToolsCall, `{"resultType":"complete","content":[{"type":"text","text":"ok"}]}`)
+	s := f.ConnectHTTP(ctx, nil)
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "hidden", Arguments: raw(`{"a":1}`)}, nil)
+	if err != nil || res.Content[0].Text != "ok" {
+		t.Fatalf("call: %+v, %v", res, err)
+	}
+	if got := f.RequestMethods(); !slices.Equal(got, []string{mcp.MethodServerDiscover, mcp.MethodToolsList, mcp.MethodToolsCall}) {
+		t.Errorf("the server received %v", got)
+	}
+}
