@@ -429,12 +429,19 @@ func (s *Session) answerInputs(ctx context.Context, reqs map[string]mcp.InputReq
 		err error
 	}
 	answers := make(chan answer, len(keys))
-	for _, key := range keys {
+	// All are read before any is asked, so that one the client cannot answer ends the
+	// round before the user sees the others.
+	requests := make([]*Request, len(keys))
+	for i, key := range keys {
 		in := reqs[key]
 		r, err := s.inputRequest(ctx, key, in, related)
 		if err != nil {
 			return nil, &InputError{Key: key, Method: in.Method, Err: err}
 		}
+		requests[i] = r
+	}
+	for i, key := range keys {
+		r := requests[i]
 		if r == nil { // roots
 			s.mu.Lock()
 			roots := s.roots

@@ -1492,3 +1492,21 @@ func TestModernCallWithoutToolList(t *testing.T) {
 		t.Errorf("the server received %v", got)
 	}
 }
+
+// TestMRTRBadInputAsksNothing: a round with one input the client cannot answer (a
+// method no server may ask with) ends before the user is asked the others.
+func TestMRTRBadInputAsksNothing(t *testing.T) {
+	ctx := bounded(t)
+	f := newFake(t)
+	f.Answer(mcp.MethodToolsCall, `{"resultType":"input_required","inputRequests":{"a":`+elicitName+`,"z":{"method":"tools/call","params":{}}}}`)
+	var asked atomic.Int32
+	s := f.MustConnect(ctx, &client.Options{OnRequest: func(context.Context, *client.Request) { asked.Add(1) }})
+	_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "t"}, nil)
+	var in *client.InputError
+	if !errors.As(err, &in) || in.Key != "z" {
+		t.Fatalf("CallTool: %v, want an *InputError for z", err)
+	}
+	if n := asked.Load(); n != 0 || len(s.PendingRequests()) != 0 {
+		t.Errorf("the user was asked %d times, %d pending", n, len(s.PendingRequests()))
+	}
+}
