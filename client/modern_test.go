@@ -1499,14 +1499,18 @@ func TestMRTRBadInputAsksNothing(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
 	f.Answer(mcp.MethodToolsCall, `{"resultType":"input_required","inputRequests":{"a":`+elicitName+`,"z":{"method":"tools/call","params":{}}}}`)
-	var asked atomic.Int32
-	s := f.MustConnect(ctx, &client.Options{OnRequest: func(context.Context, *client.Request) { asked.Add(1) }})
+	s := f.MustConnect(ctx, nil)
+	sub := s.Subscribe() // a request is published as it is queued, on the queuing goroutine
+	defer sub.Close()
 	_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "t"}, nil)
 	var in *client.InputError
 	if !errors.As(err, &in) || in.Key != "z" {
 		t.Fatalf("CallTool: %v, want an *InputError for z", err)
 	}
-	if n := asked.Load(); n != 0 || len(s.PendingRequests()) != 0 {
-		t.Errorf("the user was asked %d times, %d pending", n, len(s.PendingRequests()))
+	s.Close() // ends the subscription after what was published
+	for e := range sub.All(ctx) {
+		if r, ok := e.(*client.RequestEvent); ok {
+			t.Errorf("the user was asked %q", r.Request.InputKey)
+		}
 	}
 }
