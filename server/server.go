@@ -35,6 +35,7 @@ type ToolHandler func(ctx context.Context, req *ToolRequest) (*mcp.CallToolResul
 type ToolRequest struct {
 	Session *Session
 	Params  *mcp.CallToolParams
+	ctx     context.Context // the request's, for what its _meta says in 2026-07-28
 }
 
 // Arguments decodes the call's arguments into v.
@@ -100,6 +101,24 @@ type Options struct {
 	// told an id can name it. Leave it off where an authorization context should bind
 	// tasks instead.
 	AdoptOrphanTasks bool
+	// Modern makes the server speak revision 2026-07-28 as well as 2025-11-25: a stdio
+	// connection that opens with server/discover (or a request whose _meta names a
+	// protocol version), and a Streamable HTTP request without a session that carries
+	// the 2026-07-28 headers, are served statelessly; see modern.go. Off, the server is
+	// the 2025-11-25 server it was.
+	Modern bool
+	// CacheTTL is the ttlMs that 2026-07-28 results of server/discover, the lists and
+	// resources/read carry (cacheScope "public"). Zero tells clients not to cache.
+	CacheTTL time.Duration
+	// StateKey signs the requestState of input_required results (HMAC-SHA256). Servers
+	// that share one client's retries (replicas behind a load balancer) must share it;
+	// nil means a random key of the server's own.
+	StateKey []byte
+	// RequestStateTTL bounds how long a requestState is accepted; zero means
+	// [DefaultRequestStateTTL].
+	RequestStateTTL time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
 }
 
 // MethodHandler handles one method for a session.
@@ -147,6 +166,8 @@ type Server struct {
 	sessions  map[*Session]struct{}
 	owners    map[string]*Session // by task owner key
 	tasks     *tasks.Manager      // nil when tool tasks are off
+	stateKey  []byte
+	listeners map[*listener]struct{}
 }
 
 // New returns a server that introduces itself as impl.
@@ -183,6 +204,11 @@ func New(impl mcp.Implementation, opts *Options) *Server {
 	if s.opts.PageSize <= 0 {
 		s.opts.PageSize = 100
 	}
+	s.stateKey = s.opts.StateKey
+	if len(s.stateKey) == 0 {
+		s.stateKey = newStateKey()
+	}
+	s.listeners = map[*listener]struct{}{}
 	return s
 }
 
@@ -249,13 +275,15 @@ func (s *Server) AddResourceTemplate(t *mcp.ResourceTemplate, h ResourceHandler)
 	s.broadcast(mcp.NotificationResourcesListChanged)
 }
 
-// NotifyResourceUpdated tells every session subscribed to uri that it changed.
+// NotifyResourceUpdated tells every session subscribed to uri that it changed, and
+// every subscriptions/listen whose resourceSubscriptions name it.
 func (s *Server) NotifyResourceUpdated(ctx context.Context, uri string) {
 	for _, ss := range s.Sessions() {
 		if ss.subscribed(uri) {
 			_ = ss.conn.Notify(ctx, mcp.NotificationResourcesUpdated, &mcp.ResourceUpdatedNotificationParams{URI: uri})
 		}
 	}
+	s.notifyListeners(mcp.NotificationResourcesUpdated, uri)
 }
 
 // Tasks returns the server's task engine, or nil when tool tasks are off.
@@ -288,12 +316,16 @@ func (s *Server) broadcast(method string) {
 			_ = ss.conn.Notify(context.Background(), method, nil)
 		}
 	}
+	s.notifyListeners(method, "")
 }
 
 // Connect serves one connection and returns its session at once; the session ends when
 // the connection does.
 func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session {
 	ss := &Session{server: s, subscriptions: map[string]bool{}, owner: newOwnerKey(), transport: conn}
+	if sc, ok := conn.(interface{ Stateless() bool }); ok && sc.Stateless() {
+		ss.era = eraModern // one request of 2026-07-28 over HTTP
+	}
 	// The connection starts reading at once; handlers wait until ss.conn is set.
 	ready := make(chan struct{})
 	handler := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
@@ -337,6 +369,21 @@ func (s *Server) Run(ctx context.Context, t transport.Transport) error {
 
 // HTTPHandler serves the server over Streamable HTTP, one session per MCP session.
 func (s *Server) HTTPHandler(opts *transport.HTTPOptions) http.Handler {
+	o := transport.HTTPOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	if s.opts.Modern {
+		if o.ModernProtocolVersions == nil {
+			o.ModernProtocolVersions = mcp.ModernProtocolVersions
+		}
+		if o.SupportedVersions == nil {
+			o.SupportedVersions = SupportedVersions
+		}
+	} else {
+		o.ModernProtocolVersions = nil
+	}
+	opts = &o
 	return transport.NewHTTPHandler(func(ctx context.Context, conn jsonrpc.Connection) {
 		ss := s.Connect(ctx, conn)
 		<-ss.Done()

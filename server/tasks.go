@@ -183,7 +183,7 @@ func (s *Session) startToolTask(t *tool, p *mcp.CallToolParams) (any, error) {
 }
 
 func (s *Session) runTool(ctx context.Context, t *tool, p *mcp.CallToolParams) (res *mcp.CallToolResult, err error) {
-	res, err = t.handler(ctx, &ToolRequest{Session: s, Params: p})
+	res, err = t.handler(ctx, &ToolRequest{Session: s, Params: p, ctx: ctx})
 	if err == nil && res == nil {
 		res = &mcp.CallToolResult{}
 	}

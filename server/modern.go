@@ -1,0 +1,313 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// Revision 2026-07-28 (the modern era) on the server side.
+//
+// A [Session] settles its era on its first request: initialize makes it a 2025-11-25
+// session, as before; server/discover, or any request whose params carry
+// _meta["io.modelcontextprotocol/protocolVersion"], makes it a 2026-07-28 connection.
+// A stateless Streamable HTTP request (see [transport.HTTPHandler]) is a connection of
+// its own, modern from the start. Once settled, the era does not change.
+//
+// In the modern era every request carries its own _meta: the protocol version, the
+// client's capabilities and, optionally, clientInfo and a log level. Nothing is
+// remembered from one request to the next: [ToolRequest.ClientCapabilities] and
+// [Session.ClientCapabilitiesFor] read the capabilities of the request at hand, and
+// [Session.Log] sends only at or above the level that request asked for, and nothing
+// when it asked for none. Every result carries resultType; the cacheable ones (the four
+// lists, resources/read and server/discover) carry ttlMs and cacheScope.
+//
+// Input from the client (elicitation, sampling, roots) goes through one API in both
+// eras; see [Session.Inputs]. subscriptions/listen replaces the GET stream and
+// resources/subscribe; see [Server.NotifyResourceUpdated].
+
+// SupportedVersions are the revisions a dual-era server answers, newest first, as
+// server/discover and an UnsupportedProtocolVersion error list them.
+var SupportedVersions = []string{mcp.ProtocolVersion20260728, mcp.LatestProtocolVersion}
+
+type era int32
+
+const (
+	eraUnset era = iota
+	eraLegacy
+	eraModern
+)
+
+// modernVersionKey marks the params of a 2026-07-28 request.
+var modernVersionKey = []byte(`"` + mcp.MetaProtocolVersion + `"`)
+
+// eraFor returns the era req is handled in, settling the session's era on its first
+// request.
+func (s *Session) eraFor(req *jsonrpc.Request) era {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.era != eraUnset {
+		return s.era
+	}
+	if !s.server.opts.Modern {
+		return eraLegacy
+	}
+	switch {
+	case req.Method == mcp.MethodServerDiscover || bytes.Contains(req.Params, modernVersionKey):
+		s.era = eraModern
+	case req.Method == mcp.MethodInitialize:
+		s.era = eraLegacy
+	default:
+		// Before either, a request is handled as 2025 handles it (not initialized yet)
+		// and settles nothing.
+		return eraLegacy
+	}
+	return s.era
+}
+
+// Modern reports whether the session speaks revision 2026-07-28.
+func (s *Session) Modern() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.era == eraModern
+}
+
+// requestInfo is what a 2026-07-28 request says about its client in _meta.
+type requestInfo struct {
+	version    string
+	caps       mcp.ClientCapabilities
+	clientInfo *mcp.Implementation
+	logLevel   mcp.LoggingLevel
+	round      *inputRound // set for the methods that may answer input_required
+}
+
+type requestInfoKey struct{}
+
+func modernInfo(ctx context.Context) *requestInfo {
+	info, _ := ctx.Value(requestInfoKey{}).(*requestInfo)
+	return info
+}
+
+// ClientCapabilitiesFor returns the capabilities the client declared for the request
+// ctx belongs to: in the 2026-07-28 era those of that request's _meta, in 2025-11-25
+// those of initialize.
+func (s *Session) ClientCapabilitiesFor(ctx context.Context) *mcp.ClientCapabilities {
+	if info := modernInfo(ctx); info != nil {
+		return &info.caps
+	}
+	return s.ClientCapabilities()
+}
+
+// ClientCapabilities returns the capabilities the client declared for this call.
+func (r *ToolRequest) ClientCapabilities() *mcp.ClientCapabilities {
+	if r.ctx != nil {
+		return r.Session.ClientCapabilitiesFor(r.ctx)
+	}
+	return r.Session.ClientCapabilities()
+}
+
+// missingCapability is the -32021 error of a request that needs a capability its client
+// did not declare; required is the ClientCapabilities object naming it.
+func missingCapability(name string, required any) *jsonrpc.Error {
+	return jsonrpc.Errorf(mcp.CodeMissingRequiredClientCapability,
+		"the request needs the client capability %q, which it did not declare", name).
+		WithData(map[string]any{"requiredCapabilities": required})
+}
+
+// parseRequestMeta reads and checks the _meta of a 2026-07-28 request.
+func parseRequestMeta(params json.RawMessage) (*requestInfo, error) {
+	var probe struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &probe); err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
+		}
+	}
+	if probe.Meta == nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "params._meta is required: a 2026-07-28 request carries its protocol version and client capabilities in it")
+	}
+	rawVersion, ok := probe.Meta[mcp.MetaProtocolVersion]
+	var version string
+	if !ok || json.Unmarshal(rawVersion, &version) != nil || version == "" {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "_meta[%q] is required", mcp.MetaProtocolVersion)
+	}
+	rawCaps, ok := probe.Meta[mcp.MetaClientCapabilities]
+	info := &requestInfo{version: version}
+	if !ok || bytes.Equal(bytes.TrimSpace(rawCaps), []byte("null")) || json.Unmarshal(rawCaps, &info.caps) != nil {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "_meta[%q] is required (an object; {} declares nothing optional)", mcp.MetaClientCapabilities)
+	}
+	if !mcp.IsModernProtocolVersion(version) {
+		return nil, unsupportedVersion(version)
+	}
+	if raw, ok := probe.Meta[mcp.MetaClientInfo]; ok {
+		var ci mcp.Implementation
+		if json.Unmarshal(raw, &ci) == nil {
+			info.clientInfo = &ci
+		}
+	}
+	if raw, ok := probe.Meta[mcp.MetaLogLevel]; ok {
+		var lvl mcp.LoggingLevel
+		if json.Unmarshal(raw, &lvl) != nil || lvl.Severity() < 0 {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown logging level in _meta[%q]", mcp.MetaLogLevel)
+		}
+		info.logLevel = lvl
+	}
+	return info, nil
+}
+
+// unsupportedVersion is the -32022 error for a revision the server does not speak.
+func unsupportedVersion(requested string) *jsonrpc.Error {
+	return jsonrpc.Errorf(mcp.CodeUnsupportedProtocolVersion, "unsupported protocol version %s (supported: %s)",
+		strconv.Quote(requested), strings.Join(SupportedVersions, ", ")).
+		WithData(map[string]any{"supported": SupportedVersions, "requested": requested})
+}
+
+// handleModern answers one request of a 2026-07-28 connection.
+func (s *Session) handleModern(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	if req.IsNotification() {
+		return nil, nil // notifications/cancelled is handled by the connection
+	}
+	info, err := parseRequestMeta(req.Params)
+	if err != nil {
+		return nil, err
+	}
+	ctx = context.WithValue(ctx, requestInfoKey{}, info)
+	res, err := s.dispatchModern(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if raw, ok := res.(json.RawMessage); ok {
+		return raw, nil // final already: input_required, discover, listen
+	}
+	return s.completeResult(res, slices.Contains(cacheableMethods, req.Method))
+}
+
+func (s *Session) dispatchModern(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	srv := s.server
+	switch req.Method {
+	case mcp.MethodServerDiscover:
+		return s.discover()
+	case mcp.MethodToolsList:
+		if srv.hasTools() {
+			return s.listTools(req)
+		}
+	case mcp.MethodToolsCall:
+		if srv.hasTools() {
+			return s.withInput(ctx, req, func(ctx context.Context) (any, error) { return s.callTool(ctx, req) })
+		}
+	case mcp.MethodPromptsList:
+		if srv.hasPrompts() {
+			return s.listPrompts(req)
+		}
+	case mcp.MethodPromptsGet:
+		if srv.hasPrompts() {
+			return s.withInput(ctx, req, func(ctx context.Context) (any, error) { return s.getPrompt(ctx, req) })
+		}
+	case mcp.MethodResourcesList:
+		if srv.hasResources() {
+			return s.listResources(req)
+		}
+	case mcp.MethodResourcesTemplatesList:
+		if srv.hasResources() {
+			return s.listTemplates(req)
+		}
+	case mcp.MethodResourcesRead:
+		if srv.hasResources() {
+			return s.withInput(ctx, req, func(ctx context.Context) (any, error) { return s.readResource(ctx, req) })
+		}
+	case mcp.MethodCompletionComplete:
+		if srv.opts.Complete != nil {
+			var p mcp.CompleteParams
+			if err := decodeParams(req, &p); err != nil {
+				return nil, err
+			}
+			return srv.opts.Complete(ctx, s, &p)
+		}
+	case mcp.MethodSubscriptionsListen:
+		return s.listen(ctx, req)
+	}
+	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
+}
+
+func (s *Server) hasTools() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.tools) > 0 || (s.opts.Capabilities != nil && s.opts.Capabilities.Tools != nil)
+}
+
+func (s *Server) hasPrompts() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.prompts) > 0 || (s.opts.Capabilities != nil && s.opts.Capabilities.Prompts != nil)
+}
+
+func (s *Server) hasResources() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.resources) > 0 || len(s.templates) > 0 || (s.opts.Capabilities != nil && s.opts.Capabilities.Resources != nil)
+}
+
+// modernCapabilities are the capabilities a 2026-07-28 client is told of: those of 2025
+// without the core tasks of 2025-11-25, which this revision does not have.
+func (s *Server) modernCapabilities() *mcp.ServerCapabilities {
+	caps := s.capabilities()
+	caps.Tasks = nil
+	return caps
+}
+
+func (s *Session) discover() (any, error) {
+	srv := s.server
+	ttl := srv.opts.CacheTTL.Milliseconds()
+	raw, err := jsonwire.Marshal(&mcp.DiscoverResult{
+		ResultType:        mcp.ResultTypeComplete,
+		SupportedVersions: SupportedVersions,
+		Capabilities:      *srv.modernCapabilities(),
+		Instructions:      srv.opts.Instructions,
+		TTLMs:             &ttl,
+		CacheScope:        "public",
+		Meta:              mcp.Meta{mcp.MetaServerInfo: srv.impl},
+	})
+	return json.RawMessage(raw), err
+}
+
+// completeResult encodes a result of the 2026-07-28 era: v's members after resultType
+// "complete" and, for the cacheable methods, ttlMs and cacheScope. v must not have
+// those members itself.
+func (s *Session) completeResult(v any, cacheable bool) (json.RawMessage, error) {
+	raw, err := jsonwire.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '{' {
+		return nil, fmt.Errorf("server: a result must be a JSON object, not %.20s", raw)
+	}
+	var b bytes.Buffer
+	b.Grow(len(raw) + 64)
+	b.WriteString(`{"resultType":"complete"`)
+	if cacheable {
+		b.WriteString(`,"ttlMs":`)
+		b.WriteString(strconv.FormatInt(s.server.opts.CacheTTL.Milliseconds(), 10))
+		b.WriteString(`,"cacheScope":"public"`)
+	}
+	if rest := bytes.TrimSpace(raw[1:]); len(rest) > 0 && rest[0] != '}' {
+		b.WriteByte(',')
+		b.Write(rest)
+	} else {
+		b.WriteByte('}')
+	}
+	return b.Bytes(), nil
+}
+
+// cacheableMethods carry ttlMs and cacheScope in 2026-07-28.
+var cacheableMethods = []string{mcp.MethodToolsList, mcp.MethodPromptsList, mcp.MethodResourcesList,
+	mcp.MethodResourcesTemplatesList, mcp.MethodResourcesRead}
