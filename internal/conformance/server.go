@@ -49,6 +49,7 @@ var noArgs = json.RawMessage(`{"type":"object","properties":{}}`)
 func NewServer() *server.Server {
 	srv := server.New(mcp.Implementation{Name: Name, Title: "mcpi conformance fixtures", Version: Version}, &server.Options{
 		Complete: complete,
+		Modern:   true,
 		// Declared explicitly, though the server would derive the same from what is
 		// registered: the suite's client does not check, but the notes ask for all five.
 		Capabilities: &mcp.ServerCapabilities{
@@ -60,6 +61,7 @@ func NewServer() *server.Server {
 		},
 	})
 	addTools(srv)
+	addModernTools(srv)
 	addResources(srv)
 	addPrompts(srv)
 	return srv
