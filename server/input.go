@@ -24,7 +24,8 @@ import (
 //
 // A tool, prompt or resource handler asks the client for input with [Session.Inputs] (a
 // batch of named requests), or with [Session.Elicit], [Session.CreateMessage] and
-// [Session.ListRoots] (one request each, named in the order the handler asks).
+// [Session.ListRoots] (one request each, named by kind and rank: "elicitation-1",
+// "sampling-1", "roots-1", "elicitation-2", ...).
 //
 //   - In 2025-11-25 each request goes to the client as a server request and the call
 //     waits for the answer, as it always has (inside a task, through the task's side
@@ -80,7 +81,8 @@ func (r *inputRound) nextKey(method string) string {
 		r.seq = map[string]int{}
 	}
 	r.seq[method]++
-	return method + "#" + strconv.Itoa(r.seq[method])
+	prefix := map[string]string{mcp.MethodElicitationCreate: "elicitation", mcp.MethodSamplingCreateMessage: "sampling", mcp.MethodRootsList: "roots"}[method]
+	return prefix + "-" + strconv.Itoa(r.seq[method])
 }
 
 func (r *inputRound) fail(err *jsonrpc.Error) *jsonrpc.Error {

@@ -111,3 +111,10 @@ func (s *Server) notifyListeners(method, uri string) {
 		l.notify(method, params)
 	}
 }
+
+// Listeners counts the subscriptions/listen streams open now.
+func (s *Server) Listeners() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.listeners)
+}
