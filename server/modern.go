@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // Revision 2026-07-28 (the modern era) on the server side.
@@ -202,6 +204,9 @@ func (s *Session) dispatchModern(ctx context.Context, req *jsonrpc.Request) (any
 		}
 	case mcp.MethodToolsCall:
 		if srv.hasTools() {
+			if err := s.checkParamHeaders(req); err != nil {
+				return nil, err
+			}
 			return s.withInput(ctx, req, func(ctx context.Context) (any, error) { return s.callTool(ctx, req) })
 		}
 	case mcp.MethodPromptsList:
@@ -311,3 +316,55 @@ func (s *Session) completeResult(v any, cacheable bool) (json.RawMessage, error)
 // cacheableMethods carry ttlMs and cacheScope in 2026-07-28.
 var cacheableMethods = []string{mcp.MethodToolsList, mcp.MethodPromptsList, mcp.MethodResourcesList,
 	mcp.MethodResourcesTemplatesList, mcp.MethodResourcesRead}
+
+// checkParamHeaders compares, on a stateless HTTP request, the Mcp-Param-* headers with
+// the arguments the tool marks x-mcp-header: each argument present in the body must come
+// with its header, decoded equal; a header without its argument, or with invalid base64,
+// is a mismatch too (-32020).
+func (s *Session) checkParamHeaders(req *jsonrpc.Request) error {
+	hc, ok := s.transport.(interface{ Header() http.Header })
+	if !ok {
+		return nil
+	}
+	hdr := hc.Header()
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if json.Unmarshal(req.Params, &p) != nil {
+		return nil // decoding the call reports it
+	}
+	def, ok := s.server.Tool(p.Name)
+	if !ok {
+		return nil
+	}
+	params, err := def.HeaderParams()
+	if err != nil || len(params) == 0 {
+		return nil
+	}
+	values, err := mcp.HeaderParamValues(params, p.Arguments)
+	if err != nil {
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "%v", err)
+	}
+	for _, hp := range params {
+		name := transport.HeaderParamPrefix + hp.Name
+		raw, sent := hdr[http.CanonicalHeaderKey(name)]
+		want, inBody := values[hp.Name]
+		switch {
+		case !sent && inBody:
+			return jsonrpc.Errorf(mcp.CodeHeaderMismatch, "Header mismatch: the %s header is missing", name)
+		case sent && !inBody:
+			return jsonrpc.Errorf(mcp.CodeHeaderMismatch, "Header mismatch: %s is sent but its argument is absent", name)
+		case !sent:
+			continue
+		}
+		got, ok := transport.DecodeHeaderValue(raw[0])
+		if !ok {
+			return jsonrpc.Errorf(mcp.CodeHeaderMismatch, "Header mismatch: %s is not valid base64", name)
+		}
+		if got != want {
+			return jsonrpc.Errorf(mcp.CodeHeaderMismatch, "Header mismatch: %s header value does not match the argument", name)
+		}
+	}
+	return nil
+}

@@ -62,11 +62,14 @@ func TestStatelessHTTP(t *testing.T) {
 	srv.AddTool(&mcp.Tool{Name: "héllo wörld"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("hi")}}, nil
 	})
+	srv.AddTool(&mcp.Tool{Name: "where", InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`)},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
 	h := srv.HTTPHandler(nil)
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	defer h.(interface{ Close() error }).Close()
 	url := ts.URL + "/mcp"
+	region := func(v string) map[string]any { return map[string]any{"name": "where", "arguments": map[string]any{"region": v}} }
 	for _, c := range []httpCase{
 		{name: "discover", method: mcp.MethodServerDiscover, status: 200},
 		{name: "tool with a base64 Mcp-Name", method: mcp.MethodToolsCall, params: map[string]any{"name": "héllo wörld"}, status: 200},
@@ -80,6 +83,12 @@ func TestStatelessHTTP(t *testing.T) {
 		{name: "missing _meta", method: mcp.MethodToolsList, params: map[string]any{"_meta": map[string]any{}}, status: 400, code: -32602},
 		{name: "unknown method", method: "nope/nothing", status: 404, code: -32601},
 		{name: "ping", method: mcp.MethodPing, status: 404, code: -32601},
+		{name: "param header", method: mcp.MethodToolsCall, params: region("eu"), headers: map[string]string{"Mcp-Param-Region": "eu"}, status: 200},
+		{name: "param header in base64", method: mcp.MethodToolsCall, params: region("Hello"), headers: map[string]string{"Mcp-Param-Region": "=?base64?SGVsbG8=?="}, status: 200},
+		{name: "param header bad padding", method: mcp.MethodToolsCall, params: region("Hello"), headers: map[string]string{"Mcp-Param-Region": "=?base64?SGVsbG8?="}, status: 400, code: mcp.CodeHeaderMismatch},
+		{name: "param header missing", method: mcp.MethodToolsCall, params: region("eu"), status: 400, code: mcp.CodeHeaderMismatch},
+		{name: "param header differs", method: mcp.MethodToolsCall, params: region("eu"), headers: map[string]string{"Mcp-Param-Region": "us"}, status: 400, code: mcp.CodeHeaderMismatch},
+		{name: "param header without argument", method: mcp.MethodToolsCall, params: map[string]any{"name": "where"}, headers: map[string]string{"Mcp-Param-Region": "us"}, status: 400, code: mcp.CodeHeaderMismatch},
 		{name: "missing capability", method: mcp.MethodToolsCall, params: map[string]any{"name": "ask"}, status: 400, code: mcp.CodeMissingRequiredClientCapability},
 	} {
 		resp := postModern(t, t.Context(), url, c.method, c.params, c.headers)

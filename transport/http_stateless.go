@@ -76,8 +76,10 @@ func writeStatelessError(w http.ResponseWriter, status int, id jsonrpc.ID, e *js
 	_, _ = w.Write(b)
 }
 
-// decodeHeaderValue reads a header value that may be =?base64?...?=.
-func decodeHeaderValue(v string) (string, bool) {
+// DecodeHeaderValue reads a header value that may be =?base64?...?= (standard, padded
+// base64 of UTF-8 bytes); ok is false when the base64 is invalid. A value without the
+// whole wrapper is taken literally.
+func DecodeHeaderValue(v string) (_ string, ok bool) {
 	inner, ok := strings.CutPrefix(v, "=?base64?")
 	if !ok {
 		return v, true
@@ -149,7 +151,7 @@ func (h *HTTPHandler) checkStateless(r *http.Request, req *jsonrpc.Request) (*js
 		if raw == "" && len(r.Header.Values(HeaderName)) == 0 {
 			return mismatch("the Mcp-Name header is missing")
 		}
-		v, ok := decodeHeaderValue(raw)
+		v, ok := DecodeHeaderValue(raw)
 		if !ok {
 			return mismatch("Mcp-Name header value %s is not valid base64", echo(raw))
 		}
@@ -180,7 +182,7 @@ func (h *HTTPHandler) serveStateless(w http.ResponseWriter, r *http.Request, req
 	}
 	h.wg.Add(1)
 	h.mu.Unlock()
-	c := newStatelessConn(req)
+	c := newStatelessConn(req, r.Header.Clone())
 	go func() {
 		defer h.wg.Done()
 		h.serve(context.WithoutCancel(r.Context()), c)
@@ -243,6 +245,7 @@ func (h *HTTPHandler) serveStateless(w http.ResponseWriter, r *http.Request, req
 // writing one fails.
 type StatelessConn struct {
 	req  *jsonrpc.Request
+	hdr  http.Header
 	out  chan jsonrpc.Message
 	done chan struct{}
 
@@ -251,12 +254,16 @@ type StatelessConn struct {
 	once sync.Once
 }
 
-func newStatelessConn(req *jsonrpc.Request) *StatelessConn {
-	return &StatelessConn{req: req, out: make(chan jsonrpc.Message, statelessOutBuffer), done: make(chan struct{})}
+func newStatelessConn(req *jsonrpc.Request, hdr http.Header) *StatelessConn {
+	return &StatelessConn{req: req, hdr: hdr, out: make(chan jsonrpc.Message, statelessOutBuffer), done: make(chan struct{})}
 }
 
 // Stateless reports that the connection carries one request of revision 2026-07-28.
 func (c *StatelessConn) Stateless() bool { return true }
+
+// Header returns the HTTP headers of the request, for the checks only the server can
+// make (the Mcp-Param-* headers of a tool's x-mcp-header arguments).
+func (c *StatelessConn) Header() http.Header { return c.hdr }
 
 // Read returns the request, then io.EOF once the connection is closed.
 func (c *StatelessConn) Read(ctx context.Context) (jsonrpc.Message, error) {

@@ -208,6 +208,21 @@ func addModernTools(srv *server.Server) {
 			return text("added prompt " + name), nil
 		})
 
+	// http-custom-header-server-validation (SEP-2243): an argument mirrored in a header.
+	srv.AddTool(&mcp.Tool{
+		Name:        "test_header_param",
+		Description: "Echoes its region argument, which travels in the Mcp-Param-Region header too (http-custom-header-server-validation).",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}`),
+	}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		var args struct {
+			Region string `json:"region"`
+		}
+		if err := req.Arguments(&args); err != nil {
+			return toolError("%v", err), nil
+		}
+		return text("region=" + args.Region), nil
+	})
+
 	srv.AddPrompt(&mcp.Prompt{Name: "test_input_required_result_prompt", Description: "Asks the user for context (user_context) before rendering (input-required-result-non-tool-request)."},
 		func(ctx context.Context, s *server.Session, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
 			out, err := s.Inputs(ctx, map[string]mcp.InputRequest{"user_context": elicitForm("What context should the prompt use?",
