@@ -63,13 +63,17 @@ func TestStatelessHTTP(t *testing.T) {
 		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("hi")}}, nil
 	})
 	srv.AddTool(&mcp.Tool{Name: "where", InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`)},
-		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	h := srv.HTTPHandler(nil)
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	defer h.(interface{ Close() error }).Close()
 	url := ts.URL + "/mcp"
-	region := func(v string) map[string]any { return map[string]any{"name": "where", "arguments": map[string]any{"region": v}} }
+	region := func(v string) map[string]any {
+		return map[string]any{"name": "where", "arguments": map[string]any{"region": v}}
+	}
 	for _, c := range []httpCase{
 		{name: "discover", method: mcp.MethodServerDiscover, status: 200},
 		{name: "tool with a base64 Mcp-Name", method: mcp.MethodToolsCall, params: map[string]any{"name": "héllo wörld"}, status: 200},
