@@ -2,6 +2,36 @@
 // logging and progress, and requests from the server to the client (sampling, elicitation,
 // roots). It runs on any [jsonrpc.Connection], so one server serves stdio, Streamable HTTP
 // and in-memory pipes alike.
+//
+// # Two eras on one endpoint
+//
+// A server speaks revision 2025-11-25 and, with [Options.Modern], revision 2026-07-28 as
+// well. Each connection settles its era on its first request and keeps it: initialize
+// makes a 2025-11-25 session; server/discover, or any request whose params carry
+// _meta["io.modelcontextprotocol/protocolVersion"], makes a 2026-07-28 connection. Over
+// Streamable HTTP a POST without Mcp-Session-Id that carries the 2026-07-28 headers is
+// served statelessly, as a connection of its own ([transport.StatelessConn]); every
+// other POST is handled as before, sessions and all.
+//
+// In 2026-07-28 the server reads each request's _meta (protocol version, client
+// capabilities, log level) and remembers nothing between requests, answers
+// server/discover, puts resultType (and ttlMs and cacheScope where the spec wants them)
+// on every result, refuses initialize, ping, logging/setLevel, resources/subscribe and
+// the core tasks of 2025 with -32601, and serves subscriptions/listen.
+//
+// # Asking the client, in either era
+//
+// Handlers ask for input with [Session.Inputs], [Session.Elicit],
+// [Session.CreateMessage] and [Session.ListRoots]. In 2025-11-25 these send the request
+// to the client and wait. In 2026-07-28 the server sends no requests: the first
+// unanswered question makes the call return [ErrInputRequired], the server answers
+// input_required with the questions and a signed requestState, and the client's retry
+// runs the handler again with the answers (multi round-trip requests, MRTR). A handler
+// therefore asks the same questions in the same order for the same arguments and
+// answers, and returns as soon as it gets [ErrInputRequired]; written that way, one
+// handler serves both eras. Read the capabilities of the request at hand with
+// [ToolRequest.ClientCapabilities] or [Session.ClientCapabilitiesFor]: in 2026-07-28
+// they are those of that request, not of the connection. See input.go for the details.
 package server
 
 import (
