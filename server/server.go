@@ -86,7 +86,7 @@ func (r *ToolRequest) Arguments(v any) error {
 // task's id, and nothing is sent once the task has ended.
 func (r *ToolRequest) Progress(ctx context.Context, progress float64, total *float64, message string) error {
 	token, ok := r.Params.Meta.ProgressToken()
-	if !ok {
+	if !ok || promoted(ctx) {
 		return nil
 	}
 	p := &mcp.ProgressNotificationParams{ProgressToken: token, Progress: progress, Total: total, Message: message}
@@ -164,6 +164,12 @@ type tool struct {
 type ToolOptions struct {
 	// MaxTaskTTL caps the lifetime of this tool's tasks below the server's cap.
 	MaxTaskTTL time.Duration
+	// TaskPolicy says when a 2026-07-28 call becomes a task of the Tasks extension;
+	// [TaskPolicyAuto] derives it from the tool's execution.taskSupport.
+	TaskPolicy TaskPolicy
+	// TaskAfter is how long a [TaskWhenSlow] call may run inline before it becomes a
+	// task; zero means [DefaultTaskAfter].
+	TaskAfter time.Duration
 }
 
 type prompt struct {
@@ -198,6 +204,7 @@ type Server struct {
 	tasks     *tasks.Manager      // nil when tool tasks are off
 	stateKey  []byte
 	listeners map[*listener]struct{}
+	extTasks  map[string]*extTask // tasks of the extension waiting for input, by id
 }
 
 // New returns a server that introduces itself as impl.
@@ -239,6 +246,7 @@ func New(impl mcp.Implementation, opts *Options) *Server {
 		s.stateKey = newStateKey()
 	}
 	s.listeners = map[*listener]struct{}{}
+	s.extTasks = map[string]*extTask{}
 	return s
 }
 

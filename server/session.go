@@ -163,7 +163,7 @@ func (s *Session) Log(ctx context.Context, level mcp.LoggingLevel, logger string
 	s.mu.Unlock()
 	if modern {
 		info := modernInfo(ctx)
-		if info == nil || info.logLevel == "" {
+		if info == nil || info.logLevel == "" || promoted(ctx) {
 			return nil
 		}
 		min = info.logLevel
