@@ -30,13 +30,16 @@ type TaskPolicy int
 
 const (
 	// TaskPolicyAuto follows the tool's execution.taskSupport: required is
-	// [TaskAlways], optional [TaskWhenSlow], forbidden or none [TaskNever].
+	// [TaskRequired], optional [TaskWhenSlow], forbidden or none [TaskNever].
 	TaskPolicyAuto TaskPolicy = iota
 	// TaskNever runs every call inline.
 	TaskNever
-	// TaskAlways makes every call a task at once; input goes through the task. A
-	// request without the extension gets -32021.
+	// TaskAlways makes a call a task at once when its request declared the extension
+	// (input then goes through the task), and runs it inline otherwise.
 	TaskAlways
+	// TaskRequired makes every call a task at once; a request without the extension
+	// gets -32021.
+	TaskRequired
 	// TaskWhenSlow runs the call inline and makes it a task when it is not done within
 	// [ToolOptions.TaskAfter]: quick calls answer at once, slow ones become tasks. Input
 	// asked before that goes through MRTR (input_required), after it through the task.
@@ -66,7 +69,7 @@ func (t *tool) policy() TaskPolicy {
 	}
 	switch t.def.TaskSupport() {
 	case mcp.TaskSupportRequired:
-		return TaskAlways
+		return TaskRequired
 	case mcp.TaskSupportOptional:
 		return TaskWhenSlow
 	}
@@ -205,7 +208,7 @@ func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any
 		policy = t.policy()
 	}
 	if policy != TaskNever && !extensionDeclared(ctx) {
-		if policy == TaskAlways || policy == TaskAfterInput {
+		if policy == TaskRequired || policy == TaskAfterInput {
 			return nil, errExtensionRequired
 		}
 		policy = TaskNever
@@ -219,7 +222,7 @@ func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any
 	}
 	// The work outlives the request once it is a task.
 	work, stop := context.WithCancel(context.WithoutCancel(ctx))
-	if policy == TaskAlways {
+	if policy == TaskAlways || policy == TaskRequired {
 		return s.startExtTask(t, round, stop, func() toolOutcome {
 			res, err := s.runTool(work, t, &p)
 			return toolOutcome{res, err}

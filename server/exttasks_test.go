@@ -33,10 +33,10 @@ func taskServer(t *testing.T) (*server.Server, chan struct{}) {
 			return nil, ctx.Err()
 		}
 	})
-	add("tool_error", server.TaskAlways, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+	add("tool_error", server.TaskRequired, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.TextContent("nope")}}, nil
 	})
-	add("rpc_error", server.TaskAlways, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+	add("rpc_error", server.TaskRequired, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 		return nil, jsonrpc.NewError(-32603, "broke")
 	})
 	add("two_questions", server.TaskAlways, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
@@ -107,6 +107,9 @@ func TestExtTasks(t *testing.T) {
 	if _, rerr := p.tool("tool_error", `{}`, nil); rerr == nil || rerr.Code != mcp.CodeMissingRequiredClientCapability ||
 		!strings.Contains(string(rerr.Data), `"extensions":{"io.modelcontextprotocol/tasks":{}}`) {
 		t.Errorf("an always-task tool without the extension: %v %s", rerr, rerrData(rerr))
+	}
+	if r, rerr := p.tool("two_questions", `{"elicitation":{}}`, nil); rerr != nil || str(r["resultType"]) != "input_required" {
+		t.Errorf("an always-task tool without the extension runs inline, asking through MRTR: %s %v", r, rerr)
 	}
 	if _, rerr := p.call(mcp.MethodTasksGet, map[string]any{"taskId": "x"}); rerr == nil || rerr.Code != mcp.CodeMissingRequiredClientCapability {
 		t.Errorf("tasks/get without the extension: %v", rerr)

@@ -51,17 +51,17 @@ func addTaskTools(srv *server.Server) {
 		})
 	add(&mcp.Tool{Name: "failing_job", Description: "Always a task; ends with a tool error, so the task completes with isError (tasks-lifecycle).",
 		InputSchema: noArgs, Execution: exec(mcp.TaskSupportRequired)},
-		server.TaskAlways, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		server.TaskRequired, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 			return toolError("the job failed, as it always does"), nil
 		})
 	add(&mcp.Tool{Name: "protocol_error_job", Description: "Always a task; ends with a JSON-RPC error, so the task fails (tasks-lifecycle).",
 		InputSchema: noArgs, Execution: exec(mcp.TaskSupportRequired)},
-		server.TaskAlways, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		server.TaskRequired, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "the job broke down")
 		})
-	add(&mcp.Tool{Name: "confirm_delete", Description: "Always a task; asks the user to confirm through the task's inputRequests (tasks-mrtr-input).",
+	add(&mcp.Tool{Name: "confirm_delete", Description: "A task whenever the extension is declared; asks the user to confirm through the task's inputRequests (tasks-mrtr-input).",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"filename":{"type":"string"}},"required":["filename"]}`),
-		Execution:   exec(mcp.TaskSupportRequired)},
+		Execution:   exec(mcp.TaskSupportOptional)},
 		server.TaskAlways, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 			var args struct {
 				Filename string `json:"filename"`
@@ -78,8 +78,8 @@ func addTaskTools(srv *server.Server) {
 			}
 			return text("kept " + args.Filename), nil
 		})
-	add(&mcp.Tool{Name: "multi_input", Description: "Always a task; asks two questions at once (tasks-mrtr-input).",
-		InputSchema: noArgs, Execution: exec(mcp.TaskSupportRequired)},
+	add(&mcp.Tool{Name: "multi_input", Description: "A task whenever the extension is declared; asks two questions at once (tasks-mrtr-input).",
+		InputSchema: noArgs, Execution: exec(mcp.TaskSupportOptional)},
 		server.TaskAlways, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 			out, err := req.Session.Inputs(ctx, map[string]mcp.InputRequest{
 				"first":  elicitForm("First question: your name?", nameSchema),
