@@ -379,7 +379,7 @@ func (s *Session) handleExtTasks(ctx context.Context, req *jsonrpc.Request) (any
 	ack := func() (any, error) { return json.RawMessage(`{"resultType":"complete"}`), nil }
 	switch req.Method {
 	case mcp.MethodTasksGet:
-		d, err := s.server.detailedTask(ctx, t)
+		d, err := s.server.detailedTask(t)
 		if err != nil {
 			return nil, err
 		}
@@ -411,7 +411,7 @@ func (s *Session) handleExtTasks(ctx context.Context, req *jsonrpc.Request) (any
 }
 
 // detailedTask is t with what its status calls for.
-func (s *Server) detailedTask(ctx context.Context, t mcp.Task) (mcp.DetailedTask, error) {
+func (s *Server) detailedTask(t mcp.Task) (mcp.DetailedTask, error) {
 	d := mcp.DetailedTask{ExtTask: mcp.ExtTaskFrom(t)}
 	switch t.Status {
 	case mcp.TaskStatusInputRequired:
@@ -422,8 +422,8 @@ func (s *Server) detailedTask(ctx context.Context, t mcp.Task) (mcp.DetailedTask
 			d.InputRequests = map[string]mcp.InputRequest{}
 		}
 	case mcp.TaskStatusCompleted, mcp.TaskStatusFailed:
-		out, err := s.tasks.Result(ctx, modernOwner, t.TaskID, jsonrpc.ID{})
-		if err != nil {
+		out, ok, err := s.tasks.Outcome(modernOwner, t.TaskID)
+		if err != nil || !ok {
 			return d, err
 		}
 		if out.Error != nil {

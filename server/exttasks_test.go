@@ -221,3 +221,35 @@ func mustJSON(m map[string]json.RawMessage) []byte {
 	b, _ := json.Marshal(m)
 	return b
 }
+
+func TestExtTaskNotifications(t *testing.T) {
+	srv, release := taskServer(t)
+	p := newModernPeer(t, srv)
+	c, _ := p.tool("slow", extCaps, nil)
+	id := str(c["taskId"])
+	if _, rerr := p.call(mcp.MethodSubscriptionsListen, map[string]any{"_meta": meta(`{}`), "notifications": map[string]any{"taskIds": []string{id}}}); rerr == nil || rerr.Code != mcp.CodeMissingRequiredClientCapability {
+		t.Errorf("listen for tasks without the extension: %v", rerr)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go p.conn.Call(ctx, mcp.MethodSubscriptionsListen, map[string]any{"_meta": meta(extCaps),
+		"notifications": map[string]any{"taskIds": []string{id, "unknown"}}}, nil)
+	next := func() *jsonrpc.Request {
+		select {
+		case n := <-p.notes:
+			return n
+		case <-time.After(5 * time.Second):
+			t.Fatal("no notification")
+			return nil
+		}
+	}
+	if ack := next(); ack.Method != mcp.NotificationSubscriptionsAcknowledged || !strings.Contains(string(ack.Params), `"taskIds":["`+id+`"]`) {
+		t.Errorf("ack %s %s", ack.Method, ack.Params)
+	}
+	close(release)
+	n := next()
+	if n.Method != mcp.NotificationTasks || !strings.Contains(string(n.Params), `"status":"completed"`) ||
+		!strings.Contains(string(n.Params), "slow done") || !strings.Contains(string(n.Params), mcp.MetaSubscriptionID) {
+		t.Errorf("notification %s %s", n.Method, n.Params)
+	}
+}

@@ -11,7 +11,8 @@ import (
 
 // subscriptions/listen (2026-07-28): the request stays open; its first message is
 // notifications/subscriptions/acknowledged with the part of the filter the server
-// honours, then come the notifications the filter asked for, each tagged with the
+// honours, then come the notifications the filter asked for (notifications/tasks too, for
+// the taskIds of the Tasks extension), each tagged with the
 // listen request's id in _meta["io.modelcontextprotocol/subscriptionId"]. Over
 // Streamable HTTP that is a long-lived SSE response; on stdio the notifications are
 // interleaved with everything else. The stream ends when the client cancels it (closes
@@ -72,6 +73,17 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 	if caps.Resources != nil && caps.Resources.Subscribe {
 		ack.ResourceSubscriptions = p.Notifications.ResourceSubscriptions
 	}
+	if len(p.Notifications.TaskIDs) > 0 {
+		// notifications/tasks belong to the Tasks extension.
+		if s.server.tasks == nil || !extensionDeclared(ctx) {
+			return nil, errExtensionRequired
+		}
+		for _, id := range p.Notifications.TaskIDs {
+			if _, err := s.server.tasks.Get(modernOwner, id); err == nil {
+				ack.TaskIDs = append(ack.TaskIDs, id)
+			}
+		}
+	}
 	l := &listener{s: s, id: req.ID, filter: ack}
 	s.server.mu.Lock()
 	s.server.listeners[l] = struct{}{}
@@ -117,4 +129,32 @@ func (s *Server) Listeners() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return len(s.listeners)
+}
+
+// notifyExtTask sends notifications/tasks, the task as tasks/get would give it now, to
+// every listen that asked for the task.
+func (s *Server) notifyExtTask(t mcp.Task) {
+	s.mu.RLock()
+	var targets []*listener
+	for l := range s.listeners {
+		if slices.Contains(l.filter.TaskIDs, t.TaskID) {
+			targets = append(targets, l)
+		}
+	}
+	s.mu.RUnlock()
+	if len(targets) == 0 {
+		return
+	}
+	d, err := s.detailedTask(t)
+	if err != nil {
+		return
+	}
+	for _, l := range targets {
+		params := struct {
+			mcp.DetailedTask
+			Meta map[string]any `json:"_meta"`
+		}{d, map[string]any{mcp.MetaSubscriptionID: l.id.Raw()}}
+		ctx := jsonrpc.WithRelatedRequest(context.Background(), l.id)
+		_ = l.s.conn.Notify(ctx, mcp.NotificationTasks, &params)
+	}
 }

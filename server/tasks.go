@@ -118,6 +118,10 @@ func (s *Server) taskCapability() *mcp.ServerTasksCapability {
 // notifyTask sends notifications/tasks/status to the session that owns the task, and to
 // no other.
 func (s *Server) notifyTask(owner string, t mcp.Task) {
+	if owner == modernOwner {
+		s.notifyExtTask(t)
+		return
+	}
 	ss := s.liveSession(owner)
 	if ss == nil {
 		return
