@@ -247,7 +247,11 @@ func TestExtTaskNotifications(t *testing.T) {
 		t.Errorf("ack %s %s", ack.Method, ack.Params)
 	}
 	close(release)
+	// The listen first sends the task as it is (working, or completed already).
 	n := next()
+	if strings.Contains(string(n.Params), `"status":"working"`) {
+		n = next()
+	}
 	if n.Method != mcp.NotificationTasks || !strings.Contains(string(n.Params), `"status":"completed"`) ||
 		!strings.Contains(string(n.Params), "slow done") || !strings.Contains(string(n.Params), mcp.MetaSubscriptionID) {
 		t.Errorf("notification %s %s", n.Method, n.Params)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"sync"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -23,6 +24,7 @@ type listener struct {
 	s      *Session
 	id     jsonrpc.ID
 	filter mcp.ListenFilter
+	taskMu sync.Mutex // orders the notifications/tasks of this listen
 }
 
 func (l *listener) wants(method, uri string) bool {
@@ -97,6 +99,17 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 	if err := s.conn.Notify(jsonrpc.WithRelatedRequest(ctx, req.ID), mcp.NotificationSubscriptionsAcknowledged, ackParams); err != nil {
 		return nil, err
 	}
+	// Then each task as it is now: a change made between its creation and this listen
+	// would otherwise go unseen until the client polls.
+	for _, id := range ack.TaskIDs {
+		l.taskMu.Lock()
+		// Read under the lock: a change announced meanwhile is sent before or after
+		// this, never overtaken by an older state.
+		if t, err := s.server.tasks.Get(modernOwner, id); err == nil {
+			s.server.sendExtTask(l, t)
+		}
+		l.taskMu.Unlock()
+	}
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -142,19 +155,27 @@ func (s *Server) notifyExtTask(t mcp.Task) {
 		}
 	}
 	s.mu.RUnlock()
-	if len(targets) == 0 {
-		return
+	s.notifyExtTaskTo(t, targets)
+}
+
+func (s *Server) notifyExtTaskTo(t mcp.Task, targets []*listener) {
+	for _, l := range targets {
+		l.taskMu.Lock()
+		s.sendExtTask(l, t)
+		l.taskMu.Unlock()
 	}
+}
+
+// sendExtTask sends l the task as tasks/get would give it; l.taskMu is held.
+func (s *Server) sendExtTask(l *listener, t mcp.Task) {
 	d, err := s.detailedTask(t)
 	if err != nil {
 		return
 	}
-	for _, l := range targets {
-		params := struct {
-			mcp.DetailedTask
-			Meta map[string]any `json:"_meta"`
-		}{d, map[string]any{mcp.MetaSubscriptionID: l.id.Raw()}}
-		ctx := jsonrpc.WithRelatedRequest(context.Background(), l.id)
-		_ = l.s.conn.Notify(ctx, mcp.NotificationTasks, &params)
-	}
+	params := struct {
+		mcp.DetailedTask
+		Meta map[string]any `json:"_meta"`
+	}{d, map[string]any{mcp.MetaSubscriptionID: l.id.Raw()}}
+	ctx := jsonrpc.WithRelatedRequest(context.Background(), l.id)
+	_ = l.s.conn.Notify(ctx, mcp.NotificationTasks, &params)
 }
