@@ -87,7 +87,7 @@ func (s *Session) Modern() bool {
 type requestInfo struct {
 	version    string
 	caps       mcp.ClientCapabilities
-	clientInfo *mcp.Implementation
+	clientInfo json.RawMessage // as sent; decoded only by who needs it
 	logLevel   mcp.LoggingLevel
 	round      *inputRound // set for the methods that may answer input_required
 }
@@ -125,41 +125,49 @@ func missingCapability(name string, required any) *jsonrpc.Error {
 		WithData(map[string]any{"requiredCapabilities": required})
 }
 
+// requestMetaProbe is what parseRequestMeta decodes of a request's params: _meta's
+// members alone, the rest skipped.
+type requestMetaProbe struct {
+	Meta *struct {
+		Version    *string         `json:"io.modelcontextprotocol/protocolVersion"`
+		Caps       json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
+		ClientInfo json.RawMessage `json:"io.modelcontextprotocol/clientInfo"`
+		LogLevel   *string         `json:"io.modelcontextprotocol/logLevel"`
+	} `json:"_meta"`
+}
+
 // parseRequestMeta reads and checks the _meta of a 2026-07-28 request.
 func parseRequestMeta(params json.RawMessage) (*requestInfo, error) {
-	var probe struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
+	var probe requestMetaProbe
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &probe); err != nil {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
 		}
 	}
-	if probe.Meta == nil {
+	m := probe.Meta
+	if m == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "params._meta is required: a 2026-07-28 request carries its protocol version and client capabilities in it")
 	}
-	rawVersion, ok := probe.Meta[mcp.MetaProtocolVersion]
-	var version string
-	if !ok || json.Unmarshal(rawVersion, &version) != nil || version == "" {
+	if m.Version == nil || *m.Version == "" {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "_meta[%q] is required", mcp.MetaProtocolVersion)
 	}
-	rawCaps, ok := probe.Meta[mcp.MetaClientCapabilities]
-	info := &requestInfo{version: version}
-	if !ok || bytes.Equal(bytes.TrimSpace(rawCaps), []byte("null")) || json.Unmarshal(rawCaps, &info.caps) != nil {
+	info := &requestInfo{version: *m.Version}
+	caps := bytes.TrimSpace(m.Caps)
+	if len(caps) == 0 || caps[0] != '{' {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "_meta[%q] is required (an object; {} declares nothing optional)", mcp.MetaClientCapabilities)
 	}
-	if !mcp.IsModernProtocolVersion(version) {
-		return nil, unsupportedVersion(version)
-	}
-	if raw, ok := probe.Meta[mcp.MetaClientInfo]; ok {
-		var ci mcp.Implementation
-		if json.Unmarshal(raw, &ci) == nil {
-			info.clientInfo = &ci
+	if len(caps) > 2 { // "{}" declares nothing
+		if err := json.Unmarshal(caps, &info.caps); err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "_meta[%q]: %v", mcp.MetaClientCapabilities, err)
 		}
 	}
-	if raw, ok := probe.Meta[mcp.MetaLogLevel]; ok {
-		var lvl mcp.LoggingLevel
-		if json.Unmarshal(raw, &lvl) != nil || lvl.Severity() < 0 {
+	if !mcp.IsModernProtocolVersion(info.version) {
+		return nil, unsupportedVersion(info.version)
+	}
+	info.clientInfo = m.ClientInfo
+	if m.LogLevel != nil {
+		lvl := mcp.LoggingLevel(*m.LogLevel)
+		if lvl.Severity() < 0 {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown logging level in _meta[%q]", mcp.MetaLogLevel)
 		}
 		info.logLevel = lvl
