@@ -27,6 +27,19 @@ func TestGoSDKClientOnDemoServer(t *testing.T) {
 		}
 		t.Skipf("no .tools/bin/gosdk-client (run `bash scripts/interop-tools.sh`)")
 	}
+	clientPeerOnDemo(t, []string{gosdkClientPath}, nil)
+}
+
+// The TypeScript SDK v2 client (@modelcontextprotocol/client 2.4.0, ts2/client.mjs, with
+// versionNegotiation "auto") does the same.
+func TestTS2ClientOnDemoServer(t *testing.T) {
+	node := needTS2(t)
+	clientPeerOnDemo(t, []string{node, filepath.Join(ts2Dir, "client.mjs")}, nil)
+}
+
+// clientPeerOnDemo runs a client peer command (then its URL or --stdio CMD...) against
+// the demo server in each era and checks what it prints.
+func clientPeerOnDemo(t *testing.T, peer []string, env []string) {
 	mcpi := mcpiBinary(t)
 	srv := demo.New(&demo.Options{Modern: true})
 	defer srv.Close()
@@ -44,12 +57,13 @@ func TestGoSDKClientOnDemoServer(t *testing.T) {
 		{"stdio, 2025-11-25", []string{"--stdio", mcpi, "serve", "demo"}, "2025-11-25"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cmd := exec.CommandContext(t.Context(), gosdkClientPath, c.args...)
+			cmd := exec.CommandContext(t.Context(), peer[0], append(peer[1:], c.args...)...)
+			cmd.Env = append(os.Environ(), env...)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			out, err := cmd.Output()
 			if err != nil {
-				t.Fatalf("gosdk-client: %v\n%s", err, stderr.String())
+				t.Fatalf("%s: %v\n%s", filepath.Base(peer[len(peer)-1]), err, stderr.String())
 			}
 			var got struct {
 				ProtocolVersion string   `json:"protocolVersion"`
