@@ -125,7 +125,7 @@ func (s *Session) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest) 
 	}
 	keys := slices.Sorted(maps.Keys(reqs))
 	for _, k := range keys {
-		if err := checkInputCapability(&info.caps, reqs[k]); err != nil {
+		if err := checkInputCapability(info.capabilities(), reqs[k]); err != nil {
 			return nil, r.fail(err)
 		}
 	}
@@ -346,7 +346,7 @@ func (s *Session) withInput(ctx context.Context, req *jsonrpc.Request, run func(
 // for nothing) is not decoded again.
 func (s *Session) prepareRound(ctx context.Context, req *jsonrpc.Request) (*inputRound, *requestStatePayload, error) {
 	binding := &requestStatePayload{Method: req.Method}
-	round := &inputRound{answers: map[string]json.RawMessage{}, params: req.Params}
+	round := &inputRound{params: req.Params}
 	modernInfo(ctx).round = round
 	if !bytes.Contains(req.Params, []byte(`"inputResponses"`)) && !bytes.Contains(req.Params, []byte(`"requestState"`)) {
 		return round, binding, nil
@@ -355,6 +355,7 @@ func (s *Session) prepareRound(ctx context.Context, req *jsonrpc.Request) (*inpu
 	if err := json.Unmarshal(req.Params, &p); err != nil {
 		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params for %s: %v", req.Method, err)
 	}
+	round.answers = map[string]json.RawMessage{}
 	if p.RequestState != nil {
 		var state string
 		if err := json.Unmarshal(p.RequestState, &state); err != nil {
