@@ -223,6 +223,11 @@ func (s *Session) handleModern(ctx context.Context, req *jsonrpc.Request) (any, 
 	if req.IsNotification() {
 		return nil, nil // notifications/cancelled is handled by the connection
 	}
+	if !modernMethods[req.Method] {
+		// Before _meta is judged: initialize, ping and the other methods this revision
+		// removed are unknown here, whatever their params.
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
+	}
 	info, params, err := parseRequestMeta(req.Params)
 	if err != nil {
 		return nil, err
@@ -368,6 +373,16 @@ func (s *Session) completeResult(v any, cacheable bool) (json.RawMessage, error)
 	}
 	b[head+bytes.IndexByte(b[head:], '{')] = ','
 	return b, nil
+}
+
+// modernMethods are the requests of 2026-07-28 this server may answer (the Tasks
+// extension's among them).
+var modernMethods = map[string]bool{
+	mcp.MethodServerDiscover: true, mcp.MethodToolsList: true, mcp.MethodToolsCall: true,
+	mcp.MethodPromptsList: true, mcp.MethodPromptsGet: true, mcp.MethodResourcesList: true,
+	mcp.MethodResourcesTemplatesList: true, mcp.MethodResourcesRead: true,
+	mcp.MethodCompletionComplete: true, mcp.MethodSubscriptionsListen: true,
+	mcp.MethodTasksGet: true, mcp.MethodTasksUpdate: true, mcp.MethodTasksCancel: true,
 }
 
 // cacheableMethods carry ttlMs and cacheScope in 2026-07-28.
