@@ -122,7 +122,11 @@ type Options struct {
 	// means a fresh temporary directory, made at the first call and left in place (the
 	// files are what the tool is for).
 	SideEffectDir string
-	Logger        *slog.Logger
+	// Modern makes the demo server speak revision 2026-07-28 besides 2025-11-25 (see
+	// [server.Options.Modern]). Its tools ask for input through MRTR there; the Tasks
+	// extension is not served yet, so task tools run inline in 2026-07-28.
+	Modern bool
+	Logger *slog.Logger
 }
 
 // DefaultTaskRate is the demo server's limit on task operations per session and second.
@@ -161,6 +165,7 @@ func New(opts *Options) *server.Server {
 			"answer ask_user and ask_model from the inspector, and read demo://about. Call slow_task, ask_task " +
 			"and the other *_task tools as tasks.",
 		Logger:   o.Logger,
+		Modern:   o.Modern,
 		PageSize: o.PageSize,
 		Complete: d.complete,
 		Tasks:    &to,

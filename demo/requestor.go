@@ -166,7 +166,7 @@ func (d *demo) askUserTask(ctx context.Context, req *server.ToolRequest) (*mcp.C
 	if args.Message == "" {
 		args.Message = askUserTaskMessage
 	}
-	if !req.Session.ClientCapabilities().Elicitation.SupportsForm() {
+	if !req.ClientCapabilities().Elicitation.SupportsForm() {
 		return toolError("the client does not support form elicitation, so %s cannot ask", ToolAskUserTask), nil
 	}
 	p := &mcp.ElicitParams{Mode: mcp.ElicitModeForm, Message: args.Message, RequestedSchema: askUserSchema}
@@ -198,7 +198,7 @@ func (d *demo) askModelTask(ctx context.Context, req *server.ToolRequest) (*mcp.
 	if r != nil {
 		return r, nil
 	}
-	if req.Session.ClientCapabilities().Sampling == nil {
+	if req.ClientCapabilities().Sampling == nil {
 		return toolError("the client does not support sampling, so %s cannot ask", ToolAskModelTask), nil
 	}
 	p := &mcp.CreateMessageParams{
@@ -221,7 +221,7 @@ func (d *demo) askClient(ctx context.Context, req *server.ToolRequest, method st
 	if h, ok := server.TaskFromContext(ctx); ok {
 		rep.ToolTask = h.ID()
 	}
-	if !req.Session.ClientCapabilities().Tasks.SupportsRequest(method) {
+	if !req.ClientCapabilities().Tasks.SupportsRequest(method) {
 		// Inside a tool task the plain request goes through the task's side channel.
 		rep.Mode = ModePlain
 		res, err := plain(ctx)
@@ -339,7 +339,7 @@ func (d *demo) askThenCancel(ctx context.Context, req *server.ToolRequest) (*mcp
 	if args.Message == "" {
 		args.Message = askUserTaskMessage
 	}
-	caps := req.Session.ClientCapabilities()
+	caps := req.ClientCapabilities()
 	if !caps.Elicitation.SupportsForm() || !caps.Tasks.SupportsElicitationCreate() || !caps.Tasks.SupportsCancel() {
 		return toolError("%s needs a client that runs form elicitation as a task and accepts tasks/cancel", ToolAskThenCancel), nil
 	}
@@ -390,7 +390,7 @@ func (d *demo) listClientTasks(ctx context.Context, req *server.ToolRequest) (*m
 	if r := arguments(req, &struct{}{}); r != nil {
 		return r, nil
 	}
-	if !req.Session.ClientCapabilities().Tasks.SupportsList() {
+	if !req.ClientCapabilities().Tasks.SupportsList() {
 		return toolError("the client does not offer tasks/list"), nil
 	}
 	list := ClientTaskList{Tasks: []mcp.Task{}}

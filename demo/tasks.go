@@ -337,7 +337,7 @@ func (d *demo) askTask(ctx context.Context, req *server.ToolRequest) (*mcp.CallT
 	if r := arguments(req, &struct{}{}); r != nil {
 		return r, nil
 	}
-	caps := req.Session.ClientCapabilities()
+	caps := req.ClientCapabilities()
 	if !caps.Elicitation.SupportsForm() || caps.Sampling == nil {
 		return toolError("ask_task needs a client that supports form elicitation and sampling"), nil
 	}

@@ -242,7 +242,7 @@ func (d *demo) askUser(ctx context.Context, req *server.ToolRequest) (*mcp.CallT
 	if args.Message == "" {
 		args.Message = "Hello! Please tell me a little about yourself."
 	}
-	if !req.Session.ClientCapabilities().Elicitation.SupportsForm() {
+	if !req.ClientCapabilities().Elicitation.SupportsForm() {
 		return toolError("the client does not support form elicitation, so ask_user cannot ask"), nil
 	}
 	res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{
@@ -325,7 +325,7 @@ func (d *demo) askModel(ctx context.Context, req *server.ToolRequest) (*mcp.Call
 		}
 		maxTokens = *args.MaxTokens
 	}
-	if req.Session.ClientCapabilities().Sampling == nil {
+	if req.ClientCapabilities().Sampling == nil {
 		return toolError("the client does not support sampling, so ask_model cannot ask"), nil
 	}
 	res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{

@@ -2,6 +2,36 @@
 // logging and progress, and requests from the server to the client (sampling, elicitation,
 // roots). It runs on any [jsonrpc.Connection], so one server serves stdio, Streamable HTTP
 // and in-memory pipes alike.
+//
+// # Two eras on one endpoint
+//
+// A server speaks revision 2025-11-25 and, with [Options.Modern], revision 2026-07-28 as
+// well. Each connection settles its era on its first request and keeps it: initialize
+// makes a 2025-11-25 session; server/discover, or any request whose params carry
+// _meta["io.modelcontextprotocol/protocolVersion"], makes a 2026-07-28 connection. Over
+// Streamable HTTP a POST without Mcp-Session-Id that carries the 2026-07-28 headers is
+// served statelessly, as a connection of its own ([transport.StatelessConn]); every
+// other POST is handled as before, sessions and all.
+//
+// In 2026-07-28 the server reads each request's _meta (protocol version, client
+// capabilities, log level) and remembers nothing between requests, answers
+// server/discover, puts resultType (and ttlMs and cacheScope where the spec wants them)
+// on every result, refuses initialize, ping, logging/setLevel, resources/subscribe and
+// the core tasks of 2025 with -32601, and serves subscriptions/listen.
+//
+// # Asking the client, in either era
+//
+// Handlers ask for input with [Session.Inputs], [Session.Elicit],
+// [Session.CreateMessage] and [Session.ListRoots]. In 2025-11-25 these send the request
+// to the client and wait. In 2026-07-28 the server sends no requests: the first
+// unanswered question makes the call return [ErrInputRequired], the server answers
+// input_required with the questions and a signed requestState, and the client's retry
+// runs the handler again with the answers (multi round-trip requests, MRTR). A handler
+// therefore asks the same questions in the same order for the same arguments and
+// answers, and returns as soon as it gets [ErrInputRequired]; written that way, one
+// handler serves both eras. Read the capabilities of the request at hand with
+// [ToolRequest.ClientCapabilities] or [Session.ClientCapabilitiesFor]: in 2026-07-28
+// they are those of that request, not of the connection. See input.go for the details.
 package server
 
 import (
@@ -35,6 +65,7 @@ type ToolHandler func(ctx context.Context, req *ToolRequest) (*mcp.CallToolResul
 type ToolRequest struct {
 	Session *Session
 	Params  *mcp.CallToolParams
+	ctx     context.Context // the request's, for what its _meta says in 2026-07-28
 }
 
 // Arguments decodes the call's arguments into v.
@@ -55,7 +86,7 @@ func (r *ToolRequest) Arguments(v any) error {
 // task's id, and nothing is sent once the task has ended.
 func (r *ToolRequest) Progress(ctx context.Context, progress float64, total *float64, message string) error {
 	token, ok := r.Params.Meta.ProgressToken()
-	if !ok {
+	if !ok || promoted(ctx) {
 		return nil
 	}
 	p := &mcp.ProgressNotificationParams{ProgressToken: token, Progress: progress, Total: total, Message: message}
@@ -100,6 +131,24 @@ type Options struct {
 	// told an id can name it. Leave it off where an authorization context should bind
 	// tasks instead.
 	AdoptOrphanTasks bool
+	// Modern makes the server speak revision 2026-07-28 as well as 2025-11-25: a stdio
+	// connection that opens with server/discover (or a request whose _meta names a
+	// protocol version), and a Streamable HTTP request without a session that carries
+	// the 2026-07-28 headers, are served statelessly; see modern.go. Off, the server is
+	// the 2025-11-25 server it was.
+	Modern bool
+	// CacheTTL is the ttlMs that 2026-07-28 results of server/discover, the lists and
+	// resources/read carry (cacheScope "public"). Zero tells clients not to cache.
+	CacheTTL time.Duration
+	// StateKey signs the requestState of input_required results (HMAC-SHA256). Servers
+	// that share one client's retries (replicas behind a load balancer) must share it;
+	// nil means a random key of the server's own.
+	StateKey []byte
+	// RequestStateTTL bounds how long a requestState is accepted; zero means
+	// [DefaultRequestStateTTL].
+	RequestStateTTL time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
 }
 
 // MethodHandler handles one method for a session.
@@ -115,6 +164,12 @@ type tool struct {
 type ToolOptions struct {
 	// MaxTaskTTL caps the lifetime of this tool's tasks below the server's cap.
 	MaxTaskTTL time.Duration
+	// TaskPolicy says when a 2026-07-28 call becomes a task of the Tasks extension;
+	// [TaskPolicyAuto] derives it from the tool's execution.taskSupport.
+	TaskPolicy TaskPolicy
+	// TaskAfter is how long a [TaskWhenSlow] call may run inline before it becomes a
+	// task; zero means [DefaultTaskAfter].
+	TaskAfter time.Duration
 }
 
 type prompt struct {
@@ -147,6 +202,9 @@ type Server struct {
 	sessions  map[*Session]struct{}
 	owners    map[string]*Session // by task owner key
 	tasks     *tasks.Manager      // nil when tool tasks are off
+	stateKey  []byte
+	listeners map[*listener]struct{}
+	extTasks  map[string]*extTask // tasks of the extension waiting for input, by id
 }
 
 // New returns a server that introduces itself as impl.
@@ -183,6 +241,12 @@ func New(impl mcp.Implementation, opts *Options) *Server {
 	if s.opts.PageSize <= 0 {
 		s.opts.PageSize = 100
 	}
+	s.stateKey = s.opts.StateKey
+	if len(s.stateKey) == 0 {
+		s.stateKey = newStateKey()
+	}
+	s.listeners = map[*listener]struct{}{}
+	s.extTasks = map[string]*extTask{}
 	return s
 }
 
@@ -249,13 +313,15 @@ func (s *Server) AddResourceTemplate(t *mcp.ResourceTemplate, h ResourceHandler)
 	s.broadcast(mcp.NotificationResourcesListChanged)
 }
 
-// NotifyResourceUpdated tells every session subscribed to uri that it changed.
+// NotifyResourceUpdated tells every session subscribed to uri that it changed, and
+// every subscriptions/listen whose resourceSubscriptions name it.
 func (s *Server) NotifyResourceUpdated(ctx context.Context, uri string) {
 	for _, ss := range s.Sessions() {
 		if ss.subscribed(uri) {
 			_ = ss.conn.Notify(ctx, mcp.NotificationResourcesUpdated, &mcp.ResourceUpdatedNotificationParams{URI: uri})
 		}
 	}
+	s.notifyListeners(mcp.NotificationResourcesUpdated, uri)
 }
 
 // Tasks returns the server's task engine, or nil when tool tasks are off.
@@ -288,12 +354,16 @@ func (s *Server) broadcast(method string) {
 			_ = ss.conn.Notify(context.Background(), method, nil)
 		}
 	}
+	s.notifyListeners(method, "")
 }
 
 // Connect serves one connection and returns its session at once; the session ends when
 // the connection does.
 func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session {
 	ss := &Session{server: s, subscriptions: map[string]bool{}, owner: newOwnerKey(), transport: conn}
+	if sc, ok := conn.(interface{ Stateless() bool }); ok && sc.Stateless() {
+		ss.era = eraModern // one request of 2026-07-28 over HTTP
+	}
 	// The connection starts reading at once; handlers wait until ss.conn is set.
 	ready := make(chan struct{})
 	handler := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
@@ -337,6 +407,21 @@ func (s *Server) Run(ctx context.Context, t transport.Transport) error {
 
 // HTTPHandler serves the server over Streamable HTTP, one session per MCP session.
 func (s *Server) HTTPHandler(opts *transport.HTTPOptions) http.Handler {
+	o := transport.HTTPOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	if s.opts.Modern {
+		if o.ModernProtocolVersions == nil {
+			o.ModernProtocolVersions = mcp.ModernProtocolVersions
+		}
+		if o.SupportedVersions == nil {
+			o.SupportedVersions = SupportedVersions
+		}
+	} else {
+		o.ModernProtocolVersions = nil
+	}
+	opts = &o
 	return transport.NewHTTPHandler(func(ctx context.Context, conn jsonrpc.Connection) {
 		ss := s.Connect(ctx, conn)
 		<-ss.Done()

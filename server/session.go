@@ -31,6 +31,7 @@ type Session struct {
 	logLevel      mcp.LoggingLevel
 	subscriptions map[string]bool
 	owner         string // the key its tasks are bound to
+	era           era
 }
 
 // Done is closed when the session has ended.
@@ -86,6 +87,13 @@ func (s *Session) subscribed(uri string) bool {
 
 // CreateMessage asks the client to sample from its model.
 func (s *Session) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	var mr mcp.CreateMessageResult
+	if handled, err := s.input(ctx, mcp.MethodSamplingCreateMessage, p, &mr); handled {
+		if err != nil {
+			return nil, err
+		}
+		return &mr, nil
+	}
 	if s.ClientCapabilities().Sampling == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the client does not support sampling")
 	}
@@ -100,6 +108,13 @@ func (s *Session) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams)
 
 // Elicit asks the client's user for input.
 func (s *Session) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	var er mcp.ElicitResult
+	if handled, err := s.input(ctx, mcp.MethodElicitationCreate, p, &er); handled {
+		if err != nil {
+			return nil, err
+		}
+		return &er, nil
+	}
 	if s.ClientCapabilities().Elicitation == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the client does not support elicitation")
 	}
@@ -115,6 +130,12 @@ func (s *Session) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitR
 // ListRoots asks the client for its roots.
 func (s *Session) ListRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
 	var r mcp.ListRootsResult
+	if handled, err := s.input(ctx, mcp.MethodRootsList, struct{}{}, &r); handled {
+		if err != nil {
+			return nil, err
+		}
+		return &r, nil
+	}
 	if err := s.conn.Call(ctx, mcp.MethodRootsList, nil, &r); err != nil {
 		return nil, err
 	}
@@ -132,10 +153,21 @@ func (s *Session) NotifyProgress(ctx context.Context, p *mcp.ProgressNotificatio
 }
 
 // Log sends a log message if the client's chosen level lets it through.
+//
+// In 2026-07-28 the level is the one the request of ctx gave in its _meta; a request that
+// gave none gets no log messages.
 func (s *Session) Log(ctx context.Context, level mcp.LoggingLevel, logger string, data any) error {
 	s.mu.Lock()
 	min := s.logLevel
+	modern := s.era == eraModern
 	s.mu.Unlock()
+	if modern {
+		info := modernInfo(ctx)
+		if info == nil || info.logLevel == "" || promoted(ctx) {
+			return nil
+		}
+		min = info.logLevel
+	}
 	if min != "" && level.Severity() < min.Severity() {
 		return nil
 	}
@@ -147,6 +179,9 @@ func (s *Session) Log(ctx context.Context, level mcp.LoggingLevel, logger string
 }
 
 func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	if s.eraFor(req) == eraModern {
+		return s.handleModern(ctx, req)
+	}
 	if h, ok := s.server.opts.Handlers[req.Method]; ok {
 		res, err := h(ctx, s, req)
 		if !errors.Is(err, ErrNotHandled) {
@@ -432,8 +467,13 @@ func (s *Session) readResource(ctx context.Context, req *jsonrpc.Request) (any, 
 	}
 	s.server.mu.RUnlock()
 	if h == nil {
-		// -32002 is the code the MCP resources specification gives for an unknown resource.
-		return nil, jsonrpc.Errorf(-32002, "resource not found: %s", p.URI).WithData(map[string]string{"uri": p.URI})
+		// -32002 is the code the 2025-11-25 resources specification gives for an unknown
+		// resource; 2026-07-28 (SEP-2164) gives -32602.
+		code := int64(-32002)
+		if s.Modern() {
+			code = jsonrpc.CodeInvalidParams
+		}
+		return nil, jsonrpc.Errorf(code, "resource not found: %s", p.URI).WithData(map[string]string{"uri": p.URI})
 	}
 	return h(ctx, s, &p)
 }

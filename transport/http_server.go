@@ -117,7 +117,15 @@ type HTTPOptions struct {
 	// MaxMessageSize bounds a POST body; larger bodies get 413. Zero means
 	// [DefaultMaxMessageSize].
 	MaxMessageSize int
-	Logger         *slog.Logger
+	// ModernProtocolVersions lists the stateless revisions (2026-07-28 and later) served
+	// without a session; see [StatelessConn]. Empty means none: every request is handled
+	// as 2025-11-25 handles it. [DefaultModernProtocolVersions] lists those this package
+	// knows.
+	ModernProtocolVersions []string
+	// SupportedVersions is what an UnsupportedProtocolVersion error (-32022) lists. Nil
+	// means ModernProtocolVersions followed by ProtocolVersions.
+	SupportedVersions []string
+	Logger            *slog.Logger
 }
 
 // HTTPHandler serves MCP over Streamable HTTP (revision 2025-11-25 and the revisions it
@@ -151,6 +159,9 @@ func NewHTTPHandler(serve func(ctx context.Context, conn jsonrpc.Connection), op
 	}
 	if h.opts.ProtocolVersions == nil {
 		h.opts.ProtocolVersions = DefaultHTTPProtocolVersions
+	}
+	if h.opts.SupportedVersions == nil {
+		h.opts.SupportedVersions = slices.Concat(h.opts.ModernProtocolVersions, h.opts.ProtocolVersions)
 	}
 	if h.opts.MaxMessageSize <= 0 {
 		h.opts.MaxMessageSize = DefaultMaxMessageSize
@@ -387,9 +398,6 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 			"not acceptable: Accept must list both application/json and text/event-stream")
 		return
 	}
-	if !h.checkProtocolVersion(w, r) {
-		return
-	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(h.opts.MaxMessageSize)))
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -415,6 +423,13 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, _ := msg.(*jsonrpc.Request)
+	if h.isStateless(r, req) {
+		h.serveStateless(w, r, req)
+		return
+	}
+	if !h.checkProtocolVersion(w, r) {
+		return
+	}
 	isInit := req != nil && !req.IsNotification() && req.Method == "initialize"
 
 	var s *HTTPServerConn

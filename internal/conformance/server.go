@@ -21,6 +21,7 @@ import (
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/tasks"
 	"github.com/mcpi-dev/mcpi/transport"
 )
 
@@ -49,6 +50,9 @@ var noArgs = json.RawMessage(`{"type":"object","properties":{}}`)
 func NewServer() *server.Server {
 	srv := server.New(mcp.Implementation{Name: Name, Title: "mcpi conformance fixtures", Version: Version}, &server.Options{
 		Complete: complete,
+		Modern:   true,
+		// The tools of the tasks-* scenarios run as tasks of the 2026-07-28 extension.
+		Tasks: &tasks.Options{},
 		// Declared explicitly, though the server would derive the same from what is
 		// registered: the suite's client does not check, but the notes ask for all five.
 		Capabilities: &mcp.ServerCapabilities{
@@ -60,6 +64,8 @@ func NewServer() *server.Server {
 		},
 	})
 	addTools(srv)
+	addModernTools(srv)
+	addTaskTools(srv)
 	addResources(srv)
 	addPrompts(srv)
 	return srv
@@ -249,13 +255,19 @@ func addTools(srv *server.Server) {
 			`{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}},`+
 			`"required":[]}`))
 
-	// Pending scenario json-schema-2020-12: the schema must be listed byte for byte.
+	// Pending scenario json-schema-2020-12: every keyword of the schema must be listed.
 	srv.AddTool(&mcp.Tool{
 		Name:        "json_schema_2020_12_tool",
 		Description: "Tool with JSON Schema 2020-12 features",
+		// The schema of 0.2.0-alpha.12, whose 2026-07-28 checks (SEP-2106) want $anchor,
+		// allOf/anyOf and if/then/else kept too; 0.1.16 checks a subset of it.
 		InputSchema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",` +
-			`"$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},` +
-			`"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false}`),
+			`"$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},` +
+			`"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},` +
+			`"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},` +
+			`"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],` +
+			`"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},` +
+			`"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}`),
 	}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 		return text("json_schema_2020_12_tool called with " + string(req.Params.Arguments)), nil
 	})

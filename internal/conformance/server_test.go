@@ -44,6 +44,9 @@ func connect(t *testing.T, onRequest func(context.Context, *client.Request)) (co
 	c := client.New(mcp.Implementation{Name: "conformance-test-client", Version: "1.0.0"}, &client.Options{
 		Capabilities: &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}, Elicitation: &mcp.ElicitationCapability{}},
 		OnRequest:    onRequest,
+		// These are the 2025-11-25 fixtures; the server speaks 2026-07-28 too, which an
+		// auto client would choose.
+		ProtocolVersion: mcp.LatestProtocolVersion,
 	})
 	s, err := c.Connect(ctx, &transport.HTTPClient{URL: ts.URL + "/mcp"})
 	if err != nil {
@@ -151,10 +154,16 @@ func TestToolList(t *testing.T) {
 		}
 	}
 	want := []string{
-		"json_schema_2020_12_tool", "test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
-		"test_elicitation_sep1330_enums", "test_embedded_resource", "test_error_handling", "test_image_content",
-		"test_multiple_content_types", "test_reconnection", "test_sampling", "test_simple_text",
-		"test_tool_with_logging", "test_tool_with_progress",
+		"confirm_delete", "failing_job", "greet", "json_schema_2020_12_tool", "multi_input", "protocol_error_job",
+		"slow_compute", "test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
+		"test_elicitation_sep1330_enums", "test_embedded_resource", "test_error_handling", "test_header_param",
+		"test_image_content", "test_input_required_result_capabilities", "test_input_required_result_elicitation",
+		"test_input_required_result_list_roots", "test_input_required_result_multi_round",
+		"test_input_required_result_multiple_inputs", "test_input_required_result_request_state",
+		"test_input_required_result_sampling", "test_input_required_result_tampered_state",
+		"test_logging_tool", "test_missing_capability", "test_multiple_content_types", "test_reconnection",
+		"test_sampling", "test_simple_text", "test_streaming_elicitation", "test_tool_with_logging",
+		"test_tool_with_progress", "test_tool_with_task", "test_trigger_prompt_change", "test_trigger_tool_change",
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools = %v\nwant %v", names, want)

@@ -22,6 +22,8 @@ type Options struct {
 	// Files is the directory side_effect_task creates its files in; empty means a fresh
 	// temporary directory, removed when the server ends.
 	Files string
+	// Modern serves revision 2026-07-28 besides 2025-11-25.
+	Modern bool
 }
 
 // NewCmd returns the command; runF replaces [Run] in tests of the flag handling.
@@ -39,6 +41,7 @@ side_effect_task creates its files in --files DIR, or in a temporary directory
 removed when the server ends.`,
 		Example: `  mcpi tools list --stdio "mcpi serve demo"
   mcpi serve demo --http 127.0.0.1:8080
+  mcpi serve demo --modern --http 127.0.0.1:8080
   mcpi serve demo --http 0.0.0.0:8080 --allow-host mcp.example.com --files ./effects`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -50,6 +53,7 @@ removed when the server ends.`,
 	}
 	opts.HTTP.Register(cmd.Flags())
 	cmd.Flags().StringVar(&opts.Files, "files", "", "create side_effect_task's files in `DIR` (default: a temporary directory, removed at exit)")
+	cmd.Flags().BoolVar(&opts.Modern, "modern", false, "serve revision 2026-07-28 too (stateless; no Tasks extension yet)")
 	return cmd
 }
 
@@ -66,6 +70,6 @@ func Run(ctx context.Context, opts *Options) error {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return cmdutil.UsageErrorf("--files %s: %s", dir, err)
 	}
-	return shared.Serve(ctx, opts.IO, demo.New(&demo.Options{SideEffectDir: dir}), &opts.HTTP, "demo",
+	return shared.Serve(ctx, opts.IO, demo.New(&demo.Options{SideEffectDir: dir, Modern: opts.Modern}), &opts.HTTP, "demo",
 		"side_effect_task creates its files in "+dir)
 }

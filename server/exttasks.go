@@ -1,0 +1,440 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/tasks"
+)
+
+// The Tasks extension of 2026-07-28 (io.modelcontextprotocol/tasks), receiver side.
+//
+// With [Options.Tasks] and [Options.Modern] set, server/discover declares the extension
+// and the server decides, call by call, whether a tools/call becomes a task; a request
+// that did not declare the extension in its own _meta never gets one. Each tool has a
+// [TaskPolicy]. The task runs on the same engine ([tasks.Manager]) as the tasks of
+// 2025-11-25, under an owner of its own: a task made in one era cannot be reached from
+// the other, and the error says so. tasks/get inlines the result, the error or the
+// outstanding inputRequests; tasks/update brings answers; tasks/cancel is acknowledged.
+// A handler asks for input with the same calls as ever ([Session.Inputs], Elicit, ...):
+// inside a task they wait for tasks/update instead of answering input_required.
+
+// TaskPolicy says when a tools/call of 2026-07-28 becomes a task.
+type TaskPolicy int
+
+const (
+	// TaskPolicyAuto follows the tool's execution.taskSupport: required is
+	// [TaskRequired], optional [TaskWhenSlow], forbidden or none [TaskNever].
+	TaskPolicyAuto TaskPolicy = iota
+	// TaskNever runs every call inline.
+	TaskNever
+	// TaskAlways makes a call a task at once when its request declared the extension
+	// (input then goes through the task), and runs it inline otherwise.
+	TaskAlways
+	// TaskRequired makes every call a task at once; a request without the extension
+	// gets -32021.
+	TaskRequired
+	// TaskWhenSlow runs the call inline and makes it a task when it is not done within
+	// [ToolOptions.TaskAfter]: quick calls answer at once, slow ones become tasks. Input
+	// asked before that goes through MRTR (input_required), after it through the task.
+	TaskWhenSlow
+	// TaskAfterInput gathers input through MRTR rounds first, then always answers with a
+	// task (a finished one if the work was quick). A request without the extension gets
+	// -32021.
+	TaskAfterInput
+)
+
+// DefaultTaskAfter is how long a [TaskWhenSlow] call runs inline before it becomes a
+// task, unless [ToolOptions.TaskAfter] says otherwise.
+const DefaultTaskAfter = 250 * time.Millisecond
+
+// afterInputGrace is how long a [TaskAfterInput] call may take to ask for input through
+// MRTR before it becomes a task.
+const afterInputGrace = 100 * time.Millisecond
+
+// modernOwner owns every task made by a 2026-07-28 request: there is no session to bind
+// them to. Their ids carry 128 random bits and there is no tasks/list, so a task is
+// reached only by a client that was told its id.
+const modernOwner = "2026-07-28"
+
+func (t *tool) policy() TaskPolicy {
+	if t.opts.TaskPolicy != TaskPolicyAuto {
+		return t.opts.TaskPolicy
+	}
+	switch t.def.TaskSupport() {
+	case mcp.TaskSupportRequired:
+		return TaskRequired
+	case mcp.TaskSupportOptional:
+		return TaskWhenSlow
+	}
+	return TaskNever
+}
+
+// extTask is what the server keeps beside the engine's record of a task of the
+// extension: the input it waits for.
+type extTask struct {
+	h *tasks.Handle
+
+	mu      sync.Mutex
+	pending map[string]mcp.InputRequest
+	answers map[string]json.RawMessage
+	asked   map[string]bool // every key ever asked: keys are unique for the task's life
+	changed chan struct{}   // closed and replaced at every answer
+}
+
+func newExtTask(h *tasks.Handle) *extTask {
+	return &extTask{h: h, pending: map[string]mcp.InputRequest{}, answers: map[string]json.RawMessage{},
+		asked: map[string]bool{}, changed: make(chan struct{})}
+}
+
+// ask puts reqs among the task's inputRequests and waits for their answers.
+func (e *extTask) ask(ctx context.Context, reqs map[string]mcp.InputRequest) (map[string]json.RawMessage, error) {
+	e.mu.Lock()
+	for k, q := range reqs {
+		if !e.asked[k] {
+			e.asked[k] = true
+			e.pending[k] = q
+		}
+	}
+	waiting := len(e.pending) > 0
+	e.mu.Unlock()
+	if waiting {
+		_ = e.h.SetStatus(mcp.TaskStatusInputRequired, "waiting for input from the client")
+	}
+	for {
+		e.mu.Lock()
+		out := make(map[string]json.RawMessage, len(reqs))
+		for k := range reqs {
+			if a, ok := e.answers[k]; ok {
+				out[k] = a
+			}
+		}
+		ch := e.changed
+		e.mu.Unlock()
+		if len(out) == len(reqs) {
+			return out, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// update takes the answers to outstanding keys; others are ignored.
+func (e *extTask) update(responses map[string]json.RawMessage) error {
+	e.mu.Lock()
+	took := false
+	for k, v := range responses {
+		q, ok := e.pending[k]
+		if !ok {
+			continue
+		}
+		if err := checkInputResponse(k, q.Method, v); err != nil {
+			e.mu.Unlock()
+			return err
+		}
+		e.answers[k] = v
+		delete(e.pending, k)
+		took = true
+	}
+	done := took && len(e.pending) == 0
+	if took {
+		close(e.changed)
+		e.changed = make(chan struct{})
+	}
+	e.mu.Unlock()
+	if done {
+		// At once, so that a tasks/get right after this update sees it.
+		_ = e.h.SetStatus(mcp.TaskStatusWorking, "")
+	}
+	return nil
+}
+
+func (e *extTask) outstanding() map[string]mcp.InputRequest {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return maps.Clone(e.pending)
+}
+
+func (s *Server) extTask(id string) *extTask {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.extTasks[id]
+}
+
+// extensionDeclared reports whether the request of ctx declared the Tasks extension.
+func extensionDeclared(ctx context.Context) bool {
+	info := modernInfo(ctx)
+	if info == nil {
+		return false
+	}
+	if !bytes.Contains(info.rawCaps, []byte(mcp.ExtensionTasks)) {
+		return false
+	}
+	_, ok := info.capabilities().Extensions[mcp.ExtensionTasks]
+	return ok
+}
+
+var errExtensionRequired = missingCapability(mcp.ExtensionTasks,
+	map[string]any{"extensions": map[string]any{mcp.ExtensionTasks: map[string]any{}}})
+
+// toolOutcome is how a tool's handler returned.
+type toolOutcome struct {
+	res *mcp.CallToolResult
+	err error
+}
+
+// callToolModern answers tools/call in 2026-07-28: inline, or as a task of the
+// extension, as the tool's policy and the request's capabilities say.
+func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	var p mcp.CallToolParams
+	if err := decodeParams(req, &p); err != nil {
+		return nil, err
+	}
+	s.server.mu.RLock()
+	t, ok := s.server.tools[p.Name]
+	s.server.mu.RUnlock()
+	if !ok {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", p.Name)
+	}
+	p.Task = nil // 2025's params.task means nothing here
+	policy := TaskNever
+	if s.server.tasks != nil {
+		policy = t.policy()
+	}
+	if policy != TaskNever && !extensionDeclared(ctx) {
+		if policy == TaskRequired || policy == TaskAfterInput {
+			return nil, errExtensionRequired
+		}
+		policy = TaskNever
+	}
+	if policy == TaskNever {
+		return s.withInput(ctx, req, func(ctx context.Context) (any, error) { return s.runTool(ctx, t, &p) })
+	}
+	round, binding, err := s.prepareRound(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	// The work outlives the request once it is a task.
+	work, stop := context.WithCancel(context.WithoutCancel(ctx))
+	if policy == TaskAlways || policy == TaskRequired {
+		return s.startExtTask(t, round, stop, func() toolOutcome {
+			res, err := s.runTool(work, t, &p)
+			return toolOutcome{res, err}
+		}, nil)
+	}
+	done := make(chan toolOutcome, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				s.server.log.Error("tool handler panicked", "tool", p.Name, "panic", r)
+				done <- toolOutcome{err: jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error in tool %s", p.Name)}
+			}
+		}()
+		res, err := s.runTool(work, t, &p)
+		done <- toolOutcome{res, err}
+	}()
+	wait := t.opts.TaskAfter
+	if wait <= 0 {
+		wait = DefaultTaskAfter
+	}
+	if policy == TaskAfterInput {
+		wait = afterInputGrace
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case o := <-done:
+		stop()
+		round.mu.Lock()
+		inline := policy == TaskWhenSlow || round.asked != nil || round.err != nil
+		round.mu.Unlock()
+		if inline {
+			return s.finishRound(round, binding, o.res, o.err)
+		}
+		return s.startExtTask(t, round, func() {}, nil, &o) // quick, but always a task
+	case <-timer.C:
+		round.mu.Lock()
+		asking := round.asked != nil || round.err != nil
+		round.mu.Unlock()
+		if asking { // it is about to return input_required
+			o := <-done
+			stop()
+			return s.finishRound(round, binding, o.res, o.err)
+		}
+		return s.startExtTask(t, round, stop, func() toolOutcome { return <-done }, nil)
+	case <-ctx.Done():
+		stop()
+		return nil, ctx.Err()
+	}
+}
+
+// startExtTask makes the call a task and answers with the flat CreateTaskResult. The
+// work is run (on its own goroutine) or, for a call already done, its outcome is
+// recorded at once. The task is registered before the answer, so that a tasks/get
+// right after it finds the task.
+func (s *Session) startExtTask(t *tool, round *inputRound, stop func(), run func() toolOutcome, finished *toolOutcome) (any, error) {
+	var requested *mcp.TaskMetadata
+	if max := t.opts.MaxTaskTTL; max > 0 {
+		ms := max.Milliseconds()
+		requested = &mcp.TaskMetadata{TTL: &ms}
+	}
+	h, err := s.server.tasks.Defer(modernOwner, requested, stop)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	ext := newExtTask(h)
+	id := h.ID()
+	s.server.mu.Lock()
+	s.server.extTasks[id] = ext
+	s.server.mu.Unlock()
+	round.mu.Lock()
+	round.task = ext
+	round.mu.Unlock()
+	finish := func(o toolOutcome) {
+		h.Finish(extOutcome(o))
+		s.server.mu.Lock()
+		delete(s.server.extTasks, id)
+		s.server.mu.Unlock()
+	}
+	created := h.Created()
+	if finished != nil {
+		finish(*finished)
+	} else {
+		go func() {
+			var o toolOutcome
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						s.server.log.Error("tool handler panicked", "tool", t.def.Name, "panic", r)
+						o = toolOutcome{err: jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error in tool %s", t.def.Name)}
+					}
+				}()
+				o = run()
+			}()
+			finish(o)
+		}()
+	}
+	raw, err := json.Marshal(&mcp.ExtCreateTaskResult{ResultType: mcp.ResultTypeTask, ExtTask: mcp.ExtTaskFrom(created)})
+	if err != nil {
+		return nil, err
+	}
+	return json.RawMessage(raw), nil
+}
+
+// extOutcome is the task's outcome in the extension: a tool result, isError or not,
+// completes the task; only a JSON-RPC error fails it.
+func extOutcome(o toolOutcome) tasks.Outcome {
+	if o.err != nil {
+		return tasks.Outcome{Error: jsonrpc.AsError(o.err)}
+	}
+	res := o.res
+	if res == nil {
+		res = &mcp.CallToolResult{}
+	}
+	raw, err := res.MarshalJSON()
+	if err != nil {
+		return tasks.Outcome{Error: jsonrpc.Errorf(jsonrpc.CodeInternalError, "encoding the result: %v", err)}
+	}
+	return tasks.Outcome{Result: raw}
+}
+
+// taskNotFound is the -32602 of a task id this era cannot reach, saying why.
+func (s *Server) taskNotFound(id string, modern bool) error {
+	if owner, ok := s.tasks.Owner(id); ok && (owner == modernOwner) != modern {
+		if modern {
+			return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "task %s was created in a 2025-11-25 session; a 2026-07-28 request cannot reach it", id)
+		}
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "task %s was created by a 2026-07-28 request; a 2025-11-25 session cannot reach it", id)
+	}
+	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown task %s (it may have expired)", id)
+}
+
+// handleExtTasks answers tasks/get, tasks/update and tasks/cancel of the extension.
+func (s *Session) handleExtTasks(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	if !extensionDeclared(ctx) {
+		return nil, errExtensionRequired
+	}
+	var p struct {
+		TaskID         string                     `json:"taskId"`
+		InputResponses map[string]json.RawMessage `json:"inputResponses"`
+	}
+	if err := json.Unmarshal(req.Params, &p); err != nil || p.TaskID == "" {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "%s needs params.taskId", req.Method)
+	}
+	m := s.server.tasks
+	t, err := m.Get(modernOwner, p.TaskID)
+	if err != nil {
+		if errors.Is(err, tasks.ErrNotFound) {
+			return nil, s.server.taskNotFound(p.TaskID, true)
+		}
+		return nil, err
+	}
+	ack := func() (any, error) { return json.RawMessage(`{"resultType":"complete"}`), nil }
+	switch req.Method {
+	case mcp.MethodTasksGet:
+		d, err := s.server.detailedTask(t)
+		if err != nil {
+			return nil, err
+		}
+		raw, err := json.Marshal(&mcp.ExtGetTaskResult{ResultType: mcp.ResultTypeComplete, DetailedTask: d})
+		if err != nil {
+			return nil, err
+		}
+		return json.RawMessage(raw), nil
+	case mcp.MethodTasksUpdate:
+		if p.InputResponses == nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tasks/update needs params.inputResponses")
+		}
+		if ext := s.server.extTask(p.TaskID); ext != nil {
+			if err := ext.update(p.InputResponses); err != nil {
+				return nil, err
+			}
+		}
+		return ack()
+	case mcp.MethodTasksCancel:
+		if _, err := m.Cancel(modernOwner, p.TaskID, ""); err != nil && !errors.Is(err, tasks.ErrTerminal) {
+			if errors.Is(err, tasks.ErrNotFound) {
+				return nil, s.server.taskNotFound(p.TaskID, true)
+			}
+			return nil, err
+		}
+		return ack()
+	}
+	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
+}
+
+// detailedTask is t with what its status calls for.
+func (s *Server) detailedTask(t mcp.Task) (mcp.DetailedTask, error) {
+	d := mcp.DetailedTask{ExtTask: mcp.ExtTaskFrom(t)}
+	switch t.Status {
+	case mcp.TaskStatusInputRequired:
+		if ext := s.extTask(t.TaskID); ext != nil {
+			d.InputRequests = ext.outstanding()
+		}
+		if d.InputRequests == nil {
+			d.InputRequests = map[string]mcp.InputRequest{}
+		}
+	case mcp.TaskStatusCompleted, mcp.TaskStatusFailed:
+		out, ok, err := s.tasks.Outcome(modernOwner, t.TaskID)
+		if err != nil || !ok {
+			return d, err
+		}
+		if out.Error != nil {
+			d.Error = &mcp.ErrorObject{Code: int(out.Error.Code), Message: out.Error.Message, Data: out.Error.Data}
+		} else {
+			d.Result = out.Result
+		}
+	}
+	return d, nil
+}

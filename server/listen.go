@@ -1,0 +1,193 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// subscriptions/listen (2026-07-28): the request stays open; its first message is
+// notifications/subscriptions/acknowledged with the part of the filter the server
+// honours, then come the notifications the filter asked for (notifications/tasks too, for
+// the taskIds of the Tasks extension), each tagged with the
+// listen request's id in _meta["io.modelcontextprotocol/subscriptionId"]. Over
+// Streamable HTTP that is a long-lived SSE response; on stdio the notifications are
+// interleaved with everything else. The stream ends when the client cancels it (closes
+// the HTTP response, or sends notifications/cancelled on stdio) or the connection ends.
+
+// listener is one open subscriptions/listen.
+type listener struct {
+	s      *Session
+	id     jsonrpc.ID
+	filter mcp.ListenFilter
+	taskMu sync.Mutex // orders the notifications/tasks of this listen
+}
+
+func (l *listener) wants(method, uri string) bool {
+	switch method {
+	case mcp.NotificationToolsListChanged:
+		return l.filter.ToolsListChanged
+	case mcp.NotificationPromptsListChanged:
+		return l.filter.PromptsListChanged
+	case mcp.NotificationResourcesListChanged:
+		return l.filter.ResourcesListChanged
+	case mcp.NotificationResourcesUpdated:
+		return slices.Contains(l.filter.ResourceSubscriptions, uri)
+	}
+	return false
+}
+
+func (l *listener) notify(method string, params map[string]any) {
+	if params == nil {
+		params = map[string]any{}
+	}
+	params["_meta"] = map[string]any{mcp.MetaSubscriptionID: l.id.Raw()}
+	ctx, cancel := listenSendContext(l.id)
+	defer cancel()
+	_ = l.s.conn.Notify(ctx, method, params)
+}
+
+func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	var probe struct {
+		Notifications json.RawMessage `json:"notifications"`
+	}
+	if json.Unmarshal(req.Params, &probe) != nil || len(probe.Notifications) == 0 || probe.Notifications[0] != '{' {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "subscriptions/listen needs params.notifications, an object saying what to send")
+	}
+	var p mcp.ListenParams
+	if err := decodeParams(req, &p); err != nil {
+		return nil, err
+	}
+	caps := s.server.modernCapabilities()
+	var ack mcp.ListenFilter
+	if caps.Tools != nil && caps.Tools.ListChanged {
+		ack.ToolsListChanged = p.Notifications.ToolsListChanged
+	}
+	if caps.Prompts != nil && caps.Prompts.ListChanged {
+		ack.PromptsListChanged = p.Notifications.PromptsListChanged
+	}
+	if caps.Resources != nil && caps.Resources.ListChanged {
+		ack.ResourcesListChanged = p.Notifications.ResourcesListChanged
+	}
+	if caps.Resources != nil && caps.Resources.Subscribe {
+		ack.ResourceSubscriptions = p.Notifications.ResourceSubscriptions
+	}
+	if len(p.Notifications.TaskIDs) > 0 {
+		// notifications/tasks belong to the Tasks extension.
+		if s.server.tasks == nil || !extensionDeclared(ctx) {
+			return nil, errExtensionRequired
+		}
+		for _, id := range p.Notifications.TaskIDs {
+			if _, err := s.server.tasks.Get(modernOwner, id); err == nil {
+				ack.TaskIDs = append(ack.TaskIDs, id)
+			}
+		}
+	}
+	l := &listener{s: s, id: req.ID, filter: ack}
+	s.server.mu.Lock()
+	s.server.listeners[l] = struct{}{}
+	s.server.mu.Unlock()
+	defer func() {
+		s.server.mu.Lock()
+		delete(s.server.listeners, l)
+		s.server.mu.Unlock()
+	}()
+	ackParams := &mcp.ListenAcknowledgedParams{Notifications: ack, Meta: mcp.Meta{mcp.MetaSubscriptionID: req.ID.Raw()}}
+	if err := s.conn.Notify(jsonrpc.WithRelatedRequest(ctx, req.ID), mcp.NotificationSubscriptionsAcknowledged, ackParams); err != nil {
+		return nil, err
+	}
+	// Then each task as it is now: a change made between its creation and this listen
+	// would otherwise go unseen until the client polls.
+	for _, id := range ack.TaskIDs {
+		l.taskMu.Lock()
+		// Read under the lock: a change announced meanwhile is sent before or after
+		// this, never overtaken by an older state.
+		if t, err := s.server.tasks.Get(modernOwner, id); err == nil {
+			s.server.sendExtTask(l, t)
+		}
+		l.taskMu.Unlock()
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-s.conn.Done():
+		return nil, jsonrpc.NewError(jsonrpc.CodeConnectionClosed, "connection closed")
+	}
+}
+
+// notifyListeners sends method to every open listen whose filter asks for it.
+func (s *Server) notifyListeners(method, uri string) {
+	s.mu.RLock()
+	var targets []*listener
+	for l := range s.listeners {
+		if l.wants(method, uri) {
+			targets = append(targets, l)
+		}
+	}
+	s.mu.RUnlock()
+	for _, l := range targets {
+		var params map[string]any
+		if uri != "" {
+			params = map[string]any{"uri": uri}
+		}
+		l.notify(method, params)
+	}
+}
+
+// Listeners counts the subscriptions/listen streams open now.
+func (s *Server) Listeners() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.listeners)
+}
+
+// notifyExtTask sends notifications/tasks, the task as tasks/get would give it now, to
+// every listen that asked for the task.
+func (s *Server) notifyExtTask(t mcp.Task) {
+	s.mu.RLock()
+	var targets []*listener
+	for l := range s.listeners {
+		if slices.Contains(l.filter.TaskIDs, t.TaskID) {
+			targets = append(targets, l)
+		}
+	}
+	s.mu.RUnlock()
+	s.notifyExtTaskTo(t, targets)
+}
+
+func (s *Server) notifyExtTaskTo(t mcp.Task, targets []*listener) {
+	for _, l := range targets {
+		l.taskMu.Lock()
+		s.sendExtTask(l, t)
+		l.taskMu.Unlock()
+	}
+}
+
+// sendExtTask sends l the task as tasks/get would give it; l.taskMu is held.
+func (s *Server) sendExtTask(l *listener, t mcp.Task) {
+	d, err := s.detailedTask(t)
+	if err != nil {
+		return
+	}
+	params := struct {
+		mcp.DetailedTask
+		Meta map[string]any `json:"_meta"`
+	}{d, map[string]any{mcp.MetaSubscriptionID: l.id.Raw()}}
+	ctx, cancel := listenSendContext(l.id)
+	defer cancel()
+	_ = l.s.conn.Notify(ctx, mcp.NotificationTasks, &params)
+}
+
+// listenSendTimeout bounds one notification to a listen stream: the senders (AddTool, the
+// task engine's change hook) must not wait long on a client that stopped reading.
+const listenSendTimeout = 5 * time.Second
+
+func listenSendContext(id jsonrpc.ID) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.Background(), listenSendTimeout)
+	return jsonrpc.WithRelatedRequest(ctx, id), cancel
+}

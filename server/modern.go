@@ -1,0 +1,442 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+// Revision 2026-07-28 (the modern era) on the server side.
+//
+// A [Session] settles its era on its first request: initialize makes it a 2025-11-25
+// session, as before; server/discover, or any request whose params carry
+// _meta["io.modelcontextprotocol/protocolVersion"], makes it a 2026-07-28 connection.
+// A stateless Streamable HTTP request (see [transport.HTTPHandler]) is a connection of
+// its own, modern from the start. Once settled, the era does not change.
+//
+// In the modern era every request carries its own _meta: the protocol version, the
+// client's capabilities and, optionally, clientInfo and a log level. Nothing is
+// remembered from one request to the next: [ToolRequest.ClientCapabilities] and
+// [Session.ClientCapabilitiesFor] read the capabilities of the request at hand, and
+// [Session.Log] sends only at or above the level that request asked for, and nothing
+// when it asked for none. Every result carries resultType; the cacheable ones (the four
+// lists, resources/read and server/discover) carry ttlMs and cacheScope.
+//
+// Input from the client (elicitation, sampling, roots) goes through one API in both
+// eras; see [Session.Inputs]. subscriptions/listen replaces the GET stream and
+// resources/subscribe; see [Server.NotifyResourceUpdated].
+
+// SupportedVersions are the revisions a dual-era server answers, newest first, as
+// server/discover and an UnsupportedProtocolVersion error list them.
+var SupportedVersions = []string{mcp.ProtocolVersion20260728, mcp.LatestProtocolVersion}
+
+type era int32
+
+const (
+	eraUnset era = iota
+	eraLegacy
+	eraModern
+)
+
+// modernVersionKey marks the params of a 2026-07-28 request.
+var modernVersionKey = []byte(`"` + mcp.MetaProtocolVersion + `"`)
+
+// eraFor returns the era req is handled in, settling the session's era on its first
+// request.
+func (s *Session) eraFor(req *jsonrpc.Request) era {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.era != eraUnset {
+		return s.era
+	}
+	if !s.server.opts.Modern {
+		return eraLegacy
+	}
+	switch {
+	case req.Method == mcp.MethodServerDiscover || bytes.Contains(req.Params, modernVersionKey):
+		s.era = eraModern
+	case req.Method == mcp.MethodInitialize:
+		s.era = eraLegacy
+	default:
+		// Before either, a request is handled as 2025 handles it (not initialized yet)
+		// and settles nothing.
+		return eraLegacy
+	}
+	return s.era
+}
+
+// Modern reports whether the session speaks revision 2026-07-28.
+func (s *Session) Modern() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.era == eraModern
+}
+
+// requestInfo is what a 2026-07-28 request says about its client in _meta.
+type requestInfo struct {
+	version    string
+	rawCaps    []byte // as sent, decoded at the first use
+	capsOnce   sync.Once
+	caps       mcp.ClientCapabilities
+	clientInfo json.RawMessage // as sent; decoded only by who needs it
+	logLevel   mcp.LoggingLevel
+	round      *inputRound // set for the methods that may answer input_required
+}
+
+type requestInfoKey struct{}
+
+func modernInfo(ctx context.Context) *requestInfo {
+	info, _ := ctx.Value(requestInfoKey{}).(*requestInfo)
+	return info
+}
+
+// capabilities decodes the request's client capabilities, once, when first needed. A
+// member of the wrong type counts as not declared.
+func (i *requestInfo) capabilities() *mcp.ClientCapabilities {
+	i.capsOnce.Do(func() {
+		if len(bytes.TrimSpace(i.rawCaps[1:])) > 1 { // "{}" declares nothing
+			_ = json.Unmarshal(i.rawCaps, &i.caps)
+		}
+	})
+	return &i.caps
+}
+
+// ClientCapabilitiesFor returns the capabilities the client declared for the request
+// ctx belongs to: in the 2026-07-28 era those of that request's _meta, in 2025-11-25
+// those of initialize.
+func (s *Session) ClientCapabilitiesFor(ctx context.Context) *mcp.ClientCapabilities {
+	if info := modernInfo(ctx); info != nil {
+		return info.capabilities()
+	}
+	return s.ClientCapabilities()
+}
+
+// ClientCapabilities returns the capabilities the client declared for this call.
+func (r *ToolRequest) ClientCapabilities() *mcp.ClientCapabilities {
+	if r.ctx != nil {
+		return r.Session.ClientCapabilitiesFor(r.ctx)
+	}
+	return r.Session.ClientCapabilities()
+}
+
+// missingCapability is the -32021 error of a request that needs a capability its client
+// did not declare; required is the ClientCapabilities object naming it.
+func missingCapability(name string, required any) *jsonrpc.Error {
+	return jsonrpc.Errorf(mcp.CodeMissingRequiredClientCapability,
+		"the request needs the client capability %q, which it did not declare", name).
+		WithData(map[string]any{"requiredCapabilities": required})
+}
+
+// parseRequestMeta reads and checks the _meta of a 2026-07-28 request, and returns the
+// params without the members it read (so that handlers do not decode the client's
+// capabilities into a generic map on every request).
+func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, error) {
+	var meta []byte
+	metaAt := -1
+	if len(bytes.TrimSpace(params)) > 0 {
+		err := jsonwire.Members(params, func(name, value []byte) {
+			if string(name) == `"_meta"` {
+				meta, metaAt = value, cap(params)-cap(value)
+			}
+		})
+		if err != nil {
+			return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
+		}
+	}
+	if metaAt < 0 || len(meta) == 0 || meta[0] != '{' {
+		return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "params._meta is required: a 2026-07-28 request carries its protocol version and client capabilities in it")
+	}
+	var version, caps, clientInfo, logLevel []byte
+	var rest [][2][]byte // the other members, name and value
+	_ = jsonwire.Members(meta, func(name, value []byte) {
+		switch string(name) {
+		case `"` + mcp.MetaProtocolVersion + `"`:
+			version = value
+		case `"` + mcp.MetaClientCapabilities + `"`:
+			caps = value
+		case `"` + mcp.MetaClientInfo + `"`:
+			clientInfo = value
+		case `"` + mcp.MetaLogLevel + `"`:
+			logLevel = value
+		default:
+			rest = append(rest, [2][]byte{name, value})
+		}
+	})
+	info := &requestInfo{}
+	if version == nil || json.Unmarshal(version, &info.version) != nil || info.version == "" {
+		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "_meta[%q] is required", mcp.MetaProtocolVersion)
+	}
+	if len(caps) == 0 || caps[0] != '{' {
+		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "_meta[%q] is required (an object; {} declares nothing optional)", mcp.MetaClientCapabilities)
+	}
+	info.rawCaps = caps
+	if !mcp.IsModernProtocolVersion(info.version) {
+		return nil, nil, unsupportedVersion(info.version)
+	}
+	info.clientInfo = clientInfo
+	if logLevel != nil {
+		var lvl mcp.LoggingLevel
+		if json.Unmarshal(logLevel, &lvl) != nil || lvl.Severity() < 0 {
+			return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown logging level in _meta[%q]", mcp.MetaLogLevel)
+		}
+		info.logLevel = lvl
+	}
+	// The params again, _meta keeping only the other members (progressToken, trace
+	// context, the application's own).
+	out := make([]byte, 0, len(params)-len(meta)+16)
+	out = append(out, params[:metaAt]...)
+	out = append(out, '{')
+	for i, m := range rest {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, m[0]...)
+		out = append(out, ':')
+		out = append(out, m[1]...)
+	}
+	out = append(out, '}')
+	out = append(out, params[metaAt+len(meta):]...)
+	return info, out, nil
+}
+
+// unsupportedVersion is the -32022 error for a revision the server does not speak.
+func unsupportedVersion(requested string) *jsonrpc.Error {
+	return jsonrpc.Errorf(mcp.CodeUnsupportedProtocolVersion, "unsupported protocol version %s (supported: %s)",
+		strconv.Quote(requested), strings.Join(SupportedVersions, ", ")).
+		WithData(map[string]any{"supported": SupportedVersions, "requested": requested})
+}
+
+// handleModern answers one request of a 2026-07-28 connection.
+func (s *Session) handleModern(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	if req.IsNotification() {
+		return nil, nil // notifications/cancelled is handled by the connection
+	}
+	if !modernMethods[req.Method] {
+		// Before _meta is judged: initialize, ping and the other methods this revision
+		// removed are unknown here, whatever their params.
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
+	}
+	info, params, err := parseRequestMeta(req.Params)
+	if err != nil {
+		return nil, err
+	}
+	ctx = context.WithValue(ctx, requestInfoKey{}, info)
+	req = &jsonrpc.Request{ID: req.ID, Method: req.Method, Params: params}
+	res, err := s.dispatchModern(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if raw, ok := res.(json.RawMessage); ok {
+		return raw, nil // final already: input_required, discover, listen
+	}
+	return s.completeResult(res, slices.Contains(cacheableMethods, req.Method))
+}
+
+func (s *Session) dispatchModern(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	srv := s.server
+	switch req.Method {
+	case mcp.MethodServerDiscover:
+		return s.discover()
+	case mcp.MethodToolsList:
+		if srv.hasTools() {
+			return s.listTools(req)
+		}
+	case mcp.MethodToolsCall:
+		if srv.hasTools() {
+			if err := s.checkParamHeaders(req); err != nil {
+				return nil, err
+			}
+			return s.callToolModern(ctx, req)
+		}
+	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
+		if srv.tasks != nil {
+			return s.handleExtTasks(ctx, req)
+		}
+	case mcp.MethodPromptsList:
+		if srv.hasPrompts() {
+			return s.listPrompts(req)
+		}
+	case mcp.MethodPromptsGet:
+		if srv.hasPrompts() {
+			return s.withInput(ctx, req, func(ctx context.Context) (any, error) { return s.getPrompt(ctx, req) })
+		}
+	case mcp.MethodResourcesList:
+		if srv.hasResources() {
+			return s.listResources(req)
+		}
+	case mcp.MethodResourcesTemplatesList:
+		if srv.hasResources() {
+			return s.listTemplates(req)
+		}
+	case mcp.MethodResourcesRead:
+		if srv.hasResources() {
+			return s.withInput(ctx, req, func(ctx context.Context) (any, error) { return s.readResource(ctx, req) })
+		}
+	case mcp.MethodCompletionComplete:
+		if srv.opts.Complete != nil {
+			var p mcp.CompleteParams
+			if err := decodeParams(req, &p); err != nil {
+				return nil, err
+			}
+			return srv.opts.Complete(ctx, s, &p)
+		}
+	case mcp.MethodSubscriptionsListen:
+		return s.listen(ctx, req)
+	}
+	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
+}
+
+func (s *Server) hasTools() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.tools) > 0 || (s.opts.Capabilities != nil && s.opts.Capabilities.Tools != nil)
+}
+
+func (s *Server) hasPrompts() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.prompts) > 0 || (s.opts.Capabilities != nil && s.opts.Capabilities.Prompts != nil)
+}
+
+func (s *Server) hasResources() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.resources) > 0 || len(s.templates) > 0 || (s.opts.Capabilities != nil && s.opts.Capabilities.Resources != nil)
+}
+
+// modernCapabilities are the capabilities a 2026-07-28 client is told of: those of 2025
+// without the core tasks of 2025-11-25, which this revision does not have, and with the
+// Tasks extension when the server runs tasks.
+func (s *Server) modernCapabilities() *mcp.ServerCapabilities {
+	caps := s.capabilities()
+	caps.Tasks = nil
+	if s.tasks != nil {
+		ext := maps.Clone(caps.Extensions)
+		if ext == nil {
+			ext = map[string]json.RawMessage{}
+		}
+		ext[mcp.ExtensionTasks] = json.RawMessage(`{}`)
+		caps.Extensions = ext
+	}
+	return caps
+}
+
+func (s *Session) discover() (any, error) {
+	srv := s.server
+	ttl := srv.opts.CacheTTL.Milliseconds()
+	raw, err := jsonwire.Marshal(&mcp.DiscoverResult{
+		ResultType:        mcp.ResultTypeComplete,
+		SupportedVersions: SupportedVersions,
+		Capabilities:      *srv.modernCapabilities(),
+		Instructions:      srv.opts.Instructions,
+		TTLMs:             &ttl,
+		CacheScope:        "public",
+		Meta:              mcp.Meta{mcp.MetaServerInfo: srv.impl},
+	})
+	return json.RawMessage(raw), err
+}
+
+// completeResult encodes a result of the 2026-07-28 era: v's members after resultType
+// "complete" and, for the cacheable methods, ttlMs and cacheScope. v must not have
+// those members itself.
+func (s *Session) completeResult(v any, cacheable bool) (json.RawMessage, error) {
+	b := make([]byte, 0, 256)
+	b = append(b, `{"resultType":"complete"`...)
+	if cacheable {
+		b = append(b, `,"ttlMs":`...)
+		b = strconv.AppendInt(b, s.server.opts.CacheTTL.Milliseconds(), 10)
+		b = append(b, `,"cacheScope":"public"`...)
+	}
+	head := len(b)
+	b, err := jsonwire.AppendMarshal(b, v)
+	if err != nil {
+		return nil, err
+	}
+	obj := bytes.TrimSpace(b[head:])
+	if len(obj) < 2 || obj[0] != '{' {
+		return nil, fmt.Errorf("server: a result must be a JSON object, not %.20s", obj)
+	}
+	if inner := bytes.TrimSpace(obj[1:]); inner[0] == '}' {
+		return append(b[:head], '}'), nil
+	}
+	b[head+bytes.IndexByte(b[head:], '{')] = ','
+	return b, nil
+}
+
+// modernMethods are the requests of 2026-07-28 this server may answer (the Tasks
+// extension's among them).
+var modernMethods = map[string]bool{
+	mcp.MethodServerDiscover: true, mcp.MethodToolsList: true, mcp.MethodToolsCall: true,
+	mcp.MethodPromptsList: true, mcp.MethodPromptsGet: true, mcp.MethodResourcesList: true,
+	mcp.MethodResourcesTemplatesList: true, mcp.MethodResourcesRead: true,
+	mcp.MethodCompletionComplete: true, mcp.MethodSubscriptionsListen: true,
+	mcp.MethodTasksGet: true, mcp.MethodTasksUpdate: true, mcp.MethodTasksCancel: true,
+}
+
+// cacheableMethods carry ttlMs and cacheScope in 2026-07-28.
+var cacheableMethods = []string{mcp.MethodToolsList, mcp.MethodPromptsList, mcp.MethodResourcesList,
+	mcp.MethodResourcesTemplatesList, mcp.MethodResourcesRead}
+
+// checkParamHeaders compares, on a stateless HTTP request, the Mcp-Param-* headers with
+// the arguments the tool marks x-mcp-header: each argument present in the body must come
+// with its header, decoded equal; a header without its argument, or with invalid base64,
+// is a mismatch too (-32020).
+func (s *Session) checkParamHeaders(req *jsonrpc.Request) error {
+	hc, ok := s.transport.(interface{ Header() http.Header })
+	if !ok {
+		return nil
+	}
+	hdr := hc.Header()
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if json.Unmarshal(req.Params, &p) != nil {
+		return nil // decoding the call reports it
+	}
+	def, ok := s.server.Tool(p.Name)
+	if !ok {
+		return nil
+	}
+	params, err := def.HeaderParams()
+	if err != nil || len(params) == 0 {
+		return nil
+	}
+	values, err := mcp.HeaderParamValues(params, p.Arguments)
+	if err != nil {
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "%v", err)
+	}
+	for _, hp := range params {
+		name := transport.HeaderParamPrefix + hp.Name
+		raw, sent := hdr[http.CanonicalHeaderKey(name)]
+		want, inBody := values[hp.Name]
+		switch {
+		case !sent && inBody:
+			return jsonrpc.Errorf(mcp.CodeHeaderMismatch, "Header mismatch: the %s header is missing", name)
+		case sent && !inBody:
+			return jsonrpc.Errorf(mcp.CodeHeaderMismatch, "Header mismatch: %s is sent but its argument is absent", name)
+		case !sent:
+			continue
+		}
+		got, ok := transport.DecodeHeaderValue(raw[0])
+		if !ok {
+			return jsonrpc.Errorf(mcp.CodeHeaderMismatch, "Header mismatch: %s is not valid base64", name)
+		}
+		if got != want {
+			return jsonrpc.Errorf(mcp.CodeHeaderMismatch, "Header mismatch: %s header value does not match the argument", name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,162 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+type httpCase struct {
+	name    string
+	method  string
+	params  map[string]any
+	headers map[string]string // "" deletes
+	status  int
+	code    int64 // 0: a result
+}
+
+func postModern(t *testing.T, ctx context.Context, url, method string, params map[string]any, headers map[string]string) *http.Response {
+	t.Helper()
+	if params == nil {
+		params = map[string]any{}
+	}
+	if _, ok := params["_meta"]; !ok {
+		params["_meta"] = meta(`{}`)
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	if name, ok := params["name"].(string); ok {
+		req.Header.Set("Mcp-Name", transport.EncodeHeaderValue(name))
+	}
+	for k, v := range headers {
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+func TestStatelessHTTP(t *testing.T) {
+	srv := modernServer(nil)
+	defer srv.Close()
+	srv.AddTool(&mcp.Tool{Name: "héllo wörld"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("hi")}}, nil
+	})
+	srv.AddTool(&mcp.Tool{Name: "where", InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`)},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	h := srv.HTTPHandler(nil)
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.(interface{ Close() error }).Close()
+	url := ts.URL + "/mcp"
+	region := func(v string) map[string]any {
+		return map[string]any{"name": "where", "arguments": map[string]any{"region": v}}
+	}
+	for _, c := range []httpCase{
+		{name: "discover", method: mcp.MethodServerDiscover, status: 200},
+		{name: "tool with a base64 Mcp-Name", method: mcp.MethodToolsCall, params: map[string]any{"name": "héllo wörld"}, status: 200},
+		{name: "Mcp-Name mismatch", method: mcp.MethodToolsCall, params: map[string]any{"name": "héllo wörld"}, headers: map[string]string{"Mcp-Name": "other"}, status: 400, code: mcp.CodeHeaderMismatch},
+		{name: "Mcp-Name bad base64", method: mcp.MethodToolsCall, params: map[string]any{"name": "héllo wörld"}, headers: map[string]string{"Mcp-Name": "=?base64?***?="}, status: 400, code: mcp.CodeHeaderMismatch},
+		{name: "Mcp-Name missing", method: mcp.MethodToolsCall, params: map[string]any{"name": "héllo wörld"}, headers: map[string]string{"Mcp-Name": ""}, status: 400, code: mcp.CodeHeaderMismatch},
+		{name: "Mcp-Method mismatch", method: mcp.MethodToolsList, headers: map[string]string{"Mcp-Method": "prompts/list"}, status: 400, code: mcp.CodeHeaderMismatch},
+		{name: "version header mismatch", method: mcp.MethodToolsList, headers: map[string]string{"MCP-Protocol-Version": "2099-01-01"}, status: 400, code: mcp.CodeHeaderMismatch},
+		{name: "unsupported version", method: mcp.MethodToolsList, params: map[string]any{"_meta": map[string]any{mcp.MetaProtocolVersion: "2099-01-01", mcp.MetaClientCapabilities: map[string]any{}}},
+			headers: map[string]string{"MCP-Protocol-Version": "2099-01-01"}, status: 400, code: mcp.CodeUnsupportedProtocolVersion},
+		{name: "missing _meta", method: mcp.MethodToolsList, params: map[string]any{"_meta": map[string]any{}}, status: 400, code: -32602},
+		{name: "unknown method", method: "nope/nothing", status: 404, code: -32601},
+		{name: "ping", method: mcp.MethodPing, status: 404, code: -32601},
+		{name: "param header", method: mcp.MethodToolsCall, params: region("eu"), headers: map[string]string{"Mcp-Param-Region": "eu"}, status: 200},
+		{name: "param header in base64", method: mcp.MethodToolsCall, params: region("Hello"), headers: map[string]string{"Mcp-Param-Region": "=?base64?SGVsbG8=?="}, status: 200},
+		{name: "param header bad padding", method: mcp.MethodToolsCall, params: region("Hello"), headers: map[string]string{"Mcp-Param-Region": "=?base64?SGVsbG8?="}, status: 400, code: mcp.CodeHeaderMismatch},
+		{name: "param header missing", method: mcp.MethodToolsCall, params: region("eu"), status: 400, code: mcp.CodeHeaderMismatch},
+		{name: "param header differs", method: mcp.MethodToolsCall, params: region("eu"), headers: map[string]string{"Mcp-Param-Region": "us"}, status: 400, code: mcp.CodeHeaderMismatch},
+		{name: "param header without argument", method: mcp.MethodToolsCall, params: map[string]any{"name": "where"}, headers: map[string]string{"Mcp-Param-Region": "us"}, status: 400, code: mcp.CodeHeaderMismatch},
+		{name: "missing capability", method: mcp.MethodToolsCall, params: map[string]any{"name": "ask"}, status: 400, code: mcp.CodeMissingRequiredClientCapability},
+	} {
+		resp := postModern(t, t.Context(), url, c.method, c.params, c.headers)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var msg struct {
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Code int64 `json:"code"`
+			} `json:"error"`
+		}
+		_ = json.Unmarshal(body, &msg)
+		got := int64(0)
+		if msg.Error != nil {
+			got = msg.Error.Code
+		}
+		if resp.StatusCode != c.status || got != c.code || msg.ID != 7 || resp.Header.Get(transport.HeaderSessionID) != "" {
+			t.Errorf("%s: HTTP %d %s (session %q), want %d and code %d", c.name, resp.StatusCode, body, resp.Header.Get(transport.HeaderSessionID), c.status, c.code)
+		}
+	}
+	if n := h.(*transport.HTTPHandler).SessionCount(); n != 0 {
+		t.Errorf("%d sessions after stateless requests", n)
+	}
+}
+
+func TestListenOverHTTP(t *testing.T) {
+	srv := modernServer(nil)
+	defer srv.Close()
+	h := srv.HTTPHandler(nil)
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.(interface{ Close() error }).Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	resp := postModern(t, ctx, ts.URL+"/mcp", mcp.MethodSubscriptionsListen, map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, nil)
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	lines := bufio.NewScanner(resp.Body)
+	next := func() string {
+		for lines.Scan() {
+			if d, ok := strings.CutPrefix(lines.Text(), "data: "); ok {
+				return d
+			}
+		}
+		t.Fatal("stream ended")
+		return ""
+	}
+	if ack := next(); !strings.Contains(ack, mcp.NotificationSubscriptionsAcknowledged) || !strings.Contains(ack, `"io.modelcontextprotocol/subscriptionId":7`) {
+		t.Errorf("first event %s", ack)
+	}
+	srv.AddTool(&mcp.Tool{Name: "new"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) { return nil, nil })
+	if n := next(); !strings.Contains(n, mcp.NotificationToolsListChanged) || !strings.Contains(n, `"io.modelcontextprotocol/subscriptionId":7`) {
+		t.Errorf("second event %s", n)
+	}
+	resp.Body.Close()
+	cancel()
+	deadline := time.Now().Add(2 * time.Second)
+	for srv.Listeners() > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := srv.Listeners(); n != 0 {
+		t.Errorf("%d listeners after the client closed the stream", n)
+	}
+}
