@@ -99,6 +99,13 @@ func (r *inputRound) fail(err *jsonrpc.Error) *jsonrpc.Error {
 // the bare result objects, under the same keys. See the package's notes on input for how
 // it works in each era.
 func (s *Session) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest) (map[string]json.RawMessage, error) {
+	if c := extCallFrom(ctx); c != nil {
+		return c.inputs(ctx, reqs, s.roundInputs) // a call that is, or may become, a task
+	}
+	return s.roundInputs(ctx, reqs)
+}
+
+func (s *Session) roundInputs(ctx context.Context, reqs map[string]mcp.InputRequest) (map[string]json.RawMessage, error) {
 	info := modernInfo(ctx)
 	if info == nil {
 		return s.legacyInputs(ctx, reqs)

@@ -72,6 +72,11 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 	if caps.Resources != nil && caps.Resources.Subscribe {
 		ack.ResourceSubscriptions = p.Notifications.ResourceSubscriptions
 	}
+	ids, err := s.acceptTaskIDs(ctx, p.Notifications.TaskIDs) // exttasks.go
+	if err != nil {
+		return nil, err
+	}
+	ack.TaskIDs = ids
 	l := &listener{s: s, id: req.ID, filter: ack}
 	s.server.mu.Lock()
 	s.server.listeners[l] = struct{}{}
@@ -85,6 +90,7 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 	if err := s.conn.Notify(jsonrpc.WithRelatedRequest(ctx, req.ID), mcp.NotificationSubscriptionsAcknowledged, ackParams); err != nil {
 		return nil, err
 	}
+	l.sendTaskStates(s.server)
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()

@@ -207,7 +207,7 @@ func (s *Session) dispatchModern(ctx context.Context, req *jsonrpc.Request) (any
 			if err := s.checkParamHeaders(req); err != nil {
 				return nil, err
 			}
-			return s.withInput(ctx, req, func(ctx context.Context) (any, error) { return s.callTool(ctx, req) })
+			return s.withInput(ctx, req, func(ctx context.Context) (any, error) { return s.callToolModern(ctx, req) })
 		}
 	case mcp.MethodPromptsList:
 		if srv.hasPrompts() {
@@ -239,6 +239,10 @@ func (s *Session) dispatchModern(ctx context.Context, req *jsonrpc.Request) (any
 		}
 	case mcp.MethodSubscriptionsListen:
 		return s.listen(ctx, req)
+	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
+		if srv.tasks != nil {
+			return s.handleExtTasks(ctx, req) // exttasks.go
+		}
 	}
 	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
 }
@@ -266,6 +270,7 @@ func (s *Server) hasResources() bool {
 func (s *Server) modernCapabilities() *mcp.ServerCapabilities {
 	caps := s.capabilities()
 	caps.Tasks = nil
+	s.withTasksExtension(caps)
 	return caps
 }
 

@@ -32,6 +32,9 @@ type taskWorkKey struct{}
 func TaskFromContext(ctx context.Context) (*tasks.Handle, bool) {
 	w, ok := ctx.Value(taskWorkKey{}).(*taskWork)
 	if !ok {
+		if h := extTask(ctx); h != nil {
+			return h, true // a task of the extension (2026-07-28)
+		}
 		return nil, false
 	}
 	return w.h, true

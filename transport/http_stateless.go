@@ -143,7 +143,9 @@ func (h *HTTPHandler) checkStateless(r *http.Request, req *jsonrpc.Request) (*js
 		name = probe.Name
 	case req.Method == "resources/read":
 		name = probe.URI
-	case strings.HasPrefix(req.Method, "tasks/"):
+	case req.Method == "tasks/get" || req.Method == "tasks/update" || req.Method == "tasks/cancel":
+		// The Tasks extension names these three (SEP-2663); tasks/result and tasks/list
+		// do not exist in 2026-07-28 and get -32601, whatever their headers.
 		name = probe.TaskID
 	}
 	if name != nil {
