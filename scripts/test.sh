@@ -8,7 +8,10 @@
 #      client mode (the 2025-11-25 scenarios mcpi's conformance client implements);
 #      0.2.0-alpha.12 in client mode, the same 2025-11-25 scenarios and every
 #      non-auth client scenario of the 2026-07-28 requirement set (plus
-#      json-schema-2020-12-preservation), all clean.
+#      json-schema-2020-12-preservation); 0.2.0-alpha.12 in server mode, the whole
+#      2025-11-25 and 2026-07-28 requirement sets (the latter with its unscored
+#      scenarios: the tasks-* extension, http-header-validation, ...), all clean
+#      but tasks-status-notifications, which the suite always skips.
 # Node 22 and both suites are installed into .tools/ by scripts/conformance-tools.sh.
 # Set MCPI_SKIP_CONFORMANCE=1 to run only the Go tests.
 set -euo pipefail
@@ -62,6 +65,12 @@ done
 status=0
 step "conformance: server mode, active suite"
 bash scripts/conformance.sh server "http://127.0.0.1:$port/mcp" || status=1
+step "conformance: server mode, 0.2.0-alpha.12, the 2025-11-25 requirements"
+bash scripts/conformance.sh --suite-version 0.2.0-alpha.12 server "http://127.0.0.1:$port/mcp" \
+  --requirements 2025-11-25 || status=1
+step "conformance: server mode, 0.2.0-alpha.12, the 2026-07-28 requirements and the tasks-* extension"
+bash scripts/conformance.sh --suite-version 0.2.0-alpha.12 server "http://127.0.0.1:$port/mcp" \
+  --requirements 2026-07-28 || status=1
 step "conformance: client mode, 0.1.16 (2025-11-25)"
 bash scripts/conformance.sh client "$bin/mcpi-conformance-client" \
   initialize tools_call elicitation-sep1034-client-defaults sse-retry || status=1

@@ -72,6 +72,21 @@ type inputRound struct {
 	used  map[string]json.RawMessage
 	asked map[string]mcp.InputRequest
 	err   *jsonrpc.Error
+	// task is set once the call runs as a task of the Tasks extension: input is then
+	// asked through the task.
+	task *extTask
+}
+
+// promoted reports whether the call of ctx runs as a task of the Tasks extension, which
+// sends no progress or log notifications.
+func promoted(ctx context.Context) bool {
+	info := modernInfo(ctx)
+	if info == nil || info.round == nil {
+		return false
+	}
+	info.round.mu.Lock()
+	defer info.round.mu.Unlock()
+	return info.round.task != nil
 }
 
 func (r *inputRound) nextKey(method string) string {
@@ -99,13 +114,6 @@ func (r *inputRound) fail(err *jsonrpc.Error) *jsonrpc.Error {
 // the bare result objects, under the same keys. See the package's notes on input for how
 // it works in each era.
 func (s *Session) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest) (map[string]json.RawMessage, error) {
-	if c := extCallFrom(ctx); c != nil {
-		return c.inputs(ctx, reqs, s.roundInputs) // a call that is, or may become, a task
-	}
-	return s.roundInputs(ctx, reqs)
-}
-
-func (s *Session) roundInputs(ctx context.Context, reqs map[string]mcp.InputRequest) (map[string]json.RawMessage, error) {
 	info := modernInfo(ctx)
 	if info == nil {
 		return s.legacyInputs(ctx, reqs)
@@ -121,6 +129,28 @@ func (s *Session) roundInputs(ctx context.Context, reqs map[string]mcp.InputRequ
 		}
 	}
 	r.mu.Lock()
+	if task := r.task; task != nil {
+		// The call runs as a task now: what the MRTR rounds answered stands, the rest is
+		// asked through the task's inputRequests, waiting for tasks/update.
+		out := make(map[string]json.RawMessage, len(reqs))
+		missing := map[string]mcp.InputRequest{}
+		for _, k := range keys {
+			if a, ok := r.answers[k]; ok && checkInputResponse(k, reqs[k].Method, a) == nil {
+				out[k] = a
+			} else {
+				missing[k] = reqs[k]
+			}
+		}
+		r.mu.Unlock()
+		if len(missing) > 0 {
+			got, err := task.ask(ctx, missing)
+			if err != nil {
+				return nil, err
+			}
+			maps.Copy(out, got)
+		}
+		return out, nil
+	}
 	defer r.mu.Unlock()
 	if r.asked != nil {
 		return nil, ErrInputRequired
@@ -302,11 +332,22 @@ type requestStatePayload struct {
 // 2026-07-28 era: it reads inputResponses and requestState, runs the handler with the
 // answers they hold, and answers input_required when the handler asks for more.
 func (s *Session) withInput(ctx context.Context, req *jsonrpc.Request, run func(context.Context) (any, error)) (any, error) {
+	round, binding, err := s.prepareRound(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	res, err := run(ctx)
+	return s.finishRound(round, binding, res, err)
+}
+
+// prepareRound reads inputResponses and requestState and sets up the round in ctx's
+// request info.
+func (s *Session) prepareRound(ctx context.Context, req *jsonrpc.Request) (*inputRound, *requestStatePayload, error) {
 	var p inputParams
 	if err := json.Unmarshal(req.Params, &p); err != nil {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params for %s: %v", req.Method, err)
+		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params for %s: %v", req.Method, err)
 	}
-	binding := requestStatePayload{Method: req.Method, Target: p.Name, Args: argsDigest(p.Arguments)}
+	binding := &requestStatePayload{Method: req.Method, Target: p.Name, Args: argsDigest(p.Arguments)}
 	if req.Method == mcp.MethodResourcesRead {
 		binding.Target = p.URI
 	}
@@ -314,14 +355,14 @@ func (s *Session) withInput(ctx context.Context, req *jsonrpc.Request, run func(
 	if p.RequestState != nil {
 		var state string
 		if err := json.Unmarshal(p.RequestState, &state); err != nil {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "requestState must be a string")
+			return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "requestState must be a string")
 		}
 		st, err := s.server.openState(state)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if st.Method != binding.Method || st.Target != binding.Target || st.Args != binding.Args {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "requestState belongs to another request")
+			return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "requestState belongs to another request")
 		}
 		maps.Copy(answers, st.Answers)
 	}
@@ -329,13 +370,18 @@ func (s *Session) withInput(ctx context.Context, req *jsonrpc.Request, run func(
 		var responses map[string]json.RawMessage
 		t := bytes.TrimSpace(p.InputResponses)
 		if len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &responses) != nil {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "inputResponses must be an object mapping each input request's key to its result")
+			return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "inputResponses must be an object mapping each input request's key to its result")
 		}
 		maps.Copy(answers, responses)
 	}
 	round := &inputRound{answers: answers}
 	modernInfo(ctx).round = round
-	res, err := run(ctx)
+	return round, binding, nil
+}
+
+// finishRound turns a handler's outcome into the answer: its error or result, or
+// input_required when it asked for input it has not got.
+func (s *Session) finishRound(round *inputRound, binding *requestStatePayload, res any, err error) (any, error) {
 	round.mu.Lock()
 	defer round.mu.Unlock()
 	if round.err != nil {
@@ -347,8 +393,9 @@ func (s *Session) withInput(ctx context.Context, req *jsonrpc.Request, run func(
 		}
 		return res, err
 	}
-	binding.Answers = round.used
-	state, serr := s.server.sealState(binding)
+	b := *binding
+	b.Answers = round.used
+	state, serr := s.server.sealState(b)
 	if serr != nil {
 		return nil, serr
 	}

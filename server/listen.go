@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"sync"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -11,7 +12,8 @@ import (
 
 // subscriptions/listen (2026-07-28): the request stays open; its first message is
 // notifications/subscriptions/acknowledged with the part of the filter the server
-// honours, then come the notifications the filter asked for, each tagged with the
+// honours, then come the notifications the filter asked for (notifications/tasks too, for
+// the taskIds of the Tasks extension), each tagged with the
 // listen request's id in _meta["io.modelcontextprotocol/subscriptionId"]. Over
 // Streamable HTTP that is a long-lived SSE response; on stdio the notifications are
 // interleaved with everything else. The stream ends when the client cancels it (closes
@@ -22,6 +24,7 @@ type listener struct {
 	s      *Session
 	id     jsonrpc.ID
 	filter mcp.ListenFilter
+	taskMu sync.Mutex // orders the notifications/tasks of this listen
 }
 
 func (l *listener) wants(method, uri string) bool {
@@ -72,11 +75,17 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 	if caps.Resources != nil && caps.Resources.Subscribe {
 		ack.ResourceSubscriptions = p.Notifications.ResourceSubscriptions
 	}
-	ids, err := s.acceptTaskIDs(ctx, p.Notifications.TaskIDs) // exttasks.go
-	if err != nil {
-		return nil, err
+	if len(p.Notifications.TaskIDs) > 0 {
+		// notifications/tasks belong to the Tasks extension.
+		if s.server.tasks == nil || !extensionDeclared(ctx) {
+			return nil, errExtensionRequired
+		}
+		for _, id := range p.Notifications.TaskIDs {
+			if _, err := s.server.tasks.Get(modernOwner, id); err == nil {
+				ack.TaskIDs = append(ack.TaskIDs, id)
+			}
+		}
 	}
-	ack.TaskIDs = ids
 	l := &listener{s: s, id: req.ID, filter: ack}
 	s.server.mu.Lock()
 	s.server.listeners[l] = struct{}{}
@@ -90,7 +99,17 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 	if err := s.conn.Notify(jsonrpc.WithRelatedRequest(ctx, req.ID), mcp.NotificationSubscriptionsAcknowledged, ackParams); err != nil {
 		return nil, err
 	}
-	l.sendTaskStates(s.server)
+	// Then each task as it is now: a change made between its creation and this listen
+	// would otherwise go unseen until the client polls.
+	for _, id := range ack.TaskIDs {
+		l.taskMu.Lock()
+		// Read under the lock: a change announced meanwhile is sent before or after
+		// this, never overtaken by an older state.
+		if t, err := s.server.tasks.Get(modernOwner, id); err == nil {
+			s.server.sendExtTask(l, t)
+		}
+		l.taskMu.Unlock()
+	}
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -123,4 +142,40 @@ func (s *Server) Listeners() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return len(s.listeners)
+}
+
+// notifyExtTask sends notifications/tasks, the task as tasks/get would give it now, to
+// every listen that asked for the task.
+func (s *Server) notifyExtTask(t mcp.Task) {
+	s.mu.RLock()
+	var targets []*listener
+	for l := range s.listeners {
+		if slices.Contains(l.filter.TaskIDs, t.TaskID) {
+			targets = append(targets, l)
+		}
+	}
+	s.mu.RUnlock()
+	s.notifyExtTaskTo(t, targets)
+}
+
+func (s *Server) notifyExtTaskTo(t mcp.Task, targets []*listener) {
+	for _, l := range targets {
+		l.taskMu.Lock()
+		s.sendExtTask(l, t)
+		l.taskMu.Unlock()
+	}
+}
+
+// sendExtTask sends l the task as tasks/get would give it; l.taskMu is held.
+func (s *Server) sendExtTask(l *listener, t mcp.Task) {
+	d, err := s.detailedTask(t)
+	if err != nil {
+		return
+	}
+	params := struct {
+		mcp.DetailedTask
+		Meta map[string]any `json:"_meta"`
+	}{d, map[string]any{mcp.MetaSubscriptionID: l.id.Raw()}}
+	ctx := jsonrpc.WithRelatedRequest(context.Background(), l.id)
+	_ = l.s.conn.Notify(ctx, mcp.NotificationTasks, &params)
 }

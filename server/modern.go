@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -207,7 +208,11 @@ func (s *Session) dispatchModern(ctx context.Context, req *jsonrpc.Request) (any
 			if err := s.checkParamHeaders(req); err != nil {
 				return nil, err
 			}
-			return s.withInput(ctx, req, func(ctx context.Context) (any, error) { return s.callToolModern(ctx, req) })
+			return s.callToolModern(ctx, req)
+		}
+	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
+		if srv.tasks != nil {
+			return s.handleExtTasks(ctx, req)
 		}
 	case mcp.MethodPromptsList:
 		if srv.hasPrompts() {
@@ -239,10 +244,6 @@ func (s *Session) dispatchModern(ctx context.Context, req *jsonrpc.Request) (any
 		}
 	case mcp.MethodSubscriptionsListen:
 		return s.listen(ctx, req)
-	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
-		if srv.tasks != nil {
-			return s.handleExtTasks(ctx, req) // exttasks.go
-		}
 	}
 	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
 }
@@ -266,11 +267,19 @@ func (s *Server) hasResources() bool {
 }
 
 // modernCapabilities are the capabilities a 2026-07-28 client is told of: those of 2025
-// without the core tasks of 2025-11-25, which this revision does not have.
+// without the core tasks of 2025-11-25, which this revision does not have, and with the
+// Tasks extension when the server runs tasks.
 func (s *Server) modernCapabilities() *mcp.ServerCapabilities {
 	caps := s.capabilities()
 	caps.Tasks = nil
-	s.withTasksExtension(caps)
+	if s.tasks != nil {
+		ext := maps.Clone(caps.Extensions)
+		if ext == nil {
+			ext = map[string]json.RawMessage{}
+		}
+		ext[mcp.ExtensionTasks] = json.RawMessage(`{}`)
+		caps.Extensions = ext
+	}
 	return caps
 }
 

@@ -86,8 +86,8 @@ func (r *ToolRequest) Arguments(v any) error {
 // task's id, and nothing is sent once the task has ended.
 func (r *ToolRequest) Progress(ctx context.Context, progress float64, total *float64, message string) error {
 	token, ok := r.Params.Meta.ProgressToken()
-	if !ok || inExtensionTask(ctx) {
-		return nil // no progress for the tasks of the extension
+	if !ok || promoted(ctx) {
+		return nil
 	}
 	p := &mcp.ProgressNotificationParams{ProgressToken: token, Progress: progress, Total: total, Message: message}
 	if h, ok := TaskFromContext(ctx); ok {
@@ -149,9 +149,6 @@ type Options struct {
 	RequestStateTTL time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// TaskPromoteAfter is how long a call of a [TaskWhenSlow] tool runs inline in
-	// 2026-07-28 before it becomes a task; zero means [DefaultPromoteAfter].
-	TaskPromoteAfter time.Duration
 }
 
 // MethodHandler handles one method for a session.
@@ -167,13 +164,12 @@ type tool struct {
 type ToolOptions struct {
 	// MaxTaskTTL caps the lifetime of this tool's tasks below the server's cap.
 	MaxTaskTTL time.Duration
-	// Task says when a call becomes a task of the Tasks extension in 2026-07-28; the
-	// zero value follows the tool's execution.taskSupport. See exttasks.go.
-	Task TaskPolicy
-	// PromoteAfter is how long a call runs inline before it becomes a task: for
-	// [TaskWhenSlow] zero means [Options.TaskPromoteAfter]; for [TaskAlways] zero
-	// means a task from the start.
-	PromoteAfter time.Duration
+	// TaskPolicy says when a 2026-07-28 call becomes a task of the Tasks extension;
+	// [TaskPolicyAuto] derives it from the tool's execution.taskSupport.
+	TaskPolicy TaskPolicy
+	// TaskAfter is how long a [TaskWhenSlow] call may run inline before it becomes a
+	// task; zero means [DefaultTaskAfter].
+	TaskAfter time.Duration
 }
 
 type prompt struct {
@@ -208,6 +204,7 @@ type Server struct {
 	tasks     *tasks.Manager      // nil when tool tasks are off
 	stateKey  []byte
 	listeners map[*listener]struct{}
+	extTasks  map[string]*extTask // tasks of the extension waiting for input, by id
 }
 
 // New returns a server that introduces itself as impl.
@@ -235,13 +232,6 @@ func New(impl mcp.Implementation, opts *Options) *Server {
 		if to.Logger == nil {
 			to.Logger = s.opts.Logger
 		}
-		onDetail := to.OnDetail
-		to.OnDetail = func(d mcp.DetailedTask) {
-			s.notifyExtTask(d)
-			if onDetail != nil {
-				onDetail(d)
-			}
-		}
 		s.tasks = tasks.New(to)
 	}
 	s.log = s.opts.Logger
@@ -256,6 +246,7 @@ func New(impl mcp.Implementation, opts *Options) *Server {
 		s.stateKey = newStateKey()
 	}
 	s.listeners = map[*listener]struct{}{}
+	s.extTasks = map[string]*extTask{}
 	return s
 }
 

@@ -162,11 +162,8 @@ func (s *Session) Log(ctx context.Context, level mcp.LoggingLevel, logger string
 	modern := s.era == eraModern
 	s.mu.Unlock()
 	if modern {
-		if inExtensionTask(ctx) {
-			return nil // no log messages for the tasks of the extension
-		}
 		info := modernInfo(ctx)
-		if info == nil || info.logLevel == "" {
+		if info == nil || info.logLevel == "" || promoted(ctx) {
 			return nil
 		}
 		min = info.logLevel

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"sync"
 
@@ -32,9 +33,6 @@ type taskWorkKey struct{}
 func TaskFromContext(ctx context.Context) (*tasks.Handle, bool) {
 	w, ok := ctx.Value(taskWorkKey{}).(*taskWork)
 	if !ok {
-		if h := extTask(ctx); h != nil {
-			return h, true // a task of the extension (2026-07-28)
-		}
 		return nil, false
 	}
 	return w.h, true
@@ -120,6 +118,10 @@ func (s *Server) taskCapability() *mcp.ServerTasksCapability {
 // notifyTask sends notifications/tasks/status to the session that owns the task, and to
 // no other.
 func (s *Server) notifyTask(owner string, t mcp.Task) {
+	if owner == modernOwner {
+		s.notifyExtTask(t)
+		return
+	}
 	ss := s.liveSession(owner)
 	if ss == nil {
 		return
@@ -199,7 +201,8 @@ func (s *Session) adopt(id string) {
 		return
 	}
 	s.server.tasks.Adopt(id, s.owner, func(owner string) bool {
-		return s.server.liveSession(owner) == nil
+		// A task of the 2026-07-28 extension has no session, and stays in its era.
+		return owner != modernOwner && s.server.liveSession(owner) == nil
 	})
 }
 
@@ -217,7 +220,7 @@ func (s *Session) handleTasks(ctx context.Context, req *jsonrpc.Request) (any, e
 		s.adopt(p.TaskID)
 		t, err := m.Get(s.owner, p.TaskID)
 		if err != nil {
-			return nil, err
+			return nil, s.server.otherEra(err, p.TaskID)
 		}
 		return &mcp.GetTaskResult{Task: t}, nil
 	case mcp.MethodTasksResult:
@@ -229,7 +232,7 @@ func (s *Session) handleTasks(ctx context.Context, req *jsonrpc.Request) (any, e
 		s.adopt(p.TaskID)
 		out, err := m.Result(ctx, s.owner, p.TaskID, req.ID)
 		if err != nil {
-			return nil, err
+			return nil, s.server.otherEra(err, p.TaskID)
 		}
 		if out.Error != nil {
 			return nil, out.Error
@@ -255,7 +258,7 @@ func (s *Session) handleTasks(ctx context.Context, req *jsonrpc.Request) (any, e
 		s.adopt(p.TaskID)
 		t, err := m.Cancel(s.owner, p.TaskID, "")
 		if err != nil {
-			return nil, err
+			return nil, s.server.otherEra(err, p.TaskID)
 		}
 		return &mcp.CancelTaskResult{Task: t}, nil
 	}
@@ -269,4 +272,13 @@ func paramsTaskID(params json.RawMessage) string {
 	}
 	_ = json.Unmarshal(params, &target)
 	return target.TaskID
+}
+
+// otherEra replaces the not-found error of a 2025-11-25 request about a task of the
+// Tasks extension with one that says why it cannot be reached.
+func (s *Server) otherEra(err error, id string) error {
+	if owner, ok := s.tasks.Owner(id); ok && owner == modernOwner && errors.Is(err, tasks.ErrNotFound) {
+		return s.taskNotFound(id, false)
+	}
+	return err
 }

@@ -466,6 +466,23 @@ func (m *Manager) Result(ctx context.Context, owner, id string, waiter jsonrpc.I
 	return t.outcome, nil
 }
 
+// Outcome returns the outcome of a task that completed or failed, without waiting: ok is
+// false while it runs, and for a cancelled task. Unlike [Manager.Result] it may be
+// called from OnChange.
+func (m *Manager) Outcome(owner, id string) (out Outcome, ok bool, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, err := m.lookup(owner, id)
+	if err != nil {
+		return Outcome{}, false, err
+	}
+	switch t.state.Status {
+	case mcp.TaskStatusCompleted, mcp.TaskStatusFailed:
+		return t.outcome, true, nil
+	}
+	return Outcome{}, false, nil
+}
+
 func isClosed(c <-chan struct{}) bool {
 	select {
 	case <-c:

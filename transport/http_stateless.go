@@ -144,8 +144,8 @@ func (h *HTTPHandler) checkStateless(r *http.Request, req *jsonrpc.Request) (*js
 	case req.Method == "resources/read":
 		name = probe.URI
 	case req.Method == "tasks/get" || req.Method == "tasks/update" || req.Method == "tasks/cancel":
-		// The Tasks extension names these three (SEP-2663); tasks/result and tasks/list
-		// do not exist in 2026-07-28 and get -32601, whatever their headers.
+		// The Tasks extension's methods; tasks/result and tasks/list are not of this
+		// revision and get -32601 from the server, whatever their headers.
 		name = probe.TaskID
 	}
 	if name != nil {

@@ -72,8 +72,6 @@ func addModernTools(srv *server.Server) {
 	tool := func(name, desc string, h server.ToolHandler) {
 		srv.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: noArgs}, h)
 	}
-	nameSchema := `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`
-	confirmSchema := `{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`
 
 	tool("test_input_required_result_elicitation", "Asks the user's name (user_name), then greets them (input-required-result-basic-elicitation and others).",
 		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {

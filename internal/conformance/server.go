@@ -51,8 +51,8 @@ func NewServer() *server.Server {
 	srv := server.New(mcp.Implementation{Name: Name, Title: "mcpi conformance fixtures", Version: Version}, &server.Options{
 		Complete: complete,
 		Modern:   true,
-		// Tool tasks, for the tasks-* scenarios of the Tasks extension (2026-07-28).
-		Tasks: &tasks.Options{PollInterval: 500 * time.Millisecond},
+		// The tools of the tasks-* scenarios run as tasks of the 2026-07-28 extension.
+		Tasks: &tasks.Options{},
 		// Declared explicitly, though the server would derive the same from what is
 		// registered: the suite's client does not check, but the notes ask for all five.
 		Capabilities: &mcp.ServerCapabilities{
@@ -65,7 +65,7 @@ func NewServer() *server.Server {
 	})
 	addTools(srv)
 	addModernTools(srv)
-	addTaskExtensionTools(srv)
+	addTaskTools(srv)
 	addResources(srv)
 	addPrompts(srv)
 	return srv

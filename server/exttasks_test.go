@@ -1,0 +1,259 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/tasks"
+)
+
+const extCaps = `{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`
+
+func taskServer(t *testing.T) (*server.Server, chan struct{}) {
+	srv := modernServer(&server.Options{Tasks: &tasks.Options{}})
+	t.Cleanup(srv.Close)
+	release := make(chan struct{})
+	add := func(name string, policy server.TaskPolicy, h server.ToolHandler) {
+		srv.AddToolWith(&mcp.Tool{Name: name}, h, &server.ToolOptions{TaskPolicy: policy, TaskAfter: 200 * time.Millisecond})
+	}
+	add("quick", server.TaskWhenSlow, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("quick")}}, nil
+	})
+	add("slow", server.TaskWhenSlow, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-release:
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("slow done")}}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	add("tool_error", server.TaskRequired, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.TextContent("nope")}}, nil
+	})
+	add("rpc_error", server.TaskRequired, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		return nil, jsonrpc.NewError(-32603, "broke")
+	})
+	add("two_questions", server.TaskAlways, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		form := json.RawMessage(`{"message":"?","requestedSchema":{"type":"object"}}`)
+		out, err := req.Session.Inputs(ctx, map[string]mcp.InputRequest{"a": {Method: mcp.MethodElicitationCreate, Params: form}, "b": {Method: mcp.MethodElicitationCreate, Params: form}})
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(string(out["a"]) + string(out["b"]))}}, nil
+	})
+	add("mrtr_then_task", server.TaskAfterInput, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		r, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "name?", RequestedSchema: json.RawMessage(`{"type":"object"}`)})
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("hi " + r.Content["name"].(string))}}, nil
+	})
+	return srv, release
+}
+
+func (p *modernPeer) tool(name, caps string, extra map[string]any) (map[string]json.RawMessage, *jsonrpc.Error) {
+	params := map[string]any{"name": name, "_meta": meta(caps)}
+	for k, v := range extra {
+		params[k] = v
+	}
+	return p.call(mcp.MethodToolsCall, params)
+}
+
+func (p *modernPeer) task(method, id string, extra map[string]any) (map[string]json.RawMessage, *jsonrpc.Error) {
+	params := map[string]any{"taskId": id, "_meta": meta(extCaps)}
+	for k, v := range extra {
+		params[k] = v
+	}
+	return p.call(method, params)
+}
+
+// waitStatus polls tasks/get until the task has status want.
+func (p *modernPeer) waitStatus(id string, want mcp.TaskStatus) map[string]json.RawMessage {
+	p.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r, rerr := p.task(mcp.MethodTasksGet, id, nil)
+		if rerr != nil {
+			p.t.Fatalf("tasks/get %s: %v", id, rerr)
+		}
+		if str(r["status"]) == string(want) {
+			return r
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("task %s stays %s, want %s", id, r["status"], want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestExtTasks(t *testing.T) {
+	srv, release := taskServer(t)
+	p := newModernPeer(t, srv)
+	d, _ := p.call(mcp.MethodServerDiscover, nil)
+	if !strings.Contains(string(d["capabilities"]), `"extensions":{"io.modelcontextprotocol/tasks":{}}`) || strings.Contains(string(d["capabilities"]), `"tasks":{"`) {
+		t.Errorf("capabilities %s", d["capabilities"])
+	}
+
+	// Without the extension: no task, ever.
+	if r, rerr := p.tool("quick", `{}`, nil); rerr != nil || str(r["resultType"]) != "complete" {
+		t.Errorf("quick without the extension: %s %v", r, rerr)
+	}
+	if _, rerr := p.tool("tool_error", `{}`, nil); rerr == nil || rerr.Code != mcp.CodeMissingRequiredClientCapability ||
+		!strings.Contains(string(rerr.Data), `"extensions":{"io.modelcontextprotocol/tasks":{}}`) {
+		t.Errorf("an always-task tool without the extension: %v %s", rerr, rerrData(rerr))
+	}
+	if r, rerr := p.tool("two_questions", `{"elicitation":{}}`, nil); rerr != nil || str(r["resultType"]) != "input_required" {
+		t.Errorf("an always-task tool without the extension runs inline, asking through MRTR: %s %v", r, rerr)
+	}
+	if _, rerr := p.call(mcp.MethodTasksGet, map[string]any{"taskId": "x"}); rerr == nil || rerr.Code != mcp.CodeMissingRequiredClientCapability {
+		t.Errorf("tasks/get without the extension: %v", rerr)
+	}
+	for _, m := range []string{mcp.MethodTasksResult, mcp.MethodTasksList} {
+		if _, rerr := p.task(m, "x", nil); rerr == nil || rerr.Code != jsonrpc.CodeMethodNotFound {
+			t.Errorf("%s: %v, want -32601", m, rerr)
+		}
+	}
+
+	// Quick calls answer inline, slow ones become tasks.
+	if r, rerr := p.tool("quick", extCaps, map[string]any{"task": map[string]any{"ttl": 1000}}); rerr != nil || str(r["resultType"]) != "complete" {
+		t.Errorf("quick: %s %v", r, rerr)
+	}
+	c, rerr := p.tool("slow", extCaps, nil)
+	if rerr != nil || str(c["resultType"]) != "task" || str(c["status"]) != "working" || c["task"] != nil || c["ttlMs"] == nil {
+		t.Fatalf("slow: %s %v", c, rerr)
+	}
+	id := str(c["taskId"])
+	if g := p.waitStatus(id, mcp.TaskStatusWorking); str(g["resultType"]) != "complete" || g["result"] != nil {
+		t.Errorf("working: %s", g)
+	}
+	close(release)
+	if g := p.waitStatus(id, mcp.TaskStatusCompleted); !strings.Contains(string(g["result"]), "slow done") {
+		t.Errorf("completed: %s", g)
+	}
+	if r, rerr := p.task(mcp.MethodTasksCancel, id, nil); rerr != nil || string(mustJSON(r)) != `{"resultType":"complete"}` {
+		t.Errorf("cancel of a finished task: %s %v", r, rerr)
+	}
+
+	// isError completes; a JSON-RPC error fails.
+	c, _ = p.tool("tool_error", extCaps, nil)
+	if g := p.waitStatus(str(c["taskId"]), mcp.TaskStatusCompleted); !strings.Contains(string(g["result"]), `"isError":true`) {
+		t.Errorf("tool error: %s", g)
+	}
+	c, _ = p.tool("rpc_error", extCaps, nil)
+	if g := p.waitStatus(str(c["taskId"]), mcp.TaskStatusFailed); !strings.Contains(string(g["error"]), `"code":-32603`) || g["result"] != nil {
+		t.Errorf("rpc error: %s", g)
+	}
+
+	// Input through the task, answered in parts.
+	c, _ = p.tool("two_questions", extCaps, nil)
+	id = str(c["taskId"])
+	g := p.waitStatus(id, mcp.TaskStatusInputRequired)
+	if !strings.Contains(string(g["inputRequests"]), `"a":`) || !strings.Contains(string(g["inputRequests"]), `"b":`) {
+		t.Fatalf("input_required: %s", g)
+	}
+	accept := map[string]any{"action": "accept", "content": map[string]any{"x": 1}}
+	if r, rerr := p.task(mcp.MethodTasksUpdate, id, map[string]any{"inputResponses": map[string]any{"a": accept, "unknown": accept}}); rerr != nil || str(r["resultType"]) != "complete" {
+		t.Errorf("update: %s %v", r, rerr)
+	}
+	g, _ = p.task(mcp.MethodTasksGet, id, nil)
+	if str(g["status"]) != "input_required" || strings.Contains(string(g["inputRequests"]), `"a":`) || !strings.Contains(string(g["inputRequests"]), `"b":`) {
+		t.Errorf("after a partial update: %s", g)
+	}
+	p.task(mcp.MethodTasksUpdate, id, map[string]any{"inputResponses": map[string]any{"b": accept}})
+	p.waitStatus(id, mcp.TaskStatusCompleted)
+
+	// MRTR first, then a task with the answer.
+	r1, _ := p.tool("mrtr_then_task", extCaps, nil)
+	if str(r1["resultType"]) != "input_required" || r1["taskId"] != nil {
+		t.Fatalf("round 1: %s", r1)
+	}
+	r2, rerr := p.tool("mrtr_then_task", extCaps, map[string]any{"requestState": str(r1["requestState"]),
+		"inputResponses": map[string]any{"elicitation-1": map[string]any{"action": "accept", "content": map[string]any{"name": "Alice"}}}})
+	if rerr != nil || str(r2["resultType"]) != "task" || r2["requestState"] != nil {
+		t.Fatalf("round 2: %s %v", r2, rerr)
+	}
+	if g := p.waitStatus(str(r2["taskId"]), mcp.TaskStatusCompleted); !strings.Contains(string(g["result"]), "hi Alice") {
+		t.Errorf("composed: %s", g)
+	}
+
+	// Cancelling a running task; unknown ids.
+	c, _ = p.tool("slow", extCaps, nil)
+	if str(c["resultType"]) == "task" {
+		// release is closed: slow may finish before the cancel; either end is fine.
+		p.task(mcp.MethodTasksCancel, str(c["taskId"]), nil)
+	}
+	for _, m := range []string{mcp.MethodTasksGet, mcp.MethodTasksCancel} {
+		if _, rerr := p.task(m, "no-such-task", nil); rerr == nil || rerr.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("%s of an unknown task: %v", m, rerr)
+		}
+	}
+}
+
+func TestExtTaskCancelAndEras(t *testing.T) {
+	srv, _ := taskServer(t)
+	p := newModernPeer(t, srv)
+	c, _ := p.tool("slow", extCaps, nil)
+	id := str(c["taskId"])
+	if r, rerr := p.task(mcp.MethodTasksCancel, id, nil); rerr != nil || str(r["resultType"]) != "complete" {
+		t.Fatalf("cancel: %s %v", r, rerr)
+	}
+	p.waitStatus(id, mcp.TaskStatusCancelled)
+
+	// A 2025-11-25 session cannot reach it, and is told why.
+	q := newModernPeer(t, srv)
+	var init mcp.InitializeResult
+	if err := q.conn.Call(t.Context(), mcp.MethodInitialize, &mcp.InitializeParams{ProtocolVersion: mcp.LatestProtocolVersion}, &init); err != nil {
+		t.Fatal(err)
+	}
+	err := q.conn.Call(t.Context(), mcp.MethodTasksGet, &mcp.GetTaskParams{TaskID: id}, nil)
+	if err == nil || !strings.Contains(err.Error(), "2026-07-28") {
+		t.Errorf("2025 tasks/get of a 2026 task: %v", err)
+	}
+}
+
+func mustJSON(m map[string]json.RawMessage) []byte {
+	b, _ := json.Marshal(m)
+	return b
+}
+
+func TestExtTaskNotifications(t *testing.T) {
+	srv, release := taskServer(t)
+	p := newModernPeer(t, srv)
+	c, _ := p.tool("slow", extCaps, nil)
+	id := str(c["taskId"])
+	if _, rerr := p.call(mcp.MethodSubscriptionsListen, map[string]any{"_meta": meta(`{}`), "notifications": map[string]any{"taskIds": []string{id}}}); rerr == nil || rerr.Code != mcp.CodeMissingRequiredClientCapability {
+		t.Errorf("listen for tasks without the extension: %v", rerr)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go p.conn.Call(ctx, mcp.MethodSubscriptionsListen, map[string]any{"_meta": meta(extCaps),
+		"notifications": map[string]any{"taskIds": []string{id, "unknown"}}}, nil)
+	next := func() *jsonrpc.Request {
+		select {
+		case n := <-p.notes:
+			return n
+		case <-time.After(5 * time.Second):
+			t.Fatal("no notification")
+			return nil
+		}
+	}
+	if ack := next(); ack.Method != mcp.NotificationSubscriptionsAcknowledged || !strings.Contains(string(ack.Params), `"taskIds":["`+id+`"]`) {
+		t.Errorf("ack %s %s", ack.Method, ack.Params)
+	}
+	close(release)
+	// The listen first sends the task as it is (working, or completed already).
+	n := next()
+	if strings.Contains(string(n.Params), `"status":"working"`) {
+		n = next()
+	}
+	if n.Method != mcp.NotificationTasks || !strings.Contains(string(n.Params), `"status":"completed"`) ||
+		!strings.Contains(string(n.Params), "slow done") || !strings.Contains(string(n.Params), mcp.MetaSubscriptionID) {
+		t.Errorf("notification %s %s", n.Method, n.Params)
+	}
+}
