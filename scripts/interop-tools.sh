@@ -104,6 +104,14 @@ else
   (cd "$GOSDK_DIR" && GOWORK=off GOFLAGS=-mod=readonly go build -trimpath -o "$BIN_DIR/gosdk-server" .)
   echo "$gosdk_sum" >"$BIN_DIR/.gosdk-server.sha256"
 fi
+client_sum="$(cat "$GOSDK_DIR/go.mod" "$GOSDK_DIR/go.sum" "$GOSDK_DIR"/client/*.go | sha256sum | cut -d' ' -f1)"
+if [ -x "$BIN_DIR/gosdk-client" ] && [ "$(cat "$BIN_DIR/.gosdk-client.sha256" 2>/dev/null || true)" = "$client_sum" ]; then
+  log "go-sdk client peer already built: .tools/bin/gosdk-client"
+else
+  log "building the go-sdk client peer into .tools/bin/gosdk-client"
+  (cd "$GOSDK_DIR" && GOWORK=off GOFLAGS=-mod=readonly go build -trimpath -o "$BIN_DIR/gosdk-client" ./client)
+  echo "$client_sum" >"$BIN_DIR/.gosdk-client.sha256"
+fi
 go version -m "$BIN_DIR/gosdk-server" | grep -q 'github.com/modelcontextprotocol/go-sdk[[:space:]]*v1.8.0' ||
   { log ".tools/bin/gosdk-server is not built with go-sdk v1.8.0"; exit 1; }
 log "TypeScript SDK v2 $have_ts2 and go-sdk v1.8.0 ready"

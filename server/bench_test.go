@@ -3,6 +3,10 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -32,7 +36,8 @@ func rawSession(tb testing.TB, srv *server.Server) *jsonrpc.Conn {
 
 func instantServer() *server.Server {
 	srv := server.New(mcp.Implementation{Name: "bench", Version: "1"}, &server.Options{
-		Tasks: &tasks.Options{MaxActive: 1 << 20, RatePerSecond: -1},
+		Tasks:  &tasks.Options{MaxActive: 1 << 20, RatePerSecond: -1},
+		Modern: true,
 	})
 	srv.AddTool(&mcp.Tool{Name: "instant", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
 		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
@@ -74,6 +79,76 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 		var res json.RawMessage
 		if err := c.Call(ctx, mcp.MethodToolsCall, call, &res); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCallRoundTrip2026 is BenchmarkCallRoundTrip in 2026-07-28 on one connection:
+// _meta read on every request, resultType added to every result.
+func BenchmarkCallRoundTrip2026(b *testing.B) {
+	srv := instantServer()
+	defer srv.Close()
+	a, bb := transport.Pipe()
+	srv.Connect(context.Background(), a)
+	c := jsonrpc.NewConn(bb, jsonrpc.Options{})
+	defer c.Close()
+	ctx := context.Background()
+	call := json.RawMessage(`{"name":"instant","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+		`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		var res json.RawMessage
+		if err := c.Call(ctx, mcp.MethodToolsCall, call, &res); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkHTTPCall2025 and BenchmarkHTTPCall2026: tools/call over Streamable HTTP, in a
+// 2025-11-25 session and as stateless 2026-07-28 requests (a connection of its own each).
+func BenchmarkHTTPCall2025(b *testing.B) { benchHTTPCall(b, false) }
+func BenchmarkHTTPCall2026(b *testing.B) { benchHTTPCall(b, true) }
+
+func benchHTTPCall(b *testing.B, modern bool) {
+	srv := server.New(mcp.Implementation{Name: "bench", Version: "1"}, &server.Options{Modern: true})
+	defer srv.Close()
+	srv.AddTool(&mcp.Tool{Name: "instant"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("done")}}, nil
+	})
+	h := srv.HTTPHandler(&transport.HTTPOptions{JSONResponse: !modern})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.(interface{ Close() error }).Close()
+	post := func(body string, hdr map[string]string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	hdr := map[string]string{}
+	body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"instant"}}`
+	if modern {
+		hdr = map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "instant"}
+		body = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"instant","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+			`"io.modelcontextprotocol/clientCapabilities":{}}}}`
+	} else {
+		resp := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`, nil)
+		hdr = map[string]string{transport.HeaderSessionID: resp.Header.Get(transport.HeaderSessionID), "MCP-Protocol-Version": "2025-11-25"}
+		post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, hdr)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if resp := post(body, hdr); resp.StatusCode != http.StatusOK {
+			b.Fatalf("HTTP %d", resp.StatusCode)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -97,7 +98,10 @@ func extensionDeclared(ctx context.Context) bool {
 	if info == nil {
 		return false
 	}
-	_, ok := info.caps.Extensions[mcp.ExtensionTasks]
+	if !bytes.Contains(info.rawCaps, []byte(mcp.ExtensionTasks)) {
+		return false
+	}
+	_, ok := info.capabilities().Extensions[mcp.ExtensionTasks]
 	return ok
 }
 

@@ -66,6 +66,7 @@ const DefaultRequestStateTTL = time.Hour
 // inputRound is one run of a handler in the 2026-07-28 era.
 type inputRound struct {
 	answers map[string]json.RawMessage // from requestState and inputResponses
+	params  json.RawMessage            // the request's, for the state's binding
 
 	mu    sync.Mutex
 	seq   map[string]int // per method, for the keys of Elicit and friends
@@ -124,7 +125,7 @@ func (s *Session) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest) 
 	}
 	keys := slices.Sorted(maps.Keys(reqs))
 	for _, k := range keys {
-		if err := checkInputCapability(&info.caps, reqs[k]); err != nil {
+		if err := checkInputCapability(info.capabilities(), reqs[k]); err != nil {
 			return nil, r.fail(err)
 		}
 	}
@@ -341,17 +342,20 @@ func (s *Session) withInput(ctx context.Context, req *jsonrpc.Request, run func(
 }
 
 // prepareRound reads inputResponses and requestState and sets up the round in ctx's
-// request info.
+// request info. A request with neither (the first round, and every request that asks
+// for nothing) is not decoded again.
 func (s *Session) prepareRound(ctx context.Context, req *jsonrpc.Request) (*inputRound, *requestStatePayload, error) {
+	binding := &requestStatePayload{Method: req.Method}
+	round := &inputRound{params: req.Params}
+	modernInfo(ctx).round = round
+	if !bytes.Contains(req.Params, []byte(`"inputResponses"`)) && !bytes.Contains(req.Params, []byte(`"requestState"`)) {
+		return round, binding, nil
+	}
 	var p inputParams
 	if err := json.Unmarshal(req.Params, &p); err != nil {
 		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params for %s: %v", req.Method, err)
 	}
-	binding := &requestStatePayload{Method: req.Method, Target: p.Name, Args: argsDigest(p.Arguments)}
-	if req.Method == mcp.MethodResourcesRead {
-		binding.Target = p.URI
-	}
-	answers := map[string]json.RawMessage{}
+	round.answers = map[string]json.RawMessage{}
 	if p.RequestState != nil {
 		var state string
 		if err := json.Unmarshal(p.RequestState, &state); err != nil {
@@ -361,10 +365,11 @@ func (s *Session) prepareRound(ctx context.Context, req *jsonrpc.Request) (*inpu
 		if err != nil {
 			return nil, nil, err
 		}
+		bind(binding, &p)
 		if st.Method != binding.Method || st.Target != binding.Target || st.Args != binding.Args {
 			return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "requestState belongs to another request")
 		}
-		maps.Copy(answers, st.Answers)
+		maps.Copy(round.answers, st.Answers)
 	}
 	if p.InputResponses != nil {
 		var responses map[string]json.RawMessage
@@ -372,11 +377,18 @@ func (s *Session) prepareRound(ctx context.Context, req *jsonrpc.Request) (*inpu
 		if len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &responses) != nil {
 			return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "inputResponses must be an object mapping each input request's key to its result")
 		}
-		maps.Copy(answers, responses)
+		maps.Copy(round.answers, responses)
 	}
-	round := &inputRound{answers: answers}
-	modernInfo(ctx).round = round
 	return round, binding, nil
+}
+
+// bind fills in what a requestState is bound to: the target and the arguments' digest.
+func bind(b *requestStatePayload, p *inputParams) {
+	b.Target = p.Name
+	if b.Method == mcp.MethodResourcesRead {
+		b.Target = p.URI
+	}
+	b.Args = argsDigest(p.Arguments)
 }
 
 // finishRound turns a handler's outcome into the answer: its error or result, or
@@ -394,6 +406,13 @@ func (s *Session) finishRound(round *inputRound, binding *requestStatePayload, r
 		return res, err
 	}
 	b := *binding
+	if b.Args == "" {
+		var p inputParams
+		if err := json.Unmarshal(round.params, &p); err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
+		}
+		bind(&b, &p)
+	}
 	b.Answers = round.used
 	state, serr := s.server.sealState(b)
 	if serr != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -46,7 +47,8 @@ func (l *listener) notify(method string, params map[string]any) {
 		params = map[string]any{}
 	}
 	params["_meta"] = map[string]any{mcp.MetaSubscriptionID: l.id.Raw()}
-	ctx := jsonrpc.WithRelatedRequest(context.Background(), l.id)
+	ctx, cancel := listenSendContext(l.id)
+	defer cancel()
 	_ = l.s.conn.Notify(ctx, method, params)
 }
 
@@ -169,6 +171,16 @@ func (s *Server) sendExtTask(l *listener, d mcp.DetailedTask) {
 		mcp.DetailedTask
 		Meta map[string]any `json:"_meta"`
 	}{d, map[string]any{mcp.MetaSubscriptionID: l.id.Raw()}}
-	ctx := jsonrpc.WithRelatedRequest(context.Background(), l.id)
+	ctx, cancel := listenSendContext(l.id)
+	defer cancel()
 	_ = l.s.conn.Notify(ctx, mcp.NotificationTasks, &params)
+}
+
+// listenSendTimeout bounds one notification to a listen stream: the senders (AddTool, the
+// task engine's change hook) must not wait long on a client that stopped reading.
+const listenSendTimeout = 5 * time.Second
+
+func listenSendContext(id jsonrpc.ID) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.Background(), listenSendTimeout)
+	return jsonrpc.WithRelatedRequest(ctx, id), cancel
 }

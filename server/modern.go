@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -86,8 +87,10 @@ func (s *Session) Modern() bool {
 // requestInfo is what a 2026-07-28 request says about its client in _meta.
 type requestInfo struct {
 	version    string
+	rawCaps    []byte // as sent, decoded at the first use
+	capsOnce   sync.Once
 	caps       mcp.ClientCapabilities
-	clientInfo *mcp.Implementation
+	clientInfo json.RawMessage // as sent; decoded only by who needs it
 	logLevel   mcp.LoggingLevel
 	round      *inputRound // set for the methods that may answer input_required
 }
@@ -99,12 +102,23 @@ func modernInfo(ctx context.Context) *requestInfo {
 	return info
 }
 
+// capabilities decodes the request's client capabilities, once, when first needed. A
+// member of the wrong type counts as not declared.
+func (i *requestInfo) capabilities() *mcp.ClientCapabilities {
+	i.capsOnce.Do(func() {
+		if len(bytes.TrimSpace(i.rawCaps[1:])) > 1 { // "{}" declares nothing
+			_ = json.Unmarshal(i.rawCaps, &i.caps)
+		}
+	})
+	return &i.caps
+}
+
 // ClientCapabilitiesFor returns the capabilities the client declared for the request
 // ctx belongs to: in the 2026-07-28 era those of that request's _meta, in 2025-11-25
 // those of initialize.
 func (s *Session) ClientCapabilitiesFor(ctx context.Context) *mcp.ClientCapabilities {
 	if info := modernInfo(ctx); info != nil {
-		return &info.caps
+		return info.capabilities()
 	}
 	return s.ClientCapabilities()
 }
@@ -125,46 +139,76 @@ func missingCapability(name string, required any) *jsonrpc.Error {
 		WithData(map[string]any{"requiredCapabilities": required})
 }
 
-// parseRequestMeta reads and checks the _meta of a 2026-07-28 request.
-func parseRequestMeta(params json.RawMessage) (*requestInfo, error) {
-	var probe struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	if len(params) > 0 {
-		if err := json.Unmarshal(params, &probe); err != nil {
-			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
+// parseRequestMeta reads and checks the _meta of a 2026-07-28 request, and returns the
+// params without the members it read (so that handlers do not decode the client's
+// capabilities into a generic map on every request).
+func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, error) {
+	var meta []byte
+	metaAt := -1
+	if len(bytes.TrimSpace(params)) > 0 {
+		err := jsonwire.Members(params, func(name, value []byte) {
+			if string(name) == `"_meta"` {
+				meta, metaAt = value, cap(params)-cap(value)
+			}
+		})
+		if err != nil {
+			return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
 		}
 	}
-	if probe.Meta == nil {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "params._meta is required: a 2026-07-28 request carries its protocol version and client capabilities in it")
+	if metaAt < 0 || len(meta) == 0 || meta[0] != '{' {
+		return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "params._meta is required: a 2026-07-28 request carries its protocol version and client capabilities in it")
 	}
-	rawVersion, ok := probe.Meta[mcp.MetaProtocolVersion]
-	var version string
-	if !ok || json.Unmarshal(rawVersion, &version) != nil || version == "" {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "_meta[%q] is required", mcp.MetaProtocolVersion)
-	}
-	rawCaps, ok := probe.Meta[mcp.MetaClientCapabilities]
-	info := &requestInfo{version: version}
-	if !ok || bytes.Equal(bytes.TrimSpace(rawCaps), []byte("null")) || json.Unmarshal(rawCaps, &info.caps) != nil {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "_meta[%q] is required (an object; {} declares nothing optional)", mcp.MetaClientCapabilities)
-	}
-	if !mcp.IsModernProtocolVersion(version) {
-		return nil, unsupportedVersion(version)
-	}
-	if raw, ok := probe.Meta[mcp.MetaClientInfo]; ok {
-		var ci mcp.Implementation
-		if json.Unmarshal(raw, &ci) == nil {
-			info.clientInfo = &ci
+	var version, caps, clientInfo, logLevel []byte
+	var rest [][2][]byte // the other members, name and value
+	_ = jsonwire.Members(meta, func(name, value []byte) {
+		switch string(name) {
+		case `"` + mcp.MetaProtocolVersion + `"`:
+			version = value
+		case `"` + mcp.MetaClientCapabilities + `"`:
+			caps = value
+		case `"` + mcp.MetaClientInfo + `"`:
+			clientInfo = value
+		case `"` + mcp.MetaLogLevel + `"`:
+			logLevel = value
+		default:
+			rest = append(rest, [2][]byte{name, value})
 		}
+	})
+	info := &requestInfo{}
+	if version == nil || json.Unmarshal(version, &info.version) != nil || info.version == "" {
+		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "_meta[%q] is required", mcp.MetaProtocolVersion)
 	}
-	if raw, ok := probe.Meta[mcp.MetaLogLevel]; ok {
+	if len(caps) == 0 || caps[0] != '{' {
+		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "_meta[%q] is required (an object; {} declares nothing optional)", mcp.MetaClientCapabilities)
+	}
+	info.rawCaps = caps
+	if !mcp.IsModernProtocolVersion(info.version) {
+		return nil, nil, unsupportedVersion(info.version)
+	}
+	info.clientInfo = clientInfo
+	if logLevel != nil {
 		var lvl mcp.LoggingLevel
-		if json.Unmarshal(raw, &lvl) != nil || lvl.Severity() < 0 {
-			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown logging level in _meta[%q]", mcp.MetaLogLevel)
+		if json.Unmarshal(logLevel, &lvl) != nil || lvl.Severity() < 0 {
+			return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown logging level in _meta[%q]", mcp.MetaLogLevel)
 		}
 		info.logLevel = lvl
 	}
-	return info, nil
+	// The params again, _meta keeping only the other members (progressToken, trace
+	// context, the application's own).
+	out := make([]byte, 0, len(params)-len(meta)+16)
+	out = append(out, params[:metaAt]...)
+	out = append(out, '{')
+	for i, m := range rest {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, m[0]...)
+		out = append(out, ':')
+		out = append(out, m[1]...)
+	}
+	out = append(out, '}')
+	out = append(out, params[metaAt+len(meta):]...)
+	return info, out, nil
 }
 
 // unsupportedVersion is the -32022 error for a revision the server does not speak.
@@ -179,11 +223,17 @@ func (s *Session) handleModern(ctx context.Context, req *jsonrpc.Request) (any, 
 	if req.IsNotification() {
 		return nil, nil // notifications/cancelled is handled by the connection
 	}
-	info, err := parseRequestMeta(req.Params)
+	if !modernMethods[req.Method] {
+		// Before _meta is judged: initialize, ping and the other methods this revision
+		// removed are unknown here, whatever their params.
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
+	}
+	info, params, err := parseRequestMeta(req.Params)
 	if err != nil {
 		return nil, err
 	}
 	ctx = context.WithValue(ctx, requestInfoKey{}, info)
+	req = &jsonrpc.Request{ID: req.ID, Method: req.Method, Params: params}
 	res, err := s.dispatchModern(ctx, req)
 	if err != nil {
 		return nil, err
@@ -302,29 +352,37 @@ func (s *Session) discover() (any, error) {
 // "complete" and, for the cacheable methods, ttlMs and cacheScope. v must not have
 // those members itself.
 func (s *Session) completeResult(v any, cacheable bool) (json.RawMessage, error) {
-	raw, err := jsonwire.Marshal(v)
+	b := make([]byte, 0, 256)
+	b = append(b, `{"resultType":"complete"`...)
+	if cacheable {
+		b = append(b, `,"ttlMs":`...)
+		b = strconv.AppendInt(b, s.server.opts.CacheTTL.Milliseconds(), 10)
+		b = append(b, `,"cacheScope":"public"`...)
+	}
+	head := len(b)
+	b, err := jsonwire.AppendMarshal(b, v)
 	if err != nil {
 		return nil, err
 	}
-	raw = bytes.TrimSpace(raw)
-	if len(raw) < 2 || raw[0] != '{' {
-		return nil, fmt.Errorf("server: a result must be a JSON object, not %.20s", raw)
+	obj := bytes.TrimSpace(b[head:])
+	if len(obj) < 2 || obj[0] != '{' {
+		return nil, fmt.Errorf("server: a result must be a JSON object, not %.20s", obj)
 	}
-	var b bytes.Buffer
-	b.Grow(len(raw) + 64)
-	b.WriteString(`{"resultType":"complete"`)
-	if cacheable {
-		b.WriteString(`,"ttlMs":`)
-		b.WriteString(strconv.FormatInt(s.server.opts.CacheTTL.Milliseconds(), 10))
-		b.WriteString(`,"cacheScope":"public"`)
+	if inner := bytes.TrimSpace(obj[1:]); inner[0] == '}' {
+		return append(b[:head], '}'), nil
 	}
-	if rest := bytes.TrimSpace(raw[1:]); len(rest) > 0 && rest[0] != '}' {
-		b.WriteByte(',')
-		b.Write(rest)
-	} else {
-		b.WriteByte('}')
-	}
-	return b.Bytes(), nil
+	b[head+bytes.IndexByte(b[head:], '{')] = ','
+	return b, nil
+}
+
+// modernMethods are the requests of 2026-07-28 this server may answer (the Tasks
+// extension's among them).
+var modernMethods = map[string]bool{
+	mcp.MethodServerDiscover: true, mcp.MethodToolsList: true, mcp.MethodToolsCall: true,
+	mcp.MethodPromptsList: true, mcp.MethodPromptsGet: true, mcp.MethodResourcesList: true,
+	mcp.MethodResourcesTemplatesList: true, mcp.MethodResourcesRead: true,
+	mcp.MethodCompletionComplete: true, mcp.MethodSubscriptionsListen: true,
+	mcp.MethodTasksGet: true, mcp.MethodTasksUpdate: true, mcp.MethodTasksCancel: true,
 }
 
 // cacheableMethods carry ttlMs and cacheScope in 2026-07-28.

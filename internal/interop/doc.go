@@ -21,6 +21,11 @@
 // Both answer mcpi's client in either era; the tests check era negotiation, the tools, the
 // multi-round-trip elicitation of ask_name answered every way, and the HTTP headers.
 //
+// The other way round, gosdk_client_test.go runs two client peers against mcpi's demo
+// server: .tools/bin/gosdk-client, a go-sdk v1.8.0 client (gosdk/client), and ts2/client.mjs,
+// a TypeScript SDK v2 client (@modelcontextprotocol/client 2.4.0); each in 2026-07-28 over
+// Streamable HTTP and stdio (ask_user answered through MRTR), and in 2025-11-25.
+//
 // Install the SDK with `bash scripts/interop-tools.sh`, then run
 // `MCPI_INTEROP=1 go test ./internal/interop/...`. Without MCPI_INTEROP the tests skip when node or
 // the SDK is missing; with MCPI_INTEROP=1 (as in CI) they fail. The departures of the TS SDK

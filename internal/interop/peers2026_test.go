@@ -94,7 +94,7 @@ func checkTS2() {
 		ts2Err = fmt.Sprintf("internal/interop/ts2/package.json: %v", err)
 		return
 	}
-	for _, dep := range []string{"@modelcontextprotocol/server", "@modelcontextprotocol/node"} {
+	for _, dep := range []string{"@modelcontextprotocol/server", "@modelcontextprotocol/node", "@modelcontextprotocol/client"} {
 		want := pkg.Dependencies[dep]
 		if !regexp.MustCompile(`^2\.\d+\.\d+$`).MatchString(want) {
 			ts2Err = fmt.Sprintf("internal/interop/ts2/package.json must pin %s to an exact 2.x version, found %q", dep, want)
