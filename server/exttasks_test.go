@@ -257,3 +257,55 @@ func TestExtTaskNotifications(t *testing.T) {
 		t.Errorf("notification %s %s", n.Method, n.Params)
 	}
 }
+
+// Many tasks of the extension ending at once while a listen follows them all: every
+// end is announced, with its result, and nothing deadlocks (the notifications are built
+// from the state the engine took under its own lock).
+func TestExtTaskNotificationsUnderLoad(t *testing.T) {
+	srv := modernServer(&server.Options{Tasks: &tasks.Options{}})
+	t.Cleanup(srv.Close)
+	release := make(chan struct{})
+	srv.AddToolWith(&mcp.Tool{Name: "wait"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-release:
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("released")}}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}, &server.ToolOptions{TaskPolicy: server.TaskRequired})
+	p := newModernPeer(t, srv)
+	const n = 40
+	var ids []string
+	for range n {
+		c, rerr := p.tool("wait", extCaps, nil)
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		ids = append(ids, str(c["taskId"]))
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go p.conn.Call(ctx, mcp.MethodSubscriptionsListen, map[string]any{"_meta": meta(extCaps),
+		"notifications": map[string]any{"taskIds": ids}}, nil)
+	completed := map[string]bool{}
+	deadline := time.After(10 * time.Second)
+	released := false
+	for len(completed) < n {
+		select {
+		case note := <-p.notes:
+			if note.Method == mcp.NotificationSubscriptionsAcknowledged && !released {
+				released = true
+				close(release)
+			}
+			var d mcp.DetailedTask
+			if note.Method == mcp.NotificationTasks && json.Unmarshal(note.Params, &d) == nil && d.Status == mcp.TaskStatusCompleted {
+				if !strings.Contains(string(d.Result), "released") {
+					t.Errorf("completed without its result: %s", note.Params)
+				}
+				completed[d.TaskID] = true
+			}
+		case <-deadline:
+			t.Fatalf("%d of %d tasks announced completed", len(completed), n)
+		}
+	}
+}

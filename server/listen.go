@@ -104,13 +104,14 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 	// Then each task as it is now: a change made between its creation and this listen
 	// would otherwise go unseen until the client polls.
 	for _, id := range ack.TaskIDs {
-		l.taskMu.Lock()
-		// Read under the lock: a change announced meanwhile is sent before or after
-		// this, never overtaken by an older state.
-		if d, ok := s.server.tasks.DetailedOf(id); ok {
+		// In the engine's order of announcements: a change announced meanwhile is sent
+		// before or after this, never overtaken by an older state. (Holding l.taskMu
+		// while reading the engine could deadlock with a change being announced.)
+		s.server.tasks.WithDetail(id, func(d mcp.DetailedTask) {
+			l.taskMu.Lock()
 			s.server.sendExtTask(l, d)
-		}
-		l.taskMu.Unlock()
+			l.taskMu.Unlock()
+		})
 	}
 	select {
 	case <-ctx.Done():

@@ -154,6 +154,25 @@ func (m *Manager) DetailedOf(id string) (_ mcp.DetailedTask, ok bool) {
 	return t.detailedLocked(), true
 }
 
+// WithDetail calls fn with task id as tasks/get would return it now, in order with the
+// calls of [Options.OnDetail]: fn runs where they run, so no announcement of a change
+// overtakes it or is overtaken by it. fn must not call the manager. It reports whether
+// the task exists and is of [DialectExtension].
+func (m *Manager) WithDetail(id string, fn func(mcp.DetailedTask)) bool {
+	m.mu.Lock()
+	t, ok := m.tasks[id]
+	if !ok || t.gone || t.dialect != DialectExtension {
+		m.mu.Unlock()
+		return false
+	}
+	d := t.detailedLocked()
+	m.notifyMu.Lock() // after mu, as update takes them
+	m.mu.Unlock()
+	defer m.notifyMu.Unlock()
+	fn(d)
+	return true
+}
+
 // IsExtension reports whether task id exists and is of [DialectExtension].
 func (m *Manager) IsExtension(id string) bool {
 	m.mu.Lock()
