@@ -309,3 +309,44 @@ func TestExtTaskNotificationsUnderLoad(t *testing.T) {
 		}
 	}
 }
+
+// A task of the extension sends no progress and no log messages, even when its request
+// asked for them; the same handler run inline sends both.
+func TestExtTaskSendsNoProgressOrLogs(t *testing.T) {
+	srv := modernServer(&server.Options{Tasks: &tasks.Options{}})
+	t.Cleanup(srv.Close)
+	chatty := func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		_ = req.Progress(ctx, 1, nil, "step")
+		_ = req.Session.Log(ctx, mcp.LoggingLevelInfo, "chatty", "working")
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("said it")}}, nil
+	}
+	srv.AddToolWith(&mcp.Tool{Name: "inline"}, chatty, &server.ToolOptions{TaskPolicy: server.TaskNever})
+	srv.AddToolWith(&mcp.Tool{Name: "task"}, chatty, &server.ToolOptions{TaskPolicy: server.TaskRequired})
+	p := newModernPeer(t, srv)
+	m := meta(extCaps, mcp.MetaLogLevel, "debug")
+	m["progressToken"] = "tok"
+	drain := func() (methods []string) {
+		for {
+			select {
+			case n := <-p.notes:
+				methods = append(methods, n.Method)
+			case <-time.After(100 * time.Millisecond):
+				return methods
+			}
+		}
+	}
+	if _, rerr := p.call(mcp.MethodToolsCall, map[string]any{"name": "inline", "_meta": m}); rerr != nil {
+		t.Fatal(rerr)
+	}
+	if got := drain(); len(got) != 2 {
+		t.Fatalf("inline: notifications %v, want progress and a log message (the test's own check)", got)
+	}
+	c, rerr := p.call(mcp.MethodToolsCall, map[string]any{"name": "task", "_meta": m})
+	if rerr != nil || str(c["resultType"]) != "task" {
+		t.Fatalf("task: %s %v", mustJSON(c), rerr)
+	}
+	p.waitStatus(str(c["taskId"]), mcp.TaskStatusCompleted)
+	if got := drain(); len(got) != 0 {
+		t.Errorf("a task of the extension sent %v", got)
+	}
+}
