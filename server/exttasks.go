@@ -184,15 +184,18 @@ func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any
 		}
 		return s.startExtTask(t, round, func() {}, nil, &o) // quick, but always a task
 	case <-timer.C:
+		// The round stays locked until the call is a task: a question the handler asks
+		// meanwhile waits, and then goes to the task instead of answering input_required
+		// from a call that has become a task.
 		round.mu.Lock()
-		asking := round.asked != nil || round.err != nil
-		round.mu.Unlock()
-		if asking { // it is about to return input_required
+		if round.asked != nil || round.err != nil { // it is about to return input_required
+			round.mu.Unlock()
 			o := <-done
 			stop()
 			return s.finishRound(round, binding, o.res, o.err)
 		}
-		return s.startExtTask(t, round, stop, func() toolOutcome { return <-done }, nil)
+		defer round.mu.Unlock()
+		return s.startExtTaskLocked(t, round, stop, func() toolOutcome { return <-done }, nil)
 	case <-ctx.Done():
 		stop()
 		return nil, ctx.Err()
@@ -204,6 +207,13 @@ func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any
 // recorded at once. The task is registered before the answer, so that a tasks/get
 // right after it finds the task.
 func (s *Session) startExtTask(t *tool, round *inputRound, stop func(), run func() toolOutcome, finished *toolOutcome) (any, error) {
+	round.mu.Lock()
+	defer round.mu.Unlock()
+	return s.startExtTaskLocked(t, round, stop, run, finished)
+}
+
+// startExtTaskLocked is startExtTask with round.mu held.
+func (s *Session) startExtTaskLocked(t *tool, round *inputRound, stop func(), run func() toolOutcome, finished *toolOutcome) (any, error) {
 	var requested *mcp.TaskMetadata
 	if max := t.opts.MaxTaskTTL; max > 0 {
 		ms := max.Milliseconds()
@@ -214,10 +224,7 @@ func (s *Session) startExtTask(t *tool, round *inputRound, stop func(), run func
 		stop()
 		return nil, err
 	}
-	ext := &extTask{h: h}
-	round.mu.Lock()
-	round.task = ext
-	round.mu.Unlock()
+	round.task = &extTask{h: h}
 	finish := func(o toolOutcome) {
 		h.Finish(extOutcome(o))
 	}
