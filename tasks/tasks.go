@@ -6,6 +6,11 @@
 // serves get/result/list/cancel scoped to an owner, announces every change, and deletes
 // tasks when their TTL, counted from creation, runs out. It has one timer, whatever the
 // number of tasks.
+//
+// One manager and one record type hold the tasks of both dialects: the core tasks of
+// 2025-11-25 and those of the Tasks extension of 2026-07-28 ([Dialect], extension.go).
+// Each task records its dialect, and is reached only through its own dialect's methods;
+// a task of the extension also keeps its outstanding input requests and their answers.
 package tasks
 
 import (
