@@ -350,3 +350,47 @@ func TestExtTaskSendsNoProgressOrLogs(t *testing.T) {
 		t.Errorf("a task of the extension sent %v", got)
 	}
 }
+
+// A slow call whose handler asks a question right at the promotion deadline either
+// answers input_required inline or becomes a task that asks it through inputRequests;
+// never a task that fails for want of MRTR.
+func TestExtTaskQuestionAtTheDeadline(t *testing.T) {
+	srv := modernServer(&server.Options{Tasks: &tasks.Options{}})
+	t.Cleanup(srv.Close)
+	srv.AddToolWith(&mcp.Tool{Name: "late_question"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		var args struct {
+			Micros int `json:"micros"`
+		}
+		_ = req.Arguments(&args)
+		time.Sleep(time.Duration(args.Micros) * time.Microsecond)
+		out, err := req.Session.Inputs(ctx, map[string]mcp.InputRequest{"k": {Method: mcp.MethodElicitationCreate,
+			Params: json.RawMessage(`{"message":"?","requestedSchema":{"type":"object"}}`)}})
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(string(out["k"]))}}, nil
+	}, &server.ToolOptions{TaskPolicy: server.TaskWhenSlow, TaskAfter: time.Millisecond})
+	p := newModernPeer(t, srv)
+	inline, promoted := 0, 0
+	for i := range 40 {
+		r, rerr := p.tool("late_question", extCaps, map[string]any{"arguments": map[string]any{"micros": 600 + 25*i}})
+		if rerr != nil {
+			t.Fatalf("call %d: %v", i, rerr)
+		}
+		switch str(r["resultType"]) {
+		case "input_required":
+			inline++
+		case "task":
+			promoted++
+			id := str(r["taskId"])
+			g := p.waitStatus(id, mcp.TaskStatusInputRequired)
+			if !strings.Contains(string(g["inputRequests"]), `"k"`) {
+				t.Errorf("call %d: task asks %s", i, g["inputRequests"])
+			}
+			p.task(mcp.MethodTasksCancel, id, nil)
+		default:
+			t.Fatalf("call %d: %s", i, mustJSON(r))
+		}
+	}
+	t.Logf("%d inline, %d promoted", inline, promoted)
+}
