@@ -25,7 +25,8 @@
 //     ([Options.SideEffectDir]); an absolute path, "..", or a symbolic link out of it is
 //     refused.
 //   - ask_task (required): input_required; asks the user (elicitation), then the model
-//     (sampling), through the tasks/result side channel.
+//     (sampling), through the tasks/result side channel (in 2026-07-28 through the
+//     task's inputRequests, answered with tasks/update).
 //   - short_ttl_task {seconds} (optional): its tasks live at most 2 s.
 //
 // add is marked taskSupport forbidden; the other plain tools declare no execution.
@@ -123,8 +124,14 @@ type Options struct {
 	// files are what the tool is for).
 	SideEffectDir string
 	// Modern makes the demo server speak revision 2026-07-28 besides 2025-11-25 (see
-	// [server.Options.Modern]). Its tools ask for input through MRTR there; the Tasks
-	// extension is not served yet, so task tools run inline in 2026-07-28.
+	// [server.Options.Modern]). Its tools ask for input through MRTR there, and its task
+	// tools follow the Tasks extension, the server deciding: the required ones
+	// (slow_task, side_effect_task, ask_task) are always tasks (-32021 for a request
+	// that did not declare the extension), the optional ones answer inline when quick
+	// and become tasks when slow (server.TaskWhenSlow). ask_task asks through the
+	// task's inputRequests and takes the answers from tasks/update. The requestor tools
+	// (ask_user_task and the others) need 2025-11-25: 2026-07-28 has no tasks on the
+	// client.
 	Modern bool
 	Logger *slog.Logger
 }

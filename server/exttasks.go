@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"maps"
-	"sync"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -77,98 +75,21 @@ func (t *tool) policy() TaskPolicy {
 	return TaskNever
 }
 
-// extTask is what the server keeps beside the engine's record of a task of the
-// extension: the input it waits for.
+// extTask is a task of the extension as a handler's input round sees it: the engine
+// keeps its input requests and their answers in the task's own record
+// ([tasks.Handle.AskInput], [tasks.Manager.Update]), so that its status, inputRequests
+// and answers change together, under one lock.
 type extTask struct {
 	h *tasks.Handle
-
-	mu      sync.Mutex
-	pending map[string]mcp.InputRequest
-	answers map[string]json.RawMessage
-	asked   map[string]bool // every key ever asked: keys are unique for the task's life
-	changed chan struct{}   // closed and replaced at every answer
-}
-
-func newExtTask(h *tasks.Handle) *extTask {
-	return &extTask{h: h, pending: map[string]mcp.InputRequest{}, answers: map[string]json.RawMessage{},
-		asked: map[string]bool{}, changed: make(chan struct{})}
 }
 
 // ask puts reqs among the task's inputRequests and waits for their answers.
 func (e *extTask) ask(ctx context.Context, reqs map[string]mcp.InputRequest) (map[string]json.RawMessage, error) {
-	e.mu.Lock()
-	for k, q := range reqs {
-		if !e.asked[k] {
-			e.asked[k] = true
-			e.pending[k] = q
-		}
+	out, err := e.h.AskInput(ctx, reqs)
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
-	waiting := len(e.pending) > 0
-	e.mu.Unlock()
-	if waiting {
-		_ = e.h.SetStatus(mcp.TaskStatusInputRequired, "waiting for input from the client")
-	}
-	for {
-		e.mu.Lock()
-		out := make(map[string]json.RawMessage, len(reqs))
-		for k := range reqs {
-			if a, ok := e.answers[k]; ok {
-				out[k] = a
-			}
-		}
-		ch := e.changed
-		e.mu.Unlock()
-		if len(out) == len(reqs) {
-			return out, nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-}
-
-// update takes the answers to outstanding keys; others are ignored.
-func (e *extTask) update(responses map[string]json.RawMessage) error {
-	e.mu.Lock()
-	took := false
-	for k, v := range responses {
-		q, ok := e.pending[k]
-		if !ok {
-			continue
-		}
-		if err := checkInputResponse(k, q.Method, v); err != nil {
-			e.mu.Unlock()
-			return err
-		}
-		e.answers[k] = v
-		delete(e.pending, k)
-		took = true
-	}
-	done := took && len(e.pending) == 0
-	if took {
-		close(e.changed)
-		e.changed = make(chan struct{})
-	}
-	e.mu.Unlock()
-	if done {
-		// At once, so that a tasks/get right after this update sees it.
-		_ = e.h.SetStatus(mcp.TaskStatusWorking, "")
-	}
-	return nil
-}
-
-func (e *extTask) outstanding() map[string]mcp.InputRequest {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return maps.Clone(e.pending)
-}
-
-func (s *Server) extTask(id string) *extTask {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.extTasks[id]
+	return out, err
 }
 
 // extensionDeclared reports whether the request of ctx declared the Tasks extension.
@@ -263,15 +184,18 @@ func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any
 		}
 		return s.startExtTask(t, round, func() {}, nil, &o) // quick, but always a task
 	case <-timer.C:
+		// The round stays locked until the call is a task: a question the handler asks
+		// meanwhile waits, and then goes to the task instead of answering input_required
+		// from a call that has become a task.
 		round.mu.Lock()
-		asking := round.asked != nil || round.err != nil
-		round.mu.Unlock()
-		if asking { // it is about to return input_required
+		if round.asked != nil || round.err != nil { // it is about to return input_required
+			round.mu.Unlock()
 			o := <-done
 			stop()
 			return s.finishRound(round, binding, o.res, o.err)
 		}
-		return s.startExtTask(t, round, stop, func() toolOutcome { return <-done }, nil)
+		defer round.mu.Unlock()
+		return s.startExtTaskLocked(t, round, stop, func() toolOutcome { return <-done }, nil)
 	case <-ctx.Done():
 		stop()
 		return nil, ctx.Err()
@@ -283,29 +207,26 @@ func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any
 // recorded at once. The task is registered before the answer, so that a tasks/get
 // right after it finds the task.
 func (s *Session) startExtTask(t *tool, round *inputRound, stop func(), run func() toolOutcome, finished *toolOutcome) (any, error) {
+	round.mu.Lock()
+	defer round.mu.Unlock()
+	return s.startExtTaskLocked(t, round, stop, run, finished)
+}
+
+// startExtTaskLocked is startExtTask with round.mu held.
+func (s *Session) startExtTaskLocked(t *tool, round *inputRound, stop func(), run func() toolOutcome, finished *toolOutcome) (any, error) {
 	var requested *mcp.TaskMetadata
 	if max := t.opts.MaxTaskTTL; max > 0 {
 		ms := max.Milliseconds()
 		requested = &mcp.TaskMetadata{TTL: &ms}
 	}
-	h, err := s.server.tasks.Defer(modernOwner, requested, stop)
+	h, err := s.server.tasks.DeferIn(tasks.DialectExtension, modernOwner, requested, stop)
 	if err != nil {
 		stop()
 		return nil, err
 	}
-	ext := newExtTask(h)
-	id := h.ID()
-	s.server.mu.Lock()
-	s.server.extTasks[id] = ext
-	s.server.mu.Unlock()
-	round.mu.Lock()
-	round.task = ext
-	round.mu.Unlock()
+	round.task = &extTask{h: h}
 	finish := func(o toolOutcome) {
 		h.Finish(extOutcome(o))
-		s.server.mu.Lock()
-		delete(s.server.extTasks, id)
-		s.server.mu.Unlock()
 	}
 	created := h.Created()
 	if finished != nil {
@@ -349,15 +270,13 @@ func extOutcome(o toolOutcome) tasks.Outcome {
 	return tasks.Outcome{Result: raw}
 }
 
-// taskNotFound is the -32602 of a task id this era cannot reach, saying why.
-func (s *Server) taskNotFound(id string, modern bool) error {
-	if owner, ok := s.tasks.Owner(id); ok && (owner == modernOwner) != modern {
-		if modern {
-			return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "task %s was created in a 2025-11-25 session; a 2026-07-28 request cannot reach it", id)
-		}
-		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "task %s was created by a 2026-07-28 request; a 2025-11-25 session cannot reach it", id)
+// taskNotFound is the -32602 of an unknown task id. A task of the other era is refused
+// by the engine itself, with an error that names the era.
+func taskNotFound(err error, id string) error {
+	if errors.Is(err, tasks.ErrNotFound) {
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown task %s (it may have expired)", id)
 	}
-	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown task %s (it may have expired)", id)
+	return err
 }
 
 // handleExtTasks answers tasks/get, tasks/update and tasks/cancel of the extension.
@@ -373,19 +292,12 @@ func (s *Session) handleExtTasks(ctx context.Context, req *jsonrpc.Request) (any
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "%s needs params.taskId", req.Method)
 	}
 	m := s.server.tasks
-	t, err := m.Get(modernOwner, p.TaskID)
-	if err != nil {
-		if errors.Is(err, tasks.ErrNotFound) {
-			return nil, s.server.taskNotFound(p.TaskID, true)
-		}
-		return nil, err
-	}
 	ack := func() (any, error) { return json.RawMessage(`{"resultType":"complete"}`), nil }
 	switch req.Method {
 	case mcp.MethodTasksGet:
-		d, err := s.server.detailedTask(t)
+		d, err := m.Detailed(modernOwner, p.TaskID)
 		if err != nil {
-			return nil, err
+			return nil, taskNotFound(err, p.TaskID)
 		}
 		raw, err := json.Marshal(&mcp.ExtGetTaskResult{ResultType: mcp.ResultTypeComplete, DetailedTask: d})
 		if err != nil {
@@ -396,45 +308,23 @@ func (s *Session) handleExtTasks(ctx context.Context, req *jsonrpc.Request) (any
 		if p.InputResponses == nil {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tasks/update needs params.inputResponses")
 		}
-		if ext := s.server.extTask(p.TaskID); ext != nil {
-			if err := ext.update(p.InputResponses); err != nil {
-				return nil, err
+		// Answers to outstanding keys are taken at once (a tasks/get right after this
+		// update sees them gone), others ignored; an answer of the wrong shape is refused.
+		err := m.Update(modernOwner, p.TaskID, p.InputResponses, func(key string, q mcp.InputRequest, a json.RawMessage) error {
+			if e := checkInputResponse(key, q.Method, a); e != nil {
+				return e
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, taskNotFound(err, p.TaskID)
 		}
 		return ack()
 	case mcp.MethodTasksCancel:
-		if _, err := m.Cancel(modernOwner, p.TaskID, ""); err != nil && !errors.Is(err, tasks.ErrTerminal) {
-			if errors.Is(err, tasks.ErrNotFound) {
-				return nil, s.server.taskNotFound(p.TaskID, true)
-			}
-			return nil, err
+		if err := m.CancelExtension(modernOwner, p.TaskID); err != nil {
+			return nil, taskNotFound(err, p.TaskID)
 		}
 		return ack()
 	}
 	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
-}
-
-// detailedTask is t with what its status calls for.
-func (s *Server) detailedTask(t mcp.Task) (mcp.DetailedTask, error) {
-	d := mcp.DetailedTask{ExtTask: mcp.ExtTaskFrom(t)}
-	switch t.Status {
-	case mcp.TaskStatusInputRequired:
-		if ext := s.extTask(t.TaskID); ext != nil {
-			d.InputRequests = ext.outstanding()
-		}
-		if d.InputRequests == nil {
-			d.InputRequests = map[string]mcp.InputRequest{}
-		}
-	case mcp.TaskStatusCompleted, mcp.TaskStatusFailed:
-		out, ok, err := s.tasks.Outcome(modernOwner, t.TaskID)
-		if err != nil || !ok {
-			return d, err
-		}
-		if out.Error != nil {
-			d.Error = &mcp.ErrorObject{Code: int(out.Error.Code), Message: out.Error.Message, Data: out.Error.Data}
-		} else {
-			d.Result = out.Result
-		}
-	}
-	return d, nil
 }

@@ -257,3 +257,140 @@ func TestExtTaskNotifications(t *testing.T) {
 		t.Errorf("notification %s %s", n.Method, n.Params)
 	}
 }
+
+// Many tasks of the extension ending at once while a listen follows them all: every
+// end is announced, with its result, and nothing deadlocks (the notifications are built
+// from the state the engine took under its own lock).
+func TestExtTaskNotificationsUnderLoad(t *testing.T) {
+	srv := modernServer(&server.Options{Tasks: &tasks.Options{}})
+	t.Cleanup(srv.Close)
+	release := make(chan struct{})
+	srv.AddToolWith(&mcp.Tool{Name: "wait"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-release:
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("released")}}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}, &server.ToolOptions{TaskPolicy: server.TaskRequired})
+	p := newModernPeer(t, srv)
+	const n = 40
+	var ids []string
+	for range n {
+		c, rerr := p.tool("wait", extCaps, nil)
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		ids = append(ids, str(c["taskId"]))
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go p.conn.Call(ctx, mcp.MethodSubscriptionsListen, map[string]any{"_meta": meta(extCaps),
+		"notifications": map[string]any{"taskIds": ids}}, nil)
+	completed := map[string]bool{}
+	deadline := time.After(10 * time.Second)
+	released := false
+	for len(completed) < n {
+		select {
+		case note := <-p.notes:
+			if note.Method == mcp.NotificationSubscriptionsAcknowledged && !released {
+				released = true
+				close(release)
+			}
+			var d mcp.DetailedTask
+			if note.Method == mcp.NotificationTasks && json.Unmarshal(note.Params, &d) == nil && d.Status == mcp.TaskStatusCompleted {
+				if !strings.Contains(string(d.Result), "released") {
+					t.Errorf("completed without its result: %s", note.Params)
+				}
+				completed[d.TaskID] = true
+			}
+		case <-deadline:
+			t.Fatalf("%d of %d tasks announced completed", len(completed), n)
+		}
+	}
+}
+
+// A task of the extension sends no progress and no log messages, even when its request
+// asked for them; the same handler run inline sends both.
+func TestExtTaskSendsNoProgressOrLogs(t *testing.T) {
+	srv := modernServer(&server.Options{Tasks: &tasks.Options{}})
+	t.Cleanup(srv.Close)
+	chatty := func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		_ = req.Progress(ctx, 1, nil, "step")
+		_ = req.Session.Log(ctx, mcp.LoggingLevelInfo, "chatty", "working")
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("said it")}}, nil
+	}
+	srv.AddToolWith(&mcp.Tool{Name: "inline"}, chatty, &server.ToolOptions{TaskPolicy: server.TaskNever})
+	srv.AddToolWith(&mcp.Tool{Name: "task"}, chatty, &server.ToolOptions{TaskPolicy: server.TaskRequired})
+	p := newModernPeer(t, srv)
+	m := meta(extCaps, mcp.MetaLogLevel, "debug")
+	m["progressToken"] = "tok"
+	drain := func() (methods []string) {
+		for {
+			select {
+			case n := <-p.notes:
+				methods = append(methods, n.Method)
+			case <-time.After(100 * time.Millisecond):
+				return methods
+			}
+		}
+	}
+	if _, rerr := p.call(mcp.MethodToolsCall, map[string]any{"name": "inline", "_meta": m}); rerr != nil {
+		t.Fatal(rerr)
+	}
+	if got := drain(); len(got) != 2 {
+		t.Fatalf("inline: notifications %v, want progress and a log message (the test's own check)", got)
+	}
+	c, rerr := p.call(mcp.MethodToolsCall, map[string]any{"name": "task", "_meta": m})
+	if rerr != nil || str(c["resultType"]) != "task" {
+		t.Fatalf("task: %s %v", mustJSON(c), rerr)
+	}
+	p.waitStatus(str(c["taskId"]), mcp.TaskStatusCompleted)
+	if got := drain(); len(got) != 0 {
+		t.Errorf("a task of the extension sent %v", got)
+	}
+}
+
+// A slow call whose handler asks a question right at the promotion deadline either
+// answers input_required inline or becomes a task that asks it through inputRequests;
+// never a task that fails for want of MRTR.
+func TestExtTaskQuestionAtTheDeadline(t *testing.T) {
+	srv := modernServer(&server.Options{Tasks: &tasks.Options{}})
+	t.Cleanup(srv.Close)
+	srv.AddToolWith(&mcp.Tool{Name: "late_question"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		var args struct {
+			Micros int `json:"micros"`
+		}
+		_ = req.Arguments(&args)
+		time.Sleep(time.Duration(args.Micros) * time.Microsecond)
+		out, err := req.Session.Inputs(ctx, map[string]mcp.InputRequest{"k": {Method: mcp.MethodElicitationCreate,
+			Params: json.RawMessage(`{"message":"?","requestedSchema":{"type":"object"}}`)}})
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(string(out["k"]))}}, nil
+	}, &server.ToolOptions{TaskPolicy: server.TaskWhenSlow, TaskAfter: time.Millisecond})
+	p := newModernPeer(t, srv)
+	inline, promoted := 0, 0
+	for i := range 40 {
+		r, rerr := p.tool("late_question", extCaps, map[string]any{"arguments": map[string]any{"micros": 600 + 25*i}})
+		if rerr != nil {
+			t.Fatalf("call %d: %v", i, rerr)
+		}
+		switch str(r["resultType"]) {
+		case "input_required":
+			inline++
+		case "task":
+			promoted++
+			id := str(r["taskId"])
+			g := p.waitStatus(id, mcp.TaskStatusInputRequired)
+			if !strings.Contains(string(g["inputRequests"]), `"k"`) {
+				t.Errorf("call %d: task asks %s", i, g["inputRequests"])
+			}
+			p.task(mcp.MethodTasksCancel, id, nil)
+		default:
+			t.Fatalf("call %d: %s", i, mustJSON(r))
+		}
+	}
+	t.Logf("%d inline, %d promoted", inline, promoted)
+}

@@ -83,7 +83,7 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 			return nil, errExtensionRequired
 		}
 		for _, id := range p.Notifications.TaskIDs {
-			if _, err := s.server.tasks.Get(modernOwner, id); err == nil {
+			if s.server.tasks.IsExtension(id) && !slices.Contains(ack.TaskIDs, id) {
 				ack.TaskIDs = append(ack.TaskIDs, id)
 			}
 		}
@@ -104,13 +104,14 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 	// Then each task as it is now: a change made between its creation and this listen
 	// would otherwise go unseen until the client polls.
 	for _, id := range ack.TaskIDs {
-		l.taskMu.Lock()
-		// Read under the lock: a change announced meanwhile is sent before or after
-		// this, never overtaken by an older state.
-		if t, err := s.server.tasks.Get(modernOwner, id); err == nil {
-			s.server.sendExtTask(l, t)
-		}
-		l.taskMu.Unlock()
+		// In the engine's order of announcements: a change announced meanwhile is sent
+		// before or after this, never overtaken by an older state. (Holding l.taskMu
+		// while reading the engine could deadlock with a change being announced.)
+		s.server.tasks.WithDetail(id, func(d mcp.DetailedTask) {
+			l.taskMu.Lock()
+			s.server.sendExtTask(l, d)
+			l.taskMu.Unlock()
+		})
 	}
 	select {
 	case <-ctx.Done():
@@ -147,33 +148,26 @@ func (s *Server) Listeners() int {
 }
 
 // notifyExtTask sends notifications/tasks, the task as tasks/get would give it now, to
-// every listen that asked for the task.
-func (s *Server) notifyExtTask(t mcp.Task) {
+// every listen that asked for the task. The engine calls it (OnDetail) at every change,
+// in order, with the state it took under its own lock.
+func (s *Server) notifyExtTask(d mcp.DetailedTask) {
 	s.mu.RLock()
 	var targets []*listener
 	for l := range s.listeners {
-		if slices.Contains(l.filter.TaskIDs, t.TaskID) {
+		if slices.Contains(l.filter.TaskIDs, d.TaskID) {
 			targets = append(targets, l)
 		}
 	}
 	s.mu.RUnlock()
-	s.notifyExtTaskTo(t, targets)
-}
-
-func (s *Server) notifyExtTaskTo(t mcp.Task, targets []*listener) {
 	for _, l := range targets {
 		l.taskMu.Lock()
-		s.sendExtTask(l, t)
+		s.sendExtTask(l, d)
 		l.taskMu.Unlock()
 	}
 }
 
 // sendExtTask sends l the task as tasks/get would give it; l.taskMu is held.
-func (s *Server) sendExtTask(l *listener, t mcp.Task) {
-	d, err := s.detailedTask(t)
-	if err != nil {
-		return
-	}
+func (s *Server) sendExtTask(l *listener, d mcp.DetailedTask) {
 	params := struct {
 		mcp.DetailedTask
 		Meta map[string]any `json:"_meta"`

@@ -204,7 +204,6 @@ type Server struct {
 	tasks     *tasks.Manager      // nil when tool tasks are off
 	stateKey  []byte
 	listeners map[*listener]struct{}
-	extTasks  map[string]*extTask // tasks of the extension waiting for input, by id
 }
 
 // New returns a server that introduces itself as impl.
@@ -232,6 +231,13 @@ func New(impl mcp.Implementation, opts *Options) *Server {
 		if to.Logger == nil {
 			to.Logger = s.opts.Logger
 		}
+		onDetail := to.OnDetail
+		to.OnDetail = func(d mcp.DetailedTask) {
+			s.notifyExtTask(d) // listen.go
+			if onDetail != nil {
+				onDetail(d)
+			}
+		}
 		s.tasks = tasks.New(to)
 	}
 	s.log = s.opts.Logger
@@ -246,7 +252,6 @@ func New(impl mcp.Implementation, opts *Options) *Server {
 		s.stateKey = newStateKey()
 	}
 	s.listeners = map[*listener]struct{}{}
-	s.extTasks = map[string]*extTask{}
 	return s
 }
 

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"reflect"
 	"sync"
 
@@ -119,8 +118,7 @@ func (s *Server) taskCapability() *mcp.ServerTasksCapability {
 // no other.
 func (s *Server) notifyTask(owner string, t mcp.Task) {
 	if owner == modernOwner {
-		s.notifyExtTask(t)
-		return
+		return // notifications/tasks go out from the engine's OnDetail (listen.go)
 	}
 	ss := s.liveSession(owner)
 	if ss == nil {
@@ -220,7 +218,7 @@ func (s *Session) handleTasks(ctx context.Context, req *jsonrpc.Request) (any, e
 		s.adopt(p.TaskID)
 		t, err := m.Get(s.owner, p.TaskID)
 		if err != nil {
-			return nil, s.server.otherEra(err, p.TaskID)
+			return nil, err // a task of the extension: the engine's error names its era
 		}
 		return &mcp.GetTaskResult{Task: t}, nil
 	case mcp.MethodTasksResult:
@@ -232,7 +230,7 @@ func (s *Session) handleTasks(ctx context.Context, req *jsonrpc.Request) (any, e
 		s.adopt(p.TaskID)
 		out, err := m.Result(ctx, s.owner, p.TaskID, req.ID)
 		if err != nil {
-			return nil, s.server.otherEra(err, p.TaskID)
+			return nil, err // a task of the extension: the engine's error names its era
 		}
 		if out.Error != nil {
 			return nil, out.Error
@@ -258,7 +256,7 @@ func (s *Session) handleTasks(ctx context.Context, req *jsonrpc.Request) (any, e
 		s.adopt(p.TaskID)
 		t, err := m.Cancel(s.owner, p.TaskID, "")
 		if err != nil {
-			return nil, s.server.otherEra(err, p.TaskID)
+			return nil, err // a task of the extension: the engine's error names its era
 		}
 		return &mcp.CancelTaskResult{Task: t}, nil
 	}
@@ -272,13 +270,4 @@ func paramsTaskID(params json.RawMessage) string {
 	}
 	_ = json.Unmarshal(params, &target)
 	return target.TaskID
-}
-
-// otherEra replaces the not-found error of a 2025-11-25 request about a task of the
-// Tasks extension with one that says why it cannot be reached.
-func (s *Server) otherEra(err error, id string) error {
-	if owner, ok := s.tasks.Owner(id); ok && owner == modernOwner && errors.Is(err, tasks.ErrNotFound) {
-		return s.taskNotFound(id, false)
-	}
-	return err
 }

@@ -6,6 +6,11 @@
 // serves get/result/list/cancel scoped to an owner, announces every change, and deletes
 // tasks when their TTL, counted from creation, runs out. It has one timer, whatever the
 // number of tasks.
+//
+// One manager and one record type hold the tasks of both dialects: the core tasks of
+// 2025-11-25 and those of the Tasks extension of 2026-07-28 ([Dialect], extension.go).
+// Each task records its dialect, and is reached only through its own dialect's methods;
+// a task of the extension also keeps its outstanding input requests and their answers.
 package tasks
 
 import (
@@ -68,6 +73,10 @@ type Options struct {
 	// OnChange is called after every status change, in order, with the new state. It
 	// is where status notifications are sent; it must not block for long.
 	OnChange func(owner string, t mcp.Task)
+	// OnDetail is called, like OnChange and after it, at every change of a task of
+	// [DialectExtension], with the task as tasks/get would return it then (answers to
+	// its input requests are changes too).
+	OnDetail func(d mcp.DetailedTask)
 	// Now is the clock (time.Now).
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -136,6 +145,12 @@ type task struct {
 	// guarded by the manager's wmu, not mu.
 	resultWaiters []jsonrpc.ID
 	waiterAdded   chan struct{} // closed and replaced when a tasks/result starts waiting
+	// dialect is the task protocol the task was created in; it is reached in that one
+	// alone.
+	dialect Dialect
+	// ext holds what only a task of [DialectExtension] has: its input requests and
+	// their answers. Guarded by the manager's mu.
+	ext *extState
 }
 
 // Manager holds tasks for any number of owners.
@@ -176,7 +191,7 @@ const workerIdle = time.Second
 // Create registers a task in status working, starts run on a context of its own, and
 // returns the task as the CreateTaskResult should report it. requested is params.task.
 func (m *Manager) Create(owner string, requested *mcp.TaskMetadata, run RunFunc) (mcp.Task, error) {
-	h, err := m.register(owner, requested, nil)
+	h, err := m.register(DialectCore, owner, requested, nil)
 	if err != nil {
 		return mcp.Task{}, err
 	}
@@ -197,12 +212,18 @@ func (m *Manager) Create(owner string, requested *mcp.TaskMetadata, run RunFunc)
 // and call Finish (whose outcome is dropped once the task has ended). [Manager.Close]
 // waits for Finish.
 func (m *Manager) Defer(owner string, requested *mcp.TaskMetadata, stop func()) (*Handle, error) {
-	return m.register(owner, requested, stop)
+	return m.register(DialectCore, owner, requested, stop)
+}
+
+// DeferIn is [Manager.Defer] for a task of dialect d: a task of one dialect is never
+// reached through the methods of the other.
+func (m *Manager) DeferIn(d Dialect, owner string, requested *mcp.TaskMetadata, stop func()) (*Handle, error) {
+	return m.register(d, owner, requested, stop)
 }
 
 // register adds a task in status working and counts it as running until its Handle's
 // Finish.
-func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func()) (*Handle, error) {
+func (m *Manager) register(d Dialect, owner string, requested *mcp.TaskMetadata, stop func()) (*Handle, error) {
 	now := m.opts.Now()
 	ttl := m.opts.DefaultTTL
 	if requested != nil && requested.TTL != nil && *requested.TTL >= 0 {
@@ -216,7 +237,10 @@ func (m *Manager) register(owner string, requested *mcp.TaskMetadata, stop func(
 		return nil, fmt.Errorf("tasks: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &task{owner: owner, ctx: ctx, cancel: cancel, done: make(chan struct{}), index: -1, tindex: -1, waiterAdded: make(chan struct{})}
+	t := &task{owner: owner, ctx: ctx, cancel: cancel, done: make(chan struct{}), index: -1, tindex: -1, waiterAdded: make(chan struct{}), dialect: d}
+	if d == DialectExtension {
+		t.ext = newExtState()
+	}
 	h := &Handle{m: m, t: t, release: cancel}
 	if stop != nil {
 		t.cancel = func() {
@@ -334,11 +358,19 @@ func (m *Manager) update(t *task, change func(*mcp.Task) error, also func()) err
 		heap.Push(&set.terminal, t)
 	}
 	snapshot, owner := t.state, t.owner // Adopt may change t.owner once m.mu is released
+	var detail *mcp.DetailedTask
+	if t.ext != nil && m.opts.OnDetail != nil {
+		d := t.detailedLocked()
+		detail = &d
+	}
 	m.notifyMu.Lock()
 	m.mu.Unlock()
 	defer m.notifyMu.Unlock()
 	if m.opts.OnChange != nil {
 		m.opts.OnChange(owner, snapshot)
+	}
+	if detail != nil {
+		m.opts.OnDetail(*detail)
 	}
 	if terminal {
 		// Result waiters wake only after the change was announced, so a requestor reading
@@ -363,10 +395,20 @@ func (m *Manager) Waiter(id string) (jsonrpc.ID, bool) {
 }
 
 func (m *Manager) lookup(owner, id string) (*task, error) {
+	return m.lookupIn(DialectCore, owner, id)
+}
+
+// lookupIn finds task id of owner among the tasks of dialect d; a task of the other
+// dialect is an error that says so.
+func (m *Manager) lookupIn(d Dialect, owner, id string) (*task, error) {
 	if err := m.allowLocked(owner); err != nil {
 		return nil, err
 	}
 	t, ok := m.tasks[id]
+	if ok && !t.gone && t.dialect != d {
+		m.opts.Logger.Info("task lookup in the wrong dialect", "task", id, "dialect", t.dialect, "asked", d)
+		return nil, otherDialect(id, t.dialect, d)
+	}
 	if !ok || t.owner != owner || t.gone {
 		// Logged: a stream of misses from one owner is what id probing looks like.
 		m.opts.Logger.Info("task lookup failed", "task", id, "owner", owner)
@@ -472,8 +514,12 @@ func (m *Manager) dropWaiter(t *task, taskID string, id jsonrpc.ID) {
 // Cancel moves a task to cancelled (before returning, as the spec requires) and stops its
 // work. Cancelling a task that already ended is [ErrTerminal].
 func (m *Manager) Cancel(owner, id, message string) (mcp.Task, error) {
+	return m.cancelIn(DialectCore, owner, id, message)
+}
+
+func (m *Manager) cancelIn(d Dialect, owner, id, message string) (mcp.Task, error) {
 	m.mu.Lock()
-	t, err := m.lookup(owner, id)
+	t, err := m.lookupIn(d, owner, id)
 	m.mu.Unlock()
 	if err != nil {
 		return mcp.Task{}, err
@@ -517,7 +563,7 @@ func (m *Manager) List(owner, cursor string) ([]mcp.Task, string, error) {
 	}
 	var all []*task
 	for _, t := range m.owners[owner].all() {
-		if t.seq > after {
+		if t.seq > after && t.dialect == DialectCore {
 			all = append(all, t)
 		}
 	}
@@ -543,6 +589,9 @@ func (m *Manager) Adopt(id, newOwner string, may func(owner string) bool) bool {
 	t, ok := m.tasks[id]
 	if !ok || t.gone {
 		return false
+	}
+	if t.dialect != DialectCore {
+		return false // a task of the extension has no session to be adopted from
 	}
 	if t.owner == newOwner {
 		return true

@@ -31,6 +31,7 @@ const (
 	plainEnv        = "MCPI_E2E_PLAIN"         // "1": serve the plain server instead of the demo
 	requestorEnv    = "MCPI_E2E_REQUESTOR"     // "1": add the requestor test tools (receiver_harness_test.go)
 	filesEnv        = "MCPI_E2E_FILES"         // demo.Options.SideEffectDir
+	modernEnv       = "MCPI_E2E_MODERN"        // "1": demo.Options.Modern (2026-07-28 as well)
 )
 
 // crashTool makes the stdio child exit in the middle of the call, with status 3.
@@ -50,7 +51,7 @@ func serveStdio() int {
 	taskPage, _ := strconv.Atoi(os.Getenv(taskPageSizeEnv))
 	poll, _ := time.ParseDuration(os.Getenv(pollEnv))
 	cfg := serverConfig{pageSize: size, taskPageSize: taskPage, pollInterval: poll, plain: os.Getenv(plainEnv) == "1",
-		requestorTools: os.Getenv(requestorEnv) == "1", files: os.Getenv(filesEnv)}
+		requestorTools: os.Getenv(requestorEnv) == "1", files: os.Getenv(filesEnv), modern: os.Getenv(modernEnv) == "1"}
 	srv := newServer(cfg)
 	if os.Getenv(crashEnv) == "1" {
 		srv.AddTool(&mcp.Tool{Name: crashTool, Description: "Exits the server process with status 3."},
@@ -102,6 +103,9 @@ type serverConfig struct {
 	onSideEffectExit func(path string, err error)
 	// files is demo.Options.SideEffectDir.
 	files string
+	// modern is demo.Options.Modern: the server speaks 2026-07-28 (and the Tasks
+	// extension) besides 2025-11-25.
+	modern bool
 }
 
 // harness connects client sessions to a fresh server over one kind of connection.
@@ -145,6 +149,7 @@ func demoOptions(cfg serverConfig) *demo.Options {
 		Tap:              cfg.tap,
 		OnSideEffectExit: cfg.onSideEffectExit,
 		SideEffectDir:    cfg.files,
+		Modern:           cfg.modern,
 		Tasks:            &tasks.Options{PollInterval: cfg.pollInterval, PageSize: cfg.taskPageSize, MaxActive: cfg.maxActive},
 	}
 }
@@ -193,6 +198,9 @@ func serveStdioChild(t *testing.T, cfg serverConfig) *endpoint {
 	}
 	if cfg.requestorTools {
 		env = append(env, requestorEnv+"=1")
+	}
+	if cfg.modern {
+		env = append(env, modernEnv+"=1")
 	}
 	return &endpoint{transport: func() transport.Transport {
 		return &transport.Command{Path: exe, Args: []string{"-test.run=^$"}, Env: env}
