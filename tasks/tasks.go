@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/workpool"
@@ -157,6 +158,10 @@ type task struct {
 type Manager struct {
 	opts     Options
 	notifyMu sync.Mutex // keeps OnChange calls in the order of the changes
+	// announcing is the change OnChange is being called with (under notifyMu), so that
+	// Outcome can answer for that task without mu: another change may hold mu while it
+	// waits for notifyMu.
+	announcing atomic.Pointer[announcement]
 
 	mu      sync.Mutex
 	tasks   map[string]*task
@@ -363,11 +368,14 @@ func (m *Manager) update(t *task, change func(*mcp.Task) error, also func()) err
 		d := t.detailedLocked()
 		detail = &d
 	}
+	a := &announcement{owner: owner, id: snapshot.TaskID, status: snapshot.Status, outcome: t.outcome}
 	m.notifyMu.Lock()
 	m.mu.Unlock()
 	defer m.notifyMu.Unlock()
 	if m.opts.OnChange != nil {
+		m.announcing.Store(a)
 		m.opts.OnChange(owner, snapshot)
+		m.announcing.Store(nil)
 	}
 	if detail != nil {
 		m.opts.OnDetail(*detail)
@@ -378,6 +386,13 @@ func (m *Manager) update(t *task, change func(*mcp.Task) error, also func()) err
 		close(t.done)
 	}
 	return nil
+}
+
+// announcement is a change being given to OnChange.
+type announcement struct {
+	owner, id string
+	status    mcp.TaskStatus
+	outcome   Outcome
 }
 
 // Waiter returns the newest tasks/result request waiting on task id, if any: messages
@@ -473,8 +488,18 @@ func (m *Manager) Result(ctx context.Context, owner, id string, waiter jsonrpc.I
 
 // Outcome returns the outcome of a task that completed or failed, without waiting: ok is
 // false while it runs, and for a cancelled task. Unlike [Manager.Result] it may be
-// called from OnChange.
+// called from OnChange, for the task OnChange is called with (for another it could wait
+// on a change that itself waits for OnChange to return).
 func (m *Manager) Outcome(owner, id string) (out Outcome, ok bool, err error) {
+	if a := m.announcing.Load(); a != nil && a.id == id && a.owner == owner {
+		// Called from OnChange for the task announced: mu may be held by a change that
+		// waits for this one to be announced.
+		switch a.status {
+		case mcp.TaskStatusCompleted, mcp.TaskStatusFailed:
+			return a.outcome, true, nil
+		}
+		return Outcome{}, false, nil
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t, err := m.lookup(owner, id)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"regexp"
 	"sync"
@@ -445,4 +446,58 @@ func TestRateLimitPerOwner(t *testing.T) {
 			t.Errorf("second get after one refill: %v", err)
 		}
 	})
+}
+
+// TestOnChangeMayReadOutcome: OnChange may read a finished task's outcome (the server
+// puts it in notifications/tasks) while other tasks change: every change reaches it, and
+// none waits on another. The manager once held its lock while waiting for the change
+// before to be announced, and that announcement waited for the lock: tasks ending
+// together hung the server. It runs on real goroutines, as the hang needs two changes
+// truly at once; the deadline only detects the hang.
+func TestOnChangeMayReadOutcome(t *testing.T) {
+	var m *Manager
+	var mu sync.Mutex
+	read := map[string]string{}
+	all := make(chan struct{})
+	const n = 2000
+	m = New(Options{MaxActive: n, RatePerSecond: -1, OnChange: func(owner string, task mcp.Task) {
+		if !task.Status.IsTerminal() {
+			return
+		}
+		time.Sleep(50 * time.Microsecond) // widens the window in which another change takes mu
+		out, ok, err := m.Outcome(owner, task.TaskID)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil || !ok {
+			t.Errorf("Outcome of %s in OnChange: %v %v", task.TaskID, ok, err)
+		}
+		read[task.TaskID] = string(out.Result)
+		if len(read) == n {
+			close(all)
+		}
+	}})
+	defer m.Close()
+	ids := make([]string, 0, n)
+	for i := range n {
+		want := fmt.Sprintf(`{"n":%d}`, i)
+		task, err := m.Create("a", nil, func(context.Context, *Handle) Outcome {
+			return Outcome{Result: json.RawMessage(want)}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, task.TaskID)
+	}
+	select {
+	case <-all:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the tasks' changes were not all announced: the manager hangs")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i, id := range ids {
+		if got := read[id]; got != fmt.Sprintf(`{"n":%d}`, i) {
+			t.Errorf("task %d: OnChange read %q", i, got)
+		}
+	}
 }
