@@ -12,6 +12,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net"
@@ -45,9 +46,25 @@ type ServerOptions struct {
 // measure instead of the client: the cap on running tasks, raised to [MaxBurst], and the
 // limit on task requests per second ([demo.DefaultTaskRate]), turned off (a task round
 // trip makes two task requests, and mcpi makes several thousand round trips a second).
+//
+// It speaks both eras. In 2026-07-28 the server decides what becomes a task, and the demo
+// answers instant_task inline (it is quick); ToolInstantExtTask is the same work made a
+// task of every call that declares the Tasks extension, for the task round trip of that
+// era.
 func NewServer() *server.Server {
-	return demo.New(&demo.Options{Tasks: &tasks.Options{MaxActive: MaxBurst, RatePerSecond: -1}})
+	srv := demo.New(&demo.Options{Modern: true, Tasks: &tasks.Options{MaxActive: MaxBurst, RatePerSecond: -1}})
+	srv.AddToolWith(&mcp.Tool{
+		Name:        ToolInstantExtTask,
+		Description: "Completes at once; in 2026-07-28 always a task of the Tasks extension.",
+		InputSchema: json.RawMessage(`{"type":"object"}`),
+	}, func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{{Type: mcp.ContentTypeText, Text: demo.InstantTaskText}}}, nil
+	}, &server.ToolOptions{TaskPolicy: server.TaskAlways})
+	return srv
 }
+
+// ToolInstantExtTask is the benchmark server's tool of the 2026-07-28 task round trip.
+const ToolInstantExtTask = "instant_ext_task"
 
 // ServeConn serves one connection with srv, dropping status notifications when asked,
 // and returns the session.
@@ -101,7 +118,7 @@ func StartHTTP(addr string, o ServerOptions) (*HTTPServer, error) {
 	h := transport.NewHTTPHandler(func(ctx context.Context, conn jsonrpc.Connection) {
 		ss := ServeConn(ctx, srv, conn, o)
 		<-ss.Done()
-	}, &transport.HTTPOptions{MaxInFlight: -1})
+	}, &transport.HTTPOptions{MaxInFlight: -1, ModernProtocolVersions: mcp.ModernProtocolVersions, SupportedVersions: server.SupportedVersions})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	s := &HTTPServer{

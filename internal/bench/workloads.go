@@ -32,6 +32,9 @@ type Target struct {
 	URL string
 	// Server configures the in-process server of a pipe.
 	Server ServerOptions
+	// Era is the protocol version the client speaks: "" (2025-11-25, the era every
+	// figure against the peers is measured in) or 2026-07-28. The server speaks both.
+	Era string
 }
 
 // Impl is how the benchmark client introduces itself.
@@ -62,7 +65,17 @@ func Connect(ctx context.Context, t Target, opts *client.Options) (*client.Sessi
 	default:
 		return nil, fmt.Errorf("bench: unknown transport %q", t.Transport)
 	}
-	return client.New(Impl, opts).Connect(ctx, tr)
+	o := client.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.ProtocolVersion == "" {
+		o.ProtocolVersion = t.Era
+	}
+	if o.ProtocolVersion == "" {
+		o.ProtocolVersion = mcp.LatestProtocolVersion
+	}
+	return client.New(Impl, &o).Connect(ctx, tr)
 }
 
 // Op is one round trip of a workload.
@@ -88,13 +101,20 @@ func CallOp(s *client.Session) Op {
 	}
 }
 
-var instantParams = &mcp.CallToolParams{Name: demo.ToolInstantTask}
+var (
+	instantParams    = &mcp.CallToolParams{Name: demo.ToolInstantTask}
+	instantExtParams = &mcp.CallToolParams{Name: ToolInstantExtTask}
+)
 
-// TaskOp is the task round trip: instant_task called as a task, from the call to the
-// final result.
+// TaskOp is the task round trip: instant_task called as a task (in 2026-07-28
+// instant_ext_task, which the server makes a task of), from the call to the final result.
 func TaskOp(s *client.Session) Op {
+	p := instantParams
+	if s.Modern() {
+		p = instantExtParams // instant_task is answered inline in 2026-07-28
+	}
 	return func(ctx context.Context) error {
-		t, err := s.StartToolTask(ctx, instantParams, nil)
+		t, err := s.StartToolTask(ctx, p, nil)
 		if err != nil {
 			return err
 		}
@@ -104,6 +124,9 @@ func TaskOp(s *client.Session) Op {
 		}
 		if len(r.Content) != 1 || r.Content[0].Text != demo.InstantTaskText {
 			return fmt.Errorf("instant_task returned %+v", r.Content)
+		}
+		if t.ID() == "" {
+			return fmt.Errorf("%s was answered without a task", p.Name)
 		}
 		return nil
 	}
