@@ -24,9 +24,10 @@ import (
 type Answerer struct {
 	io *iostreams.IOStreams
 
-	ask   sync.Mutex // one question at a time
-	once  sync.Once
-	lines chan string
+	ask    sync.Mutex // one question at a time
+	resume func()     // brings the status line back; set while ask is held
+	once   sync.Once
+	lines  chan string
 }
 
 // New returns an answerer that talks to the user over ios.
@@ -43,6 +44,10 @@ func (a *Answerer) Ask(ctx context.Context, r *client.Request) {
 	}
 	resume := a.io.SuspendStatusLine()
 	defer resume()
+	// The status line comes back before the answer goes: the answer may end the task,
+	// and the command with it, before this goroutine would resume it.
+	a.resume = resume
+	defer func() { a.resume = nil }()
 	var err error
 	switch {
 	case r.Elicitation != nil:
@@ -55,7 +60,16 @@ func (a *Answerer) Ask(ctx context.Context, r *client.Request) {
 			fmt.Fprintln(a.io.ErrOut, "\n(the server withdrew its request)")
 			return
 		}
+		resume()
 		_ = r.Refuse("the user could not answer: " + err.Error())
+	}
+}
+
+// resumeNow brings the status line back, if a question suspended it, before the answer
+// that may end the task goes out.
+func (a *Answerer) resumeNow() {
+	if a.resume != nil {
+		a.resume()
 	}
 }
 
@@ -168,10 +182,13 @@ func (a *Answerer) elicit(ctx context.Context, r *client.Request) error {
 func (a *Answerer) finishElicit(r *client.Request, choice byte, content map[string]any) error {
 	switch choice {
 	case 'a':
+		a.resumeNow()
 		return r.Accept(content)
 	case 'd':
+		a.resumeNow()
 		return r.Decline()
 	}
+	a.resumeNow()
 	return r.Dismiss()
 }
 
@@ -372,8 +389,10 @@ func (a *Answerer) sample(ctx context.Context, r *client.Request) error {
 		return err
 	}
 	if strings.TrimSpace(l) == "" {
+		a.resumeNow()
 		return r.Refuse("the user refused the sampling request")
 	}
+	a.resumeNow()
 	return r.Respond(&mcp.CreateMessageResult{
 		Role:       mcp.RoleAssistant,
 		Content:    []mcp.Content{mcp.TextContent(l)},
