@@ -117,15 +117,9 @@ type toolOutcome struct {
 // callToolModern answers tools/call in 2026-07-28: inline, or as a task of the
 // extension, as the tool's policy and the request's capabilities say.
 func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any, error) {
-	var p mcp.CallToolParams
-	if err := decodeParams(req, &p); err != nil {
+	p, t, err := s.toolCall(req)
+	if err != nil {
 		return nil, err
-	}
-	s.server.mu.RLock()
-	t, ok := s.server.tools[p.Name]
-	s.server.mu.RUnlock()
-	if !ok {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", p.Name)
 	}
 	p.Task = nil // 2025's params.task means nothing here
 	policy := TaskNever

@@ -351,16 +351,25 @@ func (s *Session) listTools(req *jsonrpc.Request) (any, error) {
 	return &mcp.ListToolsResult{Tools: items, NextCursor: next}, nil
 }
 
-func (s *Session) callTool(ctx context.Context, req *jsonrpc.Request) (any, error) {
+// toolCall reads a tools/call request, in either era: its params and the tool they name.
+func (s *Session) toolCall(req *jsonrpc.Request) (mcp.CallToolParams, *tool, error) {
 	var p mcp.CallToolParams
 	if err := decodeParams(req, &p); err != nil {
-		return nil, err
+		return p, nil, err
 	}
 	s.server.mu.RLock()
 	t, ok := s.server.tools[p.Name]
 	s.server.mu.RUnlock()
 	if !ok {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", p.Name)
+		return p, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", p.Name)
+	}
+	return p, t, nil
+}
+
+func (s *Session) callTool(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	p, t, err := s.toolCall(req)
+	if err != nil {
+		return nil, err
 	}
 	if s.server.tasks != nil {
 		if err := checkTaskSupport(t.def, &p); err != nil {
