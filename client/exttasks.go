@@ -204,8 +204,7 @@ func (t *Task) answerExt() {
 	if asked > MaxTaskInputs {
 		// A server that asks for ever (new keys each poll, or answers refused again and
 		// again) would keep the user answering: the task is given up.
-		_ = t.s.call(context.Background(), mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, nil)
-		t.finish(nil, fmt.Errorf("task %s asked for input %d times; mcpi stopped answering and cancelled it", id, asked))
+		t.abandon(fmt.Errorf("task %s asked for input %d times; mcpi stopped answering and cancelled it", id, asked))
 		return
 	}
 	if resend {
@@ -229,8 +228,7 @@ func (t *Task) answerExt() {
 					return // the task ended otherwise
 				}
 				t.s.log.Info("a task's input was not given; cancelling the task", "task", id, "error", err)
-				_ = t.s.call(context.Background(), mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, nil)
-				t.finish(nil, fmt.Errorf("task %s: %w", id, err))
+				t.abandon(fmt.Errorf("task %s: %w", id, err))
 				return
 			}
 			t.mu.Lock()
@@ -242,6 +240,19 @@ func (t *Task) answerExt() {
 			t.sendUpdates()
 		})
 	}
+}
+
+// abandon cancels a task mcpi gives up on, and ends it with why: the cancelled status
+// the server reports meanwhile must not become the task's outcome in its place. The
+// cancel is sent before the task ends, so a caller that closes the session as soon as
+// the task ends does not leave it waiting on the server.
+func (t *Task) abandon(why error) {
+	t.mu.Lock()
+	t.abandoned = why
+	id := t.state.TaskID
+	t.mu.Unlock()
+	_ = t.s.call(context.Background(), mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, nil)
+	t.finish(nil, why)
 }
 
 // sendUpdates sends the answers not yet sent, in one tasks/update, then polls soon: the

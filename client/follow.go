@@ -434,6 +434,9 @@ func (t *Task) finish(res *mcp.CallToolResult, err error) {
 		return
 	}
 	t.ended = true
+	if t.abandoned != nil {
+		res, err = nil, t.abandoned
+	}
 	t.result, t.err = res, err
 	t.mu.Unlock()
 	if err != nil {

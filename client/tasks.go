@@ -184,9 +184,12 @@ type Task struct {
 	inputs map[string]bool            // inputRequests keys taken to answer, each once
 	asked  int                        // inputs taken over the task's life
 	unsent map[string]json.RawMessage // answers tasks/update has not taken yet
-	wake   chan struct{}
-	done   chan struct{}
-	sub    hub
+	// abandoned is why mcpi cancelled the task itself (an input not given, too many
+	// inputs asked): the task's outcome, whatever the server reports after.
+	abandoned error
+	wake      chan struct{}
+	done      chan struct{}
+	sub       hub
 }
 
 func newTask(s *Session, tool string, started time.Time) *Task {

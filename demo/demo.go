@@ -123,16 +123,16 @@ type Options struct {
 	// means a fresh temporary directory, made at the first call and left in place (the
 	// files are what the tool is for).
 	SideEffectDir string
-	// Modern makes the demo server speak revision 2026-07-28 besides 2025-11-25 (see
-	// [server.Options.Modern]). Its tools ask for input through MRTR there, and its task
-	// tools follow the Tasks extension, the server deciding: the required ones
-	// (slow_task, side_effect_task, ask_task) are always tasks (-32021 for a request
-	// that did not declare the extension), the optional ones answer inline when quick
-	// and become tasks when slow (server.TaskWhenSlow). ask_task asks through the
+	// Legacy makes the demo server speak only revision 2025-11-25. By default it speaks
+	// 2026-07-28 too (see [server.Options.Modern]): its tools ask for input through MRTR
+	// there, and its task tools follow the Tasks extension, the server deciding. The
+	// required ones (slow_task, side_effect_task, ask_task) are always tasks (-32021 for a
+	// request that did not declare the extension); the optional ones answer inline when
+	// quick and become tasks when slow (server.TaskWhenSlow). ask_task asks through the
 	// task's inputRequests and takes the answers from tasks/update. The requestor tools
 	// (ask_user_task and the others) need 2025-11-25: 2026-07-28 has no tasks on the
 	// client.
-	Modern bool
+	Legacy bool
 	Logger *slog.Logger
 }
 
@@ -172,7 +172,7 @@ func New(opts *Options) *server.Server {
 			"answer ask_user and ask_model from the inspector, and read demo://about. Call slow_task, ask_task " +
 			"and the other *_task tools as tasks.",
 		Logger:   o.Logger,
-		Modern:   o.Modern,
+		Modern:   !o.Legacy,
 		PageSize: o.PageSize,
 		Complete: d.complete,
 		Tasks:    &to,

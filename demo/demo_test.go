@@ -24,7 +24,16 @@ func connect(t *testing.T, opts *demo.Options, copts *client.Options) (context.C
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	t.Cleanup(cancel)
 	srv := demo.New(opts)
-	c := client.New(mcp.Implementation{Name: "demo-test", Version: "0"}, copts)
+	// Most of these tests are about the tools' 2025-11-25 behaviour (tasks the client
+	// asks for, receiver tasks); the 2026-07-28 ones name their era.
+	var co client.Options
+	if copts != nil {
+		co = *copts
+	}
+	if co.ProtocolVersion == "" {
+		co.ProtocolVersion = mcp.LatestProtocolVersion
+	}
+	c := client.New(mcp.Implementation{Name: "demo-test", Version: "0"}, &co)
 	s, err := c.Connect(ctx, transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
 		srv.Connect(ctx, conn)
 		return nil

@@ -3,6 +3,7 @@ package demo_test
 import (
 	"context"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,8 +25,9 @@ func TestTaskToolsIn2026(t *testing.T) {
 }
 
 func taskToolsIn2026(t *testing.T, overHTTP bool) {
-	opts := &demo.Options{Modern: true, Tasks: &tasks.Options{PollInterval: 5e6}}
+	opts := &demo.Options{Tasks: &tasks.Options{PollInterval: 5e6}}
 	copts := &client.Options{
+		ProtocolVersion: client.ProtocolAuto,
 		OnRequest: func(ctx context.Context, r *client.Request) {
 			switch {
 			case r.Elicitation != nil:
@@ -62,11 +64,20 @@ func taskToolsIn2026(t *testing.T, overHTTP bool) {
 		start := time.Now()
 		var last client.TaskEvent
 		var sawTask bool
+		var messages []string
 		for e := range s.CallToolTask(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: []byte(c.args)}, nil) {
 			if e.State.TaskID != "" {
 				sawTask = true
 			}
+			if e.Kind == client.TaskStatus && e.State.StatusMessage != "" {
+				messages = append(messages, e.State.StatusMessage)
+			}
 			last = e
+		}
+		// slow_task's handler reports its steps in the task's statusMessage, which the
+		// client hears through notifications/tasks.
+		if c.tool == demo.ToolSlowTask && !slices.Contains(messages, "step 2 of 2") {
+			t.Errorf("http=%v %s: status messages %q lack the steps", overHTTP, c.tool, messages)
 		}
 		t.Logf("http=%v %s took %v", overHTTP, c.tool, time.Since(start))
 		if last.Err != nil {

@@ -15,10 +15,10 @@ import (
 // elicitation/create and sampling/createMessage, in 2026-07-28 the same calls answer
 // input_required and run again with the client's answers.
 func TestAskToolsInBothEras(t *testing.T) {
-	for _, version := range []string{mcp.LatestProtocolVersion, ""} {
+	for _, version := range []string{mcp.LatestProtocolVersion, client.ProtocolAuto} {
 		var mu sync.Mutex
 		var asked []string
-		ctx, s := connect(t, &demo.Options{Modern: true}, &client.Options{
+		ctx, s := connect(t, &demo.Options{}, &client.Options{
 			ProtocolVersion: version,
 			OnRequest: func(ctx context.Context, r *client.Request) {
 				mu.Lock()
@@ -33,7 +33,7 @@ func TestAskToolsInBothEras(t *testing.T) {
 			},
 		})
 		want := mcp.LatestProtocolVersion
-		if version == "" {
+		if version == client.ProtocolAuto {
 			want = mcp.ProtocolVersion20260728
 		}
 		if got := s.ProtocolVersion(); got != want {

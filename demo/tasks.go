@@ -196,8 +196,9 @@ func (d *demo) slowTask(ctx context.Context, req *server.ToolRequest) (*mcp.Call
 	if steps < 1 || steps > MaxSlowSteps {
 		return toolError("steps must be between 1 and %d, got %d", MaxSlowSteps, steps), nil
 	}
-	h, _ := server.TaskFromContext(ctx)
 	status := func(msg string) error {
+		// Asked each time: in 2026-07-28 a call becomes a task only when it is slow.
+		h, _ := server.TaskFromContext(ctx)
 		if h == nil {
 			return nil
 		}

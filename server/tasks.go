@@ -28,13 +28,21 @@ type taskWork struct {
 
 type taskWorkKey struct{}
 
-// TaskFromContext returns the handle of the task a tool runs as, if it runs as one.
+// TaskFromContext returns the handle of the task a tool runs as, if it runs as one. In
+// 2026-07-28 a call the server makes a task when it is slow ([TaskWhenSlow]) has a
+// handle only from then on, so a handler that reports its status asks again each time.
 func TaskFromContext(ctx context.Context) (*tasks.Handle, bool) {
-	w, ok := ctx.Value(taskWorkKey{}).(*taskWork)
-	if !ok {
-		return nil, false
+	if w, ok := ctx.Value(taskWorkKey{}).(*taskWork); ok {
+		return w.h, true
 	}
-	return w.h, true
+	if info := modernInfo(ctx); info != nil && info.round != nil {
+		info.round.mu.Lock()
+		defer info.round.mu.Unlock()
+		if info.round.task != nil {
+			return info.round.task.h, true
+		}
+	}
+	return nil, false
 }
 
 // sideChannel prepares a request the server sends while a task runs: it marks the task

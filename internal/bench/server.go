@@ -52,7 +52,7 @@ type ServerOptions struct {
 // task of every call that declares the Tasks extension, for the task round trip of that
 // era.
 func NewServer() *server.Server {
-	srv := demo.New(&demo.Options{Modern: true, Tasks: &tasks.Options{MaxActive: MaxBurst, RatePerSecond: -1}})
+	srv := demo.New(&demo.Options{Tasks: &tasks.Options{MaxActive: MaxBurst, RatePerSecond: -1}})
 	srv.AddToolWith(&mcp.Tool{
 		Name:        ToolInstantExtTask,
 		Description: "Completes at once; in 2026-07-28 always a task of the Tasks extension.",

@@ -41,7 +41,7 @@ func TestTS2ClientOnDemoServer(t *testing.T) {
 // the demo server in each era and checks what it prints.
 func clientPeerOnDemo(t *testing.T, peer []string, env []string) {
 	mcpi := mcpiBinary(t)
-	srv := demo.New(&demo.Options{Modern: true})
+	srv := demo.New(nil)
 	defer srv.Close()
 	h := srv.HTTPHandler(nil)
 	ts := httptest.NewServer(h)
@@ -53,7 +53,7 @@ func clientPeerOnDemo(t *testing.T, peer []string, env []string) {
 		version string
 	}{
 		{"HTTP, 2026-07-28", []string{ts.URL + "/mcp"}, "2026-07-28"},
-		{"stdio, 2026-07-28", []string{"--stdio", mcpi, "serve", "demo", "--modern"}, "2026-07-28"},
+		{"stdio, 2026-07-28", []string{"--stdio", mcpi, "serve", "demo"}, "2026-07-28"},
 		{"stdio, 2025-11-25", []string{"--stdio", mcpi, "serve", "demo"}, "2025-11-25"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

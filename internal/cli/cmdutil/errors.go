@@ -157,6 +157,9 @@ const (
 	TaskEnded
 	// TaskFailed: the task ended in failed (for "tasks watch").
 	TaskFailed
+	// TaskOtherEra: the server has the task, but it was created in the other protocol
+	// era (Era), from which it cannot be reached.
+	TaskOtherEra
 )
 
 // TaskError is a task that gave no result: unknown to the server, already ended, or
@@ -168,6 +171,9 @@ type TaskError struct {
 	Status string
 	// Message is the task's status message (TaskFailed).
 	Message string
+	// Era is the protocol version the task was created in, and Asked the one mcpi spoke
+	// (TaskOtherEra).
+	Era, Asked string
 	// Embedded is set when the server asked was the embedded demo server.
 	Embedded bool
 	// Recorded is set for an unknown task that the local state file recorded on that
@@ -184,6 +190,8 @@ func (e *TaskError) Error() string {
 			return fmt.Sprintf("the task %q failed: %s", e.ID, strings.TrimSuffix(e.Message, "."))
 		}
 		return fmt.Sprintf("the task %q failed", e.ID)
+	case TaskOtherEra:
+		return fmt.Sprintf("the task %q was created in protocol %s and cannot be reached in %s; ask again with --protocol %s (or --protocol auto)", e.ID, e.Era, e.Asked, e.Era)
 	}
 	switch {
 	case e.Forgotten:

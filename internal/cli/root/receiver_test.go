@@ -18,7 +18,7 @@ func TestReceiverTasksBinary(t *testing.T) {
 
 	// Embedded server, plain call with --json: the result alone on stdout, the polls on
 	// stderr as event lines.
-	stdout, stderr, code := run(t, state, "tools", "call", "ask_user_task", "--json", "--answers", answers)
+	stdout, stderr, code := run(t, state, "--protocol", "2025-11-25", "tools", "call", "ask_user_task", "--json", "--answers", answers)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -43,7 +43,7 @@ func TestReceiverTasksBinary(t *testing.T) {
 
 	// A stdio server, the sampling tool called as a task with --json: mcpi's task belongs
 	// to the tool task, and its polls are event lines among the task's events.
-	server := "'" + mcpiBin + "' serve demo"
+	server := "'" + mcpiBin + "' serve demo --legacy" // receiver tasks are of 2025-11-25
 	stdout, stderr, code = run(t, state, "--stdio", server, "tools", "call", "ask_model_task", "--arg", "prompt=Greet Ada",
 		"--task", "--json", "--answers", answers)
 	if code != 0 {

@@ -64,10 +64,10 @@ func freePort(t *testing.T) int {
 
 // serveDemoHTTP runs "mcpi serve demo --http" on a free loopback port until the test
 // ends, and returns its endpoint URL once it accepts connections.
-func serveDemoHTTP(t *testing.T) string {
+func serveDemoHTTP(t *testing.T, flags ...string) string {
 	t.Helper()
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	srv := exec.Command(mcpiBin, "serve", "demo", "--http", addr)
+	srv := exec.Command(mcpiBin, append([]string{"serve", "demo", "--http", addr}, flags...)...)
 	var srvErr strings.Builder
 	srv.Stderr = &srvErr
 	if err := srv.Start(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -51,9 +52,10 @@ func eventLines(t *testing.T, out string) []taskview.Event {
 	return evs
 }
 
-// The CLI items of issue 3, through the built binary against "mcpi serve demo --http".
+// The CLI items of issue 3, through the built binary against "mcpi serve demo --http
+// --legacy": 2025-11-25 only, which mcpi finds by itself.
 func TestTasksBinary(t *testing.T) {
-	url := serveDemoHTTP(t)
+	url := serveDemoHTTP(t, "--legacy")
 	state := t.TempDir()
 
 	// The slow task followed with --json: created, working with progress, completed, then
@@ -199,5 +201,98 @@ func TestInterruptBinary(t *testing.T) {
 	}
 	if _, stderr, code := run(t, state, "tasks", "cancel", id); code != 0 {
 		t.Errorf("tasks cancel: exit %d, %s", code, stderr)
+	}
+}
+
+// The same through the built binary against "mcpi serve demo --http", which speaks
+// 2026-07-28 too: mcpi speaks it, the server decides which calls become tasks, and a task
+// of one era cannot be reached from the other.
+func TestTasksBinary2026(t *testing.T) {
+	url := serveDemoHTTP(t)
+	state := t.TempDir()
+
+	stdout, stderr, code := run(t, state, "--url", url, "tools", "call", "slow_task", "--arg", "seconds=0.2", "--arg", "steps=2", "--task", "--json")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	evs := eventLines(t, stdout)
+	var seq, messages []string
+	for _, e := range evs {
+		s := e.Event
+		if e.Task != nil && e.Event == "status" {
+			s += ":" + string(e.Task.Status)
+			messages = append(messages, e.Task.StatusMessage)
+		}
+		seq = append(seq, s)
+	}
+	got := strings.Join(seq, " ")
+	if evs[0].Event != "created" || evs[len(evs)-1].Event != "result" || !strings.Contains(got, "status:completed") || strings.Contains(got, "progress") {
+		t.Errorf("events: %s", got)
+	}
+	if !slices.Contains(messages, "step 2 of 2") {
+		t.Errorf("status messages %q lack the steps", messages)
+	}
+	followed := evs[len(evs)-1].Result
+	if followed == nil || followed.Content[0].Text != "done: worked 200ms in 2 steps" {
+		t.Fatalf("result: %+v", followed)
+	}
+
+	// Not on a terminal, without --json: the server's choice is said on stderr.
+	stdout, stderr, code = run(t, state, "--url", url, "tools", "call", "slow_task", "--arg", "seconds=0", "--task")
+	if code != 0 || stdout != "done: worked 0s in 5 steps\n" || !strings.HasPrefix(stderr, "The server runs the call as task ") {
+		t.Errorf("slow_task --task: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	// echo is never a task: the server answers at once.
+	stdout, stderr, code = run(t, state, "--url", url, "tools", "call", "echo", "--arg", "text=hi", "--task")
+	if code != 0 || stdout != "hi\n" || stderr != "The server answered at once, without a task.\n" {
+		t.Errorf("echo --task: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+
+	// --detach, then the result from a new process without server flags.
+	stdout, stderr, code = run(t, state, "--url", url, "tools", "call", "slow_task", "--arg", "seconds=0.2", "--arg", "steps=2", "--task", "--detach")
+	id := strings.TrimSpace(stdout)
+	if code != 0 || len(id) < 16 {
+		t.Fatalf("--detach: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if stdout, stderr, code = run(t, state, "tasks", "result", id); code != 0 || stdout != "done: worked 200ms in 2 steps\n" {
+		t.Errorf("tasks result: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if stdout, _, code = run(t, state, "tasks", "list", "--local"); code != 0 || !strings.Contains(stdout, id) || !strings.Contains(stdout, url) {
+		t.Errorf("tasks list --local: exit %d\n%s", code, stdout)
+	}
+
+	// Input through the task's inputRequests, answered from a file with tasks/update.
+	answers := filepath.Join(t.TempDir(), "answers.json")
+	os.WriteFile(answers, []byte(`{"elicitation": {"ask_task": {"name": "Ada"}}, "sampling": {"ask_task": "Hello, Ada!"}}`), 0o600)
+	if stdout, stderr, code = run(t, state, "--url", url, "tools", "call", "ask_task", "--task", "--answers", answers); code != 0 || stdout != "name: Ada; model: Hello, Ada!\n" {
+		t.Errorf("ask_task --answers: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+
+	// Cancel from the CLI.
+	stdout, _, code = run(t, state, "--url", url, "tools", "call", "side_effect_task", "--arg", "seconds=30", "--arg", "path=side-effect", "--task", "--detach")
+	se := strings.TrimSpace(stdout)
+	if code != 0 {
+		t.Fatalf("side_effect_task --detach: exit %d", code)
+	}
+	if stdout, stderr, code = run(t, state, "tasks", "cancel", se); code != 0 || !strings.Contains(stdout, se) {
+		t.Errorf("tasks cancel: exit %d, %q, %q", code, stdout, stderr)
+	}
+	stdout, _, _ = run(t, state, "tasks", "get", se, "--json")
+	var st mcp.Task
+	if json.Unmarshal([]byte(stdout), &st); st.Status != mcp.TaskStatusCancelled {
+		t.Errorf("after cancel: %s", stdout)
+	}
+
+	// The task from the other era: the server has it, and the error says how to reach it;
+	// the local record stays.
+	want := `mcpi: the task "` + id + `" was created in protocol 2026-07-28 and cannot be reached in 2025-11-25; ask again with --protocol 2026-07-28 (or --protocol auto)` + "\n"
+	for _, args := range [][]string{{"tasks", "get", id}, {"tasks", "result", id}} {
+		args = append([]string{"--url", url, "--protocol", "2025-11-25"}, args...)
+		if _, stderr, code = run(t, state, args...); code != 1 || stderr != want {
+			t.Errorf("mcpi %s: exit %d, stderr %q\nwant %q", strings.Join(args, " "), code, stderr, want)
+		}
+	}
+	if stdout, _, code = run(t, state, "tasks", "result", id); code != 0 || stdout != "done: worked 200ms in 2 steps\n" {
+		t.Errorf("tasks result after the other era's error: exit %d, stdout %q", code, stdout)
 	}
 }

@@ -78,7 +78,7 @@ func detach(t *testing.T, d *clitest.Demo, tool string, args ...string) string {
 // result is the same as when the call is followed.
 func TestDetachThenResult(t *testing.T) {
 	clitest.StateDir(t)
-	d := clitest.ServeDemo(t, nil)
+	d := clitest.ServeDemo(t, &demo.Options{Legacy: true})
 	url := d.URL
 
 	followed := clitest.New(t, &connect.Selection{URL: url})
@@ -165,7 +165,7 @@ func TestDetachThenResult(t *testing.T) {
 func sideEffects(t *testing.T) (d *clitest.Demo, exits chan error, files string) {
 	exits = make(chan error, 4)
 	files = t.TempDir()
-	d = clitest.ServeDemo(t, &demo.Options{OnSideEffectExit: func(_ string, err error) { exits <- err }, SideEffectDir: files})
+	d = clitest.ServeDemo(t, &demo.Options{Legacy: true, OnSideEffectExit: func(_ string, err error) { exits <- err }, SideEffectDir: files})
 	return d, exits, files
 }
 
@@ -382,9 +382,10 @@ func withTasks(t *testing.T, env *clitest.Env, tools ...string) cmdutil.ConnectF
 	}
 }
 
+// tasks/list is of 2025-11-25; TestModernList has 2026-07-28.
 func TestListAndWatchAll(t *testing.T) {
 	// One task per page: the list has every page.
-	env := clitest.New(t, &connect.Selection{URL: clitest.DemoHTTP(t, &demo.Options{Tasks: &tasks.Options{PageSize: 1}})})
+	env := clitest.New(t, &connect.Selection{URL: clitest.DemoHTTP(t, &demo.Options{Tasks: &tasks.Options{PageSize: 1}}), Protocol: mcp.LatestProtocolVersion})
 	connectFn := withTasks(t, env, "instant_task", "fail_task")
 	o := sharedOpts(env, false)
 	o.Connect = connectFn
@@ -399,7 +400,7 @@ func TestListAndWatchAll(t *testing.T) {
 		t.Errorf("tasks list:\n%s", env.Out)
 	}
 
-	env = clitest.New(t, nil)
+	env = clitest.New(t, &connect.Selection{Protocol: mcp.LatestProtocolVersion})
 	connectFn = withTasks(t, env, "instant_task")
 	o = sharedOpts(env, true)
 	o.Connect = connectFn
@@ -412,13 +413,13 @@ func TestListAndWatchAll(t *testing.T) {
 	}
 
 	// A new session lists nothing, and says why.
-	env = clitest.New(t, nil)
+	env = clitest.New(t, &connect.Selection{Protocol: mcp.LatestProtocolVersion})
 	if err := list.Run(clitest.Context(t), &list.Options{Options: sharedOpts(env, false)}); err != nil || env.Out.Len() != 0 || !strings.Contains(env.ErrOut.String(), "No tasks.") {
 		t.Errorf("empty list: %v, %q, %q", err, env.Out, env.ErrOut)
 	}
 
 	// watch without an id: every listed task, until all have ended.
-	env = clitest.New(t, nil)
+	env = clitest.New(t, &connect.Selection{Protocol: mcp.LatestProtocolVersion})
 	connectFn = withTasks(t, env, "instant_task", "fail_task")
 	o = sharedOpts(env, true)
 	o.Connect = connectFn
@@ -435,7 +436,7 @@ func TestListAndWatchAll(t *testing.T) {
 // and the final status on stdout.
 func TestWatchOne(t *testing.T) {
 	clitest.StateDir(t)
-	d := clitest.ServeDemo(t, nil)
+	d := clitest.ServeDemo(t, &demo.Options{Legacy: true})
 	id := detach(t, d, "slow_task", "seconds=0.3", "steps=3")
 	env := freshOn(t, d)
 	if err := watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, true), ID: id}); err != nil {
@@ -483,7 +484,7 @@ func TestWatchOne(t *testing.T) {
 
 func TestStateFileIsPrivate(t *testing.T) {
 	dir := clitest.StateDir(t)
-	detach(t, clitest.ServeDemo(t, nil), "instant_task")
+	detach(t, clitest.ServeDemo(t, &demo.Options{Legacy: true}), "instant_task")
 	fi, err := os.Stat(filepath.Join(dir, state.FileName))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("state file: %v, %v", fi, err)

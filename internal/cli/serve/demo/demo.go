@@ -22,8 +22,8 @@ type Options struct {
 	// Files is the directory side_effect_task creates its files in; empty means a fresh
 	// temporary directory, removed when the server ends.
 	Files string
-	// Modern serves revision 2026-07-28 besides 2025-11-25.
-	Modern bool
+	// Legacy serves revision 2025-11-25 only; by default 2026-07-28 is served too.
+	Legacy bool
 }
 
 // NewCmd returns the command; runF replaces [Run] in tests of the flag handling.
@@ -34,6 +34,8 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		Short: "Serve the demo server",
 		Long: `Serve the demo server (the one mcpi talks to when no server is named): over
 stdio by default, or over Streamable HTTP at http://ADDR/mcp with --http.
+It speaks both protocol revisions, 2025-11-25 and 2026-07-28 (with the Tasks
+extension), on one endpoint; --legacy limits it to 2025-11-25.
 An --http address without a host ("8080" or ":8080") listens on 127.0.0.1 only.
 Browsers may call the server only from its own origin unless --allow-origin names
 others, and the Host header must name this machine unless --allow-host adds names.
@@ -41,7 +43,7 @@ side_effect_task creates its files in --files DIR, or in a temporary directory
 removed when the server ends.`,
 		Example: `  mcpi tools list --stdio "mcpi serve demo"
   mcpi serve demo --http 127.0.0.1:8080
-  mcpi serve demo --modern --http 127.0.0.1:8080
+  mcpi serve demo --legacy --http 127.0.0.1:8080
   mcpi serve demo --http 0.0.0.0:8080 --allow-host mcp.example.com --files ./effects`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -53,7 +55,7 @@ removed when the server ends.`,
 	}
 	opts.HTTP.Register(cmd.Flags())
 	cmd.Flags().StringVar(&opts.Files, "files", "", "create side_effect_task's files in `DIR` (default: a temporary directory, removed at exit)")
-	cmd.Flags().BoolVar(&opts.Modern, "modern", false, "serve revision 2026-07-28 too (stateless; no Tasks extension yet)")
+	cmd.Flags().BoolVar(&opts.Legacy, "legacy", false, "serve revision 2025-11-25 only (2026-07-28 requests are refused with the versions supported)")
 	return cmd
 }
 
@@ -70,6 +72,6 @@ func Run(ctx context.Context, opts *Options) error {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return cmdutil.UsageErrorf("--files %s: %s", dir, err)
 	}
-	return shared.Serve(ctx, opts.IO, demo.New(&demo.Options{SideEffectDir: dir, Modern: opts.Modern}), &opts.HTTP, "demo",
+	return shared.Serve(ctx, opts.IO, demo.New(&demo.Options{SideEffectDir: dir, Legacy: opts.Legacy}), &opts.HTTP, "demo",
 		"side_effect_task creates its files in "+dir)
 }

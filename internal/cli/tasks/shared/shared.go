@@ -4,6 +4,7 @@
 package shared
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -82,10 +83,31 @@ func (o *Options) Resolve(id string) (entry state.Entry, found bool, err error) 
 // TaskErr turns the error of tasks/get or tasks/cancel of id into the sentence the user
 // sees: -32602 means the server has no such task.
 func (o *Options) TaskErr(err error, id string) error {
+	if e := otherEra(err, id); e != nil {
+		return e
+	}
 	if errors.Is(err, jsonrpc.ErrInvalidParams) {
 		return o.unknown(id)
 	}
 	return o.OutcomeErr(err, id)
+}
+
+// otherEra is the error of a task the server has in the other protocol era: its -32602
+// names the era in data.createdIn. The task is alive, so its record stays.
+func otherEra(err error, id string) error {
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || len(rpc.Data) == 0 {
+		return nil
+	}
+	var data struct{ TaskID, CreatedIn string }
+	if json.Unmarshal(rpc.Data, &data) != nil || data.TaskID != id || !(mcp.IsModernProtocolVersion(data.CreatedIn) || data.CreatedIn == mcp.LatestProtocolVersion) {
+		return nil
+	}
+	asked := mcp.LatestProtocolVersion
+	if data.CreatedIn == asked {
+		asked = mcp.ProtocolVersion20260728
+	}
+	return &cmdutil.TaskError{ID: id, Reason: cmdutil.TaskOtherEra, Era: data.CreatedIn, Asked: asked}
 }
 
 // OutcomeErr turns the outcome error of task id, as [client.Session.TaskResult] gives
@@ -93,6 +115,9 @@ func (o *Options) TaskErr(err error, id string) error {
 // for the embedded demo server); a cancelled task and the task's own error stay as they
 // are.
 func (o *Options) OutcomeErr(err error, id string) error {
+	if e := otherEra(err, id); e != nil {
+		return e
+	}
 	if errors.Is(err, client.ErrTaskGone) {
 		return o.unknown(id)
 	}

@@ -59,7 +59,7 @@ func polledEvents(t *testing.T, out string) []*struct {
 func TestReceiverTaskAnsweredFromFile(t *testing.T) {
 	var mu sync.Mutex
 	var caps *mcp.ClientCapabilities
-	d := clitest.ServeDemo(t, &demo.Options{Tap: func(s *server.Session, dir jsonrpc.Direction, m jsonrpc.Message) {
+	d := clitest.ServeDemo(t, &demo.Options{Legacy: true, Tap: func(s *server.Session, dir jsonrpc.Direction, m jsonrpc.Message) {
 		if r, ok := m.(*jsonrpc.Request); ok && dir == jsonrpc.Inbound && r.Method == mcp.MethodInitialize {
 			var p mcp.InitializeParams
 			json.Unmarshal(r.Params, &p)
@@ -105,7 +105,7 @@ func TestReceiverTaskAnsweredFromFile(t *testing.T) {
 
 // Declined from the answers file, and a sampling reply: the same as for plain requests.
 func TestReceiverTaskAnswersDeclineAndSampling(t *testing.T) {
-	env := clitest.New(t, nil)
+	env := clitest.New(t, legacy())
 	answers := clitest.WriteFile(t, "answers.json", `{"elicitation": {"*": "decline"}, "sampling": {"ask_model_task": "Hi there"}}`)
 	if err := runIn(t, env, &Options{Name: demo.ToolAskUserTask, JSON: true, Answers: answers}); err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestReceiverTaskAnswersDeclineAndSampling(t *testing.T) {
 // On a terminal the question says that the server runs it as a task and polls it, and a
 // status line counts the polls; it stays on the screen, in the past tense.
 func TestReceiverTaskOnTerminal(t *testing.T) {
-	env := clitest.New(t, nil)
+	env := clitest.New(t, legacy())
 	env.IO.SetStdinTTY(true)
 	env.IO.SetStderrTTY(true)
 	env.In.WriteString("\nAda\n1\ny\n") // accept; name; colour 1 (red); subscribe
@@ -169,7 +169,7 @@ func TestReceiverTaskOnTerminal(t *testing.T) {
 // task waiting for mcpi's task, the input, the server's polls of mcpi's task, and the
 // result last.
 func TestReceiverTaskInToolTaskJSON(t *testing.T) {
-	env := clitest.New(t, nil)
+	env := clitest.New(t, legacy())
 	answers := clitest.WriteFile(t, "answers.json", `{"elicitation": {"ask_user_task": {"name": "Ada"}}}`)
 	if err := runIn(t, env, &Options{Name: demo.ToolAskUserTask, Task: true, JSON: true, Answers: answers}); err != nil {
 		msg, _ := clitest.Describe(err)
@@ -210,7 +210,7 @@ func TestReceiverTaskInToolTaskJSON(t *testing.T) {
 
 // With --task on a terminal, the followed task's line shows the polls.
 func TestReceiverTaskInLiveLine(t *testing.T) {
-	env := clitest.New(t, nil)
+	env := clitest.New(t, legacy())
 	env.IO.SetStderrTTY(true)
 	answers := clitest.WriteFile(t, "answers.json", `{"elicitation": {"ask_user_task": {"name": "Ada"}}}`)
 	if err := runIn(t, env, &Options{Name: demo.ToolAskUserTask, Task: true, Answers: answers}); err != nil {
@@ -227,7 +227,7 @@ func TestReceiverTaskInLiveLine(t *testing.T) {
 
 // Neither a terminal nor an answer: refused like a plain request, with the same sentence.
 func TestReceiverTaskUnanswered(t *testing.T) {
-	env := clitest.New(t, nil)
+	env := clitest.New(t, legacy())
 	msg, code := clitest.Describe(runIn(t, env, &Options{Name: demo.ToolAskUserTask}))
 	if code != 2 || !strings.Contains(msg, `(elicitation for the tool "ask_user_task")`) || !strings.Contains(msg, "--answers FILE") {
 		t.Errorf("got %q (exit %d)", msg, code)

@@ -2,6 +2,7 @@ package call
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
 	"github.com/mcpi-dev/mcpi/internal/look"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -93,7 +95,19 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 				return fmt.Errorf("the task's events ended before its outcome: %w", sess.Err())
 			}
 			if e.Task == nil {
-				return e.Err // the call failed before a task existed
+				// The call failed before a task existed. In 2026-07-28 a server's error
+				// is its inline answer, as a result would be: --json shows it too.
+				var rpc *jsonrpc.Error
+				if out != nil && sess.Modern() && errors.As(e.Err, &rpc) {
+					failed := e
+					failed.Kind = client.TaskError
+					if ev, ok := taskview.FromTaskEvent(failed); ok {
+						if err := out.Write(ev); err != nil {
+							return err
+						}
+					}
+				}
+				return e.Err
 			}
 			task = e.Task
 			if e.Kind.IsOutcome() {

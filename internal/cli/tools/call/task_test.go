@@ -17,6 +17,12 @@ import (
 	"github.com/mcpi-dev/mcpi/server"
 )
 
+// legacy selects the embedded demo server in 2025-11-25, for what only that era has:
+// taskSupport, progress of tasks, receiver tasks.
+func legacy() *connect.Selection {
+	return &connect.Selection{Protocol: mcp.LatestProtocolVersion}
+}
+
 // events parses --json output: one event per line.
 func events(t *testing.T, out string) []taskview.Event {
 	t.Helper()
@@ -60,7 +66,7 @@ func TestTaskJSONOverHTTP(t *testing.T) {
 			}
 		}
 	}
-	env := clitest.New(t, &connect.Selection{URL: clitest.DemoHTTP(t, &demo.Options{Tap: tap})})
+	env := clitest.New(t, &connect.Selection{URL: clitest.DemoHTTP(t, &demo.Options{Tap: tap}), Protocol: mcp.LatestProtocolVersion})
 	err := runIn(t, env, &Options{Name: "slow_task", Args: []string{"seconds=0.2", "steps=2"}, Task: true, TTL: 10 * time.Minute, JSON: true})
 	if err != nil {
 		msg, _ := clitest.Describe(err)
@@ -109,19 +115,29 @@ func TestTaskJSONOverHTTP(t *testing.T) {
 // On a terminal: one status line redrawn in place on stderr, then the result on stdout
 // like a plain call.
 func TestTaskOnTerminal(t *testing.T) {
-	env := clitest.New(t, nil)
-	env.IO.SetStderrTTY(true)
-	if err := runIn(t, env, &Options{Name: "slow_task", Args: []string{"seconds=0.1", "steps=2"}, Task: true}); err != nil {
-		msg, _ := clitest.Describe(err)
-		t.Fatal(msg)
-	}
-	if got := env.Out.String(); got != "done: worked 100ms in 2 steps\n" {
-		t.Errorf("stdout = %q", got)
-	}
-	line := env.ErrOut.String()
-	for _, want := range []string{"\r\033[K◐ working", "step 1 of 2", "] 50%", "\r\033[K✓ completed", "polls\n"} {
-		if !strings.Contains(line, want) {
-			t.Errorf("status line lacks %q:\n%q", want, line)
+	for _, protocol := range []string{mcp.LatestProtocolVersion, mcp.ProtocolVersion20260728} {
+		env := clitest.New(t, &connect.Selection{Protocol: protocol})
+		env.IO.SetStderrTTY(true)
+		if err := runIn(t, env, &Options{Name: "slow_task", Args: []string{"seconds=0.1", "steps=2"}, Task: true}); err != nil {
+			msg, _ := clitest.Describe(err)
+			t.Fatal(msg)
+		}
+		if got := env.Out.String(); got != "done: worked 100ms in 2 steps\n" {
+			t.Errorf("%s: stdout = %q", protocol, got)
+		}
+		line := env.ErrOut.String()
+		// 2025-11-25 reports the steps as progress too (a bar); 2026-07-28 has no
+		// progress for tasks, only the status message.
+		wants := []string{"\r\033[K◐ working", "step 1 of 2", "\r\033[K✓ completed", "polls\n"}
+		if protocol == mcp.LatestProtocolVersion {
+			wants = append(wants, "] 50%")
+		} else {
+			wants = append(wants, "The server runs the call as task ")
+		}
+		for _, want := range wants {
+			if !strings.Contains(line, want) {
+				t.Errorf("%s: status line lacks %q:\n%q", protocol, want, line)
+			}
 		}
 	}
 }
@@ -138,20 +154,22 @@ func TestTaskFailures(t *testing.T) {
 		{"JSON-RPC error", Options{Name: "fail_task", Args: []string{"mode=error"}, Task: true}, "", "mcpi: the server returned an error: fail_task failed on purpose (JSON-RPC error -32050)", 1},
 		{"JSON-RPC error --json", Options{Name: "fail_task", Args: []string{"mode=error"}, Task: true, JSON: true}, `"error":{"code":-32050,"message":"fail_task failed on purpose","data":{"reason":"demo"}}`, "mcpi: the server returned an error: fail_task failed on purpose (JSON-RPC error -32050)", 1},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			env := clitest.New(t, nil)
-			msg, code := clitest.Describe(runIn(t, env, &tt.opts))
-			if msg != tt.want || code != tt.code {
-				t.Errorf("got %q (exit %d), want %q (exit %d)", msg, code, tt.want, tt.code)
-			}
-			switch got := env.Out.String(); {
-			case tt.out == "" && got != "":
-				t.Errorf("stdout = %q, want nothing", got)
-			case !strings.Contains(got, tt.out):
-				t.Errorf("stdout lacks %q:\n%s", tt.out, got)
-			}
-		})
+	for _, protocol := range []string{mcp.LatestProtocolVersion, mcp.ProtocolVersion20260728} {
+		for _, tt := range tests {
+			t.Run(protocol+"/"+tt.name, func(t *testing.T) {
+				env := clitest.New(t, &connect.Selection{Protocol: protocol})
+				msg, code := clitest.Describe(runIn(t, env, &tt.opts))
+				if msg != tt.want || code != tt.code {
+					t.Errorf("got %q (exit %d), want %q (exit %d)", msg, code, tt.want, tt.code)
+				}
+				switch got := env.Out.String(); {
+				case tt.out == "" && got != "":
+					t.Errorf("stdout = %q, want nothing", got)
+				case !strings.Contains(got, tt.out):
+					t.Errorf("stdout lacks %q:\n%s", tt.out, got)
+				}
+			})
+		}
 	}
 }
 
@@ -178,7 +196,7 @@ func TestRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := clitest.New(t, nil)
+			env := clitest.New(t, legacy()) // taskSupport is a 2025-11-25 rule
 			msg, code := clitest.Describe(runIn(t, env, &tt.opts))
 			if msg != tt.want || code != tt.code {
 				t.Errorf("got  %q (exit %d)\nwant %q (exit %d)", msg, code, tt.want, tt.code)
@@ -193,58 +211,68 @@ func TestRefused(t *testing.T) {
 // ask_task asks the user (elicitation) and then the model (sampling) through the side
 // channel; --answers answers both, by tool name and by "*".
 func TestAskTaskWithAnswers(t *testing.T) {
-	for _, file := range []string{
-		`{"elicitation": {"ask_task": {"name": "Ada"}}, "sampling": {"ask_task": "Hello, Ada!"}}`,
-		`{"elicitation": {"*": {"name": "Ada"}}, "sampling": {"other": "no", "*": "Hello, Ada!"}}`,
-	} {
-		env := clitest.New(t, &connect.Selection{URL: clitest.DemoHTTP(t, nil)})
-		answers := clitest.WriteFile(t, "answers.json", file)
-		err := runIn(t, env, &Options{Name: "ask_task", Task: true, JSON: true, Answers: answers})
-		if err != nil {
-			msg, _ := clitest.Describe(err)
-			t.Fatalf("%s\n%s", msg, env.Out)
-		}
-		evs := events(t, env.Out.String())
-		got := kinds(evs)
-		if !strings.Contains(got, "status:input_required") || strings.Count(got, "input") < 3 {
-			t.Errorf("events: %s", got)
-		}
-		var methods []string
-		for _, e := range evs {
-			if e.Input != nil {
-				methods = append(methods, e.Input.Method)
+	url := clitest.DemoHTTP(t, nil)
+	for _, protocol := range []string{mcp.LatestProtocolVersion, mcp.ProtocolVersion20260728} {
+		for _, file := range []string{
+			`{"elicitation": {"ask_task": {"name": "Ada"}}, "sampling": {"ask_task": "Hello, Ada!"}}`,
+			`{"elicitation": {"*": {"name": "Ada"}}, "sampling": {"other": "no", "*": "Hello, Ada!"}}`,
+		} {
+			env := clitest.New(t, &connect.Selection{URL: url, Protocol: protocol})
+			answers := clitest.WriteFile(t, "answers.json", file)
+			err := runIn(t, env, &Options{Name: "ask_task", Task: true, JSON: true, Answers: answers})
+			if err != nil {
+				msg, _ := clitest.Describe(err)
+				t.Fatalf("%s: %s\n%s", protocol, msg, env.Out)
 			}
-		}
-		if strings.Join(methods, " ") != "elicitation/create sampling/createMessage" {
-			t.Errorf("input events: %v", methods)
-		}
-		res := evs[len(evs)-1].Result
-		if res == nil || res.IsError || res.Content[0].Text != "name: Ada; model: Hello, Ada!" {
-			t.Fatalf("result: %+v", res)
-		}
-		var a struct{ ElicitationRelatedTask, SamplingRelatedTask string }
-		json.Unmarshal(res.StructuredContent, &a)
-		if id := evs[0].Task.TaskID; a.ElicitationRelatedTask != id || a.SamplingRelatedTask != id {
-			t.Errorf("the answers did not carry the related task %s: %s", id, res.StructuredContent)
+			evs := events(t, env.Out.String())
+			got := kinds(evs)
+			if !strings.Contains(got, "status:input_required") || strings.Count(got, "input") < 3 {
+				t.Errorf("%s: events: %s", protocol, got)
+			}
+			var methods []string
+			for _, e := range evs {
+				if e.Input != nil {
+					methods = append(methods, e.Input.Method)
+				}
+			}
+			if strings.Join(methods, " ") != "elicitation/create sampling/createMessage" {
+				t.Errorf("%s: input events: %v", protocol, methods)
+			}
+			res := evs[len(evs)-1].Result
+			if res == nil || res.IsError || res.Content[0].Text != "name: Ada; model: Hello, Ada!" {
+				t.Fatalf("%s: result: %+v", protocol, res)
+			}
+			if protocol != mcp.LatestProtocolVersion {
+				continue // 2026-07-28 asks through the task's inputRequests, not related requests
+			}
+			var a struct{ ElicitationRelatedTask, SamplingRelatedTask string }
+			json.Unmarshal(res.StructuredContent, &a)
+			if id := evs[0].Task.TaskID; a.ElicitationRelatedTask != id || a.SamplingRelatedTask != id {
+				t.Errorf("the answers did not carry the related task %s: %s", id, res.StructuredContent)
+			}
 		}
 	}
 }
 
+// Unanswered input ends the command with how to answer it, in both eras: in 2025-11-25
+// the server hears the refusal, in 2026-07-28 mcpi cancels the task.
 func TestAskTaskUnanswered(t *testing.T) {
-	// Neither a terminal nor an answers file.
-	env := clitest.New(t, nil)
-	msg, code := clitest.Describe(runIn(t, env, &Options{Name: "ask_task", Task: true}))
-	want := `mcpi: the server asked for the user's input (elicitation for the tool "ask_task"), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"elicitation": {"ask_task": {"name": "..."}}}`
-	if msg != want || code != 2 {
-		t.Errorf("got  %q (exit %d)\nwant %q (exit 2)", msg, code, want)
-	}
-	// An answers file without the sampling answer.
-	env = clitest.New(t, nil)
-	answers := clitest.WriteFile(t, "answers.json", `{"elicitation": {"ask_task": {"name": "Ada"}}}`)
-	msg, code = clitest.Describe(runIn(t, env, &Options{Name: "ask_task", Task: true, Answers: answers}))
-	want = `mcpi: the server asked for the user's input (sampling for the tool "ask_task"), and the answers file ` + answers + ` has no answer for it; add one, such as {"sampling": {"ask_task": "the model's reply"}}, or run mcpi on a terminal`
-	if msg != want || code != 2 {
-		t.Errorf("got  %q (exit %d)\nwant %q (exit 2)", msg, code, want)
+	for _, protocol := range []string{mcp.LatestProtocolVersion, mcp.ProtocolVersion20260728} {
+		// Neither a terminal nor an answers file.
+		env := clitest.New(t, &connect.Selection{Protocol: protocol})
+		msg, code := clitest.Describe(runIn(t, env, &Options{Name: "ask_task", Task: true}))
+		want := `mcpi: the server asked for the user's input (elicitation for the tool "ask_task"), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"elicitation": {"ask_task": {"name": "..."}}}`
+		if msg != want || code != 2 {
+			t.Errorf("%s: got  %q (exit %d)\nwant %q (exit 2)", protocol, msg, code, want)
+		}
+		// An answers file without the sampling answer.
+		env = clitest.New(t, &connect.Selection{Protocol: protocol})
+		answers := clitest.WriteFile(t, "answers.json", `{"elicitation": {"ask_task": {"name": "Ada"}}}`)
+		msg, code = clitest.Describe(runIn(t, env, &Options{Name: "ask_task", Task: true, Answers: answers}))
+		want = `mcpi: the server asked for the user's input (sampling for the tool "ask_task"), and the answers file ` + answers + ` has no answer for it; add one, such as {"sampling": {"ask_task": "the model's reply"}}, or run mcpi on a terminal`
+		if msg != want || code != 2 {
+			t.Errorf("%s: got  %q (exit %d)\nwant %q (exit 2)", protocol, msg, code, want)
+		}
 	}
 }
 

@@ -54,6 +54,15 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.JSON {
 		return cmdutil.PrintJSON(opts.IO.Out, res)
 	}
+	if sess.Modern() {
+		// In 2026-07-28 a tool says nothing of tasks (the server decides per call), so a
+		// column would read the same on every row.
+		tw := cmdutil.NewTable(opts.IO.Out, opts.IO.TerminalWidth(), "NAME", "DESCRIPTION")
+		for _, t := range res.Tools {
+			tw.Row(t.Name, cmdutil.OrDash(cmdutil.FirstLine(t.Description)))
+		}
+		return tw.Flush()
+	}
 	tw := cmdutil.NewTable(opts.IO.Out, opts.IO.TerminalWidth(), "NAME", "TASK SUPPORT", "DESCRIPTION")
 	for _, t := range res.Tools {
 		tw.Row(t.Name, look.TaskSupport(&t, sess.Modern()), cmdutil.OrDash(cmdutil.FirstLine(t.Description)))

@@ -2,15 +2,17 @@ package list
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 func TestTable(t *testing.T) {
-	env := clitest.New(t, nil)
+	env := clitest.New(t, &connect.Selection{Protocol: mcp.LatestProtocolVersion})
 	if err := Run(clitest.Context(t), &Options{IO: env.IO, Connect: env.Factory.Connect}); err != nil {
 		t.Fatal(err)
 	}
@@ -43,6 +45,32 @@ func TestTable(t *testing.T) {
 	}
 	if env.ErrOut.Len() != 0 {
 		t.Errorf("stderr: %s", env.ErrOut)
+	}
+}
+
+// TestTable2026: in 2026-07-28 the embedded demo's tools say nothing of tasks, and the
+// table has no column for it.
+func TestTable2026(t *testing.T) {
+	env := clitest.New(t, nil)
+	if err := Run(clitest.Context(t), &Options{IO: env.IO, Connect: env.Factory.Connect}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(env.Out.String(), "\n"), "\n")
+	if !regexp.MustCompile(`^NAME +DESCRIPTION$`).MatchString(lines[0]) {
+		t.Fatalf("header = %q", lines[0])
+	}
+	desc := strings.Index(lines[0], "DESCRIPTION")
+	found := map[string]bool{}
+	for _, l := range lines[1:] {
+		found[strings.Fields(l)[0]] = true
+		if len(l) < desc || l[desc-1] != ' ' || l[desc] == ' ' {
+			t.Errorf("row %q is not aligned with the DESCRIPTION column", l)
+		}
+	}
+	for _, want := range []string{"echo", "slow_task", "ask_task"} {
+		if !found[want] {
+			t.Errorf("tool %q missing from\n%s", want, env.Out)
+		}
 	}
 }
 
