@@ -31,7 +31,7 @@ const (
 	plainEnv        = "MCPI_E2E_PLAIN"         // "1": serve the plain server instead of the demo
 	requestorEnv    = "MCPI_E2E_REQUESTOR"     // "1": add the requestor test tools (receiver_harness_test.go)
 	filesEnv        = "MCPI_E2E_FILES"         // demo.Options.SideEffectDir
-	modernEnv       = "MCPI_E2E_MODERN"        // "1": demo.Options.Modern (2026-07-28 as well)
+	modernEnv       = "MCPI_E2E_MODERN"        // "1": the demo server speaks 2026-07-28 as well (demo.Options.Legacy unset)
 )
 
 // crashTool makes the stdio child exit in the middle of the call, with status 3.
@@ -103,7 +103,7 @@ type serverConfig struct {
 	onSideEffectExit func(path string, err error)
 	// files is demo.Options.SideEffectDir.
 	files string
-	// modern is demo.Options.Modern: the server speaks 2026-07-28 (and the Tasks
+	// modern: the demo server speaks 2026-07-28 (and the Tasks
 	// extension) besides 2025-11-25.
 	modern bool
 }
@@ -149,7 +149,7 @@ func demoOptions(cfg serverConfig) *demo.Options {
 		Tap:              cfg.tap,
 		OnSideEffectExit: cfg.onSideEffectExit,
 		SideEffectDir:    cfg.files,
-		Modern:           cfg.modern,
+		Legacy:           !cfg.modern,
 		Tasks:            &tasks.Options{PollInterval: cfg.pollInterval, PageSize: cfg.taskPageSize, MaxActive: cfg.maxActive},
 	}
 }

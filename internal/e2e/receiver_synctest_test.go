@@ -25,7 +25,7 @@ import (
 // the current bubble.
 func receiverBubble(t *testing.T, opts *client.Options) *client.Session {
 	t.Helper()
-	srv := demo.New(nil)
+	srv := demo.New(&demo.Options{Legacy: true}) // receiver tasks are of 2025-11-25
 	t.Cleanup(srv.Close)
 	s, err := client.New(mcp.Implementation{Name: "mcpi-e2e", Version: "0"}, opts).Connect(t.Context(),
 		transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {

@@ -27,7 +27,7 @@ import (
 // task options (but for its tap), all inside the current bubble.
 func bubbleSession(t *testing.T, tap func(*server.Session, jsonrpc.Direction, jsonrpc.Message)) *client.Session {
 	t.Helper()
-	srv := demo.New(&demo.Options{Tap: tap})
+	srv := demo.New(&demo.Options{Legacy: true, Tap: tap})
 	t.Cleanup(srv.Close)
 	c := client.New(mcp.Implementation{Name: "mcpi-e2e", Version: "0"}, nil)
 	s, err := c.Connect(t.Context(), transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
@@ -122,7 +122,8 @@ func TestInstantTaskBurstSynctest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var gets atomic.Int64
 		srv := demo.New(&demo.Options{
-			Tasks: &tasks.Options{MaxActive: 2000, RatePerSecond: -1},
+			Legacy: true,
+			Tasks:  &tasks.Options{MaxActive: 2000, RatePerSecond: -1},
 			Tap: func(_ *server.Session, dir jsonrpc.Direction, m jsonrpc.Message) {
 				if r, ok := m.(*jsonrpc.Request); ok && dir == jsonrpc.Inbound && r.Method == mcp.MethodTasksGet {
 					gets.Add(1)
@@ -197,7 +198,7 @@ func TestShortTTLTaskExpiresSynctest(t *testing.T) {
 // can still be followed again by id.
 func TestEndedTasksForgottenSynctest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := demo.New(nil)
+		srv := demo.New(&demo.Options{Legacy: true}) // instant_task is a task when the client asks
 		t.Cleanup(srv.Close)
 		s, err := client.New(mcp.Implementation{Name: "mcpi-e2e", Version: "0"}, &client.Options{KeptTasks: 3}).Connect(t.Context(), transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
 			srv.Connect(ctx, conn)

@@ -186,6 +186,74 @@ func TestAnswerInputRequiredFromTasksView(t *testing.T) {
 	d.WaitText(`"name": "Ada"`, `"model": "Hello, Ada!"`)
 }
 
+// In 2026-07-28 (the embedded demo server speaks it) a tool has one Call button: the
+// server decides. slow_task becomes a task, and the Tasks view follows it with the
+// steps in its status message; echo is answered at once, in the Tools view.
+func TestCall2026ServerDecides(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.DemoBoth())
+	if !sess.Modern() {
+		t.Fatalf("connected at %s", sess.ProtocolVersion())
+	}
+	m, d := start(t, sess, 100, 30)
+	selectTool(t, d, "echo")
+	d.Key("enter")
+	d.WaitText("tools/call echo", "[ Call ]")
+	d.Type("hi")
+	d.Key("ctrl+s")
+	d.WaitText("Result of echo", `"text": "hi"`)
+	if n := len(sess.Tasks()); n != 0 {
+		t.Errorf("echo made %d tasks", n)
+	}
+
+	d.Key("esc", "esc") // the result, then the form
+	d.WaitText("enter open the form")
+	selectTool(t, d, "slow_task")
+	d.Key("enter")
+	screen := d.WaitText("tools/call slow_task", "[ Call ]")
+	if strings.Contains(screen, "Call as task") || strings.Contains(screen, "Task TTL") {
+		t.Errorf("2026-07-28 offers the client's task choice:\n%s", screen)
+	}
+	d.Key("ctrl+a", "ctrl+k")
+	d.Type("0.6")
+	d.Key("ctrl+s")
+	d.WaitLine("slow_task (ext)", "◐ working", "step")
+	if m.Active() != tui.TabTasks {
+		t.Errorf("the Tasks view is not shown once the server made the call a task")
+	}
+	d.WaitLine("slow_task (ext)", "✓ completed")
+	d.WaitText("result: done: worked 600ms in 5 steps")
+}
+
+// ask_task in 2026-07-28: its questions are the task's inputRequests, answered in the
+// Requests view and sent with tasks/update; the task completes with both answers.
+func TestAnswerInputRequests2026(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.DemoBoth())
+	_, d := start(t, sess, 100, 30)
+	selectTool(t, d, "ask_task")
+	d.Key("enter")
+	d.WaitText("tools/call ask_task")
+	d.Key("ctrl+s")
+	d.WaitLine("ask_task (ext)", "? input_required")
+	d.WaitText("⚑ 1 pending")
+	d.Key("3")
+	d.WaitLine("elicitation", "task input", "What is your name?")
+	d.Key("enter")
+	d.WaitText("Name*")
+	d.Type("Ada")
+	d.Key("ctrl+s")
+	d.WaitText("accepted elicitation")
+	d.WaitLine("sampling", "task input")
+	d.Key("down", "enter")
+	d.WaitText("Please greet Ada", "Reply*")
+	d.Type("Hello, Ada!")
+	d.Key("ctrl+s")
+	d.WaitText("answered sampling")
+	d.Key("2")
+	d.WaitLine("ask_task (ext)", "✓ completed")
+	d.Key("enter")
+	d.WaitText("name: Ada; model: Hello, Ada!")
+}
+
 // confirmServer is a server whose tool asks the client, as a task mcpi hosts, to
 // confirm (elicitation/create with params.task), polls that task, and returns the
 // answer.

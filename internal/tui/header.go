@@ -94,7 +94,7 @@ func ClientCapabilityList(c *mcp.ClientCapabilities) string {
 }
 
 // clientCapabilities is ClientCapabilityList in the session's era: in 2026-07-28 core
-// tasks are not declared, and a task call declares the Tasks extension.
+// tasks are not declared, and every tool call declares the Tasks extension.
 func (m *Model) clientCapabilities() string {
 	c := m.opts.ClientCapabilities
 	if c == nil || !m.sess.Modern() {
@@ -102,7 +102,7 @@ func (m *Model) clientCapabilities() string {
 	}
 	modern := *c
 	modern.Tasks = nil
-	return ClientCapabilityList(&modern) + " extension " + mcp.ExtensionTasks + " (on task calls)"
+	return ClientCapabilityList(&modern) + " extension " + mcp.ExtensionTasks + " (on tool calls)"
 }
 
 // flags renders "[a,b]" from (condition, name) pairs, or "" when none holds.

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -86,6 +87,10 @@ func build(t *testing.T, dir, pkg, name string) string {
 	return bin
 }
 
+// tmuxSockets numbers the tmux servers of this process: one socket each, so that a
+// server being killed at the end of a test never meets the next test's.
+var tmuxSockets atomic.Int32
+
 // tmuxFor returns a tmux server of the test's own, or skips the test without tmux.
 func tmuxFor(t *testing.T) *tmuxSession {
 	t.Helper()
@@ -96,7 +101,7 @@ func tmuxFor(t *testing.T) *tmuxSession {
 		}
 		t.Skipf("tmux is not installed (scripts/tui-tools.sh installs it; %s=1 makes this a failure)", tmuxEnv)
 	}
-	s := &tmuxSession{t: t, tmux: tmux, socket: fmt.Sprintf("mcpi-tui-test-%d", os.Getpid())}
+	s := &tmuxSession{t: t, tmux: tmux, socket: fmt.Sprintf("mcpi-tui-test-%d-%d", os.Getpid(), tmuxSockets.Add(1))}
 	t.Cleanup(func() { _, _ = s.run("kill-server") })
 	return s
 }
@@ -127,12 +132,27 @@ func (s *tmuxSession) quit() {
 
 // TestTmuxSlowTask runs the terminal UI in a real terminal (tmux, 100x30) against the
 // demo server over stdio (`mcpi serve demo` as a child process), calls slow_task as a
-// task with keys, and reads the screen until the Tasks view shows it completed.
+// task with keys, and reads the screen until the Tasks view shows it completed: in
+// 2025-11-25 (`--legacy`), where the user asks for the task, and in 2026-07-28, where
+// the server makes the call a task.
 func TestTmuxSlowTask(t *testing.T) {
-	s := tmuxFor(t)
 	dir := t.TempDir()
 	mcpi := build(t, dir, "github.com/mcpi-dev/mcpi/cmd/mcpi", "mcpi")
+	t.Run("2025-11-25", func(t *testing.T) { tmuxSlowTask(t, mcpi, true) })
+	t.Run("2026-07-28", func(t *testing.T) { tmuxSlowTask(t, mcpi, false) })
+}
+
+func tmuxSlowTask(t *testing.T, mcpi string, legacy bool) {
+	s := tmuxFor(t)
 	server := mcpi + " serve demo"
+	button, proto, progress := "[ Call as task ]", "protocol 2025-11-25", "5/5"
+	if legacy {
+		server += " --legacy"
+	} else {
+		// No progress for tasks in 2026-07-28 (the status message has the steps); the
+		// row is tagged with the dialect.
+		button, proto, progress = "[ Call ]", "protocol 2026-07-28", "→ slow_task (ext)"
+	}
 	s.start([]string{mcpi, "tui", "--stdio", server}, false)
 
 	s.waitFor("the header and the tool list", 30*time.Second, func(sc string) bool {
@@ -150,7 +170,7 @@ func TestTmuxSlowTask(t *testing.T) {
 	}
 	s.keys("Enter")
 	s.waitFor("the slow_task form", 10*time.Second, func(sc string) bool {
-		return strings.Contains(sc, "tools/call slow_task") && strings.Contains(sc, "[ Call as task ]")
+		return strings.Contains(sc, "tools/call slow_task") && strings.Contains(sc, button) && strings.Contains(sc, proto)
 	})
 	// Seconds: 5 -> 2, so the task works for a while, then completes.
 	s.keys("BSpace", "2")
@@ -162,10 +182,10 @@ func TestTmuxSlowTask(t *testing.T) {
 	})
 	t.Logf("while it works:\n%s", working)
 	done := s.waitFor("the task completed", 30*time.Second, func(sc string) bool {
-		return lineWith(sc, "→ slow_task", "✓ completed", "5/5") != "" && strings.Contains(sc, "done: worked 2s in 5 steps")
+		return lineWith(sc, "→ slow_task", "✓ completed", progress) != "" && strings.Contains(sc, "done: worked 2s in 5 steps")
 	})
 	t.Logf("completed:\n%s", done)
-	if path := os.Getenv("MCPI_TUI_CAPTURE"); path != "" {
+	if path := os.Getenv("MCPI_TUI_CAPTURE"); path != "" && legacy {
 		if err := os.WriteFile(path, []byte(done), 0o644); err != nil {
 			t.Errorf("writing the capture: %v", err)
 		}

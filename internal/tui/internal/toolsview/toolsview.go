@@ -146,6 +146,8 @@ type taskMsg struct {
 	tool string
 	task *client.Task
 	err  error
+	// from is the call that became the task, in 2026-07-28 (the server's choice).
+	from *call
 }
 
 func (m *Model) load() tea.Cmd {
@@ -231,6 +233,15 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.showResult(msg.tool, res, err, 0)
 			m.title += ui.Warn.Render("  (the server ran it plainly, not as a task)")
 			return nil
+		}
+		if msg.from != nil {
+			if msg.from != m.calling {
+				return ui.Emit(ui.TaskStartedMsg{Task: msg.task}) // the user has moved on
+			}
+			m.calling = nil
+			m.mode = modeList
+			return tea.Batch(ui.Emit(ui.TaskStartedMsg{Task: msg.task}),
+				ui.Flash(fmt.Sprintf("the server runs %s as task %s", msg.tool, look.Safe(msg.task.ID()))))
 		}
 		if m.mode == modeForm {
 			m.mode = modeList
@@ -364,7 +375,9 @@ func (m *Model) openForm() tea.Cmd {
 	fields, err := form.FromSchema(t.InputSchema)
 	buttons := Buttons(&t, m.declared())
 	if m.sess.Modern() {
-		buttons = []string{BtnCall, BtnTask} // the server decides, call by call
+		// The server decides, call by call: every call declares the Tasks extension, and
+		// one the server makes a task moves to the Tasks view.
+		buttons = []string{BtnCall}
 	}
 	if buttons[len(buttons)-1] == BtnTask && !m.sess.Modern() { // in 2026-07-28 the server picks the ttl
 		ttl := form.NewField(fieldTTL, ttlLabel, form.Number)
@@ -419,6 +432,20 @@ func (m *Model) submit(asTask bool) tea.Cmd {
 	m.pager = ui.Pager{}
 	m.showCalling()
 	now := m.now
+	if sess.Modern() {
+		return func() tea.Msg {
+			defer cancel() // the task, if the server makes one, outlives the call
+			t, err := sess.StartToolTask(cctx, p, nil)
+			if err == nil && t.ID() != "" {
+				return taskMsg{gen: gen, tool: tool, task: t, from: c}
+			}
+			var res *mcp.CallToolResult
+			if err == nil {
+				res, err = t.Outcome()
+			}
+			return callMsg{gen: gen, c: c, res: res, err: err, elapsed: now().Sub(c.started)}
+		}
+	}
 	return func() tea.Msg {
 		defer cancel()
 		res, err := sess.CallTool(cctx, p, nil)

@@ -194,7 +194,7 @@ func (m *Model) tag(t *mcp.Tool) string {
 // words is supportWords in the session's era.
 func (m *Model) words(t *mcp.Tool) string {
 	if m.sess.Modern() {
-		return "the server decides per call (Tasks extension of 2026-07-28); a task call declares the extension"
+		return "the server decides per call (Tasks extension of 2026-07-28): a call it makes a task moves to the Tasks view"
 	}
 	return supportWords(t, m.declared())
 }

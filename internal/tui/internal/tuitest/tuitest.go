@@ -271,9 +271,16 @@ func Context(t testing.TB) context.Context {
 	return ctx
 }
 
-// Demo returns the demo server with a short task poll interval, so tests follow tasks
-// quickly.
+// Demo returns the demo server in 2025-11-25 only (the era of tasks the client asks for
+// and receiver tasks, which most view tests are about) with a short task poll interval,
+// so tests follow tasks quickly.
 func Demo() *server.Server {
+	return demo.New(&demo.Options{Legacy: true, Tasks: &tasks.Options{PollInterval: 50 * time.Millisecond}})
+}
+
+// DemoBoth is [Demo] speaking 2026-07-28 as well, as the embedded demo server does: the
+// terminal UI's client speaks 2026-07-28 with it.
+func DemoBoth() *server.Server {
 	return demo.New(&demo.Options{Tasks: &tasks.Options{PollInterval: 50 * time.Millisecond}})
 }
 
