@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -223,7 +224,8 @@ func (s *Session) handleModern(ctx context.Context, req *jsonrpc.Request) (any, 
 	if req.IsNotification() {
 		return nil, nil // notifications/cancelled is handled by the connection
 	}
-	if !modernMethods[req.Method] {
+	h, custom := s.server.opts.Handlers[req.Method]
+	if !modernMethods[req.Method] && !custom {
 		// Before _meta is judged: initialize, ping and the other methods this revision
 		// removed are unknown here, whatever their params.
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
@@ -234,6 +236,18 @@ func (s *Session) handleModern(ctx context.Context, req *jsonrpc.Request) (any, 
 	}
 	ctx = context.WithValue(ctx, requestInfoKey{}, info)
 	req = &jsonrpc.Request{ID: req.ID, Method: req.Method, Params: params}
+	if custom {
+		res, err := h(ctx, s, req)
+		if !errors.Is(err, ErrNotHandled) {
+			if err != nil {
+				return nil, err
+			}
+			return s.handlerResult(res)
+		}
+		if !modernMethods[req.Method] {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
+		}
+	}
 	res, err := s.dispatchModern(ctx, req)
 	if err != nil {
 		return nil, err
@@ -373,6 +387,25 @@ func (s *Session) completeResult(v any, cacheable bool) (json.RawMessage, error)
 	}
 	b[head+bytes.IndexByte(b[head:], '{')] = ','
 	return b, nil
+}
+
+// handlerResult is the result of an [Options.Handlers] handler in 2026-07-28: it gets
+// resultType "complete" unless it names its own (a handler may answer input_required, or
+// make a task).
+func (s *Session) handlerResult(res any) (json.RawMessage, error) {
+	raw, ok := res.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = jsonwire.Marshal(res); err != nil {
+			return nil, err
+		}
+	}
+	named := false
+	_ = jsonwire.Members(raw, func(name, _ []byte) { named = named || string(name) == `"resultType"` })
+	if named {
+		return raw, nil
+	}
+	return s.completeResult(raw, false)
 }
 
 // modernMethods are the requests of 2026-07-28 this server may answer (the Tasks

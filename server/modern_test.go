@@ -1,10 +1,12 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -325,5 +327,52 @@ func TestListenOnStdio(t *testing.T) {
 	case n := <-p.notes:
 		t.Errorf("after cancelling the listen: %s %s", n.Method, n.Params)
 	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// Options.Handlers answer in 2026-07-28 too: after the server has read _meta (a request
+// without it is refused before any handler), with the request's params bare, and with
+// resultType added unless the handler names one. ErrNotHandled falls through.
+func TestHandlersIn2026(t *testing.T) {
+	var sawMeta atomic.Bool
+	srv := modernServer(&server.Options{Handlers: map[string]server.MethodHandler{
+		"x/echo": func(ctx context.Context, s *server.Session, req *jsonrpc.Request) (any, error) {
+			var p map[string]json.RawMessage
+			_ = json.Unmarshal(req.Params, &p)
+			if bytes.Contains(p["_meta"], []byte(mcp.MetaProtocolVersion)) {
+				sawMeta.Store(true)
+			}
+			return map[string]json.RawMessage{"got": p["text"]}, nil
+		},
+		"x/own": func(context.Context, *server.Session, *jsonrpc.Request) (any, error) {
+			return json.RawMessage(`{"resultType":"input_required","inputRequests":{}}`), nil
+		},
+		mcp.MethodToolsList: func(context.Context, *server.Session, *jsonrpc.Request) (any, error) {
+			return nil, server.ErrNotHandled
+		},
+		"x/fail": func(context.Context, *server.Session, *jsonrpc.Request) (any, error) {
+			return nil, server.ErrNotHandled
+		},
+	}})
+	defer srv.Close()
+	p := newModernPeer(t, srv)
+	res, rerr := p.call("x/echo", map[string]any{"text": "hi"})
+	if rerr != nil || str(res["got"]) != "hi" || str(res["resultType"]) != "complete" {
+		t.Errorf("x/echo: %v, %v", res, rerr)
+	}
+	if sawMeta.Load() {
+		t.Error("the handler saw the per-request _meta")
+	}
+	if res, rerr = p.call("x/own", nil); rerr != nil || str(res["resultType"]) != "input_required" {
+		t.Errorf("x/own: %v, %v", res, rerr)
+	}
+	if res, rerr = p.call(mcp.MethodToolsList, nil); rerr != nil || res["tools"] == nil {
+		t.Errorf("tools/list through ErrNotHandled: %v, %v", res, rerr)
+	}
+	if _, rerr = p.call("x/fail", nil); rerr == nil || rerr.Code != jsonrpc.CodeMethodNotFound {
+		t.Errorf("x/fail: %v, want -32601", rerr)
+	}
+	if _, rerr = p.call("x/echo", map[string]any{"_meta": map[string]any{}}); rerr == nil {
+		t.Error("a request without the protocol version in _meta reached the handler")
 	}
 }

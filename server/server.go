@@ -119,7 +119,9 @@ type Options struct {
 	// Tap sees every message of every session.
 	Tap func(s *Session, dir jsonrpc.Direction, m jsonrpc.Message)
 	// Handlers adds or overrides methods (the task engine plugs in here). A handler
-	// returning [ErrNotHandled] falls through to the built-in one.
+	// returning [ErrNotHandled] falls through to the built-in one. In 2026-07-28 a
+	// handler sees the request without its per-request _meta (which the server has read
+	// and checked), and its result gets resultType "complete" unless it names one.
 	Handlers map[string]MethodHandler
 	// Capabilities is merged into the capabilities the server derives from what is
 	// registered.
