@@ -93,6 +93,7 @@ type Conn struct {
 	mu       sync.Mutex
 	pending  map[ID]chan reply
 	inflight map[ID]context.CancelCauseFunc
+	idle     []chan struct{} // Drain's, closed once inflight is empty
 	err      error
 
 	// workers run inbound requests; idle ones end with the connection.
@@ -145,6 +146,29 @@ func (c *Conn) Close() error {
 	c.shutdown(ErrClosed)
 	<-c.done
 	return nil
+}
+
+// Drain waits until no request of the peer's is being handled (every handler has
+// returned and its response is written), the connection ends, or ctx ends. A server
+// that tells its long-lived requests to finish calls it before closing, so that their
+// final responses go out.
+func (c *Conn) Drain(ctx context.Context) error {
+	c.mu.Lock()
+	if len(c.inflight) == 0 {
+		c.mu.Unlock()
+		return nil
+	}
+	ch := make(chan struct{})
+	c.idle = append(c.idle, ch)
+	c.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-c.done:
+		return c.Err()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Call sends a request and waits for its response, decoding the result into result (which
@@ -339,6 +363,12 @@ func (c *Conn) startRequest(req *Request) {
 		defer func() {
 			c.mu.Lock()
 			delete(c.inflight, req.ID)
+			if len(c.inflight) == 0 {
+				for _, ch := range c.idle {
+					close(ch)
+				}
+				c.idle = nil
+			}
 			c.mu.Unlock()
 			cancel(nil)
 		}()

@@ -959,3 +959,42 @@ func TestWriteContextNamesRelatedRequest(t *testing.T) {
 		t.Error("an absent id counts as a related request")
 	}
 }
+
+// Drain returns once the request being handled has been answered, and gives up with its
+// context.
+func TestDrain(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{})
+	client, server := newPair(t, jsonrpc.Options{}, jsonrpc.Options{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		close(started)
+		<-release
+		return "done", nil
+	})})
+	if err := server.Drain(t.Context()); err != nil {
+		t.Fatalf("Drain with nothing in flight: %v", err)
+	}
+	answered := make(chan string, 1)
+	go func() {
+		var s string
+		_ = client.Call(context.Background(), "slow", nil, &s)
+		answered <- s
+	}()
+	<-started
+	short, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	if err := server.Drain(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Drain while the handler runs: %v, want the context's error", err)
+	}
+	close(release)
+	if err := server.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-answered:
+		if s != "done" {
+			t.Errorf("answer %q", s)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Drain returned but the response never came")
+	}
+}

@@ -18,7 +18,8 @@ import (
 // listen request's id in _meta["io.modelcontextprotocol/subscriptionId"]. Over
 // Streamable HTTP that is a long-lived SSE response; on stdio the notifications are
 // interleaved with everything else. The stream ends when the client cancels it (closes
-// the HTTP response, or sends notifications/cancelled on stdio) or the connection ends.
+// the HTTP response, or sends notifications/cancelled on stdio), the connection ends, or
+// the server closes: then with its final result, {"resultType": "complete"}.
 
 // listener is one open subscriptions/listen.
 type listener struct {
@@ -118,6 +119,8 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 		return nil, ctx.Err()
 	case <-s.conn.Done():
 		return nil, jsonrpc.NewError(jsonrpc.CodeConnectionClosed, "connection closed")
+	case <-s.server.closing:
+		return struct{}{}, nil // the final result: the server has ended the listen
 	}
 }
 
@@ -176,6 +179,10 @@ func (s *Server) sendExtTask(l *listener, d mcp.DetailedTask) {
 	defer cancel()
 	_ = l.s.conn.Notify(ctx, mcp.NotificationTasks, &params)
 }
+
+// listenDrainTimeout bounds how long [Server.Close] waits for the final results of the
+// open listens to be written.
+const listenDrainTimeout = time.Second
 
 // listenSendTimeout bounds one notification to a listen stream: the senders (AddTool, the
 // task engine's change hook) must not wait long on a client that stopped reading.

@@ -160,3 +160,57 @@ func TestListenOverHTTP(t *testing.T) {
 		t.Errorf("%d listeners after the client closed the stream", n)
 	}
 }
+
+// Closing the server ends an open listen with its final result, over Streamable HTTP
+// and on stdio, so that the client learns the server ended it.
+func TestListenEndsWithServer(t *testing.T) {
+	t.Run("http", func(t *testing.T) {
+		srv := modernServer(nil)
+		h := srv.HTTPHandler(nil)
+		ts := httptest.NewServer(h)
+		defer ts.Close()
+		defer h.(interface{ Close() error }).Close()
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		resp := postModern(t, ctx, ts.URL+"/mcp", mcp.MethodSubscriptionsListen, map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, nil)
+		defer resp.Body.Close()
+		lines := bufio.NewScanner(resp.Body)
+		var events []string
+		for lines.Scan() {
+			if d, ok := strings.CutPrefix(lines.Text(), "data: "); ok {
+				events = append(events, d)
+				if len(events) == 1 {
+					go srv.Close() // once the listen is acknowledged
+				}
+			}
+		}
+		if len(events) != 2 || !strings.Contains(events[0], mcp.NotificationSubscriptionsAcknowledged) ||
+			!strings.Contains(events[1], `"id":7,"result":{"resultType":"complete"}`) {
+			t.Errorf("events %q, want the acknowledgement and the final result", events)
+		}
+	})
+	t.Run("stdio", func(t *testing.T) {
+		srv := modernServer(nil)
+		p := newModernPeer(t, srv)
+		done := make(chan error, 1)
+		var res map[string]json.RawMessage
+		go func() {
+			done <- p.conn.Call(t.Context(), mcp.MethodSubscriptionsListen, map[string]any{"_meta": meta(`{}`),
+				"notifications": map[string]any{"toolsListChanged": true}}, &res)
+		}()
+		select {
+		case <-p.notes: // the acknowledgement
+		case <-time.After(5 * time.Second):
+			t.Fatal("no acknowledgement")
+		}
+		srv.Close()
+		select {
+		case err := <-done:
+			if err != nil || str(res["resultType"]) != "complete" {
+				t.Errorf("listen ended with %v, %v; want its final result", res, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the listen did not end with the server")
+		}
+	})
+}

@@ -206,6 +206,9 @@ type Server struct {
 	tasks     *tasks.Manager      // nil when tool tasks are off
 	stateKey  []byte
 	listeners map[*listener]struct{}
+	// closing ends the open subscriptions/listen requests with their final result.
+	closing   chan struct{}
+	closeOnce sync.Once
 }
 
 // New returns a server that introduces itself as impl.
@@ -217,6 +220,7 @@ func New(impl mcp.Implementation, opts *Options) *Server {
 		resources: map[string]*resource{},
 		sessions:  map[*Session]struct{}{},
 		owners:    map[string]*Session{},
+		closing:   make(chan struct{}),
 	}
 	if opts != nil {
 		s.opts = *opts
@@ -336,6 +340,23 @@ func (s *Server) Tasks() *tasks.Manager { return s.tasks }
 
 // Close ends every session and stops all task work.
 func (s *Server) Close() {
+	s.closeOnce.Do(func() { close(s.closing) })
+	// An open subscriptions/listen ends with its final result, which tells the client
+	// the server ended it, before its connection closes; a client that stopped reading
+	// does not hold the close up for long.
+	s.mu.RLock()
+	var listening []*Session
+	for l := range s.listeners {
+		listening = append(listening, l.s)
+	}
+	s.mu.RUnlock()
+	if len(listening) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), listenDrainTimeout)
+		for _, ss := range listening {
+			_ = ss.conn.Drain(ctx)
+		}
+		cancel()
+	}
 	for _, ss := range s.Sessions() {
 		ss.Close()
 	}
