@@ -3,8 +3,13 @@ package server
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"net"
+	"net/http"
+	"strings"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -57,10 +62,39 @@ const DefaultTaskAfter = 250 * time.Millisecond
 // MRTR before it becomes a task.
 const afterInputGrace = 100 * time.Millisecond
 
-// modernOwner owns every task made by a 2026-07-28 request: there is no session to bind
-// them to. Their ids carry 128 random bits and there is no tasks/list, so a task is
-// reached only by a client that was told its id.
-const modernOwner = "2026-07-28"
+// modernOwnerPrefix begins the owner of every task made by a 2026-07-28 request. There is
+// no session to bind such a task to: its id carries 128 random bits and there is no
+// tasks/list, so it is reached only by a client that was told its id, from any
+// connection. The owner is who made it, for the engine's caps and rate limit (MaxActive,
+// RatePerSecond, the terminal tasks kept): the connection on stdio; over HTTP the
+// credentials the request carries (Authorization), else the address it came from. One
+// client's burst then does not use up every other's share.
+const modernOwnerPrefix = "2026-07-28 "
+
+func isModernOwner(owner string) bool { return strings.HasPrefix(owner, modernOwnerPrefix) }
+
+// remoteConn is the connection of a stateless HTTP request, which knows where it came from.
+type remoteConn interface {
+	Header() http.Header
+	RemoteAddr() string
+}
+
+// modernOwner is the owner of the tasks s makes and asks about in 2026-07-28.
+func (s *Session) modernOwner() string {
+	rc, ok := s.transport.(remoteConn)
+	if !ok {
+		return modernOwnerPrefix + "conn " + s.owner
+	}
+	if auth := rc.Header().Get("Authorization"); auth != "" {
+		sum := sha256.Sum256([]byte(auth))
+		return modernOwnerPrefix + "auth " + hex.EncodeToString(sum[:12])
+	}
+	host, _, err := net.SplitHostPort(rc.RemoteAddr())
+	if err != nil {
+		host = rc.RemoteAddr()
+	}
+	return modernOwnerPrefix + "addr " + host
+}
 
 func (t *tool) policy() TaskPolicy {
 	if t.opts.TaskPolicy != TaskPolicyAuto {
@@ -213,7 +247,7 @@ func (s *Session) startExtTaskLocked(t *tool, round *inputRound, stop func(), ru
 		ms := max.Milliseconds()
 		requested = &mcp.TaskMetadata{TTL: &ms}
 	}
-	h, err := s.server.tasks.DeferIn(tasks.DialectExtension, modernOwner, requested, stop)
+	h, err := s.server.tasks.DeferIn(tasks.DialectExtension, s.modernOwner(), requested, stop)
 	if err != nil {
 		stop()
 		return nil, err
@@ -286,10 +320,11 @@ func (s *Session) handleExtTasks(ctx context.Context, req *jsonrpc.Request) (any
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "%s needs params.taskId", req.Method)
 	}
 	m := s.server.tasks
+	owner := s.modernOwner()
 	ack := func() (any, error) { return json.RawMessage(`{"resultType":"complete"}`), nil }
 	switch req.Method {
 	case mcp.MethodTasksGet:
-		d, err := m.Detailed(modernOwner, p.TaskID)
+		d, err := m.Detailed(owner, p.TaskID)
 		if err != nil {
 			return nil, taskNotFound(err, p.TaskID)
 		}
@@ -304,7 +339,7 @@ func (s *Session) handleExtTasks(ctx context.Context, req *jsonrpc.Request) (any
 		}
 		// Answers to outstanding keys are taken at once (a tasks/get right after this
 		// update sees them gone), others ignored; an answer of the wrong shape is refused.
-		err := m.Update(modernOwner, p.TaskID, p.InputResponses, func(key string, q mcp.InputRequest, a json.RawMessage) error {
+		err := m.Update(owner, p.TaskID, p.InputResponses, func(key string, q mcp.InputRequest, a json.RawMessage) error {
 			if e := checkInputResponse(key, q.Method, a); e != nil {
 				return e
 			}
@@ -315,7 +350,7 @@ func (s *Session) handleExtTasks(ctx context.Context, req *jsonrpc.Request) (any
 		}
 		return ack()
 	case mcp.MethodTasksCancel:
-		if err := m.CancelExtension(modernOwner, p.TaskID); err != nil {
+		if err := m.CancelExtension(owner, p.TaskID); err != nil {
 			return nil, taskNotFound(err, p.TaskID)
 		}
 		return ack()

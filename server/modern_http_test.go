@@ -2,8 +2,11 @@ package server_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/tasks"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -213,4 +216,79 @@ func TestListenEndsWithServer(t *testing.T) {
 			t.Fatal("the listen did not end with the server")
 		}
 	})
+}
+
+// In 2026-07-28 the engine's caps count per client: over HTTP per credentials (else per
+// address), on stdio per connection. With MaxActive 1, each client runs one task, and
+// every client reaches every task by its id.
+func TestExtTaskOwnersPerClient(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	srv := modernServer(&server.Options{Tasks: &tasks.Options{MaxActive: 1}})
+	defer srv.Close()
+	srv.AddToolWith(&mcp.Tool{Name: "wait"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return &mcp.CallToolResult{}, nil
+	}, &server.ToolOptions{TaskPolicy: server.TaskAlways})
+	h := srv.HTTPHandler(nil)
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.(interface{ Close() error }).Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	extMeta := meta(`{"extensions":{"io.modelcontextprotocol/tasks":{}}}`)
+	call := func(auth, method string, params map[string]any) (map[string]json.RawMessage, *jsonrpc.Error) {
+		t.Helper()
+		params["_meta"] = extMeta
+		hdr := map[string]string{}
+		if auth != "" {
+			hdr["Authorization"] = auth
+		}
+		if id, ok := params["taskId"].(string); ok {
+			hdr["Mcp-Name"] = id
+		}
+		resp := postModern(t, ctx, ts.URL+"/mcp", method, params, hdr)
+		defer resp.Body.Close()
+		var m struct {
+			Result map[string]json.RawMessage
+			Error  *jsonrpc.Error
+		}
+		body, _ := io.ReadAll(resp.Body)
+		if d, ok := bytes.CutPrefix(bytes.TrimSpace(body), []byte("event: message\ndata: ")); ok {
+			body = d
+		}
+		if err := json.Unmarshal(body, &m); err != nil {
+			t.Fatalf("%s: %v: %s", method, err, body)
+		}
+		return m.Result, m.Error
+	}
+	first, rerr := call("Bearer alice", mcp.MethodToolsCall, map[string]any{"name": "wait"})
+	if rerr != nil || str(first["resultType"]) != "task" {
+		t.Fatalf("alice's task: %v, %v", first, rerr)
+	}
+	if _, rerr := call("Bearer alice", mcp.MethodToolsCall, map[string]any{"name": "wait"}); rerr == nil || !strings.Contains(rerr.Message, "too many tasks") {
+		t.Errorf("alice's second task: %v, want too many tasks", rerr)
+	}
+	if res, rerr := call("Bearer bob", mcp.MethodToolsCall, map[string]any{"name": "wait"}); rerr != nil || str(res["resultType"]) != "task" {
+		t.Errorf("bob's task, while alice runs hers: %v, %v", res, rerr)
+	}
+	if res, rerr := call("", mcp.MethodToolsCall, map[string]any{"name": "wait"}); rerr != nil || str(res["resultType"]) != "task" {
+		t.Errorf("a task without credentials: %v, %v", res, rerr)
+	}
+	id := str(first["taskId"])
+	if res, rerr := call("Bearer bob", mcp.MethodTasksGet, map[string]any{"taskId": id}); rerr != nil || str(res["status"]) != "working" {
+		t.Errorf("bob's tasks/get of alice's task: %v, %v", res, rerr)
+	}
+
+	// stdio: one owner per connection.
+	for i := range 2 {
+		p := newModernPeer(t, srv)
+		res, rerr := p.call(mcp.MethodToolsCall, map[string]any{"_meta": extMeta, "name": "wait"})
+		if rerr != nil || str(res["resultType"]) != "task" {
+			t.Errorf("connection %d: %v, %v", i, res, rerr)
+		}
+	}
 }

@@ -125,7 +125,7 @@ func (s *Server) taskCapability() *mcp.ServerTasksCapability {
 // notifyTask sends notifications/tasks/status to the session that owns the task, and to
 // no other.
 func (s *Server) notifyTask(owner string, t mcp.Task) {
-	if owner == modernOwner {
+	if isModernOwner(owner) {
 		return // notifications/tasks go out from the engine's OnDetail (listen.go)
 	}
 	ss := s.liveSession(owner)
@@ -208,7 +208,7 @@ func (s *Session) adopt(id string) {
 	}
 	s.server.tasks.Adopt(id, s.owner, func(owner string) bool {
 		// A task of the 2026-07-28 extension has no session, and stays in its era.
-		return owner != modernOwner && s.server.liveSession(owner) == nil
+		return !isModernOwner(owner) && s.server.liveSession(owner) == nil
 	})
 }
 

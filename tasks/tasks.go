@@ -414,7 +414,9 @@ func (m *Manager) lookup(owner, id string) (*task, error) {
 }
 
 // lookupIn finds task id of owner among the tasks of dialect d; a task of the other
-// dialect is an error that says so.
+// dialect is an error that says so. A task of [DialectExtension] is anyone's who has its
+// id (that dialect has no session to bind it to): owner is then who asks, whose rate
+// limit the lookup counts against.
 func (m *Manager) lookupIn(d Dialect, owner, id string) (*task, error) {
 	if err := m.allowLocked(owner); err != nil {
 		return nil, err
@@ -424,7 +426,7 @@ func (m *Manager) lookupIn(d Dialect, owner, id string) (*task, error) {
 		m.opts.Logger.Info("task lookup in the wrong dialect", "task", id, "dialect", t.dialect, "asked", d)
 		return nil, otherDialect(id, t.dialect, d)
 	}
-	if !ok || t.owner != owner || t.gone {
+	if !ok || (t.owner != owner && d != DialectExtension) || t.gone {
 		// Logged: a stream of misses from one owner is what id probing looks like.
 		m.opts.Logger.Info("task lookup failed", "task", id, "owner", owner)
 		return nil, ErrNotFound

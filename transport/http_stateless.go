@@ -185,6 +185,7 @@ func (h *HTTPHandler) serveStateless(w http.ResponseWriter, r *http.Request, req
 	h.wg.Add(1)
 	h.mu.Unlock()
 	c := newStatelessConn(req, r.Header.Clone())
+	c.remote = r.RemoteAddr
 	go func() {
 		defer h.wg.Done()
 		h.serve(context.WithoutCancel(r.Context()), c)
@@ -246,10 +247,11 @@ func (h *HTTPHandler) serveStateless(w http.ResponseWriter, r *http.Request, req
 // related to it and then its response. The server sends no requests in 2026-07-28:
 // writing one fails.
 type StatelessConn struct {
-	req  *jsonrpc.Request
-	hdr  http.Header
-	out  chan jsonrpc.Message
-	done chan struct{}
+	req    *jsonrpc.Request
+	hdr    http.Header
+	remote string
+	out    chan jsonrpc.Message
+	done   chan struct{}
 
 	mu   sync.Mutex
 	read bool
@@ -266,6 +268,9 @@ func (c *StatelessConn) Stateless() bool { return true }
 // Header returns the HTTP headers of the request, for the checks only the server can
 // make (the Mcp-Param-* headers of a tool's x-mcp-header arguments).
 func (c *StatelessConn) Header() http.Header { return c.hdr }
+
+// RemoteAddr is the address the request came from (http.Request.RemoteAddr).
+func (c *StatelessConn) RemoteAddr() string { return c.remote }
 
 // Read returns the request, then io.EOF once the connection is closed.
 func (c *StatelessConn) Read(ctx context.Context) (jsonrpc.Message, error) {
