@@ -74,6 +74,13 @@ server to keep the task (and its result) that long. A tool whose taskSupport is
 (or absent) without it; mcpi refuses otherwise before sending anything, unless
 --send-anyway is given (for testing servers).
 
+In protocol 2026-07-28 (the Tasks extension) the server decides which calls
+become tasks: --task declares that mcpi can follow one, and mcpi says on stderr
+what the server chose (a task, or an answer at once). A tool the server runs
+only as a task needs --task. --ttl is ignored (the server picks the ttl), there
+is no progress bar (the status message carries the steps), and the server's
+questions come as the task's input requests, answered like any other.
+
 --detach prints the task id (with --json, the "created" event) and exits at
 once; the task is recorded in the local state file, so that
 "mcpi tasks result ID" finds its server again without flags ("mcpi tasks list
