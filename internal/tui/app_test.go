@@ -196,6 +196,9 @@ func TestCall2026ServerDecides(t *testing.T) {
 	}
 	m, d := start(t, sess, 100, 30)
 	selectTool(t, d, "echo")
+	if head := tuitest.Line(d.Screen(), "tools"); strings.Contains(head, "TASK") {
+		t.Errorf("the tool list has a task column in 2026-07-28: %q", head)
+	}
 	d.Key("enter")
 	d.WaitText("tools/call echo", "[ Call ]")
 	d.Type("hi")

@@ -83,7 +83,13 @@ func (m *Model) listView(w, h int) string {
 	if m.loading && m.tools == nil {
 		head = "listing tools…"
 	}
+	// In 2026-07-28 tools say nothing of tasks (the server decides per call): no column
+	// that would read the same on every row.
+	modern := m.sess.Modern()
 	lines := []string{ui.Dim.Render(ui.Fit(head, w-10) + " TASK")}
+	if modern {
+		lines = []string{ui.Dim.Render(ui.Fit(head, w-2))}
+	}
 	if m.loadErr != nil {
 		lines = append(lines, ui.Error.Render(look.Sentence(m.loadErr)))
 	}
@@ -91,10 +97,13 @@ func (m *Model) listView(w, h int) string {
 	m.offset = ui.Window(m.offset, m.cursor, len(m.tools), lh)
 	for i := m.offset; i < min(m.offset+lh, len(m.tools)); i++ {
 		t := &m.tools[i]
-		name := ui.Fit(t.Name, max(w-12, 4))
-		line := "  " + name + " " + m.tag(t)
+		name, tag := ui.Fit(t.Name, max(w-12, 4)), " "+m.tag(t)
+		if modern {
+			name, tag = ui.Fit(t.Name, max(w-3, 4)), ""
+		}
+		line := "  " + name + tag
 		if i == m.cursor {
-			line = ui.Accent.Render("▸ ") + ui.Bold.Render(name) + " " + m.tag(t)
+			line = ui.Accent.Render("▸ ") + ui.Bold.Render(name) + tag
 		}
 		lines = append(lines, line)
 	}
