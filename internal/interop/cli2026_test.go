@@ -41,7 +41,7 @@ func TestCLIAgainstTS2(t *testing.T) {
 	}
 
 	code, out, errOut = runCLI(t, ctx, dir, "tools", "list", "--url", url)
-	if code != 0 || !strings.Contains(out, "ask_name") || !strings.Contains(out, "server decides") {
+	if code != 0 || !strings.Contains(out, "ask_name") || strings.Contains(out, "TASK SUPPORT") {
 		t.Errorf("tools list: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 

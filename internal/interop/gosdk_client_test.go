@@ -54,7 +54,7 @@ func clientPeerOnDemo(t *testing.T, peer []string, env []string) {
 	}{
 		{"HTTP, 2026-07-28", []string{ts.URL + "/mcp"}, "2026-07-28"},
 		{"stdio, 2026-07-28", []string{"--stdio", mcpi, "serve", "demo"}, "2026-07-28"},
-		{"stdio, 2025-11-25", []string{"--stdio", mcpi, "serve", "demo"}, "2025-11-25"},
+		{"stdio, 2025-11-25", []string{"--stdio", mcpi, "serve", "demo", "--legacy"}, "2025-11-25"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.CommandContext(t.Context(), peer[0], append(peer[1:], c.args...)...)

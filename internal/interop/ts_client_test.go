@@ -119,6 +119,8 @@ func mcpiReference(t *testing.T, ctx context.Context, connect func(c *client.Cli
 	t.Helper()
 	c := client.New(mcp.Implementation{Name: "mcpi-interop", Version: "0.0.1"}, &client.Options{
 		Logger: testLogger(t),
+		// The TypeScript SDK 1.x client speaks 2025-11-25; the reference is made in that era.
+		ProtocolVersion: mcp.LatestProtocolVersion,
 		OnRequest: func(_ context.Context, r *client.Request) {
 			switch {
 			case r.Elicitation != nil:
