@@ -7,6 +7,7 @@ package look
 
 import (
 	"fmt"
+	"github.com/mcpi-dev/mcpi/transport"
 	"strings"
 	"time"
 
@@ -116,4 +117,18 @@ func TaskSupport(t *mcp.Tool, modern bool) string {
 		return "server decides"
 	}
 	return string(t.TaskSupport())
+}
+
+// TransportName names a transport for a front end's header: "stdio", "Streamable HTTP" or
+// "in-memory pipe".
+func TransportName(t transport.Transport) string {
+	switch t.(type) {
+	case *transport.Command:
+		return "stdio"
+	case *transport.HTTPClient:
+		return "Streamable HTTP"
+	case transport.PipeTransport, *transport.PipeTransport:
+		return "in-memory pipe"
+	}
+	return ""
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
-	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // Options configures [Run].
@@ -59,20 +58,6 @@ func ClientOptions() *client.Options { return ui.ClientOptions() }
 
 // ClientCapabilities is the declaration of a session opened with [ClientOptions].
 func ClientCapabilities() *mcp.ClientCapabilities { return ui.ClientCapabilities() }
-
-// TransportName names a transport for the header: "stdio", "Streamable HTTP" or
-// "in-memory pipe".
-func TransportName(t transport.Transport) string {
-	switch t.(type) {
-	case *transport.Command:
-		return "stdio"
-	case *transport.HTTPClient:
-		return "Streamable HTTP"
-	case transport.PipeTransport, *transport.PipeTransport:
-		return "in-memory pipe"
-	}
-	return ""
-}
 
 // Run runs the terminal UI on sess until the user quits or ctx ends. It returns nil
 // then, and an error only when the terminal could not be used.

@@ -5,6 +5,7 @@ package root
 import (
 	"context"
 	"fmt"
+	webcmd "github.com/mcpi-dev/mcpi/internal/cli/web"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -76,6 +77,7 @@ them (see "mcpi tools call --help" and "mcpi tasks --help").`,
 		ping.NewCmd(f, nil),
 		serve.NewCmd(f, sel.IsSet),
 		tuicmd.NewCmd(f, sel),
+		webcmd.NewCmd(f, sel),
 	)
 	return cmd
 }

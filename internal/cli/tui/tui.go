@@ -11,6 +11,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/internal/tui"
 )
 
@@ -61,7 +62,7 @@ func Run(ctx context.Context, opts *Options) error {
 	return tui.Run(ctx, sess, tui.Options{
 		In: opts.IO.In, Out: opts.IO.Out,
 		Server:    target.Name,
-		Transport: tui.TransportName(target.Transport),
+		Transport: look.TransportName(target.Transport),
 		Reconnect: connectTUI,
 		TaskTTL:   opts.TaskTTL,
 	})

@@ -1,0 +1,589 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/look"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// Limits on what one connection keeps for the page.
+const (
+	// logKept is how many JSON-RPC messages a snapshot carries per connection; the page
+	// keeps what it saw live besides.
+	logKept = 2000
+	// tasksKept bounds the task rows of one connection: the oldest ended ones go first.
+	tasksKept = 20000
+)
+
+// conn is one server the page is connected to (one tab).
+type conn struct {
+	s      *Server
+	id     string
+	target Target
+
+	mu      sync.Mutex
+	sess    *client.Session
+	info    connInfo
+	gen     int // bumped at each (re)connection; rows of older ones stay, marked
+	tasks   map[string]*taskRow
+	order   []string // task keys, oldest first
+	reqs    map[string]*pendingRequest
+	log     []logRow // a ring of the last logKept messages
+	logNext int
+	stop    context.CancelFunc
+}
+
+// connInfo is what the page shows of a connection in its header and Connect view.
+type connInfo struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Transport string `json:"transport"`
+	Target    Target `json:"target"`
+	// State is "connecting", "connected", "closed" or "failed"; Error says why, for the
+	// last two.
+	State string `json:"state"`
+	Error string `json:"error,omitempty"`
+	// What the server said of itself.
+	Protocol     string                  `json:"protocol,omitempty"`
+	Era          string                  `json:"era,omitempty"`
+	Dialect      string                  `json:"dialect,omitempty"`
+	Server       *mcp.Implementation     `json:"server,omitempty"`
+	Capabilities *mcp.ServerCapabilities `json:"capabilities,omitempty"`
+	Instructions string                  `json:"instructions,omitempty"`
+}
+
+// taskRow is one task as the Tasks view shows it, sent whole at every change.
+type taskRow struct {
+	Key string `json:"key"`
+	ID  string `json:"id"`
+	// Role is "requestor" (→, asked of the server) or "receiver" (←, asked by it).
+	Role string `json:"role"`
+	// Dialect is the protocol version whose tasks it follows.
+	Dialect       string                          `json:"dialect"`
+	Name          string                          `json:"name"`
+	Status        mcp.TaskStatus                  `json:"status,omitempty"`
+	StatusMessage string                          `json:"statusMessage,omitempty"`
+	Progress      *mcp.ProgressNotificationParams `json:"progress,omitempty"`
+	Polls         int                             `json:"polls"`
+	CreatedAt     string                          `json:"createdAt,omitempty"`
+	TTL           *int64                          `json:"ttl,omitempty"`
+	PollInterval  *int64                          `json:"pollInterval,omitempty"`
+	Started       time.Time                       `json:"started"`
+	Ended         *time.Time                      `json:"ended,omitempty"`
+	Result        json.RawMessage                 `json:"result,omitempty"`
+	Error         *errorInfo                      `json:"error,omitempty"`
+	Gone          bool                            `json:"gone,omitempty"`
+	// Request is the id of the server request the task waits on, while one is pending.
+	Request string `json:"request,omitempty"`
+	// Stale is set for the rows of a connection that has since been replaced.
+	Stale bool `json:"stale,omitempty"`
+	// At is when mcpi saw the change (Unix ms), so the page can tell how long it took
+	// to draw it.
+	At int64 `json:"at"`
+
+	task *client.Task
+}
+
+// errorInfo is an error as the page shows it: a sentence, and the JSON-RPC error when
+// there is one.
+type errorInfo struct {
+	Message string          `json:"message"`
+	Code    int64           `json:"code,omitempty"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func errorOf(err error) *errorInfo {
+	if err == nil {
+		return nil
+	}
+	e := &errorInfo{Message: look.Sentence(err)}
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) {
+		e.Code, e.Data = rpc.Code, rpc.Data
+	}
+	return e
+}
+
+// pendingRequest is a server request the page may answer.
+type pendingRequest struct {
+	req *client.Request
+	row requestRow
+}
+
+// requestRow is a server request as the Requests view shows it.
+type requestRow struct {
+	ID     string          `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	// Channel says how it came: "request", "task" (a receiver task), "side channel"
+	// (input of a task of ours, 2025-11-25), "input" (input_required, 2026-07-28).
+	Channel     string    `json:"channel"`
+	Task        string    `json:"task,omitempty"`
+	RelatedTask string    `json:"relatedTask,omitempty"`
+	InputKey    string    `json:"inputKey,omitempty"`
+	Received    time.Time `json:"received"`
+	// Settled is set once it is answered or withdrawn, with how.
+	Settled bool   `json:"settled,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+}
+
+// logRow is one JSON-RPC message.
+type logRow struct {
+	Seq     int             `json:"seq"`
+	Time    time.Time       `json:"time"`
+	Dir     string          `json:"dir"` // "in" (from the server) or "out"
+	Message json.RawMessage `json:"message"`
+}
+
+// connSnapshot is a connection in the snapshot.
+type connSnapshot struct {
+	Info     connInfo     `json:"info"`
+	Tasks    []*taskRow   `json:"tasks"`
+	Requests []requestRow `json:"requests"`
+	Log      []logRow     `json:"log"`
+}
+
+type snapshot struct {
+	Conns   []connSnapshot `json:"conns"`
+	TaskTTL int64          `json:"taskTTL"`
+}
+
+func (s *Server) snapshot() snapshot {
+	s.mu.Lock()
+	cs := make([]*conn, 0, len(s.order))
+	for _, id := range s.order {
+		cs = append(cs, s.conns[id])
+	}
+	s.mu.Unlock()
+	out := snapshot{Conns: make([]connSnapshot, 0, len(cs)), TaskTTL: s.opts.TaskTTL.Milliseconds()}
+	for _, c := range cs {
+		out.Conns = append(out.Conns, c.snapshot())
+	}
+	return out
+}
+
+func (c *conn) snapshot() connSnapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	snap := connSnapshot{Info: c.info, Tasks: make([]*taskRow, 0, len(c.order)), Requests: []requestRow{}}
+	for _, k := range c.order {
+		r := *c.tasks[k]
+		snap.Tasks = append(snap.Tasks, &r)
+	}
+	for _, p := range c.reqs {
+		snap.Requests = append(snap.Requests, p.row)
+	}
+	if len(c.log) < logKept {
+		snap.Log = append([]logRow(nil), c.log...)
+	} else {
+		snap.Log = append(append([]logRow(nil), c.log[c.logNext:]...), c.log[:c.logNext]...)
+	}
+	return snap
+}
+
+// Open connects to t in a new tab and returns its id; the connection's state (and why
+// it failed) reaches the page as events.
+func (s *Server) Open(ctx context.Context, t Target) (string, error) {
+	s.mu.Lock()
+	if s.done {
+		s.mu.Unlock()
+		return "", errClosed
+	}
+	s.next++
+	c := &conn{s: s, id: "c" + strconv.Itoa(s.next), target: t, tasks: map[string]*taskRow{}, reqs: map[string]*pendingRequest{}}
+	c.info = connInfo{ID: c.id, Target: t, State: "connecting", Name: describeTarget(t)}
+	s.conns[c.id] = c
+	s.order = append(s.order, c.id)
+	s.mu.Unlock()
+	c.publishInfo()
+	return c.id, c.dial(ctx)
+}
+
+func describeTarget(t Target) string {
+	switch {
+	case t.Stdio != "":
+		return t.Stdio
+	case t.URL != "":
+		return t.URL
+	case t.Config != "":
+		return t.Server + " (" + t.Config + ")"
+	}
+	return "the embedded demo server"
+}
+
+// clientOptions are those of a web session: every capability, receiver tasks on, no
+// OnRequest (the page answers server requests), and every message reported for the Log.
+func clientOptions() *client.Options {
+	return &client.Options{
+		Capabilities: &mcp.ClientCapabilities{
+			Roots:       &mcp.RootsCapability{},
+			Sampling:    &mcp.SamplingCapability{},
+			Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
+			Tasks: &mcp.ClientTasksCapability{
+				List:   &struct{}{},
+				Cancel: &struct{}{},
+				Requests: &mcp.ClientTaskRequests{
+					Sampling:    &mcp.TaskSamplingRequests{CreateMessage: &struct{}{}},
+					Elicitation: &mcp.TaskElicitationRequests{Create: &struct{}{}},
+				},
+			},
+		},
+		Receiver: &client.ReceiverOptions{},
+	}
+}
+
+// dial opens (or reopens) the connection's session and starts following its events.
+func (c *conn) dial(ctx context.Context) error {
+	sess, d, err := c.s.opts.Dial(ctx, c.target, clientOptions())
+	c.mu.Lock()
+	if err != nil {
+		c.info.State, c.info.Error = "failed", look.Sentence(err)
+		c.mu.Unlock()
+		c.publishInfo()
+		return err
+	}
+	if c.stop != nil {
+		c.stop()
+	}
+	old := c.sess
+	c.sess = sess
+	c.gen++
+	for _, r := range c.tasks {
+		r.Stale = true
+	}
+	init := sess.InitializeResult()
+	c.info = connInfo{
+		ID: c.id, Name: d.Name, Transport: d.Transport, Target: c.target, State: "connected",
+		Protocol: sess.ProtocolVersion(), Era: look.Era(sess.Modern()), Dialect: dialect(sess),
+		Server: &init.ServerInfo, Capabilities: &init.Capabilities, Instructions: init.Instructions,
+	}
+	sub := sess.Subscribe()
+	fctx, stop := context.WithCancel(context.Background())
+	c.stop = stop
+	gen := c.gen
+	c.mu.Unlock()
+	if old != nil {
+		go old.Close()
+	}
+	c.publishInfo()
+	go c.follow(fctx, sess, sub, gen)
+	if sess.Modern() {
+		// Over 2026-07-28 list changes come only through a listen.
+		go func() { _ = sess.Listen(fctx, mcp.ListenFilter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true}) }()
+	}
+	return nil
+}
+
+// dialect names the tasks a session follows.
+func dialect(sess *client.Session) string {
+	if sess.Modern() {
+		return mcp.ProtocolVersion20260728
+	}
+	return mcp.LatestProtocolVersion
+}
+
+func (c *conn) close() {
+	c.mu.Lock()
+	sess, stop := c.sess, c.stop
+	c.sess, c.stop = nil, nil
+	if c.info.State != "failed" {
+		c.info.State = "closed"
+	}
+	c.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	if sess != nil {
+		sess.Close()
+	}
+	c.publishInfo()
+}
+
+func (c *conn) publishInfo() {
+	c.mu.Lock()
+	info := c.info
+	c.mu.Unlock()
+	c.s.hub.publish(event{Type: evConn, Conn: c.id, Data: info})
+}
+
+// session returns the open session, or an error that says there is none.
+func (c *conn) session() (*client.Session, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sess == nil {
+		return nil, fmt.Errorf("%s is not connected: reconnect first", c.info.Name)
+	}
+	return c.sess, nil
+}
+
+// follow turns the session's events into the page's, until the session ends.
+func (c *conn) follow(ctx context.Context, sess *client.Session, sub *client.Subscription, gen int) {
+	defer sub.Close()
+	for e := range sub.All(ctx) {
+		switch e := e.(type) {
+		case *client.MessageEvent:
+			c.message(e)
+		case *client.TaskEvent:
+			if e.Task != nil {
+				c.taskEvent(e, gen)
+			}
+		case *client.RequestEvent:
+			c.requestEvent(e, gen)
+		case *client.ReceiverPollEvent:
+			c.receiverPoll(e, gen)
+		case *client.ReceiverResultEvent:
+			c.receiverResult(e, gen)
+		case *client.ProgressEvent:
+			c.s.hub.publish(event{Type: evProgress, Conn: c.id, Data: e.Params})
+		case *client.LogEvent:
+			c.s.hub.publish(event{Type: evLog, Conn: c.id, Data: e.Params})
+		case *client.ListChangedEvent:
+			c.s.hub.publish(event{Type: evList, Conn: c.id, Data: map[string]string{"method": e.Method}})
+		case *client.ResourceUpdatedEvent:
+			c.s.hub.publish(event{Type: evResource, Conn: c.id, Data: map[string]string{"uri": e.URI}})
+		case *client.ClosedEvent:
+			c.mu.Lock()
+			if c.gen == gen && c.sess == sess {
+				c.info.State = "closed"
+				if e.Err != nil {
+					c.info.State, c.info.Error = "failed", look.Sentence(e.Err)
+				}
+				c.sess = nil
+			}
+			c.mu.Unlock()
+			c.publishInfo()
+			return
+		}
+	}
+}
+
+func (c *conn) message(e *client.MessageEvent) {
+	b, err := jsonrpc.EncodeMessage(e.Message)
+	if err != nil {
+		return
+	}
+	dir := "out"
+	if e.Dir == jsonrpc.Inbound {
+		dir = "in"
+	}
+	c.mu.Lock()
+	row := logRow{Time: e.Time, Dir: dir, Message: b}
+	if len(c.log) < logKept {
+		row.Seq = len(c.log)
+		c.log = append(c.log, row)
+	} else {
+		row.Seq = c.log[(c.logNext+logKept-1)%logKept].Seq + 1
+		c.log[c.logNext] = row
+		c.logNext = (c.logNext + 1) % logKept
+	}
+	c.mu.Unlock()
+	c.s.hub.publish(event{Type: evMessage, Conn: c.id, Data: row})
+}
+
+// publishTask sends a copy of the row; c.mu is held.
+func (c *conn) publishTask(r *taskRow) {
+	r.At = c.s.opts.Now().UnixMilli()
+	cp := *r
+	c.s.hub.publish(event{Type: evTask, Conn: c.id, Data: &cp})
+}
+
+func (c *conn) addRow(r *taskRow) {
+	c.tasks[r.Key] = r
+	c.order = append(c.order, r.Key)
+	if len(c.order) > tasksKept {
+		c.evict()
+	}
+}
+
+// evict drops the oldest ended rows until the rows fit.
+func (c *conn) evict() {
+	keep := c.order[:0]
+	drop := len(c.order) - tasksKept
+	for _, k := range c.order {
+		if drop > 0 && c.tasks[k].Ended != nil {
+			delete(c.tasks, k)
+			drop--
+			continue
+		}
+		keep = append(keep, k)
+	}
+	c.order = keep
+}
+
+func (c *conn) requestorRow(t *client.Task, gen int) *taskRow {
+	k := fmt.Sprintf("req:%p", t)
+	if r := c.tasks[k]; r != nil {
+		return r
+	}
+	d := mcp.LatestProtocolVersion
+	if t.Dialect() == client.DialectExtension {
+		d = mcp.ProtocolVersion20260728
+	}
+	r := &taskRow{Key: k, Role: "requestor", Dialect: d, Name: t.Tool, Started: t.Started, task: t}
+	c.addRow(r)
+	return r
+}
+
+func (r *taskRow) setState(st mcp.Task) {
+	r.ID, r.Status, r.StatusMessage = st.TaskID, st.Status, st.StatusMessage
+	r.CreatedAt, r.TTL, r.PollInterval = st.CreatedAt, st.TTL, st.PollInterval
+}
+
+func (c *conn) taskEvent(e *client.TaskEvent, gen int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.requestorRow(e.Task, gen)
+	r.setState(e.State)
+	r.Polls = e.Task.Polls()
+	switch e.Kind {
+	case client.TaskProgress:
+		r.Progress = e.Progress
+	case client.TaskResult:
+		r.Result, _ = json.Marshal(e.Result)
+		r.end(e.Time)
+	case client.TaskError:
+		r.Error = errorOf(e.Err)
+		r.end(e.Time)
+	case client.TaskGone:
+		r.Gone, r.Error = true, errorOf(e.Err)
+		r.end(e.Time)
+	}
+	c.publishTask(r)
+}
+
+func (r *taskRow) end(at time.Time) {
+	if r.Ended == nil {
+		r.Ended = &at
+	}
+	r.Request = ""
+}
+
+func (c *conn) receiverRow(id string, gen int) *taskRow {
+	k := fmt.Sprintf("recv:%d:%s", gen, id)
+	if r := c.tasks[k]; r != nil {
+		return r
+	}
+	r := &taskRow{Key: k, ID: id, Role: "receiver", Dialect: mcp.LatestProtocolVersion, Name: "(server task)", Started: c.s.opts.Now()}
+	c.addRow(r)
+	return r
+}
+
+func (c *conn) receiverPoll(e *client.ReceiverPollEvent, gen int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.receiverRow(e.Task.TaskID, gen)
+	r.setState(e.Task)
+	r.Polls = e.Polls
+	if e.Request != nil {
+		r.Name = e.Request.Method
+	}
+	if e.Task.Status.IsTerminal() && r.Ended == nil {
+		r.end(e.Time)
+	}
+	c.publishTask(r)
+}
+
+func (c *conn) receiverResult(e *client.ReceiverResultEvent, gen int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.receiverRow(e.Task, gen)
+	if e.Err != nil {
+		r.Error = errorOf(e.Err)
+	} else {
+		r.Result = e.Result
+	}
+	r.end(e.Time)
+	c.publishTask(r)
+}
+
+// requestID names a server request for the page; the session's own id is not unique
+// (2026-07-28 input has none).
+func requestID(r *client.Request) string { return fmt.Sprintf("r%p", r) }
+
+func (c *conn) requestEvent(e *client.RequestEvent, gen int) {
+	req := e.Request
+	id := requestID(req)
+	c.mu.Lock()
+	p := c.reqs[id]
+	if p == nil && !e.Settled {
+		params := any(req.Elicitation)
+		if req.Sampling != nil {
+			params = req.Sampling
+		}
+		raw, _ := json.Marshal(params)
+		row := requestRow{ID: id, Method: req.Method, Params: raw, Channel: "request", Task: req.Task,
+			RelatedTask: req.RelatedTask, InputKey: req.InputKey, Received: req.Received}
+		switch {
+		case req.Task != "":
+			row.Channel = "task"
+		case req.InputKey != "":
+			row.Channel = "input"
+		case req.RelatedTask != "":
+			row.Channel = "side channel"
+		}
+		p = &pendingRequest{req: req, row: row}
+		c.reqs[id] = p
+	}
+	if p == nil {
+		c.mu.Unlock()
+		return
+	}
+	if e.Settled {
+		delete(c.reqs, id)
+		p.row.Settled, p.row.Outcome = true, outcomeOf(req)
+	}
+	row := p.row
+	// The task the request belongs to shows that it waits on it.
+	for _, r := range c.tasks {
+		if r.Stale {
+			continue
+		}
+		waits := (req.Task != "" && r.Role == "receiver" && r.ID == req.Task) ||
+			(req.RelatedTask != "" && r.Role == "requestor" && r.ID == req.RelatedTask)
+		if !waits {
+			continue
+		}
+		if req.Task != "" {
+			r.Name = req.Method
+		}
+		if e.Settled {
+			if r.Request == id {
+				r.Request = ""
+			}
+		} else {
+			r.Request = id
+		}
+		c.publishTask(r)
+	}
+	if req.Task != "" && !e.Settled && c.tasks[fmt.Sprintf("recv:%d:%s", gen, req.Task)] == nil {
+		r := c.receiverRow(req.Task, gen)
+		r.Name, r.Request, r.Status = req.Method, id, mcp.TaskStatusWorking
+		c.publishTask(r)
+	}
+	c.mu.Unlock()
+	c.s.hub.publish(event{Type: evRequest, Conn: c.id, Data: row})
+}
+
+// outcomeOf says how a settled request ended, for the page.
+func outcomeOf(r *client.Request) string {
+	res, err := r.Answer()
+	switch {
+	case r.Withdrawn():
+		return "withdrawn"
+	case err != nil:
+		return "refused"
+	}
+	if er, ok := res.(*mcp.ElicitResult); ok {
+		return er.Action
+	}
+	return "answered"
+}

@@ -1,0 +1,87 @@
+// Small DOM helpers. Every string from a server goes in as text (textContent, attribute
+// values), never as markup.
+
+// h builds an element: h('div.cls#id', {attrs, on: {click}}, ...children).
+export function h(tag, props, ...children) {
+  const m = /^([a-z0-9-]+)?((?:[.#][\w-]+)*)$/i.exec(tag);
+  const el = document.createElement(m[1] || 'div');
+  for (const part of (m[2] || '').match(/[.#][\w-]+/g) || []) {
+    if (part[0] === '.') el.classList.add(part.slice(1));
+    else el.id = part.slice(1);
+  }
+  if (props && (typeof props !== 'object' || props instanceof Node || Array.isArray(props))) {
+    children.unshift(props);
+    props = null;
+  }
+  for (const [k, v] of Object.entries(props || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'on') {
+      for (const [ev, fn] of Object.entries(v)) el.addEventListener(ev, fn);
+    } else if (k === 'dataset') {
+      Object.assign(el.dataset, v);
+    } else if (k === 'value' || k === 'checked' || k === 'disabled' || k === 'selected') {
+      el[k] = v;
+    } else {
+      el.setAttribute(k, v === true ? '' : String(v));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children.flat(Infinity)) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+// clear empties el and appends children.
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+// clean makes a server string safe to show on one line: control characters become
+// visible escapes, as the terminal front ends do.
+export function clean(s) {
+  if (s === undefined || s === null) return '';
+  return String(s).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+}
+
+// duration renders milliseconds like the CLI: 850ms, 1.2s, 3m04s, 1h02m.
+export function duration(ms) {
+  if (ms === undefined || ms === null || !isFinite(ms)) return '-';
+  if (ms < 0) ms = 0;
+  if (ms < 1000) return Math.round(ms) + 'ms';
+  const s = ms / 1000;
+  if (s < 60) return s.toFixed(1) + 's';
+  const m = Math.floor(s / 60);
+  if (m < 60) return m + 'm' + String(Math.floor(s % 60)).padStart(2, '0') + 's';
+  return Math.floor(m / 60) + 'h' + String(m % 60).padStart(2, '0') + 'm';
+}
+
+export const statusSymbol = {
+  working: '◐', input_required: '?', completed: '✓', failed: '✗', cancelled: '⊘',
+};
+
+export function statusText(s) {
+  if (!s) return '…';
+  return (statusSymbol[s] || '·') + ' ' + s;
+}
+
+export function terminal(s) {
+  return s === 'completed' || s === 'failed' || s === 'cancelled';
+}
+
+let toastTimer;
+// toast shows a short message at the bottom of the page.
+export function toast(msg, kind) {
+  const el = document.getElementById('toast');
+  el.textContent = clean(msg);
+  el.className = 'show ' + (kind || '');
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { el.className = ''; }, kind === 'error' ? 6000 : 3000);
+}

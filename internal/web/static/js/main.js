@@ -1,0 +1,223 @@
+// The page: one event stream from the Go side keeps the state below, and the views render
+// it. Every server the page is connected to is a tab; the views show the active one.
+import { h, fill, clean, toast } from './dom.js';
+import { connectView } from './views/connect.js';
+import { toolsView } from './views/tools.js';
+import { tasksView } from './views/tasks.js';
+import { requestsView } from './views/requests.js';
+import { resourcesView } from './views/resources.js';
+import { promptsView } from './views/prompts.js';
+import { logView } from './views/log.js';
+
+const LOG_KEPT = 20000;
+
+// The state the event stream keeps.
+export const state = {
+  conns: new Map(), // id -> conn
+  active: null,     // the active connection's id
+  view: 'tools',
+  taskTTL: 600000,
+  seq: 0,           // the last event applied
+};
+
+function newConn(info) {
+  return { info, tasks: new Map(), requests: new Map(), log: [], tools: null };
+}
+
+// A tiny bus: views listen for the kinds of events they show.
+const listeners = new Map();
+export function on(kind, fn) {
+  if (!listeners.has(kind)) listeners.set(kind, new Set());
+  listeners.get(kind).add(fn);
+}
+function emit(kind, conn, data) {
+  for (const fn of listeners.get(kind) || []) {
+    try { fn(conn, data); } catch (e) { console.error(e); }
+  }
+}
+
+export function activeConn() { return state.conns.get(state.active) || null; }
+
+const views = [
+  connectView, toolsView, tasksView, requestsView, resourcesView, promptsView, logView,
+];
+
+// show switches to a view (by name), optionally with an argument the view takes.
+export function show(name, arg) {
+  state.view = name;
+  location.hash = name;
+  renderNav();
+  const v = views.find((x) => x.name === name) || toolsView;
+  const main = document.getElementById('main');
+  main.replaceChildren();
+  main.dataset.view = v.name;
+  v.mount(main, arg);
+}
+
+export function selectConn(id) {
+  state.active = id;
+  renderConns();
+  renderHeader();
+  show(state.view === 'connect' && id ? 'tools' : state.view);
+}
+
+function pendingCount(c) {
+  let n = 0;
+  for (const r of c.requests.values()) if (!r.settled) n++;
+  return n;
+}
+
+function renderConns() {
+  const nav = document.getElementById('conns');
+  fill(nav, [...state.conns.values()].map((c) => {
+    const n = pendingCount(c);
+    return h('button.conn-tab' + (c.info.id === state.active ? '.active' : ''), {
+      'data-conn': c.info.id, title: clean(c.info.name),
+      on: { click: () => selectConn(c.info.id) },
+    }, h('span.dot.' + (c.info.state || 'connecting')), clean(short(c.info.server ? c.info.server.name : c.info.name)),
+    n ? h('span.badge', String(n)) : null);
+  }));
+}
+
+function short(s) {
+  s = String(s || '');
+  return s.length > 32 ? s.slice(0, 31) + '…' : s;
+}
+
+function renderHeader() {
+  const el = document.getElementById('conn-header');
+  const c = activeConn();
+  if (!c) {
+    fill(el, h('span.muted', 'Not connected. Pick a server in Connect.'));
+    return;
+  }
+  const i = c.info;
+  const caps = i.capabilities ? Object.keys(i.capabilities).filter((k) => i.capabilities[k]).join(' ') : '';
+  fill(el,
+    h('span.state.' + i.state, i.state),
+    i.server ? h('b', clean(i.server.name) + ' ' + clean(i.server.version)) : h('b', clean(i.name)),
+    i.transport ? h('span.muted', '· ' + i.transport) : null,
+    i.protocol ? h('span', { id: 'era' }, '· protocol ' + clean(i.protocol) + ' (' + clean(i.era) + ' era)') : null,
+    caps ? h('span.muted.caps', '· ' + clean(caps)) : null,
+    i.error ? h('span.error', clean(i.error)) : null,
+    i.instructions ? h('details.instructions', h('summary', 'instructions'), h('pre', clean(i.instructions))) : null,
+  );
+}
+
+function renderNav() {
+  const c = activeConn();
+  const pending = c ? pendingCount(c) : 0;
+  const tasks = c ? c.tasks.size : 0;
+  fill(document.getElementById('views'), views.map((v, i) => h('button.view-tab' + (v.name === state.view ? '.active' : ''), {
+    'data-view': v.name, title: 'Alt+' + (i + 1),
+    on: { click: () => show(v.name) },
+  }, v.title,
+  v.name === 'requests' && pending ? h('span.badge', { id: 'pending-badge' }, String(pending)) : null,
+  v.name === 'tasks' && tasks ? h('span.count', String(tasks)) : null)));
+}
+
+// apply takes one event of the stream.
+function apply(ev) {
+  if (ev.type === 'snapshot') {
+    state.conns.clear();
+    state.taskTTL = ev.data.taskTTL;
+    for (const s of ev.data.conns) {
+      const c = newConn(s.info);
+      for (const t of s.tasks) c.tasks.set(t.key, t);
+      for (const r of s.requests) c.requests.set(r.id, r);
+      c.log = s.log;
+      state.conns.set(s.info.id, c);
+    }
+    state.seq = ev.seq;
+    if (!state.conns.has(state.active)) state.active = state.conns.size ? state.conns.keys().next().value : null;
+    renderConns();
+    renderHeader();
+    show(state.view);
+    emit('snapshot');
+    return;
+  }
+  if (ev.seq <= state.seq) return; // the snapshot has it
+  state.seq = ev.seq;
+  let c = state.conns.get(ev.conn);
+  switch (ev.type) {
+    case 'conn':
+      if (ev.data.state === 'forgotten') {
+        state.conns.delete(ev.conn);
+        if (state.active === ev.conn) state.active = state.conns.size ? state.conns.keys().next().value : null;
+        renderConns(); renderHeader(); show(state.view);
+        return;
+      }
+      if (!c) {
+        c = newConn(ev.data);
+        state.conns.set(ev.conn, c);
+        if (!state.active || state.pendingActive === ev.conn) { state.active = ev.conn; state.pendingActive = null; }
+      }
+      c.info = ev.data;
+      c.tools = ev.data.state === 'connected' ? c.tools : null;
+      renderConns();
+      if (ev.conn === state.active) renderHeader();
+      emit('conn', c, ev.data);
+      return;
+    case 'task':
+      if (!c) return;
+      c.tasks.set(ev.data.key, ev.data);
+      if (ev.conn === state.active) renderNavSoon();
+      emit('task', c, ev.data);
+      return;
+    case 'request':
+      if (!c) return;
+      if (ev.data.settled) c.requests.delete(ev.data.id);
+      else c.requests.set(ev.data.id, ev.data);
+      renderConns();
+      renderNav();
+      emit('request', c, ev.data);
+      return;
+    case 'message':
+      if (!c) return;
+      c.log.push(ev.data);
+      if (c.log.length > LOG_KEPT) c.log.splice(0, c.log.length - LOG_KEPT);
+      emit('message', c, ev.data);
+      return;
+    default:
+      if (c) emit(ev.type, c, ev.data);
+  }
+}
+
+let navSoon = false;
+function renderNavSoon() {
+  if (navSoon) return;
+  navSoon = true;
+  requestAnimationFrame(() => { navSoon = false; renderNav(); });
+}
+
+// stream opens the event stream, and opens it again when it drops (the snapshot then
+// brings the page up to date).
+function stream() {
+  const dot = document.getElementById('stream');
+  const es = new EventSource('/api/events');
+  es.onopen = () => { dot.className = 'dot connected'; dot.title = 'event stream open'; };
+  es.onmessage = (m) => {
+    let ev;
+    try { ev = JSON.parse(m.data); } catch { return; }
+    apply(ev);
+  };
+  es.onerror = () => {
+    dot.className = 'dot failed';
+    dot.title = 'event stream lost; reconnecting';
+    if (es.readyState === EventSource.CLOSED) setTimeout(stream, 1000);
+  };
+}
+
+document.getElementById('add-conn').addEventListener('click', () => show('connect'));
+document.addEventListener('keydown', (e) => {
+  if (e.altKey && e.key >= '1' && e.key <= String(views.length)) {
+    show(views[Number(e.key) - 1].name);
+    e.preventDefault();
+  }
+});
+window.addEventListener('unhandledrejection', (e) => toast(e.reason && e.reason.message || String(e.reason), 'error'));
+
+const initial = location.hash.slice(1);
+if (views.some((v) => v.name === initial)) state.view = initial;
+renderNav();
+stream();

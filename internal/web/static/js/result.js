@@ -1,0 +1,84 @@
+// A tool result (or a prompt message, a resource's contents) as a person reads it: text,
+// images, audio, resource links and embedded resources, and structured content checked
+// against the tool's output schema.
+import { h, clean } from './dom.js';
+import { jsonView } from './json.js';
+
+// Media types a data: URL may carry into the page.
+const IMAGE = /^image\/(png|jpeg|gif|webp|bmp|avif)$/;
+const AUDIO = /^audio\/(wav|x-wav|mpeg|mp3|ogg|webm|aac|flac)$/;
+const B64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+export function contentView(c) {
+  if (!c || typeof c !== 'object') return h('div.content', jsonView(c));
+  switch (c.type) {
+    case 'text':
+      return h('pre.content.text', clean(c.text).replace(/\\u000a/g, '\n'));
+    case 'image':
+      if (IMAGE.test(c.mimeType || '') && B64.test(c.data || '')) {
+        return h('figure.content.image', h('img', { src: `data:${c.mimeType};base64,${c.data}`, alt: 'image from the server (' + clean(c.mimeType) + ')' }), h('figcaption.muted', clean(c.mimeType)));
+      }
+      return h('div.content.error', 'an image of type ' + clean(c.mimeType) + ' that the page does not show');
+    case 'audio':
+      if (AUDIO.test(c.mimeType || '') && B64.test(c.data || '')) {
+        return h('figure.content.audio', h('audio', { controls: true, src: `data:${c.mimeType};base64,${c.data}` }), h('figcaption.muted', clean(c.mimeType)));
+      }
+      return h('div.content.error', 'audio of type ' + clean(c.mimeType) + ' that the page does not play');
+    case 'resource_link':
+      return h('div.content.link', '🔗 ', h('span.uri', clean(c.uri)), c.name ? h('span.muted', ' ' + clean(c.name)) : null,
+        c.description ? h('div.muted', clean(c.description)) : null);
+    case 'resource': {
+      const r = c.resource || {};
+      return h('div.content.resource', h('div.muted', 'resource ', h('span.uri', clean(r.uri)), r.mimeType ? ' · ' + clean(r.mimeType) : ''),
+        'text' in r ? h('pre', clean(r.text).replace(/\\u000a/g, '\n')) : h('div.muted', `${(r.blob || '').length} bytes of base64`));
+    }
+  }
+  return h('div.content', jsonView(c));
+}
+
+// resultView renders a CallToolResult; schema is the tool's outputSchema, if any.
+export function resultView(res, schema) {
+  const parts = [];
+  if (res.isError) parts.push(h('div.is-error', 'isError: the tool reports a failure'));
+  for (const c of res.content || []) parts.push(contentView(c));
+  if (res.structuredContent !== undefined) {
+    const problems = schema ? check(res.structuredContent, schema, schema, '') : [];
+    parts.push(h('div.structured', h('h4', 'structuredContent',
+      schema ? (problems.length ? h('span.bad', ' does not match the output schema') : h('span.good', ' matches the output schema')) : null),
+    problems.length ? h('ul.problems', problems.slice(0, 20).map((p) => h('li', clean(p)))) : null,
+    jsonView(res.structuredContent)));
+  } else if (schema) {
+    parts.push(h('div.bad', 'the tool has an output schema but returned no structuredContent'));
+  }
+  parts.push(h('details.raw', h('summary', 'raw result'), jsonView(res, { open: 1 })));
+  return h('div.result', parts);
+}
+
+// check is a small JSON Schema check (types, required, enum, bounds, items, properties,
+// local $ref): enough to say whether structured content matches its output schema.
+export function check(v, s, root, path, depth = 0) {
+  if (!s || typeof s !== 'object' || depth > 32) return [];
+  if (typeof s.$ref === 'string' && s.$ref.startsWith('#')) {
+    let t = root;
+    for (const k of s.$ref.slice(1).split('/').filter(Boolean)) t = t && t[decodeURIComponent(k)];
+    return check(v, t, root, path, depth + 1);
+  }
+  const out = [];
+  const at = path || '(top)';
+  const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
+  const kind = v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v;
+  if (types.length && !types.some((t) => t === kind || (t === 'number' && kind === 'integer'))) {
+    return [`${at}: ${kind}, want ${types.join(' or ')}`];
+  }
+  if (Array.isArray(s.enum) && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(v))) out.push(`${at}: not one of the allowed values`);
+  if (kind === 'object') {
+    for (const k of s.required || []) if (!(k in v)) out.push(`${at}: ${k} is missing`);
+    for (const [k, sub] of Object.entries(s.properties || {})) if (k in v) out.push(...check(v[k], sub, root, path + '.' + k, depth + 1));
+  }
+  if (kind === 'array' && s.items) v.forEach((x, i) => out.push(...check(x, s.items, root, `${path}[${i}]`, depth + 1)));
+  if ((kind === 'number' || kind === 'integer')) {
+    if (s.minimum !== undefined && v < s.minimum) out.push(`${at}: below ${s.minimum}`);
+    if (s.maximum !== undefined && v > s.maximum) out.push(`${at}: above ${s.maximum}`);
+  }
+  return out;
+}

@@ -1,0 +1,213 @@
+// Tasks: both roles (→ asked of the server, ← asked by it) and both dialects, live. Only
+// the rows in sight are drawn, so ten thousand tasks scroll as smoothly as ten.
+import { h, fill, clean, toast, duration, statusText, terminal } from '../dom.js';
+import { conn as api } from '../api.js';
+import { jsonView } from '../json.js';
+import { state, on, activeConn, show } from '../main.js';
+
+const ROW = 28;       // px, every row
+const OVERSCAN = 8;   // rows drawn beyond the visible ones
+
+let root = null;
+let scroller = null;
+let spacer = null;
+let rowsBox = null;
+let detail = null;
+let countEl = null;
+let rows = [];        // the filtered rows, in order
+let selected = null;  // a row key
+let dirty = false;
+let ticker = null;
+const filters = { role: 'all', status: 'all', text: '' };
+
+// perf records, for the browser tests, how long after its client event a row was drawn.
+const perf = (window.__mcpiPerf = window.__mcpiPerf || { taskLatency: [] });
+
+function matches(r) {
+  if (filters.role !== 'all' && r.role !== filters.role) return false;
+  if (filters.status === 'active' && (terminal(r.status) || r.ended)) return false;
+  if (filters.status === 'ended' && !(terminal(r.status) || r.ended)) return false;
+  if (!['all', 'active', 'ended'].includes(filters.status) && r.status !== filters.status) return false;
+  if (filters.text) {
+    const t = filters.text;
+    if (!(r.name || '').toLowerCase().includes(t) && !(r.id || '').toLowerCase().includes(t) && !(r.statusMessage || '').toLowerCase().includes(t)) return false;
+  }
+  return true;
+}
+
+function recompute() {
+  const c = activeConn();
+  rows = c ? [...c.tasks.values()].filter(matches) : [];
+  if (countEl) {
+    const total = c ? c.tasks.size : 0;
+    let active = 0;
+    if (c) for (const r of c.tasks.values()) if (!terminal(r.status) && !r.ended) active++;
+    countEl.textContent = `${total} tasks · ${active} active${rows.length !== total ? ` · ${rows.length} shown` : ''}`;
+  }
+  spacer.style.height = rows.length * ROW + 'px';
+}
+
+function elapsed(r) {
+  const start = Date.parse(r.started);
+  const end = r.ended ? Date.parse(r.ended) : Date.now();
+  return duration(end - start);
+}
+
+function ttlLeft(r) {
+  if (r.ttl === undefined || r.ttl === null || !r.createdAt) return '-';
+  const left = Date.parse(r.createdAt) + r.ttl - Date.now();
+  return left <= 0 ? 'expired' : duration(left);
+}
+
+function progress(r) {
+  const p = r.progress;
+  if (!p) return '';
+  if (p.total) return `${p.progress}/${p.total}`;
+  return String(p.progress);
+}
+
+function rowEl(r, i) {
+  return h('div.trow' + (r.key === selected ? '.selected' : '') + (r.stale ? '.stale' : '') + '.s-' + (r.status || 'none'), {
+    style: `top:${i * ROW}px`, 'data-key': r.key, 'data-status': r.status || '', role: 'row',
+    on: { click: () => select(r.key) },
+  },
+  h('span.c-role', { title: r.role === 'receiver' ? 'asked by the server' : 'asked of the server' }, r.role === 'receiver' ? '←' : '→'),
+  h('span.c-id', clean((r.id || '…').slice(0, 8))),
+  h('span.c-name', clean(r.name), r.dialect === '2026-07-28' ? h('span.ext', ' ext') : null),
+  h('span.c-status', statusText(r.status)),
+  h('span.c-msg', clean(r.statusMessage || (r.progress && r.progress.message) || '')),
+  h('span.c-prog', progress(r)),
+  h('span.c-elapsed', elapsed(r)),
+  h('span.c-ttl', ttlLeft(r)),
+  h('span.c-polls', String(r.polls || 0)),
+  r.request ? h('span.c-wait', { title: 'waits on a prompt' }, '⚑') : h('span.c-wait'));
+}
+
+// draw draws the rows in sight.
+function draw() {
+  if (!scroller) return;
+  const top = scroller.scrollTop;
+  const first = Math.max(0, Math.floor(top / ROW) - OVERSCAN);
+  const last = Math.min(rows.length, Math.ceil((top + scroller.clientHeight) / ROW) + OVERSCAN);
+  const els = [];
+  const now = Date.now();
+  for (let i = first; i < last; i++) {
+    els.push(rowEl(rows[i], i));
+    if (rows[i].at && !rows[i].measured) {
+      rows[i].measured = true;
+      perf.taskLatency.push(now - rows[i].at);
+      if (perf.taskLatency.length > 10000) perf.taskLatency.shift();
+    }
+  }
+  rowsBox.replaceChildren(...els);
+}
+
+function soon() {
+  if (dirty) return;
+  dirty = true;
+  requestAnimationFrame(() => {
+    dirty = false;
+    if (!root || !root.isConnected) return;
+    recompute();
+    draw();
+    if (selected) renderDetail();
+  });
+}
+
+function select(key) {
+  selected = key;
+  draw();
+  renderDetail();
+}
+
+function renderDetail() {
+  const c = activeConn();
+  const r = c && c.tasks.get(selected);
+  if (!r) { fill(detail, h('p.muted', 'Pick a task to see it whole.')); return; }
+  const actions = [];
+  if (r.role === 'requestor' && !terminal(r.status) && !r.ended && !r.stale) {
+    actions.push(h('button.danger', { type: 'button', 'data-action': 'cancel', on: { click: () => confirmCancel(c, r) } }, 'Cancel task…'));
+  }
+  if (r.request) {
+    actions.push(h('button.primary', { type: 'button', 'data-action': 'prompt', on: { click: () => show('requests', { id: r.request }) } }, 'Answer its prompt'));
+  }
+  const state = { taskId: r.id, status: r.status, statusMessage: r.statusMessage, createdAt: r.createdAt, ttl: r.ttl, pollInterval: r.pollInterval };
+  let result = null;
+  if (r.result) {
+    let v;
+    try { v = JSON.parse(typeof r.result === 'string' ? r.result : JSON.stringify(r.result)); } catch { v = r.result; }
+    result = h('div', h('h4', r.role === 'receiver' ? 'Answer sent to the server' : 'Result'), jsonView(v));
+  }
+  fill(detail,
+    h('h3', r.role === 'receiver' ? '← ' : '→ ', clean(r.name), ' ', h('span.muted', clean(r.id || '')), r.dialect === '2026-07-28' ? h('span.ext', ' Tasks extension') : null),
+    h('p', statusText(r.status), r.statusMessage ? ' · ' + clean(r.statusMessage) : '', ` · ${elapsed(r)} · ttl left ${ttlLeft(r)} · ${r.polls || 0} polls`),
+    r.stale ? h('p.muted', 'from an earlier connection') : null,
+    actions.length ? h('div.buttons', actions) : null,
+    r.error ? h('div', h('h4.error', r.gone ? 'Gone' : 'Error'), h('p.error', clean(r.error.message)), r.error.code ? jsonView(r.error) : null) : null,
+    result,
+    h('details', h('summary', 'Task'), jsonView(state)));
+}
+
+function confirmCancel(c, r) {
+  const dlg = h('dialog.confirm', h('p', 'Cancel the task ', h('b', clean(r.name)), ' (', clean(r.id), ') on the server?'),
+    h('div.buttons',
+      h('button.danger', { type: 'button', 'data-action': 'confirm-cancel', on: { click: async () => {
+        dlg.close(); dlg.remove();
+        try { await api(c.info.id).cancel(r.key); toast('cancelled'); } catch (err) { toast(err.message, 'error'); }
+      } } }, 'Cancel the task'),
+      h('button', { type: 'button', on: { click: () => { dlg.close(); dlg.remove(); } } }, 'Keep it running')));
+  document.body.append(dlg);
+  dlg.showModal();
+}
+
+function mount(el, arg) {
+  root = el;
+  const c = activeConn();
+  if (!c) { fill(el, h('p.muted', 'Connect to a server first.')); return; }
+  if (arg && arg.key) selected = arg.key;
+  const sel = (name, opts, key) => {
+    const s = h('select', { 'aria-label': name }, opts.map(([v, t]) => h('option', { value: v }, t)));
+    s.value = filters[key];
+    s.addEventListener('change', () => { filters[key] = s.value; soon(); });
+    return s;
+  };
+  const text = h('input', { type: 'search', placeholder: 'filter by tool, id, message', value: filters.text, 'aria-label': 'filter tasks' });
+  text.addEventListener('input', () => { filters.text = text.value.toLowerCase(); soon(); });
+  countEl = h('span.count');
+  scroller = h('div.tscroll', { role: 'grid', 'aria-label': 'tasks' });
+  spacer = h('div.tspacer');
+  rowsBox = h('div.trows');
+  scroller.append(spacer, rowsBox);
+  scroller.addEventListener('scroll', () => draw(), { passive: true });
+  detail = h('section.tdetail');
+  const discover = c.info.protocol === '2025-11-25'
+    ? h('button', { type: 'button', title: 'tasks/list: follow the server\'s tasks not shown yet', on: { click: async () => {
+      try { const r = await api(c.info.id).serverTasks(); toast(`following ${r.followed} of the server's tasks`); } catch (err) { toast(err.message, 'error'); }
+    } } }, 'Find the server\'s tasks')
+    : null;
+  fill(el,
+    h('div.tbar', countEl,
+      sel('role', [['all', 'both roles'], ['requestor', '→ asked of the server'], ['receiver', '← asked by the server']], 'role'),
+      sel('status', [['all', 'any status'], ['active', 'active'], ['ended', 'ended'], ['working', 'working'], ['input_required', 'input_required'], ['completed', 'completed'], ['failed', 'failed'], ['cancelled', 'cancelled']], 'status'),
+      text, discover),
+    h('div.thead', h('span.c-role', ''), h('span.c-id', 'ID'), h('span.c-name', 'TOOL / METHOD'), h('span.c-status', 'STATUS'),
+      h('span.c-msg', 'MESSAGE'), h('span.c-prog', 'PROG'), h('span.c-elapsed', 'ELAPSED'), h('span.c-ttl', 'TTL LEFT'), h('span.c-polls', 'POLLS'), h('span.c-wait', '')),
+    h('div.tsplit', scroller, detail));
+  recompute();
+  if (selected) {
+    const i = rows.findIndex((r) => r.key === selected);
+    if (i >= 0) scroller.scrollTop = Math.max(0, i * ROW - scroller.clientHeight / 2);
+  }
+  draw();
+  renderDetail();
+  clearInterval(ticker);
+  // Elapsed and ttl left move on their own.
+  ticker = setInterval(() => { if (root && root.isConnected) { draw(); } else clearInterval(ticker); }, 1000);
+}
+
+export const tasksView = { name: 'tasks', title: 'Tasks', mount };
+
+on('task', (c) => {
+  if (c === activeConn() && state.view === 'tasks') soon();
+});
+on('snapshot', () => { if (state.view === 'tasks' && root && root.isConnected) soon(); });
