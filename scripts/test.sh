@@ -32,6 +32,9 @@ go vet ./...
 step "tmux for the terminal UI test"
 bash scripts/tui-tools.sh
 export MCPI_TUI_TMUX=1
+step "Chromium for the web inspector's browser tests"
+bash scripts/web-tools.sh
+export MCPI_WEB_BROWSER=1
 bash scripts/interop-tools.sh && export MCPI_INTEROP=1 # TS SDK peers of ./interop: missing SDK = failure
 step "go test -race"
 go test -race -count=1 ./...

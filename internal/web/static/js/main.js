@@ -1,6 +1,7 @@
 // The page: one event stream from the Go side keeps the state below, and the views render
 // it. Every server the page is connected to is a tab; the views show the active one.
 import { h, fill, clean, toast } from './dom.js';
+import { state, emit, activeConn, setNavigation } from './store.js';
 import { connectView } from './views/connect.js';
 import { toolsView } from './views/tools.js';
 import { tasksView } from './views/tasks.js';
@@ -11,39 +12,16 @@ import { logView } from './views/log.js';
 
 const LOG_KEPT = 20000;
 
-// The state the event stream keeps.
-export const state = {
-  conns: new Map(), // id -> conn
-  active: null,     // the active connection's id
-  view: 'tools',
-  taskTTL: 600000,
-  seq: 0,           // the last event applied
-};
-
 function newConn(info) {
   return { info, tasks: new Map(), requests: new Map(), log: [], tools: null };
 }
-
-// A tiny bus: views listen for the kinds of events they show.
-const listeners = new Map();
-export function on(kind, fn) {
-  if (!listeners.has(kind)) listeners.set(kind, new Set());
-  listeners.get(kind).add(fn);
-}
-function emit(kind, conn, data) {
-  for (const fn of listeners.get(kind) || []) {
-    try { fn(conn, data); } catch (e) { console.error(e); }
-  }
-}
-
-export function activeConn() { return state.conns.get(state.active) || null; }
 
 const views = [
   connectView, toolsView, tasksView, requestsView, resourcesView, promptsView, logView,
 ];
 
 // show switches to a view (by name), optionally with an argument the view takes.
-export function show(name, arg) {
+function show(name, arg) {
   state.view = name;
   location.hash = name;
   renderNav();
@@ -54,7 +32,7 @@ export function show(name, arg) {
   v.mount(main, arg);
 }
 
-export function selectConn(id) {
+function selectConn(id) {
   state.active = id;
   renderConns();
   renderHeader();
@@ -217,6 +195,7 @@ document.addEventListener('keydown', (e) => {
 });
 window.addEventListener('unhandledrejection', (e) => toast(e.reason && e.reason.message || String(e.reason), 'error'));
 
+setNavigation({ show, selectConn });
 const initial = location.hash.slice(1);
 if (views.some((v) => v.name === initial)) state.view = initial;
 renderNav();

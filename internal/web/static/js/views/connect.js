@@ -2,7 +2,7 @@
 // servers connected now, with disconnect, reconnect and forget.
 import { h, fill, clean, toast } from '../dom.js';
 import { connect, conn as api } from '../api.js';
-import { state, on, selectConn } from '../main.js';
+import { state, on, selectConn } from '../store.js';
 
 let root = null;
 let table = null;

@@ -1,8 +1,9 @@
 // Log: every JSON-RPC message both ways, filtered by direction, method and task, each
 // one copied as JSON with a click. Only the lines in sight are drawn.
 import { h, fill, clean, toast } from '../dom.js';
-import { state, on, activeConn } from '../main.js';
+import { state, on, activeConn } from '../store.js';
 import { jsonView } from '../json.js';
+import { conn as api } from '../api.js';
 
 const LINE = 22;
 let root = null;
@@ -100,7 +101,6 @@ function mount(el) {
   const level = h('select', { 'aria-label': 'server log level' }, ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'].map((l) => h('option', { value: l }, l)));
   level.value = 'info';
   level.addEventListener('change', async () => {
-    const { conn: api } = await import('../api.js');
     try { await api(c.info.id).loglevel(level.value); toast('log level ' + level.value); } catch (e) { toast(e.message, 'error'); }
   });
   scroller = h('div.lscroll', { 'aria-label': 'messages' });

@@ -5,7 +5,7 @@ import { h, fill, clean, toast, duration } from '../dom.js';
 import { conn as api } from '../api.js';
 import { schemaForm } from '../form.js';
 import { jsonView } from '../json.js';
-import { state, on, activeConn } from '../main.js';
+import { state, on, activeConn } from '../store.js';
 
 let root = null;
 let listEl = null;

@@ -4,7 +4,7 @@ import { h, fill, clean, toast } from '../dom.js';
 import { conn as api } from '../api.js';
 import { contentView } from '../result.js';
 import { jsonView } from '../json.js';
-import { state, on, activeConn } from '../main.js';
+import { state, on, activeConn } from '../store.js';
 
 let root = null;
 let pane = null;

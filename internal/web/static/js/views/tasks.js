@@ -3,7 +3,7 @@
 import { h, fill, clean, toast, duration, statusText, terminal } from '../dom.js';
 import { conn as api } from '../api.js';
 import { jsonView } from '../json.js';
-import { state, on, activeConn, show } from '../main.js';
+import { state, on, activeConn, show } from '../store.js';
 
 const ROW = 28;       // px, every row
 const OVERSCAN = 8;   // rows drawn beyond the visible ones
@@ -93,7 +93,7 @@ function draw() {
   const now = Date.now();
   for (let i = first; i < last; i++) {
     els.push(rowEl(rows[i], i));
-    if (rows[i].at && !rows[i].measured) {
+    if (rows[i].watched && !rows[i].measured) {
       rows[i].measured = true;
       perf.taskLatency.push(now - rows[i].at);
       if (perf.taskLatency.length > 10000) perf.taskLatency.shift();
@@ -207,7 +207,10 @@ function mount(el, arg) {
 
 export const tasksView = { name: 'tasks', title: 'Tasks', mount };
 
-on('task', (c) => {
-  if (c === activeConn() && state.view === 'tasks') soon();
+on('task', (c, r) => {
+  if (c === activeConn() && state.view === 'tasks' && root && root.isConnected) {
+    r.watched = !!r.at; // measured when it is drawn
+    soon();
+  }
 });
 on('snapshot', () => { if (state.view === 'tasks' && root && root.isConnected) soon(); });

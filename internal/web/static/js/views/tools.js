@@ -5,7 +5,7 @@ import { h, fill, clean, toast, duration } from '../dom.js';
 import { conn as api } from '../api.js';
 import { argumentsEditor } from '../form.js';
 import { resultView } from '../result.js';
-import { state, on, activeConn, show } from '../main.js';
+import { state, on, activeConn, show } from '../store.js';
 
 let root = null;
 let list = null;

@@ -1,0 +1,368 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/connect"
+	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	webcmd "github.com/mcpi-dev/mcpi/internal/cli/web"
+)
+
+// browserEnv set to 1 makes a missing Chromium fail the browser tests instead of
+// skipping them (scripts/test.sh sets it after scripts/web-tools.sh).
+const browserEnv = "MCPI_WEB_BROWSER"
+
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv(browserEnv) == "1" {
+		t.Fatalf("%s=1 but no Chromium is installed: run scripts/web-tools.sh", browserEnv)
+	}
+	t.Skipf("no Chromium (scripts/web-tools.sh installs it; %s=1 makes this a failure)", browserEnv)
+	return ""
+}
+
+// session is mcpi web on the embedded demo server, and a headless Chromium on its page.
+type session struct {
+	t       *testing.T
+	ctx     context.Context
+	url     string
+	started time.Time
+}
+
+func startWeb(t *testing.T) *session {
+	t.Helper()
+	exe := chromium(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	// The browser first, so that the start-up measured is mcpi's, not Chromium's.
+	actx, acancel := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU, chromedp.WindowSize(1280, 860))...)
+	t.Cleanup(acancel)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(bcancel)
+	if err := chromedp.Do(bctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("starting Chromium: %v", err)
+	}
+	ios, _, _, _ := iostreams.Test()
+	urls := make(chan string, 1)
+	started := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		done <- webcmd.Run(ctx, &webcmd.Options{IO: ios, Sel: &connect.Selection{}, Listen: "127.0.0.1:0", NoOpen: true,
+			TaskTTL: time.Minute, Ready: func(u string) { urls <- u }})
+	}()
+	var u string
+	select {
+	case u = <-urls:
+	case err := <-done:
+		t.Fatalf("mcpi web ended: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("mcpi web did not start")
+	}
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return &session{t: t, ctx: bctx, url: u, started: started}
+}
+
+// run runs steps with a deadline, failing the test with a screenshot's path on error.
+func (s *session) run(what string, steps ...chromedp.Action[chromedp.Void]) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		s.fail(what, err)
+	}
+}
+
+func (s *session) fail(what string, err error) {
+	s.t.Helper()
+	path := filepath.Join(s.t.TempDir(), "failure.png")
+	if png, perr := chromedp.Run(s.ctx, chromedp.FullScreenshot(80)); perr == nil {
+		_ = os.WriteFile(path, png, 0o644)
+	}
+	body, _ := chromedp.Run(s.ctx, chromedp.Text(chromedp.CSS("body")))
+	s.t.Fatalf("%s: %v\nscreenshot: %s\npage text:\n%s", what, err, path, body)
+}
+
+// value runs one action that gives a value, with a deadline.
+func value[T any](s *session, what string, a chromedp.Action[T]) T {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.ctx, 20*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		s.fail(what, err)
+	}
+	return v
+}
+
+// waitJS polls a JavaScript expression until it is true.
+func waitJS(expr string) chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(15*time.Second))
+}
+
+// shot saves a screenshot under docs/ when MCPI_WEB_SCREENSHOTS names the folder.
+func (s *session) shot(name string) {
+	dir := os.Getenv("MCPI_WEB_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	png := value(s, "screenshot "+name, chromedp.CaptureScreenshot())
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		s.t.Error(err)
+	}
+}
+
+// figures are what TestBrowser measured, printed for docs/PERFORMANCE.md.
+var figures sync.Map
+
+func TestBrowser(t *testing.T) {
+	s := startWeb(t)
+
+	// Open the page: the tools of the demo server (2026-07-28, the embedded default).
+	s.run("open the page and see the tools",
+		chromedp.Navigate(s.url),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="slow_task"]`)),
+	)
+	painted := time.Since(s.started)
+	figures.Store("start to tools painted", painted)
+	header := value(s, "header", chromedp.Text(chromedp.CSS("#conn-header")))
+	if !strings.Contains(header, "mcpi-demo") || !strings.Contains(header, "protocol 2026-07-28") {
+		t.Errorf("header %q", header)
+	}
+	s.shot("web-tools")
+
+	// slow_task: the server makes the call a task, and the Tasks view follows it.
+	s.run("call slow_task",
+		chromedp.Click(chromedp.CSS(`li[data-tool="slow_task"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="seconds"]`)),
+		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "0.6"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`main[data-view="tasks"] .trow[data-status="completed"]`)),
+	)
+	row := value(s, "the completed row", chromedp.Text(chromedp.CSS(`.trow[data-status="completed"]`)))
+	if !strings.Contains(row, "slow_task") || !strings.Contains(row, "✓ completed") || !strings.Contains(row, "ext") {
+		t.Errorf("row %q", row)
+	}
+
+	// A second tab: the embedded demo server in 2025-11-25, through the Connect view.
+	s.run("connect in 2025-11-25",
+		chromedp.Click(chromedp.CSS(`#add-conn`)),
+		chromedp.WaitVisible(chromedp.CSS(`form.connect`)),
+		chromedp.SetValue(chromedp.CSS(`select[name="kind"]`), "demo"),
+		chromedp.SetValue(chromedp.CSS(`select[name="protocol"]`), "2025-11-25"),
+		chromedp.Click(chromedp.CSS(`form.connect button[type="submit"]`)),
+		waitJS(`document.querySelectorAll('.conn-tab').length === 2 && document.querySelector('#conn-header').textContent.includes('2025-11-25')`),
+		chromedp.Click(chromedp.CSS(`button[data-view="tools"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="ask_task"]`)),
+	)
+
+	// ask_task as a task: its elicitation and sampling are answered in the forms.
+	s.run("ask_task's elicitation",
+		chromedp.Click(chromedp.CSS(`li[data-tool="ask_task"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="task"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-action="task"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#pending-badge`)),
+		chromedp.Click(chromedp.CSS(`button[data-view="requests"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`form.elicit input[name="name"]`)),
+	)
+	s.shot("web-requests")
+	s.run("answer the elicitation, then the sampling",
+		chromedp.SendKeys(chromedp.CSS(`form.elicit input[name="name"]`), "Ada"),
+		chromedp.Click(chromedp.CSS(`button[data-action="accept"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`textarea[name="reply"]`)),
+		chromedp.SendKeys(chromedp.CSS(`textarea[name="reply"]`), "Hello, Ada!"),
+		chromedp.Click(chromedp.CSS(`button[data-action="respond"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-view="tasks"]`)),
+		waitJS(`[...document.querySelectorAll('.trow[data-status="completed"]')].some(r => r.textContent.includes('ask_task'))`),
+	)
+
+	// The receiver role: ask_model_task makes mcpi run the sampling as a task (←).
+	s.run("the server's sampling task",
+		chromedp.Click(chromedp.CSS(`button[data-view="tools"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="ask_model_task"]`)),
+		chromedp.Click(chromedp.CSS(`li[data-tool="ask_model_task"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="prompt"]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name="prompt"]`), "Say hi"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#pending-badge`)),
+		chromedp.Click(chromedp.CSS(`button[data-view="tasks"]`)),
+		waitJS(`[...document.querySelectorAll('.trow')].some(r => r.textContent.includes('←') && r.textContent.includes('sampling/createMessage'))`),
+		chromedp.Click(chromedp.CSS(`button[data-view="requests"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`textarea[name="reply"]`)),
+		chromedp.SendKeys(chromedp.CSS(`textarea[name="reply"]`), "hi!"),
+		chromedp.Click(chromedp.CSS(`button[data-action="respond"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-view="tasks"]`)),
+		waitJS(`[...document.querySelectorAll('.trow[data-status="completed"]')].some(r => r.textContent.includes('←'))`),
+	)
+	s.shot("web-tasks")
+
+	// Cancel a task, with confirmation.
+	s.run("cancel side_effect_task",
+		chromedp.Click(chromedp.CSS(`button[data-view="tools"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="side_effect_task"]`)),
+		chromedp.Click(chromedp.CSS(`li[data-tool="side_effect_task"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="path"]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name="path"]`), "web-test"),
+		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "30"),
+		chromedp.Click(chromedp.CSS(`button[data-action="task"]`)),
+		waitJS(`[...document.querySelectorAll('.trow[data-status="working"]')].some(r => r.textContent.includes('side_effect_task'))`),
+		chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('.trow[data-status="working"]')].find(r => r.textContent.includes('side_effect_task')).click()`),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="cancel"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-action="cancel"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="confirm-cancel"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-action="confirm-cancel"]`)),
+		waitJS(`[...document.querySelectorAll('.trow[data-status="cancelled"]')].some(r => r.textContent.includes('side_effect_task'))`),
+	)
+
+	// Read a resource.
+	s.run("read demo://about",
+		chromedp.Click(chromedp.CSS(`button[data-view="resources"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-uri="demo://about"]`)),
+		chromedp.Click(chromedp.CSS(`li[data-uri="demo://about"]`)),
+		waitJS(`document.querySelector('.pane .content.resource') !== null`),
+	)
+
+	// The Log has the traffic, both ways.
+	s.run("the log",
+		chromedp.Click(chromedp.CSS(`button[data-view="log"]`)),
+		waitJS(`document.querySelectorAll('.lrow.in').length > 0 && document.querySelectorAll('.lrow.out').length > 0`),
+		chromedp.SetValue(chromedp.CSS(`input[aria-label="filter by method"]`), "resources/read"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('input[aria-label="filter by method"]').dispatchEvent(new Event('input'))`),
+		waitJS(`[...document.querySelectorAll('.lrow')].length > 0 && [...document.querySelectorAll('.lrow')].every(r => r.textContent.includes('resources/read') || r.textContent.includes('response'))`),
+	)
+	s.shot("web-log")
+
+	// How long a status took from mcpi's client to the row on the screen.
+	lat := value(s, "latencies", chromedp.Evaluate[[]float64](`window.__mcpiPerf.taskLatency`))
+	if len(lat) == 0 {
+		t.Error("no task row was measured")
+	} else {
+		slices.Sort(lat)
+		figures.Store("status to row (median ms)", lat[len(lat)/2])
+		figures.Store("status to row (max ms)", lat[len(lat)-1])
+	}
+}
+
+// TestBrowserTenThousandTasks: ten thousand tasks in the list, and the time one frame
+// of scrolling (and one of a status update) takes to draw.
+func TestBrowserTenThousandTasks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("makes 10,000 tasks")
+	}
+	s := startWeb(t)
+	s.run("open", chromedp.Navigate(s.url), chromedp.WaitVisible(chromedp.CSS(`li[data-tool="instant_task"]`)))
+	// The page's own API, from Go, with the browser's cookie: 10,000 task calls.
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	resp, err := c.Get(s.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	base := strings.Split(s.url, "/?")[0]
+	post := func(path, body string) error {
+		req, _ := http.NewRequest(http.MethodPost, base+"/api/"+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", base)
+		resp, err := c.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("%s: %s", path, resp.Status)
+		}
+		return nil
+	}
+	if err := post("connect", `{"protocol":"2025-11-25"}`); err != nil {
+		t.Fatal(err)
+	}
+	const n = 10000
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	sem := make(chan struct{}, 64)
+	for range n {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			for {
+				err := post("c2/call", `{"name":"instant_task","task":true}`)
+				if err != nil && strings.Contains(err.Error(), "502") {
+					time.Sleep(20 * time.Millisecond) // the demo server's rate limit
+					continue
+				}
+				errs <- err
+				return
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.run("ten thousand rows",
+		chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('.conn-tab')[1].click()`),
+		chromedp.Click(chromedp.CSS(`button[data-view="tasks"]`)),
+		waitJS(`document.querySelector('.tbar .count') && document.querySelector('.tbar .count').textContent.startsWith('10000 tasks')`),
+	)
+	s.shot("web-tasks-10k")
+	frames := value(s, "scroll frames", chromedp.Evaluate[[]float64](`(() => {
+		const sc = document.querySelector('.tscroll');
+		const out = [];
+		for (let i = 0; i < 200; i++) {
+			const t0 = performance.now();
+			sc.scrollTop = (i * 997 * 28) % (sc.scrollHeight - sc.clientHeight);
+			sc.dispatchEvent(new Event('scroll'));
+			void sc.querySelector('.trows').offsetHeight; // layout, as a frame would
+			out.push(performance.now() - t0);
+		}
+		return out;
+	})()`))
+	slices.Sort(frames)
+	figures.Store("10k tasks: scroll frame p50 (ms)", frames[len(frames)/2])
+	figures.Store("10k tasks: scroll frame p95 (ms)", frames[len(frames)*95/100])
+	rows := value(s, "rows drawn", chromedp.Evaluate[int](`document.querySelectorAll('.trow').length`))
+	if rows > 200 {
+		t.Errorf("%d rows in the DOM for 10,000 tasks: the list is not virtual", rows)
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	var lines []string
+	figures.Range(func(k, v any) bool {
+		lines = append(lines, fmt.Sprintf("%s: %v", k, v))
+		return true
+	})
+	if len(lines) > 0 {
+		slices.Sort(lines)
+		b, _ := json.Marshal(lines)
+		fmt.Fprintf(os.Stderr, "web figures: %s\n", b)
+	}
+	os.Exit(code)
+}

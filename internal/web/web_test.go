@@ -1,0 +1,242 @@
+package web_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/demo"
+	"github.com/mcpi-dev/mcpi/internal/web"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+// demoDialer connects every target to a fresh demo server over an in-memory pipe; a
+// target with a URL fails, as an unreachable server would.
+func demoDialer(t testing.TB, opts *demo.Options) web.Dialer {
+	return func(ctx context.Context, tg web.Target, co *client.Options) (*client.Session, web.Dialed, error) {
+		if tg.URL != "" {
+			return nil, web.Dialed{}, &net404{tg.URL}
+		}
+		o := *co
+		o.ProtocolVersion = tg.Protocol
+		srv := demo.New(opts)
+		t.Cleanup(srv.Close)
+		s, err := client.New(mcp.Implementation{Name: "mcpi-web-test", Version: "0"}, &o).Connect(ctx,
+			transport.PipeTransport{Serve: func(ctx context.Context, c jsonrpc.Connection) error { srv.Connect(ctx, c); return nil }})
+		return s, web.Dialed{Name: "demo", Transport: "in-memory pipe"}, err
+	}
+}
+
+type net404 struct{ url string }
+
+func (e *net404) Error() string { return "cannot reach " + e.url }
+
+// page is a browser stand-in: a cookie jar that took the token from the printed URL.
+type page struct {
+	t    testing.TB
+	base string
+	c    *http.Client
+}
+
+func open(t testing.TB, srv *web.Server) *page {
+	t.Helper()
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	t.Cleanup(srv.Close)
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	resp, err := c.Get(ts.URL + "/?token=" + srv.Token())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `<script type="module" src="/js/main.js">`) {
+		t.Fatalf("the page: %d %s", resp.StatusCode, body)
+	}
+	if resp.Request.URL.RawQuery != "" {
+		t.Errorf("the token stays in the address bar: %s", resp.Request.URL)
+	}
+	return &page{t: t, base: ts.URL, c: c}
+}
+
+func (p *page) post(path, body string) (int, map[string]json.RawMessage) {
+	p.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, p.base+"/api/"+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", p.base)
+	resp, err := p.c.Do(req)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]json.RawMessage
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+func TestRequestsNeedTheToken(t *testing.T) {
+	srv := web.New(web.Options{Dial: demoDialer(t, nil)})
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	defer srv.Close()
+	for _, c := range []struct {
+		name, method, path, token string
+		hdr                       map[string]string
+		want                      int
+	}{
+		{"the page without the token", "GET", "/", "", nil, 401},
+		{"an asset without the token", "GET", "/js/main.js", "", nil, 401},
+		{"the events without the token", "GET", "/api/events", "", nil, 401},
+		{"a command without the token", "POST", "/api/connect", "", map[string]string{"Content-Type": "application/json"}, 401},
+		{"a wrong token in the URL", "GET", "/?token=nope", "", nil, 401},
+		{"a wrong cookie", "GET", "/", "nope", nil, 401},
+		{"a foreign Host", "GET", "/", srv.Token(), map[string]string{"Host": "attacker.example"}, 403},
+		{"a foreign Host with a port", "GET", "/", srv.Token(), map[string]string{"Host": "attacker.example:8080"}, 403},
+		{"a foreign Origin", "POST", "/api/connect", srv.Token(), map[string]string{"Origin": "http://attacker.example", "Content-Type": "application/json"}, 403},
+		{"a cross-site fetch", "GET", "/api/events", srv.Token(), map[string]string{"Sec-Fetch-Site": "cross-site"}, 403},
+		{"a form post", "POST", "/api/connect", srv.Token(), map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, 415},
+		{"a command by GET", "GET", "/api/connect", srv.Token(), nil, 405},
+		{"the page with the token", "GET", "/", srv.Token(), nil, 200},
+		{"localhost", "GET", "/", srv.Token(), map[string]string{"Host": "localhost"}, 200},
+	} {
+		req, _ := http.NewRequest(c.method, ts.URL+c.path, strings.NewReader("{}"))
+		if c.token != "" {
+			req.AddCookie(&http.Cookie{Name: "mcpi_token", Value: c.token})
+		}
+		for k, v := range c.hdr {
+			if k == "Host" {
+				req.Host = v
+			} else {
+				req.Header.Set(k, v)
+			}
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("%s: %d, want %d", c.name, resp.StatusCode, c.want)
+		}
+		if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe") {
+			t.Errorf("%s: Content-Security-Policy %q", c.name, csp)
+		}
+	}
+	// The cookie is HttpOnly and SameSite=Strict.
+	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Get(ts.URL + "/?token=" + srv.Token())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if sc := resp.Header.Get("Set-Cookie"); resp.StatusCode != http.StatusSeeOther || !strings.Contains(sc, "HttpOnly") || !strings.Contains(sc, "SameSite=Strict") {
+		t.Errorf("token exchange: %d, Set-Cookie %q", resp.StatusCode, sc)
+	}
+}
+
+// The commands, end to end against the demo server: connect, list, call, a task that
+// ends, a bad command and a failed connection each with one clear sentence.
+func TestCommands(t *testing.T) {
+	srv := web.New(web.Options{Dial: demoDialer(t, &demo.Options{Tasks: nil})})
+	p := open(t, srv)
+	code, out := p.post("connect", `{"protocol":"2025-11-25"}`)
+	if code != 200 {
+		t.Fatalf("connect: %d %s", code, out["error"])
+	}
+	var id string
+	json.Unmarshal(out["conn"], &id)
+	if code, out = p.post(id+"/tools", `{}`); code != 200 || !strings.Contains(string(out["items"]), `"slow_task"`) {
+		t.Errorf("tools: %d %s", code, out)
+	}
+	if code, out = p.post(id+"/call", `{"name":"add","arguments":{"a":2,"b":3}}`); code != 200 || !strings.Contains(string(out["result"]), `"sum":5`) {
+		t.Errorf("call add: %d %s", code, out)
+	}
+	if code, out = p.post(id+"/call", `{"name":"instant_task","task":true,"ttl":60000}`); code != 200 || !strings.HasPrefix(string(out["task"]), `"req:`) {
+		t.Errorf("call instant_task as a task: %d %s", code, out)
+	}
+	for _, c := range []struct{ path, body, want string }{
+		{id + "/call", `{"name":`, "the command's body is not valid"},
+		{id + "/call", `{}`, "call needs the tool's name"},
+		{id + "/nope", `{}`, `no command \"nope\"`},
+		{"c99/tools", `{}`, `no connection \"c99\"`},
+		{id + "/answer", `{"id":"r1","action":"accept"}`, "was answered or withdrawn already"},
+		{id + "/cancel", `{"key":"x"}`, `no task \"x\"`},
+	} {
+		code, out := p.post(c.path, c.body)
+		if code != 400 && code != 404 || !strings.Contains(string(out["error"]), c.want) {
+			t.Errorf("%s %s: %d %s, want %q", c.path, c.body, code, out["error"], c.want)
+		}
+	}
+	if code, out = p.post("connect", `{"url":"http://127.0.0.1:1/mcp"}`); code != 502 || !strings.Contains(string(out["error"]), "cannot reach") {
+		t.Errorf("a failed connection: %d %s", code, out)
+	}
+}
+
+// The event stream starts with a snapshot, then carries the task's rows to their end.
+func TestEventStream(t *testing.T) {
+	srv := web.New(web.Options{Dial: demoDialer(t, nil)})
+	p := open(t, srv)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if _, err := srv.Open(ctx, web.Target{Protocol: "2026-07-28"}); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.base+"/api/events", nil)
+	resp, err := p.c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<22)
+	next := func() map[string]json.RawMessage {
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var ev map[string]json.RawMessage
+				if err := json.Unmarshal([]byte(d), &ev); err != nil {
+					t.Fatalf("event %s: %v", d, err)
+				}
+				return ev
+			}
+		}
+		t.Fatal("the stream ended")
+		return nil
+	}
+	snap := next()
+	if string(snap["type"]) != `"snapshot"` || !strings.Contains(string(snap["data"]), `"protocol":"2026-07-28"`) {
+		t.Fatalf("first event %s", snap)
+	}
+	go p.post("c1/call", `{"name":"slow_task","arguments":{"seconds":0.2,"steps":2}}`)
+	var statuses []string
+	for len(statuses) == 0 || statuses[len(statuses)-1] != "completed" {
+		ev := next()
+		if string(ev["type"]) != `"task"` {
+			continue
+		}
+		var row struct {
+			Status, Dialect, Name, StatusMessage string
+			At                                   int64
+		}
+		json.Unmarshal(ev["data"], &row)
+		if row.Name != "slow_task" || row.Dialect != "2026-07-28" || row.At == 0 {
+			t.Fatalf("task row %s", ev["data"])
+		}
+		statuses = append(statuses, row.Status)
+	}
+	if statuses[0] != "working" {
+		t.Errorf("statuses %v", statuses)
+	}
+}
