@@ -39,6 +39,9 @@ type conn struct {
 	reqs    map[string]*pendingRequest
 	log     []logRow // a ring of the last logKept messages
 	logNext int
+	// tools is the server's tools, listed at each connection so that the page paints
+	// them without a round trip; nil until listed.
+	tools []mcp.Tool
 	stop    context.CancelFunc
 }
 
@@ -147,6 +150,7 @@ type logRow struct {
 // connSnapshot is a connection in the snapshot.
 type connSnapshot struct {
 	Info     connInfo     `json:"info"`
+	Tools    []mcp.Tool   `json:"tools,omitempty"`
 	Tasks    []*taskRow   `json:"tasks"`
 	Requests []requestRow `json:"requests"`
 	Log      []logRow     `json:"log"`
@@ -174,7 +178,7 @@ func (s *Server) snapshot() snapshot {
 func (c *conn) snapshot() connSnapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	snap := connSnapshot{Info: c.info, Tasks: make([]*taskRow, 0, len(c.order)), Requests: []requestRow{}}
+	snap := connSnapshot{Info: c.info, Tools: c.tools, Tasks: make([]*taskRow, 0, len(c.order)), Requests: []requestRow{}}
 	for _, k := range c.order {
 		r := *c.tasks[k]
 		snap.Tasks = append(snap.Tasks, &r)
@@ -274,6 +278,7 @@ func (c *conn) dial(ctx context.Context) error {
 	if old != nil {
 		go old.Close()
 	}
+	go c.listTools(fctx, sess, gen)
 	c.publishInfo()
 	go c.follow(fctx, sess, sub, gen)
 	if sess.Modern() {
@@ -306,6 +311,26 @@ func (c *conn) close() {
 		sess.Close()
 	}
 	c.publishInfo()
+}
+
+// listTools lists the server's tools for the page, at each connection and after the
+// server says they changed.
+func (c *conn) listTools(ctx context.Context, sess *client.Session, gen int) {
+	tools := []mcp.Tool{}
+	for t, err := range sess.Tools(ctx, nil) {
+		if err != nil {
+			return // the page lists them itself, and shows why it cannot
+		}
+		tools = append(tools, t)
+	}
+	c.mu.Lock()
+	if c.gen != gen {
+		c.mu.Unlock()
+		return
+	}
+	c.tools = tools
+	c.mu.Unlock()
+	c.s.hub.publish(event{Type: evTools, Conn: c.id, Data: tools})
 }
 
 func (c *conn) publishInfo() {
@@ -347,6 +372,12 @@ func (c *conn) follow(ctx context.Context, sess *client.Session, sub *client.Sub
 		case *client.LogEvent:
 			c.s.hub.publish(event{Type: evLog, Conn: c.id, Data: e.Params})
 		case *client.ListChangedEvent:
+			if e.Method == mcp.NotificationToolsListChanged {
+				c.mu.Lock()
+				c.tools = nil
+				c.mu.Unlock()
+				go c.listTools(ctx, sess, gen)
+			}
 			c.s.hub.publish(event{Type: evList, Conn: c.id, Data: map[string]string{"method": e.Method}})
 		case *client.ResourceUpdatedEvent:
 			c.s.hub.publish(event{Type: evResource, Conn: c.id, Data: map[string]string{"uri": e.URI}})

@@ -20,6 +20,7 @@ type event struct {
 const (
 	evSnapshot = "snapshot" // everything, first on every stream
 	evConn     = "conn"     // a connection's state
+	evTools    = "tools"    // the server's tools, listed
 	evTask     = "task"     // a task row, whole
 	evRequest  = "request"  // a server request waiting for the user, or settled
 	evMessage  = "message"  // one JSON-RPC message, either way

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -238,5 +240,30 @@ func TestEventStream(t *testing.T) {
 	}
 	if statuses[0] != "working" {
 		t.Errorf("statuses %v", statuses)
+	}
+}
+
+// The page fetches its modules at once: index.html preloads every one of them, so a new
+// module that is not listed would load a round trip late.
+func TestEveryModulePreloaded(t *testing.T) {
+	srv := web.New(web.Options{Dial: demoDialer(t, nil)})
+	p := open(t, srv)
+	resp, err := p.c.Get(p.base + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	err = fs.WalkDir(os.DirFS("static"), ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".js") || path == "js/main.js" {
+			return err
+		}
+		if !strings.Contains(string(index), `<link rel="modulepreload" href="/`+path+`">`) {
+			t.Errorf("index.html does not preload %s", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -147,6 +147,14 @@ func TestBrowser(t *testing.T) {
 	)
 	painted := time.Since(s.started)
 	figures.Store("start to tools painted", painted)
+	marks := value(s, "timings", chromedp.Evaluate[map[string]float64](`(() => {
+		const n = performance.getEntriesByType('navigation')[0];
+		return {origin: performance.timeOrigin, dcl: n.domContentLoadedEventEnd, load: n.loadEventEnd, painted: window.__mcpiPerf.toolsPainted - performance.timeOrigin,
+			snapshot: window.__mcpiPerf.snapshot - performance.timeOrigin, redirect: n.redirectEnd, fetchStart: n.fetchStart};
+	})()`))
+	t.Logf("mcpi web start to navigation start %v; then (ms) %v", time.UnixMilli(int64(marks["origin"])).Sub(s.started), marks)
+	res := value(s, "resources", chromedp.Evaluate[[]string](`performance.getEntriesByType('resource').map(e => e.name.replace(location.origin, '') + ' ' + Math.round(e.startTime) + '-' + Math.round(e.responseEnd))`))
+	t.Logf("resources: %v", res)
 	header := value(s, "header", chromedp.Text(chromedp.CSS("#conn-header")))
 	if !strings.Contains(header, "mcpi-demo") || !strings.Contains(header, "protocol 2026-07-28") {
 		t.Errorf("header %q", header)

@@ -45,16 +45,33 @@ function pendingCount(c) {
   return n;
 }
 
+// The tabs are drawn once each and then updated in place: a click never lands on a
+// button that is being replaced.
+const connTabs = new Map(); // conn id -> {el, dot, name, badge}
+
 function renderConns() {
   const nav = document.getElementById('conns');
-  fill(nav, [...state.conns.values()].map((c) => {
+  for (const [id, t] of connTabs) {
+    if (!state.conns.has(id)) { t.el.remove(); connTabs.delete(id); }
+  }
+  for (const c of state.conns.values()) {
+    let t = connTabs.get(c.info.id);
+    if (!t) {
+      const id = c.info.id;
+      t = { dot: h('span.dot'), name: h('span.name'), badge: h('span.badge', { hidden: true }) };
+      t.el = h('button.conn-tab', { 'data-conn': id, on: { click: () => selectConn(id) } }, t.dot, t.name, t.badge);
+      connTabs.set(id, t);
+      nav.append(t.el);
+    }
+    t.el.classList.toggle('active', c.info.id === state.active);
+    t.el.title = clean(c.info.name);
+    t.dot.className = 'dot ' + (c.info.state || 'connecting');
+    const name = clean(short(c.info.server ? c.info.server.name : c.info.name));
+    if (t.name.textContent !== name) t.name.textContent = name;
     const n = pendingCount(c);
-    return h('button.conn-tab' + (c.info.id === state.active ? '.active' : ''), {
-      'data-conn': c.info.id, title: clean(c.info.name),
-      on: { click: () => selectConn(c.info.id) },
-    }, h('span.dot.' + (c.info.state || 'connecting')), clean(short(c.info.server ? c.info.server.name : c.info.name)),
-    n ? h('span.badge', String(n)) : null);
-  }));
+    t.badge.hidden = !n;
+    t.badge.textContent = String(n);
+  }
 }
 
 function short(s) {
@@ -82,25 +99,47 @@ function renderHeader() {
   );
 }
 
+const viewTabs = new Map(); // view name -> {el, extra}
+
 function renderNav() {
+  const nav = document.getElementById('views');
+  if (!viewTabs.size) {
+    views.forEach((v, i) => {
+      const extra = h('span');
+      const el = h('button.view-tab', { 'data-view': v.name, title: 'Alt+' + (i + 1), on: { click: () => show(v.name) } }, v.title, extra);
+      viewTabs.set(v.name, { el, extra });
+      nav.append(el);
+    });
+  }
   const c = activeConn();
   const pending = c ? pendingCount(c) : 0;
   const tasks = c ? c.tasks.size : 0;
-  fill(document.getElementById('views'), views.map((v, i) => h('button.view-tab' + (v.name === state.view ? '.active' : ''), {
-    'data-view': v.name, title: 'Alt+' + (i + 1),
-    on: { click: () => show(v.name) },
-  }, v.title,
-  v.name === 'requests' && pending ? h('span.badge', { id: 'pending-badge' }, String(pending)) : null,
-  v.name === 'tasks' && tasks ? h('span.count', String(tasks)) : null)));
+  for (const [name, t] of viewTabs) {
+    t.el.classList.toggle('active', name === state.view);
+    if (name === 'requests') {
+      if (pending) {
+        if (!t.badge) { t.badge = h('span.badge', { id: 'pending-badge' }); t.extra.append(t.badge); }
+        t.badge.textContent = String(pending);
+      } else if (t.badge) { t.badge.remove(); t.badge = null; }
+    }
+    if (name === 'tasks') {
+      const txt = tasks ? String(tasks) : '';
+      if (!t.count) { t.count = h('span.count'); t.extra.append(t.count); }
+      if (t.count.textContent !== txt) t.count.textContent = txt;
+    }
+  }
 }
 
 // apply takes one event of the stream.
 function apply(ev) {
   if (ev.type === 'snapshot') {
+    const perf = (window.__mcpiPerf = window.__mcpiPerf || {});
+    if (!perf.snapshot) perf.snapshot = performance.timeOrigin + performance.now();
     state.conns.clear();
     state.taskTTL = ev.data.taskTTL;
     for (const s of ev.data.conns) {
       const c = newConn(s.info);
+      c.tools = s.tools || null;
       for (const t of s.tasks) c.tasks.set(t.key, t);
       for (const r of s.requests) c.requests.set(r.id, r);
       c.log = s.log;
@@ -130,11 +169,16 @@ function apply(ev) {
         state.conns.set(ev.conn, c);
         if (!state.active || state.pendingActive === ev.conn) { state.active = ev.conn; state.pendingActive = null; }
       }
+      if (ev.data.state !== 'connected' || (c.info.state !== 'connected')) c.tools = null;
       c.info = ev.data;
-      c.tools = ev.data.state === 'connected' ? c.tools : null;
       renderConns();
       if (ev.conn === state.active) renderHeader();
       emit('conn', c, ev.data);
+      return;
+    case 'tools':
+      if (!c) return;
+      c.tools = ev.data;
+      emit('tools', c, ev.data);
       return;
     case 'task':
       if (!c) return;

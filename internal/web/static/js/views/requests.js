@@ -11,6 +11,7 @@ let root = null;
 let listEl = null;
 let pane = null;
 let selected = null;
+let paneFor = null; // the id of the request the pane shows: it is not drawn again while it stays
 
 function pending(c) {
   return [...c.requests.values()].sort((a, b) => Date.parse(a.received) - Date.parse(b.received));
@@ -46,10 +47,13 @@ function renderList() {
   h('span.muted.age', duration(Date.now() - Date.parse(r.received)) + ' ago'))) : h('li.muted', 'Nothing waits for you.'));
 }
 
-function renderPane() {
+function renderPane(force) {
   const c = activeConn();
   const r = c && c.requests.get(selected);
   if (!pane) return;
+  // What the user has typed stays: the pane is drawn again only for another request.
+  if (!force && r && paneFor === r.id) return;
+  paneFor = r ? r.id : null;
   if (!r) { fill(pane, h('p.muted', 'When the server asks for something, it shows here.')); return; }
   const a = api(c.info.id);
   const send = async (body, msg) => {
@@ -110,6 +114,7 @@ function mount(el, arg) {
   const c = activeConn();
   if (!c) { fill(el, h('p.muted', 'Connect to a server first.')); return; }
   listEl = h('ul.requests', { 'aria-label': 'pending requests' });
+  paneFor = null;
   pane = h('section.pane');
   fill(el, h('div.split', h('aside.side', h('div.side-head', 'Waiting for you'), listEl), pane));
   renderList();
@@ -118,10 +123,9 @@ function mount(el, arg) {
 
 export const requestsView = { name: 'requests', title: 'Requests', mount };
 
-on('request', (c, r) => {
+on('request', (c) => {
   if (c !== activeConn() || state.view !== 'requests' || !root || !root.isConnected) return;
-  const keep = selected && selected !== r.id;
   renderList();
-  if (!keep) renderPane();
+  renderPane();
 });
 on('snapshot', () => { if (state.view === 'requests' && root && root.isConnected) { renderList(); renderPane(); } });

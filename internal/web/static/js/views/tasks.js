@@ -66,40 +66,80 @@ function progress(r) {
   return String(p.progress);
 }
 
-function rowEl(r, i) {
-  return h('div.trow' + (r.key === selected ? '.selected' : '') + (r.stale ? '.stale' : '') + '.s-' + (r.status || 'none'), {
-    style: `top:${i * ROW}px`, 'data-key': r.key, 'data-status': r.status || '', role: 'row',
-    on: { click: () => select(r.key) },
-  },
-  h('span.c-role', { title: r.role === 'receiver' ? 'asked by the server' : 'asked of the server' }, r.role === 'receiver' ? '←' : '→'),
-  h('span.c-id', clean((r.id || '…').slice(0, 8))),
-  h('span.c-name', clean(r.name), r.dialect === '2026-07-28' ? h('span.ext', ' ext') : null),
-  h('span.c-status', statusText(r.status)),
-  h('span.c-msg', clean(r.statusMessage || (r.progress && r.progress.message) || '')),
-  h('span.c-prog', progress(r)),
-  h('span.c-elapsed', elapsed(r)),
-  h('span.c-ttl', ttlLeft(r)),
-  h('span.c-polls', String(r.polls || 0)),
-  r.request ? h('span.c-wait', { title: 'waits on a prompt' }, '⚑') : h('span.c-wait'));
+// A drawn row: its element and cells, kept and reused as the list scrolls, so a frame
+// only writes the text that changed.
+const CELLS = ['role', 'id', 'name', 'status', 'msg', 'prog', 'elapsed', 'ttl', 'polls', 'wait'];
+let pool = [];
+
+function newSlot() {
+  const cells = {};
+  const el = h('div.trow', { role: 'row' }, CELLS.map((k) => (cells[k] = h('span.c-' + k))));
+  el.addEventListener('click', () => { if (el.dataset.key) select(el.dataset.key); });
+  return { el, cells, row: null, top: -1, sel: false, text: {} };
 }
 
-// draw draws the rows in sight.
+function set(slot, k, v) {
+  if (slot.text[k] !== v) {
+    slot.text[k] = v;
+    slot.cells[k].textContent = v;
+  }
+}
+
+function fillSlot(slot, r, i) {
+  const top = i * ROW;
+  if (slot.top !== top) {
+    slot.top = top;
+    slot.el.style.transform = `translateY(${top}px)`;
+  }
+  const sel = r.key === selected;
+  if (slot.row !== r || slot.sel !== sel) {
+    slot.row = r;
+    slot.sel = sel;
+    slot.el.className = 'trow' + (sel ? ' selected' : '') + (r.stale ? ' stale' : '') + ' s-' + (r.status || 'none');
+    slot.el.dataset.key = r.key;
+    slot.el.dataset.status = r.status || '';
+    set(slot, 'role', r.role === 'receiver' ? '←' : '→');
+    slot.cells.role.title = r.role === 'receiver' ? 'asked by the server' : 'asked of the server';
+    set(slot, 'id', clean((r.id || '…').slice(0, 8)));
+    set(slot, 'name', clean(r.name) + (r.dialect === '2026-07-28' ? ' · ext' : ''));
+    set(slot, 'status', statusText(r.status));
+    set(slot, 'msg', clean(r.statusMessage || (r.progress && r.progress.message) || ''));
+    set(slot, 'prog', progress(r));
+    set(slot, 'polls', String(r.polls || 0));
+    set(slot, 'wait', r.request ? '⚑' : '');
+  }
+  set(slot, 'elapsed', elapsed(r));
+  set(slot, 'ttl', ttlLeft(r));
+}
+
+// draw draws the rows in sight, reusing the drawn ones.
 function draw() {
   if (!scroller) return;
   const top = scroller.scrollTop;
   const first = Math.max(0, Math.floor(top / ROW) - OVERSCAN);
   const last = Math.min(rows.length, Math.ceil((top + scroller.clientHeight) / ROW) + OVERSCAN);
-  const els = [];
+  const n = last - first;
+  while (pool.length < n) {
+    const slot = newSlot();
+    pool.push(slot);
+    rowsBox.append(slot.el);
+  }
   const now = Date.now();
-  for (let i = first; i < last; i++) {
-    els.push(rowEl(rows[i], i));
-    if (rows[i].watched && !rows[i].measured) {
-      rows[i].measured = true;
-      perf.taskLatency.push(now - rows[i].at);
+  for (let j = 0; j < pool.length; j++) {
+    const slot = pool[j];
+    if (j >= n) {
+      if (!slot.el.hidden) slot.el.hidden = true;
+      continue;
+    }
+    if (slot.el.hidden) slot.el.hidden = false;
+    const r = rows[first + j];
+    fillSlot(slot, r, first + j);
+    if (r.watched && !r.measured) {
+      r.measured = true;
+      perf.taskLatency.push(now - r.at);
       if (perf.taskLatency.length > 10000) perf.taskLatency.shift();
     }
   }
-  rowsBox.replaceChildren(...els);
 }
 
 function soon() {
@@ -120,9 +160,13 @@ function select(key) {
   renderDetail();
 }
 
+let detailFor = null; // the row object the detail shows
+
 function renderDetail() {
   const c = activeConn();
   const r = c && c.tasks.get(selected);
+  if (r && r === detailFor) return; // unchanged
+  detailFor = r || null;
   if (!r) { fill(detail, h('p.muted', 'Pick a task to see it whole.')); return; }
   const actions = [];
   if (r.role === 'requestor' && !terminal(r.status) && !r.ended && !r.stale) {
@@ -177,9 +221,11 @@ function mount(el, arg) {
   scroller = h('div.tscroll', { role: 'grid', 'aria-label': 'tasks' });
   spacer = h('div.tspacer');
   rowsBox = h('div.trows');
+  pool = [];
   scroller.append(spacer, rowsBox);
   scroller.addEventListener('scroll', () => draw(), { passive: true });
   detail = h('section.tdetail');
+  detailFor = null;
   const discover = c.info.protocol === '2025-11-25'
     ? h('button', { type: 'button', title: 'tasks/list: follow the server\'s tasks not shown yet', on: { click: async () => {
       try { const r = await api(c.info.id).serverTasks(); toast(`following ${r.followed} of the server's tasks`); } catch (err) { toast(err.message, 'error'); }

@@ -132,16 +132,16 @@ async function refresh(c, force = true) {
   if (!selected || !c.tools.some((t) => t.name === selected)) selected = c.tools.length ? c.tools[0].name : null;
   renderList(c);
   renderPane(c);
+  const perf = (window.__mcpiPerf = window.__mcpiPerf || {});
+  if (!perf.toolsPainted) perf.toolsPainted = performance.timeOrigin + performance.now();
 }
 
 export const toolsView = { name: 'tools', title: 'Tools', mount };
 
 on('list', (c, d) => {
-  if (d.method === 'notifications/tools/list_changed') {
-    c.tools = null;
-    if (c === activeConn() && state.view === 'tools' && root && root.isConnected) refresh(c);
-  }
+  // The Go side lists them again, and a "tools" event brings them.
+  if (d.method === 'notifications/tools/list_changed') c.tools = null;
 });
-on('conn', (c) => {
-  if (c === activeConn() && state.view === 'tools' && root && root.isConnected && c.info.state === 'connected') refresh(c);
+on('tools', (c) => {
+  if (c === activeConn() && state.view === 'tools' && root && root.isConnected) refresh(c, false);
 });
