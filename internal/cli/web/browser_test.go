@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +22,9 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	webcmd "github.com/mcpi-dev/mcpi/internal/cli/web"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // browserEnv set to 1 makes a missing Chromium fail the browser tests instead of
@@ -50,6 +55,12 @@ type session struct {
 
 func startWeb(t *testing.T) *session {
 	t.Helper()
+	return startWebOn(t, &connect.Selection{})
+}
+
+// startWebOn is startWeb on the server sel names.
+func startWebOn(t *testing.T, sel *connect.Selection) *session {
+	t.Helper()
 	exe := chromium(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -67,7 +78,7 @@ func startWeb(t *testing.T) *session {
 	started := time.Now()
 	done := make(chan error, 1)
 	go func() {
-		done <- webcmd.Run(ctx, &webcmd.Options{IO: ios, Sel: &connect.Selection{}, Listen: "127.0.0.1:0", NoOpen: true,
+		done <- webcmd.Run(ctx, &webcmd.Options{IO: ios, Sel: sel, Listen: "127.0.0.1:0", NoOpen: true,
 			TaskTTL: time.Minute, Ready: func(u string) { urls <- u }})
 	}()
 	var u string
@@ -374,3 +385,63 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// htmlEnv makes TestHTMLServerProcess serve: the browser test runs the test binary as a
+// server whose every string is markup that would run script if a page took it as HTML.
+const htmlEnv = "MCPI_TEST_HTML_SERVER"
+
+// htmlPayload sets window.__pwned wherever a page lets it run.
+const htmlPayload = `<img src=x onerror="window.__pwned='img'"><script>window.__pwned='script'</script><svg onload="window.__pwned='svg'"></svg>`
+
+// TestHTMLServerProcess is not a test: with htmlEnv set, it serves the markup server on
+// stdin and stdout until stdin closes.
+func TestHTMLServerProcess(t *testing.T) {
+	if os.Getenv(htmlEnv) != "1" {
+		t.Skip("the markup server for TestBrowserHostileMarkup")
+	}
+	srv := server.New(mcp.Implementation{Name: "html" + htmlPayload, Version: htmlPayload}, &server.Options{Instructions: htmlPayload})
+	svg := base64.StdEncoding.EncodeToString([]byte(`<svg xmlns="http://www.w3.org/2000/svg" onload="window.__pwned='data-svg'"/>`))
+	srv.AddTool(&mcp.Tool{Name: "markup", Title: htmlPayload, Description: htmlPayload,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string","title":` + strconv.Quote(htmlPayload) + `,"description":` + strconv.Quote(htmlPayload) + `,"enum":[` + strconv.Quote(htmlPayload) + `]}}}`)},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				mcp.TextContent(htmlPayload),
+				{Type: "image", MimeType: "image/svg+xml", Data: svg},
+				{Type: "resource_link", URI: "javascript:window.__pwned='link'", Name: htmlPayload},
+			}, StructuredContent: json.RawMessage(`{"k":` + strconv.Quote(htmlPayload) + `}`)}, nil
+		})
+	if err := srv.Run(context.Background(), transport.StdioTransport{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A server's strings are text on the page: names, descriptions, schemas, results and
+// images that carry markup run nothing.
+func TestBrowserHostileMarkup(t *testing.T) {
+	s := startWebOn(t, &connect.Selection{Stdio: shellQuote(os.Args[0]) + " -test.run=^TestHTMLServerProcess$", Env: []string{htmlEnv + "=1"}})
+	s.run("open the page on the markup server",
+		chromedp.Navigate(s.url),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="markup"]`)),
+		chromedp.Click(chromedp.CSS(`li[data-tool="markup"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(`document.querySelector('.result') !== null`),
+	)
+	pwned := value(s, "window.__pwned", chromedp.Evaluate[*string](`window.__pwned === undefined ? null : String(window.__pwned)`))
+	if pwned != nil {
+		t.Errorf("the server's markup ran: window.__pwned = %q", *pwned)
+	}
+	injected := value(s, "elements", chromedp.Evaluate[int](`document.querySelectorAll('img[src="x"], svg, script:not([type="module"])').length`))
+	if injected != 0 {
+		t.Errorf("%d elements of the server's markup are in the page", injected)
+	}
+	text := value(s, "the page's text", chromedp.Text(chromedp.CSS("main")))
+	if !strings.Contains(text, `<img src=x onerror=`) {
+		t.Errorf("the markup is not shown as text:\n%s", text)
+	}
+	if !strings.Contains(text, "an image of type image/svg+xml that the page does not show") {
+		t.Errorf("the SVG image was shown")
+	}
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
