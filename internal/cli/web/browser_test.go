@@ -445,3 +445,97 @@ func TestBrowserHostileMarkup(t *testing.T) {
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// formsEnv makes TestFormsServerProcess serve: one tool whose input schema has what the
+// form builder draws, and which returns its arguments as structured content.
+const formsEnv = "MCPI_TEST_FORMS_SERVER"
+
+const shapeSchema = `{"type":"object",
+ "$defs":{"point":{"type":"object","properties":{"x":{"type":"integer","minimum":0,"maximum":10},"y":{"type":"integer","default":3}},"required":["x"]}},
+ "properties":{
+  "name":{"type":"string","default":"Ada","minLength":2},
+  "color":{"oneOf":[{"const":"r","title":"Red"},{"const":"g","title":"Green"}]},
+  "size":{"enum":["s","m"]},
+  "note":{"type":["string","null"]},
+  "origin":{"$ref":"#/$defs/point"},
+  "tags":{"type":"array","items":{"type":"string"}},
+  "ratio":{"type":"number","minimum":0,"maximum":1}},
+ "required":["name","origin"]}`
+
+func TestFormsServerProcess(t *testing.T) {
+	if os.Getenv(formsEnv) != "1" {
+		t.Skip("the forms server for TestBrowserForms")
+	}
+	srv := server.New(mcp.Implementation{Name: "forms", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "shape", InputSchema: json.RawMessage(shapeSchema)},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("ok")}, StructuredContent: req.Params.Arguments}, nil
+		})
+	if err := srv.Run(context.Background(), transport.StdioTransport{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The form built from an input schema: defaults, enums with titles, nullable, $ref,
+// arrays, bounds checked before anything is sent; and the raw-JSON mode, which leaves
+// the user's text alone while they type.
+func TestBrowserForms(t *testing.T) {
+	s := startWebOn(t, &connect.Selection{Stdio: shellQuote(os.Args[0]) + " -test.run=^TestFormsServerProcess$", Env: []string{formsEnv + "=1"}})
+	s.run("the form",
+		chromedp.Navigate(s.url),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="shape"]`)),
+		chromedp.Click(chromedp.CSS(`li[data-tool="shape"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-field="origin"] input[name="x"]`)),
+	)
+	defaults := value(s, "defaults", chromedp.Evaluate[[]string](`[document.querySelector('input[name="name"]').value, document.querySelector('[data-field="origin"] input[name="y"]').value,
+		[...document.querySelector('select[name="color"]').options].map(o => o.textContent).join('|')]`))
+	if !slices.Equal(defaults, []string{"Ada", "3", "(not set)|Red|Green"}) {
+		t.Errorf("defaults and titles: %q", defaults)
+	}
+	s.run("out of bounds: nothing is sent",
+		chromedp.SetValue(chromedp.CSS(`[data-field="origin"] input[name="x"]`), "11"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(`document.querySelector('.call-out').textContent.includes('nothing was sent') && document.querySelector('.call-out').textContent.includes('at most 10')`),
+	)
+	s.run("fill and call",
+		chromedp.SetValue(chromedp.CSS(`[data-field="origin"] input[name="x"]`), "4"),
+		chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelector('select[name="color"]'); s.value = [...s.options].find(o => o.textContent === 'Green').value; })()`),
+		chromedp.Click(chromedp.CSS(`[data-field="note"] ~ .null input, .nullable .null input`)),
+		chromedp.Click(chromedp.CSS(`[data-field="tags"] button.add`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name="tags[0]"]`), "t1"),
+		chromedp.SetValue(chromedp.CSS(`input[name="ratio"]`), "0.5"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(`window.__lastResult !== undefined`),
+	)
+	got := value(s, "the result", chromedp.Evaluate[map[string]any](`window.__lastResult.structuredContent`))
+	want := map[string]any{"name": "Ada", "color": "g", "note": nil, "origin": map[string]any{"x": 4.0, "y": 3.0}, "tags": []any{"t1"}, "ratio": 0.5}
+	if b1, b2 := mustJSON(got), mustJSON(want); b1 != b2 {
+		t.Errorf("the arguments the server got:\n%s\nwant\n%s", b1, b2)
+	}
+	// Raw JSON: half-typed text stays as typed.
+	s.run("raw JSON",
+		chromedp.Click(chromedp.CSS(`button.mode`)),
+		chromedp.WaitVisible(chromedp.CSS(`textarea.raw`)),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('textarea.raw').value = ''`),
+		chromedp.SendKeys(chromedp.CSS(`textarea.raw`), `{"name": "Bo`),
+		chromedp.Sleep(300*time.Millisecond),
+	)
+	if v := value(s, "raw text", chromedp.Value(chromedp.CSS(`textarea.raw`))); v != `{"name": "Bo` {
+		t.Errorf("the raw text changed under the user: %q", v)
+	}
+	s.run("finish the raw JSON and call",
+		chromedp.SendKeys(chromedp.CSS(`textarea.raw`), `b", "origin": {"x": 1}}`),
+		chromedp.Evaluate[chromedp.Void](`window.__lastResult = undefined`),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(`window.__lastResult !== undefined`),
+	)
+	got = value(s, "the raw result", chromedp.Evaluate[map[string]any](`window.__lastResult.structuredContent`))
+	if b := mustJSON(got); b != `{"name":"Bob","origin":{"x":1}}` {
+		t.Errorf("raw arguments the server got: %s", b)
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

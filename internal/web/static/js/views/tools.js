@@ -71,6 +71,7 @@ function renderPane(c) {
         show('tasks', { key: r.task });
         return;
       }
+      window.__lastResult = r.result; // for the browser tests
       fill(out, h('h3', `Result of ${clean(t.name)} in ${took}`, asTask && !modern(c) ? h('span.warn', ' (the server ran it plainly, not as a task)') : null),
         resultView(r.result, t.outputSchema));
     } catch (err) {
