@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -263,6 +264,39 @@ func TestBrowser(t *testing.T) {
 		waitJS(`document.querySelector('.pane .content.resource') !== null`),
 	)
 
+	// A template's variable completed by the server, and a prompt with its arguments.
+	s.run("a template with completion",
+		chromedp.WaitVisible(chromedp.CSS(`li[data-template="demo://greetings/{name}"]`)),
+		chromedp.Click(chromedp.CSS(`li[data-template="demo://greetings/{name}"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.pane input[name="name"]`)),
+		chromedp.SendKeys(chromedp.CSS(`.pane input[name="name"]`), "A"),
+		waitJS(`document.querySelectorAll('#complete-name option').length > 0`),
+		chromedp.Click(chromedp.CSS(`.pane button[type="submit"]`)),
+		waitJS(`document.querySelector('.pane .content.resource') !== null && document.querySelector('.pane h2').textContent.includes('demo://greetings/A')`),
+	)
+	s.run("a prompt",
+		chromedp.Click(chromedp.CSS(`button[data-view="prompts"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-prompt="greet"]`)),
+		chromedp.Click(chromedp.CSS(`li[data-prompt="greet"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.pane input[name="name"]`)),
+		chromedp.SendKeys(chromedp.CSS(`.pane input[name="name"]`), "Ada"),
+		waitJS(`document.querySelectorAll('#parg-name option').length > 0`),
+		chromedp.Click(chromedp.CSS(`button[data-action="get"]`)),
+		waitJS(`document.querySelector('.pane .msg') !== null && document.querySelector('.pane .msg').textContent.includes('Ada')`),
+	)
+
+	// Disconnect and reconnect, from the Connect view.
+	s.run("disconnect and reconnect",
+		chromedp.Click(chromedp.CSS(`button[data-view="connect"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.servers tr[data-conn="c2"] button`)),
+		chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('.servers tr[data-conn="c2"] button')].find(b => b.textContent === 'Disconnect').click()`),
+		waitJS(`document.querySelector('#conn-header .state').textContent === 'closed'`),
+		chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('.servers tr[data-conn="c2"] button')].find(b => b.textContent === 'Reconnect').click()`),
+		waitJS(`document.querySelector('#conn-header .state').textContent === 'connected'`),
+		chromedp.Click(chromedp.CSS(`button[data-view="resources"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-uri="demo://about"]`)),
+	)
+
 	// The Log has the traffic, both ways.
 	s.run("the log",
 		chromedp.Click(chromedp.CSS(`button[data-view="log"]`)),
@@ -467,6 +501,16 @@ func TestFormsServerProcess(t *testing.T) {
 		t.Skip("the forms server for TestBrowserForms")
 	}
 	srv := server.New(mcp.Implementation{Name: "forms", Version: "1"}, nil)
+	var bumps atomic.Int64
+	srv.AddResource(&mcp.Resource{URI: "forms://counter", Name: "counter"}, func(ctx context.Context, _ *server.Session, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: p.URI, MimeType: "text/plain", Text: fmt.Sprintf("count %d", bumps.Load())}}}, nil
+	})
+	srv.AddTool(&mcp.Tool{Name: "bump", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			bumps.Add(1)
+			srv.NotifyResourceUpdated(ctx, "forms://counter")
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("bumped")}}, nil
+		})
 	srv.AddTool(&mcp.Tool{Name: "shape", InputSchema: json.RawMessage(shapeSchema)},
 		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("ok")}, StructuredContent: req.Params.Arguments}, nil
@@ -533,6 +577,18 @@ func TestBrowserForms(t *testing.T) {
 	if b := mustJSON(got); b != `{"name":"Bob","origin":{"x":1}}` {
 		t.Errorf("raw arguments the server got: %s", b)
 	}
+
+	// A subscribed resource is read again when the server says it changed.
+	s.run("subscribe, and see the update",
+		chromedp.Click(chromedp.CSS(`button[data-view="resources"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-uri="forms://counter"]`)),
+		chromedp.Click(chromedp.CSS(`li[data-uri="forms://counter"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="subscribe"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-action="subscribe"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="unsubscribe"]`)),
+		chromedp.Evaluate[chromedp.Void](`fetch('/api/c1/call', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({name: 'bump'})})`),
+		waitJS(`document.querySelector('.pane').textContent.includes('count 1') && document.querySelector('.pane').textContent.includes('1 updates')`),
+	)
 }
 
 func mustJSON(v any) string {
