@@ -944,3 +944,22 @@ func (s *Session) notification(req *jsonrpc.Request) {
 
 // errNoAnswer is the cause of a request withdrawn because the session ended.
 var errNoAnswer = errors.New("the request was withdrawn before it was answered")
+
+// AllCapabilities is what a client declares when a person answers every request a server
+// may send: roots, sampling, form and URL elicitation, and (in 2025-11-25) sampling and
+// elicitation run as tasks, listed and cancelled. mcpi's inspectors declare it.
+func AllCapabilities() *mcp.ClientCapabilities {
+	return &mcp.ClientCapabilities{
+		Roots:       &mcp.RootsCapability{},
+		Sampling:    &mcp.SamplingCapability{},
+		Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
+		Tasks: &mcp.ClientTasksCapability{
+			List:   &struct{}{},
+			Cancel: &struct{}{},
+			Requests: &mcp.ClientTaskRequests{
+				Sampling:    &mcp.TaskSamplingRequests{CreateMessage: &struct{}{}},
+				Elicitation: &mcp.TaskElicitationRequests{Create: &struct{}{}},
+			},
+		},
+	}
+}

@@ -264,7 +264,15 @@ func echo(v string) string {
 const codeSessionNotFound = -32001
 
 func (h *HTTPHandler) checkHostOrigin(r *http.Request) string {
-	if !hostAllowed(h.opts.AllowedHosts, r.Host) {
+	return CheckHostOrigin(r, h.opts.AllowedHosts, h.opts.AllowedOrigins)
+}
+
+// CheckHostOrigin is the check against DNS rebinding that a server on this machine
+// makes of each request: its Host must be a loopback name (localhost, 127.0.0.1, ::1)
+// or, when hosts is not empty, one of hosts ("*" for any); its Origin, when it has one,
+// must name the server itself or one of origins. It returns why r fails, or "".
+func CheckHostOrigin(r *http.Request, hosts, origins []string) string {
+	if !hostAllowed(hosts, r.Host) {
 		return fmt.Sprintf("forbidden: host %s is not allowed", echo(r.Host))
 	}
 	origin := r.Header.Get("Origin")
@@ -272,13 +280,16 @@ func (h *HTTPHandler) checkHostOrigin(r *http.Request) string {
 		return ""
 	}
 	o := strings.TrimSuffix(strings.ToLower(origin), "/")
-	for _, a := range h.opts.AllowedOrigins {
+	for _, a := range origins {
 		if a == "*" || strings.TrimSuffix(strings.ToLower(a), "/") == o {
 			return ""
 		}
 	}
 	return fmt.Sprintf("forbidden: origin %s is not allowed", echo(origin))
 }
+
+// LoopbackHosts are the Host names [CheckHostOrigin] accepts when given no others.
+func LoopbackHosts() []string { return slices.Clone(localHosts) }
 
 // sameOrigin reports whether origin names the server the request reached: the host and
 // port of its Host header. Any other origin, even another port of localhost, is another

@@ -228,19 +228,7 @@ func describeTarget(t Target) string {
 // OnRequest (the page answers server requests), and every message reported for the Log.
 func clientOptions() *client.Options {
 	return &client.Options{
-		Capabilities: &mcp.ClientCapabilities{
-			Roots:       &mcp.RootsCapability{},
-			Sampling:    &mcp.SamplingCapability{},
-			Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
-			Tasks: &mcp.ClientTasksCapability{
-				List:   &struct{}{},
-				Cancel: &struct{}{},
-				Requests: &mcp.ClientTaskRequests{
-					Sampling:    &mcp.TaskSamplingRequests{CreateMessage: &struct{}{}},
-					Elicitation: &mcp.TaskElicitationRequests{Create: &struct{}{}},
-				},
-			},
-		},
+		Capabilities: client.AllCapabilities(),
 		Receiver: &client.ReceiverOptions{},
 	}
 }

@@ -18,15 +18,13 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 //go:embed static
@@ -78,6 +76,7 @@ type Options struct {
 // Server is the web front end: an http.Handler.
 type Server struct {
 	opts   Options
+	hosts  []string // the Host names accepted: loopback's, and Options.Hosts
 	log    *slog.Logger
 	assets http.Handler
 	hub    *hub
@@ -111,8 +110,13 @@ func New(opts Options) *Server {
 		opts.TaskTTL = 10 * time.Minute
 	}
 	sub, _ := fs.Sub(static, "static")
+	var hosts []string
+	if len(opts.Hosts) > 0 {
+		hosts = append(transport.LoopbackHosts(), opts.Hosts...)
+	}
 	return &Server{
 		opts:   opts,
+		hosts:  hosts,
 		log:    opts.Logger,
 		assets: http.FileServerFS(sub),
 		hub:    newHub(),
@@ -153,12 +157,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Cache-Control", "no-store")
-	if !s.hostAllowed(r.Host) {
-		http.Error(w, "forbidden: the Host header does not name this machine", http.StatusForbidden)
+	if why := transport.CheckHostOrigin(r, s.hosts, nil); why != "" {
+		http.Error(w, why, http.StatusForbidden)
 		return
 	}
-	if !originAllowed(r) {
-		http.Error(w, "forbidden: the request comes from another origin", http.StatusForbidden)
+	// A browser says where a request comes from even without Origin (a GET): only the
+	// page itself, or the address bar, may fetch.
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+		http.Error(w, "forbidden: the request comes from another site", http.StatusForbidden)
 		return
 	}
 	if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet && r.URL.Path == "/" {
@@ -199,41 +205,6 @@ func (s *Server) authorized(r *http.Request) bool {
 		return true
 	}
 	return false
-}
-
-// hostAllowed accepts loopback names and addresses, and the configured hosts, with any
-// port: a DNS-rebinding page reaches this server under its own name, which is refused.
-func (s *Server) hostAllowed(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.Trim(host, "[]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return true
-	}
-	return slices.ContainsFunc(s.opts.Hosts, func(h string) bool {
-		return strings.EqualFold(h, hostport) || strings.EqualFold(h, host)
-	})
-}
-
-// originAllowed: a request that names an origin must name this page's. Browsers send
-// Origin with every POST and with cross-origin GETs.
-func originAllowed(r *http.Request) bool {
-	o := r.Header.Get("Origin")
-	if o == "" {
-		// A browser sends Sec-Fetch-Site on every request; only same-origin ones pass.
-		site := r.Header.Get("Sec-Fetch-Site")
-		return site == "" || site == "same-origin" || site == "none"
-	}
-	u, err := url.Parse(o)
-	if err != nil || u.Scheme != "http" && u.Scheme != "https" {
-		return false
-	}
-	return strings.EqualFold(u.Host, r.Host)
 }
 
 // errClosed is the error of a command after Close.

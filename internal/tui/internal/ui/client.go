@@ -9,21 +9,7 @@ import (
 // sampling, form and URL elicitation, and tasks in the receiver role (tasks/list,
 // tasks/cancel, sampling and elicitation as tasks), so that every request a server can
 // send reaches the Requests view and every task the Tasks view.
-func ClientCapabilities() *mcp.ClientCapabilities {
-	return &mcp.ClientCapabilities{
-		Roots:       &mcp.RootsCapability{},
-		Sampling:    &mcp.SamplingCapability{},
-		Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
-		Tasks: &mcp.ClientTasksCapability{
-			List:   &struct{}{},
-			Cancel: &struct{}{},
-			Requests: &mcp.ClientTaskRequests{
-				Sampling:    &mcp.TaskSamplingRequests{CreateMessage: &struct{}{}},
-				Elicitation: &mcp.TaskElicitationRequests{Create: &struct{}{}},
-			},
-		},
-	}
-}
+func ClientCapabilities() *mcp.ClientCapabilities { return client.AllCapabilities() }
 
 // ClientOptions are the client options of a session for the terminal UI: the
 // capabilities above, receiver tasks on, and no OnRequest handler (the Requests view
