@@ -511,6 +511,15 @@ func TestFormsServerProcess(t *testing.T) {
 			srv.NotifyResourceUpdated(ctx, "forms://counter")
 			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("bumped")}}, nil
 		})
+	srv.AddTool(&mcp.Tool{Name: "authorize", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			r, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: mcp.ElicitModeURL, Message: "Sign in to continue",
+				URL: "https://auth.example/sign-in?state=1", ElicitationID: "e1"})
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("action " + r.Action)}}, nil
+		})
 	srv.AddTool(&mcp.Tool{Name: "shape", InputSchema: json.RawMessage(shapeSchema)},
 		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("ok")}, StructuredContent: req.Params.Arguments}, nil
@@ -576,6 +585,25 @@ func TestBrowserForms(t *testing.T) {
 	got = value(s, "the raw result", chromedp.Evaluate[map[string]any](`window.__lastResult.structuredContent`))
 	if b := mustJSON(got); b != `{"name":"Bob","origin":{"x":1}}` {
 		t.Errorf("raw arguments the server got: %s", b)
+	}
+
+	// URL elicitation: the page offers to open the link, and says the user did.
+	s.run("URL elicitation",
+		chromedp.Click(chromedp.CSS(`button[data-view="tools"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="authorize"]`)),
+		chromedp.Click(chromedp.CSS(`li[data-tool="authorize"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.Evaluate[chromedp.Void](`window.__lastResult = undefined; window.open = (u) => { window.__opened = u; return null; }`),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#pending-badge`)),
+		chromedp.Click(chromedp.CSS(`button[data-view="requests"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="open"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-action="open"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-view="tools"]`)),
+		waitJS(`window.__lastResult !== undefined`),
+	)
+	if got := value(s, "opened", chromedp.Evaluate[string](`window.__opened + ' ' + window.__lastResult.content[0].text`)); got != "https://auth.example/sign-in?state=1 action accept" {
+		t.Errorf("URL elicitation: %q", got)
 	}
 
 	// A subscribed resource is read again when the server says it changed.
