@@ -1,0 +1,183 @@
+package transport
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+)
+
+// connCounts counts a server's TCP connections: opened in all, and open now.
+type connCounts struct{ opened, open atomic.Int64 }
+
+// connCountingServer is an MCP server over Streamable HTTP that answers "work" after
+// delay on an event stream, and counts the TCP connections clients open to it.
+func connCountingServer(t *testing.T, delay time.Duration) (url string, counts *connCounts) {
+	t.Helper()
+	h := NewHTTPHandler(func(ctx context.Context, conn jsonrpc.Connection) {
+		c := jsonrpc.NewConn(conn, jsonrpc.Options{Handler: mcpHandler(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			time.Sleep(delay)
+			return map[string]any{"ok": true}, nil
+		})})
+		<-c.Done()
+	}, &HTTPOptions{MaxInFlight: -1})
+	counts = &connCounts{}
+	ts := httptest.NewUnstartedServer(h)
+	ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			counts.opened.Add(1)
+			counts.open.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			counts.open.Add(-1)
+		}
+	}
+	ts.Start()
+	t.Cleanup(func() {
+		h.Close()
+		ts.Close()
+	})
+	return ts.URL + "/mcp", counts
+}
+
+// A burst of concurrent calls over Streamable HTTP reuses its connections: the client's
+// own transport keeps MaxIdleConnsPerHost of them idle (net/http's default keeps 2, so
+// every later wave of a burst dialled them all again), and a response's event stream is
+// read to its end after the response even when the caller's context ends with the call,
+// as net/http closes a connection whose body was closed unread. Waves of 64 concurrent
+// calls, then calls one after another, each on a context cancelled as soon as it returns.
+func TestHTTPClientReusesConnections(t *testing.T) {
+	url, counts := connCountingServer(t, 5*time.Millisecond)
+	c, _ := dial(t, &HTTPClient{URL: url}, nil)
+	ctx := callCtx(t)
+	call := func() error {
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		var res struct{ OK bool }
+		if err := c.Call(cctx, "work", nil, &res); err != nil {
+			return err
+		}
+		if !res.OK {
+			t.Error("work answered without ok")
+		}
+		return nil
+	}
+	const waves, concurrent = 4, 64
+	start := counts.opened.Load()
+	for range waves {
+		var wg sync.WaitGroup
+		errs := make(chan error, concurrent)
+		for range concurrent {
+			wg.Go(func() {
+				if err := call(); err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+	}
+	burst := counts.opened.Load() - start
+	for range 50 {
+		if err := call(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sequential := counts.opened.Load() - start - burst
+	t.Logf("%d connections for %d waves of %d concurrent calls, %d for 50 calls in a row", burst, waves, concurrent, sequential)
+	// The first wave may open a connection per call; the later ones find them idle.
+	if burst > concurrent+concurrent/4 {
+		t.Errorf("%d waves of %d concurrent calls opened %d connections, want at most %d", waves, concurrent, burst, concurrent+concurrent/4)
+	}
+	if sequential > 2 {
+		t.Errorf("50 calls in a row opened %d connections, want at most 2", sequential)
+	}
+}
+
+// Closing the connection closes the idle connections of the client it made for itself.
+func TestHTTPClientCloseDropsIdleConnections(t *testing.T) {
+	url, counts := connCountingServer(t, 0)
+	c, _ := dial(t, &HTTPClient{URL: url}, nil)
+	ctx := callCtx(t)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if err := c.Call(ctx, "work", nil, nil); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if counts.open.Load() == 0 {
+		t.Fatal("no connection open after the calls")
+	}
+	c.Close()
+	for counts.open.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d connections still open after Close", counts.open.Load())
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// A server may end a request's event stream a little after the response (net/http
+// writes the end of a chunked body when the handler returns): the client reads the
+// stream to its end, even with the caller's context ended with the call, so that the
+// connection is reused rather than closed and dialled again.
+func TestHTTPClientReadsStreamEndAfterResponse(t *testing.T) {
+	var mu sync.Mutex
+	remotes := map[string]bool{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		m, err := jsonrpc.DecodeMessage(b)
+		req, ok := m.(*jsonrpc.Request)
+		switch {
+		case err != nil || !ok || req.IsNotification():
+			w.WriteHeader(http.StatusAccepted)
+		case req.Method == "initialize":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25"}}`, req.ID)
+		default:
+			mu.Lock()
+			remotes[r.RemoteAddr] = true
+			mu.Unlock()
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, fmt.Sprintf("data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n\n", req.ID))
+			time.Sleep(5 * time.Millisecond) // then the stream ends
+		}
+	}))
+	t.Cleanup(ts.Close)
+	c, _ := dial(t, &HTTPClient{URL: ts.URL}, nil)
+	ctx := callCtx(t)
+	const calls = 10
+	for range calls {
+		cctx, cancel := context.WithCancel(ctx)
+		err := c.Call(cctx, "work", nil, nil)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond) // the stream has ended by now
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(remotes) > 1 {
+		t.Errorf("%d calls in a row came on %d connections, want 1", calls, len(remotes))
+	}
+}
