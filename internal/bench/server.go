@@ -14,11 +14,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"net"
 	"net/http"
 	"os"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/demo"
@@ -127,7 +130,16 @@ type HTTPServer struct {
 	srv *server.Server
 	h   *transport.HTTPHandler
 	err chan error
+	// conns counts the TCP connections clients opened, which GET /conns reports.
+	conns atomic.Int64
 }
+
+// ConnsURL is where GET reports the TCP connections opened to the server so far:
+// {"opened": N}.
+func (s *HTTPServer) ConnsURL() string { return strings.TrimSuffix(s.URL, "/mcp") + "/conns" }
+
+// ConnsOpened is how many TCP connections clients opened to the server so far.
+func (s *HTTPServer) ConnsOpened() int64 { return s.conns.Load() }
 
 // StartHTTP serves the benchmark server at http://ADDR/mcp; addr must be a loopback
 // address ("127.0.0.1:0" picks a free port).
@@ -153,11 +165,20 @@ func StartHTTP(addr string, o ServerOptions) (*HTTPServer, error) {
 	mux.Handle("/mcp", h)
 	s := &HTTPServer{
 		URL: "http://" + ln.Addr().String() + "/mcp",
-		hs:  &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second},
 		srv: srv,
 		h:   h,
 		err: make(chan error, 1),
 	}
+	mux.HandleFunc("/conns", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = fmt.Fprintf(w, `{"opened":%d}`, s.conns.Load())
+	})
+	s.hs = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+		ConnState: func(_ net.Conn, st http.ConnState) {
+			if st == http.StateNew {
+				s.conns.Add(1)
+			}
+		}}
 	go func() { s.err <- s.hs.Serve(ln) }()
 	return s, nil
 }

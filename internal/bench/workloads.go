@@ -192,6 +192,9 @@ type BurstResult struct {
 	OK int `json:"ok"`
 	// Wall is from the launch to the last result.
 	WallMs float64 `json:"wallMs"`
+	// CreatedMs is from the launch to the last task created (the last call answered):
+	// mcpi's driver only.
+	CreatedMs float64 `json:"createdMs,omitempty"`
 	// TasksGet and TasksResult are the requests the server received during the burst.
 	TasksGet    int64   `json:"tasksGet"`
 	TasksResult int64   `json:"tasksResult"`
@@ -223,11 +226,12 @@ func Burst(ctx context.Context, s *client.Session, c int, seconds float64) (*Bur
 	}
 	p := &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(fmt.Sprintf(`{"seconds":%g}`, seconds))}
 	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		ok    int
-		polls int
-		first error
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		ok      int
+		polls   int
+		first   error
+		created time.Duration
 	)
 	start := time.Now()
 	for range c {
@@ -235,6 +239,10 @@ func Burst(ctx context.Context, s *client.Session, c int, seconds float64) (*Bur
 			var err error
 			t, err := s.StartToolTask(ctx, p, nil)
 			if err == nil {
+				d := time.Since(start)
+				mu.Lock()
+				created = max(created, d)
+				mu.Unlock()
 				var r *mcp.CallToolResult
 				r, err = t.Wait(ctx)
 				switch {
@@ -269,6 +277,7 @@ func Burst(ctx context.Context, s *client.Session, c int, seconds float64) (*Bur
 		Tasks:           c,
 		OK:              ok,
 		WallMs:          ms(wall),
+		CreatedMs:       ms(created),
 		TasksGet:        st.Counts[mcp.MethodTasksGet],
 		TasksResult:     st.Counts[mcp.MethodTasksResult],
 		Listens:         st.Counts[mcp.MethodSubscriptionsListen],

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -542,13 +543,16 @@ func (r *runner) bursts(ctx context.Context) {
 }
 
 // burstAcc gathers the figures of one client in one burst mode, pass by pass.
-type burstAcc struct{ wall, over, tput, gets, listens, crss, srss []float64 }
+type burstAcc struct{ wall, over, created, tput, gets, listens, conns, crss, srss []float64 }
 
 func (a *burstAcc) add(b *bench.BurstResult, seconds float64) {
 	a.wall = append(a.wall, b.WallMs)
 	// What a client adds to the tasks' own time: the part of the wall time it can
 	// change, since no client makes a 1 s task end sooner.
 	a.over = append(a.over, b.WallMs-seconds*1000)
+	if b.CreatedMs > 0 {
+		a.created = append(a.created, b.CreatedMs)
+	}
 	a.tput = append(a.tput, float64(b.Tasks)/(b.WallMs/1000))
 	a.gets = append(a.gets, b.GetsPerTask)
 	a.listens = append(a.listens, float64(b.Listens)/float64(max(b.Tasks, 1)))
@@ -565,10 +569,16 @@ func (r *runner) addBurst(workload, transport, client string, seconds float64, a
 	if seconds > 0 {
 		add("wall time beyond the task's own duration", "ms", a.over)
 	}
+	if len(a.created) > 0 {
+		add("time to the last task created", "ms", a.created)
+	}
 	add("throughput (higher is better)", "tasks/s", a.tput)
 	add("tasks/get received per task", "", a.gets)
 	if slices.Max(a.listens) > 0 {
 		add("subscriptions/listen received per task", "", a.listens)
+	}
+	if len(a.conns) > 0 {
+		add("TCP connections the client opened (whole session)", "", a.conns)
 	}
 	add("client peak RSS", "MiB", a.crss)
 	add("server peak RSS", "MiB", a.srss)
@@ -617,6 +627,10 @@ func (r *runner) httpBursts(ctx context.Context) {
 			}
 			r.logf("%s over http: %s, pass %d of %d", name, rn.client, p+1, r.cfg.BurstPasses)
 			out, err := r.drive(ctx, r.driverArgv(rn.client, flags...))
+			var conns int64
+			if err == nil {
+				conns, err = connsOpened(ctx, url)
+			}
 			stop()
 			if err == nil && (out.Burst == nil || out.Burst.OK != c) {
 				err = fmt.Errorf("only %d of %d tasks ended with a result: %v", okCount(out), c, burstErr(out))
@@ -630,6 +644,7 @@ func (r *runner) httpBursts(ctx context.Context) {
 				res[rn] = &burstAcc{}
 			}
 			res[rn].add(out.Burst, seconds)
+			res[rn].conns = append(res[rn].conns, float64(conns))
 		}
 	}
 	for _, rn := range runs {
@@ -637,6 +652,28 @@ func (r *runner) httpBursts(ctx context.Context) {
 			r.addBurst(r.httpBurstName(rn.era), bench.HTTP, rn.client, seconds, a)
 		}
 	}
+}
+
+// connsOpened asks the benchmark server at url how many TCP connections were opened to
+// it (GET /conns beside /mcp), the question's own included.
+func connsOpened(ctx context.Context, url string) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(url, "/mcp")+"/conns", nil)
+	if err != nil {
+		return 0, err
+	}
+	// A client of its own, whose connection is not one of the driver's.
+	resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var c struct {
+		Opened int64 `json:"opened"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&c); err != nil {
+		return 0, fmt.Errorf("GET /conns: %w", err)
+	}
+	return c.Opened - 1, nil // less the question's own
 }
 
 func okCount(out *DriveOutput) int {
