@@ -31,8 +31,10 @@ type HTTPClient struct {
 	// Client sends the requests; nil means a client of the connection's own, without an
 	// overall timeout (SSE streams last as long as the session), whose transport keeps up
 	// to [MaxIdleConnsPerHost] idle connections to the server and drops them when the
-	// connection is closed. Whatever the client, redirects are followed only within the
-	// server's origin (see [RedirectError]), unless it has a CheckRedirect of its own.
+	// connection is closed; a burst of requests is spread over that many connections
+	// rather than dialling one each. Whatever the client, redirects are followed only
+	// within the server's origin (see [RedirectError]), unless it has a CheckRedirect of
+	// its own.
 	Client *http.Client
 	// MaxMessageSize bounds one inbound message; 0 means [DefaultMaxMessageSize].
 	MaxMessageSize int
@@ -127,6 +129,8 @@ const (
 	// initialization find the stream open.
 	standaloneWait = 2 * time.Second
 	deleteTimeout  = 5 * time.Second
+	// methodListen is the request of 2026-07-28 that holds its stream open.
+	methodListen = "subscriptions/listen"
 	// drainWait bounds how long the rest of an event stream is read after the response
 	// it was opened for has arrived (see HTTPClientConn.finish).
 	drainWait = 250 * time.Millisecond
@@ -138,8 +142,48 @@ const (
 // opens as many as it has calls in flight; net/http's default transport keeps only 2 of
 // them afterwards, and each later wave of requests (the results of a burst of tasks, the
 // next burst) dialled them all again. Each idle connection costs two goroutines and
-// about 10 KB of buffers, and all are closed with the connection.
+// about 10 KB of buffers, and all are closed with the connection. It is also how many
+// requests of a burst go at once (see requestGate).
 const MaxIdleConnsPerHost = 100
+
+// requestGate spreads a burst of requests over few connections. Over HTTP/1.1 a request
+// in flight takes a connection of its own, so 1,000 calls launched at once dial 1,000
+// connections, on both ends, though each is answered in a millisecond or two. The gate
+// lets MaxIdleConnsPerHost requests go at once; the others wait for one of them to end,
+// and take its connection, idle by then, instead of dialling another. A request held
+// longer than gateHold (a slow tool answering on its event stream, which may ask the
+// client something first) gives its place up all the same, so that no request waits on
+// another's for long, and none forever.
+type requestGate struct{ slots chan struct{} }
+
+// gateHold is how long a request keeps its place in the gate at most.
+const gateHold = 100 * time.Millisecond
+
+func newRequestGate(n int) *requestGate { return &requestGate{slots: make(chan struct{}, n)} }
+
+// enter waits for a place, unless ctx ends or done is closed first, and returns the
+// function that gives it up (at the latest gateHold from now; calling it again does
+// nothing).
+func (g *requestGate) enter(ctx context.Context, done <-chan struct{}) (func(), error) {
+	select {
+	case g.slots <- struct{}{}:
+	default:
+		select {
+		case g.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		case <-done:
+			return nil, errClientClosed
+		}
+	}
+	var once sync.Once
+	leave := func() { once.Do(func() { <-g.slots }) }
+	t := time.AfterFunc(gateHold, leave)
+	return func() {
+		t.Stop()
+		leave()
+	}, nil
+}
 
 // newHTTPClient is the client of a connection that was given none: net/http's default
 // transport, with room for MaxIdleConnsPerHost idle connections.
@@ -180,6 +224,7 @@ func (c *HTTPClient) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 	if conn.client == nil {
 		conn.client = newHTTPClient()
 		conn.ownClient = true
+		conn.gate = newRequestGate(MaxIdleConnsPerHost)
 	}
 	if conn.client.CheckRedirect == nil {
 		hc := *conn.client // the caller's client stays as it is
@@ -209,8 +254,9 @@ type HTTPClientConn struct {
 	header http.Header
 	client *http.Client
 	// ownClient is set when client was made for this connection: its idle connections
-	// are closed with it.
+	// are closed with it, and gate spreads its requests over them.
 	ownClient bool
+	gate      *requestGate
 	max       int
 	retries   int
 	log       *slog.Logger
@@ -517,6 +563,19 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 			}
 		}
 	}
+	// A request that expects an answer waits for its place in the gate (a response or a
+	// notification, answered 202 at once, and a subscriptions/listen, held open, do not);
+	// it gives it up when its answer has been read, with its connection idle again.
+	leave := func() {}
+	if c.gate != nil && reqID.IsValid() && method != methodListen {
+		var err error
+		if leave, err = c.gate.enter(ctx, c.done); err != nil {
+			if e := c.endError(); e != nil {
+				return e
+			}
+			return err
+		}
+	}
 	// The response stream lives as long as the connection, and as long as the caller's
 	// interest until the response has arrived; after that the rest of the stream is read
 	// to its end whatever the caller's context does (see finish), so that the HTTP
@@ -524,7 +583,7 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	sctx, scancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stopConn := context.AfterFunc(c.ctx, func() { scancel(nil) })
 	stopCaller := context.AfterFunc(ctx, func() { scancel(context.Cause(ctx)) })
-	cancel := func() { stopConn(); stopCaller(); scancel(nil) }
+	cancel := func() { stopConn(); stopCaller(); scancel(nil); leave() }
 
 	c.mu.Lock()
 	sentSession := c.sessionID != ""

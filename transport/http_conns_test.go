@@ -105,6 +105,75 @@ func TestHTTPClientReusesConnections(t *testing.T) {
 	}
 }
 
+// A burst of more concurrent calls than the client keeps connections for is spread over
+// those: the calls beyond wait for one to end and take its connection, rather than each
+// dialling one (before, 300 calls at once opened about 300 connections).
+func TestHTTPClientBurstSharesConnections(t *testing.T) {
+	url, counts := connCountingServer(t, 2*time.Millisecond)
+	c, _ := dial(t, &HTTPClient{URL: url}, nil)
+	ctx := callCtx(t)
+	const burst = 3 * MaxIdleConnsPerHost
+	start := counts.opened.Load()
+	var wg sync.WaitGroup
+	for range burst {
+		wg.Go(func() {
+			if err := c.Call(ctx, "work", nil, nil); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	opened := counts.opened.Load() - start
+	t.Logf("%d connections for %d concurrent calls", opened, burst)
+	if max := int64(MaxIdleConnsPerHost + MaxIdleConnsPerHost/5); opened > max {
+		t.Errorf("%d concurrent calls opened %d connections, want at most %d", burst, opened, max)
+	}
+}
+
+// Calls the server holds (a slow tool) keep their place among the calls in flight only
+// for a while: with as many held as the client spreads its requests over, another call
+// still goes through, on a connection of its own, without waiting for them.
+func TestHTTPClientHeldCallsDoNotBlockOthers(t *testing.T) {
+	held := make(chan struct{})
+	var arrived sync.WaitGroup
+	arrived.Add(MaxIdleConnsPerHost)
+	h := NewHTTPHandler(func(ctx context.Context, conn jsonrpc.Connection) {
+		c := jsonrpc.NewConn(conn, jsonrpc.Options{Handler: mcpHandler(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			if req.Method == "hold" {
+				arrived.Done()
+				select {
+				case <-held:
+				case <-ctx.Done():
+				}
+			}
+			return map[string]any{}, nil
+		})})
+		<-c.Done()
+	}, &HTTPOptions{MaxInFlight: -1})
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); ts.Close() })
+	c, _ := dial(t, &HTTPClient{URL: ts.URL + "/mcp"}, nil)
+	ctx := callCtx(t)
+	var wg sync.WaitGroup
+	for range MaxIdleConnsPerHost {
+		wg.Go(func() {
+			if err := c.Call(ctx, "hold", nil, nil); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	arrived.Wait()
+	start := time.Now()
+	if err := c.Call(ctx, "work", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*gateHold {
+		t.Errorf("a call took %v behind %d held ones", d, MaxIdleConnsPerHost)
+	}
+	close(held)
+	wg.Wait()
+}
+
 // Closing the connection closes the idle connections of the client it made for itself.
 func TestHTTPClientCloseDropsIdleConnections(t *testing.T) {
 	url, counts := connCountingServer(t, 0)
