@@ -156,8 +156,9 @@ const MaxIdleConnsPerHost = 100
 // another's for long, and none forever.
 type requestGate struct{ slots chan struct{} }
 
-// gateHold is how long a request keeps its place in the gate at most.
-const gateHold = 100 * time.Millisecond
+// gateHold is how long a request keeps its place in the gate at most (a variable for
+// tests).
+var gateHold = 100 * time.Millisecond
 
 func newRequestGate(n int) *requestGate { return &requestGate{slots: make(chan struct{}, n)} }
 

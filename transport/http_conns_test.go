@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -107,12 +108,16 @@ func TestHTTPClientReusesConnections(t *testing.T) {
 
 // A burst of more concurrent calls than the client keeps connections for is spread over
 // those: the calls beyond wait for one to end and take its connection, rather than each
-// dialling one (before, 300 calls at once opened about 300 connections).
+// dialling one (before, 500 calls at once opened about 500 connections).
 func TestHTTPClientBurstSharesConnections(t *testing.T) {
+	// However slow the machine (the race detector), no call is held long enough here to
+	// give its place up.
+	defer func(d time.Duration) { gateHold = d }(gateHold)
+	gateHold = time.Minute
 	url, counts := connCountingServer(t, 2*time.Millisecond)
 	c, _ := dial(t, &HTTPClient{URL: url}, nil)
 	ctx := callCtx(t)
-	const burst = 3 * MaxIdleConnsPerHost
+	const burst = 5 * MaxIdleConnsPerHost
 	start := counts.opened.Load()
 	var wg sync.WaitGroup
 	for range burst {
@@ -125,7 +130,10 @@ func TestHTTPClientBurstSharesConnections(t *testing.T) {
 	wg.Wait()
 	opened := counts.opened.Load() - start
 	t.Logf("%d connections for %d concurrent calls", opened, burst)
-	if max := int64(MaxIdleConnsPerHost + MaxIdleConnsPerHost/5); opened > max {
+	// A call let through as another ends may find that one's connection not back in the
+	// pool yet, and dial (net/http hands it the first that is free, and pools the other):
+	// some more than MaxIdleConnsPerHost, on a busy machine.
+	if max := int64(2 * MaxIdleConnsPerHost); opened > max {
 		t.Errorf("%d concurrent calls opened %d connections, want at most %d", burst, opened, max)
 	}
 }
@@ -246,7 +254,80 @@ func TestHTTPClientReadsStreamEndAfterResponse(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(remotes) > 1 {
-		t.Errorf("%d calls in a row came on %d connections, want 1", calls, len(remotes))
+	// One connection, or two when a call started while the previous request (the
+	// notification after initialize) still held the first.
+	if len(remotes) > 2 {
+		t.Errorf("%d calls in a row came on %d connections, want 1 or 2", calls, len(remotes))
+	}
+}
+
+// A flood of messages to a stream a client is reading reaches it whole: the events not
+// delivered yet are on their way, and the bound on the events a stream keeps for
+// resumption drops only delivered ones (the bound on a session's bytes still holds). A
+// burst of 1,000 tasks ending together lost some of their status notifications on the
+// standalone stream when its writer fell 512 events behind, and those tasks waited for
+// a poll, seconds later.
+func TestHTTPServerLiveStreamKeepsUndelivered(t *testing.T) {
+	var conn *HTTPServerConn
+	got := make(chan struct{})
+	ts := newTestServer(t, nil, &HTTPOptions{EventRetention: 8})
+	ts.h.serve = func(ctx context.Context, c jsonrpc.Connection) {
+		conn = c.(*HTTPServerConn)
+		close(got)
+		for {
+			m, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			if r, ok := m.(*jsonrpc.Request); ok && r.Method == "initialize" {
+				_ = c.Write(ctx, &jsonrpc.Response{ID: r.ID, Result: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"t","version":"1"}}`)})
+			}
+		}
+	}
+	sid := rawInit(t, ts.URL)
+	<-got
+	resp := rawGet(t, ts.URL, map[string]string{HeaderSessionID: sid, HeaderProtocolVersion: "2025-11-25"})
+	defer resp.Body.Close()
+	const flood = 2000
+	received := make(chan int, 1)
+	go func() {
+		sr := newSSEReader(resp.Body, 0)
+		n := 0
+		for n < flood {
+			ev, err := sr.Next()
+			if err != nil {
+				break
+			}
+			if len(ev.Data) > 0 {
+				n++
+			}
+		}
+		received <- n
+	}()
+	// The stream is open once the priming event is out; then flood it faster than it is
+	// written.
+	for {
+		conn.mu.Lock()
+		open := conn.standalone.owner != nil
+		conn.mu.Unlock()
+		if open {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for i := range flood {
+		if err := conn.Write(context.Background(), &jsonrpc.Request{Method: "n", Params: json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	select {
+	case n = <-received:
+	case <-time.After(5 * time.Second): // what was dropped never comes
+		resp.Body.Close()
+		n = <-received
+	}
+	if n != flood {
+		t.Errorf("the client read %d of %d messages", n, flood)
 	}
 }
