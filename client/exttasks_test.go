@@ -620,6 +620,119 @@ func TestExtTaskNotifications(t *testing.T) {
 	})
 }
 
+// TestExtTaskListensShared: a burst of extension tasks shares its subscriptions/listen
+// streams (one a task was, over HTTP, a request held open and then withdrawn, each
+// closing its connection): the tasks started while others are being called wait a
+// little for one another, and one stream names them all. A task started alone is
+// listened to at once. Each stream is withdrawn once all its tasks have ended.
+func TestExtTaskListensShared(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		listens := listenServer(f)
+		const burst = 50
+		var (
+			mu     sync.Mutex
+			n      int
+			ended  = map[string]bool{}
+			called = make(chan struct{})
+		)
+		f.On(mcp.MethodToolsCall, func(ctx context.Context, _ *jsonrpc.Request) (any, error) {
+			mu.Lock()
+			n++
+			id := fmt.Sprintf("t%d", n)
+			if n == burst+1 { // the burst's calls are all in flight: answer them
+				close(called)
+			}
+			mu.Unlock()
+			if id != "t1" {
+				<-called
+			}
+			return taskJSON("task", id, mcp.TaskStatusWorking, 5000, ""), nil
+		})
+		f.On(mcp.MethodTasksGet, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+			var p mcp.GetTaskParams
+			_ = json.Unmarshal(req.Params, &p)
+			mu.Lock()
+			defer mu.Unlock()
+			if ended[p.TaskID] {
+				return taskJSON("complete", p.TaskID, mcp.TaskStatusCompleted, 5000, resultDone), nil
+			}
+			return taskJSON("complete", p.TaskID, mcp.TaskStatusWorking, 5000, ""), nil
+		})
+		s := f.MustConnect(ctx, nil)
+		p := &mcp.CallToolParams{Name: "job"}
+
+		// Alone: listened to at once.
+		start := time.Now()
+		lone, err := s.StartToolTask(ctx, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-listens:
+		case <-ctx.Done():
+			t.Fatal("no subscriptions/listen for a task alone")
+		}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("a task alone was listened to %s after it started", d)
+		}
+
+		// A burst: few streams, naming every task.
+		var wg sync.WaitGroup
+		tasks := make(chan *client.Task, burst)
+		for range burst {
+			wg.Go(func() {
+				task, err := s.StartToolTask(ctx, p, nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				tasks <- task
+			})
+		}
+		wg.Wait()
+		close(tasks)
+		synctest.Wait()
+		rs := f.Requests(mcp.MethodSubscriptionsListen)
+		if len(rs) < 2 || len(rs) > 3 {
+			t.Errorf("%d subscriptions/listen for a task alone and a burst of %d, want 2 (3 at most)", len(rs), burst)
+		}
+		named := map[string]bool{}
+		for _, r := range rs {
+			var lp mcp.ListenParams
+			if err := json.Unmarshal(r.Params, &lp); err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range lp.Notifications.TaskIDs {
+				named[id] = true
+			}
+		}
+		if len(named) != burst+1 {
+			t.Errorf("the streams name %d tasks, want %d", len(named), burst+1)
+		}
+
+		// Every task ends (the next poll says so); every stream is withdrawn.
+		mu.Lock()
+		for i := 1; i <= burst+1; i++ {
+			ended[fmt.Sprintf("t%d", i)] = true
+		}
+		mu.Unlock()
+		if _, err := lone.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for task := range tasks {
+			if _, err := task.Wait(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		synctest.Wait()
+		if got, want := len(f.Notifications(jsonrpc.CancelledMethod)), len(rs); got != want {
+			t.Errorf("%d subscriptions/listen withdrawn, want all %d", got, want)
+		}
+	})
+}
+
 // TestExtTaskEarlyNotification: a notification that overtakes the create result is kept
 // for the task: it ends all the same.
 func TestExtTaskEarlyNotification(t *testing.T) {

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -47,6 +49,11 @@ type modernWire struct {
 	discover *mcp.DiscoverResult
 	// noTaskListen: the server refused a subscriptions/listen for tasks.
 	noTaskListen atomic.Bool
+	// listenMu guards listenPending, the tasks waiting for the next subscriptions/listen,
+	// and listenTimer, which opens it at the latest listenBatchWait after the first.
+	listenMu      sync.Mutex
+	listenPending []*Task
+	listenTimer   *time.Timer
 }
 
 // paramHeaders is the transport end that carries x-mcp-header arguments as headers.
@@ -603,31 +610,100 @@ func (s *Session) Listen(ctx context.Context, filter mcp.ListenFilter) error {
 	return nil
 }
 
-// listenTask opens a notifications/tasks stream for an extension task while it is
+// Bounds on how the tasks of a burst share subscriptions/listen streams (see listenTask).
+const (
+	// listenBatchWait is the longest a task waits for others to share its stream.
+	listenBatchWait = 20 * time.Millisecond
+	// maxListenTasks is the most tasks one stream names.
+	maxListenTasks = 256
+)
+
+// listenTask has an extension task listened to (notifications/tasks) while it is
 // followed, so that its changes arrive between polls. A server that refuses the stream is
 // not asked again in the session: polling is enough.
+//
+// Tasks share streams. A task started while no other task call of the session is in
+// flight is listened to at once, with any still waiting; one started amid a burst of
+// them waits, at most listenBatchWait, for the others, and the stream names them all
+// (up to maxListenTasks). A stream a task, over Streamable HTTP, was a request held open
+// for the task's life and then withdrawn: a connection and its goroutines and buffers
+// on both ends, and another connection dialled for the next request, since a withdrawn
+// response closes its connection. The server sends every task's state right after it
+// acknowledges the stream, so a task that waited misses nothing; it learns of a change
+// at most that much later, and one that ended meanwhile needs no stream.
 func (s *Session) listenTask(t *Task) {
-	if s.modern == nil || s.modern.noTaskListen.Load() {
+	w := s.modern
+	if w == nil || w.noTaskListen.Load() {
 		return
 	}
-	id := t.ID()
+	w.listenMu.Lock()
+	defer w.listenMu.Unlock()
+	w.listenPending = append(w.listenPending, t)
+	if s.tasks.inFlight() <= 1 || len(w.listenPending) >= maxListenTasks {
+		s.openListenLocked()
+		return
+	}
+	if w.listenTimer == nil {
+		w.listenTimer = time.AfterFunc(listenBatchWait, func() {
+			w.listenMu.Lock()
+			defer w.listenMu.Unlock()
+			s.openListenLocked()
+		})
+	}
+}
+
+// openListenLocked opens one stream for the tasks waiting for it, and holds it until
+// all of them have ended or the session does; w.listenMu is held.
+func (s *Session) openListenLocked() {
+	w := s.modern
+	if w.listenTimer != nil {
+		w.listenTimer.Stop()
+		w.listenTimer = nil
+	}
+	batch := w.listenPending
+	w.listenPending = nil
+	select {
+	case <-s.conn.Done():
+		return // the session is over: nothing more to hear
+	default:
+	}
+	if len(batch) == 0 {
+		return
+	}
 	s.tasks.followers.Go(func() {
+		ids := make([]string, 0, len(batch))
+		live := make([]*Task, 0, len(batch))
+		for _, t := range batch {
+			select {
+			case <-t.done: // ended while it waited: nothing to hear of
+			default:
+				ids = append(ids, t.ID())
+				live = append(live, t)
+			}
+		}
+		if len(ids) == 0 {
+			return
+		}
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		go func() {
-			select {
-			case <-t.done:
-			case <-s.conn.Done():
-			case <-ctx.Done():
+			defer cancel()
+			for _, t := range live {
+				select {
+				case <-t.done:
+				case <-s.conn.Done():
+					return
+				case <-ctx.Done():
+					return
+				}
 			}
-			cancel()
 		}()
-		if err := s.Listen(ctx, mcp.ListenFilter{TaskIDs: []string{id}}); err != nil {
+		if err := s.Listen(ctx, mcp.ListenFilter{TaskIDs: ids}); err != nil {
 			var rpc *jsonrpc.Error
 			if errors.As(err, &rpc) {
-				s.modern.noTaskListen.Store(true)
+				w.noTaskListen.Store(true)
 			}
-			s.log.Debug("no task notifications; polling alone", "task", id, "error", err)
+			s.log.Debug("no task notifications; polling alone", "tasks", len(ids), "error", err)
 		}
 	})
 }

@@ -47,6 +47,13 @@ func (r *taskRegistry) calling(d int) {
 	r.mu.Unlock()
 }
 
+// inFlight is how many task calls are in flight.
+func (r *taskRegistry) inFlight() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.inflight
+}
+
 func (r *taskRegistry) init() {
 	r.byID = map[string]*Task{}
 	r.tokens = map[any]*Task{}

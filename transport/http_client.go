@@ -28,10 +28,13 @@ type HTTPClient struct {
 	URL string
 	// Header holds extra headers for every request, such as Authorization.
 	Header http.Header
-	// Client sends the requests; nil means a client without an overall timeout (SSE
-	// streams last as long as the session). Whatever the client, redirects are followed
-	// only within the server's origin (see [RedirectError]), unless it has a
-	// CheckRedirect of its own.
+	// Client sends the requests; nil means a client of the connection's own, without an
+	// overall timeout (SSE streams last as long as the session), whose transport keeps up
+	// to [MaxIdleConnsPerHost] idle connections to the server and drops them when the
+	// connection is closed; a burst of requests is spread over that many connections
+	// rather than dialling one each. Whatever the client, redirects are followed only
+	// within the server's origin (see [RedirectError]), unless it has a CheckRedirect of
+	// its own.
 	Client *http.Client
 	// MaxMessageSize bounds one inbound message; 0 means [DefaultMaxMessageSize].
 	MaxMessageSize int
@@ -126,7 +129,76 @@ const (
 	// initialization find the stream open.
 	standaloneWait = 2 * time.Second
 	deleteTimeout  = 5 * time.Second
+	// methodListen is the request of 2026-07-28 that holds its stream open.
+	methodListen = "subscriptions/listen"
+	// drainWait bounds how long the rest of an event stream is read after the response
+	// it was opened for has arrived (see HTTPClientConn.finish).
+	drainWait = 250 * time.Millisecond
 )
+
+// MaxIdleConnsPerHost is how many idle connections to the server the HTTP client of an
+// [HTTPClient] without a Client of its own keeps for the next requests. Over HTTP/1.1
+// every request in flight takes a connection of its own, so a burst of concurrent calls
+// opens as many as it has calls in flight; net/http's default transport keeps only 2 of
+// them afterwards, and each later wave of requests (the results of a burst of tasks, the
+// next burst) dialled them all again. Each idle connection costs two goroutines and
+// about 10 KB of buffers, and all are closed with the connection. It is also how many
+// requests of a burst go at once (see requestGate).
+const MaxIdleConnsPerHost = 100
+
+// requestGate spreads a burst of requests over few connections. Over HTTP/1.1 a request
+// in flight takes a connection of its own, so 1,000 calls launched at once dial 1,000
+// connections, on both ends, though each is answered in a millisecond or two. The gate
+// lets MaxIdleConnsPerHost requests go at once; the others wait for one of them to end,
+// and take its connection, idle by then, instead of dialling another. A request held
+// longer than gateHold (a slow tool answering on its event stream, which may ask the
+// client something first) gives its place up all the same, so that no request waits on
+// another's for long, and none forever.
+type requestGate struct{ slots chan struct{} }
+
+// gateHold is how long a request keeps its place in the gate at most (a variable for
+// tests).
+var gateHold = 100 * time.Millisecond
+
+func newRequestGate(n int) *requestGate { return &requestGate{slots: make(chan struct{}, n)} }
+
+// enter waits for a place, unless ctx ends or done is closed first, and returns the
+// function that gives it up (at the latest gateHold from now; calling it again does
+// nothing).
+func (g *requestGate) enter(ctx context.Context, done <-chan struct{}) (func(), error) {
+	select {
+	case g.slots <- struct{}{}:
+	default:
+		select {
+		case g.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		case <-done:
+			return nil, errClientClosed
+		}
+	}
+	var once sync.Once
+	leave := func() { once.Do(func() { <-g.slots }) }
+	t := time.AfterFunc(gateHold, leave)
+	return func() {
+		t.Stop()
+		leave()
+	}, nil
+}
+
+// newHTTPClient is the client of a connection that was given none: net/http's default
+// transport, with room for MaxIdleConnsPerHost idle connections.
+func newHTTPClient() *http.Client {
+	var t *http.Transport
+	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
+		t = dt.Clone()
+	} else {
+		t = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true}
+	}
+	t.MaxIdleConnsPerHost = MaxIdleConnsPerHost
+	t.MaxIdleConns = max(t.MaxIdleConns, MaxIdleConnsPerHost)
+	return &http.Client{Transport: t}
+}
 
 // Connect checks the URL and returns a connection. No request is sent until the first
 // Write (normally initialize), so an unreachable server shows up there, as an error that
@@ -151,7 +223,9 @@ func (c *HTTPClient) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 		done:    make(chan struct{}),
 	}
 	if conn.client == nil {
-		conn.client = &http.Client{}
+		conn.client = newHTTPClient()
+		conn.ownClient = true
+		conn.gate = newRequestGate(MaxIdleConnsPerHost)
 	}
 	if conn.client.CheckRedirect == nil {
 		hc := *conn.client // the caller's client stays as it is
@@ -177,13 +251,17 @@ func (c *HTTPClient) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 // HTTPClientConn is the client end of a Streamable HTTP session, returned by
 // [HTTPClient.Connect].
 type HTTPClientConn struct {
-	url     string
-	header  http.Header
-	client  *http.Client
-	max     int
-	retries int
-	log     *slog.Logger
-	sleep   func(ctx context.Context, d time.Duration) error
+	url    string
+	header http.Header
+	client *http.Client
+	// ownClient is set when client was made for this connection: its idle connections
+	// are closed with it, and gate spreads its requests over them.
+	ownClient bool
+	gate      *requestGate
+	max       int
+	retries   int
+	log       *slog.Logger
+	sleep     func(ctx context.Context, d time.Duration) error
 
 	ctx    context.Context // lives until Close or a fatal error; parent of every stream
 	cancel context.CancelFunc
@@ -380,6 +458,9 @@ func (c *HTTPClientConn) Close() error {
 		c.closing = true
 		c.mu.Unlock()
 		c.wg.Wait()
+		if c.ownClient {
+			c.client.CloseIdleConnections()
+		}
 	})
 	return nil
 }
@@ -483,10 +564,27 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 			}
 		}
 	}
-	// The response stream lives as long as both the caller's interest and the connection.
-	sctx, scancel := context.WithCancel(ctx)
-	stop := context.AfterFunc(c.ctx, scancel)
-	cancel := func() { stop(); scancel() }
+	// A request that expects an answer waits for its place in the gate (a response or a
+	// notification, answered 202 at once, and a subscriptions/listen, held open, do not);
+	// it gives it up when its answer has been read, with its connection idle again.
+	leave := func() {}
+	if c.gate != nil && reqID.IsValid() && method != methodListen {
+		var err error
+		if leave, err = c.gate.enter(ctx, c.done); err != nil {
+			if e := c.endError(); e != nil {
+				return e
+			}
+			return err
+		}
+	}
+	// The response stream lives as long as the connection, and as long as the caller's
+	// interest until the response has arrived; after that the rest of the stream is read
+	// to its end whatever the caller's context does (see finish), so that the HTTP
+	// connection can be reused. The request's context keeps ctx's values.
+	sctx, scancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	stopConn := context.AfterFunc(c.ctx, func() { scancel(nil) })
+	stopCaller := context.AfterFunc(ctx, func() { scancel(context.Cause(ctx)) })
+	cancel := func() { stopConn(); stopCaller(); scancel(nil); leave() }
 
 	c.mu.Lock()
 	sentSession := c.sessionID != ""
@@ -537,7 +635,7 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 		}
 		return io.EOF
 	case ct == "text/event-stream":
-		go c.readRequestStream(sctx, cancel, resp.Body, reqID)
+		go c.readRequestStream(sctx, cancel, stopCaller, resp.Body, reqID)
 	case ct == "application/json" && reqID.IsValid():
 		go func() {
 			defer c.wg.Done()
@@ -685,13 +783,34 @@ func (c *HTTPClientConn) resume(ctx context.Context, lastID string) (*http.Respo
 	return resp, nil
 }
 
+// finish reads the rest of an event stream whose awaited response has arrived, for at
+// most drainWait, and delivers whatever else it holds. net/http reuses a connection only
+// when its response body was read to the end; one closed before is closed with its
+// connection, and the next request dials another. A server ends the stream after the
+// response, but its end is often a few bytes that arrive just after the event, which the
+// reader has not asked for yet. detach unties the stream from the caller's context (it
+// reports false when that context has ended already: then the connection is lost anyway);
+// cancel ends the stream.
+func (c *HTTPClientConn) finish(sr *sseReader, detach func() bool, cancel func()) {
+	if !detach() {
+		return
+	}
+	t := time.AfterFunc(drainWait, cancel)
+	defer t.Stop()
+	_, _, _ = c.consume(sr, jsonrpc.ID{})
+}
+
 // readRequestStream delivers the SSE stream answering request id, resuming it with GET
-// and Last-Event-ID whenever it ends before the response has arrived.
-func (c *HTTPClientConn) readRequestStream(ctx context.Context, cancel func(), body io.ReadCloser, id jsonrpc.ID) {
+// and Last-Event-ID whenever it ends before the response has arrived. detach unties the
+// stream from the caller's context once the response is in (see finish).
+func (c *HTTPClientConn) readRequestStream(ctx context.Context, cancel func(), detach func() bool, body io.ReadCloser, id jsonrpc.ID) {
 	defer c.wg.Done()
 	defer cancel()
 	sr := newSSEReader(body, c.max)
 	_, got, err := c.consume(sr, id)
+	if got {
+		c.finish(sr, detach, cancel)
+	}
 	body.Close()
 	sr.release()
 	failures := 0
@@ -733,6 +852,9 @@ func (c *HTTPClientConn) readRequestStream(ctx context.Context, cancel func(), b
 		next.LastID, next.Retry = sr.LastID, sr.Retry
 		var n int
 		n, got, err = c.consume(next, id)
+		if got {
+			c.finish(next, detach, cancel)
+		}
 		resp.Body.Close()
 		next.release()
 		sr = next

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -802,7 +803,15 @@ func (s *HTTPServerConn) appendLocked(st *serverStream, data []byte) {
 	st.bytes += len(data)
 	s.retained += len(data)
 	if n := len(st.events) - s.h.opts.EventRetention; n > 0 {
-		s.dropEventsLocked(st, n)
+		if st.owner != nil {
+			// A client is reading the stream: the events it has not had yet are on their
+			// way, and only those it had go (the session's bytes bound, trimLocked,
+			// still drops undelivered ones from a client that reads too slowly).
+			n = min(n, sort.Search(len(st.events), func(i int) bool { return st.events[i].seq > st.sent }))
+		}
+		if n > 0 {
+			s.dropEventsLocked(st, n)
+		}
 	}
 	s.trimLocked()
 	st.signal()

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 // The test binary doubles as the stdio benchmark server: with this variable set it
@@ -166,6 +168,29 @@ func TestSmoke(t *testing.T) {
 			}
 			if r.OK != 5 || r.TasksResult < 5 || r.ServerMaxRssKiB <= 0 {
 				t.Fatalf("burst = %+v", r)
+			}
+		})
+	}
+	// The burst over Streamable HTTP in both eras, the server deciding in 2026-07-28
+	// (sleep_ext_task is always a task there).
+	for _, era := range []string{"", mcp.ProtocolVersion20260728} {
+		t.Run("burst/http/"+cmp.Or(era, mcp.LatestProtocolVersion), func(t *testing.T) {
+			tg := target(t, HTTP, ServerOptions{})
+			tg.Era = era
+			s := connect(t, tg)
+			if s.Modern() != (era != "") {
+				t.Fatalf("connected at %s", s.ProtocolVersion())
+			}
+			const c = 20
+			r, err := Burst(ctx, s, c, 0.01)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.OK != c {
+				t.Fatalf("%d of %d tasks ended with a result: %s", r.OK, c, r.FirstError)
+			}
+			if !s.Modern() && r.TasksResult < c {
+				t.Fatalf("burst = %+v: a tasks/result per task expected", r)
 			}
 		})
 	}

@@ -14,13 +14,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/demo"
+	"github.com/mcpi-dev/mcpi/internal/pause"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
@@ -60,11 +65,39 @@ func NewServer() *server.Server {
 	}, func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{{Type: mcp.ContentTypeText, Text: demo.InstantTaskText}}}, nil
 	}, &server.ToolOptions{TaskPolicy: server.TaskAlways})
+	srv.AddToolWith(&mcp.Tool{
+		Name:        ToolSleepExtTask,
+		Description: "Completes after the given number of seconds (0 to 600), like sleep_task; in 2026-07-28 always a task of the Tasks extension.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"seconds":{"type":"number","minimum":0,"maximum":600}},"required":["seconds"]}`),
+	}, sleepExtTask, &server.ToolOptions{TaskPolicy: server.TaskAlways})
 	return srv
 }
 
-// ToolInstantExtTask is the benchmark server's tool of the 2026-07-28 task round trip.
-const ToolInstantExtTask = "instant_ext_task"
+// Tools of the benchmark server besides the demo's: the 2026-07-28 task round trip, and
+// the 2026-07-28 burst. In that era the server decides what becomes a task, and the
+// demo's instant_task and sleep_task (taskSupport optional) run inline first and become
+// tasks only when slow (server.TaskWhenSlow, after 250 ms): these are tasks from the
+// start, as the 2025-11-25 calls that ask for one.
+const (
+	ToolInstantExtTask = "instant_ext_task"
+	ToolSleepExtTask   = "sleep_ext_task"
+)
+
+// sleepExtTask is sleep_task's work: it waits seconds and says so.
+func sleepExtTask(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+	var args struct {
+		Seconds *float64 `json:"seconds"`
+	}
+	if err := json.Unmarshal(req.Params.Arguments, &args); err != nil || args.Seconds == nil ||
+		*args.Seconds < 0 || *args.Seconds > demo.MaxTaskSeconds || math.IsNaN(*args.Seconds) {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.TextContent("seconds must be a number from 0 to 600")}}, nil
+	}
+	d := time.Duration(*args.Seconds * float64(time.Second))
+	if err := pause.For(ctx, d); err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("slept " + d.String())}}, nil
+}
 
 // ServeConn serves one connection with srv, dropping status notifications when asked,
 // and returns the session.
@@ -97,7 +130,16 @@ type HTTPServer struct {
 	srv *server.Server
 	h   *transport.HTTPHandler
 	err chan error
+	// conns counts the TCP connections clients opened, which GET /conns reports.
+	conns atomic.Int64
 }
+
+// ConnsURL is where GET reports the TCP connections opened to the server so far:
+// {"opened": N}.
+func (s *HTTPServer) ConnsURL() string { return strings.TrimSuffix(s.URL, "/mcp") + "/conns" }
+
+// ConnsOpened is how many TCP connections clients opened to the server so far.
+func (s *HTTPServer) ConnsOpened() int64 { return s.conns.Load() }
 
 // StartHTTP serves the benchmark server at http://ADDR/mcp; addr must be a loopback
 // address ("127.0.0.1:0" picks a free port).
@@ -123,11 +165,20 @@ func StartHTTP(addr string, o ServerOptions) (*HTTPServer, error) {
 	mux.Handle("/mcp", h)
 	s := &HTTPServer{
 		URL: "http://" + ln.Addr().String() + "/mcp",
-		hs:  &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second},
 		srv: srv,
 		h:   h,
 		err: make(chan error, 1),
 	}
+	mux.HandleFunc("/conns", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = fmt.Fprintf(w, `{"opened":%d}`, s.conns.Load())
+	})
+	s.hs = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+		ConnState: func(_ net.Conn, st http.ConnState) {
+			if st == http.StateNew {
+				s.conns.Add(1)
+			}
+		}}
 	go func() { s.err <- s.hs.Serve(ln) }()
 	return s, nil
 }

@@ -192,10 +192,16 @@ type BurstResult struct {
 	OK int `json:"ok"`
 	// Wall is from the launch to the last result.
 	WallMs float64 `json:"wallMs"`
+	// CreatedMs is from the launch to the last task created (the last call answered):
+	// mcpi's driver only.
+	CreatedMs float64 `json:"createdMs,omitempty"`
 	// TasksGet and TasksResult are the requests the server received during the burst.
 	TasksGet    int64   `json:"tasksGet"`
 	TasksResult int64   `json:"tasksResult"`
 	GetsPerTask float64 `json:"getsPerTask"`
+	// Listens counts subscriptions/listen (2026-07-28: the stream of a task's
+	// notifications/tasks, each inlining the task as tasks/get would).
+	Listens int64 `json:"listens,omitempty"`
 	// ClientPolls is the tasks/get the client says it sent.
 	ClientPolls     int    `json:"clientPolls"`
 	ServerMaxRssKiB int64  `json:"serverMaxRssKiB"`
@@ -203,22 +209,29 @@ type BurstResult struct {
 	FirstError      string `json:"firstError,omitempty"`
 }
 
-// Burst launches c task calls of sleep_task {seconds} at once and waits for every
-// result. The server's request counts are reset first and read afterwards.
+// Burst launches c task calls of sleep_task {seconds} at once (in 2026-07-28
+// sleep_ext_task, which the server makes a task of at once) and waits for every result.
+// A call answered without a task counts as failed. The server's request counts are
+// reset first and read afterwards.
 func Burst(ctx context.Context, s *client.Session, c int, seconds float64) (*BurstResult, error) {
-	if _, err := s.Tool(ctx, demo.ToolSleepTask); err != nil { // list the tools first
+	tool := demo.ToolSleepTask
+	if s.Modern() {
+		tool = ToolSleepExtTask
+	}
+	if _, err := s.Tool(ctx, tool); err != nil { // list the tools first
 		return nil, err
 	}
 	if _, err := ReadStats(ctx, s, true); err != nil {
 		return nil, err
 	}
-	p := &mcp.CallToolParams{Name: demo.ToolSleepTask, Arguments: json.RawMessage(fmt.Sprintf(`{"seconds":%g}`, seconds))}
+	p := &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(fmt.Sprintf(`{"seconds":%g}`, seconds))}
 	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		ok    int
-		polls int
-		first error
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		ok      int
+		polls   int
+		first   error
+		created time.Duration
 	)
 	start := time.Now()
 	for range c {
@@ -226,7 +239,19 @@ func Burst(ctx context.Context, s *client.Session, c int, seconds float64) (*Bur
 			var err error
 			t, err := s.StartToolTask(ctx, p, nil)
 			if err == nil {
-				_, err = t.Wait(ctx)
+				d := time.Since(start)
+				mu.Lock()
+				created = max(created, d)
+				mu.Unlock()
+				var r *mcp.CallToolResult
+				r, err = t.Wait(ctx)
+				switch {
+				case err != nil:
+				case t.ID() == "":
+					err = fmt.Errorf("%s was answered without a task", tool)
+				case r.IsError:
+					err = fmt.Errorf("%s failed: %+v", tool, r.Content)
+				}
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -252,8 +277,10 @@ func Burst(ctx context.Context, s *client.Session, c int, seconds float64) (*Bur
 		Tasks:           c,
 		OK:              ok,
 		WallMs:          ms(wall),
+		CreatedMs:       ms(created),
 		TasksGet:        st.Counts[mcp.MethodTasksGet],
 		TasksResult:     st.Counts[mcp.MethodTasksResult],
+		Listens:         st.Counts[mcp.MethodSubscriptionsListen],
 		ClientPolls:     polls,
 		ServerMaxRssKiB: st.MaxRssKiB,
 	}

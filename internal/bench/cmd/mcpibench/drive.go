@@ -75,6 +75,7 @@ func driveMain(args []string) error {
 		transport = fs.String("transport", bench.Stdio, "pipe, stdio or http")
 		server    = fs.String("server", "", "stdio server command line as a JSON array")
 		url       = fs.String("url", "", "Streamable HTTP endpoint")
+		era       = fs.String("era", "", "protocol version the client speaks: 2025-11-25 (empty) or 2026-07-28")
 		noStatus  = fs.Bool("no-status", false, "pipe: the in-process server sends no status notifications")
 		n         = fs.Int("n", 1000, "round trips per pass")
 		warmup    = fs.Int("warmup", 100, "round trips before the first pass")
@@ -104,7 +105,7 @@ func driveMain(args []string) error {
 			out.Receiver = r
 			return err
 		}
-		t := bench.Target{Transport: *transport, URL: *url, Server: bench.ServerOptions{DropStatus: *noStatus}}
+		t := bench.Target{Transport: *transport, URL: *url, Server: bench.ServerOptions{DropStatus: *noStatus}, Era: *era}
 		if *server != "" {
 			if err := json.Unmarshal([]byte(*server), &t.Command); err != nil {
 				return fmt.Errorf("-server wants a JSON array: %w", err)
@@ -115,6 +116,9 @@ func driveMain(args []string) error {
 			return err
 		}
 		defer s.Close()
+		if *era != "" && s.ProtocolVersion() != *era {
+			return fmt.Errorf("asked for %s, connected at %s", *era, s.ProtocolVersion())
+		}
 		if *workload == "burst" {
 			stop, err := startProfile(*prof)
 			if err != nil {

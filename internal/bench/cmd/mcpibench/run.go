@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,15 +11,18 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/bench"
+	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 // Clients, as named in the figures.
@@ -113,7 +117,7 @@ func runMain(args []string) error {
 	fs.IntVar(&cfg.BurstC, "burst", 1000, "concurrent tasks of the burst")
 	fs.IntVar(&cfg.BurstSmall, "burst-small", 200, "concurrent tasks of a second, smaller burst with status notifications (0: none)")
 	jsonOut := fs.String("json", "", "write the figures to `FILE` (default internal/bench/results/latest.json in the repository)")
-	only := fs.String("only", "", "comma-separated workloads to run (ping,call,task,burst,receiver,list); empty means all")
+	only := fs.String("only", "", "comma-separated workloads to run (ping,call,task,burst,receiver,list; httpburst: the bursts over Streamable HTTP alone); empty means all")
 	mcpiBin := fs.String("mcpi", "", "the mcpi binary for the cold start (built from ./cmd/mcpi when empty)")
 	_ = fs.Parse(args)
 	cfg.Quick = *quick
@@ -153,6 +157,9 @@ func runMain(args []string) error {
 	}
 	if r.want("burst") {
 		r.bursts(ctx)
+	}
+	if r.want("burst") || r.only["httpburst"] {
+		r.httpBursts(ctx)
 	}
 	if r.want("receiver") {
 		r.receiver(ctx)
@@ -502,8 +509,7 @@ func (r *runner) bursts(ctx context.Context) {
 		modes = append(modes, mode{fmt.Sprintf("burst %d×%gs", r.cfg.BurstSmall, r.cfg.BurstSeconds), r.cfg.BurstSmall, r.cfg.BurstSeconds, false})
 	}
 	for _, m := range modes {
-		type acc struct{ wall, over, tput, gets, crss, srss []float64 }
-		res := map[string]*acc{}
+		res := map[string]*burstAcc{}
 		failed := map[string]bool{}
 		for p := range r.cfg.BurstPasses {
 			for _, client := range []string{cMCPI, cTS} {
@@ -522,40 +528,152 @@ func (r *runner) bursts(ctx context.Context) {
 					failed[client] = true
 					continue
 				}
-				a := res[client]
-				if a == nil {
-					a = &acc{}
-					res[client] = a
+				if res[client] == nil {
+					res[client] = &burstAcc{}
 				}
-				b := out.Burst
-				a.wall = append(a.wall, b.WallMs)
-				// What a client adds to the tasks' own time: the part of the wall time it
-				// can change, since no client makes a 1 s task end sooner.
-				a.over = append(a.over, b.WallMs-m.seconds*1000)
-				a.tput = append(a.tput, float64(b.Tasks)/(b.WallMs/1000))
-				a.gets = append(a.gets, b.GetsPerTask)
-				a.crss = append(a.crss, float64(b.ClientMaxRssKiB)/1024)
-				a.srss = append(a.srss, float64(b.ServerMaxRssKiB)/1024)
+				res[client].add(out.Burst, m.seconds)
 			}
 		}
 		for _, client := range []string{cMCPI, cTS} {
-			a := res[client]
-			if a == nil {
-				continue
+			if a := res[client]; a != nil {
+				r.addBurst(m.name, bench.Stdio, client, m.seconds, a)
 			}
-			add := func(metric, unit string, xs []float64) {
-				r.add(Figure{Workload: m.name, Transport: bench.Stdio, Metric: metric, Unit: unit, Client: client, Stats: bench.Summarize(xs)})
-			}
-			add("wall time to the last result", "ms", a.wall)
-			if m.seconds > 0 {
-				add("wall time beyond the task's own duration", "ms", a.over)
-			}
-			add("throughput (higher is better)", "tasks/s", a.tput)
-			add("tasks/get received per task", "", a.gets)
-			add("client peak RSS", "MiB", a.crss)
-			add("server peak RSS", "MiB", a.srss)
 		}
 	}
+}
+
+// burstAcc gathers the figures of one client in one burst mode, pass by pass.
+type burstAcc struct{ wall, over, created, tput, gets, listens, conns, crss, srss []float64 }
+
+func (a *burstAcc) add(b *bench.BurstResult, seconds float64) {
+	a.wall = append(a.wall, b.WallMs)
+	// What a client adds to the tasks' own time: the part of the wall time it can
+	// change, since no client makes a 1 s task end sooner.
+	a.over = append(a.over, b.WallMs-seconds*1000)
+	if b.CreatedMs > 0 {
+		a.created = append(a.created, b.CreatedMs)
+	}
+	a.tput = append(a.tput, float64(b.Tasks)/(b.WallMs/1000))
+	a.gets = append(a.gets, b.GetsPerTask)
+	a.listens = append(a.listens, float64(b.Listens)/float64(max(b.Tasks, 1)))
+	a.crss = append(a.crss, float64(b.ClientMaxRssKiB)/1024)
+	a.srss = append(a.srss, float64(b.ServerMaxRssKiB)/1024)
+}
+
+// addBurst adds a's figures as those of client in workload over transport.
+func (r *runner) addBurst(workload, transport, client string, seconds float64, a *burstAcc) {
+	add := func(metric, unit string, xs []float64) {
+		r.add(Figure{Workload: workload, Transport: transport, Metric: metric, Unit: unit, Client: client, Stats: bench.Summarize(xs)})
+	}
+	add("wall time to the last result", "ms", a.wall)
+	if seconds > 0 {
+		add("wall time beyond the task's own duration", "ms", a.over)
+	}
+	if len(a.created) > 0 {
+		add("time to the last task created", "ms", a.created)
+	}
+	add("throughput (higher is better)", "tasks/s", a.tput)
+	add("tasks/get received per task", "", a.gets)
+	if slices.Max(a.listens) > 0 {
+		add("subscriptions/listen received per task", "", a.listens)
+	}
+	if len(a.conns) > 0 {
+		add("TCP connections the client opened (whole session)", "", a.conns)
+	}
+	add("client peak RSS", "MiB", a.crss)
+	add("server peak RSS", "MiB", a.srss)
+}
+
+// era2026 names the 2026-07-28 burst.
+const era2026 = mcp.ProtocolVersion20260728
+
+// httpBurstName is the workload name of the burst over Streamable HTTP in an era ("" for
+// 2025-11-25).
+func (r *runner) httpBurstName(era string) string {
+	name := fmt.Sprintf("burst %d×%gs", r.cfg.BurstC, r.cfg.BurstSeconds)
+	if era != "" {
+		name += ", " + era
+	}
+	return name
+}
+
+// httpBursts runs the burst of C × S s tasks over Streamable HTTP: mcpi in 2025-11-25,
+// mcpi in 2026-07-28 (where the server makes a task of sleep_ext_task at once, and
+// notifications/tasks come on a subscriptions/listen stream), and the TS SDK client
+// (2025-11-25 only), taking turns pass by pass, each pass against a server process of
+// its own.
+func (r *runner) httpBursts(ctx context.Context) {
+	type run struct{ client, era string }
+	runs := []run{{cMCPI, ""}, {cMCPI, era2026}, {cTS, ""}}
+	res := map[run]*burstAcc{}
+	failed := map[run]bool{}
+	c, seconds := r.cfg.BurstC, r.cfg.BurstSeconds
+	for p := range r.cfg.BurstPasses {
+		for _, rn := range runs {
+			if !r.available(rn.client) || failed[rn] {
+				continue
+			}
+			name := r.httpBurstName(rn.era)
+			url, stop, err := r.startHTTP(ctx)
+			if err != nil {
+				r.fail("%s over http %s: %v", name, rn.client, err)
+				failed[rn] = true
+				continue
+			}
+			flags := []string{"-workload", "burst", "-transport", bench.HTTP, "-url", url,
+				"-c", strconv.Itoa(c), "-seconds", strconv.FormatFloat(seconds, 'g', -1, 64)}
+			if rn.era != "" {
+				flags = append(flags, "-era", rn.era)
+			}
+			r.logf("%s over http: %s, pass %d of %d", name, rn.client, p+1, r.cfg.BurstPasses)
+			out, err := r.drive(ctx, r.driverArgv(rn.client, flags...))
+			var conns int64
+			if err == nil {
+				conns, err = connsOpened(ctx, url)
+			}
+			stop()
+			if err == nil && (out.Burst == nil || out.Burst.OK != c) {
+				err = fmt.Errorf("only %d of %d tasks ended with a result: %v", okCount(out), c, burstErr(out))
+			}
+			if err != nil {
+				r.fail("%s over http %s: %v", name, rn.client, err)
+				failed[rn] = true
+				continue
+			}
+			if res[rn] == nil {
+				res[rn] = &burstAcc{}
+			}
+			res[rn].add(out.Burst, seconds)
+			res[rn].conns = append(res[rn].conns, float64(conns))
+		}
+	}
+	for _, rn := range runs {
+		if a := res[rn]; a != nil {
+			r.addBurst(r.httpBurstName(rn.era), bench.HTTP, rn.client, seconds, a)
+		}
+	}
+}
+
+// connsOpened asks the benchmark server at url how many TCP connections were opened to
+// it (GET /conns beside /mcp), the question's own included.
+func connsOpened(ctx context.Context, url string) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(url, "/mcp")+"/conns", nil)
+	if err != nil {
+		return 0, err
+	}
+	// A client of its own, whose connection is not one of the driver's.
+	resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var c struct {
+		Opened int64 `json:"opened"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&c); err != nil {
+		return 0, fmt.Errorf("GET /conns: %w", err)
+	}
+	return c.Opened - 1, nil // less the question's own
 }
 
 func okCount(out *DriveOutput) int {
@@ -727,6 +845,21 @@ func (r *runner) targets() []Target {
 			allowed := life / 1 // the demo server's pollInterval is 1 s
 			ts = append(ts, Target{Name: "without status notifications: tasks/get per task ÷ (task life ÷ pollInterval)", Value: g.Stats.Max / allowed, Bound: "≤ 1", Met: g.Stats.Max <= allowed,
 				Detail: fmt.Sprintf("at most %.3f tasks/get per task over a life of %.2f s at a pollInterval of 1 s (allowed %.2f)", g.Stats.Max, life, allowed)})
+		}
+	}
+	for _, era := range []string{"", era2026} {
+		name := r.httpBurstName(era)
+		label := cmp.Or(era, mcp.LatestProtocolVersion)
+		if w, ok := r.find(name, bench.HTTP, "wall time to the last result", cMCPI); ok {
+			ts = append(ts, Target{Name: fmt.Sprintf("%s over Streamable HTTP, %s: wall time", burst, label), Value: w.Stats.Median, Bound: "≤ 1300 ms", Met: w.Stats.Median <= 1300,
+				Detail: fmt.Sprintf("passes %.0f–%.0f ms", w.Stats.Min, w.Stats.Max)})
+		}
+		m, ok1 := r.find(name, bench.HTTP, "client peak RSS", cMCPI)
+		t, ok2 := r.find(r.httpBurstName(""), bench.HTTP, "client peak RSS", cTS)
+		if ok1 && ok2 {
+			v := m.Stats.Median / t.Stats.Median
+			ts = append(ts, Target{Name: fmt.Sprintf("%s over Streamable HTTP: mcpi's client peak RSS (%s) ÷ the TS SDK client's (2025-11-25)", burst, label), Value: v, Bound: "≤ 0.333", Met: v <= 1.0/3,
+				Detail: fmt.Sprintf("mcpi %.1f MiB, TS SDK %.1f MiB", m.Stats.Median, t.Stats.Median)})
 		}
 	}
 	recv := fmt.Sprintf("receiver %d tasks", r.cfg.RecvTasks)

@@ -11,7 +11,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
+
+// Over HTTP each request of the SDK's transport adds a listener to one AbortSignal, and a
+// burst of 1,000 tasks passes Node's warning threshold: without this, Node prints a
+// MaxListenersExceededWarning for every request above 1,500, which is not the client's work.
+setMaxListeners(Infinity);
 
 // The SDK's exports map hides its package.json; read it from node_modules.
 const sdkVersion = JSON.parse(
