@@ -186,6 +186,26 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("row %q", row)
 	}
 
+	// ask_task in 2026-07-28: its questions are the task's input requests.
+	s.run("ask_task in 2026-07-28",
+		chromedp.Click(chromedp.CSS(`button[data-view="tools"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="ask_task"]`)),
+		chromedp.Click(chromedp.CSS(`li[data-tool="ask_task"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#pending-badge`)),
+		chromedp.Click(chromedp.CSS(`button[data-view="requests"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`form.elicit input[name="name"]`)),
+		waitJS(`document.querySelector('.pane h2').textContent.includes('task input')`),
+		chromedp.SendKeys(chromedp.CSS(`form.elicit input[name="name"]`), "Ada"),
+		chromedp.Click(chromedp.CSS(`button[data-action="accept"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`textarea[name="reply"]`)),
+		chromedp.SendKeys(chromedp.CSS(`textarea[name="reply"]`), "Hello, Ada!"),
+		chromedp.Click(chromedp.CSS(`button[data-action="respond"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-view="tasks"]`)),
+		waitJS(`[...document.querySelectorAll('.trow[data-status="completed"]')].some(r => r.textContent.includes('ask_task'))`),
+	)
+
 	// A second tab: the embedded demo server in 2025-11-25, through the Connect view.
 	s.run("connect in 2025-11-25",
 		chromedp.Click(chromedp.CSS(`#add-conn`)),
