@@ -95,7 +95,8 @@ type Conn struct {
 	inflight map[ID]context.CancelCauseFunc
 	err      error
 
-	// workers run inbound requests; idle ones end with the connection.
+	// workers run inbound requests; idle ones end with the connection. Nil for a Conn
+	// that does not read ([NewServingConn]): its owner runs each request.
 	workers *workpool.Pool
 }
 
@@ -110,6 +111,23 @@ var errPeerCancelled = errors.New("jsonrpc: request cancelled by the peer")
 
 // NewConn starts reading from c and returns the connection. Close it to stop.
 func NewConn(c Connection, opts Options) *Conn {
+	conn := newConn(c, opts)
+	conn.workers = workpool.New(workpool.Options{Done: conn.done})
+	go conn.readLoop()
+	return conn
+}
+
+// NewServingConn returns a Conn over c that reads nothing from it: its owner reads what
+// c carries and hands each request to [Conn.Serve], and closes the Conn when c ends.
+// It is for a connection that carries one request (a stateless HTTP request of
+// 2026-07-28), which it then serves on the owner's goroutine, without a reading
+// goroutine and the hand-offs to and from it. Notifications to the peer work as on any
+// Conn; a call gets no response, since nothing is read.
+func NewServingConn(c Connection, opts Options) *Conn {
+	return newConn(c, opts)
+}
+
+func newConn(c Connection, opts Options) *Conn {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	conn := &Conn{
 		conn:     c,
@@ -121,12 +139,29 @@ func NewConn(c Connection, opts Options) *Conn {
 		pending:  make(map[ID]chan reply),
 		inflight: make(map[ID]context.CancelCauseFunc),
 	}
-	conn.workers = workpool.New(workpool.Options{Done: conn.done})
 	if conn.log == nil {
 		conn.log = slog.New(slog.DiscardHandler)
 	}
-	go conn.readLoop()
 	return conn
+}
+
+// Serve handles m, a message its owner read from the connection of a [NewServingConn],
+// on the calling goroutine, as the reading goroutine of [NewConn] would have handled it:
+// a request's response is written before Serve returns.
+func (c *Conn) Serve(m Message) {
+	if c.opts.Tap != nil {
+		c.opts.Tap(Inbound, m)
+	}
+	switch m := m.(type) {
+	case *Response:
+		c.deliver(m)
+	case *Request:
+		if m.IsNotification() {
+			c.handleNotification(m)
+		} else {
+			c.serveRequest(c.beginRequest(m))
+		}
+	}
 }
 
 // Done is closed when the connection has ended.
@@ -330,36 +365,53 @@ func (c *Conn) handleNotification(req *Request) {
 	}
 }
 
+// inbound is a request being handled, with the context its handler runs on.
+type inbound struct {
+	req    *Request
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
 func (c *Conn) startRequest(req *Request) {
+	in := c.beginRequest(req)
+	c.workers.Go(func() { c.serveRequest(in) })
+}
+
+// beginRequest makes req's context and registers it, so that the peer can cancel it.
+func (c *Conn) beginRequest(req *Request) inbound {
 	ctx, cancel := context.WithCancelCause(withRequest(c.ctx, req))
 	c.mu.Lock()
 	c.inflight[req.ID] = cancel
 	c.mu.Unlock()
-	c.workers.Go(func() {
-		defer func() {
-			c.mu.Lock()
-			delete(c.inflight, req.ID)
-			c.mu.Unlock()
-			cancel(nil)
-		}()
-		result, err := c.handle(ctx, req)
-		if errors.Is(context.Cause(ctx), errPeerCancelled) {
-			return // the peer gave up on this request and expects no response
-		}
-		resp := &Response{ID: req.ID}
-		if err != nil {
-			resp.Error = AsError(err)
-		} else if resp.Result, err = jsonwire.Marshal(result); err != nil {
-			resp.Error = Errorf(CodeInternalError, "encoding the result: %v", err)
-			resp.Result = nil
-		}
-		if c.Err() != nil {
-			return
-		}
-		if werr := c.write(ctx, resp); werr != nil {
-			c.log.Debug("writing a response failed", "method", req.Method, "error", werr)
-		}
-	})
+	return inbound{req, ctx, cancel}
+}
+
+// serveRequest runs the handler of a request and writes its response.
+func (c *Conn) serveRequest(in inbound) {
+	req, ctx := in.req, in.ctx
+	defer func() {
+		c.mu.Lock()
+		delete(c.inflight, req.ID)
+		c.mu.Unlock()
+		in.cancel(nil)
+	}()
+	result, err := c.handle(ctx, req)
+	if errors.Is(context.Cause(ctx), errPeerCancelled) {
+		return // the peer gave up on this request and expects no response
+	}
+	resp := &Response{ID: req.ID}
+	if err != nil {
+		resp.Error = AsError(err)
+	} else if resp.Result, err = jsonwire.Marshal(result); err != nil {
+		resp.Error = Errorf(CodeInternalError, "encoding the result: %v", err)
+		resp.Result = nil
+	}
+	if c.Err() != nil {
+		return
+	}
+	if werr := c.write(ctx, resp); werr != nil {
+		c.log.Debug("writing a response failed", "method", req.Method, "error", werr)
+	}
 }
 
 func (c *Conn) handle(ctx context.Context, req *Request) (result any, err error) {
@@ -387,6 +439,9 @@ func (c *Conn) shutdown(cause error) {
 		c.mu.Unlock()
 		c.cancel(cause)
 		_ = c.conn.Close()
+		if c.workers == nil { // a serving Conn: no reader closes done
+			close(c.done)
+		}
 	})
 }
 

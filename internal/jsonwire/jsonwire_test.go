@@ -313,3 +313,31 @@ func TestMarshalCopiesRawMessage(t *testing.T) {
 		t.Errorf("Marshal's output changed with its input: %s", b)
 	}
 }
+
+// String decodes what encoding/json decodes into a string, and refuses what it refuses.
+func checkUnquote(t *testing.T, raw []byte) {
+	t.Helper()
+	got, ok := String(raw)
+	var want string
+	err := json.Unmarshal(raw, &want)
+	wantOK := err == nil && len(raw) > 0 && raw[0] == '"' && raw[len(raw)-1] == '"'
+	if ok != wantOK || got != want && ok {
+		t.Errorf("String(%q) = %q, %v; want %q, %v", raw, got, ok, want, wantOK)
+	}
+}
+
+func TestString(t *testing.T) {
+	for _, s := range []string{`""`, `"abc"`, `"a\"b"`, `"\u00e9t\u00e9"`, "\"caf\xc3\xa9\"", "\"bad\xff\"", `"tab	in"`,
+		`"12345678901234567890"`, `"a"b"`, `"a\"`, `"`, `null`, `12`, `{}`, ` "a"`, `"a" `, `"\ud83d\ude00"`, `"\ud83d"`} {
+		checkUnquote(t, []byte(s))
+	}
+}
+
+func FuzzString(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"a\nb"`, "\"\xff\"", `"\u0041"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		checkUnquote(t, raw)
+	})
+}
