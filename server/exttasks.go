@@ -119,6 +119,14 @@ type toolOutcome struct {
 func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	p, t, err := s.toolCall(req)
 	if err != nil {
+		if herr := s.checkParamHeaders(req); herr != nil {
+			return nil, herr
+		}
+		return nil, err
+	}
+	// Params that decode as CallToolParams hold the name and arguments the header
+	// check reads.
+	if err := s.checkToolHeaders(t.def, p.Arguments); err != nil {
 		return nil, err
 	}
 	p.Task = nil // 2025's params.task means nothing here

@@ -345,8 +345,12 @@ func (s *Session) withInput(ctx context.Context, req *jsonrpc.Request, run func(
 // request info. A request with neither (the first round, and every request that asks
 // for nothing) is not decoded again.
 func (s *Session) prepareRound(ctx context.Context, req *jsonrpc.Request) (*inputRound, *requestStatePayload, error) {
-	binding := &requestStatePayload{Method: req.Method}
-	round := &inputRound{params: req.Params}
+	// One allocation for both.
+	both := &struct {
+		round   inputRound
+		binding requestStatePayload
+	}{inputRound{params: req.Params}, requestStatePayload{Method: req.Method}}
+	round, binding := &both.round, &both.binding
 	modernInfo(ctx).round = round
 	if !bytes.Contains(req.Params, []byte(`"inputResponses"`)) && !bytes.Contains(req.Params, []byte(`"requestState"`)) {
 		return round, binding, nil

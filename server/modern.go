@@ -159,7 +159,12 @@ func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, er
 		return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "params._meta is required: a 2026-07-28 request carries its protocol version and client capabilities in it")
 	}
 	var version, caps, clientInfo, logLevel []byte
-	var rest [][2][]byte // the other members, name and value
+	// The params again, _meta keeping only the other members (progressToken, trace
+	// context, the application's own), written as they come.
+	out := make([]byte, 0, len(params)-len(meta)+16)
+	out = append(out, params[:metaAt]...)
+	out = append(out, '{')
+	kept := false
 	_ = jsonwire.Members(meta, func(name, value []byte) {
 		switch string(name) {
 		case `"` + mcp.MetaProtocolVersion + `"`:
@@ -171,11 +176,17 @@ func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, er
 		case `"` + mcp.MetaLogLevel + `"`:
 			logLevel = value
 		default:
-			rest = append(rest, [2][]byte{name, value})
+			if kept {
+				out = append(out, ',')
+			}
+			out = append(append(append(out, name...), ':'), value...)
+			kept = true
 		}
 	})
 	info := &requestInfo{}
-	if version == nil || json.Unmarshal(version, &info.version) != nil || info.version == "" {
+	// Anything but a string literal is no version: null decodes as "", and
+	// encoding/json refuses the rest.
+	if info.version, _ = jsonwire.String(version); info.version == "" {
 		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "_meta[%q] is required", mcp.MetaProtocolVersion)
 	}
 	if len(caps) == 0 || caps[0] != '{' {
@@ -192,19 +203,6 @@ func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, er
 			return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown logging level in _meta[%q]", mcp.MetaLogLevel)
 		}
 		info.logLevel = lvl
-	}
-	// The params again, _meta keeping only the other members (progressToken, trace
-	// context, the application's own).
-	out := make([]byte, 0, len(params)-len(meta)+16)
-	out = append(out, params[:metaAt]...)
-	out = append(out, '{')
-	for i, m := range rest {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, m[0]...)
-		out = append(out, ':')
-		out = append(out, m[1]...)
 	}
 	out = append(out, '}')
 	out = append(out, params[metaAt+len(meta):]...)
@@ -239,7 +237,7 @@ func (s *Session) handleModern(ctx context.Context, req *jsonrpc.Request) (any, 
 		return nil, err
 	}
 	if raw, ok := res.(json.RawMessage); ok {
-		return raw, nil // final already: input_required, discover, listen
+		return encoded(raw), nil // final already: input_required, discover, listen
 	}
 	return s.completeResult(res, slices.Contains(cacheableMethods, req.Method))
 }
@@ -255,9 +253,6 @@ func (s *Session) dispatchModern(ctx context.Context, req *jsonrpc.Request) (any
 		}
 	case mcp.MethodToolsCall:
 		if srv.hasTools() {
-			if err := s.checkParamHeaders(req); err != nil {
-				return nil, err
-			}
 			return s.callToolModern(ctx, req)
 		}
 	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
@@ -351,28 +346,37 @@ func (s *Session) discover() (any, error) {
 // completeResult encodes a result of the 2026-07-28 era: v's members after resultType
 // "complete" and, for the cacheable methods, ttlMs and cacheScope. v must not have
 // those members itself.
-func (s *Session) completeResult(v any, cacheable bool) (json.RawMessage, error) {
-	b := make([]byte, 0, 256)
+func (s *Session) completeResult(v any, cacheable bool) (encoded, error) {
+	obj, err := jsonwire.Marshal(v) // compact; for a type with MarshalJSON, its own bytes
+	if err != nil {
+		return nil, err
+	}
+	if len(obj) < 2 || obj[0] != '{' {
+		return nil, fmt.Errorf("server: a result must be a JSON object, not %.20s", obj)
+	}
+	b := make([]byte, 0, len(obj)+64)
 	b = append(b, `{"resultType":"complete"`...)
 	if cacheable {
 		b = append(b, `,"ttlMs":`...)
 		b = strconv.AppendInt(b, s.server.opts.CacheTTL.Milliseconds(), 10)
 		b = append(b, `,"cacheScope":"public"`...)
 	}
-	head := len(b)
-	b, err := jsonwire.AppendMarshal(b, v)
-	if err != nil {
-		return nil, err
+	if len(obj) == 2 { // {}
+		return append(b, '}'), nil
 	}
-	obj := bytes.TrimSpace(b[head:])
-	if len(obj) < 2 || obj[0] != '{' {
-		return nil, fmt.Errorf("server: a result must be a JSON object, not %.20s", obj)
+	return append(append(b, ','), obj[1:]...), nil
+}
+
+// encoded is a result encoded already, compact. The JSON-RPC layer sends it as it is,
+// without the copy it makes of a json.RawMessage (whose bytes are its holder's).
+type encoded []byte
+
+// MarshalJSON returns e; nil is null, as for a json.RawMessage.
+func (e encoded) MarshalJSON() ([]byte, error) {
+	if e == nil {
+		return []byte("null"), nil
 	}
-	if inner := bytes.TrimSpace(obj[1:]); inner[0] == '}' {
-		return append(b[:head], '}'), nil
-	}
-	b[head+bytes.IndexByte(b[head:], '{')] = ','
-	return b, nil
+	return e, nil
 }
 
 // modernMethods are the requests of 2026-07-28 this server may answer (the Tasks
@@ -392,13 +396,12 @@ var cacheableMethods = []string{mcp.MethodToolsList, mcp.MethodPromptsList, mcp.
 // checkParamHeaders compares, on a stateless HTTP request, the Mcp-Param-* headers with
 // the arguments the tool marks x-mcp-header: each argument present in the body must come
 // with its header, decoded equal; a header without its argument, or with invalid base64,
-// is a mismatch too (-32020).
+// is a mismatch too (-32020). It reads the params itself, for a call whose params did not
+// decode as CallToolParams: the header check comes first all the same.
 func (s *Session) checkParamHeaders(req *jsonrpc.Request) error {
-	hc, ok := s.transport.(interface{ Header() http.Header })
-	if !ok {
+	if _, ok := s.transport.(interface{ Header() http.Header }); !ok {
 		return nil
 	}
-	hdr := hc.Header()
 	var p struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -410,11 +413,21 @@ func (s *Session) checkParamHeaders(req *jsonrpc.Request) error {
 	if !ok {
 		return nil
 	}
+	return s.checkToolHeaders(def, p.Arguments)
+}
+
+// checkToolHeaders is checkParamHeaders for the tool def called with args.
+func (s *Session) checkToolHeaders(def *mcp.Tool, args json.RawMessage) error {
+	hc, ok := s.transport.(interface{ Header() http.Header })
+	if !ok {
+		return nil
+	}
 	params, err := def.HeaderParams()
 	if err != nil || len(params) == 0 {
 		return nil
 	}
-	values, err := mcp.HeaderParamValues(params, p.Arguments)
+	hdr := hc.Header()
+	values, err := mcp.HeaderParamValues(params, args)
 	if err != nil {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "%v", err)
 	}
