@@ -91,8 +91,8 @@ type Conn struct {
 	closing sync.Once
 
 	mu       sync.Mutex
-	pending  map[ID]chan reply
-	inflight map[ID]context.CancelCauseFunc
+	pending  map[ID]chan reply              // made at the first call
+	inflight map[ID]context.CancelCauseFunc // made at the first request
 	err      error
 
 	// workers run inbound requests; idle ones end with the connection. Nil for a Conn
@@ -111,7 +111,7 @@ var errPeerCancelled = errors.New("jsonrpc: request cancelled by the peer")
 
 // NewConn starts reading from c and returns the connection. Close it to stop.
 func NewConn(c Connection, opts Options) *Conn {
-	conn := newConn(c, opts)
+	conn := newConn(context.Background(), c, opts)
 	conn.workers = workpool.New(workpool.Options{Done: conn.done})
 	go conn.readLoop()
 	return conn
@@ -121,23 +121,23 @@ func NewConn(c Connection, opts Options) *Conn {
 // c carries and hands each request to [Conn.Serve], and closes the Conn when c ends.
 // It is for a connection that carries one request (a stateless HTTP request of
 // 2026-07-28), which it then serves on the owner's goroutine, without a reading
-// goroutine and the hand-offs to and from it. Notifications to the peer work as on any
-// Conn; a call gets no response, since nothing is read.
-func NewServingConn(c Connection, opts Options) *Conn {
-	return newConn(c, opts)
+// goroutine and the hand-offs to and from it. The contexts of its handlers end when ctx
+// does (the client left), as when the connection closes, or when a write fails.
+// Notifications to the peer work as on any Conn; a call gets no response, since nothing
+// is read.
+func NewServingConn(ctx context.Context, c Connection, opts Options) *Conn {
+	return newConn(ctx, c, opts)
 }
 
-func newConn(c Connection, opts Options) *Conn {
-	ctx, cancel := context.WithCancelCause(context.Background())
+func newConn(parent context.Context, c Connection, opts Options) *Conn {
+	ctx, cancel := context.WithCancelCause(parent)
 	conn := &Conn{
-		conn:     c,
-		opts:     opts,
-		log:      opts.Logger,
-		ctx:      ctx,
-		cancel:   cancel,
-		done:     make(chan struct{}),
-		pending:  make(map[ID]chan reply),
-		inflight: make(map[ID]context.CancelCauseFunc),
+		conn:   c,
+		opts:   opts,
+		log:    opts.Logger,
+		ctx:    ctx,
+		cancel: cancel,
+		done:   make(chan struct{}),
 	}
 	if conn.log == nil {
 		conn.log = slog.New(slog.DiscardHandler)
@@ -198,6 +198,9 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		err := c.err
 		c.mu.Unlock()
 		return err
+	}
+	if c.pending == nil {
+		c.pending = make(map[ID]chan reply)
 	}
 	c.pending[id] = ch
 	c.mu.Unlock()
@@ -273,7 +276,16 @@ func (c *Conn) write(ctx context.Context, m Message) error {
 	if c.opts.Tap != nil {
 		c.opts.Tap(Outbound, m)
 	}
-	return c.conn.Write(ctx, m)
+	err := c.conn.Write(ctx, m)
+	if err != nil && c.workers == nil && ctx.Err() == nil {
+		// A serving Conn ends when a response or a notification cannot be written:
+		// nothing reads the connection to notice that it has ended. (A connection may
+		// refuse a call and stay open.)
+		if req, ok := m.(*Request); !ok || req.IsNotification() {
+			c.shutdown(closedBy(err))
+		}
+	}
+	return err
 }
 
 func (c *Conn) readLoop() {
@@ -381,6 +393,9 @@ func (c *Conn) startRequest(req *Request) {
 func (c *Conn) beginRequest(req *Request) inbound {
 	ctx, cancel := context.WithCancelCause(withRequest(c.ctx, req))
 	c.mu.Lock()
+	if c.inflight == nil {
+		c.inflight = make(map[ID]context.CancelCauseFunc)
+	}
 	c.inflight[req.ID] = cancel
 	c.mu.Unlock()
 	return inbound{req, ctx, cancel}

@@ -140,12 +140,13 @@ func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any
 		}
 		policy = TaskNever
 	}
-	if policy == TaskNever {
-		return s.withInput(ctx, req, func(ctx context.Context) (any, error) { return s.runTool(ctx, t, &p) })
-	}
 	round, binding, err := s.prepareRound(ctx, req)
 	if err != nil {
 		return nil, err
+	}
+	if policy == TaskNever { // withInput, without a closure
+		res, err := s.runTool(ctx, t, &p)
+		return s.finishRound(round, binding, res, err)
 	}
 	// The work outlives the request once it is a task.
 	work, stop := context.WithCancel(context.WithoutCancel(ctx))

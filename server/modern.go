@@ -165,7 +165,7 @@ func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, er
 	out = append(out, params[:metaAt]...)
 	out = append(out, '{')
 	kept := false
-	_ = jsonwire.Members(meta, func(name, value []byte) {
+	jsonwire.EachMember(meta, func(name, value []byte) { // checked with params
 		switch string(name) {
 		case `"` + mcp.MetaProtocolVersion + `"`:
 			version = value
@@ -183,10 +183,13 @@ func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, er
 			kept = true
 		}
 	})
-	info := &requestInfo{}
+	info := &requestInfo{version: knownVersion(version)}
 	// Anything but a string literal is no version: null decodes as "", and
 	// encoding/json refuses the rest.
-	if info.version, _ = jsonwire.String(version); info.version == "" {
+	if info.version == "" {
+		info.version, _ = jsonwire.String(version)
+	}
+	if info.version == "" {
 		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "_meta[%q] is required", mcp.MetaProtocolVersion)
 	}
 	if len(caps) == 0 || caps[0] != '{' {
@@ -207,6 +210,20 @@ func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, er
 	out = append(out, '}')
 	out = append(out, params[metaAt+len(meta):]...)
 	return info, out, nil
+}
+
+// knownVersion returns the revision of 2026-07-28 or later that the string literal raw
+// names as it is, or "": the usual version costs no copy.
+func knownVersion(raw []byte) string {
+	if len(raw) < 2 {
+		return ""
+	}
+	for _, v := range mcp.ModernProtocolVersions {
+		if string(raw[1:len(raw)-1]) == v && raw[0] == '"' && raw[len(raw)-1] == '"' {
+			return v
+		}
+	}
+	return ""
 }
 
 // unsupportedVersion is the -32022 error for a revision the server does not speak.

@@ -439,7 +439,8 @@ func (s *Server) HTTPHandler(opts *transport.HTTPOptions) http.Handler {
 
 // serveStateless serves a stateless 2026-07-28 HTTP request on the calling goroutine (the
 // request's): a session of its own, modern from the start, that owns no tasks of
-// 2025-11-25 and ends with its answer, or when ctx ends (the client left).
+// 2025-11-25 and ends with its answer. Its handler's context ends with ctx (the client
+// left).
 func (s *Server) serveStateless(ctx context.Context, conn *transport.StatelessConn) {
 	m, err := conn.Read(ctx)
 	if err != nil {
@@ -451,13 +452,11 @@ func (s *Server) serveStateless(ctx context.Context, conn *transport.StatelessCo
 	if s.opts.Tap != nil {
 		opts.Tap = func(dir jsonrpc.Direction, m jsonrpc.Message) { s.opts.Tap(ss, dir, m) }
 	}
-	ss.conn = jsonrpc.NewServingConn(conn, opts)
+	ss.conn = jsonrpc.NewServingConn(ctx, conn, opts)
 	s.mu.Lock()
 	s.sessions[ss] = struct{}{}
 	s.mu.Unlock()
-	stop := context.AfterFunc(ctx, func() { ss.conn.Close() })
 	ss.conn.Serve(m)
-	stop()
 	ss.conn.Close()
 	s.mu.Lock()
 	delete(s.sessions, ss)

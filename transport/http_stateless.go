@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -109,13 +110,16 @@ func (h *HTTPHandler) checkStateless(r *http.Request, req *jsonrpc.Request) (*js
 		if json.Unmarshal(req.Params, &plain) != nil {
 			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "params must be an object"), http.StatusBadRequest
 		}
-		probe = statelessProbe{name: plain.Name, uri: plain.URI, taskID: plain.TaskID,
+		probe = statelessProbe{name: text{s: plain.Name}, uri: text{s: plain.URI}, taskID: text{s: plain.TaskID},
 			version: plain.Meta[metaProtocolVersion], caps: plain.Meta[metaClientCapabilities]}
 	}
 	// Anything but a string literal is no version (null decodes as "", and
 	// encoding/json refuses the rest).
-	version, _ := jsonwire.String(probe.version)
-	if version == "" {
+	var version text
+	if len(probe.version) > 0 && probe.version[0] == '"' {
+		version.lit = probe.version
+	}
+	if version.is("") {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "params._meta[%q] is required", metaProtocolVersion), http.StatusBadRequest
 	}
 	if raw := bytes.TrimSpace(probe.caps); len(raw) == 0 || raw[0] != '{' {
@@ -128,10 +132,10 @@ func (h *HTTPHandler) checkStateless(r *http.Request, req *jsonrpc.Request) (*js
 	switch {
 	case hv == "":
 		return mismatch("the MCP-Protocol-Version header is missing")
-	case hv != version:
-		return mismatch("MCP-Protocol-Version header value %s does not match _meta value %s", echo(hv), echo(version))
+	case !version.is(hv):
+		return mismatch("MCP-Protocol-Version header value %s does not match _meta value %s", echo(hv), echo(version.String()))
 	}
-	if !slices.Contains(h.opts.ModernProtocolVersions, version) {
+	if version := hv; !slices.Contains(h.opts.ModernProtocolVersions, version) {
 		return jsonrpc.Errorf(codeUnsupportedProtocolVersion, "Unsupported protocol version %s", echo(version)).
 			WithData(map[string]any{"supported": h.opts.SupportedVersions, "requested": version}), http.StatusBadRequest
 	}
@@ -144,7 +148,7 @@ func (h *HTTPHandler) checkStateless(r *http.Request, req *jsonrpc.Request) (*js
 	case m != req.Method:
 		return mismatch("Mcp-Method header value %s does not match body value %s", echo(m), echo(req.Method))
 	}
-	var name *string
+	var name text
 	switch {
 	case req.Method == "tools/call" || req.Method == "prompts/get":
 		name = probe.name
@@ -155,7 +159,7 @@ func (h *HTTPHandler) checkStateless(r *http.Request, req *jsonrpc.Request) (*js
 		// revision and get -32601 from the server, whatever their headers.
 		name = probe.taskID
 	}
-	if name != nil {
+	if name.present() {
 		raw := r.Header.Get(HeaderName)
 		if raw == "" && len(r.Header.Values(HeaderName)) == 0 {
 			return mismatch("the Mcp-Name header is missing")
@@ -164,8 +168,8 @@ func (h *HTTPHandler) checkStateless(r *http.Request, req *jsonrpc.Request) (*js
 		if !ok {
 			return mismatch("Mcp-Name header value %s is not valid base64", echo(raw))
 		}
-		if v != *name {
-			return mismatch("Mcp-Name header value %s does not match body value %s", echo(v), echo(*name))
+		if !name.is(v) {
+			return mismatch("Mcp-Name header value %s does not match body value %s", echo(v), echo(name.String()))
 		}
 	}
 	return nil, 0
@@ -174,8 +178,37 @@ func (h *HTTPHandler) checkStateless(r *http.Request, req *jsonrpc.Request) (*js
 // statelessProbe is what the transport checks in a stateless request's params: the
 // name its Mcp-Name header mirrors and the _meta members it requires.
 type statelessProbe struct {
-	name, uri, taskID *string
+	name, uri, taskID text
 	version, caps     []byte // raw values; nil when absent
+}
+
+// text is a string member of the params: its literal as sent (nil when absent or null),
+// or the value encoding/json decoded.
+type text struct {
+	lit []byte
+	s   *string
+}
+
+func (t text) present() bool { return t.lit != nil || t.s != nil }
+
+// String returns the string; "" when absent.
+func (t text) String() string {
+	if t.s != nil {
+		return *t.s
+	}
+	s, _ := jsonwire.String(t.lit)
+	return s
+}
+
+// is reports whether the string is v, without decoding a literal that has no escapes
+// and is valid UTF-8: such a literal stands for its bytes.
+func (t text) is(v string) bool {
+	if t.s == nil && len(t.lit) >= 2 {
+		if body := t.lit[1 : len(t.lit)-1]; bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+			return string(body) == v
+		}
+	}
+	return t.String() == v
 }
 
 // read fills p from params as encoding/json would decode them into a struct of the three
@@ -190,7 +223,7 @@ func (p *statelessProbe) read(params []byte) bool {
 		if !ok {
 			return
 		}
-		var dst **string
+		var dst *text
 		switch string(name) {
 		case `"name"`:
 			dst = &p.name
@@ -213,16 +246,14 @@ func (p *statelessProbe) read(params []byte) bool {
 			})
 			return
 		}
-		if string(value) == "null" {
-			*dst = nil
-			return
-		}
-		s, isString := jsonwire.String(value)
-		if !isString {
+		switch {
+		case string(value) == "null":
+			*dst = text{}
+		case value[0] == '"':
+			*dst = text{lit: value}
+		default:
 			ok = false // a type error, in encoding/json's words
-			return
 		}
-		*dst = &s
 	})
 	return err == nil && ok
 }
@@ -287,10 +318,8 @@ func (h *HTTPHandler) serveStateless(w http.ResponseWriter, r *http.Request, req
 	h.wg.Add(1)
 	h.mu.Unlock()
 	defer h.wg.Done()
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	c := &StatelessConn{req: req, hdr: r.Header, ctx: ctx, cancel: cancel, w: w,
-		canSSE: acceptsSSE(accept), done: make(chan struct{})}
+	ctx := r.Context()
+	c := &StatelessConn{req: req, hdr: r.Header, ctx: ctx, w: w, canSSE: acceptsSSE(accept), done: make(chan struct{})}
 	h.serve(ctx, c)
 	// A serve function that runs the connection on other goroutines may return before
 	// the answer is written: wait for it, or for the client to leave.
@@ -307,15 +336,15 @@ func (h *HTTPHandler) serveStateless(w http.ResponseWriter, r *http.Request, req
 // The server sends no requests in 2026-07-28: writing one fails.
 //
 // The serve function given to [NewHTTPHandler] is called with a StatelessConn on the
-// request's own goroutine, with a context that ends when the client leaves or a write
-// to it fails. It may serve the request on that goroutine (read it, answer it, return)
-// or hand the connection to others and return: the HTTP request then ends when the
-// response is written or the client leaves. Writes after that fail.
+// request's own goroutine, with the request's context, which ends when the client leaves.
+// It may serve the request on that goroutine (read it, answer it, return) or hand the
+// connection to others and return: the HTTP request then ends when the response is
+// written or the client leaves. A write that fails (a client that stopped reading an
+// event stream) ends the connection, and the writes after it fail too.
 type StatelessConn struct {
 	req    *jsonrpc.Request
 	hdr    http.Header
-	ctx    context.Context // ends when the client leaves or writing fails
-	cancel context.CancelFunc
+	ctx    context.Context // the HTTP request's: ends when the client leaves
 	w      http.ResponseWriter
 	canSSE bool
 
@@ -407,11 +436,8 @@ func (c *StatelessConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	if err != nil || final {
 		// A client that does not read, or is gone, ends the request.
 		c.Close()
-		if err != nil {
-			c.cancel()
-		}
 	}
-	return nil
+	return err
 }
 
 // end closes the connection when the HTTP request ends, waiting for a write in

@@ -31,7 +31,9 @@ func checkProbe(t *testing.T, params []byte) {
 	if err := json.Unmarshal(params, &want); err != nil {
 		t.Fatalf("read %s, which encoding/json refuses: %v", params, err)
 	}
-	same := func(a, b *string) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+	same := func(a text, b *string) bool {
+		return !a.present() && b == nil || a.present() && b != nil && a.String() == *b && a.is(*b) && !a.is(*b+"x")
+	}
 	raw := func(m map[string]json.RawMessage, k string) []byte { return m[k] }
 	if !same(p.name, want.Name) || !same(p.uri, want.URI) || !same(p.taskID, want.TaskID) ||
 		string(p.version) != string(raw(want.Meta, metaProtocolVersion)) || string(p.caps) != string(raw(want.Meta, metaClientCapabilities)) {
@@ -57,7 +59,7 @@ func TestStatelessProbe(t *testing.T) {
 		checkProbe(t, []byte(s))
 	}
 	var p statelessProbe
-	if !p.read([]byte(probeSeeds[0])) || p.name == nil || *p.name != "instant" || string(p.version) != `"2026-07-28"` {
+	if !p.read([]byte(probeSeeds[0])) || !p.name.is("instant") || string(p.version) != `"2026-07-28"` {
 		t.Errorf("the usual params read as %+v", p)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -339,5 +340,41 @@ func FuzzString(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		checkUnquote(t, raw)
+	})
+}
+
+// EachMember finds in a valid object the members Members finds.
+func checkEachMember(t *testing.T, data []byte) {
+	t.Helper()
+	var want, got [][2]string
+	if Members(data, func(name, value []byte) { want = append(want, [2]string{string(name), string(value)}) }) != nil {
+		EachMember(data, func(name, value []byte) {}) // stops, whatever it is
+		return
+	}
+	EachMember(data, func(name, value []byte) { got = append(got, [2]string{string(name), string(value)}) })
+	if !slices.Equal(got, want) {
+		t.Errorf("EachMember(%s) = %q, want %q", data, got, want)
+	}
+}
+
+var memberSeeds = []string{
+	`{}`, ` { } `, `{"a":1}`, `{"a" : "x\"y" , "b":[1,{"c":"]}"}],"d":null,"e":true,"f":-1.5e3}`,
+	`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{}}}`,
+	`{"k\\":"v\\\\","x":"\u00e9\ud83d\ude00 long enough to be read eight bytes at a time"}`,
+	"{\"a\":\"tab\tx\"}", `{"a":1`, `[1]`, `{"a":}`, `{"a":"`, `{"a":{"b":[`, `{"a" 1}`, `{"a":1,}`,
+}
+
+func TestEachMember(t *testing.T) {
+	for _, s := range memberSeeds {
+		checkEachMember(t, []byte(s))
+	}
+}
+
+func FuzzEachMember(f *testing.F) {
+	for _, s := range memberSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkEachMember(t, data)
 	})
 }

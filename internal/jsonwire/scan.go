@@ -370,3 +370,106 @@ func span(data []byte) (start, end int, err error) {
 	}
 	return start, end, nil
 }
+
+// EachMember calls member for each member of obj, in order, as [Members] does (the name
+// as its literal, the value's bytes), without checking obj: it is for an object checked
+// already, such as a member's value that Members has passed on. Input that is not valid
+// JSON makes it stop early, never fail.
+func EachMember(obj []byte, member func(name, value []byte)) {
+	i := skipSpaces(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return
+	}
+	i++
+	for {
+		start := skipSpaces(obj, i)
+		if start >= len(obj) || obj[start] != '"' {
+			return // '}', or not an object
+		}
+		nameEnd := skipString(obj, start)
+		i = skipSpaces(obj, nameEnd)
+		if i >= len(obj) || obj[i] != ':' {
+			return
+		}
+		v := skipSpaces(obj, i+1)
+		end := skipValue(obj, v)
+		if end <= v || end > len(obj) {
+			return
+		}
+		member(obj[start:nameEnd], obj[v:end])
+		i = skipSpaces(obj, end)
+		if i >= len(obj) || obj[i] != ',' {
+			return
+		}
+		i++
+	}
+}
+
+func skipSpaces(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// skipString returns the offset past the string whose opening quote is at i, or len(b)
+// when it does not end.
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); {
+		for i+8 <= len(b) {
+			if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
+		switch b[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i += 2
+		default: // a control character, or the end of the bytes read eight at a time
+			i++
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the offset past the value at i, which is valid JSON.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return len(b)
+	}
+	for i < len(b) { // a number or a literal
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
