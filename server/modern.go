@@ -88,11 +88,15 @@ func (s *Session) Modern() bool {
 type requestInfo struct {
 	version    string
 	rawCaps    []byte // as sent, decoded at the first use
+	server     *Server
 	capsOnce   sync.Once
-	caps       mcp.ClientCapabilities
+	caps       *mcp.ClientCapabilities
 	clientInfo json.RawMessage // as sent; decoded only by who needs it
 	logLevel   mcp.LoggingLevel
 	round      *inputRound // set for the methods that may answer input_required
+	// params holds the request's params without the members read here, when they fit:
+	// one allocation for both.
+	params [96]byte
 }
 
 type requestInfoKey struct{}
@@ -105,17 +109,48 @@ func modernInfo(ctx context.Context) *requestInfo {
 // capabilities decodes the request's client capabilities, once, when first needed. A
 // member of the wrong type counts as not declared.
 func (i *requestInfo) capabilities() *mcp.ClientCapabilities {
-	i.capsOnce.Do(func() {
-		if len(bytes.TrimSpace(i.rawCaps[1:])) > 1 { // "{}" declares nothing
-			_ = json.Unmarshal(i.rawCaps, &i.caps)
+	i.capsOnce.Do(func() { i.caps = i.server.clientCapabilities(i.rawCaps) })
+	return i.caps
+}
+
+// Bounds on the client capabilities a server keeps decoded, by their JSON: a client
+// sends the same ones with every request of 2026-07-28.
+const (
+	maxCachedCaps     = 64
+	maxCachedCapsSize = 4 << 10
+)
+
+// clientCapabilities returns the capabilities raw, a JSON object, declares, decoded once
+// for all the requests that send the same bytes (up to maxCachedCaps of them).
+func (s *Server) clientCapabilities(raw []byte) *mcp.ClientCapabilities {
+	s.capsMu.RLock()
+	caps := s.caps[string(raw)]
+	s.capsMu.RUnlock()
+	if caps != nil {
+		return caps
+	}
+	caps = &mcp.ClientCapabilities{}
+	if len(bytes.TrimSpace(raw[1:])) > 1 { // "{}" declares nothing
+		_ = json.Unmarshal(raw, caps)
+	}
+	if len(raw) <= maxCachedCapsSize {
+		s.capsMu.Lock()
+		if len(s.caps) >= maxCachedCaps { // many clients: start again
+			clear(s.caps)
 		}
-	})
-	return &i.caps
+		if s.caps == nil {
+			s.caps = map[string]*mcp.ClientCapabilities{}
+		}
+		s.caps[string(raw)] = caps
+		s.capsMu.Unlock()
+	}
+	return caps
 }
 
 // ClientCapabilitiesFor returns the capabilities the client declared for the request
 // ctx belongs to: in the 2026-07-28 era those of that request's _meta, in 2025-11-25
-// those of initialize.
+// those of initialize. They are shared (with the session's other requests, or the
+// requests that declared the same): read them, do not modify them.
 func (s *Session) ClientCapabilitiesFor(ctx context.Context) *mcp.ClientCapabilities {
 	if info := modernInfo(ctx); info != nil {
 		return info.capabilities()
@@ -123,7 +158,8 @@ func (s *Session) ClientCapabilitiesFor(ctx context.Context) *mcp.ClientCapabili
 	return s.ClientCapabilities()
 }
 
-// ClientCapabilities returns the capabilities the client declared for this call.
+// ClientCapabilities returns the capabilities the client declared for this call, shared
+// as [Session.ClientCapabilitiesFor] says.
 func (r *ToolRequest) ClientCapabilities() *mcp.ClientCapabilities {
 	if r.ctx != nil {
 		return r.Session.ClientCapabilitiesFor(r.ctx)
@@ -161,7 +197,11 @@ func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, er
 	var version, caps, clientInfo, logLevel []byte
 	// The params again, _meta keeping only the other members (progressToken, trace
 	// context, the application's own), written as they come.
-	out := make([]byte, 0, len(params)-len(meta)+16)
+	info := &requestInfo{}
+	out := info.params[:0]
+	if n := len(params) - len(meta) + 16; n > len(info.params) {
+		out = make([]byte, 0, n)
+	}
 	out = append(out, params[:metaAt]...)
 	out = append(out, '{')
 	kept := false
@@ -183,7 +223,7 @@ func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, er
 			kept = true
 		}
 	})
-	info := &requestInfo{version: knownVersion(version)}
+	info.version = knownVersion(version)
 	// Anything but a string literal is no version: null decodes as "", and
 	// encoding/json refuses the rest.
 	if info.version == "" {
@@ -247,6 +287,7 @@ func (s *Session) handleModern(ctx context.Context, req *jsonrpc.Request) (any, 
 	if err != nil {
 		return nil, err
 	}
+	info.server = s.server
 	ctx = context.WithValue(ctx, requestInfoKey{}, info)
 	req = &jsonrpc.Request{ID: req.ID, Method: req.Method, Params: params}
 	res, err := s.dispatchModern(ctx, req)
@@ -364,6 +405,20 @@ func (s *Session) discover() (any, error) {
 // "complete" and, for the cacheable methods, ttlMs and cacheScope. v must not have
 // those members itself.
 func (s *Session) completeResult(v any, cacheable bool) (encoded, error) {
+	const head = `{"resultType":"complete"`
+	if r, ok := v.(*mcp.CallToolResult); ok && r != nil && !cacheable {
+		// The result of nearly every tools/call: its encoder writes a fresh buffer with
+		// room to spare, and resultType goes in front in place. (The JSON-RPC layer
+		// checks the whole.)
+		if raw, err := r.MarshalJSON(); err == nil && len(raw) > 2 && raw[0] == '{' && raw[1] != '}' && cap(raw)-len(raw) >= len(head) {
+			n := len(raw)
+			raw = raw[:n+len(head)]
+			copy(raw[len(head)+1:], raw[1:n])
+			copy(raw, head)
+			raw[len(head)] = ','
+			return raw, nil
+		}
+	}
 	obj, err := jsonwire.Marshal(v) // compact; for a type with MarshalJSON, its own bytes
 	if err != nil {
 		return nil, err
@@ -372,7 +427,7 @@ func (s *Session) completeResult(v any, cacheable bool) (encoded, error) {
 		return nil, fmt.Errorf("server: a result must be a JSON object, not %.20s", obj)
 	}
 	b := make([]byte, 0, len(obj)+64)
-	b = append(b, `{"resultType":"complete"`...)
+	b = append(b, head...)
 	if cacheable {
 		b = append(b, `,"ttlMs":`...)
 		b = strconv.AppendInt(b, s.server.opts.CacheTTL.Milliseconds(), 10)

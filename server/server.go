@@ -204,6 +204,9 @@ type Server struct {
 	tasks     *tasks.Manager      // nil when tool tasks are off
 	stateKey  []byte
 	listeners map[*listener]struct{}
+
+	capsMu sync.RWMutex
+	caps   map[string]*mcp.ClientCapabilities // by their JSON; see clientCapabilities
 }
 
 // New returns a server that introduces itself as impl.
