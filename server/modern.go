@@ -84,8 +84,12 @@ func (s *Session) Modern() bool {
 	return s.era == eraModern
 }
 
-// requestInfo is what a 2026-07-28 request says about its client in _meta.
+// requestInfo is what a 2026-07-28 request says about its client in _meta. It is the
+// context of the request's handler too: the request's context with the info as a value
+// ([modernInfo] finds it), in the allocation of the info.
 type requestInfo struct {
+	context.Context
+
 	version    string
 	rawCaps    []byte // as sent, decoded at the first use
 	server     *Server
@@ -94,12 +98,26 @@ type requestInfo struct {
 	clientInfo json.RawMessage // as sent; decoded only by who needs it
 	logLevel   mcp.LoggingLevel
 	round      *inputRound // set for the methods that may answer input_required
-	// params holds the request's params without the members read here, when they fit:
-	// one allocation for both.
-	params [96]byte
+	// What the request's handling needs once, in the allocation of the info: the
+	// request as the handlers see it, its params without the members read here (when
+	// they fit), its input round and the round's binding.
+	req     jsonrpc.Request
+	params  [96]byte
+	round1  inputRound
+	binding requestStatePayload
+	result  encoded
 }
 
 type requestInfoKey struct{}
+
+// Value returns the info for requestInfoKey, and what the request's context holds for
+// any other key.
+func (i *requestInfo) Value(key any) any {
+	if key == (requestInfoKey{}) {
+		return i
+	}
+	return i.Context.Value(key)
+}
 
 func modernInfo(ctx context.Context) *requestInfo {
 	info, _ := ctx.Value(requestInfoKey{}).(*requestInfo)
@@ -179,12 +197,43 @@ func missingCapability(name string, required any) *jsonrpc.Error {
 // params without the members it read (so that handlers do not decode the client's
 // capabilities into a generic map on every request).
 func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, error) {
-	var meta []byte
-	metaAt := -1
+	// The members of _meta, read while params are checked, kept for the last _meta (as
+	// encoding/json would decode a repeated member): the protocol's and the others
+	// (progressToken, trace context, the application's own), which the params keep.
+	type metaMembers struct {
+		version, caps, clientInfo, logLevel []byte
+		rest                                [4][2][]byte // the first others, name and value
+		nrest                               int
+		more                                [][2][]byte // the others after them
+	}
+	var (
+		got, reading metaMembers
+		meta         []byte
+		metaAt       = -1
+	)
 	if len(bytes.TrimSpace(params)) > 0 {
-		err := jsonwire.Members(params, func(name, value []byte) {
+		err := jsonwire.MembersWithin(params, `"_meta"`, func(name, value []byte) {
 			if string(name) == `"_meta"` {
 				meta, metaAt = value, cap(params)-cap(value)
+				got, reading = reading, metaMembers{}
+			}
+		}, func(name, value []byte) {
+			switch string(name) {
+			case `"` + mcp.MetaProtocolVersion + `"`:
+				reading.version = value
+			case `"` + mcp.MetaClientCapabilities + `"`:
+				reading.caps = value
+			case `"` + mcp.MetaClientInfo + `"`:
+				reading.clientInfo = value
+			case `"` + mcp.MetaLogLevel + `"`:
+				reading.logLevel = value
+			default:
+				if reading.nrest < len(reading.rest) {
+					reading.rest[reading.nrest] = [2][]byte{name, value}
+					reading.nrest++
+				} else {
+					reading.more = append(reading.more, [2][]byte{name, value})
+				}
 			}
 		})
 		if err != nil {
@@ -194,9 +243,8 @@ func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, er
 	if metaAt < 0 || len(meta) == 0 || meta[0] != '{' {
 		return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "params._meta is required: a 2026-07-28 request carries its protocol version and client capabilities in it")
 	}
-	var version, caps, clientInfo, logLevel []byte
-	// The params again, _meta keeping only the other members (progressToken, trace
-	// context, the application's own), written as they come.
+	version, caps, clientInfo, logLevel := got.version, got.caps, got.clientInfo, got.logLevel
+	// The params again, _meta keeping only the other members.
 	info := &requestInfo{}
 	out := info.params[:0]
 	if n := len(params) - len(meta) + 16; n > len(info.params) {
@@ -204,25 +252,12 @@ func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, er
 	}
 	out = append(out, params[:metaAt]...)
 	out = append(out, '{')
-	kept := false
-	jsonwire.EachMember(meta, func(name, value []byte) { // checked with params
-		switch string(name) {
-		case `"` + mcp.MetaProtocolVersion + `"`:
-			version = value
-		case `"` + mcp.MetaClientCapabilities + `"`:
-			caps = value
-		case `"` + mcp.MetaClientInfo + `"`:
-			clientInfo = value
-		case `"` + mcp.MetaLogLevel + `"`:
-			logLevel = value
-		default:
-			if kept {
-				out = append(out, ',')
-			}
-			out = append(append(append(out, name...), ':'), value...)
-			kept = true
+	for i, m := range append(got.rest[:got.nrest:got.nrest], got.more...) {
+		if i > 0 {
+			out = append(out, ',')
 		}
-	})
+		out = append(append(append(out, m[0]...), ':'), m[1]...)
+	}
 	info.version = knownVersion(version)
 	// Anything but a string literal is no version: null decodes as "", and
 	// encoding/json refuses the rest.
@@ -288,16 +323,20 @@ func (s *Session) handleModern(ctx context.Context, req *jsonrpc.Request) (any, 
 		return nil, err
 	}
 	info.server = s.server
-	ctx = context.WithValue(ctx, requestInfoKey{}, info)
-	req = &jsonrpc.Request{ID: req.ID, Method: req.Method, Params: params}
+	info.Context = ctx
+	ctx = info
+	info.req = jsonrpc.Request{ID: req.ID, Method: req.Method, Params: params}
+	req = &info.req
 	res, err := s.dispatchModern(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	if raw, ok := res.(json.RawMessage); ok {
-		return encoded(raw), nil // final already: input_required, discover, listen
+		info.result = encoded(raw) // final already: input_required, discover, listen
+	} else if info.result, err = s.completeResult(res, slices.Contains(cacheableMethods, req.Method)); err != nil {
+		return nil, err
 	}
-	return s.completeResult(res, slices.Contains(cacheableMethods, req.Method))
+	return &info.result, nil // a pointer into the info: no allocation for the interface
 }
 
 func (s *Session) dispatchModern(ctx context.Context, req *jsonrpc.Request) (any, error) {
@@ -444,11 +483,11 @@ func (s *Session) completeResult(v any, cacheable bool) (encoded, error) {
 type encoded []byte
 
 // MarshalJSON returns e; nil is null, as for a json.RawMessage.
-func (e encoded) MarshalJSON() ([]byte, error) {
-	if e == nil {
+func (e *encoded) MarshalJSON() ([]byte, error) {
+	if *e == nil {
 		return []byte("null"), nil
 	}
-	return e, nil
+	return *e, nil
 }
 
 // modernMethods are the requests of 2026-07-28 this server may answer (the Tasks

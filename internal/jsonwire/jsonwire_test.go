@@ -378,3 +378,41 @@ func FuzzEachMember(f *testing.F) {
 		checkEachMember(t, data)
 	})
 }
+
+// MembersWithin passes on what Members does, with the same error, and the members of
+// the inner objects as Members finds them.
+func checkWithin(t *testing.T, data []byte) {
+	t.Helper()
+	var want, got, inner, wantInner [][2]string
+	wantErr := Members(data, func(name, value []byte) {
+		want = append(want, [2]string{string(name), string(value)})
+		if string(name) == `"_meta"` {
+			_ = Members(value, func(n, v []byte) { wantInner = append(wantInner, [2]string{string(n), string(v)}) })
+		}
+	})
+	err := MembersWithin(data, `"_meta"`,
+		func(name, value []byte) { got = append(got, [2]string{string(name), string(value)}) },
+		func(name, value []byte) { inner = append(inner, [2]string{string(name), string(value)}) })
+	if errString(err) != errString(wantErr) || !slices.Equal(got, want) {
+		t.Fatalf("MembersWithin(%s) = %q, %v; want %q, %v", data, got, err, want, wantErr)
+	}
+	if err == nil && !slices.Equal(inner, wantInner) {
+		t.Fatalf("MembersWithin(%s) found inside %q, want %q", data, inner, wantInner)
+	}
+}
+
+func TestMembersWithin(t *testing.T) {
+	for _, s := range append(memberSeeds, `{"_meta":{}}`, `{"_meta":1,"_meta":{"a":[1]} , "b":2}`, `{"_meta":{"a":}}`,
+		`{"x":{"_meta":{"no":1}},"_meta":{"k":"v","l":{"m":null}}}`, `{"_meta":{"a":1,}}`, `{"_meta":{"a":1} x`, `{"_meta":{"a":1}`) {
+		checkWithin(t, []byte(s))
+	}
+}
+
+func FuzzMembersWithin(f *testing.F) {
+	for _, s := range append(memberSeeds, `{"_meta":{"a":1},"b":[{"_meta":2}]}`) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkWithin(t, data)
+	})
+}
