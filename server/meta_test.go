@@ -15,15 +15,18 @@ func TestParseRequestMeta(t *testing.T) {
 		params, out, err     string
 		logLevel, clientInfo string
 	}{
-		{params: `{"name":"a","_meta":{` + v + `,` + c + `}}`, out: `{"name":"a","_meta":{}}`},
+		{params: `{"name":"a","_meta":{` + v + `,` + c + `}}`, out: `{"name":"a"}`},
+		{params: `{"_meta":{` + v + `,` + c + `}, "name":"a"}`, out: `{ "name":"a"}`},
+		{params: ` { "_meta" : {` + v + `,` + c + `} } `, out: ` {  } `},
+		{params: `{"a":1 , "_meta":{` + v + `,` + c + `} ,"b":2}`, out: `{"a":1  ,"b":2}`},
 		{params: `{"_meta":{"progressToken":7,` + v + `, "x" : [1, 2],` + c + `,"a":1,"b":2,"c":3,"d":{"e":4}},"arguments":{}}`,
 			out: `{"_meta":{"progressToken":7,"x":[1, 2],"a":1,"b":2,"c":3,"d":{"e":4}},"arguments":{}}`},
 		{params: `{"_meta":{"progressToken":1},"_meta":{` + v + `,` + c + `,"io.modelcontextprotocol/logLevel":"info","io.modelcontextprotocol/clientInfo":{"name":"n"}}}`,
-			out: `{"_meta":{"progressToken":1},"_meta":{}}`, logLevel: "info", clientInfo: `{"name":"n"}`},
+			out: `{"_meta":{"progressToken":1}}`, logLevel: "info", clientInfo: `{"name":"n"}`},
 		{params: `{"_meta":{` + v + `,` + c + `},"_meta":null}`, err: "params._meta is required"},
 		{params: `{"_meta":{` + c + `}}`, err: "is required"},
 		{params: `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01",` + c + `}}`, err: "unsupported protocol version"},
-		{params: `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-2\u0038",` + c + `}}`, out: `{"_meta":{}}`},
+		{params: `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-2\u0038",` + c + `}}`, out: `{}`},
 		{params: `{"_meta":{` + v + `,"io.modelcontextprotocol/clientCapabilities":[]}}`, err: "is required (an object"},
 		{params: `{"_meta":{` + v + `,` + c + `,"io.modelcontextprotocol/logLevel":"loud"}}`, err: "unknown logging level"},
 		{params: `{"_meta":{` + v + `,` + c + `}`, err: "invalid params"},

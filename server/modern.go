@@ -209,12 +209,13 @@ func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, er
 	var (
 		got, reading metaMembers
 		meta         []byte
-		metaAt       = -1
+		metaAt       = -1 // where the last _meta's value starts
+		nameAt       int  // and its name
 	)
 	if len(bytes.TrimSpace(params)) > 0 {
 		err := jsonwire.MembersWithin(params, `"_meta"`, func(name, value []byte) {
 			if string(name) == `"_meta"` {
-				meta, metaAt = value, cap(params)-cap(value)
+				meta, metaAt, nameAt = value, cap(params)-cap(value), cap(params)-cap(name)
 				got, reading = reading, metaMembers{}
 			}
 		}, func(name, value []byte) {
@@ -244,19 +245,32 @@ func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, er
 		return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "params._meta is required: a 2026-07-28 request carries its protocol version and client capabilities in it")
 	}
 	version, caps, clientInfo, logLevel := got.version, got.caps, got.clientInfo, got.logLevel
-	// The params again, _meta keeping only the other members.
+	// The params again, _meta keeping only the other members, or gone when there are
+	// none (as in a request of 2025-11-25 that sends no _meta).
 	info := &requestInfo{}
 	out := info.params[:0]
 	if n := len(params) - len(meta) + 16; n > len(info.params) {
 		out = make([]byte, 0, n)
 	}
-	out = append(out, params[:metaAt]...)
-	out = append(out, '{')
-	for i, m := range append(got.rest[:got.nrest:got.nrest], got.more...) {
-		if i > 0 {
-			out = append(out, ',')
+	before, after := params[:nameAt], params[metaAt+len(meta):]
+	if got.nrest == 0 {
+		// Without the member and one comma next to it: the one before, or else the one
+		// after.
+		if b := bytes.TrimRight(before, " \t\r\n"); b[len(b)-1] == ',' {
+			before = b[:len(b)-1]
+		} else if a := bytes.TrimLeft(after, " \t\r\n"); a[0] == ',' {
+			after = a[1:]
 		}
-		out = append(append(append(out, m[0]...), ':'), m[1]...)
+		out = append(append(out, before...), after...)
+	} else {
+		out = append(append(out, params[:metaAt]...), '{')
+		for i, m := range append(got.rest[:got.nrest:got.nrest], got.more...) {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(append(append(out, m[0]...), ':'), m[1]...)
+		}
+		out = append(append(out, '}'), after...)
 	}
 	info.version = knownVersion(version)
 	// Anything but a string literal is no version: null decodes as "", and
@@ -282,8 +296,6 @@ func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, er
 		}
 		info.logLevel = lvl
 	}
-	out = append(out, '}')
-	out = append(out, params[metaAt+len(meta):]...)
 	return info, out, nil
 }
 
