@@ -450,7 +450,7 @@ func (c *Conn) shutdown(cause error) {
 	c.closing.Do(func() {
 		c.mu.Lock()
 		c.err = cause
-		c.pending = map[ID]chan reply{} // their callers see c.done and return c.err
+		c.pending = nil // their callers see c.done and return c.err
 		c.mu.Unlock()
 		c.cancel(cause)
 		_ = c.conn.Close()
