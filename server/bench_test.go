@@ -93,14 +93,48 @@ func BenchmarkCallRoundTrip2026(b *testing.B) {
 	c := jsonrpc.NewConn(bb, jsonrpc.Options{})
 	defer c.Close()
 	ctx := context.Background()
-	call := json.RawMessage(`{"name":"instant","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
-		`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}}`)
+	call := json.RawMessage(callParams2026)
 	b.ReportAllocs()
 	for b.Loop() {
 		var res json.RawMessage
 		if err := c.Call(ctx, mcp.MethodToolsCall, call, &res); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// callParams2026 are the params of BenchmarkCallRoundTrip2026's tools/call: what a
+// 2026-07-28 client sends with every request.
+const callParams2026 = `{"name":"instant","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+	`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}}`
+
+// BenchmarkPipeRoundTrip is the round trip of BenchmarkCallRoundTrip and
+// BenchmarkCallRoundTrip2026 without the server: the same params over the same pipe to a
+// bare jsonrpc.Conn that answers with the same result bytes. What the bigger request of
+// 2026-07-28 costs the JSON-RPC layer and the transport alone.
+func BenchmarkPipeRoundTrip(b *testing.B) {
+	for _, tc := range []struct{ name, params, result string }{
+		{"2025", `{"name":"instant"}`, `{"content":[{"type":"text","text":"done"}]}`},
+		{"2026", callParams2026, `{"resultType":"complete","content":[{"type":"text","text":"done"}]}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			a, bb := transport.Pipe()
+			result := json.RawMessage(tc.result)
+			srv := jsonrpc.NewConn(a, jsonrpc.Options{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+				return result, nil
+			})})
+			defer srv.Close()
+			c := jsonrpc.NewConn(bb, jsonrpc.Options{})
+			defer c.Close()
+			params := json.RawMessage(tc.params)
+			b.ReportAllocs()
+			for b.Loop() {
+				var res json.RawMessage
+				if err := c.Call(context.Background(), mcp.MethodToolsCall, params, &res); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
