@@ -85,8 +85,8 @@ type Conn struct {
 	opts    Options
 	log     *slog.Logger
 	nextID  atomic.Int64
-	ctx     context.Context // lives as long as the connection; parent of handler contexts
-	cancel  context.CancelCauseFunc
+	ctx     context.Context         // lives as long as the connection; parent of handler contexts
+	cancel  context.CancelCauseFunc // nil for a serving Conn, whose ctx is its owner's
 	done    chan struct{}
 	closing sync.Once
 
@@ -98,6 +98,7 @@ type Conn struct {
 	// workers run inbound requests; idle ones end with the connection. Nil for a Conn
 	// that does not read ([NewServingConn]): its owner runs each request.
 	workers *workpool.Pool
+	serving bool // made by NewServingConn
 }
 
 // reply is what a pending call receives: the peer's response, or why it cannot have it.
@@ -111,7 +112,8 @@ var errPeerCancelled = errors.New("jsonrpc: request cancelled by the peer")
 
 // NewConn starts reading from c and returns the connection. Close it to stop.
 func NewConn(c Connection, opts Options) *Conn {
-	conn := newConn(context.Background(), c, opts)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	conn := newConn(ctx, cancel, c, opts)
 	conn.workers = workpool.New(workpool.Options{Done: conn.done})
 	go conn.readLoop()
 	return conn
@@ -126,11 +128,14 @@ func NewConn(c Connection, opts Options) *Conn {
 // Notifications to the peer work as on any Conn; a call gets no response, since nothing
 // is read.
 func NewServingConn(ctx context.Context, c Connection, opts Options) *Conn {
-	return newConn(ctx, c, opts)
+	// Its handlers' contexts derive from ctx directly; the Conn ends them itself when it
+	// ends (see shutdown), without a context of its own between: it lives for a request.
+	conn := newConn(ctx, nil, c, opts)
+	conn.serving = true
+	return conn
 }
 
-func newConn(parent context.Context, c Connection, opts Options) *Conn {
-	ctx, cancel := context.WithCancelCause(parent)
+func newConn(ctx context.Context, cancel context.CancelCauseFunc, c Connection, opts Options) *Conn {
 	conn := &Conn{
 		conn:   c,
 		opts:   opts,
@@ -277,7 +282,7 @@ func (c *Conn) write(ctx context.Context, m Message) error {
 		c.opts.Tap(Outbound, m)
 	}
 	err := c.conn.Write(ctx, m)
-	if err != nil && c.workers == nil && ctx.Err() == nil {
+	if err != nil && c.serving && ctx.Err() == nil {
 		// A serving Conn ends when a response or a notification cannot be written:
 		// nothing reads the connection to notice that it has ended. (A connection may
 		// refuse a call and stay open.)
@@ -397,7 +402,11 @@ func (c *Conn) beginRequest(req *Request) inbound {
 		c.inflight = make(map[ID]context.CancelCauseFunc)
 	}
 	c.inflight[req.ID] = cancel
+	ended := c.err
 	c.mu.Unlock()
+	if ended != nil && c.serving {
+		cancel(ended) // a serving Conn's requests end with it (see shutdown)
+	}
 	return inbound{req, ctx, cancel}
 }
 
@@ -451,10 +460,21 @@ func (c *Conn) shutdown(cause error) {
 		c.mu.Lock()
 		c.err = cause
 		c.pending = nil // their callers see c.done and return c.err
+		var requests []context.CancelCauseFunc
+		if c.serving { // its requests' contexts, one by one
+			for _, cancel := range c.inflight {
+				requests = append(requests, cancel)
+			}
+		}
 		c.mu.Unlock()
-		c.cancel(cause)
+		if !c.serving {
+			c.cancel(cause)
+		}
+		for _, cancel := range requests {
+			cancel(cause)
+		}
 		_ = c.conn.Close()
-		if c.workers == nil { // a serving Conn: no reader closes done
+		if c.serving { // no reader closes done
 			close(c.done)
 		}
 	})

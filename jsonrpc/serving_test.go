@@ -79,14 +79,14 @@ func TestServingConnServes(t *testing.T) {
 	}
 }
 
-// The handler's context ends with the parent context, and when a notification cannot
-// be written (nothing reads the connection to notice it has ended); a call the
-// connection refuses leaves it open.
+// The handler's context ends with the parent context, when the Conn is closed, and when
+// a notification cannot be written (nothing reads the connection to notice it has
+// ended); a call the connection refuses leaves it open.
 func TestServingConnEnds(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		cancel bool
-	}{{"parent context", true}, {"failed write", false}} {
+		name          string
+		cancel, close bool
+	}{{"parent context", true, false}, {"failed write", false, false}, {"closed", false, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			parent, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -96,10 +96,15 @@ func TestServingConnEnds(t *testing.T) {
 				if err := c.Call(ctx, "refused", nil, nil); err == nil || ctx.Err() != nil {
 					t.Errorf("a refused call: %v, context %v", err, ctx.Err())
 				}
-				if tc.cancel {
+				switch {
+				case tc.cancel:
 					cancel()
-				} else if err := c.Notify(ctx, "note", nil); err == nil {
-					t.Error("a notification written")
+				case tc.close:
+					go c.Close()
+				default:
+					if err := c.Notify(ctx, "note", nil); err == nil {
+						t.Error("a notification written")
+					}
 				}
 				<-ctx.Done()
 				return nil, ctx.Err()
