@@ -17,7 +17,8 @@ import (
 )
 
 // rawSession is a server session over an in-memory pipe, driven by a bare JSON-RPC
-// connection: what a benchmark of the server should pay for, and little else.
+// connection: what a benchmark of the server should pay for, and little else. The client
+// declares what the one of BenchmarkCallRoundTrip2026 sends with every request.
 func rawSession(tb testing.TB, srv *server.Server) *jsonrpc.Conn {
 	tb.Helper()
 	a, b := transport.Pipe()
@@ -25,7 +26,9 @@ func rawSession(tb testing.TB, srv *server.Server) *jsonrpc.Conn {
 	c := jsonrpc.NewConn(b, jsonrpc.Options{})
 	tb.Cleanup(func() { c.Close() })
 	var init mcp.InitializeResult
-	if err := c.Call(context.Background(), mcp.MethodInitialize, &mcp.InitializeParams{ProtocolVersion: mcp.LatestProtocolVersion}, &init); err != nil {
+	params := &mcp.InitializeParams{ProtocolVersion: mcp.LatestProtocolVersion, ClientInfo: mcp.Implementation{Name: "bench", Version: "1"},
+		Capabilities: mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}, Sampling: &mcp.SamplingCapability{}}}
+	if err := c.Call(context.Background(), mcp.MethodInitialize, params, &init); err != nil {
 		tb.Fatal(err)
 	}
 	if err := c.Notify(context.Background(), mcp.NotificationInitialized, nil); err != nil {
@@ -84,7 +87,9 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 }
 
 // BenchmarkCallRoundTrip2026 is BenchmarkCallRoundTrip in 2026-07-28 on one connection:
-// _meta read on every request, resultType added to every result.
+// the client's version, capabilities and name in _meta of every request (what the
+// client of BenchmarkCallRoundTrip declared once, at initialize), read on every request,
+// and resultType added to every result.
 func BenchmarkCallRoundTrip2026(b *testing.B) {
 	srv := instantServer()
 	defer srv.Close()
