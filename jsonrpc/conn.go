@@ -85,19 +85,21 @@ type Conn struct {
 	opts    Options
 	log     *slog.Logger
 	nextID  atomic.Int64
-	ctx     context.Context // lives as long as the connection; parent of handler contexts
-	cancel  context.CancelCauseFunc
+	ctx     context.Context         // lives as long as the connection; parent of handler contexts
+	cancel  context.CancelCauseFunc // nil for a serving Conn, whose ctx is its owner's
 	done    chan struct{}
 	closing sync.Once
 
 	mu       sync.Mutex
-	pending  map[ID]chan reply
-	inflight map[ID]context.CancelCauseFunc
-	idle     []chan struct{} // Drain's, closed once inflight is empty
+	pending  map[ID]chan reply              // made at the first call
+	inflight map[ID]context.CancelCauseFunc // made at the first request
+	idle     []chan struct{}                // Drain's, closed once inflight is empty
 	err      error
 
-	// workers run inbound requests; idle ones end with the connection.
+	// workers run inbound requests; idle ones end with the connection. Nil for a Conn
+	// that does not read ([NewServingConn]): its owner runs each request.
 	workers *workpool.Pool
+	serving bool // made by NewServingConn
 }
 
 // reply is what a pending call receives: the peer's response, or why it cannot have it.
@@ -112,22 +114,60 @@ var errPeerCancelled = errors.New("jsonrpc: request cancelled by the peer")
 // NewConn starts reading from c and returns the connection. Close it to stop.
 func NewConn(c Connection, opts Options) *Conn {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	conn := &Conn{
-		conn:     c,
-		opts:     opts,
-		log:      opts.Logger,
-		ctx:      ctx,
-		cancel:   cancel,
-		done:     make(chan struct{}),
-		pending:  make(map[ID]chan reply),
-		inflight: make(map[ID]context.CancelCauseFunc),
-	}
+	conn := newConn(ctx, cancel, c, opts)
 	conn.workers = workpool.New(workpool.Options{Done: conn.done})
+	go conn.readLoop()
+	return conn
+}
+
+// NewServingConn returns a Conn over c that reads nothing from it: its owner reads what
+// c carries and hands each request to [Conn.Serve], and closes the Conn when c ends.
+// It is for a connection that carries one request (a stateless HTTP request of
+// 2026-07-28), which it then serves on the owner's goroutine, without a reading
+// goroutine and the hand-offs to and from it. The contexts of its handlers end when ctx
+// does (the client left), as when the connection closes, or when a write fails.
+// Notifications to the peer work as on any Conn; a call gets no response, since nothing
+// is read.
+func NewServingConn(ctx context.Context, c Connection, opts Options) *Conn {
+	// Its handlers' contexts derive from ctx directly; the Conn ends them itself when it
+	// ends (see shutdown), without a context of its own between: it lives for a request.
+	conn := newConn(ctx, nil, c, opts)
+	conn.serving = true
+	return conn
+}
+
+func newConn(ctx context.Context, cancel context.CancelCauseFunc, c Connection, opts Options) *Conn {
+	conn := &Conn{
+		conn:   c,
+		opts:   opts,
+		log:    opts.Logger,
+		ctx:    ctx,
+		cancel: cancel,
+		done:   make(chan struct{}),
+	}
 	if conn.log == nil {
 		conn.log = slog.New(slog.DiscardHandler)
 	}
-	go conn.readLoop()
 	return conn
+}
+
+// Serve handles m, a message its owner read from the connection of a [NewServingConn],
+// on the calling goroutine, as the reading goroutine of [NewConn] would have handled it:
+// a request's response is written before Serve returns.
+func (c *Conn) Serve(m Message) {
+	if c.opts.Tap != nil {
+		c.opts.Tap(Inbound, m)
+	}
+	switch m := m.(type) {
+	case *Response:
+		c.deliver(m)
+	case *Request:
+		if m.IsNotification() {
+			c.handleNotification(m)
+		} else {
+			c.serveRequest(c.beginRequest(m))
+		}
+	}
 }
 
 // Done is closed when the connection has ended.
@@ -187,6 +227,9 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		err := c.err
 		c.mu.Unlock()
 		return err
+	}
+	if c.pending == nil {
+		c.pending = make(map[ID]chan reply)
 	}
 	c.pending[id] = ch
 	c.mu.Unlock()
@@ -262,7 +305,16 @@ func (c *Conn) write(ctx context.Context, m Message) error {
 	if c.opts.Tap != nil {
 		c.opts.Tap(Outbound, m)
 	}
-	return c.conn.Write(ctx, m)
+	err := c.conn.Write(ctx, m)
+	if err != nil && c.serving && ctx.Err() == nil {
+		// A serving Conn ends when a response or a notification cannot be written:
+		// nothing reads the connection to notice that it has ended. (A connection may
+		// refuse a call and stay open.)
+		if req, ok := m.(*Request); !ok || req.IsNotification() {
+			c.shutdown(closedBy(err))
+		}
+	}
+	return err
 }
 
 func (c *Conn) readLoop() {
@@ -354,42 +406,66 @@ func (c *Conn) handleNotification(req *Request) {
 	}
 }
 
+// inbound is a request being handled, with the context its handler runs on.
+type inbound struct {
+	req    *Request
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
 func (c *Conn) startRequest(req *Request) {
+	in := c.beginRequest(req)
+	c.workers.Go(func() { c.serveRequest(in) })
+}
+
+// beginRequest makes req's context and registers it, so that the peer can cancel it.
+func (c *Conn) beginRequest(req *Request) inbound {
 	ctx, cancel := context.WithCancelCause(withRequest(c.ctx, req))
 	c.mu.Lock()
+	if c.inflight == nil {
+		c.inflight = make(map[ID]context.CancelCauseFunc)
+	}
 	c.inflight[req.ID] = cancel
+	ended := c.err
 	c.mu.Unlock()
-	c.workers.Go(func() {
-		defer func() {
-			c.mu.Lock()
-			delete(c.inflight, req.ID)
-			if len(c.inflight) == 0 {
-				for _, ch := range c.idle {
-					close(ch)
-				}
-				c.idle = nil
+	if ended != nil && c.serving {
+		cancel(ended) // a serving Conn's requests end with it (see shutdown)
+	}
+	return inbound{req, ctx, cancel}
+}
+
+// serveRequest runs the handler of a request and writes its response.
+func (c *Conn) serveRequest(in inbound) {
+	req, ctx := in.req, in.ctx
+	defer func() {
+		c.mu.Lock()
+		delete(c.inflight, req.ID)
+		if len(c.inflight) == 0 {
+			for _, ch := range c.idle {
+				close(ch)
 			}
-			c.mu.Unlock()
-			cancel(nil)
-		}()
-		result, err := c.handle(ctx, req)
-		if errors.Is(context.Cause(ctx), errPeerCancelled) {
-			return // the peer gave up on this request and expects no response
+			c.idle = nil
 		}
-		resp := &Response{ID: req.ID}
-		if err != nil {
-			resp.Error = AsError(err)
-		} else if resp.Result, err = jsonwire.Marshal(result); err != nil {
-			resp.Error = Errorf(CodeInternalError, "encoding the result: %v", err)
-			resp.Result = nil
-		}
-		if c.Err() != nil {
-			return
-		}
-		if werr := c.write(ctx, resp); werr != nil {
-			c.log.Debug("writing a response failed", "method", req.Method, "error", werr)
-		}
-	})
+		c.mu.Unlock()
+		in.cancel(nil)
+	}()
+	result, err := c.handle(ctx, req)
+	if errors.Is(context.Cause(ctx), errPeerCancelled) {
+		return // the peer gave up on this request and expects no response
+	}
+	resp := &Response{ID: req.ID}
+	if err != nil {
+		resp.Error = AsError(err)
+	} else if resp.Result, err = jsonwire.Marshal(result); err != nil {
+		resp.Error = Errorf(CodeInternalError, "encoding the result: %v", err)
+		resp.Result = nil
+	}
+	if c.Err() != nil {
+		return
+	}
+	if werr := c.write(ctx, resp); werr != nil {
+		c.log.Debug("writing a response failed", "method", req.Method, "error", werr)
+	}
 }
 
 func (c *Conn) handle(ctx context.Context, req *Request) (result any, err error) {
@@ -413,10 +489,24 @@ func (c *Conn) shutdown(cause error) {
 	c.closing.Do(func() {
 		c.mu.Lock()
 		c.err = cause
-		c.pending = map[ID]chan reply{} // their callers see c.done and return c.err
+		c.pending = nil // their callers see c.done and return c.err
+		var requests []context.CancelCauseFunc
+		if c.serving { // its requests' contexts, one by one
+			for _, cancel := range c.inflight {
+				requests = append(requests, cancel)
+			}
+		}
 		c.mu.Unlock()
-		c.cancel(cause)
+		if !c.serving {
+			c.cancel(cause)
+		}
+		for _, cancel := range requests {
+			cancel(cause)
+		}
 		_ = c.conn.Close()
+		if c.serving { // no reader closes done
+			close(c.done)
+		}
 	})
 }
 

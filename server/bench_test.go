@@ -17,7 +17,8 @@ import (
 )
 
 // rawSession is a server session over an in-memory pipe, driven by a bare JSON-RPC
-// connection: what a benchmark of the server should pay for, and little else.
+// connection: what a benchmark of the server should pay for, and little else. The client
+// declares what the one of BenchmarkCallRoundTrip2026 sends with every request.
 func rawSession(tb testing.TB, srv *server.Server) *jsonrpc.Conn {
 	tb.Helper()
 	a, b := transport.Pipe()
@@ -25,7 +26,9 @@ func rawSession(tb testing.TB, srv *server.Server) *jsonrpc.Conn {
 	c := jsonrpc.NewConn(b, jsonrpc.Options{})
 	tb.Cleanup(func() { c.Close() })
 	var init mcp.InitializeResult
-	if err := c.Call(context.Background(), mcp.MethodInitialize, &mcp.InitializeParams{ProtocolVersion: mcp.LatestProtocolVersion}, &init); err != nil {
+	params := &mcp.InitializeParams{ProtocolVersion: mcp.LatestProtocolVersion, ClientInfo: mcp.Implementation{Name: "bench", Version: "1"},
+		Capabilities: mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}, Sampling: &mcp.SamplingCapability{}}}
+	if err := c.Call(context.Background(), mcp.MethodInitialize, params, &init); err != nil {
 		tb.Fatal(err)
 	}
 	if err := c.Notify(context.Background(), mcp.NotificationInitialized, nil); err != nil {
@@ -84,7 +87,9 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 }
 
 // BenchmarkCallRoundTrip2026 is BenchmarkCallRoundTrip in 2026-07-28 on one connection:
-// _meta read on every request, resultType added to every result.
+// the client's version, capabilities and name in _meta of every request (what the
+// client of BenchmarkCallRoundTrip declared once, at initialize), read on every request,
+// and resultType added to every result.
 func BenchmarkCallRoundTrip2026(b *testing.B) {
 	srv := instantServer()
 	defer srv.Close()
@@ -93,14 +98,48 @@ func BenchmarkCallRoundTrip2026(b *testing.B) {
 	c := jsonrpc.NewConn(bb, jsonrpc.Options{})
 	defer c.Close()
 	ctx := context.Background()
-	call := json.RawMessage(`{"name":"instant","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
-		`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}}`)
+	call := json.RawMessage(callParams2026)
 	b.ReportAllocs()
 	for b.Loop() {
 		var res json.RawMessage
 		if err := c.Call(ctx, mcp.MethodToolsCall, call, &res); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// callParams2026 are the params of BenchmarkCallRoundTrip2026's tools/call: what a
+// 2026-07-28 client sends with every request.
+const callParams2026 = `{"name":"instant","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+	`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}}`
+
+// BenchmarkPipeRoundTrip is the round trip of BenchmarkCallRoundTrip and
+// BenchmarkCallRoundTrip2026 without the server: the same params over the same pipe to a
+// bare jsonrpc.Conn that answers with the same result bytes. What the bigger request of
+// 2026-07-28 costs the JSON-RPC layer and the transport alone.
+func BenchmarkPipeRoundTrip(b *testing.B) {
+	for _, tc := range []struct{ name, params, result string }{
+		{"2025", `{"name":"instant"}`, `{"content":[{"type":"text","text":"done"}]}`},
+		{"2026", callParams2026, `{"resultType":"complete","content":[{"type":"text","text":"done"}]}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			a, bb := transport.Pipe()
+			result := json.RawMessage(tc.result)
+			srv := jsonrpc.NewConn(a, jsonrpc.Options{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+				return result, nil
+			})})
+			defer srv.Close()
+			c := jsonrpc.NewConn(bb, jsonrpc.Options{})
+			defer c.Close()
+			params := json.RawMessage(tc.params)
+			b.ReportAllocs()
+			for b.Loop() {
+				var res json.RawMessage
+				if err := c.Call(context.Background(), mcp.MethodToolsCall, params, &res); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -153,6 +153,14 @@ type toolOutcome struct {
 func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	p, t, err := s.toolCall(req)
 	if err != nil {
+		if herr := s.checkParamHeaders(req); herr != nil {
+			return nil, herr
+		}
+		return nil, err
+	}
+	// Params that decode as CallToolParams hold the name and arguments the header
+	// check reads.
+	if err := s.checkToolHeaders(t.def, p.Arguments); err != nil {
 		return nil, err
 	}
 	p.Task = nil // 2025's params.task means nothing here
@@ -166,12 +174,13 @@ func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any
 		}
 		policy = TaskNever
 	}
-	if policy == TaskNever {
-		return s.withInput(ctx, req, func(ctx context.Context) (any, error) { return s.runTool(ctx, t, &p) })
-	}
 	round, binding, err := s.prepareRound(ctx, req)
 	if err != nil {
 		return nil, err
+	}
+	if policy == TaskNever { // withInput, without a closure
+		res, err := s.runTool(ctx, t, &p)
+		return s.finishRound(round, binding, res, err)
 	}
 	// The work outlives the request once it is a task.
 	work, stop := context.WithCancel(context.WithoutCancel(ctx))

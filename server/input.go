@@ -345,9 +345,17 @@ func (s *Session) withInput(ctx context.Context, req *jsonrpc.Request, run func(
 // request info. A request with neither (the first round, and every request that asks
 // for nothing) is not decoded again.
 func (s *Session) prepareRound(ctx context.Context, req *jsonrpc.Request) (*inputRound, *requestStatePayload, error) {
-	binding := &requestStatePayload{Method: req.Method}
-	round := &inputRound{params: req.Params}
-	modernInfo(ctx).round = round
+	info := modernInfo(ctx)
+	var round *inputRound
+	var binding *requestStatePayload
+	if info.round == nil { // the usual: one round per request, kept in its info
+		info.round1 = inputRound{params: req.Params}
+		info.binding = requestStatePayload{Method: req.Method}
+		round, binding = &info.round1, &info.binding
+	} else {
+		round, binding = &inputRound{params: req.Params}, &requestStatePayload{Method: req.Method}
+	}
+	info.round = round
 	if !bytes.Contains(req.Params, []byte(`"inputResponses"`)) && !bytes.Contains(req.Params, []byte(`"requestState"`)) {
 		return round, binding, nil
 	}

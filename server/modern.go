@@ -85,18 +85,40 @@ func (s *Session) Modern() bool {
 	return s.era == eraModern
 }
 
-// requestInfo is what a 2026-07-28 request says about its client in _meta.
+// requestInfo is what a 2026-07-28 request says about its client in _meta. It is the
+// context of the request's handler too: the request's context with the info as a value
+// ([modernInfo] finds it), in the allocation of the info.
 type requestInfo struct {
+	context.Context
+
 	version    string
 	rawCaps    []byte // as sent, decoded at the first use
+	server     *Server
 	capsOnce   sync.Once
-	caps       mcp.ClientCapabilities
+	caps       *mcp.ClientCapabilities
 	clientInfo json.RawMessage // as sent; decoded only by who needs it
 	logLevel   mcp.LoggingLevel
 	round      *inputRound // set for the methods that may answer input_required
+	// What the request's handling needs once, in the allocation of the info: the
+	// request as the handlers see it, its params without the members read here (when
+	// they fit), its input round and the round's binding.
+	req     jsonrpc.Request
+	params  [96]byte
+	round1  inputRound
+	binding requestStatePayload
+	result  encoded
 }
 
 type requestInfoKey struct{}
+
+// Value returns the info for requestInfoKey, and what the request's context holds for
+// any other key.
+func (i *requestInfo) Value(key any) any {
+	if key == (requestInfoKey{}) {
+		return i
+	}
+	return i.Context.Value(key)
+}
 
 func modernInfo(ctx context.Context) *requestInfo {
 	info, _ := ctx.Value(requestInfoKey{}).(*requestInfo)
@@ -106,17 +128,48 @@ func modernInfo(ctx context.Context) *requestInfo {
 // capabilities decodes the request's client capabilities, once, when first needed. A
 // member of the wrong type counts as not declared.
 func (i *requestInfo) capabilities() *mcp.ClientCapabilities {
-	i.capsOnce.Do(func() {
-		if len(bytes.TrimSpace(i.rawCaps[1:])) > 1 { // "{}" declares nothing
-			_ = json.Unmarshal(i.rawCaps, &i.caps)
+	i.capsOnce.Do(func() { i.caps = i.server.clientCapabilities(i.rawCaps) })
+	return i.caps
+}
+
+// Bounds on the client capabilities a server keeps decoded, by their JSON: a client
+// sends the same ones with every request of 2026-07-28.
+const (
+	maxCachedCaps     = 64
+	maxCachedCapsSize = 4 << 10
+)
+
+// clientCapabilities returns the capabilities raw, a JSON object, declares, decoded once
+// for all the requests that send the same bytes (up to maxCachedCaps of them).
+func (s *Server) clientCapabilities(raw []byte) *mcp.ClientCapabilities {
+	s.capsMu.RLock()
+	caps := s.caps[string(raw)]
+	s.capsMu.RUnlock()
+	if caps != nil {
+		return caps
+	}
+	caps = &mcp.ClientCapabilities{}
+	if len(bytes.TrimSpace(raw[1:])) > 1 { // "{}" declares nothing
+		_ = json.Unmarshal(raw, caps)
+	}
+	if len(raw) <= maxCachedCapsSize {
+		s.capsMu.Lock()
+		if len(s.caps) >= maxCachedCaps { // many clients: start again
+			clear(s.caps)
 		}
-	})
-	return &i.caps
+		if s.caps == nil {
+			s.caps = map[string]*mcp.ClientCapabilities{}
+		}
+		s.caps[string(raw)] = caps
+		s.capsMu.Unlock()
+	}
+	return caps
 }
 
 // ClientCapabilitiesFor returns the capabilities the client declared for the request
 // ctx belongs to: in the 2026-07-28 era those of that request's _meta, in 2025-11-25
-// those of initialize.
+// those of initialize. They are shared (with the session's other requests, or the
+// requests that declared the same): read them, do not modify them.
 func (s *Session) ClientCapabilitiesFor(ctx context.Context) *mcp.ClientCapabilities {
 	if info := modernInfo(ctx); info != nil {
 		return info.capabilities()
@@ -124,7 +177,8 @@ func (s *Session) ClientCapabilitiesFor(ctx context.Context) *mcp.ClientCapabili
 	return s.ClientCapabilities()
 }
 
-// ClientCapabilities returns the capabilities the client declared for this call.
+// ClientCapabilities returns the capabilities the client declared for this call, shared
+// as [Session.ClientCapabilitiesFor] says.
 func (r *ToolRequest) ClientCapabilities() *mcp.ClientCapabilities {
 	if r.ctx != nil {
 		return r.Session.ClientCapabilitiesFor(r.ctx)
@@ -144,12 +198,44 @@ func missingCapability(name string, required any) *jsonrpc.Error {
 // params without the members it read (so that handlers do not decode the client's
 // capabilities into a generic map on every request).
 func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, error) {
-	var meta []byte
-	metaAt := -1
+	// The members of _meta, read while params are checked, kept for the last _meta (as
+	// encoding/json would decode a repeated member): the protocol's and the others
+	// (progressToken, trace context, the application's own), which the params keep.
+	type metaMembers struct {
+		version, caps, clientInfo, logLevel []byte
+		rest                                [4][2][]byte // the first others, name and value
+		nrest                               int
+		more                                [][2][]byte // the others after them
+	}
+	var (
+		got, reading metaMembers
+		meta         []byte
+		metaAt       = -1 // where the last _meta's value starts
+		nameAt       int  // and its name
+	)
 	if len(bytes.TrimSpace(params)) > 0 {
-		err := jsonwire.Members(params, func(name, value []byte) {
+		err := jsonwire.MembersWithin(params, `"_meta"`, func(name, value []byte) {
 			if string(name) == `"_meta"` {
-				meta, metaAt = value, cap(params)-cap(value)
+				meta, metaAt, nameAt = value, cap(params)-cap(value), cap(params)-cap(name)
+				got, reading = reading, metaMembers{}
+			}
+		}, func(name, value []byte) {
+			switch string(name) {
+			case `"` + mcp.MetaProtocolVersion + `"`:
+				reading.version = value
+			case `"` + mcp.MetaClientCapabilities + `"`:
+				reading.caps = value
+			case `"` + mcp.MetaClientInfo + `"`:
+				reading.clientInfo = value
+			case `"` + mcp.MetaLogLevel + `"`:
+				reading.logLevel = value
+			default:
+				if reading.nrest < len(reading.rest) {
+					reading.rest[reading.nrest] = [2][]byte{name, value}
+					reading.nrest++
+				} else {
+					reading.more = append(reading.more, [2][]byte{name, value})
+				}
 			}
 		})
 		if err != nil {
@@ -159,24 +245,41 @@ func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, er
 	if metaAt < 0 || len(meta) == 0 || meta[0] != '{' {
 		return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "params._meta is required: a 2026-07-28 request carries its protocol version and client capabilities in it")
 	}
-	var version, caps, clientInfo, logLevel []byte
-	var rest [][2][]byte // the other members, name and value
-	_ = jsonwire.Members(meta, func(name, value []byte) {
-		switch string(name) {
-		case `"` + mcp.MetaProtocolVersion + `"`:
-			version = value
-		case `"` + mcp.MetaClientCapabilities + `"`:
-			caps = value
-		case `"` + mcp.MetaClientInfo + `"`:
-			clientInfo = value
-		case `"` + mcp.MetaLogLevel + `"`:
-			logLevel = value
-		default:
-			rest = append(rest, [2][]byte{name, value})
-		}
-	})
+	version, caps, clientInfo, logLevel := got.version, got.caps, got.clientInfo, got.logLevel
+	// The params again, _meta keeping only the other members, or gone when there are
+	// none (as in a request of 2025-11-25 that sends no _meta).
 	info := &requestInfo{}
-	if version == nil || json.Unmarshal(version, &info.version) != nil || info.version == "" {
+	out := info.params[:0]
+	if n := len(params) - len(meta) + 16; n > len(info.params) {
+		out = make([]byte, 0, n)
+	}
+	before, after := params[:nameAt], params[metaAt+len(meta):]
+	if got.nrest == 0 {
+		// Without the member and one comma next to it: the one before, or else the one
+		// after.
+		if b := bytes.TrimRight(before, " \t\r\n"); b[len(b)-1] == ',' {
+			before = b[:len(b)-1]
+		} else if a := bytes.TrimLeft(after, " \t\r\n"); a[0] == ',' {
+			after = a[1:]
+		}
+		out = append(append(out, before...), after...)
+	} else {
+		out = append(append(out, params[:metaAt]...), '{')
+		for i, m := range append(got.rest[:got.nrest:got.nrest], got.more...) {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(append(append(out, m[0]...), ':'), m[1]...)
+		}
+		out = append(append(out, '}'), after...)
+	}
+	info.version = knownVersion(version)
+	// Anything but a string literal is no version: null decodes as "", and
+	// encoding/json refuses the rest.
+	if info.version == "" {
+		info.version, _ = jsonwire.String(version)
+	}
+	if info.version == "" {
 		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "_meta[%q] is required", mcp.MetaProtocolVersion)
 	}
 	if len(caps) == 0 || caps[0] != '{' {
@@ -194,22 +297,21 @@ func parseRequestMeta(params json.RawMessage) (*requestInfo, json.RawMessage, er
 		}
 		info.logLevel = lvl
 	}
-	// The params again, _meta keeping only the other members (progressToken, trace
-	// context, the application's own).
-	out := make([]byte, 0, len(params)-len(meta)+16)
-	out = append(out, params[:metaAt]...)
-	out = append(out, '{')
-	for i, m := range rest {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, m[0]...)
-		out = append(out, ':')
-		out = append(out, m[1]...)
-	}
-	out = append(out, '}')
-	out = append(out, params[metaAt+len(meta):]...)
 	return info, out, nil
+}
+
+// knownVersion returns the revision of 2026-07-28 or later that the string literal raw
+// names as it is, or "": the usual version costs no copy.
+func knownVersion(raw []byte) string {
+	if len(raw) < 2 {
+		return ""
+	}
+	for _, v := range mcp.ModernProtocolVersions {
+		if string(raw[1:len(raw)-1]) == v && raw[0] == '"' && raw[len(raw)-1] == '"' {
+			return v
+		}
+	}
+	return ""
 }
 
 // unsupportedVersion is the -32022 error for a revision the server does not speak.
@@ -234,8 +336,11 @@ func (s *Session) handleModern(ctx context.Context, req *jsonrpc.Request) (any, 
 	if err != nil {
 		return nil, err
 	}
-	ctx = context.WithValue(ctx, requestInfoKey{}, info)
-	req = &jsonrpc.Request{ID: req.ID, Method: req.Method, Params: params}
+	info.server = s.server
+	info.Context = ctx
+	ctx = info
+	info.req = jsonrpc.Request{ID: req.ID, Method: req.Method, Params: params}
+	req = &info.req
 	if custom {
 		res, err := h(ctx, s, req)
 		if !errors.Is(err, ErrNotHandled) {
@@ -253,9 +358,11 @@ func (s *Session) handleModern(ctx context.Context, req *jsonrpc.Request) (any, 
 		return nil, err
 	}
 	if raw, ok := res.(json.RawMessage); ok {
-		return raw, nil // final already: input_required, discover, listen
+		info.result = encoded(raw) // final already: input_required, discover, listen
+	} else if info.result, err = s.completeResult(res, slices.Contains(cacheableMethods, req.Method)); err != nil {
+		return nil, err
 	}
-	return s.completeResult(res, slices.Contains(cacheableMethods, req.Method))
+	return &info.result, nil // a pointer into the info: no allocation for the interface
 }
 
 func (s *Session) dispatchModern(ctx context.Context, req *jsonrpc.Request) (any, error) {
@@ -269,9 +376,6 @@ func (s *Session) dispatchModern(ctx context.Context, req *jsonrpc.Request) (any
 		}
 	case mcp.MethodToolsCall:
 		if srv.hasTools() {
-			if err := s.checkParamHeaders(req); err != nil {
-				return nil, err
-			}
 			return s.callToolModern(ctx, req)
 		}
 	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
@@ -365,28 +469,51 @@ func (s *Session) discover() (any, error) {
 // completeResult encodes a result of the 2026-07-28 era: v's members after resultType
 // "complete" and, for the cacheable methods, ttlMs and cacheScope. v must not have
 // those members itself.
-func (s *Session) completeResult(v any, cacheable bool) (json.RawMessage, error) {
-	b := make([]byte, 0, 256)
-	b = append(b, `{"resultType":"complete"`...)
+func (s *Session) completeResult(v any, cacheable bool) (encoded, error) {
+	const head = `{"resultType":"complete"`
+	if r, ok := v.(*mcp.CallToolResult); ok && r != nil && !cacheable {
+		// The result of nearly every tools/call: its encoder writes a fresh buffer with
+		// room to spare, and resultType goes in front in place. (The JSON-RPC layer
+		// checks the whole.)
+		if raw, err := r.MarshalJSON(); err == nil && len(raw) > 2 && raw[0] == '{' && raw[1] != '}' && cap(raw)-len(raw) >= len(head) {
+			n := len(raw)
+			raw = raw[:n+len(head)]
+			copy(raw[len(head)+1:], raw[1:n])
+			copy(raw, head)
+			raw[len(head)] = ','
+			return raw, nil
+		}
+	}
+	obj, err := jsonwire.Marshal(v) // compact; for a type with MarshalJSON, its own bytes
+	if err != nil {
+		return nil, err
+	}
+	if len(obj) < 2 || obj[0] != '{' {
+		return nil, fmt.Errorf("server: a result must be a JSON object, not %.20s", obj)
+	}
+	b := make([]byte, 0, len(obj)+64)
+	b = append(b, head...)
 	if cacheable {
 		b = append(b, `,"ttlMs":`...)
 		b = strconv.AppendInt(b, s.server.opts.CacheTTL.Milliseconds(), 10)
 		b = append(b, `,"cacheScope":"public"`...)
 	}
-	head := len(b)
-	b, err := jsonwire.AppendMarshal(b, v)
-	if err != nil {
-		return nil, err
+	if len(obj) == 2 { // {}
+		return append(b, '}'), nil
 	}
-	obj := bytes.TrimSpace(b[head:])
-	if len(obj) < 2 || obj[0] != '{' {
-		return nil, fmt.Errorf("server: a result must be a JSON object, not %.20s", obj)
+	return append(append(b, ','), obj[1:]...), nil
+}
+
+// encoded is a result encoded already, compact. The JSON-RPC layer sends it as it is,
+// without the copy it makes of a json.RawMessage (whose bytes are its holder's).
+type encoded []byte
+
+// MarshalJSON returns e; nil is null, as for a json.RawMessage.
+func (e *encoded) MarshalJSON() ([]byte, error) {
+	if *e == nil {
+		return []byte("null"), nil
 	}
-	if inner := bytes.TrimSpace(obj[1:]); inner[0] == '}' {
-		return append(b[:head], '}'), nil
-	}
-	b[head+bytes.IndexByte(b[head:], '{')] = ','
-	return b, nil
+	return *e, nil
 }
 
 // handlerResult is the result of an [Options.Handlers] handler in 2026-07-28: it gets
@@ -405,7 +532,8 @@ func (s *Session) handlerResult(res any) (json.RawMessage, error) {
 	if named {
 		return raw, nil
 	}
-	return s.completeResult(raw, false)
+	out, err := s.completeResult(raw, false)
+	return json.RawMessage(out), err
 }
 
 // modernMethods are the requests of 2026-07-28 this server may answer (the Tasks
@@ -425,13 +553,12 @@ var cacheableMethods = []string{mcp.MethodToolsList, mcp.MethodPromptsList, mcp.
 // checkParamHeaders compares, on a stateless HTTP request, the Mcp-Param-* headers with
 // the arguments the tool marks x-mcp-header: each argument present in the body must come
 // with its header, decoded equal; a header without its argument, or with invalid base64,
-// is a mismatch too (-32020).
+// is a mismatch too (-32020). It reads the params itself, for a call whose params did not
+// decode as CallToolParams: the header check comes first all the same.
 func (s *Session) checkParamHeaders(req *jsonrpc.Request) error {
-	hc, ok := s.transport.(interface{ Header() http.Header })
-	if !ok {
+	if _, ok := s.transport.(interface{ Header() http.Header }); !ok {
 		return nil
 	}
-	hdr := hc.Header()
 	var p struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -443,11 +570,21 @@ func (s *Session) checkParamHeaders(req *jsonrpc.Request) error {
 	if !ok {
 		return nil
 	}
+	return s.checkToolHeaders(def, p.Arguments)
+}
+
+// checkToolHeaders is checkParamHeaders for the tool def called with args.
+func (s *Session) checkToolHeaders(def *mcp.Tool, args json.RawMessage) error {
+	hc, ok := s.transport.(interface{ Header() http.Header })
+	if !ok {
+		return nil
+	}
 	params, err := def.HeaderParams()
 	if err != nil || len(params) == 0 {
 		return nil
 	}
-	values, err := mcp.HeaderParamValues(params, p.Arguments)
+	hdr := hc.Header()
+	values, err := mcp.HeaderParamValues(params, args)
 	if err != nil {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "%v", err)
 	}

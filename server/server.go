@@ -209,6 +209,9 @@ type Server struct {
 	// closing ends the open subscriptions/listen requests with their final result.
 	closing   chan struct{}
 	closeOnce sync.Once
+
+	capsMu sync.RWMutex
+	caps   map[string]*mcp.ClientCapabilities // by their JSON; see clientCapabilities
 }
 
 // New returns a server that introduces itself as impl.
@@ -388,7 +391,7 @@ func (s *Server) broadcast(method string) {
 // Connect serves one connection and returns its session at once; the session ends when
 // the connection does.
 func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session {
-	ss := &Session{server: s, subscriptions: map[string]bool{}, owner: newOwnerKey(), transport: conn}
+	ss := &Session{server: s, owner: newOwnerKey(), transport: conn}
 	if sc, ok := conn.(interface{ Stateless() bool }); ok && sc.Stateless() {
 		ss.era = eraModern // one request of 2026-07-28 over HTTP
 	}
@@ -451,9 +454,39 @@ func (s *Server) HTTPHandler(opts *transport.HTTPOptions) http.Handler {
 	}
 	opts = &o
 	return transport.NewHTTPHandler(func(ctx context.Context, conn jsonrpc.Connection) {
+		if sc, ok := conn.(*transport.StatelessConn); ok {
+			s.serveStateless(ctx, sc)
+			return
+		}
 		ss := s.Connect(ctx, conn)
 		<-ss.Done()
 	}, opts)
+}
+
+// serveStateless serves a stateless 2026-07-28 HTTP request on the calling goroutine (the
+// request's): a session of its own, modern from the start, that owns no tasks of
+// 2025-11-25 and ends with its answer. Its handler's context ends with ctx (the client
+// left).
+func (s *Server) serveStateless(ctx context.Context, conn *transport.StatelessConn) {
+	m, err := conn.Read(ctx)
+	if err != nil {
+		conn.Close()
+		return
+	}
+	ss := &Session{server: s, transport: conn, era: eraModern}
+	opts := jsonrpc.Options{Handler: jsonrpc.HandlerFunc(ss.handle), Logger: s.log}
+	if s.opts.Tap != nil {
+		opts.Tap = func(dir jsonrpc.Direction, m jsonrpc.Message) { s.opts.Tap(ss, dir, m) }
+	}
+	ss.conn = jsonrpc.NewServingConn(ctx, conn, opts)
+	s.mu.Lock()
+	s.sessions[ss] = struct{}{}
+	s.mu.Unlock()
+	ss.conn.Serve(m)
+	ss.conn.Close()
+	s.mu.Lock()
+	delete(s.sessions, ss)
+	s.mu.Unlock()
 }
 
 func (s *Server) capabilities() *mcp.ServerCapabilities {

@@ -29,8 +29,8 @@ type Session struct {
 	init          *mcp.InitializeParams
 	ready         bool // notifications/initialized received
 	logLevel      mcp.LoggingLevel
-	subscriptions map[string]bool
-	owner         string // the key its tasks are bound to
+	subscriptions map[string]bool // made at the first subscription
+	owner         string          // the key its tasks are bound to; "" for a stateless request
 	era           era
 }
 
@@ -497,6 +497,9 @@ func (s *Session) subscribe(req *jsonrpc.Request) (any, error) {
 	}
 	s.mu.Lock()
 	if req.Method == mcp.MethodResourcesSubscribe {
+		if s.subscriptions == nil {
+			s.subscriptions = map[string]bool{}
+		}
 		s.subscriptions[p.URI] = true
 	} else {
 		delete(s.subscriptions, p.URI)

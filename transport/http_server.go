@@ -436,7 +436,7 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	req, _ := msg.(*jsonrpc.Request)
 	if h.isStateless(r, req) {
-		h.serveStateless(w, r, req)
+		h.serveStateless(w, r, req, accept)
 		return
 	}
 	if !h.checkProtocolVersion(w, r) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -312,4 +313,106 @@ func TestMarshalCopiesRawMessage(t *testing.T) {
 	if string(b) != `{"a":1}` {
 		t.Errorf("Marshal's output changed with its input: %s", b)
 	}
+}
+
+// String decodes what encoding/json decodes into a string, and refuses what it refuses.
+func checkUnquote(t *testing.T, raw []byte) {
+	t.Helper()
+	got, ok := String(raw)
+	var want string
+	err := json.Unmarshal(raw, &want)
+	wantOK := err == nil && len(raw) > 0 && raw[0] == '"' && raw[len(raw)-1] == '"'
+	if ok != wantOK || got != want && ok {
+		t.Errorf("String(%q) = %q, %v; want %q, %v", raw, got, ok, want, wantOK)
+	}
+}
+
+func TestString(t *testing.T) {
+	for _, s := range []string{`""`, `"abc"`, `"a\"b"`, `"\u00e9t\u00e9"`, "\"caf\xc3\xa9\"", "\"bad\xff\"", `"tab	in"`,
+		`"12345678901234567890"`, `"a"b"`, `"a\"`, `"`, `null`, `12`, `{}`, ` "a"`, `"a" `, `"\ud83d\ude00"`, `"\ud83d"`} {
+		checkUnquote(t, []byte(s))
+	}
+}
+
+func FuzzString(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"a\nb"`, "\"\xff\"", `"\u0041"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		checkUnquote(t, raw)
+	})
+}
+
+// EachMember finds in a valid object the members Members finds.
+func checkEachMember(t *testing.T, data []byte) {
+	t.Helper()
+	var want, got [][2]string
+	if Members(data, func(name, value []byte) { want = append(want, [2]string{string(name), string(value)}) }) != nil {
+		EachMember(data, func(name, value []byte) {}) // stops, whatever it is
+		return
+	}
+	EachMember(data, func(name, value []byte) { got = append(got, [2]string{string(name), string(value)}) })
+	if !slices.Equal(got, want) {
+		t.Errorf("EachMember(%s) = %q, want %q", data, got, want)
+	}
+}
+
+var memberSeeds = []string{
+	`{}`, ` { } `, `{"a":1}`, `{"a" : "x\"y" , "b":[1,{"c":"]}"}],"d":null,"e":true,"f":-1.5e3}`,
+	`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{}}}`,
+	`{"k\\":"v\\\\","x":"\u00e9\ud83d\ude00 long enough to be read eight bytes at a time"}`,
+	"{\"a\":\"tab\tx\"}", `{"a":1`, `[1]`, `{"a":}`, `{"a":"`, `{"a":{"b":[`, `{"a" 1}`, `{"a":1,}`,
+}
+
+func TestEachMember(t *testing.T) {
+	for _, s := range memberSeeds {
+		checkEachMember(t, []byte(s))
+	}
+}
+
+func FuzzEachMember(f *testing.F) {
+	for _, s := range memberSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkEachMember(t, data)
+	})
+}
+
+// MembersWithin passes on what Members does, with the same error, and the members of
+// the inner objects as Members finds them.
+func checkWithin(t *testing.T, data []byte) {
+	t.Helper()
+	var want, got, inner, wantInner [][2]string
+	wantErr := Members(data, func(name, value []byte) {
+		want = append(want, [2]string{string(name), string(value)})
+		if string(name) == `"_meta"` {
+			_ = Members(value, func(n, v []byte) { wantInner = append(wantInner, [2]string{string(n), string(v)}) })
+		}
+	})
+	err := MembersWithin(data, `"_meta"`,
+		func(name, value []byte) { got = append(got, [2]string{string(name), string(value)}) },
+		func(name, value []byte) { inner = append(inner, [2]string{string(name), string(value)}) })
+	if errString(err) != errString(wantErr) || !slices.Equal(got, want) {
+		t.Fatalf("MembersWithin(%s) = %q, %v; want %q, %v", data, got, err, want, wantErr)
+	}
+	if err == nil && !slices.Equal(inner, wantInner) {
+		t.Fatalf("MembersWithin(%s) found inside %q, want %q", data, inner, wantInner)
+	}
+}
+
+func TestMembersWithin(t *testing.T) {
+	for _, s := range append(memberSeeds, `{"_meta":{}}`, `{"_meta":1,"_meta":{"a":[1]} , "b":2}`, `{"_meta":{"a":}}`,
+		`{"x":{"_meta":{"no":1}},"_meta":{"k":"v","l":{"m":null}}}`, `{"_meta":{"a":1,}}`, `{"_meta":{"a":1} x`, `{"_meta":{"a":1}`) {
+		checkWithin(t, []byte(s))
+	}
+}
+
+func FuzzMembersWithin(f *testing.F) {
+	for _, s := range append(memberSeeds, `{"_meta":{"a":1},"b":[{"_meta":2}]}`) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkWithin(t, data)
+	})
 }

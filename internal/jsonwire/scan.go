@@ -319,42 +319,61 @@ func Valid(data []byte) bool {
 // are picked out of the frame while it is validated. Invalid JSON is an error, after
 // member has been called for the members before it.
 func Members(data []byte, member func(name, value []byte)) error {
+	return MembersWithin(data, "", member, nil)
+}
+
+// MembersWithin is [Members] that also calls innerMember for each member of the value of
+// each member whose name literal is inner (quotes included), when that value is an
+// object, as it validates them, before member gets the object whole: an object and the
+// members of one of its members in one pass.
+func MembersWithin(data []byte, inner string, member, innerMember func(name, value []byte)) error {
 	s := scanner{data: data}
 	i := s.skipSpace(0)
 	if s.at(i) != '{' {
 		return s.fail(i, "looking for beginning of object")
 	}
-	i = s.skipSpace(i + 1)
-	if s.at(i) == '}' {
-		i++
-	} else {
-		for {
-			nameEnd, v, err := s.key(i)
-			if err != nil {
-				return err
-			}
-			name := data[i:nameEnd]
-			i = v
-			end, err := s.value(i, 1)
-			if err != nil {
-				return err
-			}
-			member(name, data[i:end])
-			i = s.skipSpace(end)
-			if c := s.at(i); c != ',' {
-				if c != '}' {
-					return s.fail(i, "after object key:value pair")
-				}
-				i++
-				break
-			}
-			i = s.skipSpace(i + 1)
-		}
+	i, err := s.object(i, 0, inner, member, innerMember)
+	if err != nil {
+		return err
 	}
 	if i = s.skipSpace(i); i != len(data) {
 		return s.fail(i, "after top-level value")
 	}
 	return nil
+}
+
+// object validates the object whose opening brace is at i, nested in depth arrays and
+// objects, calls member for each of its members (and innerMember for the members of the
+// one named inner, as MembersWithin says), and returns the offset past its closing brace.
+func (s *scanner) object(i, depth int, inner string, member, innerMember func(name, value []byte)) (int, error) {
+	if i = s.skipSpace(i + 1); s.at(i) == '}' {
+		return i + 1, nil
+	}
+	for {
+		nameEnd, v, err := s.key(i)
+		if err != nil {
+			return nameEnd, err
+		}
+		name := s.data[i:nameEnd]
+		var end int
+		if innerMember != nil && s.at(v) == '{' && string(name) == inner {
+			end, err = s.object(v, depth+1, "", innerMember, nil)
+		} else {
+			end, err = s.value(v, depth+1)
+		}
+		if err != nil {
+			return end, err
+		}
+		member(name, s.data[v:end])
+		i = s.skipSpace(end)
+		if c := s.at(i); c != ',' {
+			if c != '}' {
+				return i, s.fail(i, "after object key:value pair")
+			}
+			return i + 1, nil
+		}
+		i = s.skipSpace(i + 1)
+	}
 }
 
 // span returns where the one JSON value of data starts and ends, without the whitespace
@@ -369,4 +388,107 @@ func span(data []byte) (start, end int, err error) {
 		return 0, 0, s.fail(i, "after top-level value")
 	}
 	return start, end, nil
+}
+
+// EachMember calls member for each member of obj, in order, as [Members] does (the name
+// as its literal, the value's bytes), without checking obj: it is for an object checked
+// already, such as a member's value that Members has passed on. Input that is not valid
+// JSON makes it stop early, never fail.
+func EachMember(obj []byte, member func(name, value []byte)) {
+	i := skipSpaces(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return
+	}
+	i++
+	for {
+		start := skipSpaces(obj, i)
+		if start >= len(obj) || obj[start] != '"' {
+			return // '}', or not an object
+		}
+		nameEnd := skipString(obj, start)
+		i = skipSpaces(obj, nameEnd)
+		if i >= len(obj) || obj[i] != ':' {
+			return
+		}
+		v := skipSpaces(obj, i+1)
+		end := skipValue(obj, v)
+		if end <= v || end > len(obj) {
+			return
+		}
+		member(obj[start:nameEnd], obj[v:end])
+		i = skipSpaces(obj, end)
+		if i >= len(obj) || obj[i] != ',' {
+			return
+		}
+		i++
+	}
+}
+
+func skipSpaces(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// skipString returns the offset past the string whose opening quote is at i, or len(b)
+// when it does not end.
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); {
+		for i+8 <= len(b) {
+			if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
+		switch b[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i += 2
+		default: // a control character, or the end of the bytes read eight at a time
+			i++
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the offset past the value at i, which is valid JSON.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return len(b)
+	}
+	for i < len(b) { // a number or a literal
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
 }

@@ -1,6 +1,8 @@
 package jsonwire
 
 import (
+	"encoding/binary"
+	"encoding/json"
 	"math/bits"
 	"unicode/utf8"
 )
@@ -82,4 +84,38 @@ func load64(s string, i int) uint64 {
 	s = s[i : i+8]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// String returns the string that raw, one JSON value without whitespace around it,
+// stands for, as encoding/json decodes it into a string (escapes resolved, invalid UTF-8
+// replaced by U+FFFD); ok is false when raw is not a valid string literal. A literal
+// without escapes, the usual case, costs one copy.
+func String(raw []byte) (s string, ok bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	if body := raw[1 : len(raw)-1]; !hasSpecial(body) && utf8.Valid(body) {
+		return string(body), true
+	}
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// hasSpecial reports whether b holds a byte that cannot stand for itself inside a
+// string literal: a quote, a backslash or a control character.
+func hasSpecial(b []byte) bool {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if special(binary.LittleEndian.Uint64(b[i:])) != 0 {
+			return true
+		}
+	}
+	for ; i < len(b); i++ {
+		if !plain[b[i]] {
+			return true
+		}
+	}
+	return false
 }
