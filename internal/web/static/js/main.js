@@ -66,7 +66,8 @@ function renderConns() {
     t.el.classList.toggle('active', c.info.id === state.active);
     t.el.title = clean(c.info.name);
     t.dot.className = 'dot ' + (c.info.state || 'connecting');
-    const name = clean(short(c.info.server ? c.info.server.name : c.info.name));
+    // The protocol tells apart two tabs on one server.
+    const name = clean(short(c.info.server ? c.info.server.name : c.info.name)) + (c.info.protocol ? ' · ' + c.info.protocol.slice(0, 7) : '');
     if (t.name.textContent !== name) t.name.textContent = name;
     const n = pendingCount(c);
     t.badge.hidden = !n;
