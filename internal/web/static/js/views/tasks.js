@@ -148,9 +148,12 @@ function soon() {
   requestAnimationFrame(() => {
     dirty = false;
     if (!root || !root.isConnected) return;
+    const t0 = performance.now();
     recompute();
     draw();
     if (selected) renderDetail();
+    (perf.updateFrames = perf.updateFrames || []).push(performance.now() - t0);
+    if (perf.updateFrames.length > 1000) perf.updateFrames.shift();
   });
 }
 
