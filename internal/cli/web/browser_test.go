@@ -545,6 +545,17 @@ func TestFormsServerProcess(t *testing.T) {
 			srv.NotifyResourceUpdated(ctx, "forms://counter")
 			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("bumped")}}, nil
 		})
+	// A 1×1 PNG and a WAV of silence, and a link to a resource.
+	png := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+	wav := "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA="
+	srv.AddTool(&mcp.Tool{Name: "media", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				{Type: "image", MimeType: "image/png", Data: png},
+				{Type: "audio", MimeType: "audio/wav", Data: wav},
+				{Type: "resource_link", URI: "forms://counter", Name: "counter"},
+			}, StructuredContent: json.RawMessage(`{"n":1}`)}, nil
+		})
 	srv.AddTool(&mcp.Tool{Name: "authorize", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 			r, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: mcp.ElicitModeURL, Message: "Sign in to continue",
@@ -620,6 +631,16 @@ func TestBrowserForms(t *testing.T) {
 	if b := mustJSON(got); b != `{"name":"Bob","origin":{"x":1}}` {
 		t.Errorf("raw arguments the server got: %s", b)
 	}
+
+	// Images, audio, a resource link, and structured content checked against the output
+	// schema.
+	s.run("media",
+		chromedp.Click(chromedp.CSS(`li[data-tool="media"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(`document.querySelector('.result img[src^="data:image/png;base64,"]') !== null && document.querySelector('.result audio[src^="data:audio/wav;base64,"]') !== null`),
+		waitJS(`document.querySelector('.result .content.link').textContent.includes('forms://counter') && document.querySelector('.result .structured').textContent.includes('matches the output schema')`),
+	)
 
 	// URL elicitation: the page offers to open the link, and says the user did.
 	s.run("URL elicitation",
