@@ -173,5 +173,11 @@ type StepUpError struct {
 }
 
 func (e *StepUpError) Error() string {
-	return fmt.Sprintf("the server still refuses the request for lack of scope %q after %d re-authorizations", e.Scope, e.Attempts)
+	switch e.Attempts {
+	case 0:
+		return fmt.Sprintf("the server still refuses the request for lack of scope %q, which an earlier re-authorization did not obtain", e.Scope)
+	case 1:
+		return fmt.Sprintf("the server still refuses the request for lack of scope %q after a re-authorization for it", e.Scope)
+	}
+	return fmt.Sprintf("the server still refuses the request for lack of scope %q after %d re-authorizations for it", e.Scope, e.Attempts)
 }

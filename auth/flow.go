@@ -31,6 +31,13 @@ const (
 	ClientCredentials
 )
 
+func (g Grant) String() string {
+	if g == ClientCredentials {
+		return "client_credentials"
+	}
+	return "authorization_code"
+}
+
 // A Browser takes the user through the authorization step of the authorization code
 // grant: it shows them the authorization URL and hands back what the authorization
 // server sent to the redirect URL. [Loopback] is one, which receives the redirect on a
