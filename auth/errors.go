@@ -154,15 +154,16 @@ func (e *MetadataError) Error() string {
 func (e *MetadataError) Unwrap() error { return e.Err }
 
 // TimeoutError is a browser step that nobody completed in time. URL is the
-// authorization URL the user was shown: the flow starts again with the next request,
-// or by hand with [Flow.Login].
+// authorization URL the user was shown (a front end shows it again, for a user who
+// never saw the browser open); the flow starts again, with a new URL, with the next
+// request that needs it, or with [Flow.Login].
 type TimeoutError struct {
 	URL     string
 	Timeout time.Duration
 }
 
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("the authorization was not completed within %s; to retry, run it again and open %s", e.Timeout, e.URL)
+	return fmt.Sprintf("the authorization at %s was not completed within %s; retrying starts it again", e.URL, e.Timeout)
 }
 
 // StepUpError is a server that still answers 403 insufficient_scope after the client

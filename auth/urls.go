@@ -48,6 +48,7 @@ func canonicalResource(u *url.URL) string {
 	c.Host = strings.ToLower(c.Host)
 	c.Fragment, c.RawFragment = "", ""
 	c.User = nil
+	c.ForceQuery = false
 	if strings.HasSuffix(c.Path, "/") && c.Path != "/" {
 		c.Path = strings.TrimRight(c.Path, "/")
 		c.RawPath = ""
