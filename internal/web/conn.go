@@ -42,7 +42,7 @@ type conn struct {
 	// tools is the server's tools, listed at each connection so that the page paints
 	// them without a round trip; nil until listed.
 	tools []mcp.Tool
-	stop    context.CancelFunc
+	stop  context.CancelFunc
 }
 
 // connInfo is what the page shows of a connection in its header and Connect view.
@@ -229,7 +229,7 @@ func describeTarget(t Target) string {
 func clientOptions() *client.Options {
 	return &client.Options{
 		Capabilities: client.AllCapabilities(),
-		Receiver: &client.ReceiverOptions{},
+		Receiver:     &client.ReceiverOptions{},
 	}
 }
 
@@ -271,7 +271,9 @@ func (c *conn) dial(ctx context.Context) error {
 	go c.follow(fctx, sess, sub, gen)
 	if sess.Modern() {
 		// Over 2026-07-28 list changes come only through a listen.
-		go func() { _ = sess.Listen(fctx, mcp.ListenFilter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true}) }()
+		go func() {
+			_ = sess.Listen(fctx, mcp.ListenFilter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true})
+		}()
 	}
 	return nil
 }
