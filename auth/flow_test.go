@@ -64,6 +64,9 @@ func (f *fixture) start(t *testing.T, edit func(*auth.Config)) {
 	cfg := &auth.Config{Browser: browser, ClientName: "auth-test", AuthorizeTimeout: 5 * time.Second}
 	if edit != nil {
 		edit(cfg)
+		if l, ok := cfg.Browser.(*auth.Loopback); ok && l != browser {
+			t.Cleanup(func() { l.Close() })
+		}
 	}
 	var err error
 	if f.flow, err = auth.New(f.url, cfg); err != nil {
@@ -95,6 +98,11 @@ func (f *fixture) call(t *testing.T, method string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
+	return f.callCtx(t, ctx, method)
+}
+
+func (f *fixture) callCtx(t *testing.T, ctx context.Context, method string) (string, error) {
+	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.url, strings.NewReader(`{"method":"`+method+`"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -532,6 +540,29 @@ func TestFlowClientCredentials(t *testing.T) {
 	_, _, tokens = g.as.Snapshot()
 	if tr := tokens[0]; tr.Get("client_assertion") == "" || tr.Has("client_secret") || tr.Get("auth") != "" {
 		t.Errorf("token request %v", tr)
+	}
+}
+
+// TestFlowOutlivesRequest: a request whose deadline ends while the user is in the
+// browser fails, but the authorization goes on; the next request waits for it and takes
+// its token, without sending the user to the browser again.
+func TestFlowOutlivesRequest(t *testing.T) {
+	f := setup(t)
+	f.start(t, func(c *auth.Config) {
+		c.Browser = &auth.Loopback{Open: func(ctx context.Context, u string) error {
+			f.opened.Add(1)
+			time.Sleep(300 * time.Millisecond) // the user reads the page
+			return follow(ctx, u)
+		}}
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := f.callCtx(t, ctx, "tools/list"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the request's deadline", err)
+	}
+	f.mustCall(t, "tools/list")
+	if _, auths, _ := f.as.Snapshot(); len(auths) != 1 || f.opened.Load() != 1 {
+		t.Errorf("%d authorizations, browser opened %d times; want 1 each", len(auths), f.opened.Load())
 	}
 }
 

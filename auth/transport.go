@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"io"
 	"net/http"
 )
@@ -84,7 +85,7 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, nil // the body cannot be sent again: the caller sees the answer
 		}
 		discard(resp)
-		if err := t.flow.authorize(ctx, ch, gen, tok != ""); err != nil {
+		if err := t.authorize(ctx, ch, gen, tok != ""); err != nil {
 			return nil, err
 		}
 		if tok, gen, err = t.flow.current(); err != nil {
@@ -97,6 +98,23 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 		resp, err = t.send(r, tok)
+	}
+}
+
+// authorize runs the flow for a request's 401 or 403 on a context of its own, bounded
+// by the flow's timeouts rather than the request's: a request with a short deadline (a
+// probe, say) must not cut the user's authorization short, which would send them to the
+// browser again for the next request. The request waits for it until its own context
+// ends; the authorization goes on, and the next request that needs it waits for it
+// (one authorization runs at a time) and takes its token.
+func (t *roundTripper) authorize(ctx context.Context, ch challenge, gen uint64, sent bool) error {
+	done := make(chan error, 1)
+	go func() { done <- t.flow.authorize(context.WithoutCancel(ctx), ch, gen, sent) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return context.Cause(ctx)
 	}
 }
 
