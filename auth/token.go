@@ -32,8 +32,8 @@ func (t tokenChecker) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ct := resp.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)
-	if isJSON(ct) || mt == "application/x-www-form-urlencoded" {
-		return resp, nil
+	if ct == "" || isJSON(ct) || mt == "application/x-www-form-urlencoded" {
+		return resp, nil // golang.org/x/oauth2 reads these (no type: as JSON)
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()

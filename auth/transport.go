@@ -13,7 +13,8 @@ import (
 //     if it has expired; a request to any other origin (a redirect elsewhere, say)
 //     carries none, nor does one that has an Authorization header of its own;
 //   - a 401 runs the flow (discovery, registration, the grant) and the request is sent
-//     again, once, with the new token;
+//     again, once, with the new token (except a DELETE, which ends a session: that is
+//     not worth a login);
 //   - a 403 insufficient_scope runs the grant for the scopes asked for so far and those
 //     the challenge names, and the request is sent again, up to [Config.MaxStepUps]
 //     times.
@@ -51,6 +52,10 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp, err := t.send(req, tok)
+	if req.Method == http.MethodDelete {
+		// Ending a session is not worth sending the user to the browser.
+		return resp, err
+	}
 	authorized, stepUps := false, 0
 	for {
 		if err != nil {
