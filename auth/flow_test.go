@@ -320,6 +320,22 @@ func TestFlowNoBrowser(t *testing.T) {
 	}
 }
 
+// TestFlowDeleteNeedsNoLogin: a DELETE (a session's end) that gets a 401 gets it back,
+// and the user is not sent to the browser for it.
+func TestFlowDeleteNeedsNoLogin(t *testing.T) {
+	f := setup(t)
+	f.start(t, nil)
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodDelete, f.url, nil)
+	resp, err := f.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || f.opened.Load() != 0 {
+		t.Errorf("HTTP %d, browser opened %d times", resp.StatusCode, f.opened.Load())
+	}
+}
+
 // TestFlowRefresh: a token about to expire is refreshed before the request, with the
 // resource indicator, and the rotated refresh token is kept.
 func TestFlowRefresh(t *testing.T) {
