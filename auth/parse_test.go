@@ -3,6 +3,7 @@ package auth
 import (
 	"net/url"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -218,4 +219,30 @@ func TestCheckResponse(t *testing.T) {
 			t.Errorf("%s: checkResponse = %q, %v; want ok %v", tc.name, code, err, tc.ok)
 		}
 	}
+}
+
+// FuzzParseChallenges: a server's WWW-Authenticate header of any shape parses without a
+// panic, and every challenge found has a scheme made of token characters, in lower case.
+func FuzzParseChallenges(f *testing.F) {
+	for _, s := range []string{
+		`Bearer resource_metadata="https://a.example/prm", scope="a b"`,
+		`Basic realm="x", Bearer error="insufficient_scope"`,
+		`Negotiate dXNlcjpwYXNz==, DPoP algs="ES256"`,
+		`Bearer error_description="say \"no\", twice`,
+		`=,,"`, ``,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		for _, c := range ParseChallenges([]string{h}) {
+			if c.Scheme == "" || c.Scheme != strings.ToLower(c.Scheme) {
+				t.Fatalf("scheme %q from %q", c.Scheme, h)
+			}
+			for i := 0; i < len(c.Scheme); i++ {
+				if !isTChar(c.Scheme[i]) {
+					t.Fatalf("scheme %q from %q", c.Scheme, h)
+				}
+			}
+		}
+	})
 }
