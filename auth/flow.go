@@ -416,17 +416,19 @@ func (f *Flow) authorize(ctx context.Context, ch challenge, sentGen uint64, sent
 		f.mu.Unlock()
 	}
 	if sent && rec.Token != nil && rec.Token.RefreshToken != "" {
-		if err := f.refreshRecord(ctx, rec); err == nil {
+		err := f.refreshRecord(ctx, rec)
+		if err == nil {
 			return nil
-		} else {
-			f.log.Debug("refreshing the rejected token failed; authorizing anew", "error", err)
 		}
+		f.log.Debug("refreshing the rejected token failed; authorizing anew", "error", err)
 	}
 	scope := ch.params["scope"]
 	if scope == "" && d.prm != nil {
 		scope = strings.Join(d.prm.ScopesSupported, " ")
 	}
-	return f.obtain(ctx, d, rec, scope)
+	// Authorizing again for the same server keeps what was asked for before (SEP-2350),
+	// so that a token for one operation does not lose another's scope.
+	return f.obtain(ctx, d, rec, scopeUnion(rec.Scope, scope))
 }
 
 // obtain runs the grant for scope and keeps the token. The caller holds the lock.
