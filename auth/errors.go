@@ -170,14 +170,19 @@ func (e *TimeoutError) Error() string {
 // re-authorized for the scopes it asked for as many times as [Config.MaxStepUps] allows.
 type StepUpError struct {
 	Scope    string // the scope the server asks for
-	Attempts int
+	Attempts int    // re-authorizations for this request
+	// Earlier is set when no re-authorization was tried because one for the same scope
+	// did not obtain it before.
+	Earlier bool
 }
 
 func (e *StepUpError) Error() string {
-	switch e.Attempts {
-	case 0:
+	switch {
+	case e.Earlier:
 		return fmt.Sprintf("the server still refuses the request for lack of scope %q, which an earlier re-authorization did not obtain", e.Scope)
-	case 1:
+	case e.Attempts == 0:
+		return fmt.Sprintf("the server refuses the request for lack of scope %q (re-authorizing for more scope is turned off)", e.Scope)
+	case e.Attempts == 1:
 		return fmt.Sprintf("the server still refuses the request for lack of scope %q after a re-authorization for it", e.Scope)
 	}
 	return fmt.Sprintf("the server still refuses the request for lack of scope %q after %d re-authorizations for it", e.Scope, e.Attempts)

@@ -393,7 +393,7 @@ func (f *Flow) authorize(ctx context.Context, ch challenge, sentGen uint64, sent
 		futile := f.futile[scopeKey(scope)]
 		f.mu.Unlock()
 		if futile {
-			return &StepUpError{Scope: ch.params["scope"]}
+			return &StepUpError{Scope: ch.params["scope"], Earlier: true}
 		}
 		f.log.Debug("the server asks for more scope", "scope", ch.params["scope"], "asking", scope)
 		return f.obtain(ctx, d, rec, scope)

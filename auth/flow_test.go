@@ -415,8 +415,8 @@ func TestFlowStepUp(t *testing.T) {
 		t.Fatalf("err = %v, want an *auth.StepUpError after 1 attempt", err)
 	}
 	opened := f.opened.Load()
-	if _, err := f.call(t, "admin"); !errors.As(err, &se) {
-		t.Fatalf("err = %v, want an *auth.StepUpError", err)
+	if _, err := f.call(t, "admin"); !errors.As(err, &se) || !se.Earlier {
+		t.Fatalf("err = %v, want an *auth.StepUpError that names the earlier attempt", err)
 	}
 	if f.opened.Load() != opened {
 		t.Error("the user was sent to the browser again for a scope the server never grants")
