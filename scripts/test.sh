@@ -8,7 +8,11 @@
 #      client mode (the 2025-11-25 scenarios mcpi's conformance client implements);
 #      0.2.0-alpha.12 in client mode, the same 2025-11-25 scenarios and every
 #      non-auth client scenario of the 2026-07-28 requirement set (plus
-#      json-schema-2020-12-preservation); 0.2.0-alpha.12 in server mode, the whole
+#      json-schema-2020-12-preservation), then every auth/* scenario that the
+#      2025-11-25 (14) and 2026-07-28 (25) requirement sets score, each at its
+#      revision's wire, the two 2025-03-26 back-compat ones at 2025-03-26, and the
+#      client-credentials-basic and client-credentials-jwt extension scenarios;
+#      0.2.0-alpha.12 in server mode, the whole
 #      2025-11-25 and 2026-07-28 requirement sets (the latter with its unscored
 #      scenarios: the tasks-* extension, http-header-validation, ...), all clean
 #      but tasks-status-notifications, which the suite always skips.
@@ -87,4 +91,28 @@ bash scripts/conformance.sh --suite-version 0.2.0-alpha.12 --spec-version 2026-0
   tools_call request-metadata sep-2322-client-request-state http-standard-headers \
   http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref \
   json-schema-2020-12-preservation || status=1
+# The authorization scenarios: the 14 of 2025-11-25, which 2026-07-28 requires too,
+# and the 11 only 2026-07-28 has.
+auth_2025=(auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
+  auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported
+  auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit
+  auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none
+  auth/pre-registration)
+auth_2026=(auth/resource-mismatch auth/offline-access-scope auth/offline-access-not-supported
+  auth/authorization-server-migration auth/iss-supported auth/iss-not-advertised
+  auth/iss-supported-missing auth/iss-wrong-issuer auth/iss-unexpected auth/iss-normalized
+  auth/metadata-issuer-mismatch)
+step "conformance: client mode, 0.2.0-alpha.12, the auth/* scenarios of 2025-11-25"
+bash scripts/conformance.sh --suite-version 0.2.0-alpha.12 --spec-version 2025-11-25 \
+  client "$bin/mcpi-conformance-client" "${auth_2025[@]}" || status=1
+step "conformance: client mode, 0.2.0-alpha.12, the auth/* scenarios of 2026-07-28"
+bash scripts/conformance.sh --suite-version 0.2.0-alpha.12 --spec-version 2026-07-28 \
+  client "$bin/mcpi-conformance-client" "${auth_2025[@]}" "${auth_2026[@]}" || status=1
+step "conformance: client mode, 0.2.0-alpha.12, the 2025-03-26 authorization fallbacks"
+bash scripts/conformance.sh --suite-version 0.2.0-alpha.12 --spec-version 2025-03-26 \
+  client "$bin/mcpi-conformance-client" \
+  auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback || status=1
+step "conformance: client mode, 0.2.0-alpha.12, the client credentials extension"
+bash scripts/conformance.sh --suite-version 0.2.0-alpha.12 \
+  client "$bin/mcpi-conformance-client" auth/client-credentials-basic auth/client-credentials-jwt || status=1
 exit $status

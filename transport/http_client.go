@@ -36,6 +36,12 @@ type HTTPClient struct {
 	// within the server's origin (see [RedirectError]), unless it has a CheckRedirect of
 	// its own.
 	Client *http.Client
+	// Auth, when set, authorizes the requests: it wraps the round tripper of Client (or
+	// of the client made for the connection). [auth.Flow] is one, which runs the MCP
+	// authorization flow when the server answers 401 or 403 insufficient_scope and sends
+	// the request again with its token; a request it cannot authorize fails with the
+	// flow's error.
+	Auth Authorizer
 	// MaxMessageSize bounds one inbound message; 0 means [DefaultMaxMessageSize].
 	MaxMessageSize int
 	// MaxReconnects bounds consecutive failed attempts to resume a dropped stream; 0
@@ -45,6 +51,66 @@ type HTTPClient struct {
 
 	// sleep waits between reconnection attempts; tests replace it.
 	sleep func(ctx context.Context, d time.Duration) error
+}
+
+// An Authorizer adds authorization to the HTTP requests of an [HTTPClient] by wrapping
+// their round tripper; [auth.Flow] is one.
+type Authorizer interface {
+	Wrap(base http.RoundTripper) http.RoundTripper
+}
+
+// wrapAuth puts a in front of base, telling the errors of a's own from those of base
+// that a passes on: the connection reports the former as they are (see authFailure).
+func wrapAuth(a Authorizer, base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return authTagger{rt: a.Wrap(baseTagger{rt: base})}
+}
+
+// authFailure is an error of an [Authorizer]'s round tripper that is not its base's.
+type authFailure struct{ err error }
+
+func (e *authFailure) Error() string { return e.err.Error() }
+func (e *authFailure) Unwrap() error { return e.err }
+
+// baseError is an error of the base round tripper, on its way through an Authorizer.
+type baseError struct{ err error }
+
+func (e *baseError) Error() string { return e.err.Error() }
+func (e *baseError) Unwrap() error { return e.err }
+
+type baseTagger struct{ rt http.RoundTripper }
+
+func (t baseTagger) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.rt.RoundTrip(r)
+	if err != nil {
+		return nil, &baseError{err}
+	}
+	return resp, nil
+}
+
+func (t baseTagger) CloseIdleConnections() { closeIdle(t.rt) }
+
+type authTagger struct{ rt http.RoundTripper }
+
+func (t authTagger) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.rt.RoundTrip(r)
+	if err != nil {
+		if be, ok := errors.AsType[*baseError](err); ok {
+			return nil, be.err
+		}
+		return nil, &authFailure{err}
+	}
+	return resp, nil
+}
+
+func (t authTagger) CloseIdleConnections() { closeIdle(t.rt) }
+
+func closeIdle(rt http.RoundTripper) {
+	if c, ok := rt.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
 }
 
 // ErrUnreachable wraps the error of a request that could not reach the server at all
@@ -227,9 +293,14 @@ func (c *HTTPClient) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 		conn.ownClient = true
 		conn.gate = newRequestGate(MaxIdleConnsPerHost)
 	}
-	if conn.client.CheckRedirect == nil {
+	if conn.client.CheckRedirect == nil || c.Auth != nil {
 		hc := *conn.client // the caller's client stays as it is
-		hc.CheckRedirect = redirectWithinOrigin
+		if hc.CheckRedirect == nil {
+			hc.CheckRedirect = redirectWithinOrigin
+		}
+		if c.Auth != nil {
+			hc.Transport = wrapAuth(c.Auth, hc.Transport)
+		}
 		conn.client = &hc
 	}
 	if conn.max <= 0 {
@@ -505,6 +576,12 @@ func (c *HTTPClientConn) do(ctx context.Context, method string, body []byte, las
 		var redirect *RedirectError
 		if errors.As(err, &redirect) {
 			return nil, redirect // not the *url.Error around it, which repeats the URL
+		}
+		var af *authFailure
+		if errors.As(err, &af) {
+			// The Authorizer's own error (which may be a failure to reach an
+			// authorization server, not the MCP server), without the *url.Error around it.
+			return nil, af.err
 		}
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {

@@ -93,8 +93,17 @@ func run(ctx context.Context, scenario, version, url string) error {
 		OnRequest:       rn.answer,
 		Roots:           []mcp.Root{{URI: "file:///tmp/mcpi-conformance", Name: "conformance"}},
 	})
+	t := &transport.HTTPClient{URL: url, Logger: logger}
+	if strings.HasPrefix(scenario, "auth/") {
+		flow, done, err := authFlow(scenario, url, logger)
+		if err != nil {
+			return err
+		}
+		defer done()
+		t.Auth = flow
+	}
 	logf("connecting to %s at protocol %s", url, version)
-	s, err := c.Connect(ctx, &transport.HTTPClient{URL: url, Logger: logger})
+	s, err := c.Connect(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -148,6 +157,16 @@ func run(ctx context.Context, scenario, version, url string) error {
 	case "json-schema-2020-12-preservation":
 		return rn.schemaPreservation(ctx)
 	default:
+		if strings.HasPrefix(scenario, "auth/") {
+			// Every auth scenario checks the authorization, which the library ran when
+			// the server first answered 401; the calls after it may need more scope
+			// (auth/scope-step-up gates tools/call on mcp:write).
+			if _, err := rn.tools(ctx, "test-tool"); err != nil {
+				return err
+			}
+			_, err := rn.call(ctx, "test-tool", map[string]any{})
+			return err
+		}
 		logf("unknown scenario %q: listing tools only", scenario)
 		_, err := rn.tools(ctx)
 		return err
