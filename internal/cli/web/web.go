@@ -8,14 +8,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os/exec"
-	"runtime"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/cli/browser"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
@@ -116,7 +115,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if !opts.NoOpen {
 		open := opts.Open
 		if open == nil {
-			open = openBrowser
+			open = browser.Open
 		}
 		if err := open(url); err != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "could not open a browser (%s); open the URL above\n", look.Sentence(err))
@@ -157,22 +156,4 @@ func dialer(base *connect.Selection) web.Dialer {
 		}
 		return sess, web.Dialed{Name: resolved.Name, Transport: look.TransportName(resolved.Transport)}, nil
 	}
-}
-
-// openBrowser opens url with the platform's opener.
-func openBrowser(url string) error {
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", url)
-	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
-	default:
-		cmd = exec.Command("xdg-open", url)
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	go cmd.Wait()
-	return nil
 }
