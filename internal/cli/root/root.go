@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	authcmd "github.com/mcpi-dev/mcpi/internal/cli/auth"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/factory"
@@ -70,6 +71,7 @@ them (see "mcpi tools call --help" and "mcpi tasks --help").`,
 	sel.AddFlags(cmd.PersistentFlags())
 
 	cmd.AddCommand(
+		authcmd.NewCmd(f, sel),
 		tools.NewCmd(f, sel),
 		tasks.NewCmd(f, sel),
 		prompts.NewCmd(f),
@@ -89,6 +91,7 @@ func Main(ctx context.Context, ios *iostreams.IOStreams, args []string, version 
 	if eras, err := state.DefaultEras(); err == nil {
 		sel.Eras = eras
 	}
+	sel.Auth.OpenStore = state.OpenTokenStore
 	connect.Impl.Version = version
 	f := factory.New(ios, sel, version)
 	cmd := NewCmd(f, sel)

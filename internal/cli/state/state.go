@@ -97,7 +97,7 @@ func (s Server) String() string {
 // Flags returns the mcpi flags that select the server, quoted for a shell.
 func (s Server) Flags() string {
 	var parts []string
-	add := func(flag, v string) { parts = append(parts, flag, ShellQuote(v)) }
+	add := func(flag, v string) { parts = append(parts, flag, cmdutil.ShellQuote(v)) }
 	if s.Stdio != "" {
 		add("--stdio", s.Stdio)
 	}
@@ -120,16 +120,6 @@ func (s Server) Flags() string {
 		add("--server", s.Server)
 	}
 	return strings.Join(parts, " ")
-}
-
-// ShellQuote quotes s for a POSIX shell when it needs it.
-func ShellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Entry is one task mcpi left running.
@@ -348,7 +338,7 @@ func Remember(store *Store, sel *connect.Selection, tool string, t mcp.Task) (fe
 	if f := srv.Flags(); f != "" {
 		withFlags += " " + f
 	}
-	withFlags += " tasks result " + ShellQuote(t.TaskID)
+	withFlags += " tasks result " + cmdutil.ShellQuote(t.TaskID)
 	if store == nil {
 		if store, err = Default(); err != nil {
 			return withFlags, err
@@ -361,5 +351,5 @@ func Remember(store *Store, sel *connect.Selection, tool string, t mcp.Task) (fe
 	if err := store.Add(e); err != nil {
 		return withFlags, err
 	}
-	return "mcpi tasks result " + ShellQuote(t.TaskID), nil
+	return "mcpi tasks result " + cmdutil.ShellQuote(t.TaskID), nil
 }

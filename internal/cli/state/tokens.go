@@ -110,7 +110,7 @@ func (s *TokenFiles) read(path string) (*tokenFile, error) {
 
 // logoutCommand is the command that forgets server's tokens.
 func logoutCommand(server string) string {
-	return "mcpi auth logout --url " + ShellQuote(server)
+	return "mcpi auth logout --url " + cmdutil.ShellQuote(server)
 }
 
 // Save implements [auth.Store].
