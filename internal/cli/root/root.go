@@ -87,6 +87,12 @@ them (see "mcpi tools call --help" and "mcpi tasks --help").`,
 // Main runs mcpi with args and returns its exit code. Errors are printed on ios.ErrOut
 // as one sentence prefixed "mcpi: ".
 func Main(ctx context.Context, ios *iostreams.IOStreams, args []string, version string) int {
+	return mainWith(ctx, ios, args, version, nil)
+}
+
+// mainWith is Main; setup, if given, changes the factory and the selection before the
+// command runs (tests play the browser in place of the system one).
+func mainWith(ctx context.Context, ios *iostreams.IOStreams, args []string, version string, setup func(*cmdutil.Factory, *connect.Selection)) int {
 	sel := &connect.Selection{}
 	if eras, err := state.DefaultEras(); err == nil {
 		sel.Eras = eras
@@ -94,6 +100,9 @@ func Main(ctx context.Context, ios *iostreams.IOStreams, args []string, version 
 	sel.Auth.OpenStore = state.OpenTokenStore
 	connect.Impl.Version = version
 	f := factory.New(ios, sel, version)
+	if setup != nil {
+		setup(f, sel)
+	}
 	cmd := NewCmd(f, sel)
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
