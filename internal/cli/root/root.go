@@ -55,7 +55,7 @@ them (see "mcpi tools call --help" and "mcpi tasks --help").`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// On a terminal, mcpi alone opens the terminal inspector.
 			if f.IOStreams.IsStdinTTY() && f.IOStreams.IsStdoutTTY() {
-				return tuicmd.Run(cmd.Context(), &tuicmd.Options{IO: f.IOStreams, Sel: sel})
+				return tuicmd.Run(cmd.Context(), &tuicmd.Options{IO: f.IOStreams, Sel: sel, Browser: f.Browser})
 			}
 			return cmdutil.ShowHelp(cmd, args)
 		},
