@@ -137,14 +137,24 @@ func target(sel *connect.Selection) web.Target {
 	return web.Target{Stdio: sel.Stdio, URL: sel.URL, Headers: sel.Headers, Config: sel.Config, Server: sel.Server, Protocol: sel.Protocol}
 }
 
-// dialer opens the page's sessions with the command's limits and era memory.
+// dialer opens the page's sessions with the command's limits, era memory and token
+// store. A login shows on the tab, as a link the user opens: the page is the UI, so no
+// browser window is opened for it.
 func dialer(base *connect.Selection) web.Dialer {
-	return func(ctx context.Context, t web.Target, opts *client.Options) (*client.Session, web.Dialed, error) {
+	return func(ctx context.Context, t web.Target, opts *client.Options, login web.LoginFunc) (*client.Session, web.Dialed, error) {
 		sel := *base
 		sel.Stdio, sel.URL, sel.Headers, sel.Config, sel.Server, sel.Protocol = t.Stdio, t.URL, t.Headers, t.Config, t.Server, t.Protocol
-		// --env and --cwd belong to the command's own server.
+		// --env and --cwd belong to the command's own server, and so do a client's
+		// credentials.
 		if t.Stdio != base.Stdio || t.Config != base.Config || t.Server != base.Server {
 			sel.Env, sel.Cwd = nil, ""
+		}
+		if t.URL != base.URL || t.Config != base.Config || t.Server != base.Server {
+			sel.Auth.ClientID, sel.Auth.ClientSecret, sel.Auth.ClientCredentials = "", "", false
+		}
+		sel.Auth.Show = func(ctx context.Context, _, authURL string) error {
+			login(ctx, authURL)
+			return nil
 		}
 		resolved, err := sel.Resolve()
 		if err != nil {
