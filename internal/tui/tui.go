@@ -41,8 +41,9 @@ type Options struct {
 	// the caller's to close.
 	Reconnect func(ctx context.Context) (*client.Session, error)
 	// Logins brings the authorization URL of each login the sessions wait for (the
-	// server asked for OAuth, or for more scope, and no stored token would do): the
-	// screen shows it until a reconnection ends or the user puts it away.
+	// server asked for OAuth, or for more scope, and no stored token would do), and ""
+	// when it is over: the screen shows the URL until then, or until a reconnection
+	// ends or the user puts it away.
 	Logins <-chan string
 	// TaskTTL prefills the TTL of a task call; 0 means 60s, a negative value leaves it
 	// to the server.

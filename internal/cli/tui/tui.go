@@ -60,15 +60,23 @@ func Run(ctx context.Context, opts *Options) error {
 	line := cmdutil.ShowLogin(opts.IO, opts.Sel.Auth.NoBrowser, opts.browser)
 	logins := make(chan string, 1)
 	sel := *opts.Sel
-	sel.Auth.Show = func(ctx context.Context, server, authURL string) error {
+	sel.Auth.Show = func(login context.Context, server, authURL string) error {
 		if !inUI.Load() {
-			return line(ctx, server, authURL)
+			return line(login, server, authURL)
 		}
 		select {
 		case logins <- authURL:
-		case <-ctx.Done():
-			return context.Cause(ctx)
+		case <-login.Done():
+			return context.Cause(login)
 		}
+		// login ends with the login: the screen is put away then.
+		go func() {
+			<-login.Done()
+			select {
+			case logins <- "":
+			case <-ctx.Done():
+			}
+		}()
 		if !sel.Auth.NoBrowser {
 			_ = opts.browser(authURL) // the screen shows the URL for a browser that does not open
 		}
