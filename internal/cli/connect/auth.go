@@ -307,12 +307,9 @@ func (b *cancelBody) Close() error {
 // to through the metadata at its well-known URLs ([auth.Flow.Login]). The new token
 // replaces the stored one only once obtained.
 func (s *Selection) Login(ctx context.Context) (*Target, error) {
-	t, err := s.Resolve()
+	t, err := s.FlowTarget()
 	if err != nil {
 		return nil, err
-	}
-	if t.Flow == nil {
-		return nil, s.noFlow(t)
 	}
 	if s.Auth.ClientCredentials {
 		return t, t.Flow.Login(ctx)
@@ -333,12 +330,19 @@ func (s *Selection) Login(ctx context.Context) (*Target, error) {
 	return t, nil
 }
 
-// noFlow says why the target has no OAuth flow.
-func (s *Selection) noFlow(t *Target) error {
-	if t.URL != "" {
-		return cmdutil.UsageErrorf("an Authorization header is given for %s: mcpi logs in only where it is not", t.Name)
+// FlowTarget resolves the selection to a server mcpi logs in to: an HTTP server given
+// no Authorization header, whose Target has a Flow.
+func (s *Selection) FlowTarget() (*Target, error) {
+	t, err := s.Resolve()
+	switch {
+	case err != nil:
+		return nil, err
+	case t.Flow == nil && t.URL != "":
+		return nil, cmdutil.UsageErrorf("an Authorization header is given for %s, so mcpi does not log in to it", t.Name)
+	case t.Flow == nil:
+		return nil, cmdutil.UsageErrorf("OAuth is for HTTP servers: name one with --url (or --config and --server)")
 	}
-	return cmdutil.UsageErrorf("OAuth is for HTTP servers: name one with --url (or --config and --server)")
+	return t, nil
 }
 
 // flags returns the mcpi flags that name t's server, for messages.

@@ -195,10 +195,7 @@ func (s *Store) Load() ([]Entry, error) {
 		return nil, nil
 	}
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
+		err = withoutPath(err)
 		return nil, cmdutil.UsageErrorf("cannot read the state file %s: %v", s.Path, err)
 	}
 	var f file
@@ -276,11 +273,7 @@ func (s *Store) change(f func([]Entry) []Entry) error {
 
 // writeErr is the error of a state file that cannot be written.
 func (s *Store) writeErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return cmdutil.UsageErrorf("cannot write the state file %s: %v", s.Path, err)
+	return cmdutil.UsageErrorf("cannot write the state file %s: %v", s.Path, withoutPath(err))
 }
 
 // write replaces the file atomically: a temporary file in the same directory, renamed.
@@ -297,6 +290,16 @@ func (s *Store) write(entries []Entry) error {
 		return s.writeErr(err)
 	}
 	return nil
+}
+
+// withoutPath returns the error of a file operation without the path and operation
+// that *fs.PathError adds: the sentences around it name the file.
+func withoutPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // writeAtomic replaces path with data atomically: a temporary file (named by pattern) in

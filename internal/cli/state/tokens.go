@@ -87,10 +87,7 @@ func (s *TokenFiles) read(path string) (*tokenFile, error) {
 		return nil, err
 	}
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
+		err = withoutPath(err)
 		return nil, cmdutil.UsageErrorf("cannot read the token file %s: %v", path, err)
 	}
 	var f tokenFile
@@ -120,11 +117,7 @@ func (s *TokenFiles) Save(_ context.Context, server string, r *auth.Record) erro
 		return err
 	}
 	if err := writeAtomic(s.Path(server), ".token-*.json", append(data, '\n')); err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return cmdutil.UsageErrorf("cannot write the token file %s: %v", s.Path(server), err)
+		return cmdutil.UsageErrorf("cannot write the token file %s: %v", s.Path(server), withoutPath(err))
 	}
 	return nil
 }

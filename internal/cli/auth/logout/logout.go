@@ -46,12 +46,9 @@ func Run(ctx context.Context, opts *Options) error {
 	if !opts.Selection.IsSet() {
 		return cmdutil.UsageErrorf(`name the server to log out of with --url (or --config and --server); "mcpi auth status" lists them`)
 	}
-	t, err := opts.Selection.Resolve()
+	t, err := opts.Selection.FlowTarget()
 	if err != nil {
 		return err
-	}
-	if t.Flow == nil {
-		return cmdutil.UsageErrorf("%s is not logged in to through mcpi: give an HTTP server without an Authorization header", t.Name)
 	}
 	rec, err := t.Flow.Record(ctx)
 	if err != nil {

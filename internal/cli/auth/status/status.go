@@ -93,12 +93,9 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	var entries []Entry
 	if opts.Selection.IsSet() {
-		t, err := opts.Selection.Resolve()
+		t, err := opts.Selection.FlowTarget()
 		if err != nil {
 			return err
-		}
-		if t.Flow == nil {
-			return cmdutil.UsageErrorf("%s is not logged in to through mcpi: give an HTTP server without an Authorization header", t.Name)
 		}
 		rec, err := t.Flow.Record(ctx)
 		if err != nil {
