@@ -103,11 +103,19 @@ func Run(ctx context.Context, opts *Options) error {
 	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr().String(), srv.Token())
 	fmt.Fprintf(opts.IO.Out, "mcpi web: %s\n", url)
 	// The first tab: the selected server. Its failure shows on the page, which can
-	// connect elsewhere.
+	// connect elsewhere. Run waits for it before it returns (it writes on ErrOut), and
+	// ends it first: it may be waiting minutes for a login.
+	fctx, stopFirst := context.WithCancel(ctx)
+	firstDone := make(chan struct{})
 	go func() {
-		if _, err := srv.Open(ctx, target(opts.Sel)); err != nil {
+		defer close(firstDone)
+		if _, err := srv.Open(fctx, target(opts.Sel)); err != nil && fctx.Err() == nil {
 			fmt.Fprintf(opts.IO.ErrOut, "mcpi web: %s\n", look.Sentence(err))
 		}
+	}()
+	defer func() {
+		stopFirst()
+		<-firstDone
 	}()
 	if opts.Ready != nil {
 		opts.Ready(url)
