@@ -209,8 +209,29 @@ func TestAuthCLINoTerminal(t *testing.T) {
 		t.Errorf("more on stderr: %q", rest)
 	}
 
-	// A login nobody finishes: the sentence with the page to retry, exit 2.
+	// Scripts: a token of their own with --header (no flow runs), or the client
+	// credentials grant of a pre-registered client.
+	var token string
+	for _, h := range p.Guard.Seen() {
+		token = strings.TrimPrefix(h, "Bearer ")
+	}
+	if out, errOut, code := cli(t, false, never, "--url", p.URL, "--header", "Authorization=Bearer "+token, "--token-store", "keyring", "tools", "list"); code != 0 || !strings.Contains(out, "add") {
+		t.Errorf("--header with a token: exit %d\n%s%s", code, out, errOut)
+	}
+	p.AS.Set(func(s *oauthtest.Server) { s.Clients = map[string]string{"ci-bot": "s3cret"} })
 	_, _, _ = cli(t, false, nil, "auth", "logout", "--url", p.URL)
+	if out, errOut, code := cli(t, false, never, "--url", p.URL, "--client-id", "ci-bot", "--client-secret", "s3cret", "--client-credentials", "tools", "list"); code != 0 || !strings.Contains(out, "add") {
+		t.Errorf("--client-credentials: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, _, tokens := p.AS.Snapshot(); tokens[len(tokens)-1].Get("grant_type") != "client_credentials" {
+		t.Errorf("the last token request: %v", tokens[len(tokens)-1])
+	}
+	if _, errOut, code := cli(t, false, never, "--url", p.URL, "--client-secret", "s3cret", "tools", "list"); code != 2 || errOut != "mcpi: --client-secret needs --client-id\n" {
+		t.Errorf("--client-secret alone: exit %d, %q", code, errOut)
+	}
+
+	// A login nobody finishes: the sentence with the page to retry, exit 2.
+	_, _, _ = cli(t, false, nil, "auth", "logout", "--url", p.URL) // the client credentials' token
 	ios, _, _, errBuf := iostreams.Test()
 	ios.SetStdinTTY(true)
 	ios.SetStderrTTY(true)

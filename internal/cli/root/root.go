@@ -34,7 +34,8 @@ func NewCmd(f *cmdutil.Factory, sel *connect.Selection) *cobra.Command {
 		Long: `mcpi talks to an MCP server and shows what it offers.
 
 Name the server with --stdio "COMMAND ARGS", --url URL or --config FILE --server NAME;
-without any, mcpi talks to its embedded demo server.
+without any, mcpi talks to its embedded demo server. An HTTP server that asks for
+OAuth is logged in to in the browser, and the token kept (see "mcpi auth --help").
 
 Output is a table for people by default; --json prints the exact MCP result.
 Exit status: 0 success, 1 the server answered with an error (a tool result with
