@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/auth"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // Auth is how mcpi authorizes itself with HTTP servers that ask for OAuth (see package
@@ -225,11 +227,16 @@ func loginFirst(ctx context.Context, f *auth.Flow, rawURL string, headers http.H
 	if err != nil || !need {
 		return err
 	}
-	return probe(ctx, f, rawURL, headers)
+	err = probe(ctx, f, rawURL, headers)
+	if _, unreached := errors.AsType[*attemptError](err); unreached && ctx.Err() == nil {
+		return nil // connecting says why
+	}
+	return err
 }
 
-// probe sends a ping to the server through f, so that a 401 runs f's login. Failing to
-// reach the server is no error here: connecting reports it.
+// probe sends a ping to the server through f, so that a 401 runs f's login. A failure
+// to reach the server, or to hear from it within loginProbeTimeout, is an
+// *attemptError.
 func probe(ctx context.Context, f *auth.Flow, rawURL string, headers http.Header) error {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	defer base.CloseIdleConnections()
@@ -249,10 +256,6 @@ func probe(ctx context.Context, f *auth.Flow, rawURL string, headers http.Header
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := hc.Do(req)
 	if err != nil {
-		var unreached *attemptError
-		if errors.As(err, &unreached) && ctx.Err() == nil {
-			return nil
-		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err // the flow's own error, without the URL that its sentence names
@@ -275,8 +278,21 @@ type attemptBound struct {
 // attemptError is a failure to reach the server, or to hear from it in time.
 type attemptError struct{ err error }
 
-func (e *attemptError) Error() string { return e.err.Error() }
-func (e *attemptError) Unwrap() error { return e.err }
+func (e *attemptError) Error() string {
+	if errors.Is(e.err, context.DeadlineExceeded) {
+		return fmt.Sprintf("the server did not answer within %s", loginProbeTimeout)
+	}
+	return e.err.Error()
+}
+
+// Unwrap gives the cause, as transport.ErrUnreachable when nothing listens, so that
+// the sentence of a failed connection words it.
+func (e *attemptError) Unwrap() []error {
+	if op, ok := errors.AsType[*net.OpError](e.err); ok && op.Op == "dial" {
+		return []error{transport.ErrUnreachable, e.err}
+	}
+	return []error{e.err}
+}
 
 func (a attemptBound) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithTimeout(req.Context(), a.timeout)
