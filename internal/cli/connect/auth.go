@@ -1,7 +1,6 @@
 package connect
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -211,30 +210,51 @@ func needsToken(ctx context.Context, f *auth.Flow) (bool, error) {
 // connection [DefaultInitTimeout]; a user in the browser takes longer than either. Were
 // the login left to the first request's 401, the probe would be given up while the user
 // logs in, and the server initialized in the older era, or not at all. So one request
-// without a token asks first: a ping, sent through the flow, whose 401 runs the login
+// without a token asks first: a GET of the endpoint, sent through the flow, whose 401 runs the login
 // right here, bounded only by the login's own timeout (and ctx), with the challenge's
 // resource metadata and scope, exactly as a session's request would; the session then
 // starts with the token. Each attempt to reach the server is bounded by
 // loginProbeTimeout, so a server that does not answer costs no more than the probe it
-// would get anyway. A server that wants no token answers the ping: one round trip more,
-// paid only while no token is stored for it.
+// would get anyway. A server that wants no token answers the probe (a GET, no JSON-RPC
+// message): one round trip more, paid once, as the era memory then knows the server
+// is open.
 //
 // With a token stored nothing is asked. A token the server no longer takes, with none
 // to refresh it, is left to the session's first request: its login then has the
 // connection's time.
-func loginFirst(ctx context.Context, f *auth.Flow, rawURL string, headers http.Header) error {
+//
+// A server that answered the probe without wanting a token is remembered as open (in
+// the era memory, when there is one), so that the probe is paid once, not by every
+// command; a login the server asks for later, in a session, clears that.
+func loginFirst(ctx context.Context, f *auth.Flow, rawURL string, headers http.Header, mem OpenMemory, key string) error {
 	need, err := needsToken(ctx, f)
 	if err != nil || !need {
 		return err
+	}
+	if mem != nil && key != "" && mem.Open(key) {
+		return nil
 	}
 	err = probe(ctx, f, rawURL, headers)
 	if _, unreached := errors.AsType[*attemptError](err); unreached && ctx.Err() == nil {
 		return nil // connecting says why
 	}
+	if err == nil && mem != nil && key != "" {
+		// No login ran and no token came: the server answered without one.
+		if still, serr := needsToken(ctx, f); serr == nil && still {
+			_ = mem.RememberOpen(key, true) // a cache: failing costs a probe
+		}
+	}
 	return err
 }
 
-// probe sends a ping to the server through f, so that a 401 runs f's login. A failure
+// OpenMemory remembers the servers that answered without a token (see loginFirst);
+// [state.Eras] is one.
+type OpenMemory interface {
+	Open(server string) bool
+	RememberOpen(server string, open bool) error
+}
+
+// probe sends a GET of the endpoint through f, so that a 401 runs f's login. A failure
 // to reach the server, or to hear from it within loginProbeTimeout, is an
 // *attemptError.
 func probe(ctx context.Context, f *auth.Flow, rawURL string, headers http.Header) error {
@@ -244,16 +264,17 @@ func probe(ctx context.Context, f *auth.Flow, rawURL string, headers http.Header
 		Transport:     f.Wrap(attemptBound{rt: base, timeout: loginProbeTimeout}),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	body := []byte(`{"jsonrpc":"2.0","id":0,"method":"ping"}`)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(body))
+	// A GET of the endpoint, which sends no JSON-RPC message: a server that wants a
+	// token refuses it with 401 like any other request (and the flow logs in), one that
+	// does not answers it (405, 400, or a stream, closed at once).
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return err
 	}
 	for k, v := range headers {
 		req.Header[k] = v
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Accept", "text/event-stream")
 	resp, err := hc.Do(req)
 	if err != nil {
 		var ue *url.Error
@@ -262,7 +283,6 @@ func probe(ctx context.Context, f *auth.Flow, rawURL string, headers http.Header
 		}
 		return err
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	return nil
 }

@@ -87,14 +87,17 @@ func TestSlowLogin(t *testing.T) {
 }
 
 // A server that wants no token and never answers server/discover costs the probe's
-// time, not the login check's as well: the ping that asks whether it wants a token is
-// answered at once.
+// time, not the login check's as well: the GET that asks whether it wants a token is
+// answered at once, and sends no JSON-RPC message.
 func TestNoLoginNoWait(t *testing.T) {
 	srv := demo.New(&demo.Options{SideEffectDir: t.TempDir(), Legacy: true})
 	t.Cleanup(srv.Close)
 	h := srv.HTTPHandler(nil)
-	var pings atomic.Int32
+	var pings, gets atomic.Int32
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.Header.Get("Mcp-Session-Id") == "" {
+			gets.Add(1) // the login check's (the session's own stream names its session)
+		}
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		var m struct{ Method string }
@@ -119,8 +122,8 @@ func TestNoLoginNoWait(t *testing.T) {
 	}
 	defer sess.Close()
 	// The login check's bound (5 s) would show; a few round trips beside the probe do not.
-	if took := time.Since(start); took > probe+3*time.Second || sess.ProtocolVersion() != mcp.LatestProtocolVersion || pings.Load() != 1 {
-		t.Errorf("protocol %s after %v with %d pings; want %s after about %v, with one ping", sess.ProtocolVersion(), took, pings.Load(), mcp.LatestProtocolVersion, probe)
+	if took := time.Since(start); took > probe+3*time.Second || sess.ProtocolVersion() != mcp.LatestProtocolVersion || pings.Load() != 0 || gets.Load() != 1 {
+		t.Errorf("protocol %s after %v with %d pings and %d GETs; want %s after about %v, with one GET", sess.ProtocolVersion(), took, pings.Load(), gets.Load(), mcp.LatestProtocolVersion, probe)
 	}
 }
 

@@ -337,8 +337,12 @@ func (s *Selection) Connect(ctx context.Context, opts *client.Options) (*client.
 	if timeout <= 0 {
 		timeout = DefaultInitTimeout
 	}
+	var open OpenMemory
+	if m, ok := s.Eras.(OpenMemory); ok {
+		open = m
+	}
 	if t.Flow != nil && !s.Auth.ClientCredentials {
-		if err := loginFirst(ctx, t.Flow, t.URL, t.Header); err != nil {
+		if err := loginFirst(ctx, t.Flow, t.URL, t.Header, open, t.Key); err != nil {
 			return nil, &cmdutil.ConnectError{Target: t.Name, Err: err}
 		}
 	}
