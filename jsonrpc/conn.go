@@ -151,10 +151,9 @@ func newConn(ctx context.Context, cancel context.CancelCauseFunc, c Connection, 
 	return conn
 }
 
-// Serve handles m, a message its owner read from the connection of a [NewServingConn],
-// on the calling goroutine, as the reading goroutine of [NewConn] would have handled it:
-// a request's response is written before Serve returns.
-func (c *Conn) Serve(m Message) {
+// dispatch handles one message read: a response goes to its call, a notification is
+// handled in order, a request on a worker, or on the calling goroutine when inline.
+func (c *Conn) dispatch(m Message, inline bool) {
 	if c.opts.Tap != nil {
 		c.opts.Tap(Inbound, m)
 	}
@@ -162,12 +161,22 @@ func (c *Conn) Serve(m Message) {
 	case *Response:
 		c.deliver(m)
 	case *Request:
-		if m.IsNotification() {
+		switch {
+		case m.IsNotification():
 			c.handleNotification(m)
-		} else {
+		case inline:
 			c.serveRequest(c.beginRequest(m))
+		default:
+			c.startRequest(m)
 		}
 	}
+}
+
+// Serve handles m, a message its owner read from the connection of a [NewServingConn],
+// on the calling goroutine, as the reading goroutine of [NewConn] would have handled it:
+// a request's response is written before Serve returns.
+func (c *Conn) Serve(m Message) {
+	c.dispatch(m, true)
 }
 
 // Done is closed when the connection has ended.
@@ -345,19 +354,7 @@ func (c *Conn) readLoop() {
 			c.shutdown(closedBy(err))
 			return
 		}
-		if c.opts.Tap != nil {
-			c.opts.Tap(Inbound, m)
-		}
-		switch m := m.(type) {
-		case *Response:
-			c.deliver(m)
-		case *Request:
-			if m.IsNotification() {
-				c.handleNotification(m)
-			} else {
-				c.startRequest(m)
-			}
-		}
+		c.dispatch(m, false)
 	}
 }
 
