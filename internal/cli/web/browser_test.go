@@ -132,6 +132,16 @@ func value[T any](s *session, what string, a chromedp.Action[T]) T {
 	return v
 }
 
+// openTool shows the Tools view with the tool name selected.
+func openTool(name string) chromedp.Action[chromedp.Void] {
+	li := chromedp.CSS(`li[data-tool="` + name + `"]`)
+	return chromedp.Steps(
+		chromedp.Click(chromedp.CSS(`button[data-view="tools"]`)),
+		chromedp.WaitVisible(li),
+		chromedp.Click(li),
+	)
+}
+
 // waitJS polls a JavaScript expression until it is true.
 func waitJS(expr string) chromedp.Action[chromedp.Void] {
 	return chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(15*time.Second))
@@ -191,9 +201,7 @@ func TestBrowser(t *testing.T) {
 
 	// ask_task in 2026-07-28: its questions are the task's input requests.
 	s.run("ask_task in 2026-07-28",
-		chromedp.Click(chromedp.CSS(`button[data-view="tools"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="ask_task"]`)),
-		chromedp.Click(chromedp.CSS(`li[data-tool="ask_task"]`)),
+		openTool("ask_task"),
 		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
 		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#pending-badge`)),
@@ -243,9 +251,7 @@ func TestBrowser(t *testing.T) {
 
 	// The receiver role: ask_model_task makes mcpi run the sampling as a task (←).
 	s.run("the server's sampling task",
-		chromedp.Click(chromedp.CSS(`button[data-view="tools"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="ask_model_task"]`)),
-		chromedp.Click(chromedp.CSS(`li[data-tool="ask_model_task"]`)),
+		openTool("ask_model_task"),
 		chromedp.WaitVisible(chromedp.CSS(`input[name="prompt"]`)),
 		chromedp.SendKeys(chromedp.CSS(`input[name="prompt"]`), "Say hi"),
 		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
@@ -263,9 +269,7 @@ func TestBrowser(t *testing.T) {
 
 	// Cancel a task, with confirmation.
 	s.run("cancel side_effect_task",
-		chromedp.Click(chromedp.CSS(`button[data-view="tools"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="side_effect_task"]`)),
-		chromedp.Click(chromedp.CSS(`li[data-tool="side_effect_task"]`)),
+		openTool("side_effect_task"),
 		chromedp.WaitVisible(chromedp.CSS(`input[name="path"]`)),
 		chromedp.SendKeys(chromedp.CSS(`input[name="path"]`), "web-test"),
 		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "30"),
@@ -647,9 +651,7 @@ func TestBrowserForms(t *testing.T) {
 
 	// URL elicitation: the page offers to open the link, and says the user did.
 	s.run("URL elicitation",
-		chromedp.Click(chromedp.CSS(`button[data-view="tools"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="authorize"]`)),
-		chromedp.Click(chromedp.CSS(`li[data-tool="authorize"]`)),
+		openTool("authorize"),
 		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
 		chromedp.Evaluate[chromedp.Void](`window.__lastResult = undefined; window.open = (u) => { window.__opened = u; return null; }`),
 		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
