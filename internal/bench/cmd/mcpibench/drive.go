@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/bench"
+	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 // DriveOutput is what a driver (mcpi's, or a peer's) prints: one JSON object.
@@ -135,7 +136,17 @@ func driveMain(args []string) error {
 			return nil
 		}
 		if *workload == "ratio" {
-			return ratio(ctx, s, &out, *n, *warmup, *passes)
+			pinged := s
+			if s.Modern() {
+				// 2026-07-28 has no ping: the task round trip is set against the ping of
+				// a 2025-11-25 session to the same server, taken in turn with it.
+				t.Era = mcp.LatestProtocolVersion
+				if pinged, err = bench.Connect(ctx, t, nil); err != nil {
+					return fmt.Errorf("the 2025-11-25 session for the ping: %w", err)
+				}
+				defer pinged.Close()
+			}
+			return ratio(ctx, s, pinged, &out, *n, *warmup, *passes)
 		}
 		op, err := bench.WorkloadOp(s, *workload)
 		if err != nil {
@@ -189,10 +200,10 @@ func startProfile(path string) (func(), error) {
 	}, nil
 }
 
-// ratio times task and ping round trips in alternating blocks of 50 on one session: n of
-// each per pass.
-func ratio(ctx context.Context, s *client.Session, out *DriveOutput, n, warmup, passes int) error {
-	task, ping := bench.TaskOp(s), bench.PingOp(s)
+// ratio times task round trips on s and ping round trips on pinged (s itself in
+// 2025-11-25) in alternating blocks of 50: n of each per pass.
+func ratio(ctx context.Context, s, pinged *client.Session, out *DriveOutput, n, warmup, passes int) error {
+	task, ping := bench.TaskOp(s), bench.PingOp(pinged)
 	if _, err := bench.RoundTrips(ctx, warmup, task); err != nil {
 		return err
 	}
