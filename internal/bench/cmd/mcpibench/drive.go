@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 	"time"
 
@@ -46,8 +47,14 @@ func serveMain(args []string) error {
 	addr := fs.String("http", "", "serve Streamable HTTP at `ADDR` (loopback only; port 0 picks one) instead of stdio")
 	noStatus := fs.Bool("no-status", false, "never send notifications/tasks/status")
 	prof := fs.String("cpuprofile", "", "write a CPU profile to `FILE`")
+	traceOut := fs.String("trace", "", "write an execution trace to `FILE`")
 	_ = fs.Parse(args)
 	if stop, err := startProfile(*prof); err != nil {
+		return err
+	} else {
+		defer stop()
+	}
+	if stop, err := startTrace(*traceOut); err != nil {
 		return err
 	} else {
 		defer stop()
@@ -89,6 +96,7 @@ func driveMain(args []string) error {
 		gets      = fs.Int("gets", 2000, "receiver: tasks/get to time")
 		timeout   = fs.Duration("timeout", 5*time.Minute, "bound on the whole run")
 		prof      = fs.String("cpuprofile", "", "write a CPU profile of the measured passes to `FILE`")
+		traceOut  = fs.String("trace", "", "write an execution trace of the measured passes of a latency workload to `FILE` (go tool trace; it counts the goroutine hand-offs)")
 		heapProf  = fs.String("heapprofile", "", "receiver: write heap profiles to `FILE`.loaded and FILE.after")
 	)
 	_ = fs.Parse(args)
@@ -160,6 +168,11 @@ func driveMain(args []string) error {
 			return err
 		}
 		defer stop()
+		stopTrace, err := startTrace(*traceOut)
+		if err != nil {
+			return err
+		}
+		defer stopTrace()
 		for range *passes {
 			cpu := bench.SelfCPU()
 			d, err := bench.RoundTrips(ctx, *n, op)
@@ -196,6 +209,25 @@ func startProfile(path string) (func(), error) {
 	}
 	return func() {
 		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
+// startTrace starts an execution trace into path ("" for none) and returns its stop.
+func startTrace(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		trace.Stop()
 		f.Close()
 	}, nil
 }

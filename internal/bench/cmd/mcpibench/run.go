@@ -467,52 +467,75 @@ func (r *runner) ratio(ctx context.Context) {
 	}
 }
 
+// ratioOf runs the ratio workload of era over tr: mcpi's, and in 2025-11-25 the TS SDK
+// client's too (the same alternation in its own driver), the clients taking turns pass by
+// pass.
 func (r *runner) ratioOf(ctx context.Context, era, tr string) {
-	var ratios, tasks, pings []float64
+	clients := []string{cMCPI}
+	if era == "" && tr != bench.Pipe && r.available(cTS) {
+		clients = append(clients, cTS)
+	}
+	type figures struct{ ratios, tasks, pings []float64 }
+	got := map[string]*figures{}
+	failed := map[string]bool{}
 	for p := range r.cfg.Passes {
-		flags := []string{"-workload", "ratio", "-transport", tr, "-n", strconv.Itoa(r.cfg.TaskN), "-warmup", strconv.Itoa(r.cfg.Warmup), "-passes", "1"}
-		if era != "" {
-			flags = append(flags, "-era", era)
-		}
-		var stop func()
-		switch tr {
-		case bench.Stdio:
-			flags = append(flags, "-server", r.serverArgv(false))
-		case bench.HTTP:
-			url, s, err := r.startHTTP(ctx)
-			if err != nil {
-				r.fail("ratio %s %s: %v", tr, era, err)
-				return
+		for _, client := range clients {
+			if failed[client] {
+				continue
 			}
-			stop = s
-			flags = append(flags, "-url", url)
+			flags := []string{"-workload", "ratio", "-transport", tr, "-n", strconv.Itoa(r.cfg.TaskN), "-warmup", strconv.Itoa(r.cfg.Warmup), "-passes", "1"}
+			if era != "" {
+				flags = append(flags, "-era", era)
+			}
+			var stop func()
+			switch tr {
+			case bench.Stdio:
+				flags = append(flags, "-server", r.serverArgv(false))
+			case bench.HTTP:
+				url, s, err := r.startHTTP(ctx)
+				if err != nil {
+					r.fail("ratio %s %s: %v", tr, era, err)
+					return
+				}
+				stop = s
+				flags = append(flags, "-url", url)
+			}
+			r.logf("task ÷ ping over %s %s: %s, pass %d of %d", tr, cmp.Or(era, mcp.LatestProtocolVersion), client, p+1, r.cfg.Passes)
+			out, err := r.drive(ctx, r.driverArgv(client, flags...))
+			if stop != nil {
+				stop()
+			}
+			if err != nil {
+				r.fail("ratio %s %s %s: %v", tr, era, client, err)
+				failed[client] = true
+				continue
+			}
+			f := got[client]
+			if f == nil {
+				f = &figures{}
+				got[client] = f
+			}
+			f.ratios = append(f.ratios, out.PerOpUs...)
+			f.tasks = append(f.tasks, out.TaskUs...)
+			f.pings = append(f.pings, out.PingUs...)
 		}
-		r.logf("task ÷ ping over %s %s: mcpi, pass %d of %d", tr, cmp.Or(era, mcp.LatestProtocolVersion), p+1, r.cfg.Passes)
-		out, err := r.drive(ctx, r.driverArgv(cMCPI, flags...))
-		if stop != nil {
-			stop()
+	}
+	for _, client := range clients {
+		f := got[client]
+		if f == nil || len(f.ratios) == 0 {
+			continue
 		}
-		if err != nil {
-			r.fail("ratio %s %s: %v", tr, era, err)
-			break
+		add := func(metric, unit string, xs []float64) {
+			r.add(Figure{Workload: ratioName(era), Transport: tr, Metric: metric, Unit: unit, Client: client, Stats: bench.Summarize(xs)})
 		}
-		ratios = append(ratios, out.PerOpUs...)
-		tasks = append(tasks, out.TaskUs...)
-		pings = append(pings, out.PingUs...)
+		add("task round trip", "µs", f.tasks)
+		ping := "ping round trip"
+		if era != "" {
+			ping = "ping round trip (2025-11-25)"
+		}
+		add(ping, "µs", f.pings)
+		add("task ÷ ping", "", f.ratios)
 	}
-	if len(ratios) == 0 {
-		return
-	}
-	add := func(metric, unit string, xs []float64) {
-		r.add(Figure{Workload: ratioName(era), Transport: tr, Metric: metric, Unit: unit, Client: cMCPI, Stats: bench.Summarize(xs)})
-	}
-	add("task round trip", "µs", tasks)
-	ping := "ping round trip"
-	if era != "" {
-		ping = "ping round trip (2025-11-25)"
-	}
-	add(ping, "µs", pings)
-	add("task ÷ ping", "", ratios)
 }
 
 // bursts runs the burst workloads: C concurrent sleep_task {seconds} with and without
