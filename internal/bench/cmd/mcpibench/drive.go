@@ -80,6 +80,7 @@ func driveMain(args []string) error {
 	fs := flag.NewFlagSet("drive", flag.ExitOnError)
 	var (
 		workload  = fs.String("workload", "ping", "ping, call, task, ratio (task and ping alternately), burst or receiver")
+		ratioOf   = fs.String("ratio-of", "task", "ratio: the workload set against the ping (task, or call for a yardstick: one plain tools/call)")
 		transport = fs.String("transport", bench.Stdio, "pipe, stdio or http")
 		server    = fs.String("server", "", "stdio server command line as a JSON array")
 		url       = fs.String("url", "", "Streamable HTTP endpoint")
@@ -154,7 +155,11 @@ func driveMain(args []string) error {
 				}
 				defer pinged.Close()
 			}
-			return ratio(ctx, s, pinged, &out, *n, *warmup, *passes)
+			op, err := bench.WorkloadOp(s, *ratioOf)
+			if err != nil {
+				return err
+			}
+			return ratio(ctx, op, pinged, &out, *n, *warmup, *passes)
 		}
 		op, err := bench.WorkloadOp(s, *workload)
 		if err != nil {
@@ -232,10 +237,11 @@ func startTrace(path string) (func(), error) {
 	}, nil
 }
 
-// ratio times task round trips on s and ping round trips on pinged (s itself in
-// 2025-11-25) in alternating blocks of 50: n of each per pass.
-func ratio(ctx context.Context, s, pinged *client.Session, out *DriveOutput, n, warmup, passes int) error {
-	task, ping := bench.TaskOp(s), bench.PingOp(pinged)
+// ratio times round trips of task (of a session in either era) and ping round trips on
+// pinged (a session of 2025-11-25: the same one in that era) in alternating blocks of 50:
+// n of each per pass.
+func ratio(ctx context.Context, task bench.Op, pinged *client.Session, out *DriveOutput, n, warmup, passes int) error {
+	ping := bench.PingOp(pinged)
 	if _, err := bench.RoundTrips(ctx, warmup, task); err != nil {
 		return err
 	}
