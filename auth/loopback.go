@@ -125,13 +125,24 @@ func (l *Loopback) Authorize(ctx context.Context, authURL string) (url.Values, e
 	}
 }
 
-// Close stops listening.
+// closeGrace bounds how long Close waits for the page of a callback being answered.
+const closeGrace = 2 * time.Second
+
+// Close stops listening. A callback being answered gets its page (for up to two
+// seconds): a caller that closes as soon as Authorize returns must not leave the user's
+// browser with a broken connection.
 func (l *Loopback) Close() error {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.closed = true
-	if l.srv == nil {
+	srv := l.srv
+	l.mu.Unlock()
+	if srv == nil {
 		return nil
 	}
-	return l.srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		return srv.Close()
+	}
+	return nil
 }

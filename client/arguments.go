@@ -2,8 +2,8 @@ package client
 
 import (
 	"bytes"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -107,7 +107,6 @@ func fieldName(loc []string) string {
 	}
 	return b.String()
 }
-
 
 // jsonKind names the JSON type of v with an article: "a string", "an array".
 func jsonKind(v any) string {

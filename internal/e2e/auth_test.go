@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -28,40 +27,29 @@ import (
 // scope mcp:read, and tools/call mcp:tools as well. Its clock (the authorization
 // server's and the guard's) is the test's.
 type guardedDemo struct {
+	*oauthtest.Protected
 	as    *oauthtest.Server
 	guard *oauthtest.Guard
-	srv   *httptest.Server
 	mux   *http.ServeMux
 	url   string
 }
 
 func newGuardedDemo(t *testing.T, legacy bool, clock func() time.Time) *guardedDemo {
 	t.Helper()
-	g := &guardedDemo{as: oauthtest.NewServer(t)}
-	g.as.Now, g.as.ExpiresIn = clock, 10*time.Minute
-	g.as.ScopesSupported = []string{"mcp:read", "mcp:tools", "offline_access"}
-	g.srv = httptest.NewUnstartedServer(nil)
-	g.url = "http://" + g.srv.Listener.Addr().String() + "/mcp"
-	as := g.as
-	g.guard = &oauthtest.Guard{
-		Resource:        g.url,
-		AS:              func() *oauthtest.Server { return as },
-		ScopesSupported: []string{"mcp:read"},
-		Now:             clock,
-		Required: func(method string) []string {
+	srv := demo.New(&demo.Options{SideEffectDir: t.TempDir(), Legacy: legacy})
+	p := oauthtest.Protect(t, srv.HTTPHandler(nil), func(p *oauthtest.Protected) {
+		p.AS.Now, p.AS.ExpiresIn = clock, 10*time.Minute
+		p.AS.ScopesSupported = []string{"mcp:read", "mcp:tools", "offline_access"}
+		p.Guard.ScopesSupported = []string{"mcp:read"}
+		p.Guard.Now = clock
+		p.Guard.Required = func(method string) []string {
 			if method == mcp.MethodToolsCall {
 				return []string{"mcp:read", "mcp:tools"}
 			}
 			return []string{"mcp:read"}
-		},
-	}
-	srv := demo.New(&demo.Options{SideEffectDir: t.TempDir(), Legacy: legacy})
-	g.mux = http.NewServeMux()
-	g.mux.Handle("/", g.guard.Handler(srv.HTTPHandler(nil)))
-	g.srv.Config.Handler = g.mux
-	g.srv.Start()
-	t.Cleanup(g.srv.Close)
-	return g
+		}
+	})
+	return &guardedDemo{Protected: p, as: p.AS, guard: p.Guard, mux: p.Mux, url: p.URL}
 }
 
 // playUser opens the authorization URL as a browser would, following the redirects to

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/auth"
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -157,6 +158,17 @@ func TestSentence(t *testing.T) {
 		{&jsonrpc.CallError{Method: "initialize", Op: jsonrpc.OpSend, Err: &transport.RedirectError{URL: "http://a/mcp", Location: "https://b/mcp"}},
 			"the server redirected to https://b/mcp, another origin, which mcpi does not follow with your headers and session (name it with --url if you trust it)"},
 		{errors.New("something else"), "something else"},
+		// The OAuth flow's errors, without the layers around them.
+		{&jsonrpc.CallError{Method: "server/discover", Op: jsonrpc.OpSend, Err: fmt.Errorf("preparing the redirect: %w", &auth.TimeoutError{URL: "https://as/authorize?x=1", Timeout: 5 * time.Minute})},
+			"the login was not finished within 5m00s (its page was https://as/authorize?x=1); a new one starts at the next try"},
+		{fmt.Errorf("tools/list: %w", &auth.OAuthError{What: "token endpoint", Code: "invalid_client", Description: "unknown client"}),
+			"the OAuth login failed: the token endpoint refused: invalid_client (unknown client)"},
+		{fmt.Errorf("x: %w", &auth.MetadataError{What: "authorization server metadata", Tried: []string{"https://as/.well-known/oauth-authorization-server"},
+			Err: &auth.ResponseError{What: "authorization server metadata", URL: "https://as/x", StatusCode: 500, ContentType: "text/html"}}),
+			"the OAuth login failed: no authorization server metadata found at https://as/.well-known/oauth-authorization-server: the authorization server metadata https://as/x answered HTTP 500 with a text/html document, not JSON"},
+		{fmt.Errorf("tools/call: %w", &auth.StepUpError{Scope: "admin", Attempts: 1}),
+			`the server still refuses the request for lack of scope "admin" after a re-authorization for it`},
+		{fmt.Errorf("x: %w", auth.ErrStateMismatch), "the OAuth login failed: " + auth.ErrStateMismatch.Error()},
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcpi-dev/mcpi/auth"
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/transport"
@@ -38,6 +39,8 @@ func Sentence(err error) string {
 		return arg.Error()
 	case errors.As(err, &support):
 		return support.Error()
+	case authError(err) != nil:
+		return AuthSentence(err)
 	case errors.As(err, &moved):
 		return fmt.Sprintf("the server redirected to %s, another origin, which mcpi does not follow with your headers and session (name it with --url if you trust it)", moved.Location)
 	case errors.As(err, &timeout):
@@ -127,4 +130,54 @@ func ExitDetail(err error) string {
 		detail += "; its last output: " + strings.Join(exit.Stderr, " | ")
 	}
 	return detail
+}
+
+// authError returns the outermost error of the OAuth flow (package auth) in err's tree,
+// or nil: the flow's own errors are sentences that name the URLs and issuers concerned,
+// and the layers around them (the request that met the 401, a discovery step) add
+// nothing the user needs.
+func authError(err error) error {
+	switch err.(type) {
+	case nil:
+		return nil
+	case *auth.IssuerError, *auth.InsecureURLError, *auth.ResourceMismatchError, *auth.ResponseError,
+		*auth.OAuthError, *auth.MetadataError, *auth.TimeoutError, *auth.StepUpError:
+		return err
+	}
+	switch err {
+	case auth.ErrNoBrowser, auth.ErrStateMismatch, auth.ErrNoPKCE, auth.ErrNoRegistration, auth.ErrTokenRejected:
+		return err
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return authError(u.Unwrap())
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if a := authError(e); a != nil {
+				return a
+			}
+		}
+	}
+	return nil
+}
+
+// AuthSentence words an error of the OAuth flow, or returns "" for another error. A
+// login the user did not finish in time says so with the page it was at; a refusal for
+// lack of scope, or of a token just issued, stands alone; the rest say that the login
+// failed, and why.
+func AuthSentence(err error) string {
+	a := authError(err)
+	var timeout *auth.TimeoutError
+	switch {
+	case a == nil:
+		return ""
+	case errors.As(a, &timeout):
+		return fmt.Sprintf("the login was not finished within %s (its page was %s); a new one starts at the next try", Duration(timeout.Timeout), timeout.URL)
+	case a == auth.ErrTokenRejected:
+		return a.Error()
+	}
+	if _, ok := a.(*auth.StepUpError); ok {
+		return a.Error()
+	}
+	return "the OAuth login failed: " + a.Error()
 }

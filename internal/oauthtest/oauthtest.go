@@ -510,3 +510,33 @@ func (s *Server) Revoke(access string) {
 	defer s.mu.Unlock()
 	delete(s.tokens, access)
 }
+
+// Protected is an MCP server's handler behind a [Guard], with an authorization server
+// of its own, served on a loopback port until the test ends.
+type Protected struct {
+	AS    *Server
+	Guard *Guard
+	// Mux routes the server's paths: the guarded handler at "/", and whatever a test
+	// adds beside it.
+	Mux *http.ServeMux
+	// URL is the MCP endpoint, http://127.0.0.1:PORT/mcp.
+	URL string
+}
+
+// Protect serves next at /mcp behind a guard whose tokens must be issued for that URL
+// by a new authorization server. configure, if given, sets the knobs of both before
+// the first request.
+func Protect(t interface{ Cleanup(func()) }, next http.Handler, configure func(p *Protected)) *Protected {
+	srv := httptest.NewUnstartedServer(nil)
+	p := &Protected{AS: NewServer(t), Mux: http.NewServeMux(), URL: "http://" + srv.Listener.Addr().String() + "/mcp"}
+	as := p.AS
+	p.Guard = &Guard{Resource: p.URL, AS: func() *Server { return as }}
+	if configure != nil {
+		configure(p)
+	}
+	p.Mux.Handle("/", p.Guard.Handler(next))
+	srv.Config.Handler = p.Mux
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return p
+}

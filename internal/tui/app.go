@@ -89,6 +89,9 @@ type Model struct {
 
 	conn    connState
 	connErr error
+	// login is the authorization URL of the login the session waits for, shown until
+	// the reconnection ends or the user puts it away (esc).
+	login string
 
 	tools     *toolsview.Model
 	tasks     *tasksview.Model
@@ -170,7 +173,11 @@ func listenForChanges(ctx context.Context, sess *client.Session) {
 
 // Init starts the event pump, the clock, and the first listings.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(ui.Listen(m.sub, m.gen), ui.Tick(time.Second), m.tools.Init(), m.resources.Init(), m.prompts.Init())
+	cmds := []tea.Cmd{ui.Listen(m.sub, m.gen), ui.Tick(time.Second), m.tools.Init(), m.resources.Init(), m.prompts.Init()}
+	if m.opts.Logins != nil {
+		cmds = append(cmds, listenLogins(m.ctx, m.opts.Logins))
+	}
+	return tea.Batch(cmds...)
 }
 
 // Active is the tab shown.
@@ -201,6 +208,21 @@ var (
 type reconnectedMsg struct {
 	sess *client.Session
 	err  error
+}
+
+// loginMsg is the authorization URL of a login a reconnection waits for.
+type loginMsg struct{ url string }
+
+// listenLogins waits for the next login URL.
+func listenLogins(ctx context.Context, logins <-chan string) tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case u := <-logins:
+			return loginMsg{url: u}
+		case <-ctx.Done():
+			return nil
+		}
+	}
 }
 
 // Update routes a message: keys and the mouse to the active view (after the global
@@ -244,7 +266,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case ui.TaskStartedMsg:
 		m.active = TabTasks
 		return m.tasks.Update(msg)
+	case loginMsg:
+		m.login = msg.url
+		return listenLogins(m.ctx, m.opts.Logins)
 	case reconnectedMsg:
+		m.login = ""
 		if msg.err != nil {
 			m.conn = disconnected
 			if m.sess.Err() == nil {
@@ -300,6 +326,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.fullHelp = false
 		return nil
 	}
+	if m.login != "" && msg.String() == "esc" {
+		m.login = ""
+		return nil
+	}
 	if key.Matches(msg, keyAltTabs) {
 		m.active = Tab(msg.String()[len(msg.String())-1] - '1')
 		return nil
@@ -336,9 +366,7 @@ func (m *Model) reconnect() tea.Cmd {
 	m.conn = reconnecting
 	ctx, f := m.ctx, m.opts.Reconnect
 	return func() tea.Msg {
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		s, err := f(cctx)
+		s, err := f(ctx)
 		return reconnectedMsg{sess: s, err: err}
 	}
 }
@@ -394,9 +422,12 @@ func (m *Model) View() string {
 		parts = append(parts, m.tabBar(w))
 	}
 	if l.body > 0 {
-		if m.fullHelp {
+		switch {
+		case m.fullHelp:
 			parts = append(parts, m.fullHelpView(w, l.body))
-		} else {
+		case m.login != "":
+			parts = append(parts, m.loginView(w, l.body))
+		default:
 			parts = append(parts, ui.Stack(w, l.body, m.views[m.active].View()))
 		}
 	}
@@ -409,6 +440,25 @@ func (m *Model) View() string {
 		parts = append(parts, m.helpLine(w))
 	}
 	return ui.Stack(w, m.height, strings.Join(parts, "\n"))
+}
+
+// loginView is the screen of a reconnection that waits for the user to log in: the
+// authorization URL whole, wrapped (mcpi has opened it in the browser, where it could),
+// and what happens next.
+func (m *Model) loginView(w, h int) string {
+	lines := []string{
+		ui.Warn.Render("Authorization needed"),
+		"",
+		"The server wants you to log in (OAuth). Open this page in a browser, if it did not open:",
+		"",
+	}
+	lines = append(lines, ui.Wrap(m.login, max(w, 1))...)
+	next := "mcpi goes on once you have logged in; esc puts this away."
+	if m.conn == reconnecting {
+		next = "mcpi reconnects once you have logged in; q quits."
+	}
+	lines = append(lines, "", ui.Dim.Render(next))
+	return ui.Block(lines, w, h)
 }
 
 func (m *Model) tabBar(w int) string {

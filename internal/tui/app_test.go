@@ -430,3 +430,46 @@ func TestEverySizeEveryView(t *testing.T) {
 		d.Send(tea.WindowSizeMsg{Width: 100, Height: 30})
 	}
 }
+
+// A reconnection that waits for a login shows its authorization URL whole, and the
+// views again once it has reconnected.
+func TestReconnectLogin(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	logins := make(chan string, 1)
+	release := make(chan struct{})
+	var opened *client.Session
+	t.Cleanup(func() {
+		if opened != nil {
+			opened.Close()
+		}
+	})
+	const authURL = "https://as.example.com/authorize?client_id=mcpi-client&redirect_uri=http%3A%2F%2F127.0.0.1%3A40969%2Fcallback&state=0123456789abcdefghijklmnopqrstuvwxyz"
+	m := tui.New(tuitest.Context(t), sess, tui.Options{
+		Server: "demo", Transport: "Streamable HTTP", Logins: logins,
+		Reconnect: func(ctx context.Context) (*client.Session, error) {
+			logins <- authURL
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			s, err := tuitest.Dial(tuitest.Demo())
+			opened = s
+			return s, err
+		},
+	})
+	d := tuitest.New(t, m)
+	d.Send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	d.Run(m.Init())
+	d.WaitLine("▸ add", "forbidden")
+	sess.Close()
+	d.WaitText("press R to reconnect")
+	d.Key("R")
+	screen := d.WaitText("◌ authorization needed", "Authorization needed", "mcpi reconnects once you have logged in")
+	if got := strings.Join(strings.Fields(strings.ReplaceAll(screen, "│", "")), ""); !strings.Contains(got, authURL) {
+		t.Errorf("the URL is not on the screen whole:\n%s", screen)
+	}
+	close(release)
+	d.WaitText("● connected", "reconnected: a new session")
+	d.WaitLine("▸ add", "forbidden")
+}

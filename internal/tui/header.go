@@ -122,10 +122,12 @@ func flags(pairs ...any) string {
 func (m *Model) headerView(w int) string {
 	init := m.sess.InitializeResult()
 	var state string
-	switch m.conn {
-	case connected:
+	switch {
+	case m.conn == connected:
 		state = ui.OK.Render("● connected")
-	case reconnecting:
+	case m.conn == reconnecting && m.login != "":
+		state = ui.Warn.Render("◌ authorization needed")
+	case m.conn == reconnecting:
 		state = ui.Warn.Render("◌ reconnecting…")
 	default:
 		state = ui.Error.Render("○ disconnected")

@@ -36,9 +36,15 @@ type Options struct {
 	// the declaration of a session opened with [ClientOptions].
 	ClientCapabilities *mcp.ClientCapabilities
 	// Reconnect opens a new session with the same server (with [ClientOptions]); nil
-	// turns reconnecting off. Sessions it opens are closed when Run returns; the one
-	// given to Run is the caller's to close.
+	// turns reconnecting off. It bounds its own wait: a login it waits for may take
+	// minutes. Sessions it opens are closed when Run returns; the one given to Run is
+	// the caller's to close.
 	Reconnect func(ctx context.Context) (*client.Session, error)
+	// Logins brings the authorization URL of each login the sessions wait for (the
+	// server asked for OAuth, or for more scope, and no stored token would do), and ""
+	// when it is over: the screen shows the URL until then, or until a reconnection
+	// ends or the user puts it away.
+	Logins <-chan string
 	// TaskTTL prefills the TTL of a task call; 0 means 60s, a negative value leaves it
 	// to the server.
 	TaskTTL time.Duration

@@ -51,10 +51,13 @@ type connInfo struct {
 	Name      string `json:"name"`
 	Transport string `json:"transport"`
 	Target    Target `json:"target"`
-	// State is "connecting", "connected", "closed" or "failed"; Error says why, for the
-	// last two.
+	// State is "connecting", "authorizing" (waiting for the user to log in),
+	// "connected", "closed" or "failed"; Error says why, for the last two.
 	State string `json:"state"`
 	Error string `json:"error,omitempty"`
+	// AuthURL is the authorization URL of the login the connection waits for: while
+	// authorizing, or while connected (a token to renew, more scope to ask for).
+	AuthURL string `json:"authURL,omitempty"`
 	// What the server said of itself.
 	Protocol     string                  `json:"protocol,omitempty"`
 	Era          string                  `json:"era,omitempty"`
@@ -235,10 +238,10 @@ func clientOptions() *client.Options {
 
 // dial opens (or reopens) the connection's session and starts following its events.
 func (c *conn) dial(ctx context.Context) error {
-	sess, d, err := c.s.opts.Dial(ctx, c.target, clientOptions())
+	sess, d, err := c.s.opts.Dial(ctx, c.target, clientOptions(), c.login)
 	c.mu.Lock()
 	if err != nil {
-		c.info.State, c.info.Error = "failed", look.Sentence(err)
+		c.info.State, c.info.Error, c.info.AuthURL = "failed", look.Sentence(err), ""
 		c.mu.Unlock()
 		c.publishInfo()
 		return err
@@ -284,6 +287,32 @@ func dialect(sess *client.Session) string {
 		return mcp.ProtocolVersion20260728
 	}
 	return mcp.LatestProtocolVersion
+}
+
+// login shows the authorization URL of a login on the tab until ctx ends (the login
+// succeeded, failed or timed out); a tab still dialing is "authorizing" meanwhile.
+func (c *conn) login(ctx context.Context, authURL string) {
+	c.mu.Lock()
+	c.info.AuthURL = authURL
+	if c.info.State != "connected" {
+		c.info.State, c.info.Error = "authorizing", ""
+	}
+	c.mu.Unlock()
+	c.publishInfo()
+	context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		changed := c.info.AuthURL == authURL
+		if changed {
+			c.info.AuthURL = ""
+			if c.info.State == "authorizing" {
+				c.info.State = "connecting"
+			}
+		}
+		c.mu.Unlock()
+		if changed {
+			c.publishInfo()
+		}
+	})
 }
 
 func (c *conn) close() {

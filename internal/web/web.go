@@ -54,8 +54,14 @@ type Dialed struct {
 }
 
 // A Dialer opens a session with t, with the client options it is given (the web front
-// end's: every capability, receiver tasks on, no OnRequest).
-type Dialer func(ctx context.Context, t Target, opts *client.Options) (*client.Session, Dialed, error)
+// end's: every capability, receiver tasks on, no OnRequest). When the server wants the
+// user to log in (OAuth), the session calls login with the authorization URL, which the
+// tab shows as a link, and a context that ends with the login; the session waits for
+// it. That may happen while dialing, or later (a token to renew, more scope to ask for).
+type Dialer func(ctx context.Context, t Target, opts *client.Options, login LoginFunc) (*client.Session, Dialed, error)
+
+// LoginFunc shows the user the authorization URL of a login, until ctx ends.
+type LoginFunc func(ctx context.Context, authURL string)
 
 // Options configure a [Server].
 type Options struct {

@@ -25,7 +25,7 @@ import (
 // demoDialer connects every target to a fresh demo server over an in-memory pipe; a
 // target with a URL fails, as an unreachable server would.
 func demoDialer(t testing.TB, opts *demo.Options) web.Dialer {
-	return func(ctx context.Context, tg web.Target, co *client.Options) (*client.Session, web.Dialed, error) {
+	return func(ctx context.Context, tg web.Target, co *client.Options, _ web.LoginFunc) (*client.Session, web.Dialed, error) {
 		if tg.URL != "" {
 			return nil, web.Dialed{}, &net404{tg.URL}
 		}

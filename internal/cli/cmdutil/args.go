@@ -59,3 +59,13 @@ func ShowHelp(cmd *cobra.Command, args []string) error {
 func AnswersFlag(cmd *cobra.Command, file *string) {
 	cmd.Flags().StringVar(file, "answers", "", "answer the server's elicitation and sampling requests from `FILE`")
 }
+
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/auth"
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -259,10 +260,13 @@ func describe(err error) (sentence string, code int) {
 		task     *TaskError
 		end      *client.TaskEndError
 		intr     *InterruptedTaskError
+		login    *LoginNeededError
 	)
 	switch {
 	case err == nil:
 		return "", ExitOK
+	case errors.As(err, &login):
+		return login.Error(), ExitUsage
 	case errors.As(err, &usage):
 		return usage.Msg, ExitUsage
 	case errors.As(err, &cfg):
@@ -464,6 +468,9 @@ func describeConnect(e *ConnectError) string {
 	if msg, ok := describeEra(e.Err); ok {
 		return msg
 	}
+	if msg := describeLogin(e); msg != "" {
+		return msg
+	}
 	switch {
 	case errors.As(e.Err, &execErr):
 		switch {
@@ -502,6 +509,24 @@ func describeConnect(e *ConnectError) string {
 		with = e.who()
 	}
 	return fmt.Sprintf("cannot start a session with %s: %s", with, look.Sentence(e.Err))
+}
+
+// describeLogin words a failed OAuth login of the server e names, with the way out
+// the CLI offers; "" when e is not about a login.
+func describeLogin(e *ConnectError) string {
+	msg := look.AuthSentence(e.Err)
+	var timeout *auth.TimeoutError
+	switch {
+	case msg == "":
+		return ""
+	case errors.As(e.Err, &timeout):
+		return fmt.Sprintf("the login to %s was not finished within %s (its page was %s); run the command again to start a new one (--no-browser prints its URL)", e.Target, look.Duration(timeout.Timeout), timeout.URL)
+	case errors.As(e.Err, new(*auth.MetadataError)), errors.Is(e.Err, auth.ErrNoRegistration):
+		// A server that answers 401 for credentials of another kind (an API key) has
+		// no OAuth metadata to find.
+		return msg + " (if the server wants credentials of another kind, pass them with --header)"
+	}
+	return msg
 }
 
 func quoteList(names []string) string {

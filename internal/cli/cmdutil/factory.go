@@ -14,4 +14,7 @@ type Factory struct {
 	Version   string
 	// Connect opens a session with the server the user selected.
 	Connect ConnectFunc
+	// Browser opens a URL in the user's web browser (an OAuth login's authorization
+	// page); tests play the browser in its place.
+	Browser func(url string) error
 }

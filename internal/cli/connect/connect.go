@@ -21,6 +21,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcpi-dev/mcpi/auth"
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
@@ -61,6 +62,8 @@ type Selection struct {
 	// Eras, when set, remembers the version each server spoke, so that the next command
 	// does not probe a server of the 2025-11-25 era again.
 	Eras EraMemory
+	// Auth is how HTTP servers that ask for OAuth are logged in to.
+	Auth Auth
 }
 
 // EraMemory remembers the protocol version a server spoke last. Server is
@@ -199,6 +202,7 @@ func (s *Selection) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&s.Server, "server", "", "use the server `NAME` of the --config file")
 	fs.StringVar(&s.Protocol, "protocol", client.ProtocolAuto, "the protocol `VERSION`: 2025-11-25 (initialize), 2026-07-28 (server/discover, no session), or auto (whichever the server speaks, 2026-07-28 first)")
 	s.Limits.addFlags(fs)
+	s.Auth.addFlags(fs)
 }
 
 // IsSet reports whether any selection flag was given.
@@ -220,6 +224,12 @@ type Target struct {
 	// Key names the server for [EraMemory]: its command line and directory, or its URL;
 	// "" for the embedded demo server.
 	Key string
+	// URL and Header are an HTTP server's URL and the headers sent to it.
+	URL    string
+	Header http.Header
+	// Flow is an HTTP server's OAuth flow: nil for other servers, and for one given an
+	// Authorization header.
+	Flow *auth.Flow
 }
 
 // Resolve checks the flags and returns the transport they select, without connecting.
@@ -241,6 +251,8 @@ func (s *Selection) Resolve() (*Target, error) {
 		return nil, cmdutil.UsageErrorf("--env and --cwd apply to a stdio server, not to --url")
 	case s.Stdio != "" && len(s.Headers) > 0:
 		return nil, cmdutil.UsageErrorf("--header applies to an HTTP server, not to --stdio")
+	case s.Stdio != "" && (s.Auth.ClientID != "" || s.Auth.ClientCredentials):
+		return nil, cmdutil.UsageErrorf("--client-id and --client-credentials apply to an HTTP server, not to --stdio")
 	}
 	env, err := pairs("--env", s.Env)
 	if err != nil {
@@ -287,7 +299,20 @@ func (s *Selection) http(rawURL string, headers http.Header) (*Target, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, cmdutil.UsageErrorf("%q is not a server URL: give an http:// or https:// URL", rawURL)
 	}
-	return &Target{Transport: &transport.HTTPClient{URL: rawURL, Header: headers, MaxMessageSize: s.Limits.MaxMessageSize}, Name: rawURL, Key: "http " + rawURL}, nil
+	if err := s.Auth.check(headers.Get("Authorization") != ""); err != nil {
+		return nil, err
+	}
+	ht := &transport.HTTPClient{URL: rawURL, Header: headers, MaxMessageSize: s.Limits.MaxMessageSize}
+	t := &Target{Transport: ht, Name: rawURL, Key: "http " + rawURL, URL: rawURL, Header: headers}
+	if headers.Get("Authorization") == "" {
+		// An Authorization header is the user's credential: the flow would never
+		// replace it, and must not send a token of its own beside it.
+		if t.Flow, err = s.Auth.flow(rawURL, s.flags(t), false); err != nil {
+			return nil, err
+		}
+		ht.Auth = t.Flow
+	}
+	return t, nil
 }
 
 func embedded() *Target {
@@ -311,6 +336,15 @@ func (s *Selection) Connect(ctx context.Context, opts *client.Options) (*client.
 	timeout := s.InitTimeout
 	if timeout <= 0 {
 		timeout = DefaultInitTimeout
+	}
+	var open OpenMemory
+	if m, ok := s.Eras.(OpenMemory); ok {
+		open = m
+	}
+	if t.Flow != nil && !s.Auth.ClientCredentials {
+		if err := loginFirst(ctx, t.Flow, t.URL, t.Header, open, t.Key); err != nil {
+			return nil, &cmdutil.ConnectError{Target: t.Name, Err: err}
+		}
 	}
 	rec := &recorder{Transport: t.Transport}
 	ictx, cancel := context.WithTimeout(ctx, timeout)

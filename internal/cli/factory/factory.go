@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/answers"
+	"github.com/mcpi-dev/mcpi/internal/cli/browser"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
@@ -20,8 +21,13 @@ import (
 
 // New returns a factory whose Connect opens a session with the server sel selects
 // (read when Connect is called, so flags may fill sel in later).
+// Its Browser is the system browser, which a login opens on a terminal.
 func New(ios *iostreams.IOStreams, sel *connect.Selection, version string) *cmdutil.Factory {
-	return &cmdutil.Factory{IOStreams: ios, Version: version, Connect: newWiring(ios, sel).connect}
+	f := &cmdutil.Factory{IOStreams: ios, Version: version, Browser: browser.Open}
+	w := newWiring(ios, sel)
+	w.browser = func(url string) error { return f.Browser(url) }
+	f.Connect = w.connect
+	return f
 }
 
 // wiring opens the sessions of one mcpi invocation.
@@ -33,6 +39,8 @@ type wiring struct {
 	prompt *prompt.Answerer
 	// ask is prompt.Ask; tests make it slower.
 	ask func(context.Context, *client.Request)
+	// browser opens the authorization page of a login.
+	browser func(url string) error
 }
 
 func newWiring(ios *iostreams.IOStreams, sel *connect.Selection) *wiring {
@@ -51,7 +59,11 @@ func (w *wiring) connect(ctx context.Context, policy cmdutil.RequestPolicy) (*cm
 		}
 		h.answers = set
 	}
-	sess, err := w.sel.Connect(ctx, &client.Options{OnRequest: h.handle, Receiver: ReceiverOptions()})
+	// A login is shown on the terminal, if there is one; the flags are read now that
+	// they are parsed.
+	sel := *w.sel
+	sel.Auth.Show = cmdutil.ShowLogin(w.io, sel.Auth.NoBrowser, w.browser)
+	sess, err := sel.Connect(ctx, &client.Options{OnRequest: h.handle, Receiver: ReceiverOptions()})
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	authcmd "github.com/mcpi-dev/mcpi/internal/cli/auth"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/factory"
@@ -33,7 +34,8 @@ func NewCmd(f *cmdutil.Factory, sel *connect.Selection) *cobra.Command {
 		Long: `mcpi talks to an MCP server and shows what it offers.
 
 Name the server with --stdio "COMMAND ARGS", --url URL or --config FILE --server NAME;
-without any, mcpi talks to its embedded demo server.
+without any, mcpi talks to its embedded demo server. An HTTP server that asks for
+OAuth is logged in to in the browser, and the token kept (see "mcpi auth --help").
 
 Output is a table for people by default; --json prints the exact MCP result.
 Exit status: 0 success, 1 the server answered with an error (a tool result with
@@ -54,7 +56,7 @@ them (see "mcpi tools call --help" and "mcpi tasks --help").`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// On a terminal, mcpi alone opens the terminal inspector.
 			if f.IOStreams.IsStdinTTY() && f.IOStreams.IsStdoutTTY() {
-				return tuicmd.Run(cmd.Context(), &tuicmd.Options{IO: f.IOStreams, Sel: sel})
+				return tuicmd.Run(cmd.Context(), &tuicmd.Options{IO: f.IOStreams, Sel: sel, Browser: f.Browser})
 			}
 			return cmdutil.ShowHelp(cmd, args)
 		},
@@ -70,6 +72,7 @@ them (see "mcpi tools call --help" and "mcpi tasks --help").`,
 	sel.AddFlags(cmd.PersistentFlags())
 
 	cmd.AddCommand(
+		authcmd.NewCmd(f, sel),
 		tools.NewCmd(f, sel),
 		tasks.NewCmd(f, sel),
 		prompts.NewCmd(f),
@@ -85,12 +88,22 @@ them (see "mcpi tools call --help" and "mcpi tasks --help").`,
 // Main runs mcpi with args and returns its exit code. Errors are printed on ios.ErrOut
 // as one sentence prefixed "mcpi: ".
 func Main(ctx context.Context, ios *iostreams.IOStreams, args []string, version string) int {
+	return mainWith(ctx, ios, args, version, nil)
+}
+
+// mainWith is Main; setup, if given, changes the factory and the selection before the
+// command runs (tests play the browser in place of the system one).
+func mainWith(ctx context.Context, ios *iostreams.IOStreams, args []string, version string, setup func(*cmdutil.Factory, *connect.Selection)) int {
 	sel := &connect.Selection{}
 	if eras, err := state.DefaultEras(); err == nil {
 		sel.Eras = eras
 	}
+	sel.Auth.OpenStore = state.OpenTokenStore
 	connect.Impl.Version = version
 	f := factory.New(ios, sel, version)
+	if setup != nil {
+		setup(f, sel)
+	}
 	cmd := NewCmd(f, sel)
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)

@@ -23,8 +23,11 @@ type Eras struct {
 }
 
 type eraEntry struct {
-	Version string    `json:"version"`
+	Version string    `json:"version,omitempty"`
 	At      time.Time `json:"at"`
+	// Open is set for a server that answered without a token, so that the login probe
+	// of an HTTP server is not sent again (connect.Selection.Connect).
+	Open bool `json:"open,omitempty"`
 }
 
 // DefaultEras returns the memory at the default location.
@@ -56,7 +59,30 @@ func (e *Eras) Remember(server, version string) error {
 	if m[server].Version == version {
 		return nil
 	}
-	m[server] = eraEntry{Version: version, At: time.Now().UTC()}
+	entry := m[server]
+	entry.Version, entry.At = version, time.Now().UTC()
+	m[server] = entry
+	return e.save(m)
+}
+
+// Open reports whether server answered without a token when last asked.
+func (e *Eras) Open(server string) bool {
+	return e.load()[server].Open
+}
+
+// RememberOpen records whether server answers without a token.
+func (e *Eras) RememberOpen(server string, open bool) error {
+	m := e.load()
+	if m[server].Open == open {
+		return nil
+	}
+	entry := m[server]
+	entry.Open, entry.At = open, time.Now().UTC()
+	m[server] = entry
+	return e.save(m)
+}
+
+func (e *Eras) save(m map[string]eraEntry) error {
 	for len(m) > maxEras {
 		oldest := ""
 		for k, v := range m {
@@ -70,8 +96,5 @@ func (e *Eras) Remember(server, version string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(e.Path, ".eras-*.json", append(data, '\n')); err != nil {
-		return err
-	}
-	return nil
+	return writeAtomic(e.Path, ".eras-*.json", append(data, '\n'))
 }

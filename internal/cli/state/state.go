@@ -97,7 +97,7 @@ func (s Server) String() string {
 // Flags returns the mcpi flags that select the server, quoted for a shell.
 func (s Server) Flags() string {
 	var parts []string
-	add := func(flag, v string) { parts = append(parts, flag, ShellQuote(v)) }
+	add := func(flag, v string) { parts = append(parts, flag, cmdutil.ShellQuote(v)) }
 	if s.Stdio != "" {
 		add("--stdio", s.Stdio)
 	}
@@ -120,16 +120,6 @@ func (s Server) Flags() string {
 		add("--server", s.Server)
 	}
 	return strings.Join(parts, " ")
-}
-
-// ShellQuote quotes s for a POSIX shell when it needs it.
-func ShellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Entry is one task mcpi left running.
@@ -205,10 +195,7 @@ func (s *Store) Load() ([]Entry, error) {
 		return nil, nil
 	}
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
+		err = withoutPath(err)
 		return nil, cmdutil.UsageErrorf("cannot read the state file %s: %v", s.Path, err)
 	}
 	var f file
@@ -286,11 +273,7 @@ func (s *Store) change(f func([]Entry) []Entry) error {
 
 // writeErr is the error of a state file that cannot be written.
 func (s *Store) writeErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return cmdutil.UsageErrorf("cannot write the state file %s: %v", s.Path, err)
+	return cmdutil.UsageErrorf("cannot write the state file %s: %v", s.Path, withoutPath(err))
 }
 
 // write replaces the file atomically: a temporary file in the same directory, renamed.
@@ -307,6 +290,16 @@ func (s *Store) write(entries []Entry) error {
 		return s.writeErr(err)
 	}
 	return nil
+}
+
+// withoutPath returns the error of a file operation without the path and operation
+// that *fs.PathError adds: the sentences around it name the file.
+func withoutPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // writeAtomic replaces path with data atomically: a temporary file (named by pattern) in
@@ -348,7 +341,7 @@ func Remember(store *Store, sel *connect.Selection, tool string, t mcp.Task) (fe
 	if f := srv.Flags(); f != "" {
 		withFlags += " " + f
 	}
-	withFlags += " tasks result " + ShellQuote(t.TaskID)
+	withFlags += " tasks result " + cmdutil.ShellQuote(t.TaskID)
 	if store == nil {
 		if store, err = Default(); err != nil {
 			return withFlags, err
@@ -361,5 +354,5 @@ func Remember(store *Store, sel *connect.Selection, tool string, t mcp.Task) (fe
 	if err := store.Add(e); err != nil {
 		return withFlags, err
 	}
-	return "mcpi tasks result " + ShellQuote(t.TaskID), nil
+	return "mcpi tasks result " + cmdutil.ShellQuote(t.TaskID), nil
 }

@@ -149,7 +149,7 @@ func TestSelection(t *testing.T) {
 	if got := (Server{URL: "http://h:1/mcp"}).String(); got != "http://h:1/mcp" {
 		t.Errorf("String = %s", got)
 	}
-	if ShellQuote("it's") != `'it'\''s'` || ShellQuote("abc-1") != "abc-1" {
+	if cmdutil.ShellQuote("it's") != `'it'\''s'` || cmdutil.ShellQuote("abc-1") != "abc-1" {
 		t.Error("ShellQuote")
 	}
 }

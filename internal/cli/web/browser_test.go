@@ -20,9 +20,12 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/mcpi-dev/mcpi/auth"
+	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	webcmd "github.com/mcpi-dev/mcpi/internal/cli/web"
+	"github.com/mcpi-dev/mcpi/internal/oauthtest"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
 	"github.com/mcpi-dev/mcpi/transport"
@@ -677,4 +680,48 @@ func TestBrowserForms(t *testing.T) {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// A tab whose server wants a login says "authorization needed" with the authorization
+// URL as a link; the user opens it (the test, with an HTTP client, as the page only
+// shows it), logs in, and the tab connects by itself.
+func TestBrowserLogin(t *testing.T) {
+	srv := demo.New(&demo.Options{SideEffectDir: t.TempDir()})
+	t.Cleanup(srv.Close)
+	p := oauthtest.Protect(t, srv.HTTPHandler(nil), nil)
+	sel := &connect.Selection{URL: p.URL}
+	sel.Auth.Store = &auth.MemoryStore{}
+	s := startWebOn(t, sel)
+	s.run("open the page: authorization needed",
+		chromedp.Navigate(s.url),
+		chromedp.WaitVisible(chromedp.CSS(`#conn-header a.auth-link`)),
+	)
+	header := value(s, "header", chromedp.Text(chromedp.CSS("#conn-header")))
+	if !strings.Contains(header, "authorizing") || !strings.Contains(header, "authorization needed") {
+		t.Errorf("header %q", header)
+	}
+	link := value(s, "the login link", chromedp.Evaluate[map[string]string](`(() => {
+		const a = document.querySelector('#conn-header a.auth-link');
+		return {href: a.href, target: a.target, rel: a.rel};
+	})()`))
+	if !strings.HasPrefix(link["href"], p.AS.URL+"/authorize?") || link["target"] != "_blank" || link["rel"] != "noopener noreferrer" {
+		t.Fatalf("the link: %v", link)
+	}
+	s.shot("web-login")
+	resp, err := http.Get(link["href"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the login: HTTP %d at %s", resp.StatusCode, resp.Request.URL)
+	}
+	s.run("connected by itself",
+		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="add"]`)),
+		waitJS(`!document.querySelector('#conn-header a.auth-link') && document.querySelector('#conn-header .state').textContent === 'connected'`),
+	)
+	header = value(s, "header", chromedp.Text(chromedp.CSS("#conn-header")))
+	if !strings.Contains(header, "protocol 2026-07-28") {
+		t.Errorf("header after the login %q", header)
+	}
 }

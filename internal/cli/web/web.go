@@ -8,14 +8,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os/exec"
-	"runtime"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/cli/browser"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
@@ -104,11 +103,19 @@ func Run(ctx context.Context, opts *Options) error {
 	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr().String(), srv.Token())
 	fmt.Fprintf(opts.IO.Out, "mcpi web: %s\n", url)
 	// The first tab: the selected server. Its failure shows on the page, which can
-	// connect elsewhere.
+	// connect elsewhere. Run waits for it before it returns (it writes on ErrOut), and
+	// ends it first: it may be waiting minutes for a login.
+	fctx, stopFirst := context.WithCancel(ctx)
+	firstDone := make(chan struct{})
 	go func() {
-		if _, err := srv.Open(ctx, target(opts.Sel)); err != nil {
+		defer close(firstDone)
+		if _, err := srv.Open(fctx, target(opts.Sel)); err != nil && fctx.Err() == nil {
 			fmt.Fprintf(opts.IO.ErrOut, "mcpi web: %s\n", look.Sentence(err))
 		}
+	}()
+	defer func() {
+		stopFirst()
+		<-firstDone
 	}()
 	if opts.Ready != nil {
 		opts.Ready(url)
@@ -116,7 +123,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if !opts.NoOpen {
 		open := opts.Open
 		if open == nil {
-			open = openBrowser
+			open = browser.Open
 		}
 		if err := open(url); err != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "could not open a browser (%s); open the URL above\n", look.Sentence(err))
@@ -138,14 +145,24 @@ func target(sel *connect.Selection) web.Target {
 	return web.Target{Stdio: sel.Stdio, URL: sel.URL, Headers: sel.Headers, Config: sel.Config, Server: sel.Server, Protocol: sel.Protocol}
 }
 
-// dialer opens the page's sessions with the command's limits and era memory.
+// dialer opens the page's sessions with the command's limits, era memory and token
+// store. A login shows on the tab, as a link the user opens: the page is the UI, so no
+// browser window is opened for it.
 func dialer(base *connect.Selection) web.Dialer {
-	return func(ctx context.Context, t web.Target, opts *client.Options) (*client.Session, web.Dialed, error) {
+	return func(ctx context.Context, t web.Target, opts *client.Options, login web.LoginFunc) (*client.Session, web.Dialed, error) {
 		sel := *base
 		sel.Stdio, sel.URL, sel.Headers, sel.Config, sel.Server, sel.Protocol = t.Stdio, t.URL, t.Headers, t.Config, t.Server, t.Protocol
-		// --env and --cwd belong to the command's own server.
+		// --env and --cwd belong to the command's own server, and so do a client's
+		// credentials.
 		if t.Stdio != base.Stdio || t.Config != base.Config || t.Server != base.Server {
 			sel.Env, sel.Cwd = nil, ""
+		}
+		if t.URL != base.URL || t.Config != base.Config || t.Server != base.Server {
+			sel.Auth.ClientID, sel.Auth.ClientSecret, sel.Auth.ClientCredentials = "", "", false
+		}
+		sel.Auth.Show = func(ctx context.Context, _, authURL string) error {
+			login(ctx, authURL)
+			return nil
 		}
 		resolved, err := sel.Resolve()
 		if err != nil {
@@ -157,22 +174,4 @@ func dialer(base *connect.Selection) web.Dialer {
 		}
 		return sess, web.Dialed{Name: resolved.Name, Transport: look.TransportName(resolved.Transport)}, nil
 	}
-}
-
-// openBrowser opens url with the platform's opener.
-func openBrowser(url string) error {
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", url)
-	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
-	default:
-		cmd = exec.Command("xdg-open", url)
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	go cmd.Wait()
-	return nil
 }

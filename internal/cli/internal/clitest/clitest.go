@@ -16,6 +16,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/factory"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/server"
 )
 
@@ -33,6 +34,12 @@ func New(t testing.TB, sel *connect.Selection) *Env {
 	t.Helper()
 	if sel == nil {
 		sel = &connect.Selection{}
+	}
+	if sel.Eras == nil && os.Getenv("MCPI_STATE_DIR") != "" {
+		// As mcpi itself runs (root.Main), when the test has a state directory of its own.
+		if e, err := state.DefaultEras(); err == nil {
+			sel.Eras = e
+		}
 	}
 	ios, in, out, errOut := iostreams.Test()
 	return &Env{

@@ -51,6 +51,27 @@ export function clean(s) {
     (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 
+// webURL returns u as a link the page may open (http: or https:, never javascript: or
+// data:), or null.
+export function webURL(u) {
+  try {
+    const p = new URL(u);
+    if (p.protocol === 'https:' || p.protocol === 'http:') return p.href;
+  } catch { /* not a URL */ }
+  return null;
+}
+
+// loginLink is the link to the authorization page of a login a connection waits for,
+// which the user opens in a new tab; mcpi connects by itself once the login is done.
+export function loginLink(info) {
+  const href = webURL(info.authURL);
+  return h('span.login', { 'data-login': info.id },
+    h('b.warn', 'authorization needed'), ': ',
+    href ? h('a.auth-link', { href, target: '_blank', rel: 'noopener noreferrer' }, 'log in at the authorization server')
+      : h('span.error', 'the login URL is not a web address: ' + clean(info.authURL)),
+    h('span.muted', ' — mcpi goes on once you have logged in'));
+}
+
 // duration renders milliseconds like the CLI: 850ms, 1.2s, 3m04s, 1h02m.
 export function duration(ms) {
   if (ms === undefined || ms === null || !isFinite(ms)) return '-';

@@ -1,6 +1,6 @@
 // The page: one event stream from the Go side keeps the state below, and the views render
 // it. Every server the page is connected to is a tab; the views show the active one.
-import { h, fill, clean, toast } from './dom.js';
+import { h, fill, clean, toast, loginLink } from './dom.js';
 import { state, emit, activeConn, setNavigation } from './store.js';
 import { connectView } from './views/connect.js';
 import { toolsView } from './views/tools.js';
@@ -96,6 +96,7 @@ function renderHeader() {
     i.protocol ? h('span', { id: 'era' }, '· protocol ' + clean(i.protocol) + ' (' + clean(i.era) + ' era)') : null,
     caps ? h('span.muted.caps', '· ' + clean(caps)) : null,
     i.error ? h('span.error', clean(i.error)) : null,
+    i.authURL ? loginLink(i) : null,
     i.instructions ? h('details.instructions', h('summary', 'instructions'), h('pre', clean(i.instructions))) : null,
   );
 }

@@ -1,6 +1,6 @@
 // Connect: a stdio command, a URL with headers, or a server of an mcpServers config; the
 // servers connected now, with disconnect, reconnect and forget.
-import { h, fill, clean, toast } from '../dom.js';
+import { h, fill, clean, toast, loginLink } from '../dom.js';
 import { connect, conn as api } from '../api.js';
 import { state, on, selectConn } from '../store.js';
 
@@ -84,7 +84,7 @@ function renderTable() {
         i.state === 'connected' ? h('button', { on: { click: act(a.close, 'disconnected') } }, 'Disconnect') : null,
         h('button', { on: { click: act(a.reconnect, 'reconnected') } }, 'Reconnect'),
         i.state !== 'connected' ? h('button', { on: { click: act(a.forget) } }, 'Remove') : null),
-      i.error ? h('td.error', clean(i.error)) : h('td'));
+      i.authURL ? h('td', loginLink(i)) : i.error ? h('td.error', clean(i.error)) : h('td'));
   });
   fill(table,
     h('h2', 'Servers'),

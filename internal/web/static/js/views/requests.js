@@ -1,7 +1,7 @@
 // Requests: what the server asks of the user. Elicitation as a form from its requested
 // schema (URL elicitation opens the link), sampling as a reply the user writes; decline
 // and cancel; a badge on the tab counts what waits.
-import { h, fill, clean, toast, duration } from '../dom.js';
+import { h, fill, clean, toast, duration, webURL } from '../dom.js';
 import { conn as api } from '../api.js';
 import { schemaForm } from '../form.js';
 import { jsonView } from '../json.js';
@@ -63,8 +63,7 @@ function renderPane(force) {
   const head = h('h2', r.method === 'elicitation/create' ? 'Answer the server\'s elicitation' : 'Answer the server\'s sampling',
     h('span.muted', ' · ' + channel(r)));
   if (r.method === 'elicitation/create' && p.mode === 'url') {
-    let safe = null;
-    try { const u = new URL(p.url); if (u.protocol === 'https:' || u.protocol === 'http:') safe = u.href; } catch { /* not a URL */ }
+    const safe = webURL(p.url);
     fill(pane, head, h('p.question', clean(p.message)),
       safe ? h('p', 'The server asks you to open ', h('code', clean(safe))) : h('p.error', 'The server sent a URL the page will not open: ' + clean(p.url)),
       h('div.buttons',

@@ -117,6 +117,12 @@ async function mount(el) {
   pane = h('section.pane');
   fill(el, h('div.split', h('aside.side', h('div.side-head', h('span#tool-count', ''), search,
     h('button', { title: 'List again', on: { click: () => refresh(c) } }, '↻')), list), pane));
+  if (c.info.state !== 'connected' && !c.tools) {
+    // The tools come with the connection (a "tools" event).
+    fill(list, h('li.muted', c.info.state === 'connecting' ? 'Connecting…' : 'Not connected: reconnect in Connect.'));
+    fill(pane);
+    return;
+  }
   await refresh(c, false);
 }
 
