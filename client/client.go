@@ -175,6 +175,9 @@ type Session struct {
 	client *Client
 	conn   *jsonrpc.Conn
 	raw    jsonrpc.Connection
+	// localWrites: writing a message is a local write, not a round trip (see
+	// transport.Stream.LocalWrites), so the reading goroutine may send requests itself.
+	localWrites bool
 	// modern is the wire of the 2026-07-28 era; nil in the 2025-11-25 era.
 	modern *modernWire
 	events hub
@@ -406,6 +409,9 @@ func (c *Client) open(ctx context.Context, t transport.Transport) (*Session, err
 		tools:  map[string]*mcp.Tool{},
 		ended:  make(chan struct{}),
 	}
+	if lw, ok := conn.(interface{ LocalWrites() bool }); ok {
+		s.localWrites = lw.LocalWrites()
+	}
 	s.tasks.init()
 	s.recv = s.newReceiver()
 	s.conn = jsonrpc.NewConn(conn, jsonrpc.Options{
@@ -419,6 +425,7 @@ func (c *Client) open(ctx context.Context, t transport.Transport) (*Session, err
 	})
 	go func() {
 		<-s.conn.Done()
+		s.tasks.endAll(s.conn.Err()) // the tasks no follower watches
 		s.tasks.followers.Close()
 		if s.recv != nil {
 			s.recv.Close() // receiver tasks are bound to this session

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -48,6 +49,11 @@ func (s *Session) getDetail(ctx context.Context, id string) (*mcp.DetailedTask, 
 	if err := s.call(ctx, mcp.MethodTasksGet, &mcp.GetTaskParams{TaskID: id}, &r); err != nil {
 		return nil, err
 	}
+	return checkDetail(id, &r)
+}
+
+// checkDetail checks that the tasks/get answer r is about task id.
+func checkDetail(id string, r *mcp.ExtGetTaskResult) (*mcp.DetailedTask, error) {
 	if r.TaskID == "" {
 		return nil, fmt.Errorf("%s: the server's answer has no taskId", mcp.MethodTasksGet)
 	}
@@ -55,6 +61,19 @@ func (s *Session) getDetail(ctx context.Context, id string) (*mcp.DetailedTask, 
 		return nil, fmt.Errorf("%s: asked for task %s, the server answered with task %s", mcp.MethodTasksGet, id, r.TaskID)
 	}
 	return &r.DetailedTask, nil
+}
+
+// decodeDetail reads res, the result of a tasks/get for task id sent without
+// exchangeModern, as exchangeModern and getDetail would.
+func decodeDetail(id string, res json.RawMessage) (*mcp.DetailedTask, error) {
+	if rt := resultTypeOf(res); rt != mcp.ResultTypeComplete && rt != mcp.ResultTypeTask {
+		return nil, &ResultTypeError{Method: mcp.MethodTasksGet, ResultType: rt}
+	}
+	var r mcp.ExtGetTaskResult
+	if err := jsonwire.Unmarshal(res, &r); err != nil {
+		return nil, &jsonrpc.CallError{Method: mcp.MethodTasksGet, Op: jsonrpc.OpDecode, Err: err}
+	}
+	return checkDetail(id, &r)
 }
 
 // TaskDetail returns a task of the 2026-07-28 era as tasks/get gives it, with its result,
@@ -94,7 +113,7 @@ func (s *Session) detailNotification(d *mcp.DetailedTask) {
 	}
 	s.tasks.mu.Unlock()
 	t.setDetail(d)
-	t.observe(d.ToTask(), true)
+	t.observe(d.ToTask(), fromNotification)
 }
 
 // settleExt ends an extension task that reached completed or failed with its inlined
@@ -112,21 +131,78 @@ func (t *Task) settleExt(ctx context.Context) bool {
 			t.s.log.Warn("tasks/get failed; retrying", "task", t.ID(), "error", err)
 			return false
 		}
-		t.observe(st, false)
+		t.observe(st, fromAnswer)
 		if d = t.terminalDetail(); d == nil {
 			return false
 		}
 	}
+	t.finishExt(d)
+	return true
+}
+
+// fetchDetailAsync asks for the detailed state of an extension task that has ended
+// (claimed with the resulting flag), for the outcome its status inlines; the answer is
+// settled where it is read (settleDetail).
+func (t *Task) fetchDetailAsync(id string) {
+	t.mu.Lock()
+	t.polls++
+	t.mu.Unlock()
+	raw, err := t.s.modern.params(&mcp.GetTaskParams{TaskID: id}, true)
+	if err != nil {
+		err = &jsonrpc.CallError{Method: mcp.MethodTasksGet, Op: jsonrpc.OpEncode, Err: err}
+	} else {
+		err = t.s.conn.Go(context.Background(), mcp.MethodTasksGet, raw, func(res json.RawMessage, err error) {
+			t.settleDetail(id, res, err)
+		})
+	}
+	if err != nil {
+		t.settleDetail(id, nil, err)
+	}
+}
+
+// settleDetail ends the extension task id with what res, the answer of
+// fetchDetailAsync's tasks/get (or its error err), inlines. What it cannot settle
+// without waiting (an error to retry, a state without its outcome) is left to a
+// follower.
+func (t *Task) settleDetail(id string, res json.RawMessage, err error) {
+	var d *mcp.DetailedTask
+	if err == nil {
+		d, err = decodeDetail(id, res)
+	}
+	switch {
+	case errors.Is(err, jsonrpc.ErrInvalidParams):
+		t.gone(&TaskEndError{TaskID: id, Reason: ErrTaskGone, Err: err})
+	case err != nil && t.s.conn.Err() != nil:
+		// The session's end ends the task.
+	case err != nil:
+		t.s.log.Warn("tasks/get failed; retrying", "task", id, "error", err)
+	default:
+		t.setDetail(d)
+		t.observe(d.ToTask(), fromContinuation) // the claim keeps it from fetching again
+		if d := t.terminalDetail(); d != nil {
+			t.finishExt(d)
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.resulting = false
+	if !t.ended && t.s.conn.Err() == nil {
+		t.startFollowerLocked(false)
+	}
+}
+
+// finishExt ends an extension task with what d, its terminal detailed state, inlines.
+func (t *Task) finishExt(d *mcp.DetailedTask) {
 	switch d.Status {
 	case mcp.TaskStatusCompleted:
 		if len(d.Result) == 0 {
 			t.finish(nil, fmt.Errorf("task %s completed, but the server's tasks/get has no result (a server bug)", d.TaskID))
-			return true
+			return
 		}
 		var res mcp.CallToolResult
 		if err := res.UnmarshalJSON(d.Result); err != nil {
 			t.finish(nil, &jsonrpc.CallError{Method: mcp.MethodTasksGet, Op: jsonrpc.OpDecode, Err: fmt.Errorf("the task's result: %w", err)})
-			return true
+			return
 		}
 		t.finish(&res, nil)
 	case mcp.TaskStatusCancelled:
@@ -138,11 +214,10 @@ func (t *Task) settleExt(ctx context.Context) bool {
 				msg = "the server gave no error (a server bug)"
 			}
 			t.finish(nil, jsonrpc.NewError(jsonrpc.CodeInternalError, msg))
-			return true
+			return
 		}
 		t.finish(nil, &jsonrpc.Error{Code: int64(d.Error.Code), Message: d.Error.Message, Data: d.Error.Data})
 	}
-	return true
 }
 
 // inlined reports whether a detailed task carries what its terminal status inlines: the
@@ -162,6 +237,11 @@ func inlined(d *mcp.DetailedTask) bool {
 func (t *Task) terminalDetail() *mcp.DetailedTask {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.terminalDetailLocked()
+}
+
+// terminalDetailLocked is terminalDetail with t.mu held.
+func (t *Task) terminalDetailLocked() *mcp.DetailedTask {
 	if t.detail != nil && t.detail.Status.IsTerminal() && t.detail.Status == t.state.Status {
 		return t.detail
 	}
@@ -297,12 +377,13 @@ func (t *Task) sendUpdates() {
 	t.pollSoon()
 }
 
-// pollSoon has the follower poll at once rather than at the next interval.
+// pollSoon has the follower poll at once rather than at the next interval (and starts
+// one if the task has none).
 func (t *Task) pollSoon() {
 	t.mu.Lock()
 	t.pollNow = true
 	t.mu.Unlock()
-	t.kick()
+	t.act(false)
 }
 
 // takePollNow reports, once, whether a poll was asked for by pollSoon.

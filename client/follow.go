@@ -13,10 +13,21 @@ import (
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
-// The follower: one goroutine per task in progress polls tasks/get at the server's
-// pollInterval, takes status notifications as they come, calls tasks/result when the task
-// ends or needs input, and settles the outcome. It is the only code in mcpi that follows
-// a requestor task; the front ends render its events.
+// The follower: it polls tasks/get at the server's pollInterval, takes status
+// notifications as they come, calls tasks/result when the task ends or needs input, and
+// settles the outcome. It is the only code in mcpi that follows a requestor task; the
+// front ends render its events.
+//
+// A task that only waits has no goroutine: a timer stands for its next poll, and the
+// news that ends it (a status notification, a notification of a listen stream) is acted
+// on where it arrives. A task that ends is settled there too: tasks/result (2025-11-25),
+// or tasks/get when the outcome came without its result (2026-07-28), is sent at once,
+// and its answer settled on the goroutine that reads it (jsonrpc.Conn.Go), so that the
+// outcome reaches whoever waits for it in as few hand-offs between goroutines as a ping's
+// answer takes. A follower goroutine starts when the task has to be waited on actively:
+// the poll is due, the task asks for input, or what ended it needs another exchange that
+// the reading goroutine may not send itself (over Streamable HTTP, where a request is a
+// round trip).
 
 // maxHeld bounds the events a task holds until its created event is out: progress a
 // server sends before its CreateTaskResult arrives.
@@ -96,17 +107,41 @@ func (t *Task) release() {
 	}
 }
 
-func (t *Task) kick() {
+// wakeFollower has the task's follower look at the task again.
+func (t *Task) wakeFollower() {
 	select {
 	case t.wake <- struct{}{}:
 	default:
 	}
 }
 
-// observe takes a new state from tasks/get, tasks/cancel or a notification.
-func (t *Task) observe(st mcp.Task, fromNotification bool) {
+// source says where news of a task comes from, and so on which goroutine it is taken:
+// acting on it may mean sending a request, which the goroutine that reads the connection
+// does only over a transport whose writes are local.
+type source int
+
+const (
+	// fromAnswer is an answer to a request of the client's (tasks/get, tasks/cancel),
+	// taken by the goroutine that sent it.
+	fromAnswer source = iota
+	// fromEarly is a status notification that overtook the task's CreateTaskResult, kept
+	// until the caller registered the task, taken on the caller's goroutine.
+	fromEarly
+	// fromNotification is a status notification, taken on the reading goroutine.
+	fromNotification
+	// fromContinuation is an answer taken where it was read (jsonrpc.Conn.Go).
+	fromContinuation
+)
+
+func (src source) notification() bool { return src == fromEarly || src == fromNotification }
+
+func (src source) onReader() bool { return src == fromNotification || src == fromContinuation }
+
+// observe takes a new state from tasks/get, tasks/cancel or a notification, and acts on
+// it when it asks for action (an end, a request for input).
+func (t *Task) observe(st mcp.Task, src source) {
 	t.mu.Lock()
-	if fromNotification {
+	if src.notification() {
 		t.notified = true
 	}
 	old := t.state
@@ -138,8 +173,137 @@ func (t *Task) observe(st mcp.Task, fromNotification bool) {
 	t.mu.Unlock()
 	t.emit(TaskEvent{Kind: TaskStatus})
 	if st.Status == mcp.TaskStatusInputRequired || st.Status.IsTerminal() {
-		t.kick()
+		t.act(src.onReader())
 	}
+}
+
+// act has the task's state acted on: by its follower, if it has one; at once, when that
+// takes no waiting (a cancelled task ends; an ended one has its outcome fetched, the
+// answer settled where it arrives); or by a follower started now (input to answer, a poll
+// asked for, a fetch that this goroutine may not send). A task that is only working is
+// left to its timer. onReader says the caller is the goroutine that reads the
+// connection.
+func (t *Task) act(onReader bool) {
+	send := !onReader || t.s.localWrites
+	t.mu.Lock()
+	if t.ended {
+		t.mu.Unlock()
+		return
+	}
+	if t.following {
+		t.mu.Unlock()
+		t.wakeFollower()
+		return
+	}
+	st := t.state
+	switch {
+	case st.Status == mcp.TaskStatusCancelled:
+		t.mu.Unlock()
+		t.finish(nil, &TaskEndError{TaskID: st.TaskID, Reason: ErrTaskCancelled, StatusMessage: st.StatusMessage})
+		return
+	case st.Status.IsTerminal() && t.ext:
+		if d := t.terminalDetailLocked(); d != nil && inlined(d) {
+			t.mu.Unlock()
+			t.finishExt(d)
+			return
+		}
+		if t.resulting {
+			t.mu.Unlock()
+			return // a tasks/get that settles it is in flight
+		}
+		if send {
+			t.resulting = true
+			t.stopTimerLocked()
+			t.mu.Unlock()
+			t.fetchDetailAsync(st.TaskID)
+			return
+		}
+	case st.Status.IsTerminal():
+		if t.resulting {
+			t.mu.Unlock()
+			return // a tasks/result is in flight
+		}
+		if send {
+			t.resulting = true
+			t.stopTimerLocked()
+			t.mu.Unlock()
+			t.fetchResultAsync(st.TaskID)
+			return
+		}
+	case st.Status != mcp.TaskStatusInputRequired && !t.pollNow:
+		t.mu.Unlock()
+		return // working: its timer polls
+	}
+	t.startFollowerLocked(t.pollNow)
+	t.mu.Unlock()
+}
+
+// startFollowerLocked starts the task's follower, polling at once if poll is set; t.mu
+// is held.
+func (t *Task) startFollowerLocked(poll bool) {
+	if t.following || t.ended {
+		return
+	}
+	t.following = true
+	t.pollNow = false
+	t.stopTimerLocked()
+	t.s.tasks.followers.Go(func() { t.follow(poll) })
+}
+
+// stopTimerLocked stops the timer of the task's next poll; t.mu is held.
+func (t *Task) stopTimerLocked() {
+	if t.timer != nil {
+		t.timer.Stop()
+		t.timer = nil
+	}
+}
+
+// park sets the timer of the next poll of a task that has no follower: when it fires, a
+// follower starts and polls.
+func (t *Task) park() {
+	t.mu.Lock()
+	if t.backoff == 0 {
+		t.backoff = t.s.client.opts.PollFloor
+	}
+	backoff := t.backoff
+	t.mu.Unlock()
+	wait, notified := t.nextPoll(&backoff), t.serverNotifies()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.backoff = backoff
+	if t.ended || t.following || t.resulting || t.timer != nil {
+		return // acted on meanwhile
+	}
+	armed := time.Now()
+	t.timer = time.AfterFunc(wait, func() { t.pollDue(armed, notified) })
+}
+
+// pollDue is the timer of a parked task: it starts the follower, which polls. When the
+// session has learned meanwhile that the server sends status notifications (for another
+// task: the tasks of a burst end together), it waits as long as that allows first.
+func (t *Task) pollDue(armed time.Time, notified bool) {
+	if !notified && t.serverNotifies() && !t.shortLived() {
+		if rest := t.s.client.opts.NotifiedPollInterval - time.Since(armed); rest > 0 {
+			t.mu.Lock()
+			if t.timer != nil && !t.ended && !t.following {
+				t.timer = time.AfterFunc(rest, func() { t.pollDue(armed, true) })
+			}
+			t.mu.Unlock()
+			return
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.timer == nil {
+		return // stopped after it fired
+	}
+	t.timer = nil
+	t.startFollowerLocked(true)
+}
+
+// connectionEnded ends the task, unless it has ended, with the connection's end err.
+func (t *Task) connectionEnded(err error) {
+	t.finish(nil, fmt.Errorf("following task %s: %w", t.ID(), err))
 }
 
 // older reports whether timestamp a is strictly before b; unparsable times are never
@@ -150,10 +314,16 @@ func older(a, b string) bool {
 	return err1 == nil && err2 == nil && ta.Before(tb)
 }
 
-// follow polls the task until its outcome is known. It runs on the session's context.
-func (t *Task) follow() {
+// follow polls the task until its outcome is known, starting with a poll if poll is set.
+// It runs on the session's context.
+func (t *Task) follow(poll bool) {
 	s := t.s
-	backoff := s.client.opts.PollFloor
+	t.mu.Lock()
+	backoff := t.backoff
+	t.mu.Unlock()
+	if backoff == 0 {
+		backoff = s.client.opts.PollFloor
+	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
@@ -186,37 +356,13 @@ func (t *Task) follow() {
 			return
 		default:
 		}
-		wait, notified := t.nextPoll(&backoff), t.serverNotifies()
-		armed := time.Now()
-		timer.Reset(wait)
-		woken := false
-	waiting:
-		for {
-			select {
-			case <-t.done:
+		if poll {
+			poll = false
+			if s.conn.Err() != nil {
+				t.connectionEnded(s.conn.Err())
 				return
-			case <-s.conn.Done():
-				t.finish(nil, fmt.Errorf("following task %s: %w", st.TaskID, s.conn.Err()))
-				return
-			case <-t.wake:
-				woken = true
-				break waiting
-			case <-timer.C:
-				// The server showed meanwhile that it sends status notifications (for
-				// another task: the tasks of a burst end together): wait as long as that
-				// allows before polling.
-				if !notified && t.serverNotifies() && !t.shortLived() {
-					notified = true
-					if rest := s.client.opts.NotifiedPollInterval - time.Since(armed); rest > 0 {
-						timer.Reset(rest)
-						continue
-					}
-				}
-				break waiting
 			}
-		}
-		timer.Stop()
-		if woken && !t.takePollNow() {
+		} else if !t.wait(&backoff, timer) {
 			continue
 		}
 		got, err := t.get(context.Background())
@@ -226,12 +372,46 @@ func (t *Task) follow() {
 			return
 		case err != nil:
 			if s.conn.Err() != nil {
-				continue // the select above ends the task
+				continue // the wait ends the task
 			}
 			s.log.Warn("tasks/get failed; retrying", "task", st.TaskID, "error", err)
 			continue
 		}
-		t.observe(got, false)
+		t.observe(got, fromAnswer)
+	}
+}
+
+// wait waits for the follower's next poll, or for news of the task: it reports whether
+// to poll now. It reports false when the task or the connection has ended (the follower
+// then returns), and when news came that asks for no poll.
+func (t *Task) wait(backoff *time.Duration, timer *time.Timer) bool {
+	s := t.s
+	wait, notified := t.nextPoll(backoff), t.serverNotifies()
+	armed := time.Now()
+	timer.Reset(wait)
+	defer timer.Stop()
+	for {
+		select {
+		case <-t.done:
+			return false
+		case <-s.conn.Done():
+			t.connectionEnded(s.conn.Err())
+			return false
+		case <-t.wake:
+			return t.takePollNow()
+		case <-timer.C:
+			// The server showed meanwhile that it sends status notifications (for
+			// another task: the tasks of a burst end together): wait as long as that
+			// allows before polling.
+			if !notified && t.serverNotifies() && !t.shortLived() {
+				notified = true
+				if rest := s.client.opts.NotifiedPollInterval - time.Since(armed); rest > 0 {
+					timer.Reset(rest)
+					continue
+				}
+			}
+			return true
+		}
 	}
 }
 
@@ -316,6 +496,26 @@ func (t *Task) claimResult() bool {
 func (t *Task) fetchResult(ctx context.Context, id string) {
 	var raw json.RawMessage
 	err := t.s.send(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, &raw)
+	t.settleResult(ctx, id, raw, err, fromAnswer)
+}
+
+// fetchResultAsync is fetchResult for a task known to have ended (claimed with
+// claimResult): its answer is settled where it is read, on the connection's reading
+// goroutine, which then has nothing to wait for (the final status is known).
+func (t *Task) fetchResultAsync(id string) {
+	ctx := context.Background()
+	err := t.s.conn.Go(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, func(raw json.RawMessage, err error) {
+		t.settleResult(ctx, id, raw, err, fromContinuation)
+	})
+	if err != nil {
+		t.settleResult(ctx, id, nil, err, fromAnswer)
+	}
+}
+
+// settleResult settles the outcome from tasks/result's answer raw, or its error err, and
+// clears the claim of the call. It waits for nothing when the task's final status is
+// known.
+func (t *Task) settleResult(ctx context.Context, id string, raw json.RawMessage, err error, src source) {
 	// Cleared only after the outcome is settled, so no second tasks/result starts.
 	defer func() {
 		t.mu.Lock()
@@ -335,13 +535,14 @@ func (t *Task) fetchResult(ctx context.Context, id string) {
 		t.finish(&res, nil)
 	case ctx.Err() != nil:
 	case !errors.As(err, &rpcErr) && t.s.conn.Err() != nil:
-		// The connection ended: the follower reports it.
+		// The connection ended: the follower reports it, or the session's end for a task
+		// that has none.
 	case rpcErr == nil:
 		t.finish(nil, fmt.Errorf("%s: %w", mcp.MethodTasksResult, err))
 	default:
 		st, learned, err := t.s.resultError(ctx, id, t.State(), err, t.get)
 		if learned {
-			t.observe(st, false)
+			t.observe(st, src)
 		}
 		if errors.Is(err, ErrTaskGone) {
 			t.gone(err)
@@ -389,7 +590,7 @@ func (t *Task) settleStatus(ctx context.Context) {
 		return
 	}
 	if st, err := t.get(ctx); err == nil {
-		t.observe(st, false)
+		t.observe(st, fromAnswer)
 	}
 }
 
@@ -453,6 +654,11 @@ func (t *Task) finish(res *mcp.CallToolResult, err error) {
 // close ends the task's events. The session's registry learns first, so that whoever
 // waits on Done finds the registry as the end left it.
 func (t *Task) close() {
+	t.mu.Lock()
+	t.stopTimerLocked()
+	listen := t.listen
+	t.mu.Unlock()
+	listen.release()
 	t.s.tasks.forgetToken(t.progress)
 	t.s.tasks.ended(t, t.s.client.opts.KeptTasks)
 	close(t.done)
@@ -482,5 +688,5 @@ func (s *Session) statusNotification(st mcp.Task) {
 		return
 	}
 	s.tasks.mu.Unlock()
-	t.observe(st, true)
+	t.observe(st, fromNotification)
 }

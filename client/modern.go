@@ -637,24 +637,26 @@ func (s *Session) listenTask(t *Task) {
 		return
 	}
 	w.listenMu.Lock()
-	defer w.listenMu.Unlock()
 	w.listenPending = append(w.listenPending, t)
 	if s.tasks.inFlight() <= 1 || len(w.listenPending) >= maxListenTasks {
-		s.openListenLocked()
+		batch := s.takeListenLocked()
+		w.listenMu.Unlock()
+		s.openListen(batch)
 		return
 	}
 	if w.listenTimer == nil {
 		w.listenTimer = time.AfterFunc(listenBatchWait, func() {
 			w.listenMu.Lock()
-			defer w.listenMu.Unlock()
-			s.openListenLocked()
+			batch := s.takeListenLocked()
+			w.listenMu.Unlock()
+			s.openListen(batch)
 		})
 	}
+	w.listenMu.Unlock()
 }
 
-// openListenLocked opens one stream for the tasks waiting for it, and holds it until
-// all of them have ended or the session does; w.listenMu is held.
-func (s *Session) openListenLocked() {
+// takeListenLocked takes the tasks waiting for a stream; w.listenMu is held.
+func (s *Session) takeListenLocked() []*Task {
 	w := s.modern
 	if w.listenTimer != nil {
 		w.listenTimer.Stop()
@@ -662,6 +664,30 @@ func (s *Session) openListenLocked() {
 	}
 	batch := w.listenPending
 	w.listenPending = nil
+	return batch
+}
+
+// listenGroup is a subscriptions/listen stream of the tasks that it names: it is
+// withdrawn when the last of them ends.
+type listenGroup struct {
+	left   atomic.Int32 // tasks that have not ended, plus one while the stream opens
+	cancel context.CancelFunc
+}
+
+// release is a task of the group ending (g may be nil: a task with no stream).
+func (g *listenGroup) release() {
+	if g != nil && g.left.Add(-1) == 0 {
+		g.cancel()
+	}
+}
+
+// openListen opens one stream for the tasks of batch that have not ended, and holds it
+// until all of them have ended or the session does. No goroutine waits on it: its
+// notifications are taken where they are read, and the last task to end withdraws it.
+// Over a transport whose writes are round trips (Streamable HTTP, where the request
+// returns once the stream has begun) the request is sent from a worker, as the caller
+// may be amid a burst of calls.
+func (s *Session) openListen(batch []*Task) {
 	select {
 	case <-s.conn.Done():
 		return // the session is over: nothing more to hear
@@ -670,40 +696,56 @@ func (s *Session) openListenLocked() {
 	if len(batch) == 0 {
 		return
 	}
-	s.tasks.followers.Go(func() {
-		ids := make([]string, 0, len(batch))
-		live := make([]*Task, 0, len(batch))
-		for _, t := range batch {
-			select {
-			case <-t.done: // ended while it waited: nothing to hear of
-			default:
-				ids = append(ids, t.ID())
-				live = append(live, t)
-			}
+	ctx, cancel := context.WithCancel(context.Background())
+	g := &listenGroup{cancel: cancel}
+	g.left.Store(1)
+	ids := make([]string, 0, len(batch))
+	for _, t := range batch {
+		t.mu.Lock()
+		if !t.ended { // one that ended while it waited has nothing to hear of
+			t.listen = g
+			g.left.Add(1)
+			ids = append(ids, t.state.TaskID)
 		}
-		if len(ids) == 0 {
-			return
+		t.mu.Unlock()
+	}
+	if len(ids) == 0 {
+		cancel()
+		return
+	}
+	open := func() {
+		defer g.release() // the opener's hold: the stream is withdrawn once its tasks have ended
+		if err := s.listenAsync(ctx, mcp.ListenFilter{TaskIDs: ids}); err != nil {
+			s.listenFailed(len(ids), err)
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go func() {
-			defer cancel()
-			for _, t := range live {
-				select {
-				case <-t.done:
-				case <-s.conn.Done():
-					return
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
-		if err := s.Listen(ctx, mcp.ListenFilter{TaskIDs: ids}); err != nil {
-			var rpc *jsonrpc.Error
-			if errors.As(err, &rpc) {
-				w.noTaskListen.Store(true)
-			}
-			s.log.Debug("no task notifications; polling alone", "tasks", len(ids), "error", err)
+	}
+	if s.localWrites {
+		open()
+	} else {
+		s.tasks.followers.Go(open)
+	}
+}
+
+// listenAsync opens a subscriptions/listen stream as [Session.Listen] does, without a
+// goroutine held for it: ctx withdraws it, and how it ends is told to listenFailed.
+func (s *Session) listenAsync(ctx context.Context, filter mcp.ListenFilter) error {
+	raw, err := s.modern.params(&mcp.ListenParams{Notifications: filter}, len(filter.TaskIDs) > 0)
+	if err != nil {
+		return &jsonrpc.CallError{Method: mcp.MethodSubscriptionsListen, Op: jsonrpc.OpEncode, Err: err}
+	}
+	return s.conn.Go(ctx, mcp.MethodSubscriptionsListen, raw, func(_ json.RawMessage, err error) {
+		if err != nil && ctx.Err() == nil {
+			s.listenFailed(len(filter.TaskIDs), err)
 		}
 	})
+}
+
+// listenFailed takes the end of a task stream other than its withdrawal: a server that
+// refuses it is not asked again in the session, and its tasks are polled.
+func (s *Session) listenFailed(tasks int, err error) {
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) {
+		s.modern.noTaskListen.Store(true)
+	}
+	s.log.Debug("no task notifications; polling alone", "tasks", tasks, "error", fmt.Errorf("%s: %w", mcp.MethodSubscriptionsListen, err))
 }

@@ -125,6 +125,14 @@ func (r *taskRegistry) all() []*Task {
 	return out
 }
 
+// endAll ends every task still followed with err, the connection's end. A task waiting
+// between polls has no goroutine that would notice.
+func (r *taskRegistry) endAll(err error) {
+	for _, t := range r.all() {
+		t.connectionEnded(err)
+	}
+}
+
 type endedTask struct {
 	t  *Task
 	id string

@@ -170,8 +170,11 @@ type Task struct {
 	held      []*TaskEvent
 	notified  bool // the server has sent a status notification for it
 	polls     int
-	resulting bool // a tasks/result call is in flight
-	ended     bool // outcome delivered (or gone)
+	resulting bool          // a call that fetches the outcome (tasks/result; in 2026-07-28 tasks/get) is in flight
+	following bool          // a follower goroutine follows the task (follow.go)
+	timer     *time.Timer   // the next poll of a task without a follower
+	backoff   time.Duration // the poll interval's backoff when the server suggests none
+	ended     bool          // outcome delivered (or gone)
 	result    *mcp.CallToolResult
 	err       error
 	cancelReq bool // cancel asked before the id was known
@@ -187,6 +190,7 @@ type Task struct {
 	// abandoned is why mcpi cancelled the task itself (an input not given, too many
 	// inputs asked): the task's outcome, whatever the server reports after.
 	abandoned error
+	listen    *listenGroup // the subscriptions/listen stream that names the task
 	wake      chan struct{}
 	done      chan struct{}
 	sub       hub
@@ -297,7 +301,7 @@ func (t *Task) Cancel(ctx context.Context) (mcp.Task, error) {
 	}
 	st, err := t.s.CancelTask(ctx, id)
 	if err == nil {
-		t.observe(st, false)
+		t.observe(st, fromAnswer)
 	}
 	return st, err
 }
@@ -474,20 +478,29 @@ func (s *Session) FollowTask(ctx context.Context, id string) (*Task, error) {
 }
 
 // track starts following the registered task t: it takes the status notifications that
-// overtook its registration, and sends the cancel asked before its id was known.
+// overtook its registration, and sends the cancel asked before its id was known. A task
+// that has ended is settled at once (its outcome fetched, the answer taken where it
+// arrives); one that asks for input gets its follower; one that is working waits for news
+// or for its first poll without a goroutine of its own.
 func (s *Session) track(t *Task, early []mcp.Task, cancelNow bool) {
 	for _, st := range early {
-		t.observe(st, true)
-	}
-	s.tasks.followers.Go(t.follow)
-	if t.ext && !t.State().Status.IsTerminal() {
-		s.listenTask(t)
+		t.observe(st, fromEarly)
 	}
 	if cancelNow {
 		go func() { _, _ = t.Cancel(context.Background()) }()
 	}
-	if st := t.State(); st.Status == mcp.TaskStatusInputRequired || st.Status.IsTerminal() {
-		t.kick()
+	if err := s.conn.Err(); err != nil {
+		t.connectionEnded(err) // the session's end may have missed it
+		return
+	}
+	st := t.State()
+	if st.Status == mcp.TaskStatusInputRequired || st.Status.IsTerminal() {
+		t.act(false)
+		return
+	}
+	t.park()
+	if t.ext {
+		s.listenTask(t)
 	}
 }
 

@@ -92,6 +92,7 @@ type Conn struct {
 
 	mu       sync.Mutex
 	pending  map[ID]chan reply              // made at the first call
+	later    map[ID]*continuation           // calls of Go awaiting their response; made at the first
 	inflight map[ID]context.CancelCauseFunc // made at the first request
 	idle     []chan struct{}                // Drain's, closed once inflight is empty
 	err      error
@@ -106,6 +107,13 @@ type Conn struct {
 type reply struct {
 	resp *Response
 	err  error
+}
+
+// continuation is a call of [Conn.Go] awaiting its response.
+type continuation struct {
+	method string
+	done   func(json.RawMessage, error)
+	stop   func() bool // stops watching the call's context; nil when it cannot end
 }
 
 // errPeerCancelled is the cause of a handler context the peer cancelled.
@@ -269,6 +277,82 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	}
 }
 
+// Go sends a request and returns once it is written, without waiting for its response:
+// done is then called once, with the result as it arrived (the connection has checked
+// it) or with the error [Conn.Call] would return. It runs on the goroutine that settles
+// the call: the reading goroutine when the response arrives, so done must not block, as
+// a notification handler must not; the one that ends the connection; or the one that
+// ends ctx, once the peer has been told with notifications/cancelled. If the request
+// cannot be written, Go returns why and done is never called.
+//
+// A caller that acts on a response where it arrives saves the hand-off of the response
+// to a waiting goroutine and back, which is most of what a small round trip costs.
+func (c *Conn) Go(ctx context.Context, method string, params any, done func(result json.RawMessage, err error)) error {
+	raw, err := marshalParams(params)
+	if err != nil {
+		return &CallError{Method: method, Op: OpEncode, Err: err}
+	}
+	id := Int64ID(c.nextID.Add(1))
+	k := &continuation{method: method, done: done}
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return err
+	}
+	if c.later == nil {
+		c.later = make(map[ID]*continuation)
+	}
+	c.later[id] = k
+	c.mu.Unlock()
+	if err := c.write(ctx, &Request{ID: id, Method: method, Params: raw}); err != nil {
+		if c.takeLater(id) == nil {
+			return nil // the connection ended meanwhile, and done was given why
+		}
+		return &CallError{Method: method, Op: OpSend, Err: err}
+	}
+	if ctx.Done() == nil {
+		return nil
+	}
+	stop := context.AfterFunc(ctx, func() {
+		if c.takeLater(id) == nil {
+			return // settled meanwhile
+		}
+		if !uncancellable[method] && c.Err() == nil {
+			_ = c.Notify(context.WithoutCancel(ctx), CancelledMethod, map[string]any{"requestId": id, "reason": context.Cause(ctx).Error()})
+		}
+		done(nil, ctx.Err())
+	})
+	c.mu.Lock()
+	if c.later[id] == k {
+		k.stop = stop // read by whoever settles the call, after taking it under mu
+		c.mu.Unlock()
+		return nil
+	}
+	c.mu.Unlock()
+	stop() // settled already
+	return nil
+}
+
+// takeLater removes and returns the continuation pending under id, if any.
+func (c *Conn) takeLater(id ID) *continuation {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := c.later[id]
+	delete(c.later, id)
+	return k
+}
+
+// run calls k's done with r, as [Conn.Call] would have returned it.
+func (k *continuation) run(r reply) {
+	if k.stop != nil {
+		k.stop()
+	}
+	var raw json.RawMessage
+	err := decodeResult(k.method, r, &raw)
+	k.done(raw, err)
+}
+
 // decodeResult returns the peer's error, or why its response was lost, or decodes the
 // result into result as [Conn.Call] says.
 func decodeResult(method string, r reply, result any) error {
@@ -365,12 +449,21 @@ func (c *Conn) settle(id ID, r reply) {
 	c.mu.Lock()
 	ch, ok := c.pending[id]
 	delete(c.pending, id)
-	c.mu.Unlock()
+	var k *continuation
 	if !ok {
-		c.log.Warn("response to an unknown request id", "id", id.String())
-		return
+		if k = c.later[id]; k != nil {
+			delete(c.later, id)
+		}
 	}
-	ch <- r
+	c.mu.Unlock()
+	switch {
+	case ok:
+		ch <- r
+	case k != nil:
+		k.run(r)
+	default:
+		c.log.Warn("response to an unknown request id", "id", id.String())
+	}
 }
 
 func (c *Conn) handleNotification(req *Request) {
@@ -487,6 +580,8 @@ func (c *Conn) shutdown(cause error) {
 		c.mu.Lock()
 		c.err = cause
 		c.pending = nil // their callers see c.done and return c.err
+		later := c.later
+		c.later = nil
 		var requests []context.CancelCauseFunc
 		if c.serving { // its requests' contexts, one by one
 			for _, cancel := range c.inflight {
@@ -501,6 +596,12 @@ func (c *Conn) shutdown(cause error) {
 			cancel(cause)
 		}
 		_ = c.conn.Close()
+		for _, k := range later {
+			if k.stop != nil {
+				k.stop()
+			}
+			k.done(nil, cause)
+		}
 		if c.serving { // no reader closes done
 			close(c.done)
 		}

@@ -151,6 +151,12 @@ func (s *Stream) Write(ctx context.Context, m jsonrpc.Message) error {
 	return nil
 }
 
+// LocalWrites reports that a Write only hands the message to a local pipe (the server
+// process's stdin, an in-memory pipe) rather than making a round trip to the server, as a
+// POST of Streamable HTTP does: a client may then send a request from the goroutine that
+// reads the connection, without holding up what it reads next.
+func (s *Stream) LocalWrites() bool { return true }
+
 // Close closes the underlying reader and writer.
 func (s *Stream) Close() error {
 	s.closeOnce.Do(func() {

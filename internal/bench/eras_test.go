@@ -10,7 +10,8 @@ import (
 
 // BenchmarkTaskEras is the task round trip in both eras against the one demo server: in
 // 2025-11-25 a tools/call with params.task, then tasks/result; in 2026-07-28 a tools/call
-// the server makes a task of, then tasks/get with the result inlined. Each is reported
+// the server makes a task of, then the result inlined in the notifications/tasks of the
+// task's subscriptions/listen (or in a tasks/get, for a server with no listen). Each is reported
 // with the 2025-11-25 ping of the same transport, measured alternately in the same loop
 // (2026-07-28 has no ping), so the ratios compare like with like.
 func BenchmarkTaskEras(b *testing.B) {

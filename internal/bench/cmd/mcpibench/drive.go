@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/bench"
+	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 // DriveOutput is what a driver (mcpi's, or a peer's) prints: one JSON object.
@@ -45,8 +47,14 @@ func serveMain(args []string) error {
 	addr := fs.String("http", "", "serve Streamable HTTP at `ADDR` (loopback only; port 0 picks one) instead of stdio")
 	noStatus := fs.Bool("no-status", false, "never send notifications/tasks/status")
 	prof := fs.String("cpuprofile", "", "write a CPU profile to `FILE`")
+	traceOut := fs.String("trace", "", "write an execution trace to `FILE`")
 	_ = fs.Parse(args)
 	if stop, err := startProfile(*prof); err != nil {
+		return err
+	} else {
+		defer stop()
+	}
+	if stop, err := startTrace(*traceOut); err != nil {
 		return err
 	} else {
 		defer stop()
@@ -72,6 +80,7 @@ func driveMain(args []string) error {
 	fs := flag.NewFlagSet("drive", flag.ExitOnError)
 	var (
 		workload  = fs.String("workload", "ping", "ping, call, task, ratio (task and ping alternately), burst or receiver")
+		ratioOf   = fs.String("ratio-of", "task", "ratio: the workload set against the ping (task, or call for a yardstick: one plain tools/call)")
 		transport = fs.String("transport", bench.Stdio, "pipe, stdio or http")
 		server    = fs.String("server", "", "stdio server command line as a JSON array")
 		url       = fs.String("url", "", "Streamable HTTP endpoint")
@@ -88,6 +97,7 @@ func driveMain(args []string) error {
 		gets      = fs.Int("gets", 2000, "receiver: tasks/get to time")
 		timeout   = fs.Duration("timeout", 5*time.Minute, "bound on the whole run")
 		prof      = fs.String("cpuprofile", "", "write a CPU profile of the measured passes to `FILE`")
+		traceOut  = fs.String("trace", "", "write an execution trace of the measured passes of a latency workload to `FILE` (go tool trace; it counts the goroutine hand-offs)")
 		heapProf  = fs.String("heapprofile", "", "receiver: write heap profiles to `FILE`.loaded and FILE.after")
 	)
 	_ = fs.Parse(args)
@@ -135,7 +145,21 @@ func driveMain(args []string) error {
 			return nil
 		}
 		if *workload == "ratio" {
-			return ratio(ctx, s, &out, *n, *warmup, *passes)
+			pinged := s
+			if s.Modern() {
+				// 2026-07-28 has no ping: the task round trip is set against the ping of
+				// a 2025-11-25 session to the same server, taken in turn with it.
+				t.Era = mcp.LatestProtocolVersion
+				if pinged, err = bench.Connect(ctx, t, nil); err != nil {
+					return fmt.Errorf("the 2025-11-25 session for the ping: %w", err)
+				}
+				defer pinged.Close()
+			}
+			op, err := bench.WorkloadOp(s, *ratioOf)
+			if err != nil {
+				return err
+			}
+			return ratio(ctx, op, pinged, &out, *n, *warmup, *passes)
 		}
 		op, err := bench.WorkloadOp(s, *workload)
 		if err != nil {
@@ -149,6 +173,11 @@ func driveMain(args []string) error {
 			return err
 		}
 		defer stop()
+		stopTrace, err := startTrace(*traceOut)
+		if err != nil {
+			return err
+		}
+		defer stopTrace()
 		for range *passes {
 			cpu := bench.SelfCPU()
 			d, err := bench.RoundTrips(ctx, *n, op)
@@ -189,10 +218,30 @@ func startProfile(path string) (func(), error) {
 	}, nil
 }
 
-// ratio times task and ping round trips in alternating blocks of 50 on one session: n of
-// each per pass.
-func ratio(ctx context.Context, s *client.Session, out *DriveOutput, n, warmup, passes int) error {
-	task, ping := bench.TaskOp(s), bench.PingOp(s)
+// startTrace starts an execution trace into path ("" for none) and returns its stop.
+func startTrace(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		trace.Stop()
+		f.Close()
+	}, nil
+}
+
+// ratio times round trips of task (of a session in either era) and ping round trips on
+// pinged (a session of 2025-11-25: the same one in that era) in alternating blocks of 50:
+// n of each per pass.
+func ratio(ctx context.Context, task bench.Op, pinged *client.Session, out *DriveOutput, n, warmup, passes int) error {
+	ping := bench.PingOp(pinged)
 	if _, err := bench.RoundTrips(ctx, warmup, task); err != nil {
 		return err
 	}

@@ -446,13 +446,47 @@ func (r *runner) latency(ctx context.Context, workload string) {
 	}
 }
 
-// ratio measures mcpi's task round trip against its own ping on one session, in
-// alternating blocks, so that load from elsewhere on the machine falls on both alike.
+// ratioName is the workload of the task ÷ ping figures of an era ("" for 2025-11-25).
+func ratioName(era string) string {
+	if era == "" {
+		return "task ÷ ping, alternating"
+	}
+	return "task ÷ ping, alternating, " + era
+}
+
+// ratio measures mcpi's task round trip against its own ping in alternating blocks, so
+// that load from elsewhere on the machine falls on both alike: in 2025-11-25 on one
+// session; in 2026-07-28, which has no ping, the task of a 2026-07-28 session against the
+// ping of a 2025-11-25 session of the same driver to the same server (over stdio, a
+// second server process).
 func (r *runner) ratio(ctx context.Context) {
-	for _, tr := range []string{bench.Pipe, bench.Stdio, bench.HTTP} {
-		var ratios, tasks, pings []float64
-		for p := range r.cfg.Passes {
+	for _, era := range []string{"", era2026} {
+		for _, tr := range []string{bench.Pipe, bench.Stdio, bench.HTTP} {
+			r.ratioOf(ctx, era, tr)
+		}
+	}
+}
+
+// ratioOf runs the ratio workload of era over tr: mcpi's, and in 2025-11-25 the TS SDK
+// client's too (the same alternation in its own driver), the clients taking turns pass by
+// pass.
+func (r *runner) ratioOf(ctx context.Context, era, tr string) {
+	clients := []string{cMCPI}
+	if era == "" && tr != bench.Pipe && r.available(cTS) {
+		clients = append(clients, cTS)
+	}
+	type figures struct{ ratios, tasks, pings []float64 }
+	got := map[string]*figures{}
+	failed := map[string]bool{}
+	for p := range r.cfg.Passes {
+		for _, client := range clients {
+			if failed[client] {
+				continue
+			}
 			flags := []string{"-workload", "ratio", "-transport", tr, "-n", strconv.Itoa(r.cfg.TaskN), "-warmup", strconv.Itoa(r.cfg.Warmup), "-passes", "1"}
+			if era != "" {
+				flags = append(flags, "-era", era)
+			}
 			var stop func()
 			switch tr {
 			case bench.Stdio:
@@ -460,34 +494,47 @@ func (r *runner) ratio(ctx context.Context) {
 			case bench.HTTP:
 				url, s, err := r.startHTTP(ctx)
 				if err != nil {
-					r.fail("ratio %s: %v", tr, err)
+					r.fail("ratio %s %s: %v", tr, era, err)
 					return
 				}
 				stop = s
 				flags = append(flags, "-url", url)
 			}
-			r.logf("task ÷ ping over %s: mcpi, pass %d of %d", tr, p+1, r.cfg.Passes)
-			out, err := r.drive(ctx, r.driverArgv(cMCPI, flags...))
+			r.logf("task ÷ ping over %s %s: %s, pass %d of %d", tr, cmp.Or(era, mcp.LatestProtocolVersion), client, p+1, r.cfg.Passes)
+			out, err := r.drive(ctx, r.driverArgv(client, flags...))
 			if stop != nil {
 				stop()
 			}
 			if err != nil {
-				r.fail("ratio %s: %v", tr, err)
-				break
+				r.fail("ratio %s %s %s: %v", tr, era, client, err)
+				failed[client] = true
+				continue
 			}
-			ratios = append(ratios, out.PerOpUs...)
-			tasks = append(tasks, out.TaskUs...)
-			pings = append(pings, out.PingUs...)
+			f := got[client]
+			if f == nil {
+				f = &figures{}
+				got[client] = f
+			}
+			f.ratios = append(f.ratios, out.PerOpUs...)
+			f.tasks = append(f.tasks, out.TaskUs...)
+			f.pings = append(f.pings, out.PingUs...)
 		}
-		if len(ratios) == 0 {
+	}
+	for _, client := range clients {
+		f := got[client]
+		if f == nil || len(f.ratios) == 0 {
 			continue
 		}
 		add := func(metric, unit string, xs []float64) {
-			r.add(Figure{Workload: "task ÷ ping, alternating", Transport: tr, Metric: metric, Unit: unit, Client: cMCPI, Stats: bench.Summarize(xs)})
+			r.add(Figure{Workload: ratioName(era), Transport: tr, Metric: metric, Unit: unit, Client: client, Stats: bench.Summarize(xs)})
 		}
-		add("task round trip", "µs", tasks)
-		add("ping round trip", "µs", pings)
-		add("task ÷ ping", "", ratios)
+		add("task round trip", "µs", f.tasks)
+		ping := "ping round trip"
+		if era != "" {
+			ping = "ping round trip (2025-11-25)"
+		}
+		add(ping, "µs", f.pings)
+		add("task ÷ ping", "", f.ratios)
 	}
 }
 
@@ -852,6 +899,14 @@ func (r *runner) targets() []Target {
 		ping, _ := r.find("task ÷ ping, alternating", bench.Stdio, "ping round trip", cMCPI)
 		ts = append(ts, Target{Name: "task round trip over stdio ÷ mcpi's ping over stdio (alternating on one session)", Value: q.Stats.Median, Bound: "≤ 3", Met: q.Stats.Median <= 3,
 			Detail: fmt.Sprintf("task %.0f µs, ping %.0f µs; passes %.2f–%.2f", task.Stats.Median, ping.Stats.Median, q.Stats.Min, q.Stats.Max)})
+	}
+	for _, era := range []string{"", era2026} {
+		for _, tr := range []string{bench.Stdio, bench.HTTP} {
+			if q, ok := r.find(ratioName(era), tr, "task ÷ ping", cMCPI); ok {
+				ts = append(ts, Target{Name: fmt.Sprintf("task round trip ÷ ping over %s, %s (alternating; issue 17)", tr, cmp.Or(era, mcp.LatestProtocolVersion)), Value: q.Stats.Median, Bound: "≤ 2.2", Met: q.Stats.Median <= 2.2,
+					Detail: fmt.Sprintf("passes %.2f–%.2f", q.Stats.Min, q.Stats.Max)})
+			}
+		}
 	}
 	for _, w := range []string{burst, fmt.Sprintf("burst %d×0s", r.cfg.BurstC)} {
 		m, ok1 := r.find(w, bench.Stdio, "throughput (higher is better)", cMCPI)

@@ -2,12 +2,13 @@
 // client a user would pick instead of mcpi, and prints one JSON object (the shape of
 // `mcpibench drive`) on stdout.
 //
-//   node drive.mjs --workload ping|call|task|burst --transport stdio|http
+//   node drive.mjs --workload ping|call|task|ratio|burst --transport stdio|http
 //                  (--server '["cmd","arg"]' | --url http://127.0.0.1:PORT/mcp)
 //                  [--n 1000] [--warmup 100] [--passes 5] [--c 1000] [--seconds 1]
 //
 // Tasks go through client.experimental.tasks.callToolStream, the SDK's task API; plain
-// calls through client.callTool and client.ping.
+// calls through client.callTool and client.ping. The ratio workload times task and ping
+// round trips in alternating blocks of 50 on one session, as mcpibench's does.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -113,6 +114,34 @@ async function burst(client, a, out) {
   };
 }
 
+// ratio times a.n task and a.n ping round trips per pass, in alternating blocks of 50.
+async function ratio(client, a, out) {
+  const t = op(client, 'task');
+  const p = op(client, 'ping');
+  for (let i = 0; i < a.warmup; i++) await t();
+  for (let i = 0; i < a.warmup; i++) await p();
+  out.perOpUs = [];
+  out.taskUs = [];
+  out.pingUs = [];
+  const block = 50;
+  for (let pass = 0; pass < a.passes; pass++) {
+    let taskT = 0;
+    let pingT = 0;
+    for (let done = 0; done < a.n; done += block) {
+      const k = Math.min(block, a.n - done);
+      let start = performance.now();
+      for (let i = 0; i < k; i++) await p();
+      pingT += performance.now() - start;
+      start = performance.now();
+      for (let i = 0; i < k; i++) await t();
+      taskT += performance.now() - start;
+    }
+    out.taskUs.push((taskT * 1000) / a.n);
+    out.pingUs.push((pingT * 1000) / a.n);
+    out.perOpUs.push(taskT / pingT);
+  }
+}
+
 async function main() {
   const a = args();
   const out = { client: 'ts-sdk', version: sdkVersion, node: process.version, workload: a.workload, transport: a.transport, n: a.n };
@@ -125,6 +154,8 @@ async function main() {
     client = await connect(a);
     if (a.workload === 'burst') {
       await burst(client, a, out);
+    } else if (a.workload === 'ratio') {
+      await ratio(client, a, out);
     } else {
       const f = op(client, a.workload);
       for (let i = 0; i < a.warmup; i++) await f();

@@ -1,0 +1,220 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/tasks"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+// A task that only waits has no goroutine of its own, and one that ends on news that
+// needs no waiting is settled where the news arrives: these tests look at whether a
+// follower was ever started (follow.go). Their outcomes and events are the subject of
+// the other tests; here, only the follower.
+
+// hadFollower reports whether a follower goroutine was started for the task.
+func (t *Task) hadFollower() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.following
+}
+
+// parked reports whether the task waits on its poll timer.
+func (t *Task) parked() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.timer != nil && !t.following
+}
+
+// dropStatus is a server's connection that sends no notifications/tasks/status.
+type dropStatus struct{ jsonrpc.Connection }
+
+func (d dropStatus) Write(ctx context.Context, m jsonrpc.Message) error {
+	if r, ok := m.(*jsonrpc.Request); ok && r.Method == mcp.NotificationTasksStatus {
+		return nil
+	}
+	return d.Connection.Write(ctx, m)
+}
+
+type parkServer struct {
+	srv     *server.Server
+	session chan *server.Session
+	release chan struct{}
+	silent  bool // no status notifications
+}
+
+// newParkServer serves "instant" (done at once), "held" (done once release is closed)
+// and, in 2026-07-28, "instant_ext" (a task of the extension from the start).
+func newParkServer(t *testing.T) *parkServer {
+	p := &parkServer{
+		srv: server.New(mcp.Implementation{Name: "s", Version: "1"}, &server.Options{
+			Tasks:  &tasks.Options{PollInterval: time.Second},
+			Modern: true,
+		}),
+		session: make(chan *server.Session, 1),
+		release: make(chan struct{}),
+	}
+	t.Cleanup(func() { p.srv.Close() })
+	optional := &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+	done := func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("done")}}, nil
+	}
+	p.srv.AddTool(&mcp.Tool{Name: "instant", Execution: optional}, done)
+	p.srv.AddToolWith(&mcp.Tool{Name: "instant_ext", Execution: optional}, done, &server.ToolOptions{TaskPolicy: server.TaskAlways})
+	p.srv.AddTool(&mcp.Tool{Name: "held", Execution: optional}, func(ctx context.Context, _ *server.ToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-p.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return done(ctx, nil)
+	})
+	return p
+}
+
+func (p *parkServer) connect(t *testing.T, version string) *Session {
+	t.Helper()
+	tr := transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
+		if p.silent {
+			conn = dropStatus{conn}
+		}
+		p.session <- p.srv.Connect(ctx, conn)
+		return nil
+	}}
+	s, err := New(mcp.Implementation{Name: "c", Version: "1"}, &Options{ProtocolVersion: version}).Connect(t.Context(), tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func waitDone(t *testing.T, task *Task) (*mcp.CallToolResult, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	return task.Wait(ctx)
+}
+
+// TestEndedTaskSettledWithoutFollower: a task whose end is notified (before or after
+// its CreateTaskResult) has its result fetched and settled with no follower, and is
+// never polled.
+func TestEndedTaskSettledWithoutFollower(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newParkServer(t).connect(t, mcp.LatestProtocolVersion)
+		for range 20 {
+			task, err := s.StartToolTask(t.Context(), &mcp.CallToolParams{Name: "instant"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := waitDone(t, task)
+			if err != nil || len(res.Content) != 1 || res.Content[0].Text != "done" {
+				t.Fatalf("outcome: %+v, %v", res, err)
+			}
+			if task.hadFollower() || task.Polls() != 0 {
+				t.Fatalf("follower %v, %d polls; want none", task.hadFollower(), task.Polls())
+			}
+		}
+	})
+}
+
+// TestWaitingTaskParked: a task that is working waits on a timer, not a goroutine;
+// its notified end settles it before any poll. Without notifications the timer starts
+// the follower, which polls at the interval.
+func TestWaitingTaskParked(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newParkServer(t)
+		s := p.connect(t, mcp.LatestProtocolVersion)
+		task, err := s.StartToolTask(t.Context(), &mcp.CallToolParams{Name: "held"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if !task.parked() {
+			t.Fatal("a working task has no poll timer, or has a follower")
+		}
+		close(p.release)
+		if _, err := waitDone(t, task); err != nil {
+			t.Fatal(err)
+		}
+		if task.hadFollower() || task.Polls() != 0 {
+			t.Errorf("notified end: follower %v, %d polls; want none", task.hadFollower(), task.Polls())
+		}
+
+		p = newParkServer(t)
+		p.silent = true
+		s = p.connect(t, mcp.LatestProtocolVersion)
+		task, err = s.StartToolTask(t.Context(), &mcp.CallToolParams{Name: "held"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		close(p.release)
+		if _, err := waitDone(t, task); err != nil {
+			t.Fatal(err)
+		}
+		if !task.hadFollower() || task.Polls() != 1 {
+			t.Errorf("silent server: follower %v, %d polls; want the follower's one poll", task.hadFollower(), task.Polls())
+		}
+	})
+}
+
+// TestParkedTaskEndsWithTheConnection: a task waiting with no follower ends when the
+// connection does.
+func TestParkedTaskEndsWithTheConnection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newParkServer(t)
+		s := p.connect(t, mcp.LatestProtocolVersion)
+		ss := <-p.session
+		task, err := s.StartToolTask(t.Context(), &mcp.CallToolParams{Name: "held"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		ss.Close()
+		if _, err := waitDone(t, task); !errors.Is(err, jsonrpc.ErrClosed) {
+			t.Fatalf("outcome error %v, want the connection's end", err)
+		}
+		if task.hadFollower() {
+			t.Error("a follower was started")
+		}
+		close(p.release)
+	})
+}
+
+// TestExtTaskSettledOnItsNotification: in 2026-07-28 a task that ends at once is
+// settled by the notification of its subscriptions/listen, which is withdrawn after,
+// with no follower and no tasks/get.
+func TestExtTaskSettledOnItsNotification(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newParkServer(t)
+		s := p.connect(t, mcp.ProtocolVersion20260728)
+		for range 5 {
+			task, err := s.StartToolTask(t.Context(), &mcp.CallToolParams{Name: "instant_ext"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if task.Dialect() != DialectExtension {
+				t.Fatalf("dialect %s", task.Dialect())
+			}
+			res, err := waitDone(t, task)
+			if err != nil || len(res.Content) != 1 || res.Content[0].Text != "done" {
+				t.Fatalf("outcome: %+v, %v", res, err)
+			}
+			if task.hadFollower() || task.Polls() != 0 {
+				t.Fatalf("follower %v, %d polls; want none", task.hadFollower(), task.Polls())
+			}
+			synctest.Wait()
+			if n := p.srv.Listeners(); n != 0 {
+				t.Fatalf("%d subscriptions/listen still open after the task ended", n)
+			}
+		}
+	})
+}
