@@ -22,7 +22,43 @@ const (
 	logKept = 2000
 	// tasksKept bounds the task rows of one connection: the oldest ended ones go first.
 	tasksKept = 20000
+	// maxLogMessage bounds a message the Log keeps and streams whole: a server may send
+	// messages of megabytes, and the Log keeps thousands.
+	maxLogMessage = 16 << 10
 )
+
+// maxRowResult bounds the result a task row keeps: a connection keeps thousands of rows.
+const maxRowResult = 64 << 10
+
+// boundResult is a task's result as its row keeps it: whole, or, when too large, a note
+// of its size.
+func boundResult(b []byte, err error) json.RawMessage {
+	if err != nil {
+		return nil
+	}
+	if len(b) > maxRowResult {
+		note, _ := json.Marshal(map[string]string{"mcpi/truncated": fmt.Sprintf("%d bytes: too large for the Tasks view, which keeps results of up to %d", len(b), maxRowResult)})
+		return note
+	}
+	return b
+}
+
+// truncatedMessage stands for a message too large for the Log: its method and id, and
+// its size.
+func truncatedMessage(m jsonrpc.Message, size int) json.RawMessage {
+	short := map[string]any{"jsonrpc": "2.0", "mcpi/truncated": fmt.Sprintf("%d bytes: too large for the Log, which keeps messages of up to %d", size, maxLogMessage)}
+	switch m := m.(type) {
+	case *jsonrpc.Request:
+		short["method"] = m.Method
+		if !m.IsNotification() {
+			short["id"] = m.ID
+		}
+	case *jsonrpc.Response:
+		short["id"] = m.ID
+	}
+	b, _ := json.Marshal(short)
+	return b
+}
 
 // conn is one server the page is connected to (one tab).
 type conn struct {
@@ -421,6 +457,9 @@ func (c *conn) message(e *client.MessageEvent) {
 	if err != nil {
 		return
 	}
+	if len(b) > maxLogMessage {
+		b = truncatedMessage(e.Message, len(b))
+	}
 	dir := "out"
 	if e.Dir == jsonrpc.Inbound {
 		dir = "in"
@@ -498,7 +537,7 @@ func (c *conn) taskEvent(e *client.TaskEvent, gen int) {
 	case client.TaskProgress:
 		r.Progress = e.Progress
 	case client.TaskResult:
-		r.Result, _ = json.Marshal(e.Result)
+		r.Result = boundResult(json.Marshal(e.Result))
 		r.end(e.Time)
 	case client.TaskError:
 		r.Error = errorOf(e.Err)
@@ -549,7 +588,7 @@ func (c *conn) receiverResult(e *client.ReceiverResultEvent, gen int) {
 	if e.Err != nil {
 		r.Error = errorOf(e.Err)
 	} else {
-		r.Result = e.Result
+		r.Result = boundResult(e.Result, nil)
 	}
 	r.end(e.Time)
 	c.publishTask(r)

@@ -267,3 +267,40 @@ func TestEveryModulePreloaded(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A message of megabytes reaches the Log as its method, id and size, not whole: the Log
+// keeps thousands of messages per server.
+func TestLogBoundsMessages(t *testing.T) {
+	srv := web.New(web.Options{Dial: demoDialer(t, nil)})
+	p := open(t, srv)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if _, err := srv.Open(ctx, web.Target{Protocol: "2025-11-25"}); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 200<<10)
+	if code, out := p.post("c1/call", `{"name":"echo","arguments":{"text":"`+big+`"}}`); code != 200 || !strings.Contains(string(out["result"]), big) {
+		t.Fatalf("echo: %d", code)
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.base+"/api/events", nil)
+	resp, err := p.c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<22)
+	for sc.Scan() {
+		d, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		if len(d) > 100<<10 {
+			t.Errorf("the snapshot carries %d bytes: a message went in whole", len(d))
+		}
+		if !strings.Contains(d, `"mcpi/truncated":"`) || !strings.Contains(d, `"method":"tools/call"`) {
+			t.Errorf("the Log lacks the truncated tools/call")
+		}
+		break
+	}
+}
