@@ -90,11 +90,13 @@ func Run(ctx context.Context, opts *Options) error {
 		hosts = append(hosts, host)
 	}
 	srv := web.New(web.Options{Dial: dialer(opts.Sel), Hosts: hosts, TaskTTL: opts.TaskTTL})
-	defer srv.Close()
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
 	defer func() {
+		// The sessions and the page's event streams end first: Shutdown waits for the
+		// requests in flight, and an event stream is one until it ends.
+		srv.Close()
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		_ = hs.Shutdown(sctx)
