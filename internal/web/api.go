@@ -236,6 +236,13 @@ func (c *conn) call(ctx context.Context, sess *client.Session, decode func(any) 
 	if p.Name == "" {
 		return nil, bad("call needs the tool's name")
 	}
+	// The one check of arguments the CLI and the terminal UI make too, so that a call
+	// the server would refuse (from the raw-JSON mode, say) is not sent.
+	if tool, err := sess.Tool(ctx, p.Name); err == nil {
+		if err := client.ValidateArguments(tool, p.Arguments); err != nil {
+			return nil, badRequest{err}
+		}
+	}
 	params := &mcp.CallToolParams{Name: p.Name, Arguments: p.Arguments}
 	if !p.Task && !sess.Modern() {
 		params.Meta.SetProgressToken(sess.NewProgressToken())

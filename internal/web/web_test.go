@@ -169,6 +169,7 @@ func TestCommands(t *testing.T) {
 	for _, c := range []struct{ path, body, want string }{
 		{id + "/call", `{"name":`, "the command's body is not valid"},
 		{id + "/call", `{}`, "call needs the tool's name"},
+		{id + "/call", `{"name":"add","arguments":{"a":"two","b":3}}`, `argument \"a\" must be a number, not a string`},
 		{id + "/nope", `{}`, `no command \"nope\"`},
 		{"c99/tools", `{}`, `no connection \"c99\"`},
 		{id + "/answer", `{"id":"r1","action":"accept"}`, "was answered or withdrawn already"},
