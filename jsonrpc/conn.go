@@ -503,6 +503,24 @@ type inbound struct {
 	cancel context.CancelCauseFunc
 }
 
+// AfterResponse has f run once the response to the request that ctx was made for is
+// written (or given up: f runs whatever becomes of the response), on the goroutine that
+// ran the handler, which the connection no longer counts as handling the request. A
+// handler that starts work to outlive its request (a task) uses it to run that work
+// where the request ran, without waking a goroutine for it and without delaying the
+// response. It reports false, and f is not run, when ctx is not a request handler's or
+// its Conn cannot run f (one that serves a request on its owner's goroutine,
+// [NewServingConn], whose owner waits for the handler): the caller then runs the work
+// elsewhere.
+func AfterResponse(ctx context.Context, f func()) bool {
+	req, ok := RequestFromContext(ctx)
+	if !ok || !req.deferrable || req.after != nil || req.IsNotification() {
+		return false
+	}
+	req.after = f
+	return true
+}
+
 func (c *Conn) startRequest(req *Request) {
 	in := c.beginRequest(req)
 	c.workers.Go(func() { c.serveRequest(in) })
@@ -510,6 +528,7 @@ func (c *Conn) startRequest(req *Request) {
 
 // beginRequest makes req's context and registers it, so that the peer can cancel it.
 func (c *Conn) beginRequest(req *Request) inbound {
+	req.deferrable = !c.serving
 	ctx, cancel := context.WithCancelCause(withRequest(c.ctx, req))
 	c.mu.Lock()
 	if c.inflight == nil {
@@ -527,6 +546,12 @@ func (c *Conn) beginRequest(req *Request) inbound {
 // serveRequest runs the handler of a request and writes its response.
 func (c *Conn) serveRequest(in inbound) {
 	req, ctx := in.req, in.ctx
+	defer func() {
+		if f := req.after; f != nil {
+			req.after = nil
+			f()
+		}
+	}()
 	defer func() {
 		c.mu.Lock()
 		delete(c.inflight, req.ID)

@@ -104,6 +104,11 @@ type Request struct {
 	ID     ID
 	Method string
 	Params json.RawMessage
+
+	// after is what its handler asked to run once the response is written
+	// ([AfterResponse]); deferrable says the Conn that serves it runs such a function.
+	after      func()
+	deferrable bool
 }
 
 // IsNotification reports whether no response is expected.

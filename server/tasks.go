@@ -154,7 +154,10 @@ func checkTaskSupport(def *mcp.Tool, p *mcp.CallToolParams) error {
 
 // startToolTask runs a tool as a task and returns the CreateTaskResult at once. The work
 // runs on the task engine's context, not on the request's.
-func (s *Session) startToolTask(t *tool, p *mcp.CallToolParams) (any, error) {
+//
+// The work runs where the call was handled, once the CreateTaskResult is written: no
+// goroutine is woken for it, and its first status notification follows the answer.
+func (s *Session) startToolTask(ctx context.Context, t *tool, p *mcp.CallToolParams) (any, error) {
 	requested := p.Task
 	if max := t.opts.MaxTaskTTL; max > 0 {
 		ms := max.Milliseconds()
@@ -162,7 +165,12 @@ func (s *Session) startToolTask(t *tool, p *mcp.CallToolParams) (any, error) {
 			requested = &mcp.TaskMetadata{TTL: &ms}
 		}
 	}
-	task, err := s.server.tasks.Create(s.owner, requested, func(ctx context.Context, h *tasks.Handle) tasks.Outcome {
+	m := s.server.tasks
+	h, err := m.Defer(s.owner, requested, nil)
+	if err != nil {
+		return nil, err
+	}
+	run := func(ctx context.Context, h *tasks.Handle) tasks.Outcome {
 		ctx = context.WithValue(ctx, taskWorkKey{}, &taskWork{h: h})
 		res, err := s.runTool(ctx, t, p)
 		if err != nil {
@@ -186,11 +194,11 @@ func (s *Session) startToolTask(t *tool, p *mcp.CallToolParams) (any, error) {
 			}
 		}
 		return out
-	})
-	if err != nil {
-		return nil, err
 	}
-	return &mcp.CreateTaskResult{Task: task}, nil
+	if !jsonrpc.AfterResponse(ctx, func() { m.Run(h, run) }) {
+		m.Start(h, run)
+	}
+	return &mcp.CreateTaskResult{Task: h.Created()}, nil
 }
 
 func (s *Session) runTool(ctx context.Context, t *tool, p *mcp.CallToolParams) (res *mcp.CallToolResult, err error) {

@@ -200,8 +200,31 @@ func (m *Manager) Create(owner string, requested *mcp.TaskMetadata, run RunFunc)
 	if err != nil {
 		return mcp.Task{}, err
 	}
-	m.workers.Go(func() { h.Finish(run(h.Context(), h)) })
+	m.Start(h, run)
 	return h.Created(), nil
+}
+
+// Start runs run for the task of h, one registered with [Manager.Defer], on a goroutine
+// of the manager's; see [Manager.Run].
+func (m *Manager) Start(h *Handle, run RunFunc) {
+	m.workers.Go(func() { m.Run(h, run) })
+}
+
+// Run runs run for the task of h, one registered with [Manager.Defer], on the calling
+// goroutine, and ends the task with its outcome. A run that panics fails the task with
+// an internal error, logged, instead of taking the process down.
+func (m *Manager) Run(h *Handle, run RunFunc) {
+	var out Outcome
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				m.opts.Logger.Error("task work panicked", "task", h.Created().TaskID, "panic", p)
+				out = Outcome{Error: jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error in the work of task %s", h.Created().TaskID)}
+			}
+		}()
+		out = run(h.Context(), h)
+	}()
+	h.Finish(out)
 }
 
 // Defer registers a task in status working, like [Manager.Create], but starts no work:
