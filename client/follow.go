@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -145,14 +146,20 @@ func (t *Task) observe(st mcp.Task, src source) {
 		t.notified = true
 	}
 	old := t.state
+	// A final status told by tasks/result's answer (waited) gives way to the server's.
+	inferred := t.inferred && st.Status.IsTerminal()
+	if inferred {
+		t.inferred = false
+	}
 	switch {
 	case t.ended:
 		// The outcome is out; later news changes nothing a follower acts on.
-		if !older(st.LastUpdatedAt, old.LastUpdatedAt) && !old.Status.IsTerminal() {
+		if inferred || (!older(st.LastUpdatedAt, old.LastUpdatedAt) && !old.Status.IsTerminal()) {
 			t.state = st
 		}
 		t.mu.Unlock()
 		return
+	case inferred:
 	case old.Status.IsTerminal() && st.Status != old.Status:
 		t.mu.Unlock()
 		// Over HTTP a notification on the GET stream can arrive after a newer answer on
@@ -271,7 +278,7 @@ func (t *Task) park() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.backoff = backoff
-	if t.ended || t.following || t.resulting || t.timer != nil {
+	if t.ended || t.following || (t.resulting && !t.waiting) || t.timer != nil {
 		return // acted on meanwhile
 	}
 	armed := time.Now()
@@ -497,6 +504,201 @@ func (t *Task) fetchResult(ctx context.Context, id string) {
 	var raw json.RawMessage
 	err := t.s.send(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, &raw)
 	t.settleResult(ctx, id, raw, err, fromAnswer)
+}
+
+// Early waits. A task found working when it is created is waited on at once with
+// tasks/result, which the server must hold until the task ends: its outcome arrives the
+// moment it exists, without a poll, and without waiting for a status notification that
+// a server need not send (an instant task then costs two exchanges, as two pings do).
+// A request held open holds a little of the server, and over Streamable HTTP a response
+// stream, so only a few tasks of a session wait so at once; the others, and a task whose
+// early tasks/result ends with no answer, are followed as before. Polls go on meanwhile
+// at the server's interval, so that the task's state stays current for those who watch.
+const (
+	maxWaitsLocal = 8 // stdio, an in-memory pipe
+	maxWaitsHTTP  = 2 // a response stream each
+)
+
+// waitEarly sends tasks/result for a task that has just been created working, if fewer
+// than the limit wait so and the server has not refused such a request; its answer
+// settles the outcome where it arrives.
+func (t *Task) waitEarly() {
+	s := t.s
+	t.mu.Lock()
+	id, busy := t.state.TaskID, t.resulting || t.ended || t.following
+	t.mu.Unlock()
+	if busy || t.ext || s.tasks.noWaits.Load() {
+		return
+	}
+	limit := int32(maxWaitsHTTP)
+	if s.localWrites {
+		limit = maxWaitsLocal
+	}
+	if !s.tasks.claimWait(limit) {
+		return
+	}
+	t.mu.Lock()
+	if t.resulting || t.ended || t.following {
+		t.mu.Unlock()
+		s.tasks.waits.Add(-1)
+		return
+	}
+	t.resulting, t.waiting = true, true
+	t.mu.Unlock()
+	send := func() {
+		err := s.conn.Go(context.Background(), mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, func(raw json.RawMessage, err error) {
+			s.tasks.waits.Add(-1)
+			t.waited(id, raw, err, true)
+		})
+		if err != nil {
+			s.tasks.waits.Add(-1)
+			t.waited(id, nil, err, false)
+		}
+	}
+	if s.localWrites {
+		send()
+		return
+	}
+	// Over Streamable HTTP sending a request waits for the response to begin, which a
+	// server may hold until the task ends: the caller does not wait for that.
+	s.tasks.followers.Go(send)
+}
+
+// earlyAnswer is the answer of an early tasks/result.
+type earlyAnswer struct {
+	id  string
+	raw json.RawMessage
+	err error
+}
+
+// peekCreated looks at the answer of a task call where it is read (over a transport whose
+// writes are local): a task created working is waited on from there at once, so that
+// its tasks/result does not wait for the caller to wake up and read the answer.
+func (t *Task) peekCreated(raw json.RawMessage) {
+	var answer mcp.CreateTaskProbe
+	if answer.UnmarshalJSON(raw) != nil || answer.Task == nil || answer.Task.TaskID == "" || answer.Task.Status != mcp.TaskStatusWorking {
+		return
+	}
+	t.mu.Lock()
+	t.state = *answer.Task // as the caller will set it
+	t.mu.Unlock()
+	t.waitEarly()
+}
+
+// waited takes the answer of an early tasks/result; onReader says it is on the goroutine
+// that reads the connection, which must not wait for another exchange. An answer that
+// came before the task was tracked is kept for track, so that no outcome precedes the
+// task's created event and registration. A result settles the task at once, the final
+// status known or told by the result itself (over HTTP the status notification travels
+// on another stream; a server may send none); an error is
+// looked into by waitFailed, on another goroutine when this one reads.
+func (t *Task) waited(id string, raw json.RawMessage, err error, onReader bool) {
+	t.mu.Lock()
+	if !t.tracked {
+		t.kept = &earlyAnswer{id, raw, err}
+		t.mu.Unlock()
+		return
+	}
+	t.mu.Unlock()
+	ctx := context.Background()
+	src := fromAnswer
+	if onReader {
+		src = fromContinuation
+	}
+	var later func()
+	switch {
+	case t.State().Status.IsTerminal():
+		t.clearWaiting(false)
+		t.settleResult(ctx, id, raw, err, src)
+	case err == nil:
+		// tasks/result answers once the task has ended (spec §6), so the answer tells
+		// the final status (§5: failed for a tool result with isError, else completed)
+		// without a tasks/get; the server's own word, when it comes, adds its message
+		// and time.
+		st := t.State()
+		st.Status = mcp.TaskStatusCompleted
+		if isErrorResult(raw) {
+			st.Status = mcp.TaskStatusFailed
+		}
+		t.observe(st, src)
+		t.mu.Lock()
+		t.inferred = true
+		t.mu.Unlock()
+		t.clearWaiting(false)
+		t.settleResult(ctx, id, raw, nil, src)
+	case t.s.conn.Err() != nil:
+		t.clearWaiting(true) // the session's end ends the task
+	default:
+		later = func() { t.waitFailed(ctx, id, err) }
+	}
+	if later == nil {
+		return
+	}
+	if onReader {
+		t.s.tasks.followers.Go(later)
+	} else {
+		later()
+	}
+}
+
+// waitFailed takes an error that an early tasks/result got while the task was not known
+// to have ended. It may be the task's own outcome (a JSON-RPC error), the task gone
+// (expired, deleted), or the server refusing to hold the request, and a tasks/get tells
+// which: the first two settle the task, the last leaves it to be followed as any other
+// (and, for -32601, no other task of the session is waited on so). An error that is no
+// answer (over HTTP, a response stream cut short, which the transport reports as the
+// connection's end for that request) is treated as a refusal, without the tasks/get; if
+// it was the task's own outcome, the tasks/result sent once the task is seen to end gets
+// it again.
+func (t *Task) waitFailed(ctx context.Context, id string, err error) {
+	var rpcErr *jsonrpc.Error
+	unanswered := !errors.As(err, &rpcErr) || rpcErr.Code == jsonrpc.CodeConnectionClosed
+	if !unanswered && rpcErr.Code == jsonrpc.CodeMethodNotFound {
+		t.s.tasks.noWaits.Store(true)
+		unanswered = true
+	}
+	if !unanswered {
+		st, gerr := t.get(ctx)
+		switch {
+		case errors.Is(gerr, jsonrpc.ErrInvalidParams):
+			t.clearWaiting(true)
+			t.gone(&TaskEndError{TaskID: id, Reason: ErrTaskGone, Err: err})
+			return
+		case gerr == nil:
+			t.observe(st, fromAnswer) // a terminal state waits for this call's end (act)
+		}
+		if t.State().Status.IsTerminal() {
+			t.clearWaiting(false)
+			t.settleResult(ctx, id, nil, err, fromAnswer)
+			return
+		}
+	}
+	t.s.log.Debug("tasks/result of a working task failed; polling instead", "task", id, "error", err)
+	t.clearWaiting(true)
+	t.act(false) // news that came meanwhile waited for this request
+	t.park()
+}
+
+// isErrorResult reports whether a tool result says isError:true, without decoding it.
+func isErrorResult(raw json.RawMessage) bool {
+	isErr := false
+	jsonwire.EachMember(raw, func(name, value []byte) {
+		if string(name) == `"isError"` {
+			isErr = string(value) == "true"
+		}
+	})
+	return isErr
+}
+
+// clearWaiting records that the early tasks/result has its answer; with release, also
+// that no call fetches the outcome any more (settleResult clears that itself).
+func (t *Task) clearWaiting(release bool) {
+	t.mu.Lock()
+	t.waiting = false
+	if release {
+		t.resulting = false
+	}
+	t.mu.Unlock()
 }
 
 // fetchResultAsync is fetchResult for a task known to have ended (claimed with

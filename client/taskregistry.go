@@ -28,6 +28,25 @@ type taskRegistry struct {
 	// notified is set once the server has sent any status notification: a server that
 	// sends them for one task sends them for all.
 	notified atomic.Bool
+
+	// waits counts the tasks/result requests sent as a task was created, still
+	// unanswered (follow.go: waitEarly); noWaits is set once the server has answered
+	// one with -32601.
+	waits   atomic.Int32
+	noWaits atomic.Bool
+}
+
+// claimWait counts one more early tasks/result, unless limit are in flight.
+func (r *taskRegistry) claimWait(limit int32) bool {
+	for {
+		n := r.waits.Load()
+		if n >= limit {
+			return false
+		}
+		if r.waits.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
 }
 
 // maxEarly bounds the ids of status notifications kept for tasks not registered yet,

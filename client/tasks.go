@@ -171,6 +171,10 @@ type Task struct {
 	notified  bool // the server has sent a status notification for it
 	polls     int
 	resulting bool          // a call that fetches the outcome (tasks/result; in 2026-07-28 tasks/get) is in flight
+	waiting   bool          // that call is an early tasks/result, sent as the task was created working
+	tracked   bool          // the session follows the task (Session.track): an answer may settle it
+	kept      *earlyAnswer  // the early tasks/result's answer, when it came before the task was tracked
+	inferred  bool          // the final status was told by tasks/result's answer, not by the server
 	following bool          // a follower goroutine follows the task (follow.go)
 	timer     *time.Timer   // the next poll of a task without a follower
 	backoff   time.Duration // the poll interval's backoff when the server suggests none
@@ -380,6 +384,8 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 	var err error
 	if s.modern != nil {
 		err = s.exchangeModern(ctx, mcp.MethodToolsCall, &cp, &raw, true)
+	} else if s.localWrites {
+		err = s.callTask(ctx, t, &cp, &raw)
 	} else {
 		err = s.send(ctx, mcp.MethodToolsCall, &cp, &raw)
 	}
@@ -486,6 +492,14 @@ func (s *Session) track(t *Task, early []mcp.Task, cancelNow bool) {
 	for _, st := range early {
 		t.observe(st, fromEarly)
 	}
+	t.mu.Lock()
+	t.tracked = true
+	kept := t.kept
+	t.kept = nil
+	t.mu.Unlock()
+	if kept != nil {
+		t.waited(kept.id, kept.raw, kept.err, false)
+	}
 	if cancelNow {
 		go func() { _, _ = t.Cancel(context.Background()) }()
 	}
@@ -498,6 +512,7 @@ func (s *Session) track(t *Task, early []mcp.Task, cancelNow bool) {
 		t.act(false)
 		return
 	}
+	t.waitEarly()
 	t.park()
 	if t.ext {
 		s.listenTask(t)
@@ -582,3 +597,35 @@ func (s *Session) ServerTasks(ctx context.Context, p *mcp.ListTasksParams) iter.
 
 // Tasks returns every task the session follows or has followed, oldest first.
 func (s *Session) Tasks() []*Task { return s.tasks.all() }
+
+// callTask is send for a task call over a transport whose writes are local (stdio, a
+// pipe): the answer is looked at where it is read (Task.peekCreated), and a task created
+// working is waited on from there, before the caller has woken up to take the answer.
+// The call is bounded by [Options.RequestTimeout] as send bounds it.
+func (s *Session) callTask(ctx context.Context, t *Task, params any, raw *json.RawMessage) error {
+	cctx, cancel := ctx, context.CancelFunc(func() {})
+	if d := s.client.opts.RequestTimeout; d > 0 {
+		cctx, cancel = context.WithTimeoutCause(ctx, d, &TimeoutError{Method: mcp.MethodToolsCall, Timeout: d})
+	}
+	defer cancel()
+	type answer struct {
+		raw json.RawMessage
+		err error
+	}
+	ch := make(chan answer, 1)
+	err := s.conn.Go(cctx, mcp.MethodToolsCall, params, func(r json.RawMessage, err error) {
+		if err == nil {
+			t.peekCreated(r)
+		}
+		ch <- answer{r, err}
+	})
+	if err != nil {
+		return err
+	}
+	a := <-ch
+	if a.err != nil && cctx.Err() != nil && ctx.Err() == nil {
+		return context.Cause(cctx)
+	}
+	*raw = a.raw
+	return a.err
+}

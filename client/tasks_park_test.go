@@ -126,8 +126,10 @@ func TestEndedTaskSettledWithoutFollower(t *testing.T) {
 }
 
 // TestWaitingTaskParked: a task that is working waits on a timer, not a goroutine;
-// its notified end settles it before any poll. Without notifications the timer starts
-// the follower, which polls at the interval.
+// its notified end settles it before any poll. Without notifications, its early
+// tasks/result brings the outcome, and with it the final status, when the task ends; a
+// task beyond the limit of early waits has its timer start the follower, which polls at
+// the interval.
 func TestWaitingTaskParked(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newParkServer(t)
@@ -151,17 +153,37 @@ func TestWaitingTaskParked(t *testing.T) {
 		p = newParkServer(t)
 		p.silent = true
 		s = p.connect(t, mcp.LatestProtocolVersion)
-		task, err = s.StartToolTask(t.Context(), &mcp.CallToolParams{Name: "held"}, nil)
-		if err != nil {
-			t.Fatal(err)
+		var held []*Task
+		for range maxWaitsLocal + 1 {
+			task, err := s.StartToolTask(t.Context(), &mcp.CallToolParams{Name: "held"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			held = append(held, task)
 		}
 		synctest.Wait()
-		close(p.release)
-		if _, err := waitDone(t, task); err != nil {
-			t.Fatal(err)
+		for i, task := range held {
+			if !task.parked() {
+				t.Fatalf("silent server, task %d: no poll timer, or a follower", i)
+			}
 		}
-		if !task.hadFollower() || task.Polls() != 1 {
-			t.Errorf("silent server: follower %v, %d polls; want the follower's one poll", task.hadFollower(), task.Polls())
+		close(p.release) // before the first poll is due
+
+		for i, task := range held {
+			res, err := waitDone(t, task)
+			if err != nil || len(res.Content) != 1 || res.Content[0].Text != "done" {
+				t.Fatalf("silent server, task %d: %v, %v", i, res, err)
+			}
+			if st := task.State().Status; st != mcp.TaskStatusCompleted {
+				t.Errorf("silent server, task %d: status %s, want completed", i, st)
+			}
+			early := i < maxWaitsLocal
+			switch {
+			case early && (task.hadFollower() || task.Polls() != 0):
+				t.Errorf("silent server, task %d (early wait): follower %v, %d polls; want none: its tasks/result tells the end", i, task.hadFollower(), task.Polls())
+			case !early && (!task.hadFollower() || task.Polls() < 1):
+				t.Errorf("silent server, task %d (past the limit): follower %v, %d polls; want the follower's polls", i, task.hadFollower(), task.Polls())
+			}
 		}
 	})
 }

@@ -705,13 +705,29 @@ func TestTaskPollsFollowInterval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Four polls answered: the server has counted them (a poll still in flight when
+		// the counts are read would be the client's alone), and the fifth is not due
+		// for another interval.
 		var at []time.Time
-		for len(at) < 4 {
+		asked := map[jsonrpc.ID]bool{}
+		for answered := 0; answered < 4; {
 			e := waitFor(t, ctx, sub, func(e *client.MessageEvent) bool {
-				r, ok := e.Message.(*jsonrpc.Request)
-				return ok && e.Dir == jsonrpc.Outbound && r.Method == mcp.MethodTasksGet
+				switch m := e.Message.(type) {
+				case *jsonrpc.Request:
+					if e.Dir == jsonrpc.Outbound && m.Method == mcp.MethodTasksGet {
+						asked[m.ID] = true
+						return true
+					}
+				case *jsonrpc.Response:
+					return e.Dir == jsonrpc.Inbound && asked[m.ID]
+				}
+				return false
 			})
-			at = append(at, e.Time)
+			if _, ok := e.Message.(*jsonrpc.Request); ok {
+				at = append(at, e.Time)
+			} else {
+				answered++
+			}
 		}
 		if _, err := task.Cancel(ctx); err != nil {
 			t.Fatal(err)

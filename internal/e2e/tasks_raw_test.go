@@ -183,21 +183,32 @@ func TestRawTerminalStatusChangeIgnored(t *testing.T) {
 }
 
 // TestRawPollingWithoutNotifications: a server that sends no status notification at all;
-// the client follows the task by polling at its pollInterval.
+// the client follows the task by polling at its pollInterval, its tasks/result sent at
+// creation held until the task ends, as the spec has it (the task ends at the third
+// poll here).
 func TestRawPollingWithoutNotifications(t *testing.T) {
 	ctx := testContext(t)
 	const id = "quiet-task"
 	var gets atomic.Int32
+	ended := make(chan struct{})
 	s, _ := connectRaw(t, ctx, nil, func(ctx context.Context, p *rawPeer, req *jsonrpc.Request) (any, error) {
 		switch req.Method {
 		case mcp.MethodToolsCall:
 			return &mcp.CreateTaskResult{Task: rawTask(id, mcp.TaskStatusWorking, "", 5)}, nil
 		case mcp.MethodTasksGet:
-			if gets.Add(1) < 3 {
+			switch n := gets.Add(1); {
+			case n < 3:
 				return &mcp.GetTaskResult{Task: rawTask(id, mcp.TaskStatusWorking, "", 5)}, nil
+			case n == 3:
+				close(ended)
 			}
 			return &mcp.GetTaskResult{Task: rawTask(id, mcp.TaskStatusCompleted, "", 5)}, nil
 		case mcp.MethodTasksResult:
+			select {
+			case <-ended:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 			return toolResult(id, "polled"), nil
 		}
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "%s", req.Method)
