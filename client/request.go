@@ -259,7 +259,7 @@ func (s *Session) enqueue(r *Request) {
 	s.pending.add(r)
 	s.mu.Unlock()
 	s.events.publish(&RequestEvent{At: At{s.now()}, Request: r})
-	if t := s.tasks.get(r.RelatedTask); t != nil {
+	if t := s.tasks.taskFor(r.RelatedTask, r); t != nil {
 		t.emit(TaskEvent{Kind: TaskInput, Request: r})
 	}
 	if h := s.client.opts.OnRequest; h != nil {

@@ -19,6 +19,9 @@ type taskRegistry struct {
 	gone   int         // forgotten tasks still in order
 	tokens map[any]*Task
 	early  map[string][]mcp.Task
+	// inputs keeps the side-channel requests that came for a task not registered yet
+	// (its CreateTaskResult still on its way to the caller), as early keeps notifications.
+	inputs map[string][]*Request
 	// inflight counts tools/call task calls awaiting their CreateTaskResult.
 	inflight int
 
@@ -63,7 +66,36 @@ func (r *taskRegistry) calling(d int) {
 	if r.inflight == 0 && len(r.early) > 0 {
 		r.early = map[string][]mcp.Task{}
 	}
+	if r.inflight == 0 {
+		r.inputs = nil
+	}
 	r.mu.Unlock()
+}
+
+// taskFor returns the registered task id, or keeps req, a request that belongs to it,
+// for the task while a task call is in flight (takeInputs).
+func (r *taskRegistry) taskFor(id string, req *Request) *Task {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t := r.byID[id]; t != nil || id == "" {
+		return t
+	}
+	if r.inflight > 0 && len(r.inputs) < maxEarly {
+		if r.inputs == nil {
+			r.inputs = map[string][]*Request{}
+		}
+		r.inputs[id] = append(r.inputs[id], req)
+	}
+	return nil
+}
+
+// takeInputs returns the requests kept for task id, registered since.
+func (r *taskRegistry) takeInputs(id string) []*Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kept := r.inputs[id]
+	delete(r.inputs, id)
+	return kept
 }
 
 // inFlight is how many task calls are in flight.

@@ -492,6 +492,16 @@ func (s *Session) track(t *Task, early []mcp.Task, cancelNow bool) {
 	for _, st := range early {
 		t.observe(st, fromEarly)
 	}
+	// A request the server sent for the task before it was registered (to the early
+	// tasks/result, say) is announced now, still unanswered.
+	for _, r := range s.tasks.takeInputs(t.ID()) {
+		s.mu.Lock()
+		queued := r.queued
+		s.mu.Unlock()
+		if queued {
+			t.emit(TaskEvent{Kind: TaskInput, Request: r})
+		}
+	}
 	t.mu.Lock()
 	t.tracked = true
 	kept := t.kept

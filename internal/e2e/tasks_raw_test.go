@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -269,5 +270,61 @@ func TestRawTaskGoneWhileFollowed(t *testing.T) {
 	}
 	if err := s.Ping(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRawInputBeforeCreateTaskResult: the server asks for input of a task before its
+// CreateTaskResult reaches the client (the spec allows a new task to be input_required
+// at once); the request still reaches the task's events, after its created event, and
+// the answer lets the task end. A request that came for a task not yet registered used
+// to reach the session's queue alone, and a caller following the task waited for it.
+func TestRawInputBeforeCreateTaskResult(t *testing.T) {
+	ctx := testContext(t)
+	const id = "eager-task"
+	answered := make(chan struct{})
+	s, _ := connectRaw(t, ctx, nil, func(ctx context.Context, p *rawPeer, req *jsonrpc.Request) (any, error) {
+		switch req.Method {
+		case mcp.MethodToolsCall:
+			var meta mcp.Meta
+			meta.SetRelatedTask(id)
+			params := &mcp.ElicitParams{Meta: meta, Message: "Name?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)}
+			// Written before the answer below, on the same pipe: it arrives first.
+			if err := p.conn.Go(context.Background(), mcp.MethodElicitationCreate, params, func(json.RawMessage, error) { close(answered) }); err != nil {
+				return nil, err
+			}
+			return &mcp.CreateTaskResult{Task: rawTask(id, mcp.TaskStatusInputRequired, "", 3600000)}, nil
+		case mcp.MethodTasksGet:
+			return &mcp.GetTaskResult{Task: rawTask(id, mcp.TaskStatusInputRequired, "", 3600000)}, nil
+		case mcp.MethodTasksResult:
+			select {
+			case <-answered:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return toolResult(id, "thanks"), nil
+		}
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "%s", req.Method)
+	})
+	var kinds []client.TaskEventKind
+	var end client.TaskEvent
+	for e := range s.CallToolTask(ctx, &mcp.CallToolParams{Name: rawTool}, nil) {
+		kinds = append(kinds, e.Kind)
+		switch {
+		case e.Kind == client.TaskInput:
+			if e.Request.Elicitation == nil || e.Request.RelatedTask != id {
+				t.Fatalf("input %+v", e.Request)
+			}
+			if err := e.Request.Accept(map[string]any{"name": "Ada"}); err != nil {
+				t.Fatal(err)
+			}
+		case e.Kind.IsOutcome():
+			end = e
+		}
+	}
+	if len(kinds) == 0 || kinds[0] != client.TaskCreated || !slices.Contains(kinds, client.TaskInput) {
+		t.Fatalf("events %v, want created first, and the input", kinds)
+	}
+	if end.Kind != client.TaskResult || onlyText(t, end.Result) != "thanks" {
+		t.Fatalf("outcome %s %+v %v", end.Kind, end.Result, end.Err)
 	}
 }
