@@ -519,13 +519,13 @@ const (
 	maxWaitsHTTP  = 2 // a response stream each
 )
 
-// waitEarly sends tasks/result for a task that has just been created working, if fewer
-// than the limit wait so and the server has not refused such a request; its answer
-// settles the outcome where it arrives.
+// waitEarly sends tasks/result for a task that has just been created working, once in
+// the task's life, if fewer than the limit wait so and the server has not refused such
+// a request; its answer settles the outcome where it arrives.
 func (t *Task) waitEarly() {
 	s := t.s
 	t.mu.Lock()
-	id, busy := t.state.TaskID, t.resulting || t.ended || t.following
+	id, busy := t.state.TaskID, t.resulting || t.ended || t.following || t.askedEarly
 	t.mu.Unlock()
 	if busy || t.ext || s.tasks.noWaits.Load() {
 		return
@@ -538,12 +538,12 @@ func (t *Task) waitEarly() {
 		return
 	}
 	t.mu.Lock()
-	if t.resulting || t.ended || t.following {
+	if t.resulting || t.ended || t.following || t.askedEarly {
 		t.mu.Unlock()
 		s.tasks.waits.Add(-1)
 		return
 	}
-	t.resulting, t.waiting = true, true
+	t.resulting, t.waiting, t.askedEarly = true, true, true
 	t.mu.Unlock()
 	send := func() {
 		err := s.conn.Go(context.Background(), mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, func(raw json.RawMessage, err error) {

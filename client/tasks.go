@@ -163,27 +163,28 @@ type Task struct {
 	Started  time.Time
 	progress any // the call's progress token, if any
 
-	mu        sync.Mutex
-	state     mcp.Task
-	known     bool // the server's id is known
-	announced bool // the created event is out: later events go out as they come
-	held      []*TaskEvent
-	notified  bool // the server has sent a status notification for it
-	polls     int
-	resulting bool          // a call that fetches the outcome (tasks/result; in 2026-07-28 tasks/get) is in flight
-	waiting   bool          // that call is an early tasks/result, sent as the task was created working
-	tracked   bool          // the session follows the task (Session.track): an answer may settle it
-	kept      *earlyAnswer  // the early tasks/result's answer, when it came before the task was tracked
-	inferred  bool          // the final status was told by tasks/result's answer, not by the server
-	following bool          // a follower goroutine follows the task (follow.go)
-	timer     *time.Timer   // the next poll of a task without a follower
-	backoff   time.Duration // the poll interval's backoff when the server suggests none
-	ended     bool          // outcome delivered (or gone)
-	result    *mcp.CallToolResult
-	err       error
-	cancelReq bool // cancel asked before the id was known
-	forgotten bool // dropped from the session's registry (guarded by the registry's mu)
-	pollNow   bool // poll at once, not at the next interval
+	mu         sync.Mutex
+	state      mcp.Task
+	known      bool // the server's id is known
+	announced  bool // the created event is out: later events go out as they come
+	held       []*TaskEvent
+	notified   bool // the server has sent a status notification for it
+	polls      int
+	resulting  bool          // a call that fetches the outcome (tasks/result; in 2026-07-28 tasks/get) is in flight
+	waiting    bool          // that call is an early tasks/result, sent as the task was created working
+	askedEarly bool          // an early tasks/result was sent: there is no second
+	tracked    bool          // the session follows the task (Session.track): an answer may settle it
+	kept       *earlyAnswer  // the early tasks/result's answer, when it came before the task was tracked
+	inferred   bool          // the final status was told by tasks/result's answer, not by the server
+	following  bool          // a follower goroutine follows the task (follow.go)
+	timer      *time.Timer   // the next poll of a task without a follower
+	backoff    time.Duration // the poll interval's backoff when the server suggests none
+	ended      bool          // outcome delivered (or gone)
+	result     *mcp.CallToolResult
+	err        error
+	cancelReq  bool // cancel asked before the id was known
+	forgotten  bool // dropped from the session's registry (guarded by the registry's mu)
+	pollNow    bool // poll at once, not at the next interval
 
 	// The Tasks extension of 2026-07-28 (exttasks.go).
 	ext    bool

@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -326,5 +328,83 @@ func TestRawInputBeforeCreateTaskResult(t *testing.T) {
 	}
 	if end.Kind != client.TaskResult || onlyText(t, end.Result) != "thanks" {
 		t.Fatalf("outcome %s %+v %v", end.Kind, end.Result, end.Err)
+	}
+}
+
+// TestRawEarlyResultErrors: the tasks/result the client sends as a task is created gets
+// an error while the task works. A tasks/get tells what it was: the server refusing to
+// hold the request (the task is then followed by polls to its end, and its result
+// fetched again), or the task's own JSON-RPC error (the outcome). A server that answers
+// -32601 is not asked so again in the session.
+func TestRawEarlyResultErrors(t *testing.T) {
+	type script struct {
+		name string
+		// early answers the first tasks/result; state answers tasks/get after it.
+		early  *jsonrpc.Error
+		failed bool
+	}
+	for _, c := range []script{
+		{name: "refused", early: jsonrpc.NewError(jsonrpc.CodeInternalError, "not now")},
+		{name: "the task's own error", early: jsonrpc.NewError(-32050, "the work failed"), failed: true},
+		{name: "no such method", early: jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "tasks/result")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := testContext(t)
+			var results, gets atomic.Int32
+			var calls atomic.Int32
+			s, _ := connectRaw(t, ctx, nil, func(ctx context.Context, p *rawPeer, req *jsonrpc.Request) (any, error) {
+				var p0 struct {
+					TaskID string `json:"taskId"`
+				}
+				_ = json.Unmarshal(req.Params, &p0)
+				switch req.Method {
+				case mcp.MethodToolsCall:
+					id := fmt.Sprintf("task-%d", calls.Add(1))
+					return &mcp.CreateTaskResult{Task: rawTask(id, mcp.TaskStatusWorking, "", 5)}, nil
+				case mcp.MethodTasksGet:
+					n := gets.Add(1)
+					switch {
+					case c.failed:
+						return &mcp.GetTaskResult{Task: rawTask(p0.TaskID, mcp.TaskStatusFailed, "the work failed", 5)}, nil
+					case n < 3:
+						return &mcp.GetTaskResult{Task: rawTask(p0.TaskID, mcp.TaskStatusWorking, "", 5)}, nil
+					}
+					return &mcp.GetTaskResult{Task: rawTask(p0.TaskID, mcp.TaskStatusCompleted, "", 5)}, nil
+				case mcp.MethodTasksResult:
+					if results.Add(1) == 1 || c.failed {
+						return nil, c.early
+					}
+					return toolResult(p0.TaskID, "fetched again"), nil
+				}
+				return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "%s", req.Method)
+			})
+			end := outcome(t, collect(s.CallToolTask(ctx, &mcp.CallToolParams{Name: rawTool}, nil)))
+			if c.failed {
+				var rpcErr *jsonrpc.Error
+				if end.Kind != client.TaskError || !errors.As(end.Err, &rpcErr) || rpcErr.Code != -32050 {
+					t.Fatalf("outcome %s %v, want the task's error -32050", end.Kind, end.Err)
+				}
+				if st := end.Task.State().Status; st != mcp.TaskStatusFailed {
+					t.Errorf("status %s, want failed", st)
+				}
+				return
+			}
+			if end.Kind != client.TaskResult || onlyText(t, end.Result) != "fetched again" {
+				t.Fatalf("outcome %s %+v %v, want the result fetched after the polls", end.Kind, end.Result, end.Err)
+			}
+			if n := gets.Load(); n < 3 {
+				t.Errorf("%d tasks/get, want the task polled to its end", n)
+			}
+			if c.early.Code != jsonrpc.CodeMethodNotFound {
+				return
+			}
+			// A second task: no early tasks/result, only the one after its end.
+			results.Store(1)
+			gets.Store(0)
+			end = outcome(t, collect(s.CallToolTask(ctx, &mcp.CallToolParams{Name: rawTool}, nil)))
+			if end.Kind != client.TaskResult || results.Load() != 2 {
+				t.Errorf("second task: %s, %d tasks/result; want its result from the one tasks/result after its end", end.Kind, results.Load()-1)
+			}
+		})
 	}
 }
