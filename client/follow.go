@@ -590,8 +590,8 @@ func (t *Task) peekCreated(raw json.RawMessage) {
 // came before the task was tracked is kept for track, so that no outcome precedes the
 // task's created event and registration. A result settles the task at once, the final
 // status known or told by the result itself (over HTTP the status notification travels
-// on another stream; a server may send none); an error is
-// looked into by waitFailed, on another goroutine when this one reads.
+// on another stream; a server may send none); an error is looked into by waitFailed,
+// on another goroutine when this one reads.
 func (t *Task) waited(id string, raw json.RawMessage, err error, onReader bool) {
 	t.mu.Lock()
 	if !t.tracked {
@@ -615,15 +615,11 @@ func (t *Task) waited(id string, raw json.RawMessage, err error, onReader bool) 
 		// the final status (§5: failed for a tool result with isError, else completed)
 		// without a tasks/get; the server's own word, when it comes, adds its message
 		// and time.
-		st := t.State()
-		st.Status = mcp.TaskStatusCompleted
+		status := mcp.TaskStatusCompleted
 		if isErrorResult(raw) {
-			st.Status = mcp.TaskStatusFailed
+			status = mcp.TaskStatusFailed
 		}
-		t.observe(st, src)
-		t.mu.Lock()
-		t.inferred = true
-		t.mu.Unlock()
+		t.inferEnd(status)
 		t.clearWaiting(false)
 		t.settleResult(ctx, id, raw, nil, src)
 	case t.s.conn.Err() != nil:
@@ -665,7 +661,7 @@ func (t *Task) waitFailed(ctx context.Context, id string, err error) {
 			t.gone(&TaskEndError{TaskID: id, Reason: ErrTaskGone, Err: err})
 			return
 		case gerr == nil:
-			t.observe(st, fromAnswer) // a terminal state waits for this call's end (act)
+			t.observe(st, fromAnswer) // a terminal state is left to this call, still claimed
 		}
 		if t.State().Status.IsTerminal() {
 			t.clearWaiting(false)
@@ -677,6 +673,20 @@ func (t *Task) waitFailed(ctx context.Context, id string, err error) {
 	t.clearWaiting(true)
 	t.act(false) // news that came meanwhile waited for this request
 	t.park()
+}
+
+// inferEnd takes status as the task's final one, told by its tasks/result's answer,
+// unless the server's word came first; the server's, when it comes, replaces it.
+func (t *Task) inferEnd(status mcp.TaskStatus) {
+	t.mu.Lock()
+	if t.ended || t.state.Status.IsTerminal() {
+		t.mu.Unlock()
+		return
+	}
+	t.state.Status = status
+	t.inferred = true
+	t.mu.Unlock()
+	t.emit(TaskEvent{Kind: TaskStatus})
 }
 
 // isErrorResult reports whether a tool result says isError:true, without decoding it.
