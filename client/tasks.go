@@ -494,14 +494,11 @@ func (s *Session) track(t *Task, early []mcp.Task, cancelNow bool) {
 		t.observe(st, fromEarly)
 	}
 	// A request the server sent for the task before it was registered (to the early
-	// tasks/result, say) is announced now, still unanswered.
+	// tasks/result, say) is announced now, as it would have been on arrival: it may
+	// have been answered meanwhile (from an answers file, a hook), as one announced on
+	// arrival may be by the time it is read.
 	for _, r := range s.tasks.takeInputs(t.ID()) {
-		s.mu.Lock()
-		queued := r.queued
-		s.mu.Unlock()
-		if queued {
-			t.emit(TaskEvent{Kind: TaskInput, Request: r})
-		}
+		t.emit(TaskEvent{Kind: TaskInput, Request: r})
 	}
 	t.mu.Lock()
 	t.tracked = true

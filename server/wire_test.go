@@ -32,6 +32,22 @@ func (r *recorder) Write(p []byte) (int, error) {
 
 func (r *recorder) Close() error { return r.w.Close() }
 
+// recordedSession connects a client to srv over pipes and initializes it; the recorder
+// keeps what the server writes.
+func recordedSession(t *testing.T, srv *server.Server) (*jsonrpc.Conn, *recorder) {
+	t.Helper()
+	toServer, fromClient := io.Pipe()
+	fromServer, toClient := io.Pipe()
+	rec := &recorder{w: toClient}
+	srv.Connect(t.Context(), transport.NewStream(toServer, rec, 0))
+	c := jsonrpc.NewConn(transport.NewStream(fromServer, fromClient, 0), jsonrpc.Options{})
+	t.Cleanup(func() { c.Close() })
+	if err := c.Call(t.Context(), mcp.MethodInitialize, &mcp.InitializeParams{ProtocolVersion: mcp.LatestProtocolVersion}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return c, rec
+}
+
 func (r *recorder) String() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -49,16 +65,8 @@ func TestResultsAreNotHTMLEscapedOnTheWire(t *testing.T) {
 			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(text)}}, nil
 		})
 
-	toServer, fromClient := io.Pipe()
-	fromServer, toClient := io.Pipe()
-	rec := &recorder{w: toClient}
-	srv.Connect(t.Context(), transport.NewStream(toServer, rec, 0))
-	c := jsonrpc.NewConn(transport.NewStream(fromServer, fromClient, 0), jsonrpc.Options{})
-	defer c.Close()
+	c, rec := recordedSession(t, srv)
 	ctx := t.Context()
-	if err := c.Call(ctx, mcp.MethodInitialize, &mcp.InitializeParams{ProtocolVersion: mcp.LatestProtocolVersion}, nil); err != nil {
-		t.Fatal(err)
-	}
 
 	var plain mcp.CallToolResult
 	if err := c.Call(ctx, mcp.MethodToolsCall, &mcp.CallToolParams{Name: "markup"}, &plain); err != nil {
@@ -164,16 +172,8 @@ func TestCreateTaskResultBeforeItsNews(t *testing.T) {
 		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("done")}}, nil
 		})
-	toServer, fromClient := io.Pipe()
-	fromServer, toClient := io.Pipe()
-	rec := &recorder{w: toClient}
-	srv.Connect(t.Context(), transport.NewStream(toServer, rec, 0))
-	c := jsonrpc.NewConn(transport.NewStream(fromServer, fromClient, 0), jsonrpc.Options{})
-	defer c.Close()
+	c, rec := recordedSession(t, srv)
 	ctx := t.Context()
-	if err := c.Call(ctx, mcp.MethodInitialize, &mcp.InitializeParams{ProtocolVersion: mcp.LatestProtocolVersion}, nil); err != nil {
-		t.Fatal(err)
-	}
 	ids := make(chan string, n)
 	var wg sync.WaitGroup
 	for range n {
