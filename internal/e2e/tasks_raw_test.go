@@ -335,7 +335,8 @@ func TestRawInputBeforeCreateTaskResult(t *testing.T) {
 // an error while the task works. A tasks/get tells what it was: the server refusing to
 // hold the request (the task is then followed by polls to its end, and its result
 // fetched again), or the task's own JSON-RPC error (the outcome). A server that answers
-// -32601 is not asked so again in the session.
+// -32601 is not asked so again in the session; a request that got no answer (a stream
+// cut short) leaves the task to its polls too.
 func TestRawEarlyResultErrors(t *testing.T) {
 	type script struct {
 		name string
@@ -347,6 +348,8 @@ func TestRawEarlyResultErrors(t *testing.T) {
 		{name: "refused", early: jsonrpc.NewError(jsonrpc.CodeInternalError, "not now")},
 		{name: "the task's own error", early: jsonrpc.NewError(-32050, "the work failed"), failed: true},
 		{name: "no such method", early: jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "tasks/result")},
+		// What the HTTP transport reports for a response stream cut short.
+		{name: "no answer", early: jsonrpc.NewError(jsonrpc.CodeConnectionClosed, "the response stream ended")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := testContext(t)
