@@ -542,17 +542,28 @@ func (s *Session) send(ctx context.Context, method string, params, result any) e
 // tasks/result. Tool calls and task requests are written by their params' own
 // MarshalJSON, which the connection calls directly.
 func (s *Session) bounded(ctx context.Context, method string, params, result any) error {
+	bctx, cancel, explain := s.deadline(ctx, method)
+	defer cancel()
+	return explain(s.conn.Call(bctx, method, params, result))
+}
+
+// deadline bounds ctx by [Options.RequestTimeout] for a request of method (tasks/result,
+// which waits for its task by design, is not bounded). explain turns the error of a
+// call made on the bounded context into the [TimeoutError] when the bound, not ctx,
+// ended it.
+func (s *Session) deadline(ctx context.Context, method string) (context.Context, context.CancelFunc, func(error) error) {
 	d := s.client.opts.RequestTimeout
 	if d <= 0 || method == mcp.MethodTasksResult {
-		return s.conn.Call(ctx, method, params, result)
+		return ctx, func() {}, func(err error) error { return err }
 	}
-	bounded, cancel := context.WithTimeoutCause(ctx, d, &TimeoutError{Method: method, Timeout: d})
-	defer cancel()
-	err := s.conn.Call(bounded, method, params, result)
-	if err != nil && bounded.Err() != nil && ctx.Err() == nil {
-		return context.Cause(bounded)
+	bctx, cancel := context.WithTimeoutCause(ctx, d, &TimeoutError{Method: method, Timeout: d})
+	explain := func(err error) error {
+		if err != nil && bctx.Err() != nil && ctx.Err() == nil {
+			return context.Cause(bctx)
+		}
+		return err
 	}
-	return err
+	return bctx, cancel, explain
 }
 
 // TimeoutError is a request that the server did not answer within

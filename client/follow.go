@@ -208,33 +208,27 @@ func (t *Task) act(onReader bool) {
 		t.mu.Unlock()
 		t.finish(nil, &TaskEndError{TaskID: st.TaskID, Reason: ErrTaskCancelled, StatusMessage: st.StatusMessage})
 		return
-	case st.Status.IsTerminal() && t.ext:
-		if d := t.terminalDetailLocked(); d != nil && inlined(d) {
-			t.mu.Unlock()
-			t.finishExt(d)
-			return
-		}
-		if t.resulting {
-			t.mu.Unlock()
-			return // a tasks/get that settles it is in flight
-		}
-		if send {
-			t.resulting = true
-			t.stopTimerLocked()
-			t.mu.Unlock()
-			t.fetchDetailAsync(st.TaskID)
-			return
-		}
 	case st.Status.IsTerminal():
+		if t.ext {
+			if d := t.terminalDetailLocked(); d != nil && inlined(d) {
+				t.mu.Unlock()
+				t.finishExt(d)
+				return
+			}
+		}
 		if t.resulting {
 			t.mu.Unlock()
-			return // a tasks/result is in flight
+			return // a tasks/result (2026-07-28: tasks/get) that settles it is in flight
 		}
 		if send {
 			t.resulting = true
 			t.stopTimerLocked()
 			t.mu.Unlock()
-			t.fetchResultAsync(st.TaskID)
+			if t.ext {
+				t.fetchDetailAsync(st.TaskID)
+			} else {
+				t.fetchResultAsync(st.TaskID)
+			}
 			return
 		}
 	case st.Status != mcp.TaskStatusInputRequired && !t.pollNow:
@@ -573,16 +567,21 @@ type earlyAnswer struct {
 
 // peekCreated looks at the answer of a task call where it is read (over a transport whose
 // writes are local): a task created working is waited on from there at once, so that
-// its tasks/result does not wait for the caller to wake up and read the answer.
-func (t *Task) peekCreated(raw json.RawMessage) {
-	var answer mcp.CreateTaskProbe
-	if answer.UnmarshalJSON(raw) != nil || answer.Task == nil || answer.Task.TaskID == "" || answer.Task.Status != mcp.TaskStatusWorking {
-		return
+// its tasks/result does not wait for the caller to wake up and read the answer. It
+// returns the answer decoded, for the caller, or nil when the probe cannot read it.
+func (t *Task) peekCreated(raw json.RawMessage) *mcp.CreateTaskProbe {
+	answer := &mcp.CreateTaskProbe{}
+	if answer.UnmarshalJSON(raw) != nil {
+		return nil
+	}
+	if answer.Task == nil || answer.Task.TaskID == "" || answer.Task.Status != mcp.TaskStatusWorking {
+		return answer
 	}
 	t.mu.Lock()
 	t.state = *answer.Task // as the caller will set it
 	t.mu.Unlock()
 	t.waitEarly()
+	return answer
 }
 
 // waited takes the answer of an early tasks/result; onReader says it is on the goroutine

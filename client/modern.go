@@ -66,9 +66,9 @@ func newModernWire(version string, caps *mcp.ClientCapabilities, impl mcp.Implem
 	}
 	plain := *caps
 	plain.Tasks = nil // a capability of the 2025-11-25 era only
-	plain.Extensions = maps(plain.Extensions, mcp.ExtensionTasks, nil)
+	plain.Extensions = withKey(plain.Extensions, mcp.ExtensionTasks, nil)
 	withTasks := plain
-	withTasks.Extensions = maps(plain.Extensions, mcp.ExtensionTasks, json.RawMessage(`{}`))
+	withTasks.Extensions = withKey(plain.Extensions, mcp.ExtensionTasks, json.RawMessage(`{}`))
 	var err error
 	if w.plain, err = metaMembers(version, &plain, impl); err != nil {
 		return nil, err
@@ -79,8 +79,8 @@ func newModernWire(version string, caps *mcp.ClientCapabilities, impl mcp.Implem
 	return w, nil
 }
 
-// maps returns a copy of m with key set to v (removed when v is nil), or nil when empty.
-func maps(m map[string]json.RawMessage, key string, v json.RawMessage) map[string]json.RawMessage {
+// withKey returns a copy of m with key set to v (removed when v is nil), or nil when empty.
+func withKey(m map[string]json.RawMessage, key string, v json.RawMessage) map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
 	for k, x := range m {
 		out[k] = x

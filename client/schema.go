@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"math/big"
 	"regexp"
 	"slices"
@@ -309,7 +310,7 @@ func (c *schemaCheck) properties(s map[string]any, v map[string]any, loc []strin
 		}
 	}
 	if dep, ok := s["dependentRequired"].(map[string]any); ok {
-		for _, name := range sortedKeys(dep) {
+		for _, name := range slices.Sorted(maps.Keys(dep)) {
 			if _, has := v[name]; !has {
 				continue
 			}
@@ -332,14 +333,14 @@ func (c *schemaCheck) properties(s map[string]any, v map[string]any, loc []strin
 	props, _ := s["properties"].(map[string]any)
 	pats, _ := s["patternProperties"].(map[string]any)
 	extra, hasExtra := s["additionalProperties"]
-	for _, name := range sortedKeys(v) {
+	for _, name := range slices.Sorted(maps.Keys(v)) {
 		at := append(slices.Clone(loc), name)
 		matched := false
 		if sub, ok := props[name]; ok {
 			matched = true
 			c.check(sub, v[name], at, depth+1)
 		}
-		for _, p := range sortedKeys(pats) {
+		for _, p := range slices.Sorted(maps.Keys(pats)) {
 			if re := pattern(p); re != nil && re.MatchString(name) {
 				matched = true
 				c.check(pats[p], v[name], at, depth+1)
@@ -358,15 +359,6 @@ func (c *schemaCheck) properties(s map[string]any, v map[string]any, loc []strin
 		}
 		c.check(extra, v[name], at, depth+1)
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // intKeyword reads a non-negative integer keyword.

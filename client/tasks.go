@@ -382,11 +382,12 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 	s.tasks.calling(1)
 	defer s.tasks.calling(-1) // after the task is registered: its early notifications stay kept
 	var raw json.RawMessage
+	var probed *mcp.CreateTaskProbe // the answer as the reading goroutine decoded it
 	var err error
 	if s.modern != nil {
 		err = s.exchangeModern(ctx, mcp.MethodToolsCall, &cp, &raw, true)
 	} else if s.localWrites {
-		err = s.callTask(ctx, t, &cp, &raw)
+		raw, probed, err = s.callTask(ctx, t, &cp)
 	} else {
 		err = s.send(ctx, mcp.MethodToolsCall, &cp, &raw)
 	}
@@ -410,6 +411,8 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 			answer.Task = &st
 			t.ext = true
 		}
+	} else if probed != nil {
+		answer = *probed
 	} else if answer.UnmarshalJSON(raw) != nil {
 		answer.Task = nil
 	}
@@ -609,31 +612,27 @@ func (s *Session) Tasks() []*Task { return s.tasks.all() }
 // callTask is send for a task call over a transport whose writes are local (stdio, a
 // pipe): the answer is looked at where it is read (Task.peekCreated), and a task created
 // working is waited on from there, before the caller has woken up to take the answer.
-// The call is bounded by [Options.RequestTimeout] as send bounds it.
-func (s *Session) callTask(ctx context.Context, t *Task, params any, raw *json.RawMessage) error {
-	cctx, cancel := ctx, context.CancelFunc(func() {})
-	if d := s.client.opts.RequestTimeout; d > 0 {
-		cctx, cancel = context.WithTimeoutCause(ctx, d, &TimeoutError{Method: mcp.MethodToolsCall, Timeout: d})
-	}
+// It returns the answer, and the answer decoded when the reading goroutine could. The
+// call is bounded by [Options.RequestTimeout] as send bounds it.
+func (s *Session) callTask(ctx context.Context, t *Task, params any) (json.RawMessage, *mcp.CreateTaskProbe, error) {
+	bctx, cancel, explain := s.deadline(ctx, mcp.MethodToolsCall)
 	defer cancel()
 	type answer struct {
-		raw json.RawMessage
-		err error
+		raw    json.RawMessage
+		probed *mcp.CreateTaskProbe
+		err    error
 	}
 	ch := make(chan answer, 1)
-	err := s.conn.Go(cctx, mcp.MethodToolsCall, params, func(r json.RawMessage, err error) {
+	err := s.conn.Go(bctx, mcp.MethodToolsCall, params, func(r json.RawMessage, err error) {
+		var probed *mcp.CreateTaskProbe
 		if err == nil {
-			t.peekCreated(r)
+			probed = t.peekCreated(r)
 		}
-		ch <- answer{r, err}
+		ch <- answer{r, probed, err}
 	})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	a := <-ch
-	if a.err != nil && cctx.Err() != nil && ctx.Err() == nil {
-		return context.Cause(cctx)
-	}
-	*raw = a.raw
-	return a.err
+	return a.raw, a.probed, explain(a.err)
 }

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 
@@ -100,7 +101,7 @@ func Parse(file string, data []byte) (*Set, error) {
 		return nil, bad("the file must hold an object, not null")
 	}
 	s := &Set{File: file, Elicitation: map[string]Elicitation{}, Sampling: map[string]Sampling{}}
-	keys := sortedKeys(top)
+	keys := slices.Sorted(maps.Keys(top))
 	for _, k := range keys {
 		if k != "elicitation" && k != "sampling" {
 			return nil, bad("it has the unknown key %q (the keys are \"elicitation\" and \"sampling\")", k)
@@ -111,7 +112,7 @@ func Parse(file string, data []byte) (*Set, error) {
 		if json.Unmarshal(raw, &m) != nil || m == nil {
 			return nil, bad(`"elicitation" must be an object of answers by tool name, not %s`, kind(raw))
 		}
-		for _, tool := range sortedKeys(m) {
+		for _, tool := range slices.Sorted(maps.Keys(m)) {
 			v := bytes.TrimSpace(m[tool])
 			var str string
 			var obj map[string]any
@@ -130,7 +131,7 @@ func Parse(file string, data []byte) (*Set, error) {
 		if json.Unmarshal(raw, &m) != nil || m == nil {
 			return nil, bad(`"sampling" must be an object of answers by tool name, not %s`, kind(raw))
 		}
-		for _, tool := range sortedKeys(m) {
+		for _, tool := range slices.Sorted(maps.Keys(m)) {
 			v := bytes.TrimSpace(m[tool])
 			var str string
 			if json.Unmarshal(v, &str) != nil {
@@ -179,15 +180,6 @@ func kind(v []byte) string {
 		return "null"
 	}
 	return "a number"
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // Has reports whether the set answers r's kind of request for tool (or for any tool).

@@ -55,14 +55,7 @@ func (e *Eras) Lookup(server string) string {
 
 // Remember records that server speaks version.
 func (e *Eras) Remember(server, version string) error {
-	m := e.load()
-	if m[server].Version == version {
-		return nil
-	}
-	entry := m[server]
-	entry.Version, entry.At = version, time.Now().UTC()
-	m[server] = entry
-	return e.save(m)
+	return e.update(server, func(entry *eraEntry) { entry.Version = version })
 }
 
 // Open reports whether server answered without a token when last asked.
@@ -72,12 +65,20 @@ func (e *Eras) Open(server string) bool {
 
 // RememberOpen records whether server answers without a token.
 func (e *Eras) RememberOpen(server string, open bool) error {
+	return e.update(server, func(entry *eraEntry) { entry.Open = open })
+}
+
+// update applies set to server's entry and saves it dated now, unless set changed
+// nothing (the file is then not written).
+func (e *Eras) update(server string, set func(*eraEntry)) error {
 	m := e.load()
-	if m[server].Open == open {
+	entry := m[server]
+	before := entry
+	set(&entry)
+	if entry == before {
 		return nil
 	}
-	entry := m[server]
-	entry.Open, entry.At = open, time.Now().UTC()
+	entry.At = time.Now().UTC()
 	m[server] = entry
 	return e.save(m)
 }
