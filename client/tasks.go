@@ -343,15 +343,110 @@ func (s *Session) StartToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 	return t, err
 }
 
+// RunToolTask calls a tool as a task and waits for its outcome: [Session.StartToolTask]
+// and [Task.Wait] in one. The task is followed as StartToolTask's is, and is returned
+// with its outcome (nil when the call itself failed). When ctx ends first, the task goes
+// on, followed by the session, and ctx's error is returned with the task if it was
+// created by then.
+//
+// Over stdio the answer that creates the task is taken where it is read and the caller
+// wakes once, at the outcome, as for a ping: a task that is done at once costs one
+// goroutine hand-off, not two.
+func (s *Session) RunToolTask(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions) (*Task, *mcp.CallToolResult, error) {
+	if s.modern != nil || !s.localWrites {
+		t, err := s.StartToolTask(ctx, p, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		r, err := t.Wait(ctx)
+		return t, r, err
+	}
+	t, cp, _, err := s.prepareToolTask(ctx, p, opts, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.tasks.calling(1)
+	bctx, cancel, explain := s.deadline(ctx, mcp.MethodToolsCall)
+	defer cancel()
+	failed := make(chan error, 1)
+	registered := make(chan struct{})
+	err = s.conn.Go(bctx, mcp.MethodToolsCall, cp, func(raw json.RawMessage, err error) {
+		defer s.tasks.calling(-1) // once the task is registered: its early notifications stay kept
+		if err != nil {
+			failed <- t.callFailed(nil, explain(err))
+			return
+		}
+		if err := s.taskAnswer(ctx, t, p, raw, t.peekCreated(raw)); err != nil {
+			failed <- err
+			return
+		}
+		close(registered)
+	})
+	if err != nil {
+		s.tasks.calling(-1)
+		return nil, nil, t.callFailed(nil, explain(err))
+	}
+	select {
+	case err := <-failed:
+		return nil, nil, err
+	case <-t.done:
+		r, err := t.Outcome()
+		return t, r, err
+	case <-ctx.Done():
+		// The answer's function runs once ctx has ended, if it has not already: whether
+		// the task was created by then is known soon.
+		select {
+		case err := <-failed:
+			return nil, nil, err
+		case <-registered:
+		}
+		select {
+		case <-t.done:
+			r, err := t.Outcome()
+			return t, r, err
+		default:
+			return t, nil, ctx.Err()
+		}
+	}
+}
+
 // startToolTask starts the task, with a subscription to its events made before the call
 // (so that it misses none) when subscribe is set.
 func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions, subscribe bool) (*Task, *Subscription, error) {
+	t, cp, sub, err := s.prepareToolTask(ctx, p, opts, subscribe)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.tasks.calling(1)
+	defer s.tasks.calling(-1) // after the task is registered: its early notifications stay kept
+	var raw json.RawMessage
+	var probed *mcp.CreateTaskProbe // the answer as the reading goroutine decoded it
+	if s.modern != nil {
+		err = s.exchangeModern(ctx, mcp.MethodToolsCall, cp, &raw, true)
+	} else if s.localWrites {
+		raw, probed, err = s.callTask(ctx, t, cp)
+	} else {
+		err = s.send(ctx, mcp.MethodToolsCall, cp, &raw)
+	}
+	if err != nil {
+		return nil, nil, t.callFailed(sub, err)
+	}
+	if err := s.taskAnswer(ctx, t, p, raw, probed); err != nil {
+		sub.closeIfAny()
+		return nil, nil, err
+	}
+	return t, sub, nil
+}
+
+// prepareToolTask checks that p's tool may be called as a task and makes the task, the
+// request and the subscription (when subscribe is set) of the call.
+func (s *Session) prepareToolTask(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions, subscribe bool) (*Task, *mcp.CallToolParams, *Subscription, error) {
 	if opts == nil {
 		opts = &CallOptions{}
 	}
 	if !opts.SendAnyway {
 		if err := s.checkTaskSupport(ctx, p.Name, true); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	cp := *p
@@ -378,24 +473,20 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 	if subscribe {
 		sub = t.sub.subscribe()
 	}
+	return t, &cp, sub, nil
+}
 
-	s.tasks.calling(1)
-	defer s.tasks.calling(-1) // after the task is registered: its early notifications stay kept
-	var raw json.RawMessage
-	var probed *mcp.CreateTaskProbe // the answer as the reading goroutine decoded it
-	var err error
-	if s.modern != nil {
-		err = s.exchangeModern(ctx, mcp.MethodToolsCall, &cp, &raw, true)
-	} else if s.localWrites {
-		raw, probed, err = s.callTask(ctx, t, &cp)
-	} else {
-		err = s.send(ctx, mcp.MethodToolsCall, &cp, &raw)
-	}
-	if err != nil {
-		s.tasks.forgetToken(t.progress)
-		sub.closeIfAny()
-		return nil, nil, fmt.Errorf("%s: %w", mcp.MethodToolsCall, err)
-	}
+// callFailed undoes what the task call set up, for a call that got no answer.
+func (t *Task) callFailed(sub *Subscription, err error) error {
+	t.s.tasks.forgetToken(t.progress)
+	sub.closeIfAny()
+	return fmt.Errorf("%s: %w", mcp.MethodToolsCall, err)
+}
+
+// taskAnswer takes the answer raw to t's call (probed: as the reading goroutine decoded
+// it, if it did): a task created is registered and followed; a plain result is t's
+// outcome.
+func (s *Session) taskAnswer(ctx context.Context, t *Task, p *mcp.CallToolParams, raw json.RawMessage, probed *mcp.CreateTaskProbe) error {
 	// One decode tells a CreateTaskResult (an object at result.task) from a plain result;
 	// a result the probe cannot read is left to the plain decode to judge. The connection
 	// has checked the bytes, so the decoders are called directly.
@@ -404,8 +495,7 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 		if mcp.ResultTypeOf(raw) == mcp.ResultTypeTask {
 			var c mcp.ExtCreateTaskResult
 			if err := json.Unmarshal(raw, &c); err != nil {
-				sub.closeIfAny()
-				return nil, nil, &jsonrpc.CallError{Method: mcp.MethodToolsCall, Op: jsonrpc.OpDecode, Err: err}
+				return &jsonrpc.CallError{Method: mcp.MethodToolsCall, Op: jsonrpc.OpDecode, Err: err}
 			}
 			st := c.ExtTask.ToTask()
 			answer.Task = &st
@@ -420,17 +510,15 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 		// The server ran the call plainly (it may ignore params.task): that is the outcome.
 		var res mcp.CallToolResult
 		if err := res.UnmarshalJSON(raw); err != nil {
-			sub.closeIfAny()
-			return nil, nil, fmt.Errorf("%s: decoding the result: %w", mcp.MethodToolsCall, err)
+			return fmt.Errorf("%s: decoding the result: %w", mcp.MethodToolsCall, err)
 		}
 		s.log.Info("the server answered a task call with a plain result", "tool", p.Name)
 		t.release() // the progress it sent comes before the result
 		t.finish(&res, nil)
-		return t, sub, nil
+		return nil
 	}
 	if answer.Task.TaskID == "" {
-		sub.closeIfAny()
-		return nil, nil, fmt.Errorf("%s: the server's CreateTaskResult has no task id", mcp.MethodToolsCall)
+		return fmt.Errorf("%s: the server's CreateTaskResult has no task id", mcp.MethodToolsCall)
 	}
 	t.mu.Lock()
 	t.state = *answer.Task
@@ -447,7 +535,7 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 		s.log.Info("task created", "task", answer.Task.TaskID, "tool", p.Name, "status", answer.Task.Status)
 	}
 	s.track(t, early, cancelNow)
-	return t, sub, nil
+	return nil
 }
 
 // FollowTask follows a task the session did not start: one found again with

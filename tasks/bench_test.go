@@ -63,3 +63,25 @@ func BenchmarkTaskRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCreateAtCapacity is a task created and finished by an owner that keeps as
+// many tasks as it may: each new one evicts the oldest terminal one, as on a server
+// that has run for a while.
+func BenchmarkCreateAtCapacity(b *testing.B) {
+	m := New(Options{MaxActive: 1 << 20})
+	defer m.Close()
+	spin := func() {
+		h, err := m.Defer("owner", &mcp.TaskMetadata{}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		h.Finish(Outcome{Result: json.RawMessage(`{}`)})
+	}
+	for range 2000 { // past MaxKept (1000)
+		spin()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		spin()
+	}
+}

@@ -114,11 +114,7 @@ func TaskOp(s *client.Session) Op {
 		p = instantExtParams // instant_task is answered inline in 2026-07-28
 	}
 	return func(ctx context.Context) error {
-		t, err := s.StartToolTask(ctx, p, nil)
-		if err != nil {
-			return err
-		}
-		r, err := t.Wait(ctx)
+		t, r, err := s.RunToolTask(ctx, p, nil)
 		if err != nil {
 			return err
 		}
