@@ -132,8 +132,11 @@ type task struct {
 	seq     uint64
 	state   mcp.Task
 	expires time.Time // zero: never
-	index   int       // in the expiry heap; -1 when not there
-	tindex  int       // in its owner's heap of terminal tasks; -1 when not there
+	// expiresKey is expires as the expiry heap orders it: nanoseconds since the
+	// manager's epoch (on the monotonic clock when expires has it).
+	expiresKey int64
+	index      int // in the expiry heap; -1 when not there
+	tindex     int // in its owner's heap of terminal tasks; -1 when not there
 	// ctx is the work's: it ends when the task is cancelled, expires or is deleted, or
 	// at Finish.
 	ctx     context.Context
@@ -163,6 +166,9 @@ type Manager struct {
 	// waits for notifyMu.
 	announcing atomic.Pointer[announcement]
 
+	// epoch is the manager's creation, from which the expiry heap counts deadlines.
+	epoch time.Time
+
 	mu      sync.Mutex
 	tasks   map[string]*task
 	owners  map[string]*ownerSet
@@ -185,7 +191,7 @@ type Manager struct {
 // New returns a manager.
 func New(opts Options) *Manager {
 	opts.defaults()
-	return &Manager{opts: opts, tasks: map[string]*task{}, owners: map[string]*ownerSet{},
+	return &Manager{opts: opts, epoch: opts.Now(), tasks: map[string]*task{}, owners: map[string]*ownerSet{},
 		workers: workpool.New(workpool.Options{IdleTimeout: workerIdle})}
 }
 
@@ -290,6 +296,7 @@ func (m *Manager) register(d Dialect, owner string, requested *mcp.TaskMetadata,
 	if ttl >= 0 {
 		t.state.TTL = ptr(ttl.Milliseconds())
 		t.expires = now.Add(ttl)
+		t.expiresKey = int64(t.expires.Sub(m.epoch))
 	}
 
 	m.mu.Lock()
@@ -796,7 +803,7 @@ func (o *ownerSet) all() map[string]*task {
 
 func (m *Manager) evictOldestTerminal(set *ownerSet) {
 	if len(set.terminal) > 0 {
-		m.removeLocked(set.terminal[0]) // removes it from the heap too
+		m.removeLocked(set.terminal.head()) // removes it from the heap too
 	}
 }
 
