@@ -426,6 +426,7 @@ func (c *Client) open(ctx context.Context, t transport.Transport) (*Session, err
 	go func() {
 		<-s.conn.Done()
 		s.tasks.endAll(s.conn.Err()) // the tasks no follower watches
+		s.tasks.polls.stop()
 		s.tasks.followers.Close()
 		if s.recv != nil {
 			s.recv.Close() // receiver tasks are bound to this session

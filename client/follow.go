@@ -19,9 +19,9 @@ import (
 // settles the outcome. It is the only code in mcpi that follows a requestor task; the
 // front ends render its events.
 //
-// A task that only waits has no goroutine: a timer stands for its next poll, and the
-// news that ends it (a status notification, a notification of a listen stream) is acted
-// on where it arrives. A task that ends is settled there too: tasks/result (2025-11-25),
+// A task that only waits has no goroutine: an entry in the session's poll queue stands
+// for its next poll, and the news that ends it (a status notification, a notification of
+// a listen stream) is acted on where it arrives. A task that ends is settled there too: tasks/result (2025-11-25),
 // or tasks/get when the outcome came without its result (2026-07-28), is sent at once,
 // and its answer settled on the goroutine that reads it (jsonrpc.Conn.Go), so that the
 // outcome reaches whoever waits for it in as few hand-offs between goroutines as a ping's
@@ -188,7 +188,7 @@ func (t *Task) observe(st mcp.Task, src source) {
 // takes no waiting (a cancelled task ends; an ended one has its outcome fetched, the
 // answer settled where it arrives); or by a follower started now (input to answer, a poll
 // asked for, a fetch that this goroutine may not send). A task that is only working is
-// left to its timer. onReader says the caller is the goroutine that reads the
+// left to its scheduled poll. onReader says the caller is the goroutine that reads the
 // connection.
 func (t *Task) act(onReader bool) {
 	send := !onReader || t.s.localWrites
@@ -233,7 +233,7 @@ func (t *Task) act(onReader bool) {
 		}
 	case st.Status != mcp.TaskStatusInputRequired && !t.pollNow:
 		t.mu.Unlock()
-		return // working: its timer polls
+		return // working: its poll is scheduled
 	}
 	t.startFollowerLocked(t.pollNow)
 	t.mu.Unlock()
@@ -251,15 +251,15 @@ func (t *Task) startFollowerLocked(poll bool) {
 	t.s.tasks.followers.Go(func() { t.follow(poll) })
 }
 
-// stopTimerLocked stops the timer of the task's next poll; t.mu is held.
+// stopTimerLocked withdraws the task's next poll; t.mu is held.
 func (t *Task) stopTimerLocked() {
-	if t.timer != nil {
-		t.timer.Stop()
-		t.timer = nil
+	if t.poll != nil {
+		t.s.tasks.polls.withdraw(t.poll)
+		t.poll = nil
 	}
 }
 
-// park sets the timer of the next poll of a task that has no follower: when it fires, a
+// park schedules the next poll of a task that has no follower: when it is due, a
 // follower starts and polls.
 func (t *Task) park() {
 	t.mu.Lock()
@@ -272,22 +272,29 @@ func (t *Task) park() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.backoff = backoff
-	if t.ended || t.following || (t.resulting && !t.waiting) || t.timer != nil {
+	if t.ended || t.following || (t.resulting && !t.waiting) || t.poll != nil {
 		return // acted on meanwhile
 	}
-	armed := time.Now()
-	t.timer = time.AfterFunc(wait, func() { t.pollDue(armed, notified) })
+	t.schedulePollLocked(time.Now(), wait, notified)
 }
 
-// pollDue is the timer of a parked task: it starts the follower, which polls. When the
-// session has learned meanwhile that the server sends status notifications (for another
-// task: the tasks of a burst end together), it waits as long as that allows first.
-func (t *Task) pollDue(armed time.Time, notified bool) {
-	if !notified && t.serverNotifies() && !t.shortLived() {
-		if rest := t.s.client.opts.NotifiedPollInterval - time.Since(armed); rest > 0 {
+// schedulePollLocked has the task polled wait from now unless acted on first (armed is
+// when it parked); t.mu is held.
+func (t *Task) schedulePollLocked(armed time.Time, wait time.Duration, notified bool) {
+	t.poll = &pollEntry{due: time.Now().Add(wait), t: t, armed: armed, notified: notified}
+	t.s.tasks.polls.add(t.poll)
+}
+
+// pollDue is the due poll e of a parked task: it starts the follower, which polls. When
+// the session has learned meanwhile that the server sends status notifications (for
+// another task: the tasks of a burst end together), it waits as long as that allows
+// first.
+func (t *Task) pollDue(e *pollEntry) {
+	if !e.notified && t.serverNotifies() && !t.shortLived() {
+		if rest := t.s.client.opts.NotifiedPollInterval - time.Since(e.armed); rest > 0 {
 			t.mu.Lock()
-			if t.timer != nil && !t.ended && !t.following {
-				t.timer = time.AfterFunc(rest, func() { t.pollDue(armed, true) })
+			if t.poll == e && !t.ended && !t.following {
+				t.schedulePollLocked(e.armed, rest, true)
 			}
 			t.mu.Unlock()
 			return
@@ -295,10 +302,10 @@ func (t *Task) pollDue(armed time.Time, notified bool) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.timer == nil {
-		return // stopped after it fired
+	if t.poll != e {
+		return // withdrawn after it fell due
 	}
-	t.timer = nil
+	t.poll = nil
 	t.startFollowerLocked(true)
 }
 

@@ -27,6 +27,8 @@ type taskRegistry struct {
 
 	// followers runs each task's follower; the session closes it when it ends.
 	followers *workpool.Pool
+	// polls times the next poll of each task that waits without a follower.
+	polls pollQueue
 
 	// notified is set once the server has sent any status notification: a server that
 	// sends them for one task sends them for all.

@@ -177,7 +177,7 @@ type Task struct {
 	kept       *earlyAnswer  // the early tasks/result's answer, when it came before the task was tracked
 	inferred   bool          // the final status was told by tasks/result's answer, not by the server
 	following  bool          // a follower goroutine follows the task (follow.go)
-	timer      *time.Timer   // the next poll of a task without a follower
+	poll       *pollEntry    // the next poll of a task without a follower (see pollQueue)
 	backoff    time.Duration // the poll interval's backoff when the server suggests none
 	ended      bool          // outcome delivered (or gone)
 	result     *mcp.CallToolResult

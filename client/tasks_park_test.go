@@ -30,7 +30,7 @@ func (t *Task) hadFollower() bool {
 func (t *Task) parked() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.timer != nil && !t.following
+	return t.poll != nil && !t.following
 }
 
 // dropStatus is a server's connection that sends no notifications/tasks/status.
@@ -237,6 +237,69 @@ func TestExtTaskSettledOnItsNotification(t *testing.T) {
 			if n := p.srv.Listeners(); n != 0 {
 				t.Fatalf("%d subscriptions/listen still open after the task ended", n)
 			}
+		}
+	})
+}
+
+// pollsQueued is how many polls the session's queue holds, withdrawn ones included, how
+// many of them are live, and how many times its timer was armed.
+func (s *Session) pollsQueued() (entries, live, arms int) {
+	q := &s.tasks.polls
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.h), len(q.h) - q.withdrawn, q.arms
+}
+
+// TestParkedTasksShareOneTimer: the parked tasks of a session wait behind one timer; a
+// task that ends leaves the queue, which sheds what was withdrawn once that is most of
+// it; the polls of the rest come at the interval.
+func TestParkedTasksShareOneTimer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newParkServer(t)
+		p.silent = true
+		s := p.connect(t, mcp.LatestProtocolVersion)
+		const n = 100
+		var held []*Task
+		for range n {
+			task, err := s.StartToolTask(t.Context(), &mcp.CallToolParams{Name: "held"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			held = append(held, task)
+		}
+		synctest.Wait()
+		// A poll's time has a random part: the timer is armed again only for a poll due
+		// before every one queued so far (about ln n times, far from n).
+		if entries, live, arms := s.pollsQueued(); entries != n || live != n || arms < 1 || arms > n/4 {
+			t.Fatalf("%d tasks parked: %d polls queued, %d live, timer armed %d times; want %d, %d, and a few arms", n, entries, live, arms, n, n)
+		}
+		const cancelled = 80
+		for _, task := range held[:cancelled] {
+			if _, err := task.Cancel(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := waitDone(t, task); !errors.Is(err, ErrTaskCancelled) {
+				t.Fatalf("cancelled task: %v", err)
+			}
+		}
+		entries, live, _ := s.pollsQueued()
+		if live != n-cancelled || entries >= n {
+			t.Errorf("after %d of %d ended: %d polls queued, %d live; want %d live, the withdrawn shed", cancelled, n, entries, live, n-cancelled)
+		}
+		close(p.release)
+		for i, task := range held[cancelled:] {
+			res, err := waitDone(t, task)
+			if err != nil || len(res.Content) != 1 || res.Content[0].Text != "done" {
+				t.Fatalf("task %d: %v, %v", cancelled+i, res, err)
+			}
+		}
+		for i, task := range held[cancelled+maxWaitsLocal:] {
+			if task.Polls() < 1 {
+				t.Errorf("task %d (no early wait) ended with no poll", cancelled+maxWaitsLocal+i)
+			}
+		}
+		if entries, live, _ := s.pollsQueued(); live != 0 {
+			t.Errorf("all ended: %d polls queued, %d live; want none live", entries, live)
 		}
 	})
 }
