@@ -148,7 +148,7 @@ func TestSmoke(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
 			s := connect(t, target(t, tr, ServerOptions{}))
-			for _, w := range []string{"ping", "call", "task"} {
+			for _, w := range []string{"ping", "call", "call2", "task"} {
 				op, err := WorkloadOp(s, w)
 				if err != nil {
 					t.Fatal(err)

@@ -128,13 +128,28 @@ func TaskOp(s *client.Session) Op {
 	}
 }
 
-// WorkloadOp returns the op of a latency workload: "ping", "call" or "task".
+// TwoCallsOp is two plain tools/call round trips in a row: what a task round trip would
+// cost if each of its two exchanges cost what a plain call does, a yardstick for it.
+func TwoCallsOp(s *client.Session) Op {
+	call := CallOp(s)
+	return func(ctx context.Context) error {
+		if err := call(ctx); err != nil {
+			return err
+		}
+		return call(ctx)
+	}
+}
+
+// WorkloadOp returns the op of a latency workload: "ping", "call", "call2" (two calls) or
+// "task".
 func WorkloadOp(s *client.Session, workload string) (Op, error) {
 	switch workload {
 	case "ping":
 		return PingOp(s), nil
 	case "call":
 		return CallOp(s), nil
+	case "call2":
+		return TwoCallsOp(s), nil
 	case "task":
 		return TaskOp(s), nil
 	}

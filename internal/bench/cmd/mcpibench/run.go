@@ -446,6 +446,10 @@ func (r *runner) latency(ctx context.Context, workload string) {
 	}
 }
 
+// yardstick stands, among the clients of the ratio, for mcpi's driver timing two plain
+// tools/call in a row instead of a task.
+const yardstick = "mcpi-call2"
+
 // ratioName is the workload of the task ÷ ping figures of an era ("" for 2025-11-25).
 func ratioName(era string) string {
 	if era == "" {
@@ -472,8 +476,13 @@ func (r *runner) ratio(ctx context.Context) {
 // pass.
 func (r *runner) ratioOf(ctx context.Context, era, tr string) {
 	clients := []string{cMCPI}
-	if era == "" && tr != bench.Pipe && r.available(cTS) {
-		clients = append(clients, cTS)
+	if era == "" && tr != bench.Pipe {
+		// The yardstick: two plain tools/call in a row, set against the ping the same
+		// way, is what the task's two exchanges would cost with nothing of a task.
+		clients = append(clients, yardstick)
+		if r.available(cTS) {
+			clients = append(clients, cTS)
+		}
 	}
 	type figures struct{ ratios, tasks, pings []float64 }
 	got := map[string]*figures{}
@@ -500,8 +509,13 @@ func (r *runner) ratioOf(ctx context.Context, era, tr string) {
 				stop = s
 				flags = append(flags, "-url", url)
 			}
+			driver := client
+			if client == yardstick {
+				driver = cMCPI
+				flags = append(flags, "-ratio-of", "call2")
+			}
 			r.logf("task ÷ ping over %s %s: %s, pass %d of %d", tr, cmp.Or(era, mcp.LatestProtocolVersion), client, p+1, r.cfg.Passes)
-			out, err := r.drive(ctx, r.driverArgv(client, flags...))
+			out, err := r.drive(ctx, r.driverArgv(driver, flags...))
 			if stop != nil {
 				stop()
 			}
@@ -527,6 +541,11 @@ func (r *runner) ratioOf(ctx context.Context, era, tr string) {
 		}
 		add := func(metric, unit string, xs []float64) {
 			r.add(Figure{Workload: ratioName(era), Transport: tr, Metric: metric, Unit: unit, Client: client, Stats: bench.Summarize(xs)})
+		}
+		if client == yardstick {
+			client = cMCPI
+			add("two plain calls ÷ ping (yardstick)", "", f.ratios)
+			continue
 		}
 		add("task round trip", "µs", f.tasks)
 		ping := "ping round trip"
