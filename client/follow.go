@@ -511,31 +511,32 @@ func (t *Task) fetchResult(ctx context.Context, id string) {
 // tasks/result, which the server must hold until the task ends: its outcome arrives the
 // moment it exists, without a poll, and without waiting for a status notification that
 // a server need not send (an instant task then costs two exchanges, as two pings do).
-// A request held open holds a little of the server, and over Streamable HTTP a response
-// stream, so only a few tasks of a session wait so at once; the others, and a task whose
-// early tasks/result ends with no answer, are followed as before. Polls go on meanwhile
-// at the server's interval, so that the task's state stays current for those who watch.
-const (
-	maxWaitsLocal = 8 // stdio, an in-memory pipe
-	maxWaitsHTTP  = 2 // a response stream each
-)
+// A request held open holds a little of the server, so only a few tasks of a session
+// wait so at once; the others, and a task whose early tasks/result ends with no answer,
+// are followed as before. Polls go on meanwhile at the server's interval, so that the
+// task's state stays current for those who watch.
+//
+// Only where the server's notifications and answers share one ordered stream (stdio, a
+// pipe). Over Streamable HTTP the answer comes on its own response stream while the
+// task's progress and status travel on the GET stream: an answer that overtook them
+// ended the task before its last progress was read, and that progress was lost. There
+// the task's end is learnt from its notifications or polls, which come in order with
+// its progress, and its result fetched then.
+const maxWaitsLocal = 8
 
 // waitEarly sends tasks/result for a task that has just been created working, once in
-// the task's life, if fewer than the limit wait so and the server has not refused such
-// a request; its answer settles the outcome where it arrives.
+// the task's life, if fewer than the limit wait so, the transport's writes are local and
+// the server has not refused such a request; its answer settles the outcome where it
+// arrives.
 func (t *Task) waitEarly() {
 	s := t.s
 	t.mu.Lock()
 	id, busy := t.state.TaskID, t.resulting || t.ended || t.following || t.askedEarly
 	t.mu.Unlock()
-	if busy || t.ext || s.tasks.noWaits.Load() {
+	if busy || t.ext || !s.localWrites || s.tasks.noWaits.Load() {
 		return
 	}
-	limit := int32(maxWaitsHTTP)
-	if s.localWrites {
-		limit = maxWaitsLocal
-	}
-	if !s.tasks.claimWait(limit) {
+	if !s.tasks.claimWait(maxWaitsLocal) {
 		return
 	}
 	t.mu.Lock()
@@ -546,23 +547,14 @@ func (t *Task) waitEarly() {
 	}
 	t.resulting, t.waiting, t.askedEarly = true, true, true
 	t.mu.Unlock()
-	send := func() {
-		err := s.conn.Go(context.Background(), mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, func(raw json.RawMessage, err error) {
-			s.tasks.waits.Add(-1)
-			t.waited(id, raw, err, true)
-		})
-		if err != nil {
-			s.tasks.waits.Add(-1)
-			t.waited(id, nil, err, false)
-		}
+	err := s.conn.Go(context.Background(), mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, func(raw json.RawMessage, err error) {
+		s.tasks.waits.Add(-1)
+		t.waited(id, raw, err, true)
+	})
+	if err != nil {
+		s.tasks.waits.Add(-1)
+		t.waited(id, nil, err, false)
 	}
-	if s.localWrites {
-		send()
-		return
-	}
-	// Over Streamable HTTP sending a request waits for the response to begin, which a
-	// server may hold until the task ends: the caller does not wait for that.
-	s.tasks.followers.Go(send)
 }
 
 // earlyAnswer is the answer of an early tasks/result.
@@ -648,8 +640,8 @@ func (t *Task) waited(id string, raw json.RawMessage, err error, onReader bool) 
 // (expired, deleted), or the server refusing to hold the request, and a tasks/get tells
 // which: the first two settle the task, the last leaves it to be followed as any other
 // (and, for -32601, no other task of the session is waited on so). An error that is no
-// answer (over HTTP, a response stream cut short, which the transport reports as the
-// connection's end for that request) is treated as a refusal, without the tasks/get; if
+// answer (the transport reporting the connection's end for that request) is treated as
+// a refusal, without the tasks/get; if
 // it was the task's own outcome, the tasks/result sent once the task is seen to end gets
 // it again.
 func (t *Task) waitFailed(ctx context.Context, id string, err error) {
@@ -898,8 +890,10 @@ func (s *Session) statusNotification(st mcp.Task) {
 	s.tasks.notified.Store(true)
 	s.tasks.mu.Lock()
 	t := s.tasks.byID[st.TaskID]
-	if t == nil {
-		if len(s.tasks.early) < maxEarly+s.tasks.inflight {
+	if t == nil || !t.caughtUp {
+		// Kept for the task's registration, or, once registered, for its replay of
+		// those kept (Session.track), which this one must not overtake.
+		if t != nil || len(s.tasks.early) < maxEarly+s.tasks.inflight {
 			s.tasks.early[st.TaskID] = append(s.tasks.early[st.TaskID], st)
 		}
 		s.tasks.mu.Unlock()

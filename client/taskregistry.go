@@ -139,6 +139,20 @@ func (r *taskRegistry) addOnce(t *Task) (*Task, []mcp.Task) {
 	return nil, r.addLocked(t)
 }
 
+// catchUp returns the status notifications that came for task id (t) while its earlier
+// ones were replayed, or nil once there are none: from then on they reach t as they come.
+func (r *taskRegistry) catchUp(id string, t *Task) []mcp.Task {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	early := r.early[id]
+	delete(r.early, id)
+	if len(early) == 0 {
+		t.caughtUp = true
+		return nil
+	}
+	return early
+}
+
 func (r *taskRegistry) byToken(tok any, t *Task) {
 	r.mu.Lock()
 	r.tokens[tok] = t

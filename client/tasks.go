@@ -174,6 +174,7 @@ type Task struct {
 	waiting    bool          // that call is an early tasks/result, sent as the task was created working
 	askedEarly bool          // an early tasks/result was sent: there is no second
 	tracked    bool          // the session follows the task (Session.track): an answer may settle it
+	caughtUp   bool          // its notifications that came before it was tracked are replayed (guarded by the registry's mu)
 	kept       *earlyAnswer  // the early tasks/result's answer, when it came before the task was tracked
 	inferred   bool          // the final status was told by tasks/result's answer, not by the server
 	following  bool          // a follower goroutine follows the task (follow.go)
@@ -377,6 +378,7 @@ func (s *Session) RunToolTask(ctx context.Context, p *mcp.CallToolParams, opts *
 			return
 		}
 		if err := s.taskAnswer(ctx, t, p, raw, t.peekCreated(raw)); err != nil {
+			t.undoCall(nil)
 			failed <- err
 			return
 		}
@@ -432,7 +434,7 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 		return nil, nil, t.callFailed(sub, err)
 	}
 	if err := s.taskAnswer(ctx, t, p, raw, probed); err != nil {
-		sub.closeIfAny()
+		t.undoCall(sub)
 		return nil, nil, err
 	}
 	return t, sub, nil
@@ -478,9 +480,15 @@ func (s *Session) prepareToolTask(ctx context.Context, p *mcp.CallToolParams, op
 
 // callFailed undoes what the task call set up, for a call that got no answer.
 func (t *Task) callFailed(sub *Subscription, err error) error {
+	t.undoCall(sub)
+	return fmt.Errorf("%s: %w", mcp.MethodToolsCall, err)
+}
+
+// undoCall undoes what the task call set up (its progress token, its subscription), for
+// a call that made no task.
+func (t *Task) undoCall(sub *Subscription) {
 	t.s.tasks.forgetToken(t.progress)
 	sub.closeIfAny()
-	return fmt.Errorf("%s: %w", mcp.MethodToolsCall, err)
 }
 
 // taskAnswer takes the answer raw to t's call (probed: as the reading goroutine decoded
@@ -581,8 +589,16 @@ func (s *Session) FollowTask(ctx context.Context, id string) (*Task, error) {
 // arrives); one that asks for input gets its follower; one that is working waits for news
 // or for its first poll without a goroutine of its own.
 func (s *Session) track(t *Task, early []mcp.Task, cancelNow bool) {
-	for _, st := range early {
-		t.observe(st, fromEarly)
+	// Notifications that come while the earlier ones are replayed join them, so that a
+	// newer state read meanwhile does not make an older one stale and lost.
+	id := t.ID()
+	for {
+		for _, st := range early {
+			t.observe(st, fromEarly)
+		}
+		if early = s.tasks.catchUp(id, t); early == nil {
+			break
+		}
 	}
 	// A request the server sent for the task before it was registered (to the early
 	// tasks/result, say) is announced now, as it would have been on arrival: it may

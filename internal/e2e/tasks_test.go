@@ -425,6 +425,26 @@ func TestTaskProgressAndStatusMessages(t *testing.T) {
 		if terminalAt < 0 || lastProgressAt > terminalAt {
 			t.Errorf("terminal status notification at %d, last progress at %d: progress must stop first", terminalAt, lastProgressAt)
 		}
+		// Over Streamable HTTP the result comes on a stream of its own: the client asks
+		// for it only once the GET stream, which carries the progress, has told the end,
+		// so that no progress is still on its way when the outcome closes the events.
+		if h.name == "http" {
+			for i, w := range ws {
+				if r, ok := w.m.(*jsonrpc.Request); ok && w.dir == jsonrpc.Outbound && r.Method == mcp.MethodTasksResult && i < terminalAt {
+					t.Errorf("tasks/result sent at %d, before the terminal status notification at %d", i, terminalAt)
+				}
+			}
+		}
+		// Over Streamable HTTP the result comes on a stream of its own: the client asks
+		// for it only once the GET stream, which carries the progress, has told the end,
+		// so that no progress is still on its way when the outcome closes the events.
+		if h.name == "http" {
+			for i, w := range ws {
+				if r, ok := w.m.(*jsonrpc.Request); ok && w.dir == jsonrpc.Outbound && r.Method == mcp.MethodTasksResult && i < terminalAt {
+					t.Errorf("tasks/result sent at %d, before the terminal status notification at %d", i, terminalAt)
+				}
+			}
+		}
 		// ...and as the server sent it.
 		if h.inProcess {
 			terminal := false
