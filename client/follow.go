@@ -21,14 +21,14 @@ import (
 //
 // A task that only waits has no goroutine: an entry in the session's poll queue stands
 // for its next poll, and the news that ends it (a status notification, a notification of
-// a listen stream) is acted on where it arrives. A task that ends is settled there too: tasks/result (2025-11-25),
-// or tasks/get when the outcome came without its result (2026-07-28), is sent at once,
-// and its answer settled on the goroutine that reads it (jsonrpc.Conn.Go), so that the
-// outcome reaches whoever waits for it in as few hand-offs between goroutines as a ping's
-// answer takes. A follower goroutine starts when the task has to be waited on actively:
-// the poll is due, the task asks for input, or what ended it needs another exchange that
-// the reading goroutine may not send itself (over Streamable HTTP, where a request is a
-// round trip).
+// a listen stream) is acted on where it arrives. A task that ends is settled there too:
+// tasks/result (2025-11-25), or tasks/get when the outcome came without its result
+// (2026-07-28), is sent at once, and its answer settled on the goroutine that reads it
+// (jsonrpc.Conn.Go), so that the outcome reaches whoever waits for it in as few
+// hand-offs between goroutines as a ping's answer takes. A follower goroutine starts
+// when the task has to be waited on actively: the poll is due, the task asks for input,
+// or what ended it needs another exchange that the reading goroutine may not send
+// itself (over Streamable HTTP, where a request is a round trip).
 
 // maxHeld bounds the events a task holds until its created event is out: progress a
 // server sends before its CreateTaskResult arrives.
@@ -641,9 +641,8 @@ func (t *Task) waited(id string, raw json.RawMessage, err error, onReader bool) 
 // which: the first two settle the task, the last leaves it to be followed as any other
 // (and, for -32601, no other task of the session is waited on so). An error that is no
 // answer (the transport reporting the connection's end for that request) is treated as
-// a refusal, without the tasks/get; if
-// it was the task's own outcome, the tasks/result sent once the task is seen to end gets
-// it again.
+// a refusal, without the tasks/get; if it was the task's own outcome, the tasks/result
+// sent once the task is seen to end gets it again.
 func (t *Task) waitFailed(ctx context.Context, id string, err error) {
 	var rpcErr *jsonrpc.Error
 	unanswered := !errors.As(err, &rpcErr) || rpcErr.Code == jsonrpc.CodeConnectionClosed

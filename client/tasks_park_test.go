@@ -26,7 +26,7 @@ func (t *Task) hadFollower() bool {
 	return t.following
 }
 
-// parked reports whether the task waits on its poll timer.
+// parked reports whether the task waits for its scheduled poll, with no follower.
 func (t *Task) parked() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
