@@ -3,8 +3,10 @@ package e2e
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/demo"
@@ -70,6 +72,39 @@ func TestRunToolTask(t *testing.T) {
 		var end *client.TaskEndError
 		if _, err := task.Wait(ctx); !errors.As(err, &end) || !errors.Is(err, client.ErrTaskCancelled) {
 			t.Errorf("after the cancel: %v, want the task cancelled", err)
+		}
+	})
+}
+
+// TestRunToolTaskInput: a task that asks for input while RunToolTask waits gets it from
+// the session's request handler (OnRequest) and completes; the requests name the task.
+func TestRunToolTaskInput(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, h harness) {
+		ctx := testContext(t)
+		var mu sync.Mutex
+		var asked []string
+		s := h.serve(t, serverConfig{pollInterval: time.Hour}).open(t, ctx, taskClient(&client.Options{
+			OnRequest: func(ctx context.Context, r *client.Request) {
+				mu.Lock()
+				asked = append(asked, r.Method+" "+r.RelatedTask)
+				mu.Unlock()
+				switch {
+				case r.Elicitation != nil:
+					_ = r.Accept(map[string]any{"name": "Ada"})
+				case r.Sampling != nil:
+					_ = r.Respond(&mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: []mcp.Content{mcp.TextContent("Hello, Ada!")}})
+				}
+			},
+		}))
+		task, res, err := s.RunToolTask(ctx, toolParams(t, demo.ToolAskTask, nil), nil)
+		if err != nil || task == nil || res == nil || res.IsError || onlyText(t, res) != "name: Ada; model: Hello, Ada!" {
+			t.Fatalf("ask_task: %s, result %+v, error %v", taskID(task), res, err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		want := []string{mcp.MethodElicitationCreate + " " + task.ID(), mcp.MethodSamplingCreateMessage + " " + task.ID()}
+		if !slices.Equal(asked, want) {
+			t.Errorf("requests %v, want %v", asked, want)
 		}
 	})
 }
