@@ -79,7 +79,7 @@ func serveMain(args []string) error {
 func driveMain(args []string) error {
 	fs := flag.NewFlagSet("drive", flag.ExitOnError)
 	var (
-		workload  = fs.String("workload", "ping", "ping, call, task, ratio (task and ping alternately), burst or receiver")
+		workload  = fs.String("workload", "ping", "ping, call, call2 (two calls), task, ratio (task and ping alternately), burst or receiver")
 		ratioOf   = fs.String("ratio-of", "task", "ratio: the workload set against the ping (task; or a yardstick: call, one plain tools/call, or call2, two in a row)")
 		transport = fs.String("transport", bench.Stdio, "pipe, stdio or http")
 		server    = fs.String("server", "", "stdio server command line as a JSON array")
