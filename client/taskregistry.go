@@ -65,39 +65,42 @@ const maxEarly = 256
 func (r *taskRegistry) calling(d int) {
 	r.mu.Lock()
 	r.inflight += d
-	if r.inflight == 0 && len(r.early) > 0 {
-		r.early = map[string][]mcp.Task{}
-	}
 	if r.inflight == 0 {
-		r.inputs = nil
+		// What a registered task has still to replay (catchUp) stays.
+		for id := range r.early {
+			if r.byID[id] == nil {
+				delete(r.early, id)
+			}
+		}
+		for id := range r.inputs {
+			if r.byID[id] == nil {
+				delete(r.inputs, id)
+			}
+		}
 	}
 	r.mu.Unlock()
 }
 
 // taskFor returns the registered task id, or keeps req, a request that belongs to it,
-// for the task while a task call is in flight (takeInputs).
+// for the task: while a task call is in flight, or while the task, registered, replays
+// what was kept for it (catchUp), which req must not overtake.
 func (r *taskRegistry) taskFor(id string, req *Request) *Task {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if t := r.byID[id]; t != nil || id == "" {
+	if id == "" {
+		return nil
+	}
+	t := r.byID[id]
+	if t != nil && t.caughtUp {
 		return t
 	}
-	if r.inflight > 0 && len(r.inputs) < maxEarly {
+	if t != nil || (r.inflight > 0 && len(r.inputs) < maxEarly) {
 		if r.inputs == nil {
 			r.inputs = map[string][]*Request{}
 		}
 		r.inputs[id] = append(r.inputs[id], req)
 	}
 	return nil
-}
-
-// takeInputs returns the requests kept for task id, registered since.
-func (r *taskRegistry) takeInputs(id string) []*Request {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	kept := r.inputs[id]
-	delete(r.inputs, id)
-	return kept
 }
 
 // inFlight is how many task calls are in flight.
@@ -139,18 +142,20 @@ func (r *taskRegistry) addOnce(t *Task) (*Task, []mcp.Task) {
 	return nil, r.addLocked(t)
 }
 
-// catchUp returns the status notifications that came for task id (t) while its earlier
-// ones were replayed, or nil once there are none: from then on they reach t as they come.
-func (r *taskRegistry) catchUp(id string, t *Task) []mcp.Task {
+// catchUp returns the status notifications and the requests kept for task id (t), which
+// came before it was registered or while those kept were replayed, or nothing once there
+// is none left: from then on they reach t as they come.
+func (r *taskRegistry) catchUp(id string, t *Task) ([]mcp.Task, []*Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	early := r.early[id]
+	early, inputs := r.early[id], r.inputs[id]
 	delete(r.early, id)
-	if len(early) == 0 {
+	delete(r.inputs, id)
+	if len(early) == 0 && len(inputs) == 0 {
 		t.caughtUp = true
-		return nil
+		return nil, nil
 	}
-	return early
+	return early, inputs
 }
 
 func (r *taskRegistry) byToken(tok any, t *Task) {

@@ -589,23 +589,24 @@ func (s *Session) FollowTask(ctx context.Context, id string) (*Task, error) {
 // arrives); one that asks for input gets its follower; one that is working waits for news
 // or for its first poll without a goroutine of its own.
 func (s *Session) track(t *Task, early []mcp.Task, cancelNow bool) {
-	// Notifications that come while the earlier ones are replayed join them, so that a
-	// newer state read meanwhile does not make an older one stale and lost.
+	// What came for the task before it was registered is replayed, and what comes
+	// meanwhile joins it, so that a newer state read during the replay does not make an
+	// older one stale and lost. A request the server sent for the task (to the early
+	// tasks/result, say) is announced as it would have been on arrival: it may have
+	// been answered meanwhile (from an answers file, a hook), as one announced on
+	// arrival may be by the time it is read.
 	id := t.ID()
+	var inputs []*Request
 	for {
 		for _, st := range early {
 			t.observe(st, fromEarly)
 		}
-		if early = s.tasks.catchUp(id, t); early == nil {
+		for _, r := range inputs {
+			t.emit(TaskEvent{Kind: TaskInput, Request: r})
+		}
+		if early, inputs = s.tasks.catchUp(id, t); early == nil && inputs == nil {
 			break
 		}
-	}
-	// A request the server sent for the task before it was registered (to the early
-	// tasks/result, say) is announced now, as it would have been on arrival: it may
-	// have been answered meanwhile (from an answers file, a hook), as one announced on
-	// arrival may be by the time it is read.
-	for _, r := range s.tasks.takeInputs(t.ID()) {
-		t.emit(TaskEvent{Kind: TaskInput, Request: r})
 	}
 	t.mu.Lock()
 	t.tracked = true
