@@ -22,11 +22,18 @@ import (
 // longer one lasts until cancelled).
 
 func modernClient(answers *[]string, mu *sync.Mutex) *client.Options {
+	return answeringClient(mcp.ProtocolVersion20260728, func(r *client.Request) string { return r.Method + " " + r.InputKey }, answers, mu)
+}
+
+// answeringClient is the options of a task test client at protocol version version
+// that answers ask_task's questions itself (the name Ada; the model's "Hello Ada!"),
+// recording note(r) of each request in answers.
+func answeringClient(version string, note func(*client.Request) string, answers *[]string, mu *sync.Mutex) *client.Options {
 	return taskClient(&client.Options{
-		ProtocolVersion: mcp.ProtocolVersion20260728,
+		ProtocolVersion: version,
 		OnRequest: func(ctx context.Context, r *client.Request) {
 			mu.Lock()
-			*answers = append(*answers, r.Method+" "+r.InputKey)
+			*answers = append(*answers, note(r))
 			mu.Unlock()
 			switch {
 			case r.Elicitation != nil:

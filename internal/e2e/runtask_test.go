@@ -83,21 +83,10 @@ func TestRunToolTaskInput(t *testing.T) {
 		ctx := testContext(t)
 		var mu sync.Mutex
 		var asked []string
-		s := h.serve(t, serverConfig{pollInterval: time.Hour}).open(t, ctx, taskClient(&client.Options{
-			OnRequest: func(ctx context.Context, r *client.Request) {
-				mu.Lock()
-				asked = append(asked, r.Method+" "+r.RelatedTask)
-				mu.Unlock()
-				switch {
-				case r.Elicitation != nil:
-					_ = r.Accept(map[string]any{"name": "Ada"})
-				case r.Sampling != nil:
-					_ = r.Respond(&mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: []mcp.Content{mcp.TextContent("Hello, Ada!")}})
-				}
-			},
-		}))
+		related := func(r *client.Request) string { return r.Method + " " + r.RelatedTask }
+		s := h.serve(t, serverConfig{pollInterval: time.Hour}).open(t, ctx, answeringClient(mcp.LatestProtocolVersion, related, &asked, &mu))
 		task, res, err := s.RunToolTask(ctx, toolParams(t, demo.ToolAskTask, nil), nil)
-		if err != nil || task == nil || res == nil || res.IsError || onlyText(t, res) != "name: Ada; model: Hello, Ada!" {
+		if err != nil || task == nil || res == nil || res.IsError || onlyText(t, res) != "name: Ada; model: Hello Ada!" {
 			t.Fatalf("ask_task: %s, result %+v, error %v", taskID(task), res, err)
 		}
 		mu.Lock()
