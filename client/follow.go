@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -504,7 +503,7 @@ func (t *Task) claimResult() bool {
 func (t *Task) fetchResult(ctx context.Context, id string) {
 	var raw json.RawMessage
 	err := t.s.send(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, &raw)
-	t.settleResult(ctx, id, raw, err, fromAnswer)
+	t.settleResult(ctx, id, raw, err, fromAnswer, false)
 }
 
 // Early waits. A task found working when it is created is waited on at once with
@@ -587,9 +586,8 @@ func (t *Task) peekCreated(raw json.RawMessage) *mcp.CreateTaskProbe {
 // that reads the connection, which must not wait for another exchange. An answer that
 // came before the task was tracked is kept for track, so that no outcome precedes the
 // task's created event and registration. A result settles the task at once, the final
-// status known or told by the result itself (over HTTP the status notification travels
-// on another stream; a server may send none); an error is looked into by waitFailed,
-// on another goroutine when this one reads.
+// status known or told by the result itself (a server may send no status notification);
+// an error is looked into by waitFailed, on another goroutine when this one reads.
 func (t *Task) waited(id string, raw json.RawMessage, err error, onReader bool) {
 	t.mu.Lock()
 	if !t.tracked {
@@ -607,19 +605,13 @@ func (t *Task) waited(id string, raw json.RawMessage, err error, onReader bool) 
 	switch {
 	case t.State().Status.IsTerminal():
 		t.clearWaiting(false)
-		t.settleResult(ctx, id, raw, err, src)
+		t.settleResult(ctx, id, raw, err, src, false)
 	case err == nil:
-		// tasks/result answers once the task has ended (spec §6), so the answer tells
-		// the final status (§5: failed for a tool result with isError, else completed)
-		// without a tasks/get; the server's own word, when it comes, adds its message
-		// and time.
-		status := mcp.TaskStatusCompleted
-		if isErrorResult(raw) {
-			status = mcp.TaskStatusFailed
-		}
-		t.inferEnd(status)
+		// The answer tells the final status (spec §6: tasks/result answers once the task
+		// has ended), with no tasks/get; the server's own word, when it comes, adds its
+		// message and time.
 		t.clearWaiting(false)
-		t.settleResult(ctx, id, raw, nil, src)
+		t.settleResult(ctx, id, raw, nil, src, true)
 	case t.s.conn.Err() != nil:
 		t.clearWaiting(true) // the session's end ends the task
 	default:
@@ -662,7 +654,7 @@ func (t *Task) waitFailed(ctx context.Context, id string, err error) {
 		}
 		if t.State().Status.IsTerminal() {
 			t.clearWaiting(false)
-			t.settleResult(ctx, id, nil, err, fromAnswer)
+			t.settleResult(ctx, id, nil, err, fromAnswer, false)
 			return
 		}
 	}
@@ -686,17 +678,6 @@ func (t *Task) inferEnd(status mcp.TaskStatus) {
 	t.emit(TaskEvent{Kind: TaskStatus})
 }
 
-// isErrorResult reports whether a tool result says isError:true, without decoding it.
-func isErrorResult(raw json.RawMessage) bool {
-	isErr := false
-	jsonwire.EachMember(raw, func(name, value []byte) {
-		if string(name) == `"isError"` {
-			isErr = string(value) == "true"
-		}
-	})
-	return isErr
-}
-
 // clearWaiting records that the early tasks/result has its answer; with release, also
 // that no call fetches the outcome any more (settleResult clears that itself).
 func (t *Task) clearWaiting(release bool) {
@@ -714,17 +695,19 @@ func (t *Task) clearWaiting(release bool) {
 func (t *Task) fetchResultAsync(id string) {
 	ctx := context.Background()
 	err := t.s.conn.Go(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, func(raw json.RawMessage, err error) {
-		t.settleResult(ctx, id, raw, err, fromContinuation)
+		t.settleResult(ctx, id, raw, err, fromContinuation, false)
 	})
 	if err != nil {
-		t.settleResult(ctx, id, nil, err, fromAnswer)
+		t.settleResult(ctx, id, nil, err, fromAnswer, false)
 	}
 }
 
 // settleResult settles the outcome from tasks/result's answer raw, or its error err, and
 // clears the claim of the call. It waits for nothing when the task's final status is
-// known.
-func (t *Task) settleResult(ctx context.Context, id string, raw json.RawMessage, err error, src source) {
+// known, or when told says the answer tells it (an early tasks/result's, which the
+// server holds until the task has ended: failed for a result with isError, else
+// completed).
+func (t *Task) settleResult(ctx context.Context, id string, raw json.RawMessage, err error, src source, told bool) {
 	// Cleared only after the outcome is settled, so no second tasks/result starts.
 	defer func() {
 		t.mu.Lock()
@@ -739,6 +722,13 @@ func (t *Task) settleResult(ctx context.Context, id string, raw json.RawMessage,
 		if err := res.UnmarshalJSON(raw); err != nil {
 			t.finish(nil, &jsonrpc.CallError{Method: mcp.MethodTasksResult, Op: jsonrpc.OpDecode, Err: err})
 			return
+		}
+		if told {
+			status := mcp.TaskStatusCompleted
+			if res.IsError {
+				status = mcp.TaskStatusFailed
+			}
+			t.inferEnd(status)
 		}
 		t.settleStatus(ctx)
 		t.finish(&res, nil)

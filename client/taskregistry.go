@@ -18,9 +18,10 @@ type taskRegistry struct {
 	done   []endedTask // ended tasks still kept, oldest first
 	gone   int         // forgotten tasks still in order
 	tokens map[any]*Task
+	// early keeps the status notifications that came for a task not registered yet (its
+	// CreateTaskResult still on its way to the caller), or registered and still
+	// replaying those kept (catchUp); inputs keeps the side-channel requests alike.
 	early  map[string][]mcp.Task
-	// inputs keeps the side-channel requests that came for a task not registered yet
-	// (its CreateTaskResult still on its way to the caller), as early keeps notifications.
 	inputs map[string][]*Request
 	// inflight counts tools/call task calls awaiting their CreateTaskResult.
 	inflight int
@@ -60,8 +61,8 @@ func (r *taskRegistry) claimWait(limit int32) bool {
 // poll later.
 const maxEarly = 256
 
-// calling counts task calls in flight (d is +1 or -1). When none is left, notifications
-// still kept belong to no call of this session: they are dropped.
+// calling counts task calls in flight (d is +1 or -1). When none is left, what is still
+// kept for a task not registered belongs to no call of this session: it is dropped.
 func (r *taskRegistry) calling(d int) {
 	r.mu.Lock()
 	r.inflight += d
