@@ -78,6 +78,18 @@ func (s *Session) eraFor(req *jsonrpc.Request) era {
 	return s.era
 }
 
+// settledLegacy reports whether the session is known to speak 2025-11-25 or earlier
+// (it was initialized, or the server speaks no later era). Unlike eraFor it settles
+// nothing.
+func (s *Session) settledLegacy() bool {
+	if !s.server.opts.Modern {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.era == eraLegacy
+}
+
 // Modern reports whether the session speaks revision 2026-07-28.
 func (s *Session) Modern() bool {
 	s.mu.Lock()

@@ -388,6 +388,12 @@ func (s *Server) broadcast(method string) {
 	s.notifyListeners(method, "")
 }
 
+// bodyAnswerer is a connection that can answer some requests in one piece rather than as
+// a stream ([transport.HTTPServerConn]).
+type bodyAnswerer interface {
+	AnswerInBody(func(*jsonrpc.Request) bool)
+}
+
 // Connect serves one connection and returns its session at once; the session ends when
 // the connection does.
 func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session {
@@ -409,6 +415,9 @@ func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session 
 	s.sessions[ss] = struct{}{}
 	s.owners[ss.owner] = ss
 	s.mu.Unlock()
+	if ab, ok := conn.(bodyAnswerer); ok {
+		ab.AnswerInBody(ss.answeredAtOnce)
+	}
 	ss.conn = jsonrpc.NewConn(conn, opts)
 	close(ready)
 	go func() {

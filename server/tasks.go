@@ -1,11 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"reflect"
 	"sync"
 
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/tasks"
@@ -277,6 +279,37 @@ func (s *Session) handleTasks(ctx context.Context, req *jsonrpc.Request) (any, e
 		return &mcp.CancelTaskResult{Task: t}, nil
 	}
 	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
+}
+
+// answeredAtOnce reports whether req's answer will be ready as soon as it is handled,
+// with nothing sent before it: a tools/call the session makes a task of (the work and
+// its messages follow the CreateTaskResult), or a tasks/result for a task of the
+// session that has ended (the spec has it answered at once). Over Streamable HTTP such a
+// request is answered with one JSON body instead of an SSE stream. It runs before the
+// request is handled and changes nothing: an orphan task this request would adopt, or a
+// session whose era is not settled yet, takes the stream.
+func (s *Session) answeredAtOnce(req *jsonrpc.Request) bool {
+	if req.Method != mcp.MethodToolsCall && req.Method != mcp.MethodTasksResult {
+		return false
+	}
+	if s.server.tasks == nil || s.owner == "" || s.server.opts.Handlers[req.Method] != nil || !s.settledLegacy() {
+		return false
+	}
+	if req.Method == mcp.MethodTasksResult {
+		var p mcp.TaskResultParams
+		return jsonwire.Unmarshal(req.Params, &p) == nil && p.TaskID != "" && s.server.tasks.Ended(s.owner, p.TaskID)
+	}
+	if !bytes.Contains(req.Params, []byte(`"task"`)) {
+		return false // a plain call: decoding its arguments twice would cost more than a stream
+	}
+	var p mcp.CallToolParams
+	if jsonwire.Unmarshal(req.Params, &p) != nil || p.Task == nil {
+		return false
+	}
+	s.server.mu.RLock()
+	t, ok := s.server.tools[p.Name]
+	s.server.mu.RUnlock()
+	return ok && checkTaskSupport(t.def, &p) == nil
 }
 
 // paramsTaskID reads params.taskId alone.

@@ -475,6 +475,17 @@ func (m *Manager) Get(owner, id string) (mcp.Task, error) {
 	return t.state, nil
 }
 
+// Ended reports whether task id of owner (of the 2025-11-25 dialect) has ended and its
+// end been announced, so that [Manager.Result] answers at once. Unlike a lookup it
+// neither counts against owner's rate limit nor logs a miss: it is asked before the
+// request it serves is handled, which counts and logs.
+func (m *Manager) Ended(owner, id string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.tasks[id]
+	return ok && !t.gone && t.owner == owner && t.dialect == DialectCore && isClosed(t.done)
+}
+
 // Result waits until the task is terminal and returns its outcome. waiter is the id of the
 // tasks/result request (the zero ID if there is none), recorded so that the work's
 // side-channel requests can be routed to it. A cancelled task yields an error, as it has

@@ -501,3 +501,45 @@ func TestOnChangeMayReadOutcome(t *testing.T) {
 		}
 	}
 }
+
+// TestEnded: Ended is true for the owner's task of 2025-11-25 once its end is
+// announced, and for nothing else; asking it counts against no rate limit.
+func TestEnded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		announced := make(chan mcp.TaskStatus, 4)
+		m := New(Options{RatePerSecond: 1, RateBurst: 1, OnChange: func(owner string, task mcp.Task) {
+			announced <- task.Status
+		}})
+		defer m.Close()
+		release := make(chan struct{})
+		task, err := m.Create("a", nil, block(release, Outcome{Result: json.RawMessage(`{"content":[]}`)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Ended("a", task.TaskID) {
+			t.Error("a working task is said to have ended")
+		}
+		close(release)
+		synctest.Wait()
+		if st := <-announced; st != mcp.TaskStatusCompleted {
+			t.Fatalf("announced %s, want completed", st)
+		}
+		for range 3 { // more than the burst: Ended is not a lookup
+			if !m.Ended("a", task.TaskID) {
+				t.Fatal("the completed task is not said to have ended")
+			}
+		}
+		if m.Ended("b", task.TaskID) || m.Ended("a", "nope") {
+			t.Error("Ended answers for another owner or an unknown id")
+		}
+		time.Sleep(2 * time.Second) // the rate limit lets one more task in
+		ext, err := m.DeferIn(DialectExtension, "a", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Run(ext, func(ctx context.Context, h *Handle) Outcome { return Outcome{Result: json.RawMessage(`{}`)} })
+		if m.Ended("a", ext.ID()) {
+			t.Error("a task of the extension is said to have ended in 2025-11-25's sense")
+		}
+	})
+}

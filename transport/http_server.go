@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -478,7 +479,7 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	if h.opts.JSONResponse || plainJSONMethods[req.Method] {
+	if h.opts.JSONResponse || s.answersInBody(req) {
 		if !s.serveJSON(w, r, req) && isInit {
 			s.Close() // the client left before its session could start
 		}
@@ -686,6 +687,28 @@ type HTTPServerConn struct {
 	lastActive time.Time
 	closing    bool // ending: no new request may begin, the idle timer stays off
 	timer      *time.Timer
+
+	inBody atomic.Pointer[func(*jsonrpc.Request) bool] // see AnswerInBody
+}
+
+// AnswerInBody has the requests for which f reports true answered with one
+// application/json body instead of an SSE stream, as tasks/get always is. f is for the
+// requests whose answer is all their response will carry, known before they are handled
+// (a tasks/result for a task that has ended: no input request or progress can come
+// first): such a body is one write for the server and one read for the client, where a
+// stream takes three and an SSE parse. f runs on the HTTP request's goroutine before the
+// request is read, so it must be quick and must not wait for the session.
+func (s *HTTPServerConn) AnswerInBody(f func(*jsonrpc.Request) bool) {
+	s.inBody.Store(&f)
+}
+
+// answersInBody reports whether req is answered with a JSON body.
+func (s *HTTPServerConn) answersInBody(req *jsonrpc.Request) bool {
+	if plainJSONMethods[req.Method] {
+		return true
+	}
+	f := s.inBody.Load()
+	return f != nil && (*f)(req)
 }
 
 // serverStream is one logical SSE stream: its events outlive the HTTP response that

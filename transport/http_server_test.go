@@ -685,6 +685,59 @@ func TestHTTPServerOutlivesServerTimeouts(t *testing.T) {
 	}
 }
 
+// TestHTTPServerAnswerInBody: the requests the session's AnswerInBody predicate picks
+// are answered with one JSON body; the others keep their SSE stream, and a message sent
+// while a picked request is handled travels on the GET stream.
+func TestHTTPServerAnswerInBody(t *testing.T) {
+	h := NewHTTPHandler(func(ctx context.Context, conn jsonrpc.Connection) {
+		sc := conn.(*HTTPServerConn)
+		sc.AnswerInBody(func(req *jsonrpc.Request) bool { return req.Method == "quick" })
+		var c *jsonrpc.Conn
+		ready := make(chan struct{})
+		handler := mcpHandler(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			<-ready
+			if req.Method == "quick" {
+				if err := c.Notify(jsonrpc.WithRelatedRequest(ctx, req.ID), "note", map[string]string{"for": "quick"}); err != nil {
+					return nil, err
+				}
+			}
+			return map[string]string{"method": req.Method}, nil
+		})
+		c = jsonrpc.NewConn(conn, jsonrpc.Options{Handler: handler})
+		close(ready)
+		<-c.Done()
+	}, nil)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		h.Close()
+		ts.Close()
+	})
+	sid := rawInit(t, ts.URL)
+	hdr := map[string]string{HeaderSessionID: sid, HeaderProtocolVersion: "2025-11-25"}
+	get := rawGet(t, ts.URL, hdr)
+	defer get.Body.Close()
+
+	resp := rawPost(t, ts.URL, `{"jsonrpc":"2.0","id":7,"method":"quick"}`, hdr)
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Fatalf("quick answered with Content-Type %q, want application/json", ct)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if msg, err := jsonrpc.DecodeMessage(body); err != nil || msg.(*jsonrpc.Response).ID != jsonrpc.Int64ID(7) || !strings.Contains(string(msg.(*jsonrpc.Response).Result), "quick") {
+		t.Fatalf("quick: body %s (%v)", body, err)
+	}
+	if _, m := nextData(t, newSSEReader(get.Body, 0)); m.(*jsonrpc.Request).Method != "note" {
+		t.Fatalf("the GET stream carried %#v, want the note sent while quick was handled", m)
+	}
+
+	resp = rawPost(t, ts.URL, `{"jsonrpc":"2.0","id":8,"method":"other"}`, hdr)
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("other answered with Content-Type %q, want an SSE stream", ct)
+	}
+	if _, m := nextData(t, newSSEReader(resp.Body, 0)); m.(*jsonrpc.Response).ID != jsonrpc.Int64ID(8) {
+		t.Fatalf("other: got %#v", m)
+	}
+}
+
 // TestHTTPServerTaskPollsGetJSON: MCP Tasks asks servers not to open an SSE stream in
 // reply to tasks/get, so task polls are answered with a JSON body, while other requests
 // keep their SSE stream.

@@ -206,3 +206,13 @@ func (d dropStatus) Write(ctx context.Context, m jsonrpc.Message) error {
 	}
 	return d.Connection.Write(ctx, m)
 }
+
+// AnswerInBody passes the session's choice of requests answered in one piece on to an
+// HTTP connection, so that only the notifications differ from the stock server.
+func (d dropStatus) AnswerInBody(f func(*jsonrpc.Request) bool) {
+	if ab, ok := d.Connection.(interface {
+		AnswerInBody(func(*jsonrpc.Request) bool)
+	}); ok {
+		ab.AnswerInBody(f)
+	}
+}
