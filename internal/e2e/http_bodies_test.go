@@ -68,8 +68,11 @@ func TestTaskAnswersInOneBody(t *testing.T) {
 	var mu sync.Mutex
 	var asked []string
 	related := func(r *client.Request) string { return r.Method + " " + r.RelatedTask }
-	e := serveHTTP(t, serverConfig{pollInterval: time.Hour})
-	e.h = harnesses[2]
+	h := harnesses[2]
+	if h.name != "http" {
+		t.Fatal("harnesses[2] is not http")
+	}
+	e := h.serve(t, serverConfig{pollInterval: time.Hour})
 	s := e.openVia(t, ctx, answeringClient(mcp.LatestProtocolVersion, related, &asked, &mu), func(tr transport.Transport) transport.Transport {
 		tr.(*transport.HTTPClient).Client = &http.Client{Transport: rec}
 		return tr
