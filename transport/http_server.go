@@ -696,8 +696,10 @@ type HTTPServerConn struct {
 // requests whose answer is all their response will carry, known before they are handled
 // (a tasks/result for a task that has ended: no input request or progress can come
 // first): such a body is one write for the server and one read for the client, where a
-// stream takes three and an SSE parse. f runs on the HTTP request's goroutine before the
-// request is read, so it must be quick and must not wait for the session.
+// stream takes three and an SSE parse. A message the session sends while handling such a
+// request travels on the standalone GET stream, as with [HTTPOptions.JSONResponse]. f
+// runs on the HTTP request's goroutine before the request is handed to the session, so
+// it must be quick and must not wait for the session.
 func (s *HTTPServerConn) AnswerInBody(f func(*jsonrpc.Request) bool) {
 	s.inBody.Store(&f)
 }
