@@ -77,7 +77,6 @@ func TestTaskAnswersInOneBody(t *testing.T) {
 		tr.(*transport.HTTPClient).Client = &http.Client{Transport: rec}
 		return tr
 	})
-	rec.take() // initialize, tools/list
 
 	if res := call(t, ctx, s, demo.ToolEcho, map[string]any{"text": "hi"}); onlyText(t, res) != "hi" {
 		t.Fatalf("echo: %+v", res)
