@@ -59,35 +59,39 @@ var modernVersionKey = []byte(`"` + mcp.MetaProtocolVersion + `"`)
 func (s *Session) eraFor(req *jsonrpc.Request) era {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	e, settles := s.eraOfLocked(req)
+	if settles {
+		s.era = e
+	}
+	return e
+}
+
+// peekEra is eraFor for a look at req before it is handled: it settles nothing.
+func (s *Session) peekEra(req *jsonrpc.Request) era {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, _ := s.eraOfLocked(req)
+	return e
+}
+
+// eraOfLocked returns the era req is handled in, and whether req settles the session's
+// era; s.mu is held.
+func (s *Session) eraOfLocked(req *jsonrpc.Request) (e era, settles bool) {
 	if s.era != eraUnset {
-		return s.era
+		return s.era, false
 	}
 	if !s.server.opts.Modern {
-		return eraLegacy
+		return eraLegacy, false
 	}
 	switch {
 	case req.Method == mcp.MethodServerDiscover || bytes.Contains(req.Params, modernVersionKey):
-		s.era = eraModern
+		return eraModern, true
 	case req.Method == mcp.MethodInitialize:
-		s.era = eraLegacy
-	default:
-		// Before either, a request is handled as 2025 handles it (not initialized yet)
-		// and settles nothing.
-		return eraLegacy
+		return eraLegacy, true
 	}
-	return s.era
-}
-
-// settledLegacy reports whether the session is known to speak 2025-11-25 or earlier
-// (it was initialized, or the server speaks no later era). Unlike eraFor it settles
-// nothing.
-func (s *Session) settledLegacy() bool {
-	if !s.server.opts.Modern {
-		return true
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.era == eraLegacy
+	// Before either, a request is handled as 2025 handles it (not initialized yet) and
+	// settles nothing.
+	return eraLegacy, false
 }
 
 // Modern reports whether the session speaks revision 2026-07-28.

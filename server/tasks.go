@@ -286,13 +286,14 @@ func (s *Session) handleTasks(ctx context.Context, req *jsonrpc.Request) (any, e
 // its messages follow the CreateTaskResult), or a tasks/result for a task of the
 // session that has ended (the spec has it answered at once). Over Streamable HTTP such a
 // request is answered with one JSON body instead of an SSE stream. It runs before the
-// request is handled and changes nothing: an orphan task this request would adopt, or a
-// session whose era is not settled yet, takes the stream.
+// request is handled and changes nothing: an orphan task this request would adopt takes
+// the stream, and so does any request of 2026-07-28, whose server decides what becomes a
+// task.
 func (s *Session) answeredAtOnce(req *jsonrpc.Request) bool {
 	if req.Method != mcp.MethodToolsCall && req.Method != mcp.MethodTasksResult {
 		return false
 	}
-	if s.server.tasks == nil || s.owner == "" || s.server.opts.Handlers[req.Method] != nil || !s.settledLegacy() {
+	if s.server.tasks == nil || s.owner == "" || s.server.opts.Handlers[req.Method] != nil || s.peekEra(req) == eraModern {
 		return false
 	}
 	if req.Method == mcp.MethodTasksResult {
