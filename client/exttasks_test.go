@@ -605,19 +605,107 @@ func TestExtTaskNotifications(t *testing.T) {
 		if n := task.Polls(); n > 1 {
 			t.Errorf("%d polls, want at most the one after tasks/update", n)
 		}
-		// The listen ends with the task.
+		// The listen ends with the task: left to the server to end for a while, then
+		// withdrawn, since this one keeps it open.
 		synctest.Wait()
-		cancelled := false
-		for _, n := range f.Notifications(jsonrpc.CancelledMethod) {
-			var p struct {
-				RequestID jsonrpc.ID `json:"requestId"`
-			}
-			cancelled = cancelled || json.Unmarshal(n.Params, &p) == nil && p.RequestID == listen
+		if withdrawn(f, listen) {
+			t.Error("the task's subscriptions/listen was withdrawn before the server could end it")
 		}
-		if !cancelled {
+		time.Sleep(streamEndWait)
+		synctest.Wait()
+		if !withdrawn(f, listen) {
 			t.Error("the task's subscriptions/listen was not withdrawn when it ended")
 		}
 	})
+}
+
+// streamEndWait is client.streamEndWait, how long a stream of tasks that have ended is
+// left to the server to end.
+const streamEndWait = 500 * time.Millisecond
+
+// withdrawn reports whether the client sent notifications/cancelled for request id.
+func withdrawn(f *fakeServer, id jsonrpc.ID) bool {
+	for _, n := range f.Notifications(jsonrpc.CancelledMethod) {
+		var p struct {
+			RequestID jsonrpc.ID `json:"requestId"`
+		}
+		if json.Unmarshal(n.Params, &p) == nil && p.RequestID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// TestExtTaskStreamEndedByServer: a server that ends a stream of tasks once they have
+// all ended (its final result right after the last task's end, as mcpi's does) is left
+// to do so: the client withdraws nothing, then or later. One that keeps a stream open is
+// found out once: that stream is withdrawn after the wait, the session's next at once.
+func TestExtTaskStreamEndedByServer(t *testing.T) {
+	for _, ends := range []bool{true, false} {
+		t.Run(map[bool]string{true: "ends", false: "keeps"}[ends], func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx := bounded(t)
+				f := newFake(t)
+				ids := make(chan jsonrpc.ID, 4)
+				finals := make(chan struct{}, 4)
+				f.On(mcp.MethodSubscriptionsListen, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+					var p mcp.ListenParams
+					_ = json.Unmarshal(req.Params, &p)
+					_ = f.Conn().Notify(ctx, mcp.NotificationSubscriptionsAcknowledged, map[string]any{
+						"_meta":         map[string]any{mcp.MetaSubscriptionID: req.ID},
+						"notifications": map[string]any{"taskIds": p.Notifications.TaskIDs},
+					})
+					ids <- req.ID
+					if ends {
+						select {
+						case <-finals:
+							return map[string]any{"resultType": "complete", "_meta": map[string]any{mcp.MetaSubscriptionID: req.ID}}, nil
+						case <-ctx.Done():
+							return nil, ctx.Err()
+						}
+					}
+					<-ctx.Done()
+					return nil, ctx.Err()
+				})
+				s := f.MustConnect(ctx, nil)
+				for i, id := range []string{"t1", "t2"} {
+					f.Answer(mcp.MethodToolsCall, string(taskJSON("task", id, mcp.TaskStatusWorking, 50000, "")))
+					task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "job"}, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var listen jsonrpc.ID
+					select {
+					case listen = <-ids:
+					case <-ctx.Done():
+						t.Fatal("no subscriptions/listen")
+					}
+					notifyTask(t, f, listen, taskJSON("", id, mcp.TaskStatusCompleted, 50000, resultDone))
+					finals <- struct{}{}
+					if res, err := task.Wait(ctx); err != nil || res.Content[0].Text != "done" {
+						t.Fatalf("outcome: %+v, %v", res, err)
+					}
+					synctest.Wait()
+					switch {
+					case ends && withdrawn(f, listen):
+						t.Errorf("task %d: a stream the server ended was withdrawn", i+1)
+					case !ends && i == 0 && withdrawn(f, listen):
+						t.Errorf("task %d: withdrawn before the server could end it", i+1)
+					case !ends && i == 1 && !withdrawn(f, listen):
+						t.Errorf("task %d: a server that keeps streams open was waited for again", i+1)
+					}
+					time.Sleep(streamEndWait)
+					synctest.Wait()
+					if got := withdrawn(f, listen); got == ends {
+						t.Errorf("task %d: withdrawn %v after the wait, want %v", i+1, got, !ends)
+					}
+				}
+				if n := len(f.Requests(mcp.MethodTasksGet)); n != 0 {
+					t.Errorf("%d tasks/get, want none: the notifications said it all", n)
+				}
+			})
+		})
+	}
 }
 
 // TestExtTaskListensShared: a burst of extension tasks shares its subscriptions/listen
@@ -726,6 +814,7 @@ func TestExtTaskListensShared(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		time.Sleep(streamEndWait) // left to the server to end, which this one does not
 		synctest.Wait()
 		if got, want := len(f.Notifications(jsonrpc.CancelledMethod)), len(rs); got != want {
 			t.Errorf("%d subscriptions/listen withdrawn, want all %d", got, want)

@@ -851,17 +851,19 @@ func (t *Task) finish(res *mcp.CallToolResult, err error) {
 }
 
 // close ends the task's events. The session's registry learns first, so that whoever
-// waits on Done finds the registry as the end left it.
+// waits on Done finds the registry as the end left it. The task's share of a listen
+// stream is given up after Done: the withdrawal that the last task of a stream sends
+// (encoded and written, or a connection closed) is no part of waiting for the outcome.
 func (t *Task) close() {
 	t.mu.Lock()
 	t.stopTimerLocked()
 	listen := t.listen
 	t.mu.Unlock()
-	listen.release()
 	t.s.tasks.forgetToken(t.progress)
 	t.s.tasks.ended(t, t.s.client.opts.KeptTasks)
 	close(t.done)
 	t.sub.close(nil)
+	listen.release()
 }
 
 // progressed routes a progress notification to the task whose call carried its token.

@@ -49,6 +49,9 @@ type modernWire struct {
 	discover *mcp.DiscoverResult
 	// noTaskListen: the server refused a subscriptions/listen for tasks.
 	noTaskListen atomic.Bool
+	// streamsStay: the server kept a stream of tasks open after they had all ended, so
+	// the next ones are withdrawn at once (see listenGroup.withdraw).
+	streamsStay atomic.Bool
 	// listenMu guards listenPending, the tasks waiting for the next subscriptions/listen,
 	// and listenTimer, which opens it at the latest listenBatchWait after the first.
 	listenMu      sync.Mutex
@@ -588,8 +591,10 @@ func supportedVersions(rpc *jsonrpc.Error) []string {
 // Listen opens a subscriptions/listen stream of the 2026-07-28 era for the notifications
 // filter names, and holds it until ctx ends or the server ends the stream: the
 // notifications arrive as the session's events ([ListChangedEvent],
-// [ResourceUpdatedEvent]) and feed the tasks they name. It returns nil when ctx ends, and
-// the server's error (or the end of the connection) otherwise. In the 2025-11-25 era
+// [ResourceUpdatedEvent]) and feed the tasks they name. It returns nil when ctx ends or
+// the server ends the stream with its final result (mcpi's ends a stream of tasks alone
+// once they have all ended), and the server's error (or the end of the connection)
+// otherwise. In the 2025-11-25 era
 // there is nothing to open: servers send notifications unasked.
 func (s *Session) Listen(ctx context.Context, filter mcp.ListenFilter) error {
 	w := s.modern
@@ -616,6 +621,9 @@ const (
 	listenBatchWait = 20 * time.Millisecond
 	// maxListenTasks is the most tasks one stream names.
 	maxListenTasks = 256
+	// streamEndWait is how long a stream whose tasks have all ended is left to the
+	// server to end, before it is withdrawn.
+	streamEndWait = 500 * time.Millisecond
 )
 
 // listenTask has an extension task listened to (notifications/tasks) while it is
@@ -667,18 +675,59 @@ func (s *Session) takeListenLocked() []*Task {
 	return batch
 }
 
-// listenGroup is a subscriptions/listen stream of the tasks that it names: it is
-// withdrawn when the last of them ends.
+// listenGroup is a subscriptions/listen stream of the tasks that it names: it ends when
+// the last of them has ended.
 type listenGroup struct {
+	w      *modernWire
 	left   atomic.Int32 // tasks that have not ended, plus one while the stream opens
 	cancel context.CancelFunc
+	mu     sync.Mutex
+	over   bool        // the stream has ended (its answer came, or it failed)
+	wait   *time.Timer // the withdrawal, once its tasks have ended, if the server has not ended it by then
 }
 
 // release is a task of the group ending (g may be nil: a task with no stream).
 func (g *listenGroup) release() {
 	if g != nil && g.left.Add(-1) == 0 {
-		g.cancel()
+		g.withdraw()
 	}
+}
+
+// withdraw ends the stream whose tasks have all ended. A server may end such a stream
+// itself, with its final result right after the last task's end (mcpi's does): the
+// client then sends nothing, and over Streamable HTTP the stream's connection stays open
+// for the next request instead of being closed to withdraw it (HTTP/1.1 has no other
+// way). So the stream is left to the server for streamEndWait, unless the session has
+// seen a server keep one open, when it is withdrawn at once. The news of a task's end
+// reaches the client before the stream's end, in the stream's order, so withdrawing at
+// once would always come first.
+func (g *listenGroup) withdraw() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.over || g.w.streamsStay.Load() {
+		g.cancel()
+		return
+	}
+	g.wait = time.AfterFunc(streamEndWait, func() {
+		g.mu.Lock()
+		if !g.over {
+			g.w.streamsStay.Store(true)
+		}
+		g.mu.Unlock()
+		g.cancel()
+	})
+}
+
+// ended is the stream's end, as its answer or its failure: a withdrawal still to come
+// is dropped.
+func (g *listenGroup) ended() {
+	g.mu.Lock()
+	g.over = true
+	if g.wait != nil {
+		g.wait.Stop()
+	}
+	g.mu.Unlock()
+	g.cancel() // the context's resources; the stream is over
 }
 
 // openListen opens one stream for the tasks of batch that have not ended, and holds it
@@ -697,7 +746,7 @@ func (s *Session) openListen(batch []*Task) {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	g := &listenGroup{cancel: cancel}
+	g := &listenGroup{w: s.modern, cancel: cancel}
 	g.left.Store(1)
 	ids := make([]string, 0, len(batch))
 	for _, t := range batch {
@@ -715,7 +764,8 @@ func (s *Session) openListen(batch []*Task) {
 	}
 	open := func() {
 		defer g.release() // the opener's hold: the stream is withdrawn once its tasks have ended
-		if err := s.listenAsync(ctx, mcp.ListenFilter{TaskIDs: ids}); err != nil {
+		if err := s.listenAsync(ctx, mcp.ListenFilter{TaskIDs: ids}, g.ended); err != nil {
+			g.ended()
 			s.listenFailed(len(ids), err)
 		}
 	}
@@ -727,14 +777,17 @@ func (s *Session) openListen(batch []*Task) {
 }
 
 // listenAsync opens a subscriptions/listen stream as [Session.Listen] does, without a
-// goroutine held for it: ctx withdraws it, and how it ends is told to listenFailed.
-func (s *Session) listenAsync(ctx context.Context, filter mcp.ListenFilter) error {
+// goroutine held for it: ctx withdraws it, ended is told when it ends (its answer, or
+// its failure), and how it failed is told to listenFailed.
+func (s *Session) listenAsync(ctx context.Context, filter mcp.ListenFilter, ended func()) error {
 	raw, err := s.modern.params(&mcp.ListenParams{Notifications: filter}, len(filter.TaskIDs) > 0)
 	if err != nil {
 		return &jsonrpc.CallError{Method: mcp.MethodSubscriptionsListen, Op: jsonrpc.OpEncode, Err: err}
 	}
 	return s.conn.Go(ctx, mcp.MethodSubscriptionsListen, raw, func(_ json.RawMessage, err error) {
-		if err != nil && ctx.Err() == nil {
+		failed := err != nil && ctx.Err() == nil
+		ended()
+		if failed {
 			s.listenFailed(len(filter.TaskIDs), err)
 		}
 	})

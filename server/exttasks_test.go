@@ -394,3 +394,116 @@ func TestExtTaskQuestionAtTheDeadline(t *testing.T) {
 	}
 	t.Logf("%d inline, %d promoted", inline, promoted)
 }
+
+// A stream of tasks alone ends, with its final result naming the subscription, right
+// after it has told the end of the last of them: nothing more could come on it. A stream
+// that asks for anything else as well stays open; one that names no task the server
+// knows ends after its acknowledgement.
+func TestExtTaskListenEndsWithItsTasks(t *testing.T) {
+	srv, release := taskServer(t)
+	p := newModernPeer(t, srv)
+	slow, _ := p.tool("slow", extCaps, nil)
+	failing, _ := p.tool("tool_error", extCaps, nil)
+	slowID, failingID := str(slow["taskId"]), str(failing["taskId"])
+	if slowID == "" || failingID == "" {
+		t.Fatalf("no tasks: %s %s", slow, failing)
+	}
+	p.waitStatus(failingID, mcp.TaskStatusCompleted)
+	next := func() *jsonrpc.Request {
+		t.Helper()
+		select {
+		case n := <-p.notes:
+			return n
+		case <-time.After(5 * time.Second):
+			t.Fatal("no notification")
+			return nil
+		}
+	}
+	listen := func(filter map[string]any) (chan map[string]json.RawMessage, context.CancelFunc) {
+		ctx, cancel := context.WithCancel(t.Context())
+		out := make(chan map[string]json.RawMessage, 1)
+		go func() {
+			var res map[string]json.RawMessage
+			if err := p.conn.Call(ctx, mcp.MethodSubscriptionsListen, map[string]any{"_meta": meta(extCaps), "notifications": filter}, &res); err == nil {
+				out <- res
+			}
+			close(out)
+		}()
+		return out, cancel
+	}
+
+	// Tasks and the tools list: stays open past the end of its task.
+	mixed, stopMixed := listen(map[string]any{"taskIds": []string{failingID}, "toolsListChanged": true})
+	defer stopMixed()
+	if ack := next(); ack.Method != mcp.NotificationSubscriptionsAcknowledged {
+		t.Fatalf("first message %s %s", ack.Method, ack.Params)
+	}
+	if n := next(); n.Method != mcp.NotificationTasks || !strings.Contains(string(n.Params), `"status":"completed"`) {
+		t.Fatalf("state %s %s", n.Method, n.Params)
+	}
+
+	// Tasks alone: open while one works, ended once both have.
+	tasksOnly, stopTasks := listen(map[string]any{"taskIds": []string{slowID, failingID}})
+	defer stopTasks()
+	if ack := next(); ack.Method != mcp.NotificationSubscriptionsAcknowledged {
+		t.Fatalf("first message %s %s", ack.Method, ack.Params)
+	}
+	states := map[string]bool{}
+	for range 2 {
+		n := next()
+		states[string(n.Params)] = true
+		if n.Method != mcp.NotificationTasks {
+			t.Fatalf("state %s %s", n.Method, n.Params)
+		}
+	}
+	select {
+	case res := <-tasksOnly:
+		t.Fatalf("the stream ended while a task works: %s", res)
+	default:
+	}
+	if n := srv.Listeners(); n != 2 {
+		t.Errorf("%d listens open, want 2", n)
+	}
+	close(release)
+	var final map[string]json.RawMessage
+	select {
+	case final = <-tasksOnly:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stream of tasks that have ended stayed open")
+	}
+	if str(final["resultType"]) != "complete" || !strings.Contains(string(final["_meta"]), `"`+mcp.MetaSubscriptionID+`"`) {
+		t.Errorf("final result %s, want complete with the subscription's id", mustJSON(final))
+	}
+	// Its last notification was read before its end.
+	select {
+	case n := <-p.notes:
+		if !strings.Contains(string(n.Params), slowID) || !strings.Contains(string(n.Params), `"status":"completed"`) {
+			t.Errorf("last notification %s", n.Params)
+		}
+	default:
+		t.Error("the stream ended before it told the end of its last task")
+	}
+	if n := srv.Listeners(); n != 1 {
+		t.Errorf("%d listens open after the stream of tasks ended, want the other one", n)
+	}
+	select {
+	case res := <-mixed:
+		t.Errorf("the stream that also asks for the tools list ended: %s", mustJSON(res))
+	default:
+	}
+
+	// Nothing the server knows: ended after its acknowledgement.
+	unknown, stopUnknown := listen(map[string]any{"taskIds": []string{"unknown"}})
+	defer stopUnknown()
+	if ack := next(); ack.Method != mcp.NotificationSubscriptionsAcknowledged || strings.Contains(string(ack.Params), "unknown") {
+		t.Errorf("ack %s %s", ack.Method, ack.Params)
+	}
+	select {
+	case res, ok := <-unknown:
+		if !ok || str(res["resultType"]) != "complete" {
+			t.Errorf("stream of no known task ended with %s", mustJSON(res))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a stream of no known task stayed open")
+	}
+}

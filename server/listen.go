@@ -19,7 +19,11 @@ import (
 // Streamable HTTP that is a long-lived SSE response; on stdio the notifications are
 // interleaved with everything else. The stream ends when the client cancels it (closes
 // the HTTP response, or sends notifications/cancelled on stdio), the connection ends, or
-// the server closes: then with its final result, {"resultType": "complete"}.
+// the server ends it: then with its final result, {"resultType": "complete"} with the
+// subscription's id in _meta. The server ends a stream when it closes, and a stream of
+// tasks alone once all of them have ended (terminal states never change, so nothing more
+// could come on it): the client has nothing to withdraw, and over Streamable HTTP its
+// connection stays open for the next request.
 
 // listener is one open subscriptions/listen.
 type listener struct {
@@ -27,6 +31,34 @@ type listener struct {
 	id     jsonrpc.ID
 	filter mcp.ListenFilter
 	taskMu sync.Mutex // orders the notifications/tasks of this listen
+	// For a stream of tasks alone: the tasks it has not told the end of yet, and
+	// ended, closed once there are none (guarded by taskMu).
+	open  map[string]struct{}
+	ended chan struct{}
+}
+
+// tasksOnly reports whether f asks for the notifications of tasks and nothing else.
+func tasksOnly(f mcp.ListenFilter) bool {
+	return !f.ToolsListChanged && !f.PromptsListChanged && !f.ResourcesListChanged && len(f.ResourceSubscriptions) == 0
+}
+
+// sentTaskLocked notes that the stream has told task id's state st; l.taskMu is held.
+func (l *listener) sentTaskLocked(id string, st mcp.TaskStatus) {
+	if l.open == nil || !st.IsTerminal() {
+		return
+	}
+	delete(l.open, id)
+	if len(l.open) == 0 {
+		l.endLocked()
+	}
+}
+
+// endLocked has the stream end with its final result; l.taskMu is held.
+func (l *listener) endLocked() {
+	if l.open != nil {
+		l.open = nil
+		close(l.ended)
+	}
 }
 
 func (l *listener) wants(method, uri string) bool {
@@ -90,6 +122,12 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 		}
 	}
 	l := &listener{s: s, id: req.ID, filter: ack}
+	if tasksOnly(ack) {
+		l.open, l.ended = make(map[string]struct{}, len(ack.TaskIDs)), make(chan struct{})
+		for _, id := range ack.TaskIDs {
+			l.open[id] = struct{}{}
+		}
+	}
 	s.server.mu.Lock()
 	s.server.listeners[l] = struct{}{}
 	s.server.mu.Unlock()
@@ -114,14 +152,28 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 			l.taskMu.Unlock()
 		})
 	}
+	l.taskMu.Lock()
+	if len(l.open) == 0 {
+		l.endLocked() // a stream of tasks that have all ended, or of none the server knows
+	}
+	l.taskMu.Unlock()
+	final := &listenResult{Meta: mcp.Meta{mcp.MetaSubscriptionID: req.ID.Raw()}}
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-s.conn.Done():
 		return nil, jsonrpc.NewError(jsonrpc.CodeConnectionClosed, "connection closed")
+	case <-l.ended: // nil unless the stream is of tasks alone
+		return final, nil
 	case <-s.server.closing:
-		return struct{}{}, nil // the final result: the server has ended the listen
+		return final, nil
 	}
+}
+
+// listenResult is the final result of a subscriptions/listen the server ends: like every
+// message of the stream it names the subscription.
+type listenResult struct {
+	Meta mcp.Meta `json:"_meta"`
 }
 
 // notifyListeners sends method to every open listen whose filter asks for it.
@@ -178,6 +230,7 @@ func (s *Server) sendExtTask(l *listener, d mcp.DetailedTask) {
 	ctx, cancel := listenSendContext(l.id)
 	defer cancel()
 	_ = l.s.conn.Notify(ctx, mcp.NotificationTasks, &params)
+	l.sentTaskLocked(d.TaskID, d.Status)
 }
 
 // listenDrainTimeout bounds how long [Server.Close] waits for the final results of the

@@ -164,8 +164,9 @@ func TestListenOverHTTP(t *testing.T) {
 	}
 }
 
-// Closing the server ends an open listen with its final result, over Streamable HTTP
-// and on stdio, so that the client learns the server ended it.
+// Closing the server ends an open listen with its final result, which names the
+// subscription as every message of the stream does, over Streamable HTTP and on stdio,
+// so that the client learns the server ended it.
 func TestListenEndsWithServer(t *testing.T) {
 	t.Run("http", func(t *testing.T) {
 		srv := modernServer(nil)
@@ -188,7 +189,7 @@ func TestListenEndsWithServer(t *testing.T) {
 			}
 		}
 		if len(events) != 2 || !strings.Contains(events[0], mcp.NotificationSubscriptionsAcknowledged) ||
-			!strings.Contains(events[1], `"id":7,"result":{"resultType":"complete"}`) {
+			events[1] != `{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":7}}}` {
 			t.Errorf("events %q, want the acknowledgement and the final result", events)
 		}
 	})
@@ -209,8 +210,8 @@ func TestListenEndsWithServer(t *testing.T) {
 		srv.Close()
 		select {
 		case err := <-done:
-			if err != nil || str(res["resultType"]) != "complete" {
-				t.Errorf("listen ended with %v, %v; want its final result", res, err)
+			if err != nil || str(res["resultType"]) != "complete" || !strings.Contains(string(res["_meta"]), mcp.MetaSubscriptionID) {
+				t.Errorf("listen ended with %v, %v; want its final result, naming the subscription", res, err)
 			}
 		case <-time.After(5 * time.Second):
 			t.Fatal("the listen did not end with the server")
