@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -1558,6 +1559,112 @@ func TestExtTaskInputsBounded(t *testing.T) {
 		}
 		if u := len(f.Requests(mcp.MethodTasksUpdate)); u > client.MaxTaskInputs {
 			t.Errorf("%d tasks/update, more than the bound", u)
+		}
+	})
+}
+
+// TestRunToolTaskModernAnswers: RunToolTask in 2026-07-28 over a connection whose writes
+// are local takes a task where its answer is read, and hands every other first answer
+// back to the caller, which carries the exchange on: input rounds before the task, a
+// -32022 naming the session's version (asked again), a plain result, an error. Each
+// ends as StartToolTask and Wait would have ended it.
+func TestRunToolTaskModernAnswers(t *testing.T) {
+	done := `"result":{"content":[{"type":"text","text":"Hello, Alice"}]}`
+	cases := []struct {
+		name  string
+		call  func(n int32, req *jsonrpc.Request) (any, error)
+		calls int
+		want  string // the outcome's text, or the error's
+		task  bool
+	}{
+		{"task", func(int32, *jsonrpc.Request) (any, error) {
+			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
+		}, 1, "Hello, Alice", true},
+		{"input then task", func(_ int32, req *jsonrpc.Request) (any, error) {
+			if !strings.Contains(string(req.Params), "inputResponses") {
+				return raw(`{"resultType":"input_required","inputRequests":{"user_name":` + elicitName + `},"requestState":"mrtr-1"}`), nil
+			}
+			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
+		}, 2, "Hello, Alice", true},
+		{"version retried", func(n int32, _ *jsonrpc.Request) (any, error) {
+			if n == 1 {
+				return nil, jsonrpc.NewError(mcp.CodeUnsupportedProtocolVersion, "Unsupported protocol version").
+					WithData(mcp.UnsupportedProtocolVersionData{Supported: []string{v2026}, Requested: v2026})
+			}
+			return taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, ""), nil
+		}, 2, "Hello, Alice", true},
+		{"plain result", func(int32, *jsonrpc.Request) (any, error) {
+			return raw(`{"resultType":"complete","content":[{"type":"text","text":"inline"}]}`), nil
+		}, 1, "inline", false},
+		{"error", func(int32, *jsonrpc.Request) (any, error) {
+			return nil, jsonrpc.NewError(-32603, "broke")
+		}, 1, "broke", false},
+		{"bad task", func(int32, *jsonrpc.Request) (any, error) {
+			return raw(`{"resultType":"task","status":"working"}`), nil
+		}, 1, "no task id", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx := bounded(t)
+				f := newFake(t)
+				var n atomic.Int32
+				f.On(mcp.MethodToolsCall, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+					return c.call(n.Add(1), req)
+				})
+				f.Answer(mcp.MethodTasksGet, string(taskJSON("complete", "t1", mcp.TaskStatusCompleted, 1000, done)))
+				onRequest, _ := answering(func(r *client.Request) { _ = r.Accept(map[string]any{"name": "Alice"}) })
+				s := f.MustConnect(ctx, &client.Options{OnRequest: onRequest})
+				task, res, err := s.RunToolTask(ctx, &mcp.CallToolParams{Name: "job"}, nil)
+				got := ""
+				switch {
+				case err != nil:
+					got = err.Error()
+				case res != nil && len(res.Content) == 1:
+					got = res.Content[0].Text
+				}
+				if !strings.Contains(got, c.want) {
+					t.Errorf("outcome %q (%+v, %v), want %q", got, res, err, c.want)
+				}
+				if isTask := task != nil && task.ID() != ""; isTask != c.task {
+					t.Errorf("task %v, want a task: %v", task, c.task)
+				}
+				if k := len(f.Requests(mcp.MethodToolsCall)); k != c.calls {
+					t.Errorf("%d tools/call, want %d", k, c.calls)
+				}
+				synctest.Wait()
+				if k := len(s.PendingRequests()); k != 0 {
+					t.Errorf("%d requests pending after the outcome", k)
+				}
+			})
+		})
+	}
+}
+
+// TestRunToolTaskModernCtxEnds: when ctx ends while the task works, RunToolTask returns
+// the task with ctx's error, and the session goes on following it to its end.
+func TestRunToolTaskModernCtxEnds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := bounded(t)
+		f := newFake(t)
+		var ended atomic.Bool
+		f.Answer(mcp.MethodToolsCall, string(taskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
+		f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			if ended.Load() {
+				return taskJSON("complete", "t1", mcp.TaskStatusCompleted, 1000, resultDone), nil
+			}
+			return taskJSON("complete", "t1", mcp.TaskStatusWorking, 1000, ""), nil
+		})
+		s := f.MustConnect(ctx, nil)
+		short, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+		defer cancel()
+		task, res, err := s.RunToolTask(short, &mcp.CallToolParams{Name: "job"}, nil)
+		if task == nil || task.ID() != "t1" || res != nil || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("RunToolTask: %v, %+v, %v; want the task and ctx's error", task, res, err)
+		}
+		ended.Store(true)
+		if res, err := task.Wait(ctx); err != nil || res.Content[0].Text != "done" {
+			t.Errorf("the task followed on: %+v, %v", res, err)
 		}
 	})
 }

@@ -288,11 +288,24 @@ func (e *InputError) Unwrap() error { return e.Err }
 // tasks is set), answers input_required rounds, and checks resultType. A task
 // (resultType "task") is given to result as it came, for tools/call with tasks set.
 func (s *Session) exchangeModern(ctx context.Context, method string, params, result any, tasks bool) error {
-	w := s.modern
-	raw, err := w.params(params, tasks)
+	raw, err := s.modern.params(params, tasks)
 	if err != nil {
 		return &jsonrpc.CallError{Method: method, Op: jsonrpc.OpEncode, Err: err}
 	}
+	return s.modernRounds(ctx, method, raw, result, tasks, nil)
+}
+
+// modernAnswer is the answer to a request of the 2026-07-28 era, as it came.
+type modernAnswer struct {
+	res json.RawMessage
+	err error
+}
+
+// modernRounds is exchangeModern once the params are encoded (raw). first, when not nil,
+// is the answer to raw sent already (by RunToolTask), taken as the first round's.
+func (s *Session) modernRounds(ctx context.Context, method string, raw json.RawMessage, result any, tasks bool, first *modernAnswer) error {
+	w := s.modern
+	var err error
 	base, withHeaders := ctx, method == mcp.MethodToolsCall && w.headers
 	if withHeaders {
 		if ctx, err = s.toolHeaders(base, raw); err != nil {
@@ -302,7 +315,12 @@ func (s *Session) exchangeModern(ctx context.Context, method string, params, res
 	maxRounds := s.client.opts.MaxInputRounds
 	for round := 1; ; round++ {
 		var res json.RawMessage
-		err := s.bounded(ctx, method, raw, &res)
+		var err error
+		if round == 1 && first != nil {
+			res, err = first.res, first.err
+		} else {
+			err = s.bounded(ctx, method, raw, &res)
+		}
 		if rpc, ok := modernError(err); ok && round == 1 && slices.Contains(supportedVersions(rpc), w.version) {
 			// A -32022 that names this session's version: asked again, once, with a new id.
 			err = s.bounded(ctx, method, raw, &res)

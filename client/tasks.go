@@ -354,13 +354,16 @@ func (s *Session) StartToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 // wakes once, at the outcome, as for a ping: a task that is done at once costs one
 // goroutine hand-off, not two.
 func (s *Session) RunToolTask(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions) (*Task, *mcp.CallToolResult, error) {
-	if s.modern != nil || !s.localWrites {
+	if !s.localWrites || (s.modern != nil && s.modern.headers) {
 		t, err := s.StartToolTask(ctx, p, opts)
 		if err != nil {
 			return nil, nil, err
 		}
 		r, err := t.Wait(ctx)
 		return t, r, err
+	}
+	if s.modern != nil {
+		return s.runModernToolTask(ctx, p, opts)
 	}
 	t, cp, _, err := s.prepareToolTask(ctx, p, opts, false)
 	if err != nil {
@@ -410,6 +413,88 @@ func (s *Session) RunToolTask(ctx context.Context, p *mcp.CallToolParams, opts *
 			return t, nil, ctx.Err()
 		}
 	}
+}
+
+// runModernToolTask is RunToolTask in the 2026-07-28 era over a transport whose writes
+// are local. An answer that is a task is taken where it is read: the task is registered
+// and its stream opened there, and the caller wakes once, at the outcome. Any other first
+// answer (a result, a request for input, an error that asks for another try) goes back to
+// the caller, which carries the exchange on as StartToolTask does.
+func (s *Session) runModernToolTask(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions) (*Task, *mcp.CallToolResult, error) {
+	t, cp, _, err := s.prepareToolTask(ctx, p, opts, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := s.modern.params(cp, true)
+	if err != nil {
+		t.undoCall(nil)
+		return nil, nil, &jsonrpc.CallError{Method: mcp.MethodToolsCall, Op: jsonrpc.OpEncode, Err: err}
+	}
+	s.tasks.calling(1)
+	bctx, cancel, explain := s.deadline(ctx, mcp.MethodToolsCall)
+	defer cancel()
+	back := make(chan modernAnswer, 1) // the first answer, when it is not a task
+	failed := make(chan error, 1)      // a task answer that could not be taken
+	registered := make(chan struct{})
+	err = s.conn.Go(bctx, mcp.MethodToolsCall, raw, func(res json.RawMessage, err error) {
+		if err != nil || resultTypeOf(res) != mcp.ResultTypeTask {
+			back <- modernAnswer{res, explain(err)}
+			return
+		}
+		defer s.tasks.calling(-1) // once the task is registered: its early notifications stay kept
+		if err := s.taskAnswer(ctx, t, p, res, nil); err != nil {
+			t.undoCall(nil)
+			failed <- err
+			return
+		}
+		close(registered)
+	})
+	if err != nil {
+		s.tasks.calling(-1)
+		return nil, nil, t.callFailed(nil, explain(err))
+	}
+	select {
+	case first := <-back:
+		return s.runModernRounds(ctx, t, p, raw, first)
+	case err := <-failed:
+		return nil, nil, err
+	case <-t.done:
+		r, err := t.Outcome()
+		return t, r, err
+	case <-ctx.Done():
+		// The answer's function runs once ctx has ended, if it has not already.
+		select {
+		case first := <-back:
+			return s.runModernRounds(ctx, t, p, raw, first)
+		case err := <-failed:
+			return nil, nil, err
+		case <-registered:
+		}
+		select {
+		case <-t.done:
+			r, err := t.Outcome()
+			return t, r, err
+		default:
+			return t, nil, ctx.Err()
+		}
+	}
+}
+
+// runModernRounds carries on runModernToolTask's exchange from its first answer, which
+// was not a task, on the caller's goroutine: input rounds, a retry, and the task or the
+// result they end with.
+func (s *Session) runModernRounds(ctx context.Context, t *Task, p *mcp.CallToolParams, raw json.RawMessage, first modernAnswer) (*Task, *mcp.CallToolResult, error) {
+	defer s.tasks.calling(-1) // after the task is registered: its early notifications stay kept
+	var res json.RawMessage
+	if err := s.modernRounds(ctx, mcp.MethodToolsCall, raw, &res, true, &first); err != nil {
+		return nil, nil, t.callFailed(nil, err)
+	}
+	if err := s.taskAnswer(ctx, t, p, res, nil); err != nil {
+		t.undoCall(nil)
+		return nil, nil, err
+	}
+	r, err := t.Wait(ctx)
+	return t, r, err
 }
 
 // startToolTask starts the task, with a subscription to its events made before the call
