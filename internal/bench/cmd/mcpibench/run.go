@@ -476,11 +476,12 @@ func (r *runner) ratio(ctx context.Context) {
 // pass.
 func (r *runner) ratioOf(ctx context.Context, era, tr string) {
 	clients := []string{cMCPI}
-	if era == "" && tr != bench.Pipe {
-		// The yardstick: two plain tools/call in a row, set against the ping the same
-		// way, is what the task's two exchanges would cost with nothing of a task.
+	if tr != bench.Pipe {
+		// The yardstick: two plain tools/call in a row (of the era), set against the
+		// ping the same way, is what the task's two exchanges would cost with nothing
+		// of a task.
 		clients = append(clients, yardstick)
-		if r.available(cTS) {
+		if era == "" && r.available(cTS) {
 			clients = append(clients, cTS)
 		}
 	}
