@@ -350,9 +350,9 @@ func (s *Session) StartToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 // on, followed by the session, and ctx's error is returned with the task if it was
 // created by then.
 //
-// Over stdio the answer that creates the task is taken where it is read and the caller
-// wakes once, at the outcome, as for a ping: a task that is done at once costs one
-// goroutine hand-off, not two.
+// Over stdio, in either protocol era, the answer that creates the task is taken where it
+// is read and the caller wakes once, at the outcome, as for a ping: a task that is done
+// at once costs one goroutine hand-off, not two.
 func (s *Session) RunToolTask(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions) (*Task, *mcp.CallToolResult, error) {
 	if !s.localWrites || (s.modern != nil && s.modern.headers) {
 		t, err := s.StartToolTask(ctx, p, opts)
@@ -369,50 +369,8 @@ func (s *Session) RunToolTask(ctx context.Context, p *mcp.CallToolParams, opts *
 	if err != nil {
 		return nil, nil, err
 	}
-	s.tasks.calling(1)
-	bctx, cancel, explain := s.deadline(ctx, mcp.MethodToolsCall)
-	defer cancel()
-	failed := make(chan error, 1)
-	registered := make(chan struct{})
-	err = s.conn.Go(bctx, mcp.MethodToolsCall, cp, func(raw json.RawMessage, err error) {
-		defer s.tasks.calling(-1) // once the task is registered: its early notifications stay kept
-		if err != nil {
-			failed <- t.callFailed(nil, explain(err))
-			return
-		}
-		if err := s.taskAnswer(ctx, t, p, raw, t.peekCreated(raw)); err != nil {
-			t.undoCall(nil)
-			failed <- err
-			return
-		}
-		close(registered)
-	})
-	if err != nil {
-		s.tasks.calling(-1)
-		return nil, nil, t.callFailed(nil, explain(err))
-	}
-	select {
-	case err := <-failed:
-		return nil, nil, err
-	case <-t.done:
-		r, err := t.Outcome()
-		return t, r, err
-	case <-ctx.Done():
-		// The answer's function runs once ctx has ended, if it has not already: whether
-		// the task was created by then is known soon.
-		select {
-		case err := <-failed:
-			return nil, nil, err
-		case <-registered:
-		}
-		select {
-		case <-t.done:
-			r, err := t.Outcome()
-			return t, r, err
-		default:
-			return t, nil, ctx.Err()
-		}
-	}
+	here := func(res json.RawMessage) (*mcp.CreateTaskProbe, bool) { return t.peekCreated(res), true }
+	return s.runHere(ctx, t, p, cp, here, nil)
 }
 
 // runModernToolTask is RunToolTask in the 2026-07-28 era over a transport whose writes
@@ -430,19 +388,43 @@ func (s *Session) runModernToolTask(ctx context.Context, p *mcp.CallToolParams, 
 		t.undoCall(nil)
 		return nil, nil, &jsonrpc.CallError{Method: mcp.MethodToolsCall, Op: jsonrpc.OpEncode, Err: err}
 	}
+	here := func(res json.RawMessage) (*mcp.CreateTaskProbe, bool) {
+		return nil, resultTypeOf(res) == mcp.ResultTypeTask
+	}
+	return s.runHere(ctx, t, p, raw, here, func(first modernAnswer) (*Task, *mcp.CallToolResult, error) {
+		return s.runModernRounds(ctx, t, p, raw, first)
+	})
+}
+
+// runHere sends t's call (params) over a transport whose writes are local and waits for
+// its outcome. The answer is taken where it is read when here says so (with what it
+// decoded of it for taskAnswer): the task is registered and followed from there, and the
+// caller wakes once, at the outcome. An answer that here leaves, and with carryOn an
+// error too, goes back to the caller, to carryOn.
+func (s *Session) runHere(ctx context.Context, t *Task, p *mcp.CallToolParams, params any,
+	here func(json.RawMessage) (*mcp.CreateTaskProbe, bool), carryOn func(modernAnswer) (*Task, *mcp.CallToolResult, error)) (*Task, *mcp.CallToolResult, error) {
 	s.tasks.calling(1)
 	bctx, cancel, explain := s.deadline(ctx, mcp.MethodToolsCall)
 	defer cancel()
-	back := make(chan modernAnswer, 1) // the first answer, when it is not a task
-	failed := make(chan error, 1)      // a task answer that could not be taken
+	back := make(chan modernAnswer, 1) // an answer for carryOn
+	failed := make(chan error, 1)      // the call failed, or its answer could not be taken
 	registered := make(chan struct{})
-	err = s.conn.Go(bctx, mcp.MethodToolsCall, raw, func(res json.RawMessage, err error) {
-		if err != nil || resultTypeOf(res) != mcp.ResultTypeTask {
+	err := s.conn.Go(bctx, mcp.MethodToolsCall, params, func(res json.RawMessage, err error) {
+		var probed *mcp.CreateTaskProbe
+		taken := err == nil
+		if taken {
+			probed, taken = here(res)
+		}
+		if !taken && carryOn != nil {
 			back <- modernAnswer{res, explain(err)}
 			return
 		}
 		defer s.tasks.calling(-1) // once the task is registered: its early notifications stay kept
-		if err := s.taskAnswer(ctx, t, p, res, nil); err != nil {
+		if err != nil {
+			failed <- t.callFailed(nil, explain(err))
+			return
+		}
+		if err := s.taskAnswer(ctx, t, p, res, probed); err != nil {
 			t.undoCall(nil)
 			failed <- err
 			return
@@ -455,17 +437,18 @@ func (s *Session) runModernToolTask(ctx context.Context, p *mcp.CallToolParams, 
 	}
 	select {
 	case first := <-back:
-		return s.runModernRounds(ctx, t, p, raw, first)
+		return carryOn(first)
 	case err := <-failed:
 		return nil, nil, err
 	case <-t.done:
 		r, err := t.Outcome()
 		return t, r, err
 	case <-ctx.Done():
-		// The answer's function runs once ctx has ended, if it has not already.
+		// The answer's function runs once ctx has ended, if it has not already: whether
+		// the task was created by then is known soon.
 		select {
 		case first := <-back:
-			return s.runModernRounds(ctx, t, p, raw, first)
+			return carryOn(first)
 		case err := <-failed:
 			return nil, nil, err
 		case <-registered:

@@ -397,8 +397,8 @@ func TestExtTaskQuestionAtTheDeadline(t *testing.T) {
 
 // A stream of tasks alone ends, with its final result naming the subscription, right
 // after it has told the end of the last of them: nothing more could come on it. A stream
-// that asks for anything else as well stays open; one that names no task the server
-// knows ends after its acknowledgement.
+// that asks for anything else as well stays open, and so does one that asks for nothing;
+// one that names no task the server knows ends after its acknowledgement.
 func TestExtTaskListenEndsWithItsTasks(t *testing.T) {
 	srv, release := taskServer(t)
 	p := newModernPeer(t, srv)
@@ -492,6 +492,13 @@ func TestExtTaskListenEndsWithItsTasks(t *testing.T) {
 	default:
 	}
 
+	// Nothing asked for: no task, so it stays open (until withdrawn).
+	empty, stopEmpty := listen(map[string]any{})
+	defer stopEmpty()
+	if ack := next(); ack.Method != mcp.NotificationSubscriptionsAcknowledged {
+		t.Errorf("ack %s %s", ack.Method, ack.Params)
+	}
+
 	// Nothing the server knows: ended after its acknowledgement.
 	unknown, stopUnknown := listen(map[string]any{"taskIds": []string{"unknown"}})
 	defer stopUnknown()
@@ -505,5 +512,13 @@ func TestExtTaskListenEndsWithItsTasks(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("a stream of no known task stayed open")
+	}
+	select {
+	case res := <-empty:
+		t.Errorf("the stream that asked for nothing ended: %s", mustJSON(res))
+	default:
+	}
+	if n := srv.Listeners(); n != 2 {
+		t.Errorf("%d listens open, want the one asking for the tools list and the empty one", n)
 	}
 }

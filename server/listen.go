@@ -37,7 +37,9 @@ type listener struct {
 	ended chan struct{}
 }
 
-// tasksOnly reports whether f asks for the notifications of tasks and nothing else.
+// tasksOnly reports whether f asks for nothing but the notifications of tasks. A
+// stream asked for tasks whose acknowledged filter is so ends once they have ended; one
+// that asked for no task at all stays open, however little the server honours of it.
 func tasksOnly(f mcp.ListenFilter) bool {
 	return !f.ToolsListChanged && !f.PromptsListChanged && !f.ResourcesListChanged && len(f.ResourceSubscriptions) == 0
 }
@@ -122,7 +124,7 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 		}
 	}
 	l := &listener{s: s, id: req.ID, filter: ack}
-	if tasksOnly(ack) {
+	if len(p.Notifications.TaskIDs) > 0 && tasksOnly(ack) {
 		l.open, l.ended = make(map[string]struct{}, len(ack.TaskIDs)), make(chan struct{})
 		for _, id := range ack.TaskIDs {
 			l.open[id] = struct{}{}
