@@ -234,23 +234,14 @@ func TestExtTaskNotifications(t *testing.T) {
 	defer cancel()
 	go p.conn.Call(ctx, mcp.MethodSubscriptionsListen, map[string]any{"_meta": meta(extCaps),
 		"notifications": map[string]any{"taskIds": []string{id, "unknown"}}}, nil)
-	next := func() *jsonrpc.Request {
-		select {
-		case n := <-p.notes:
-			return n
-		case <-time.After(5 * time.Second):
-			t.Fatal("no notification")
-			return nil
-		}
-	}
-	if ack := next(); ack.Method != mcp.NotificationSubscriptionsAcknowledged || !strings.Contains(string(ack.Params), `"taskIds":["`+id+`"]`) {
+	if ack := p.nextNote(); ack.Method != mcp.NotificationSubscriptionsAcknowledged || !strings.Contains(string(ack.Params), `"taskIds":["`+id+`"]`) {
 		t.Errorf("ack %s %s", ack.Method, ack.Params)
 	}
 	close(release)
 	// The listen first sends the task as it is (working, or completed already).
-	n := next()
+	n := p.nextNote()
 	if strings.Contains(string(n.Params), `"status":"working"`) {
-		n = next()
+		n = p.nextNote()
 	}
 	if n.Method != mcp.NotificationTasks || !strings.Contains(string(n.Params), `"status":"completed"`) ||
 		!strings.Contains(string(n.Params), "slow done") || !strings.Contains(string(n.Params), mcp.MetaSubscriptionID) {
@@ -409,16 +400,6 @@ func TestExtTaskListenEndsWithItsTasks(t *testing.T) {
 		t.Fatalf("no tasks: %s %s", slow, failing)
 	}
 	p.waitStatus(failingID, mcp.TaskStatusCompleted)
-	next := func() *jsonrpc.Request {
-		t.Helper()
-		select {
-		case n := <-p.notes:
-			return n
-		case <-time.After(5 * time.Second):
-			t.Fatal("no notification")
-			return nil
-		}
-	}
 	listen := func(filter map[string]any) (chan map[string]json.RawMessage, context.CancelFunc) {
 		ctx, cancel := context.WithCancel(t.Context())
 		out := make(chan map[string]json.RawMessage, 1)
@@ -435,22 +416,22 @@ func TestExtTaskListenEndsWithItsTasks(t *testing.T) {
 	// Tasks and the tools list: stays open past the end of its task.
 	mixed, stopMixed := listen(map[string]any{"taskIds": []string{failingID}, "toolsListChanged": true})
 	defer stopMixed()
-	if ack := next(); ack.Method != mcp.NotificationSubscriptionsAcknowledged {
+	if ack := p.nextNote(); ack.Method != mcp.NotificationSubscriptionsAcknowledged {
 		t.Fatalf("first message %s %s", ack.Method, ack.Params)
 	}
-	if n := next(); n.Method != mcp.NotificationTasks || !strings.Contains(string(n.Params), `"status":"completed"`) {
+	if n := p.nextNote(); n.Method != mcp.NotificationTasks || !strings.Contains(string(n.Params), `"status":"completed"`) {
 		t.Fatalf("state %s %s", n.Method, n.Params)
 	}
 
 	// Tasks alone: open while one works, ended once both have.
 	tasksOnly, stopTasks := listen(map[string]any{"taskIds": []string{slowID, failingID}})
 	defer stopTasks()
-	if ack := next(); ack.Method != mcp.NotificationSubscriptionsAcknowledged {
+	if ack := p.nextNote(); ack.Method != mcp.NotificationSubscriptionsAcknowledged {
 		t.Fatalf("first message %s %s", ack.Method, ack.Params)
 	}
 	states := map[string]bool{}
 	for range 2 {
-		n := next()
+		n := p.nextNote()
 		states[string(n.Params)] = true
 		if n.Method != mcp.NotificationTasks {
 			t.Fatalf("state %s %s", n.Method, n.Params)
@@ -495,14 +476,14 @@ func TestExtTaskListenEndsWithItsTasks(t *testing.T) {
 	// Nothing asked for: no task, so it stays open (until withdrawn).
 	empty, stopEmpty := listen(map[string]any{})
 	defer stopEmpty()
-	if ack := next(); ack.Method != mcp.NotificationSubscriptionsAcknowledged {
+	if ack := p.nextNote(); ack.Method != mcp.NotificationSubscriptionsAcknowledged {
 		t.Errorf("ack %s %s", ack.Method, ack.Params)
 	}
 
 	// Nothing the server knows: ended after its acknowledgement.
 	unknown, stopUnknown := listen(map[string]any{"taskIds": []string{"unknown"}})
 	defer stopUnknown()
-	if ack := next(); ack.Method != mcp.NotificationSubscriptionsAcknowledged || strings.Contains(string(ack.Params), "unknown") {
+	if ack := p.nextNote(); ack.Method != mcp.NotificationSubscriptionsAcknowledged || strings.Contains(string(ack.Params), "unknown") {
 		t.Errorf("ack %s %s", ack.Method, ack.Params)
 	}
 	select {

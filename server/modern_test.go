@@ -41,6 +41,19 @@ func newModernPeer(t *testing.T, srv *server.Server) *modernPeer {
 	return p
 }
 
+// nextNote is the next notification the peer received; the test fails without one
+// within 5 s.
+func (p *modernPeer) nextNote() *jsonrpc.Request {
+	p.t.Helper()
+	select {
+	case n := <-p.notes:
+		return n
+	case <-time.After(5 * time.Second):
+		p.t.Fatal("no notification")
+		return nil
+	}
+}
+
 func meta(caps string, extra ...string) map[string]any {
 	m := map[string]any{
 		mcp.MetaProtocolVersion:    mcp.ProtocolVersion20260728,
@@ -300,22 +313,13 @@ func TestListenOnStdio(t *testing.T) {
 		done <- p.conn.Call(ctx, mcp.MethodSubscriptionsListen, map[string]any{"_meta": meta(`{}`),
 			"notifications": map[string]any{"toolsListChanged": true, "promptsListChanged": true}}, nil)
 	}()
-	next := func() *jsonrpc.Request {
-		select {
-		case n := <-p.notes:
-			return n
-		case <-time.After(5 * time.Second):
-			t.Fatal("no notification")
-			return nil
-		}
-	}
-	ack := next()
+	ack := p.nextNote()
 	if ack.Method != mcp.NotificationSubscriptionsAcknowledged || !strings.Contains(string(ack.Params), `"toolsListChanged":true`) ||
 		strings.Contains(string(ack.Params), "promptsListChanged") || !strings.Contains(string(ack.Params), mcp.MetaSubscriptionID) {
 		t.Errorf("ack = %s %s (the server has no prompts: promptsListChanged is not honoured)", ack.Method, ack.Params)
 	}
 	srv.AddTool(&mcp.Tool{Name: "new"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) { return nil, nil })
-	n := next()
+	n := p.nextNote()
 	if n.Method != mcp.NotificationToolsListChanged || !strings.Contains(string(n.Params), mcp.MetaSubscriptionID) {
 		t.Errorf("got %s %s", n.Method, n.Params)
 	}
