@@ -399,14 +399,24 @@ func resultTypeOf(res json.RawMessage) mcp.ResultType {
 // toolHeaders returns ctx carrying the Mcp-Param-* headers of the tool call whose
 // params (with _meta) are raw.
 func (s *Session) toolHeaders(ctx context.Context, raw json.RawMessage) (context.Context, error) {
-	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	if json.Unmarshal(raw, &p) != nil {
+	// The scanner picks the two members out; the arguments are decoded only for a tool
+	// that has header parameters.
+	var nameRaw, args json.RawMessage
+	if jsonwire.Members(raw, func(name, value []byte) {
+		switch string(name) {
+		case `"name"`:
+			nameRaw = value
+		case `"arguments"`:
+			args = value
+		}
+	}) != nil {
 		return ctx, nil
 	}
-	t, err := s.Tool(ctx, p.Name)
+	name, ok := jsonwire.String(nameRaw)
+	if !ok {
+		return ctx, nil // the server has the last word
+	}
+	t, err := s.Tool(ctx, name)
 	var unknown *UnknownToolError
 	var refused *jsonrpc.Error
 	switch {
@@ -415,7 +425,7 @@ func (s *Session) toolHeaders(ctx context.Context, raw json.RawMessage) (context
 	case errors.As(err, &refused):
 		// The server would not list its tools: the call goes without the headers, and the
 		// server says if it wanted them.
-		s.log.Debug("tools/list refused; calling without Mcp-Param headers", "tool", p.Name, "error", err)
+		s.log.Debug("tools/list refused; calling without Mcp-Param headers", "tool", name, "error", err)
 		return ctx, nil
 	case err != nil:
 		return ctx, err
@@ -424,7 +434,7 @@ func (s *Session) toolHeaders(ctx context.Context, raw json.RawMessage) (context
 	if err != nil {
 		return ctx, err
 	}
-	values, err := mcp.HeaderParamValues(params, p.Arguments)
+	values, err := mcp.HeaderParamValues(params, args)
 	if err != nil || len(values) == 0 {
 		return ctx, err
 	}

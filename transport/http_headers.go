@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"net/http"
 	"strings"
 
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 )
 
@@ -68,34 +68,60 @@ func mirrorHeaders(h http.Header, r *jsonrpc.Request) (_ http.Header, modern boo
 	if !bytes.Contains(r.Params, metaVersionKey) {
 		return h, false
 	}
-	var probe struct {
-		Name   *string `json:"name"`
-		URI    *string `json:"uri"`
-		TaskID *string `json:"taskId"`
-		Meta   struct {
-			Version string `json:"io.modelcontextprotocol/protocolVersion"`
-		} `json:"_meta"`
+	// One pass of the scanner over the params, without decoding the arguments or the
+	// rest of _meta: every request of 2026-07-28 a client sends comes through here. As
+	// the server reads them, the last _meta counts; a member of the wrong type makes the
+	// request none of 2026-07-28's, as a decoding error would.
+	var version, reading, nameRaw, uriRaw, taskRaw []byte
+	err := jsonwire.MembersWithin(r.Params, `"_meta"`, func(name, value []byte) {
+		switch string(name) {
+		case `"_meta"`:
+			version, reading = reading, nil
+		case `"name"`:
+			nameRaw = value
+		case `"uri"`:
+			uriRaw = value
+		case `"taskId"`:
+			taskRaw = value
+		}
+	}, func(name, value []byte) {
+		if string(name) == string(metaVersionKey) {
+			reading = value
+		}
+	})
+	if err != nil {
+		return h, false
 	}
-	if json.Unmarshal(r.Params, &probe) != nil || probe.Meta.Version == "" {
+	v, _, ok1 := optionalString(version)
+	name, hasName, ok2 := optionalString(nameRaw)
+	uri, hasURI, ok3 := optionalString(uriRaw)
+	taskID, hasTask, ok4 := optionalString(taskRaw)
+	if !ok1 || !ok2 || !ok3 || !ok4 || v == "" {
 		return h, false
 	}
 	h = h.Clone()
 	if h == nil {
 		h = http.Header{}
 	}
-	h.Set(HeaderProtocolVersion, probe.Meta.Version)
+	h.Set(HeaderProtocolVersion, v)
 	h.Set(HeaderMethod, r.Method)
-	var name *string
 	switch {
-	case r.Method == "tools/call" || r.Method == "prompts/get":
-		name = probe.Name
-	case r.Method == "resources/read":
-		name = probe.URI
-	case strings.HasPrefix(r.Method, "tasks/"):
-		name = probe.TaskID
-	}
-	if name != nil {
-		h.Set(HeaderName, EncodeHeaderValue(*name))
+	case (r.Method == "tools/call" || r.Method == "prompts/get") && hasName:
+		h.Set(HeaderName, EncodeHeaderValue(name))
+	case r.Method == "resources/read" && hasURI:
+		h.Set(HeaderName, EncodeHeaderValue(uri))
+	case strings.HasPrefix(r.Method, "tasks/") && hasTask:
+		h.Set(HeaderName, EncodeHeaderValue(taskID))
 	}
 	return h, true
+}
+
+// optionalString reads raw, a member's value, as a string that may be missing (nil) or
+// null: set says it is a string, ok that it is one of the three.
+func optionalString(raw []byte) (s string, set, ok bool) {
+	if raw == nil || string(raw) == "null" {
+		return "", false, true
+	}
+	s, ok = jsonwire.String(raw)
+	return s, ok, ok
 }
