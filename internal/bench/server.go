@@ -157,10 +157,20 @@ func StartHTTP(addr string, o ServerOptions) (*HTTPServer, error) {
 	}
 	srv := NewServer()
 	// A burst of MaxBurst task calls may all be waiting for their answers at once.
-	h := transport.NewHTTPHandler(func(ctx context.Context, conn jsonrpc.Connection) {
-		ss := ServeConn(ctx, srv, conn, o)
-		<-ss.Done()
-	}, &transport.HTTPOptions{MaxInFlight: -1, ModernProtocolVersions: mcp.ModernProtocolVersions, SupportedVersions: server.SupportedVersions})
+	opts := &transport.HTTPOptions{MaxInFlight: -1, ModernProtocolVersions: mcp.ModernProtocolVersions, SupportedVersions: server.SupportedVersions}
+	// The server's own handler, as `mcpi serve` uses it: a stateless request of
+	// 2026-07-28 is served on its HTTP request's goroutine. Only to drop status
+	// notifications are the connections wrapped, and then every one (2026-07-28
+	// requests too) is served as a session.
+	var h *transport.HTTPHandler
+	if o.DropStatus {
+		h = transport.NewHTTPHandler(func(ctx context.Context, conn jsonrpc.Connection) {
+			ss := ServeConn(ctx, srv, conn, o)
+			<-ss.Done()
+		}, opts)
+	} else {
+		h = srv.HTTPHandler(opts).(*transport.HTTPHandler)
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	s := &HTTPServer{
