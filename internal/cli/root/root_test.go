@@ -30,6 +30,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	mcpiBin = filepath.Join(dir, "mcpi")
+	// The tests run mcpi's commands, which keep state (the eras each server spoke,
+	// tasks, tokens): in a directory of their own, never the user's.
+	if os.Getenv("MCPI_STATE_DIR") == "" {
+		os.Setenv("MCPI_STATE_DIR", filepath.Join(dir, "state"))
+	}
 	build := exec.Command("go", "build", "-o", mcpiBin, "github.com/mcpi-dev/mcpi/cmd/mcpi")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {

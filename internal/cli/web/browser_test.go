@@ -447,7 +447,18 @@ func TestBrowserTenThousandTasks(t *testing.T) {
 }
 
 func TestMain(m *testing.M) {
+	// The tests run mcpi's commands, which keep state (the eras each server spoke,
+	// tasks, tokens): in a directory of their own, never the user's.
+	state, err := os.MkdirTemp("", "mcpi-state-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if os.Getenv("MCPI_STATE_DIR") == "" {
+		os.Setenv("MCPI_STATE_DIR", state)
+	}
 	code := m.Run()
+	os.RemoveAll(state)
 	var lines []string
 	figures.Range(func(k, v any) bool {
 		lines = append(lines, fmt.Sprintf("%s: %v", k, v))

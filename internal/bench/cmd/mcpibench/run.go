@@ -799,6 +799,16 @@ func (r *runner) coldStart(ctx context.Context) {
 	if r.inspect != "" {
 		argvs[cInspector] = append([]string{r.node, r.inspect, "--cli"}, append(server, "--method", "tools/list")...)
 	}
+	// mcpi keeps what it learns of a server (the era it spoke) in its state directory:
+	// one of the run's own, which the unmeasured first pass fills as any earlier use
+	// would, rather than the user's, whose size would change the figure.
+	state, err := os.MkdirTemp("", "mcpibench-state-")
+	if err != nil {
+		r.fail("cold start: %v", err)
+		return
+	}
+	defer os.RemoveAll(state)
+	env := append(os.Environ(), "MCPI_STATE_DIR="+state)
 	walls := map[string][]float64{}
 	rss := map[string][]float64{}
 	for p := -1; p < r.cfg.ListPasses; p++ {
@@ -810,7 +820,7 @@ func (r *runner) coldStart(ctx context.Context) {
 			if p >= 0 {
 				r.logf("cold start: %s, pass %d of %d", client, p+1, r.cfg.ListPasses)
 			}
-			res, err := bench.RunMeasured(ctx, argv, os.Environ())
+			res, err := bench.RunMeasured(ctx, argv, env)
 			if err == nil && !bytes.Contains(res.Stdout, []byte("instant_task")) {
 				err = fmt.Errorf("the tool list lacks instant_task: %s", firstLine(string(res.Stdout)))
 			}
