@@ -14,6 +14,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/cli/state/statetest"
 	"github.com/mcpi-dev/mcpi/internal/cli/tools/list"
 )
 
@@ -30,11 +31,6 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	mcpiBin = filepath.Join(dir, "mcpi")
-	// The tests run mcpi's commands, which keep state (the eras each server spoke,
-	// tasks, tokens): in a directory of their own, never the user's.
-	if os.Getenv("MCPI_STATE_DIR") == "" {
-		os.Setenv("MCPI_STATE_DIR", filepath.Join(dir, "state"))
-	}
 	build := exec.Command("go", "build", "-o", mcpiBin, "github.com/mcpi-dev/mcpi/cmd/mcpi")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
@@ -42,7 +38,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := statetest.Main(m) // the tests run mcpi's commands: their state goes to a directory of their own
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/cli/state/statetest"
 	webcmd "github.com/mcpi-dev/mcpi/internal/cli/web"
 	"github.com/mcpi-dev/mcpi/internal/oauthtest"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -447,18 +448,7 @@ func TestBrowserTenThousandTasks(t *testing.T) {
 }
 
 func TestMain(m *testing.M) {
-	// The tests run mcpi's commands, which keep state (the eras each server spoke,
-	// tasks, tokens): in a directory of their own, never the user's.
-	state, err := os.MkdirTemp("", "mcpi-state-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if os.Getenv("MCPI_STATE_DIR") == "" {
-		os.Setenv("MCPI_STATE_DIR", state)
-	}
-	code := m.Run()
-	os.RemoveAll(state)
+	code := statetest.Main(m) // the tests run mcpi's commands: their state goes to a directory of their own
 	var lines []string
 	figures.Range(func(k, v any) bool {
 		lines = append(lines, fmt.Sprintf("%s: %v", k, v))
