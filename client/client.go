@@ -943,7 +943,7 @@ func (s *Session) notification(req *jsonrpc.Request) {
 		}
 	case mcp.NotificationTasks:
 		var d mcp.DetailedTask
-		if json.Unmarshal(req.Params, &d) == nil && d.TaskID != "" {
+		if d.UnmarshalJSON(req.Params) == nil && d.TaskID != "" {
 			s.detailNotification(&d)
 		}
 	case mcp.NotificationToolsListChanged:

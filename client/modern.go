@@ -389,11 +389,10 @@ func resultTypeOf(res json.RawMessage) mcp.ResultType {
 	}) != nil || len(member) == 0 || string(member) == "null" {
 		return mcp.ResultTypeComplete
 	}
-	var rt mcp.ResultType
-	if member[0] != '"' || json.Unmarshal(member, &rt) != nil {
-		return mcp.ResultType(member)
+	if s, ok := jsonwire.String(member); ok {
+		return mcp.ResultType(s)
 	}
-	return rt
+	return mcp.ResultType(member)
 }
 
 // toolHeaders returns ctx carrying the Mcp-Param-* headers of the tool call whose

@@ -570,7 +570,7 @@ func (s *Session) taskAnswer(ctx context.Context, t *Task, p *mcp.CallToolParams
 	if s.modern != nil {
 		if mcp.ResultTypeOf(raw) == mcp.ResultTypeTask {
 			var c mcp.ExtCreateTaskResult
-			if err := json.Unmarshal(raw, &c); err != nil {
+			if err := c.UnmarshalJSON(raw); err != nil {
 				return &jsonrpc.CallError{Method: mcp.MethodToolsCall, Op: jsonrpc.OpDecode, Err: err}
 			}
 			st := c.ExtTask.ToTask()

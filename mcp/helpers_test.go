@@ -119,6 +119,13 @@ func TestResultTypeOf(t *testing.T) {
 		{`{"resultType":"weird"}`, "weird"},
 		{`{"content":[]}`, ResultTypeComplete},
 		{`[]`, ResultTypeComplete},
+		{`{"resultType":"t\u0061sk"}`, ResultTypeTask},
+		{`{"resultType":"task","resultType":"other"}`, "other"},
+		{`{"resultType":null}`, ResultTypeComplete},
+		{`{"resultType":5}`, ResultTypeComplete},
+		{`{"resultType":"task"`, ResultTypeComplete},
+		{`{"x":{"resultType":"task"}}`, ResultTypeComplete},
+		{``, ResultTypeComplete},
 	}
 	for _, tt := range tests {
 		if got := ResultTypeOf(json.RawMessage(tt.raw)); got != tt.want {

@@ -18,6 +18,8 @@ type (
 	refGetTaskParams    GetTaskParams
 	refTaskResultParams TaskResultParams
 	refCancelTaskParams CancelTaskParams
+	refDetailedTask     DetailedTask
+	refExtCreateTask    ExtCreateTaskResult
 )
 
 // refUnmarshal is json.Unmarshal(data, v) on v's type without methods.
@@ -85,6 +87,24 @@ func refUnmarshal(data []byte, v any) error {
 		w := TaskStatusNotificationParams{Task(v.Task), v.Meta}
 		err := json.Unmarshal(data, &w)
 		v.Task, v.Meta = task(w.Task), w.Meta
+		return err
+	case *DetailedTask:
+		type DetailedTask refDetailedTask
+		return json.Unmarshal(data, (*DetailedTask)(v))
+	case *ExtCreateTaskResult:
+		type ExtCreateTaskResult refExtCreateTask
+		return json.Unmarshal(data, (*ExtCreateTaskResult)(v))
+	case *ExtGetTaskResult:
+		type detailedTask = DetailedTask
+		type DetailedTask refDetailedTask
+		type ExtGetTaskResult struct {
+			ResultType ResultType `json:"resultType"`
+			DetailedTask
+			Meta Meta `json:"_meta,omitempty"`
+		}
+		w := ExtGetTaskResult{v.ResultType, DetailedTask(v.DetailedTask), v.Meta}
+		err := json.Unmarshal(data, &w)
+		v.ResultType, v.DetailedTask, v.Meta = w.ResultType, detailedTask(w.DetailedTask), w.Meta
 		return err
 	}
 	panic("refUnmarshal: no reference for this type")

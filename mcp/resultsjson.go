@@ -217,6 +217,8 @@ var (
 	createTaskProbeNames  = []string{"task"}
 	taskNames             = []string{"taskId", "status", "statusMessage", "createdAt", "lastUpdatedAt", "ttl", "pollInterval"}
 	taskMetaNames         = append(taskNames[:len(taskNames):len(taskNames)], "_meta")
+
+	ttlName, pollIntervalName = []byte("ttl"), []byte("pollInterval")
 )
 
 // decodeCallToolResult decodes a tool result into r, which is zero, storing only when
@@ -434,7 +436,7 @@ func (d *metaDecoder) taskObject(t *Task) bool {
 			return false
 		}
 		var known bool
-		if known, ok = d.taskMember(key, t, &seen); !known {
+		if known, ok = d.taskMember(key, t, &seen, false); !known {
 			ok = d.skipMember(key, taskNames)
 		}
 		if !ok {
@@ -471,7 +473,7 @@ func decodeFlatTask(data []byte, t *Task, meta *Meta) bool {
 				m, ok = d.metaValue()
 			}
 		default:
-			if known, ok = d.taskMember(key, &q, &seen); !known {
+			if known, ok = d.taskMember(key, &q, &seen, false); !known {
 				ok = d.skipMember(key, names)
 			}
 		}
@@ -491,10 +493,22 @@ func decodeFlatTask(data []byte, t *Task, meta *Meta) bool {
 
 // taskMember decodes a member named exactly as a Task field into t; known is false for
 // any other name, and nothing is consumed then. seen holds the fields already decoded
-// (bits 0-6), so that a repeat is left to encoding/json.
-func (d *metaDecoder) taskMember(key []byte, t *Task, seen *uint8) (known, ok bool) {
+// (bits 0-6), so that a repeat is left to encoding/json. With ext, the names are
+// [ExtTask]'s: ttlMs and pollIntervalMs stand for ttl and pollInterval, which are then
+// no field's.
+func (d *metaDecoder) taskMember(key []byte, t *Task, seen *uint8, ext bool) (known, ok bool) {
+	name := key
+	switch {
+	case !ext:
+	case string(key) == "ttlMs":
+		name = ttlName
+	case string(key) == "pollIntervalMs":
+		name = pollIntervalName
+	case string(key) == "ttl", string(key) == "pollInterval":
+		return false, true
+	}
 	var bit uint8
-	switch string(key) {
+	switch string(name) {
 	case "taskId":
 		bit = 1 << 0
 		t.TaskID, ok = d.stringValue()

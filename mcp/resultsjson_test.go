@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -108,6 +109,33 @@ var resultSeeds = []string{
 	`"s"`,
 	`1`,
 	`true`,
+	// The extension's shapes.
+	`{"resultType":"task","taskId":"7f3c","status":"working","createdAt":"2026-08-01T10:00:00Z","lastUpdatedAt":"2026-08-01T10:00:00Z","ttlMs":60000,"pollIntervalMs":1000}`,
+	`{"resultType":"task","taskId":"t","status":"working","createdAt":"c","lastUpdatedAt":"l","ttlMs":null,"_meta":{"a":[1]}}`,
+	`{"_meta":{"io.modelcontextprotocol/subscriptionId":12},"taskId":"t","status":"completed","createdAt":"c","lastUpdatedAt":"l","ttlMs":5,"result":{"content":[{"type":"text","text":"done"}],"isError":false}}`,
+	`{"resultType":"complete","taskId":"t","status":"completed","statusMessage":"m","createdAt":"c","lastUpdatedAt":"l","ttlMs":null,"pollIntervalMs":5,"result":{"content":[]}}`,
+	`{"resultType":"complete","taskId":"t","status":"failed","createdAt":"c","lastUpdatedAt":"l","ttlMs":1,"error":{"code":-32603,"message":"boom","data":{"x":1}}}`,
+	`{"resultType":"complete","taskId":"t","status":"input_required","createdAt":"c","lastUpdatedAt":"l","ttlMs":1,"inputRequests":{"k":{"method":"elicitation/create","params":{"message":"?"}}}}`,
+	`{"taskId":"t","error":null,"inputRequests":null}`,
+	`{"taskId":"t","result":null}`,
+	`{"taskId":"t","result":"s"}`,
+	`{"taskId":"t","result":[1,{"a":tru}]}`,
+	`{"taskId":"t","result":1,"result":2}`,
+	`{"taskId":"t","Result":{}}`,
+	`{"taskId":"t","ttl":5,"pollInterval":1}`,
+	`{"taskId":"t","ttlMs":5,"ttlMs":6}`,
+	`{"taskId":"t","ttlMs":1.5}`,
+	`{"taskId":"t","ttlMs":"5"}`,
+	`{"taskId":"t","TTLMS":5}`,
+	`{"taskId":"t","ttl_ms":5}`,
+	`{"taskId":"t","pollIntervalMs":-1}`,
+	`{"resultType":null,"taskId":"t"}`,
+	`{"resultType":5}`,
+	`{"resultType":"task","resultType":"complete"}`,
+	`{"ResultType":"task"}`,
+	`{"resultType":"t\u0061sk","taskId":"t"}`,
+	`{"taskId":"t","_meta":{"a":1},"_meta":{}}`,
+	`{"taskId":"t","task":{"taskId":"u"},"content":[]}`,
 	`{"other":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
 	`{"other":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`,
 }
@@ -141,6 +169,16 @@ func checkResult(t *testing.T, data []byte) {
 			return &TaskStatusNotificationParams{Task: o, Meta: Meta{"old": true}}
 		},
 		func() any { return &GetTaskResult{Task: old} },
+		func() any { return new(DetailedTask) },
+		func() any { return new(ExtCreateTaskResult) },
+		func() any { return new(ExtGetTaskResult) },
+		func() any {
+			return &DetailedTask{ExtTask: ExtTaskFrom(old), Result: json.RawMessage(`{"old":1}`), InputRequests: map[string]InputRequest{"old": {Method: "m"}}}
+		},
+		func() any { return &ExtCreateTaskResult{ResultType: "old", ExtTask: ExtTaskFrom(old), Meta: Meta{"old": true}} },
+		func() any {
+			return &ExtGetTaskResult{ResultType: "old", DetailedTask: DetailedTask{ExtTask: ExtTaskFrom(old), Error: &ErrorObject{Code: 1}}}
+		},
 	} {
 		checkDecode(t, data, mk)
 	}
@@ -194,6 +232,33 @@ func TestResultUnmarshalFastPath(t *testing.T) {
 		var task Task
 		if !decodeFlatTask([]byte(s), &task, nil) {
 			t.Errorf("%s: not decoded directly as a Task", s)
+		}
+	}
+}
+
+// TestExtResultUnmarshalFastPath: the extension's usual shapes are decoded without
+// encoding/json.
+func TestExtResultUnmarshalFastPath(t *testing.T) {
+	created := `{"resultType":"task","taskId":"t","status":"working","createdAt":"c","lastUpdatedAt":"l","ttlMs":60000,"pollIntervalMs":1000,"_meta":{"a":1}}`
+	var c ExtCreateTaskResult
+	if !decodeExtTask([]byte(created), &c.ExtTask, extMembers{names: extCreateTaskResultNames, resultType: &c.ResultType, meta: &c.Meta}) {
+		t.Errorf("%s: not decoded directly as an ExtCreateTaskResult", created)
+	}
+	ttl, poll := int64(60000), int64(1000)
+	if want := (ExtCreateTaskResult{ResultTypeTask, ExtTask{"t", TaskStatusWorking, "", "c", "l", &ttl, &poll}, Meta{"a": json.Number("1")}}); !reflect.DeepEqual(c, want) {
+		t.Errorf("decoded %#v, want %#v", c, want)
+	}
+	for _, s := range []string{
+		`{"_meta":{"io.modelcontextprotocol/subscriptionId":12},"taskId":"t","status":"completed","createdAt":"c","lastUpdatedAt":"l","ttlMs":null,"result":{"content":[{"type":"text","text":"done"}]}}`,
+		`{"taskId":"t","status":"working","createdAt":"c","lastUpdatedAt":"l","ttlMs":5,"extra":[1]}`,
+	} {
+		var d DetailedTask
+		if !decodeExtTask([]byte(s), &d.ExtTask, extMembers{names: detailedTaskNames, result: &d.Result}) {
+			t.Errorf("%s: not decoded directly as a DetailedTask", s)
+		}
+		var r ExtGetTaskResult
+		if !decodeExtTask([]byte(`{"resultType":"complete",`+s[1:]), &r.ExtTask, extMembers{names: extGetTaskResultNames, resultType: &r.ResultType, result: &r.Result, meta: &r.Meta}) {
+			t.Errorf("%s: not decoded directly as an ExtGetTaskResult", s)
 		}
 	}
 }

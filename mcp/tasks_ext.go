@@ -3,6 +3,8 @@ package mcp
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 )
 
 // This file holds the types of the Tasks extension of revision 2026-07-28
@@ -27,16 +29,22 @@ const (
 )
 
 // ResultTypeOf returns the resultType of a raw result: [ResultTypeComplete]
-// when the key is absent or raw is not an object. Callers must still reject
-// values they do not know.
+// when the member is absent, null or not a string, or raw is not a JSON object.
+// Callers must still reject values they do not know.
 func ResultTypeOf(raw json.RawMessage) ResultType {
-	var probe struct {
-		ResultType *ResultType `json:"resultType"`
-	}
-	if json.Unmarshal(raw, &probe) != nil || probe.ResultType == nil {
+	// One pass over the members, without decoding them: results can be large.
+	var member []byte
+	if jsonwire.Members(raw, func(name, value []byte) {
+		if string(name) == `"resultType"` {
+			member = value // the last one wins, as with encoding/json
+		}
+	}) != nil {
 		return ResultTypeComplete
 	}
-	return *probe.ResultType
+	if s, ok := jsonwire.String(member); ok {
+		return ResultType(s)
+	}
+	return ResultTypeComplete
 }
 
 // ExtTask is a task in the extension dialect: like [Task], but with
