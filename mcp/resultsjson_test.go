@@ -175,7 +175,9 @@ func checkResult(t *testing.T, data []byte) {
 		func() any {
 			return &DetailedTask{ExtTask: ExtTaskFrom(old), Result: json.RawMessage(`{"old":1}`), InputRequests: map[string]InputRequest{"old": {Method: "m"}}}
 		},
-		func() any { return &ExtCreateTaskResult{ResultType: "old", ExtTask: ExtTaskFrom(old), Meta: Meta{"old": true}} },
+		func() any {
+			return &ExtCreateTaskResult{ResultType: "old", ExtTask: ExtTaskFrom(old), Meta: Meta{"old": true}}
+		},
 		func() any {
 			return &ExtGetTaskResult{ResultType: "old", DetailedTask: DetailedTask{ExtTask: ExtTaskFrom(old), Error: &ErrorObject{Code: 1}}}
 		},
