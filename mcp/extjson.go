@@ -2,7 +2,11 @@ package mcp
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
+	"strconv"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 )
 
 // The Tasks extension's results have hand-written decoders too, under the rules of
@@ -11,16 +15,141 @@ import (
 // decodes an [ExtCreateTaskResult] and a notifications/tasks ([DetailedTask]), and a
 // poll an [ExtGetTaskResult].
 //
-// [ExtTask] has no methods: the other three embed it, and an embedded type's methods
+// The server encodes the create result, the tasks/get result and the notification
+// directly as well.
+//
+// [ExtTask] has no JSON methods: the others embed it, and an embedded type's methods
 // are promoted to the type that embeds it, where encoding/json would call them for the
-// whole. For the same reason [ExtGetTaskResult], which embeds [DetailedTask], has a
-// decoder of its own.
+// whole. For the same reason the types that embed [DetailedTask] have a decoder of their
+// own, and DetailedTask no encoder.
 
-// plainDetailedTask is DetailedTask without its methods, for encoding/json.
+// The types without their JSON methods, for encoding/json.
 type (
 	plainDetailedTask        DetailedTask
 	plainExtCreateTaskResult ExtCreateTaskResult
 )
+
+// TasksNotificationParams are the params of notifications/tasks: the task as tasks/get
+// gives it, and the _meta that names the subscriptions/listen stream carrying it.
+type TasksNotificationParams struct {
+	DetailedTask
+	Meta Meta `json:"_meta,omitempty"`
+}
+
+// MarshalJSON writes r as encoding/json writes its fields, with HTML escaping off.
+func (r ExtCreateTaskResult) MarshalJSON() ([]byte, error) {
+	t := r.ToTask()
+	b := append(make([]byte, 0, 20+len(r.ResultType)+t.encodedSize()), `{"resultType":`...)
+	b = jsonwire.AppendString(b, string(r.ResultType))
+	if b, err := appendMeta(t.appendMembers(append(b, ','), true), r.Meta); err == nil {
+		return b, nil
+	}
+	type ExtCreateTaskResult plainExtCreateTaskResult
+	return jsonwire.Marshal((*ExtCreateTaskResult)(&r)) // and the error encoding/json gives
+}
+
+// MarshalJSON writes r as encoding/json writes its fields, with HTML escaping off.
+func (r ExtGetTaskResult) MarshalJSON() ([]byte, error) {
+	b := append(make([]byte, 0, 20+len(r.ResultType)+r.encodedSize()), `{"resultType":`...)
+	b = jsonwire.AppendString(b, string(r.ResultType))
+	b, err := r.DetailedTask.appendMembers(append(b, ','))
+	if err == nil {
+		if b, err = appendMeta(b, r.Meta); err == nil {
+			return b, nil
+		}
+	}
+	type DetailedTask plainDetailedTask
+	type ExtGetTaskResult struct {
+		ResultType ResultType `json:"resultType"`
+		DetailedTask
+		Meta Meta `json:"_meta,omitempty"`
+	}
+	return jsonwire.Marshal(ExtGetTaskResult{r.ResultType, DetailedTask(r.DetailedTask), r.Meta}) // and the error encoding/json gives
+}
+
+// MarshalJSON writes p as encoding/json writes its fields, with HTML escaping off.
+func (p TasksNotificationParams) MarshalJSON() ([]byte, error) {
+	b, err := p.DetailedTask.appendMembers(append(make([]byte, 0, p.encodedSize()), '{'))
+	if err == nil {
+		if b, err = appendMeta(b, p.Meta); err == nil {
+			return b, nil
+		}
+	}
+	type DetailedTask plainDetailedTask
+	type TasksNotificationParams struct {
+		DetailedTask
+		Meta Meta `json:"_meta,omitempty"`
+	}
+	return jsonwire.Marshal(TasksNotificationParams{DetailedTask(p.DetailedTask), p.Meta}) // and the error encoding/json gives
+}
+
+// UnmarshalJSON decodes p as encoding/json decodes its fields.
+func (p *TasksNotificationParams) UnmarshalJSON(data []byte) error {
+	if p.DetailedTask.isZero() && p.Meta == nil &&
+		decodeExtTask(data, &p.ExtTask, extMembers{names: tasksNotificationNames, result: &p.Result, meta: &p.Meta}) {
+		return nil
+	}
+	type detailedTask = DetailedTask
+	type DetailedTask plainDetailedTask
+	type TasksNotificationParams struct {
+		DetailedTask
+		Meta Meta `json:"_meta,omitempty"`
+	}
+	w := TasksNotificationParams{DetailedTask(p.DetailedTask), p.Meta}
+	err := json.Unmarshal(data, &w)
+	p.DetailedTask, p.Meta = detailedTask(w.DetailedTask), w.Meta
+	return err
+}
+
+// encodedSize is room for d encoded, with numbers of usual length and no input requests.
+func (d *DetailedTask) encodedSize() int {
+	n := 120 + len(d.TaskID) + len(d.Status) + len(d.StatusMessage) + len(d.CreatedAt) + len(d.LastUpdatedAt) + len(d.Result)
+	if d.Error != nil {
+		n += 60 + len(d.Error.Message) + len(d.Error.Data)
+	}
+	return n
+}
+
+// appendMembers appends d's members as encoding/json writes them, without the braces.
+// Invalid JSON in a raw member is an error, whose wording is left to encoding/json.
+func (d *DetailedTask) appendMembers(b []byte) ([]byte, error) {
+	t := d.ToTask()
+	b = t.appendMembers(b, true)
+	var err error
+	if len(d.Result) > 0 {
+		if b, err = jsonwire.AppendRaw(append(b, `,"result":`...), d.Result); err != nil {
+			return nil, err
+		}
+	}
+	if e := d.Error; e != nil {
+		b = strconv.AppendInt(append(b, `,"error":{"code":`...), int64(e.Code), 10)
+		b = jsonwire.AppendString(append(b, `,"message":`...), e.Message)
+		if len(e.Data) > 0 {
+			if b, err = jsonwire.AppendRaw(append(b, `,"data":`...), e.Data); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, '}')
+	}
+	if len(d.InputRequests) > 0 {
+		b = append(b, `,"inputRequests":{`...)
+		for i, key := range slices.Sorted(maps.Keys(d.InputRequests)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			r := d.InputRequests[key]
+			b = jsonwire.AppendString(append(jsonwire.AppendString(b, key), `:{"method":`...), r.Method)
+			if len(r.Params) > 0 {
+				if b, err = jsonwire.AppendRaw(append(b, `,"params":`...), r.Params); err != nil {
+					return nil, err
+				}
+			}
+			b = append(b, '}')
+		}
+		b = append(b, '}')
+	}
+	return b, nil
+}
 
 // UnmarshalJSON decodes d as encoding/json decodes its fields.
 func (d *DetailedTask) UnmarshalJSON(data []byte) error {
@@ -70,6 +199,7 @@ var (
 	extCreateTaskResultNames = append(slices.Clip(extTaskNames), "resultType", "_meta")
 	detailedTaskNames        = append(slices.Clip(extTaskNames), "result", "error", "inputRequests")
 	extGetTaskResultNames    = append(slices.Clip(detailedTaskNames), "resultType", "_meta")
+	tasksNotificationNames   = append(slices.Clip(detailedTaskNames), "_meta")
 )
 
 // extMembers are the members a type holds besides its task's, each decoded into where

@@ -106,6 +106,17 @@ func refUnmarshal(data []byte, v any) error {
 		err := json.Unmarshal(data, &w)
 		v.ResultType, v.DetailedTask, v.Meta = w.ResultType, detailedTask(w.DetailedTask), w.Meta
 		return err
+	case *TasksNotificationParams:
+		type detailedTask = DetailedTask
+		type DetailedTask refDetailedTask
+		type TasksNotificationParams struct {
+			DetailedTask
+			Meta Meta `json:"_meta,omitempty"`
+		}
+		w := TasksNotificationParams{DetailedTask(v.DetailedTask), v.Meta}
+		err := json.Unmarshal(data, &w)
+		v.DetailedTask, v.Meta = detailedTask(w.DetailedTask), w.Meta
+		return err
 	}
 	panic("refUnmarshal: no reference for this type")
 }
@@ -148,6 +159,21 @@ func refMarshal(v any) ([]byte, error) {
 		w = flat{Task(v.Task), v.Meta}
 	case TaskStatusNotificationParams:
 		w = flat{Task(v.Task), v.Meta}
+	case ExtCreateTaskResult:
+		w = refExtCreateTask(v)
+	case ExtGetTaskResult:
+		type DetailedTask refDetailedTask
+		w = struct {
+			ResultType ResultType `json:"resultType"`
+			DetailedTask
+			Meta Meta `json:"_meta,omitempty"`
+		}{v.ResultType, DetailedTask(v.DetailedTask), v.Meta}
+	case TasksNotificationParams:
+		type DetailedTask refDetailedTask
+		w = struct {
+			DetailedTask
+			Meta Meta `json:"_meta,omitempty"`
+		}{DetailedTask(v.DetailedTask), v.Meta}
 	default:
 		panic("refMarshal: no reference for this type")
 	}

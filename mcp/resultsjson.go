@@ -40,7 +40,7 @@ func (r *CallToolResult) UnmarshalJSON(data []byte) error {
 // MarshalJSON writes t as encoding/json writes its fields, with HTML escaping off.
 func (t Task) MarshalJSON() ([]byte, error) {
 	b := append(make([]byte, 0, t.encodedSize()), '{')
-	return append(t.appendMembers(b), '}'), nil
+	return append(t.appendMembers(b, false), '}'), nil
 }
 
 // UnmarshalJSON decodes t as encoding/json decodes its fields.
@@ -55,7 +55,7 @@ func (t *Task) UnmarshalJSON(data []byte) error {
 // MarshalJSON writes r as encoding/json writes its fields, with HTML escaping off.
 func (r CreateTaskResult) MarshalJSON() ([]byte, error) {
 	b := append(make([]byte, 0, 16+r.Task.encodedSize()), `{"task":{`...)
-	b = append(r.Task.appendMembers(b), '}')
+	b = append(r.Task.appendMembers(b, false), '}')
 	if b, err := appendMeta(b, r.Meta); err == nil {
 		return b, nil
 	}
@@ -166,7 +166,7 @@ func (p *TaskStatusNotificationParams) UnmarshalJSON(data []byte) error {
 // GetTaskResult, CancelTaskResult and TaskStatusNotificationParams.
 func marshalFlatTask(t *Task, meta Meta) ([]byte, error) {
 	b := append(make([]byte, 0, t.encodedSize()), '{')
-	if b, err := appendMeta(t.appendMembers(b), meta); err == nil {
+	if b, err := appendMeta(t.appendMembers(b, false), meta); err == nil {
 		return b, nil
 	}
 	type Task plainTask
@@ -182,8 +182,9 @@ func (t *Task) encodedSize() int {
 	return 100 + len(t.TaskID) + len(t.Status) + len(t.StatusMessage) + len(t.CreatedAt) + len(t.LastUpdatedAt)
 }
 
-// appendMembers appends t's members as encoding/json writes them, without the braces.
-func (t *Task) appendMembers(b []byte) []byte {
+// appendMembers appends t's members as encoding/json writes them, without the braces;
+// with ext, as it writes the [ExtTask] that holds the same (ttlMs, pollIntervalMs).
+func (t *Task) appendMembers(b []byte, ext bool) []byte {
 	b = append(b, `"taskId":`...)
 	b = jsonwire.AppendString(b, t.TaskID)
 	b = append(b, `,"status":`...)
@@ -196,14 +197,18 @@ func (t *Task) appendMembers(b []byte) []byte {
 	b = jsonwire.AppendString(b, t.CreatedAt)
 	b = append(b, `,"lastUpdatedAt":`...)
 	b = jsonwire.AppendString(b, t.LastUpdatedAt)
-	b = append(b, `,"ttl":`...)
+	ttl, poll := `,"ttl":`, `,"pollInterval":`
+	if ext {
+		ttl, poll = `,"ttlMs":`, `,"pollIntervalMs":`
+	}
+	b = append(b, ttl...)
 	if t.TTL == nil {
 		b = append(b, "null"...)
 	} else {
 		b = strconv.AppendInt(b, *t.TTL, 10)
 	}
 	if t.PollInterval != nil {
-		b = append(b, `,"pollInterval":`...)
+		b = append(b, poll...)
 		b = strconv.AppendInt(b, *t.PollInterval, 10)
 	}
 	return b

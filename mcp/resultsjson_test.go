@@ -172,6 +172,10 @@ func checkResult(t *testing.T, data []byte) {
 		func() any { return new(DetailedTask) },
 		func() any { return new(ExtCreateTaskResult) },
 		func() any { return new(ExtGetTaskResult) },
+		func() any { return new(TasksNotificationParams) },
+		func() any {
+			return &TasksNotificationParams{DetailedTask: DetailedTask{ExtTask: ExtTaskFrom(old), Result: json.RawMessage(`1`)}, Meta: Meta{"old": true}}
+		},
 		func() any {
 			return &DetailedTask{ExtTask: ExtTaskFrom(old), Result: json.RawMessage(`{"old":1}`), InputRequests: map[string]InputRequest{"old": {Method: "m"}}}
 		},
@@ -341,6 +345,69 @@ func TestResultMarshal(t *testing.T) {
 	}
 	checkMarshal(t, (*Task)(nil), false)
 	checkMarshal(t, (*GetTaskResult)(nil), false)
+}
+
+// checkExtTaskMarshal holds the encoders of the extension's results to the reference,
+// for task with each of the members a detailed task may hold.
+func checkExtTaskMarshal(t *testing.T, task Task, meta Meta, raw string) {
+	t.Helper()
+	ext := ExtTaskFrom(task)
+	checkMarshal(t, ExtCreateTaskResult{ResultTypeTask, ext, meta}, false)
+	checkMarshal(t, &ExtCreateTaskResult{ResultType(raw), ext, meta}, false)
+	for _, d := range []DetailedTask{
+		{ExtTask: ext},
+		{ExtTask: ext, Result: json.RawMessage(raw)},
+		{ExtTask: ext, Error: &ErrorObject{Code: -32603, Message: task.TaskID, Data: json.RawMessage(raw)}},
+		{ExtTask: ext, Error: &ErrorObject{Message: raw}},
+		{ExtTask: ext, InputRequests: map[string]InputRequest{}},
+		{ExtTask: ext, InputRequests: map[string]InputRequest{task.TaskID: {Method: raw, Params: json.RawMessage(raw)}, "b": {Method: "elicitation/create"}, "a": {}}},
+		{ExtTask: ext, Result: json.RawMessage(raw), Error: &ErrorObject{}, InputRequests: map[string]InputRequest{raw: {}}},
+	} {
+		checkMarshal(t, ExtGetTaskResult{ResultTypeComplete, d, meta}, false)
+		checkMarshal(t, &TasksNotificationParams{d, meta}, false)
+	}
+}
+
+var extRawSeeds = []string{`{"content":[{"type":"text","text":"done"}]}`, ` [ 1 , "a\u0041" ] `, `null`, `"<&>"`, `{"a":tru}`, `{`, ``}
+
+func TestExtResultMarshal(t *testing.T) {
+	ttl, poll := int64(60000), int64(1000)
+	for i, s := range taskMarshalSeeds {
+		task := Task{TaskID: s, Status: TaskStatusCompleted, StatusMessage: s, CreatedAt: "2026-11-22T05:02:55.123456789Z", LastUpdatedAt: s}
+		if i%2 == 0 {
+			task.TTL, task.PollInterval = &ttl, &poll
+		}
+		for _, raw := range extRawSeeds {
+			for _, meta := range []Meta{nil, {}, {MetaSubscriptionID: 12}, {"bad": make(chan int)}} {
+				checkExtTaskMarshal(t, task, meta, raw)
+			}
+		}
+	}
+	checkMarshal(t, (*ExtCreateTaskResult)(nil), false)
+	checkMarshal(t, (*TasksNotificationParams)(nil), false)
+}
+
+func FuzzExtResultMarshal(f *testing.F) {
+	for i, s := range taskMarshalSeeds {
+		f.Add(s, s, extRawSeeds[i%len(extRawSeeds)], int64(i*1000), uint8(i))
+	}
+	f.Fuzz(func(t *testing.T, id, other, raw string, ttl int64, shape uint8) {
+		task := Task{TaskID: id, Status: TaskStatus(other), CreatedAt: other, LastUpdatedAt: id}
+		if shape&1 != 0 {
+			task.StatusMessage = other
+		}
+		if shape&2 != 0 {
+			task.TTL = &ttl
+		}
+		if shape&4 != 0 {
+			task.PollInterval = &ttl
+		}
+		var meta Meta
+		if shape&8 != 0 {
+			meta = Meta{other: raw}
+		}
+		checkExtTaskMarshal(t, task, meta, raw)
+	})
 }
 
 func FuzzResultMarshal(f *testing.F) {
