@@ -283,7 +283,7 @@ func (s *Session) startExtTaskLocked(t *tool, round *inputRound, stop func(), ru
 			finish(o)
 		}()
 	}
-	raw, err := json.Marshal(&mcp.ExtCreateTaskResult{ResultType: mcp.ResultTypeTask, ExtTask: mcp.ExtTaskFrom(created)})
+	raw, err := mcp.ExtCreateTaskResult{ResultType: mcp.ResultTypeTask, ExtTask: mcp.ExtTaskFrom(created)}.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +337,7 @@ func (s *Session) handleExtTasks(ctx context.Context, req *jsonrpc.Request) (any
 		if err != nil {
 			return nil, taskNotFound(err, p.TaskID)
 		}
-		raw, err := json.Marshal(&mcp.ExtGetTaskResult{ResultType: mcp.ResultTypeComplete, DetailedTask: d})
+		raw, err := mcp.ExtGetTaskResult{ResultType: mcp.ResultTypeComplete, DetailedTask: d}.MarshalJSON()
 		if err != nil {
 			return nil, err
 		}

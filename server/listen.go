@@ -2,11 +2,11 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -88,10 +88,12 @@ func (l *listener) notify(method string, params map[string]any) {
 }
 
 func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error) {
-	var probe struct {
-		Notifications json.RawMessage `json:"notifications"`
-	}
-	if json.Unmarshal(req.Params, &probe) != nil || len(probe.Notifications) == 0 || probe.Notifications[0] != '{' {
+	var filter []byte
+	if jsonwire.Members(req.Params, func(name, value []byte) {
+		if string(name) == `"notifications"` {
+			filter = value // the last one wins, as with encoding/json
+		}
+	}) != nil || len(filter) == 0 || filter[0] != '{' {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "subscriptions/listen needs params.notifications, an object saying what to send")
 	}
 	var p mcp.ListenParams
@@ -225,13 +227,10 @@ func (s *Server) notifyExtTask(d mcp.DetailedTask) {
 
 // sendExtTask sends l the task as tasks/get would give it; l.taskMu is held.
 func (s *Server) sendExtTask(l *listener, d mcp.DetailedTask) {
-	params := struct {
-		mcp.DetailedTask
-		Meta map[string]any `json:"_meta"`
-	}{d, map[string]any{mcp.MetaSubscriptionID: l.id.Raw()}}
+	params := &mcp.TasksNotificationParams{DetailedTask: d, Meta: mcp.Meta{mcp.MetaSubscriptionID: l.id.Raw()}}
 	ctx, cancel := listenSendContext(l.id)
 	defer cancel()
-	_ = l.s.conn.Notify(ctx, mcp.NotificationTasks, &params)
+	_ = l.s.conn.Notify(ctx, mcp.NotificationTasks, params)
 	l.sentTaskLocked(d.TaskID, d.Status)
 }
 
