@@ -284,6 +284,10 @@ func FuzzResultUnmarshal(f *testing.F) {
 func BenchmarkUnmarshalResult(b *testing.B) {
 	created := []byte(`{"task":{"taskId":"6b0869bdf0eef31efc8c89e8022f384b","status":"working","createdAt":"2026-11-22T05:02:55.123456789Z","lastUpdatedAt":"2026-11-22T05:02:55.123456789Z","ttl":60000,"pollInterval":1000}}`)
 	status := []byte(`{"taskId":"6b0869bdf0eef31efc8c89e8022f384b","status":"completed","createdAt":"2026-11-22T05:02:55.123456789Z","lastUpdatedAt":"2026-11-22T05:02:55.223456789Z","ttl":60000,"pollInterval":1000}`)
+	// The extension's, as mcpi's server writes them for the bench's task.
+	extCreated := []byte(`{"resultType":"task","taskId":"6b0869bdf0eef31efc8c89e8022f384b","status":"working","createdAt":"2026-11-22T05:02:55.123456789Z","lastUpdatedAt":"2026-11-22T05:02:55.123456789Z","ttlMs":60000,"pollIntervalMs":1000}`)
+	extNotification := []byte(`{"taskId":"6b0869bdf0eef31efc8c89e8022f384b","status":"completed","createdAt":"2026-11-22T05:02:55.123456789Z","lastUpdatedAt":"2026-11-22T05:02:55.223456789Z","ttlMs":60000,"pollIntervalMs":1000,"result":{"content":[{"type":"text","text":"done"}]},"_meta":{"io.modelcontextprotocol/subscriptionId":2}}`)
+	extGot := []byte(`{"resultType":"complete","taskId":"6b0869bdf0eef31efc8c89e8022f384b","status":"completed","createdAt":"2026-11-22T05:02:55.123456789Z","lastUpdatedAt":"2026-11-22T05:02:55.223456789Z","ttlMs":60000,"pollIntervalMs":1000,"result":{"content":[{"type":"text","text":"done"}]}}`)
 	for _, c := range []struct {
 		name string
 		data []byte
@@ -295,11 +299,15 @@ func BenchmarkUnmarshalResult(b *testing.B) {
 		{"Task", status, func() any { return new(Task) }},
 		{"GetTaskResult", status, func() any { return new(GetTaskResult) }},
 		{"TaskStatusNotificationParams", status, func() any { return new(TaskStatusNotificationParams) }},
+		{"ExtCreateTaskResult", extCreated, func() any { return new(ExtCreateTaskResult) }},
+		{"DetailedTask", extNotification, func() any { return new(DetailedTask) }},
+		{"TasksNotificationParams", extNotification, func() any { return new(TasksNotificationParams) }},
+		{"ExtGetTaskResult", extGot, func() any { return new(ExtGetTaskResult) }},
 	} {
 		for _, dec := range []struct {
 			name string
 			f    func([]byte, any) error
-		}{{"UnmarshalResult", unmarshalDirect}, {"json.Unmarshal", json.Unmarshal}} {
+		}{{"UnmarshalResult", unmarshalDirect}, {"json.Unmarshal", json.Unmarshal}, {"reference", refUnmarshal}} {
 			b.Run(c.name+"/"+dec.name, func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
@@ -313,6 +321,40 @@ func BenchmarkUnmarshalResult(b *testing.B) {
 }
 
 func unmarshalDirect(data []byte, v any) error { return v.(json.Unmarshaler).UnmarshalJSON(data) }
+
+// BenchmarkExtResultMarshal compares the extension's hand-written encoders with
+// encoding/json on the types without them, on what a task round trip encodes.
+func BenchmarkExtResultMarshal(b *testing.B) {
+	ttl, poll := int64(60000), int64(1000)
+	task := ExtTask{TaskID: "6b0869bdf0eef31efc8c89e8022f384b", Status: TaskStatusCompleted, CreatedAt: "2026-11-22T05:02:55.123456789Z",
+		LastUpdatedAt: "2026-11-22T05:02:55.223456789Z", TTLMs: &ttl, PollIntervalMs: &poll}
+	done := DetailedTask{ExtTask: task, Result: json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)}
+	for _, c := range []struct {
+		name string
+		v    json.Marshaler
+	}{
+		{"ExtCreateTaskResult", ExtCreateTaskResult{ResultType: ResultTypeTask, ExtTask: task}},
+		{"TasksNotificationParams", TasksNotificationParams{done, Meta{MetaSubscriptionID: 2}}},
+		{"ExtGetTaskResult", ExtGetTaskResult{ResultType: ResultTypeComplete, DetailedTask: done}},
+	} {
+		b.Run(c.name+"/MarshalJSON", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.v.MarshalJSON(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(c.name+"/reference", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := refMarshal(c.v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
 
 // checkTaskMarshal holds the encoders of Task and of the results that hold one to the
 // reference.

@@ -111,7 +111,9 @@ type ErrorObject struct {
 
 // DetailedTask is a task plus the field its status calls for:
 // InputRequests when input_required, Result (the CallToolResult) when
-// completed, Error when failed.
+// completed, Error when failed. It has a JSON decoder of its own, which a
+// struct that embeds it inherits: such a struct needs its own UnmarshalJSON
+// (as [ExtGetTaskResult] and [TasksNotificationParams] have).
 type DetailedTask struct {
 	ExtTask
 	Result        json.RawMessage         `json:"result,omitempty"`
