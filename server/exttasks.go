@@ -185,7 +185,7 @@ func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any
 	// The work outlives the request once it is a task.
 	work, stop := context.WithCancel(context.WithoutCancel(ctx))
 	if policy == TaskAlways || policy == TaskRequired {
-		return s.startExtTask(t, round, stop, func() toolOutcome {
+		return s.startExtTask(ctx, t, round, stop, func() toolOutcome {
 			res, err := s.runTool(work, t, &p)
 			return toolOutcome{res, err}
 		}, nil)
@@ -219,7 +219,7 @@ func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any
 		if inline {
 			return s.finishRound(round, binding, o.res, o.err)
 		}
-		return s.startExtTask(t, round, func() {}, nil, &o) // quick, but always a task
+		return s.startExtTask(ctx, t, round, func() {}, nil, &o) // quick, but always a task
 	case <-timer.C:
 		// The round stays locked until the call is a task: a question the handler asks
 		// meanwhile waits, and then goes to the task instead of answering input_required
@@ -232,7 +232,7 @@ func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any
 			return s.finishRound(round, binding, o.res, o.err)
 		}
 		defer round.mu.Unlock()
-		return s.startExtTaskLocked(t, round, stop, func() toolOutcome { return <-done }, nil)
+		return s.startExtTaskLocked(ctx, t, round, stop, func() toolOutcome { return <-done }, nil)
 	case <-ctx.Done():
 		stop()
 		return nil, ctx.Err()
@@ -240,17 +240,18 @@ func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any
 }
 
 // startExtTask makes the call a task and answers with the flat CreateTaskResult. The
-// work is run (on its own goroutine) or, for a call already done, its outcome is
-// recorded at once. The task is registered before the answer, so that a tasks/get
-// right after it finds the task.
-func (s *Session) startExtTask(t *tool, round *inputRound, stop func(), run func() toolOutcome, finished *toolOutcome) (any, error) {
+// work is run (once the answer is written, where the request was handled, as in
+// 2025-11-25; else on a worker of the task engine) or, for a call already done, its
+// outcome is recorded at once. The task is registered before the answer, so that a
+// tasks/get right after it finds the task.
+func (s *Session) startExtTask(ctx context.Context, t *tool, round *inputRound, stop func(), run func() toolOutcome, finished *toolOutcome) (any, error) {
 	round.mu.Lock()
 	defer round.mu.Unlock()
-	return s.startExtTaskLocked(t, round, stop, run, finished)
+	return s.startExtTaskLocked(ctx, t, round, stop, run, finished)
 }
 
 // startExtTaskLocked is startExtTask with round.mu held.
-func (s *Session) startExtTaskLocked(t *tool, round *inputRound, stop func(), run func() toolOutcome, finished *toolOutcome) (any, error) {
+func (s *Session) startExtTaskLocked(ctx context.Context, t *tool, round *inputRound, stop func(), run func() toolOutcome, finished *toolOutcome) (any, error) {
 	var requested *mcp.TaskMetadata
 	if max := t.opts.MaxTaskTTL; max > 0 {
 		ms := max.Milliseconds()
@@ -262,14 +263,11 @@ func (s *Session) startExtTaskLocked(t *tool, round *inputRound, stop func(), ru
 		return nil, err
 	}
 	round.task = &extTask{h: h}
-	finish := func(o toolOutcome) {
-		h.Finish(extOutcome(o))
-	}
 	created := h.Created()
 	if finished != nil {
-		finish(*finished)
+		h.Finish(extOutcome(*finished))
 	} else {
-		go func() {
+		work := func(context.Context, *tasks.Handle) tasks.Outcome {
 			var o toolOutcome
 			func() {
 				defer func() {
@@ -280,8 +278,12 @@ func (s *Session) startExtTaskLocked(t *tool, round *inputRound, stop func(), ru
 				}()
 				o = run()
 			}()
-			finish(o)
-		}()
+			return extOutcome(o)
+		}
+		m := s.server.tasks
+		if !jsonrpc.AfterResponse(ctx, func() { m.Run(h, work) }) {
+			m.Start(h, work)
+		}
 	}
 	raw, err := mcp.ExtCreateTaskResult{ResultType: mcp.ResultTypeTask, ExtTask: mcp.ExtTaskFrom(created)}.MarshalJSON()
 	if err != nil {

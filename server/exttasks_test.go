@@ -39,6 +39,9 @@ func taskServer(t *testing.T) (*server.Server, chan struct{}) {
 	add("rpc_error", server.TaskRequired, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 		return nil, jsonrpc.NewError(-32603, "broke")
 	})
+	add("panics", server.TaskAlways, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		panic("boom")
+	})
 	add("two_questions", server.TaskAlways, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 		form := json.RawMessage(`{"message":"?","requestedSchema":{"type":"object"}}`)
 		out, err := req.Session.Inputs(ctx, map[string]mcp.InputRequest{"a": {Method: mcp.MethodElicitationCreate, Params: form}, "b": {Method: mcp.MethodElicitationCreate, Params: form}})
@@ -148,6 +151,11 @@ func TestExtTasks(t *testing.T) {
 	c, _ = p.tool("rpc_error", extCaps, nil)
 	if g := p.waitStatus(str(c["taskId"]), mcp.TaskStatusFailed); !strings.Contains(string(g["error"]), `"code":-32603`) || g["result"] != nil {
 		t.Errorf("rpc error: %s", g)
+	}
+	// A tool that panics in its task fails the task; the session goes on.
+	c, _ = p.tool("panics", extCaps, nil)
+	if g := p.waitStatus(str(c["taskId"]), mcp.TaskStatusFailed); !strings.Contains(string(g["error"]), `"message":"internal error in tool panics"`) {
+		t.Errorf("panic: %s", g)
 	}
 
 	// Input through the task, answered in parts.
