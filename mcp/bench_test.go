@@ -147,3 +147,36 @@ func BenchmarkUnmarshalParams(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkListenCodecs compares the codecs of a task's subscriptions/listen and its
+// acknowledgement with encoding/json on the types without them.
+func BenchmarkListenCodecs(b *testing.B) {
+	params := []byte(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"notifications":{"taskIds":["6b0869bdf0eef31efc8c89e8022f384b"]}}`)
+	ack := ListenAcknowledgedParams{Notifications: ListenFilter{TaskIDs: []string{"6b0869bdf0eef31efc8c89e8022f384b"}}, Meta: Meta{MetaSubscriptionID: 2}}
+	for _, dec := range []struct {
+		name string
+		f    func([]byte, any) error
+	}{{"UnmarshalJSON", unmarshalDirect}, {"reference", refUnmarshal}} {
+		b.Run("ListenParams/"+dec.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := dec.f(params, new(ListenParams)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	for _, enc := range []struct {
+		name string
+		f    func(any) ([]byte, error)
+	}{{"MarshalJSON", func(v any) ([]byte, error) { return v.(json.Marshaler).MarshalJSON() }}, {"reference", refMarshal}} {
+		b.Run("ListenAcknowledgedParams/"+enc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := enc.f(ack); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

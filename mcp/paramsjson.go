@@ -318,11 +318,45 @@ func appendTaskIDParams(b []byte, id string, meta Meta) ([]byte, error) {
 // appendMeta appends `,"_meta":{...}` unless meta is empty, then closes the object.
 func appendMeta(b []byte, meta Meta) ([]byte, error) {
 	if len(meta) > 0 {
-		var err error
 		b = append(b, `,"_meta":`...)
-		if b, err = jsonwire.AppendMarshal(b, map[string]any(meta)); err != nil {
-			return nil, err
+		if out, ok := appendOneScalar(b, meta); ok {
+			b = out
+		} else {
+			var err error
+			if b, err = jsonwire.AppendMarshal(b, map[string]any(meta)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return append(b, '}'), nil
+}
+
+// appendOneScalar appends meta as encoding/json writes it when it holds one member
+// whose value is a string, an integer, a bool or null (a stream's subscription id, a
+// progress token: most of what goes out); for anything else it appends nothing and
+// reports false.
+func appendOneScalar(b []byte, meta Meta) ([]byte, bool) {
+	if len(meta) != 1 {
+		return b, false
+	}
+	for k, v := range meta {
+		start := len(b)
+		b = append(jsonwire.AppendString(append(b, '{'), k), ':')
+		switch v := v.(type) {
+		case string:
+			b = jsonwire.AppendString(b, v)
+		case int:
+			b = strconv.AppendInt(b, int64(v), 10)
+		case int64:
+			b = strconv.AppendInt(b, v, 10)
+		case bool:
+			b = strconv.AppendBool(b, v)
+		case nil:
+			b = append(b, "null"...)
+		default:
+			return b[:start], false
+		}
+		return append(b, '}'), true
+	}
+	return b, false
 }

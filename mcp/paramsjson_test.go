@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/internal/jsonwire"
+	"github.com/mcpi-dev/mcpi/internal/jsonwire/jsonwiretest"
 )
 
 var paramsSeeds = []string{
@@ -70,6 +71,32 @@ var paramsSeeds = []string{
 	`{"taskId":"t",}`,
 	"{\"name\":\"x\",\"arguments\":\"tab\there\"}",
 	strings.Repeat(`{"name":"x","arguments":`, 1) + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
+	// subscriptions/listen and its acknowledgement.
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"notifications":{"taskIds":["6b0869bdf0eef31efc8c89e8022f384b"]}}`,
+	`{"notifications":{"taskIds":["a","b"]},"_meta":{"io.modelcontextprotocol/subscriptionId":12}}`,
+	` { "notifications" : { "toolsListChanged" : true , "promptsListChanged" : false , "resourcesListChanged" : true , "resourceSubscriptions" : [ "file:///a" , "\u00e9" ] , "taskIds" : [ ] } } `,
+	`{"notifications":{}}`,
+	`{"notifications":null}`,
+	`{"notifications":[]}`,
+	`{"notifications":{"taskIds":null}}`,
+	`{"notifications":{"taskIds":[null]}}`,
+	`{"notifications":{"taskIds":[1]}}`,
+	`{"notifications":{"taskIds":["a",]}}`,
+	`{"notifications":{"taskIds":["a"] "x":1}}`,
+	`{"notifications":{"taskIds":"a"}}`,
+	`{"notifications":{"taskIds":["a"],"taskIds":["b"]}}`,
+	`{"notifications":{"TaskIds":["a"]}}`,
+	`{"notifications":{"task_ids":["a"]}}`,
+	`{"notifications":{"toolsListChanged":null}}`,
+	`{"notifications":{"toolsListChanged":1}}`,
+	`{"notifications":{"toolsListChanged":"true"}}`,
+	`{"notifications":{"other":{"a":[1]},"toolsListChanged":true}}`,
+	`{"notifications":{"taskIds":["a"]},"notifications":{"toolsListChanged":true}}`,
+	`{"Notifications":{"taskIds":["a"]}}`,
+	`{"notifications":{"taskIds":["a"]},"_meta":[]}`,
+	`{"notifications":{"taskIds":["a"]},"other":1}`,
+	`{"notifications":{"taskIds":["a"]}`,
+	`{"notifications":{"taskIds":["a"`,
 }
 
 // checkParams holds the params decoders to encoding/json for each params type, into a
@@ -87,6 +114,14 @@ func checkParams(t *testing.T, data []byte) {
 			return &CallToolParams{Name: "old", Arguments: json.RawMessage(`{"old":1}`), Task: &TaskMetadata{TTL: &ttl}, Meta: Meta{"old": true}}
 		},
 		func() any { return &TaskResultParams{TaskID: "old", Meta: Meta{"old": true}} },
+		func() any { return new(ListenParams) },
+		func() any { return new(ListenAcknowledgedParams) },
+		func() any {
+			return &ListenParams{Notifications: ListenFilter{ToolsListChanged: true, TaskIDs: []string{"old"}}, Meta: Meta{"old": true}}
+		},
+		func() any {
+			return &ListenAcknowledgedParams{Notifications: ListenFilter{ResourceSubscriptions: []string{"old", "older"}}}
+		},
 	} {
 		checkDecode(t, data, mk)
 	}
@@ -137,6 +172,16 @@ func TestParamsUnmarshalFastPath(t *testing.T) {
 	for _, s := range []string{`{"taskId":"t"}`, `{"taskId":"t","_meta":{"a":[1]}}`, `{}`} {
 		var p TaskResultParams
 		if !decodeTaskIDParams([]byte(s), &p.TaskID, &p.Meta) {
+			t.Errorf("%s: not decoded directly", s)
+		}
+	}
+	for _, s := range []string{
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"notifications":{"taskIds":["t"]}}`,
+		`{"notifications":{"toolsListChanged":true,"promptsListChanged":false,"resourcesListChanged":true,"resourceSubscriptions":["a"],"taskIds":[]},"other":[1]}`,
+		`{"notifications":{}}`,
+	} {
+		var p ListenParams
+		if !decodeListen([]byte(s), &p.Notifications, &p.Meta) {
 			t.Errorf("%s: not decoded directly", s)
 		}
 	}
@@ -215,6 +260,18 @@ func TestParamsMarshal(t *testing.T) {
 	} {
 		checkMarshal(t, v, false)
 	}
+	for _, f := range []ListenFilter{
+		{},
+		{TaskIDs: []string{"6b0869bdf0eef31efc8c89e8022f384b"}},
+		{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true, ResourceSubscriptions: []string{"file:///<a>", "\u2028 \xff"}, TaskIDs: []string{"a", "b"}},
+		{PromptsListChanged: true, ResourceSubscriptions: []string{}, TaskIDs: []string{""}},
+	} {
+		for _, meta := range []Meta{nil, {}, {MetaSubscriptionID: 7}, {"c": make(chan int)}} {
+			checkMarshal(t, ListenParams{f, meta}, false)
+			checkMarshal(t, &ListenAcknowledgedParams{f, meta}, false)
+		}
+	}
+	checkMarshal(t, (*ListenParams)(nil), false)
 	for _, id := range []string{"", "t-1", "<&>", "\xed\xa0\x80"} {
 		checkMarshal(t, &TaskResultParams{TaskID: id}, true)
 		checkMarshal(t, &GetTaskParams{TaskID: id, Meta: Meta{"k": []any{1, "v"}}}, false)
@@ -239,5 +296,38 @@ func FuzzParamsMarshal(f *testing.F) {
 		}
 		checkMarshal(t, p, false)
 		checkMarshal(t, &TaskResultParams{TaskID: name, Meta: p.Meta}, false)
+		f := ListenFilter{ToolsListChanged: shape&8 != 0, PromptsListChanged: shape&16 != 0, ResourcesListChanged: shape&32 != 0}
+		if shape&64 != 0 {
+			f.ResourceSubscriptions = []string{key, val}
+		}
+		if shape&128 != 0 {
+			f.TaskIDs = []string{name}
+		}
+		checkMarshal(t, ListenParams{f, p.Meta}, false)
+		checkMarshal(t, ListenAcknowledgedParams{f, p.Meta}, false)
 	})
+}
+
+// TestAppendMeta: a _meta of one scalar, written directly, and any other, written by
+// encoding/json, are what encoding/json writes.
+func TestAppendMeta(t *testing.T) {
+	for _, m := range []Meta{
+		{MetaSubscriptionID: int64(12)}, {MetaSubscriptionID: "sub-<1>"}, {"progressToken": 7}, {"k": -1},
+		{"k": true}, {"k": false}, {"k": nil}, {"\u2028 \xff \"q\"": "\x00 \xed\xa0\x80 </script>"}, {"": ""},
+		{"k": 1.5}, {"k": json.Number("12")}, {"k": uint8(1)}, {"k": []any{1}}, {"k": map[string]any{"a": nil}},
+		{"b": 1, "a": "x"}, {"k": make(chan int)},
+	} {
+		want, wantErr := jsonwiretest.Marshal(map[string]any(m))
+		got, err := appendMeta([]byte(`{"x":1`), m)
+		if (err == nil) != (wantErr == nil) {
+			t.Errorf("appendMeta(%#v): error %v, want %v", m, err, wantErr)
+			continue
+		}
+		if err == nil && string(got) != `{"x":1,"_meta":`+string(want)+`}` {
+			t.Errorf("appendMeta(%#v) = %s, want the member %s", m, got, want)
+		}
+	}
+	if got, err := appendMeta([]byte(`{"x":1`), Meta{}); err != nil || string(got) != `{"x":1}` {
+		t.Errorf("empty: %s, %v", got, err)
+	}
 }

@@ -20,6 +20,8 @@ type (
 	refCancelTaskParams CancelTaskParams
 	refDetailedTask     DetailedTask
 	refExtCreateTask    ExtCreateTaskResult
+	refListenParams     ListenParams
+	refListenAck        ListenAcknowledgedParams
 )
 
 // refUnmarshal is json.Unmarshal(data, v) on v's type without methods.
@@ -106,6 +108,12 @@ func refUnmarshal(data []byte, v any) error {
 		err := json.Unmarshal(data, &w)
 		v.ResultType, v.DetailedTask, v.Meta = w.ResultType, detailedTask(w.DetailedTask), w.Meta
 		return err
+	case *ListenParams:
+		type ListenParams refListenParams
+		return json.Unmarshal(data, (*ListenParams)(v))
+	case *ListenAcknowledgedParams:
+		type ListenAcknowledgedParams refListenAck
+		return json.Unmarshal(data, (*ListenAcknowledgedParams)(v))
 	case *TasksNotificationParams:
 		type detailedTask = DetailedTask
 		type DetailedTask refDetailedTask
@@ -161,6 +169,10 @@ func refMarshal(v any) ([]byte, error) {
 		w = flat{Task(v.Task), v.Meta}
 	case ExtCreateTaskResult:
 		w = refExtCreateTask(v)
+	case ListenParams:
+		w = refListenParams(v)
+	case ListenAcknowledgedParams:
+		w = refListenAck(v)
 	case ExtGetTaskResult:
 		type DetailedTask refDetailedTask
 		w = struct {

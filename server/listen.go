@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sync"
 	"time"
@@ -161,7 +162,10 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 		l.endLocked() // a stream of tasks that have all ended, or of none the server knows
 	}
 	l.taskMu.Unlock()
-	final := &listenResult{Meta: mcp.Meta{mcp.MetaSubscriptionID: req.ID.Raw()}}
+	// The final result, if the server ends the stream (complete, as handleModern would
+	// make it): like every message of the stream it names the subscription.
+	id, _ := req.ID.MarshalJSON()
+	final := json.RawMessage(`{"resultType":"complete","_meta":{"` + mcp.MetaSubscriptionID + `":` + string(id) + `}}`)
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -172,12 +176,6 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 	case <-s.server.closing:
 		return final, nil
 	}
-}
-
-// listenResult is the final result of a subscriptions/listen the server ends: like every
-// message of the stream it names the subscription.
-type listenResult struct {
-	Meta mcp.Meta `json:"_meta"`
 }
 
 // notifyListeners sends method to every open listen whose filter asks for it.

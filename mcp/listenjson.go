@@ -1,0 +1,249 @@
+package mcp
+
+import (
+	"encoding/json"
+
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
+)
+
+// A 2026-07-28 task round trip opens a subscriptions/listen for its task: the client
+// encodes [ListenParams], the server decodes them and encodes the
+// [ListenAcknowledgedParams], the client decodes those. Both have hand-written codecs
+// under the rules of resultsjson.go: the usual shape directly, anything else through
+// encoding/json on the type without its methods, so that outcome and errors are the
+// same.
+
+// The types without their JSON methods, for encoding/json.
+type (
+	plainListenParams             ListenParams
+	plainListenAcknowledgedParams ListenAcknowledgedParams
+)
+
+// MarshalJSON writes p as encoding/json writes its fields, with HTML escaping off.
+func (p ListenParams) MarshalJSON() ([]byte, error) {
+	if b, err := appendListen(&p.Notifications, p.Meta); err == nil {
+		return b, nil
+	}
+	type ListenParams plainListenParams
+	return jsonwire.Marshal((*ListenParams)(&p)) // and the error encoding/json gives
+}
+
+// UnmarshalJSON decodes p as encoding/json decodes its fields.
+func (p *ListenParams) UnmarshalJSON(data []byte) error {
+	if p.Notifications.isZero() && p.Meta == nil && decodeListen(data, &p.Notifications, &p.Meta) {
+		return nil
+	}
+	type ListenParams plainListenParams
+	return json.Unmarshal(data, (*ListenParams)(p))
+}
+
+// MarshalJSON writes p as encoding/json writes its fields, with HTML escaping off.
+func (p ListenAcknowledgedParams) MarshalJSON() ([]byte, error) {
+	if b, err := appendListen(&p.Notifications, p.Meta); err == nil {
+		return b, nil
+	}
+	type ListenAcknowledgedParams plainListenAcknowledgedParams
+	return jsonwire.Marshal((*ListenAcknowledgedParams)(&p)) // and the error encoding/json gives
+}
+
+// UnmarshalJSON decodes p as encoding/json decodes its fields.
+func (p *ListenAcknowledgedParams) UnmarshalJSON(data []byte) error {
+	if p.Notifications.isZero() && p.Meta == nil && decodeListen(data, &p.Notifications, &p.Meta) {
+		return nil
+	}
+	type ListenAcknowledgedParams plainListenAcknowledgedParams
+	return json.Unmarshal(data, (*ListenAcknowledgedParams)(p))
+}
+
+func (f *ListenFilter) isZero() bool {
+	return !f.ToolsListChanged && !f.PromptsListChanged && !f.ResourcesListChanged &&
+		f.ResourceSubscriptions == nil && f.TaskIDs == nil
+}
+
+// appendListen writes {"notifications":f,"_meta":meta} as encoding/json writes both
+// types; an error (in meta) leaves its wording to encoding/json.
+func appendListen(f *ListenFilter, meta Meta) ([]byte, error) {
+	size := 120
+	for _, s := range f.ResourceSubscriptions {
+		size += len(s) + 3
+	}
+	for _, s := range f.TaskIDs {
+		size += len(s) + 3
+	}
+	b := append(make([]byte, 0, size), `{"notifications":{`...)
+	open := len(b)
+	member := func(name string) {
+		if len(b) > open {
+			b = append(b, ',')
+		}
+		b = append(b, name...)
+	}
+	for _, flag := range []struct {
+		name string
+		on   bool
+	}{
+		{`"toolsListChanged":true`, f.ToolsListChanged},
+		{`"promptsListChanged":true`, f.PromptsListChanged},
+		{`"resourcesListChanged":true`, f.ResourcesListChanged},
+	} {
+		if flag.on {
+			member(flag.name)
+		}
+	}
+	for _, list := range []struct {
+		name string
+		ss   []string
+	}{
+		{`"resourceSubscriptions":[`, f.ResourceSubscriptions},
+		{`"taskIds":[`, f.TaskIDs},
+	} {
+		if len(list.ss) == 0 {
+			continue
+		}
+		member(list.name)
+		for i, s := range list.ss {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonwire.AppendString(b, s)
+		}
+		b = append(b, ']')
+	}
+	return appendMeta(append(b, '}'), meta)
+}
+
+// The member names as encoding/json sees them (see skipMember).
+var (
+	listenNames       = []string{"notifications", "_meta"}
+	listenFilterNames = []string{"toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions", "taskIds"}
+)
+
+// decodeListen decodes {"notifications": {...}, "_meta": ...} into f and *meta, which
+// are zero, storing only when all of data is taken.
+func decodeListen(data []byte, f *ListenFilter, meta *Meta) bool {
+	var (
+		q    ListenFilter
+		m    Meta
+		seen uint8
+	)
+	d := metaDecoder{data: data}
+	ok, more := d.openObject()
+	for ok && more {
+		var key []byte
+		if key, ok = d.memberName(); !ok {
+			break
+		}
+		var bit uint8
+		switch string(key) {
+		case "notifications":
+			bit = 1
+			ok = d.listenFilter(&q)
+		case "_meta":
+			bit = 2
+			m, ok = d.metaValue()
+		default:
+			ok = d.skipMember(key, listenNames)
+		}
+		if seen&bit != 0 {
+			ok = false
+		}
+		seen |= bit
+		if ok {
+			ok, more = d.nextMember()
+		}
+	}
+	if !ok || !d.atEnd() {
+		return false
+	}
+	*f, *meta = q, m
+	return true
+}
+
+// listenFilter decodes the object at d.i into f, which is zero; null, a repeated
+// member and values of other types are left to encoding/json.
+func (d *metaDecoder) listenFilter(f *ListenFilter) bool {
+	if d.i >= len(d.data) || d.data[d.i] != '{' {
+		return false
+	}
+	var seen uint8
+	ok, more := d.openObject()
+	for ok && more {
+		var key []byte
+		if key, ok = d.memberName(); !ok {
+			return false
+		}
+		var bit uint8
+		switch string(key) {
+		case "toolsListChanged":
+			bit = 1
+			f.ToolsListChanged, ok = d.boolValue()
+		case "promptsListChanged":
+			bit = 2
+			f.PromptsListChanged, ok = d.boolValue()
+		case "resourcesListChanged":
+			bit = 4
+			f.ResourcesListChanged, ok = d.boolValue()
+		case "resourceSubscriptions":
+			bit = 8
+			f.ResourceSubscriptions, ok = d.stringArray()
+		case "taskIds":
+			bit = 16
+			f.TaskIDs, ok = d.stringArray()
+		default:
+			ok = d.skipMember(key, listenFilterNames)
+		}
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		ok, more = d.nextMember()
+	}
+	return ok
+}
+
+// boolValue decodes true or false; null and other types are left to encoding/json.
+func (d *metaDecoder) boolValue() (v, ok bool) {
+	switch {
+	case d.literal("true"):
+		return true, true
+	case d.literal("false"):
+		return false, true
+	}
+	return false, false
+}
+
+// stringArray decodes an array of strings. An empty array is an empty, non-nil slice,
+// as encoding/json makes it; null and other types are left to encoding/json.
+func (d *metaDecoder) stringArray() ([]string, bool) {
+	if d.i >= len(d.data) || d.data[d.i] != '[' {
+		return nil, false
+	}
+	d.i++
+	ss := []string{}
+	d.skipSpace()
+	if d.i < len(d.data) && d.data[d.i] == ']' {
+		d.i++
+		return ss, true
+	}
+	for {
+		s, ok := d.stringValue()
+		if !ok {
+			return nil, false
+		}
+		ss = append(ss, s)
+		d.skipSpace()
+		if d.i >= len(d.data) {
+			return nil, false
+		}
+		switch d.data[d.i] {
+		case ',':
+			d.i++
+			d.skipSpace()
+		case ']':
+			d.i++
+			return ss, true
+		default:
+			return nil, false
+		}
+	}
+}
