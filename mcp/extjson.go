@@ -224,46 +224,32 @@ func decodeExtTask(data []byte, t *ExtTask, x extMembers) bool {
 		seen, also uint8
 	)
 	d := metaDecoder{data: data}
-	ok, more := d.openObject()
-	for ok && more {
-		var key []byte
-		if key, ok = d.memberName(); !ok {
-			break
-		}
-		var bit uint8
+	if !d.members(func(key []byte) (ok bool) {
 		switch {
 		case x.resultType != nil && string(key) == "resultType":
-			bit = 1
 			var s string
 			s, ok = d.stringValue()
 			rt = ResultType(s)
+			return ok && once(&also, 1)
 		case x.result != nil && string(key) == "result":
-			bit = 2
 			// As json.RawMessage decodes: the value's bytes, whatever its type.
-			start := d.i
-			if ok = d.skipValue(); ok {
-				res = append(json.RawMessage(nil), d.data[start:d.i]...)
+			var raw []byte
+			if raw, ok = d.rawValue(); ok {
+				res = append(json.RawMessage(nil), raw...)
 			}
+			return ok && once(&also, 2)
 		case x.result != nil && (string(key) == "error" || string(key) == "inputRequests"):
-			ok = false
+			return false
 		case x.meta != nil && string(key) == "_meta":
-			bit = 4
 			meta, ok = d.metaValue()
-		default:
-			var known bool
-			if known, ok = d.taskMember(key, &q, &seen, true); !known {
-				ok = d.skipMember(key, x.names)
-			}
+			return ok && once(&also, 4)
 		}
-		if also&bit != 0 {
-			ok = false
+		known, ok := d.taskMember(key, &q, &seen, true)
+		if !known {
+			ok = d.skipMember(key, x.names)
 		}
-		also |= bit
-		if ok {
-			ok, more = d.nextMember()
-		}
-	}
-	if !ok || !d.atEnd() {
+		return ok
+	}) || !d.atEnd() {
 		return false
 	}
 	*t = ExtTaskFrom(q)

@@ -127,32 +127,16 @@ func decodeListen(data []byte, f *ListenFilter, meta *Meta) bool {
 		seen uint8
 	)
 	d := metaDecoder{data: data}
-	ok, more := d.openObject()
-	for ok && more {
-		var key []byte
-		if key, ok = d.memberName(); !ok {
-			break
-		}
-		var bit uint8
+	if !d.members(func(key []byte) (ok bool) {
 		switch string(key) {
 		case "notifications":
-			bit = 1
-			ok = d.listenFilter(&q)
+			return d.listenFilter(&q) && once(&seen, 1)
 		case "_meta":
-			bit = 2
 			m, ok = d.metaValue()
-		default:
-			ok = d.skipMember(key, listenNames)
+			return ok && once(&seen, 2)
 		}
-		if seen&bit != 0 {
-			ok = false
-		}
-		seen |= bit
-		if ok {
-			ok, more = d.nextMember()
-		}
-	}
-	if !ok || !d.atEnd() {
+		return d.skipMember(key, listenNames)
+	}) || !d.atEnd() {
 		return false
 	}
 	*f, *meta = q, m
@@ -166,39 +150,26 @@ func (d *metaDecoder) listenFilter(f *ListenFilter) bool {
 		return false
 	}
 	var seen uint8
-	ok, more := d.openObject()
-	for ok && more {
-		var key []byte
-		if key, ok = d.memberName(); !ok {
-			return false
-		}
-		var bit uint8
+	return d.members(func(key []byte) (ok bool) {
 		switch string(key) {
 		case "toolsListChanged":
-			bit = 1
 			f.ToolsListChanged, ok = d.boolValue()
+			return ok && once(&seen, 1)
 		case "promptsListChanged":
-			bit = 2
 			f.PromptsListChanged, ok = d.boolValue()
+			return ok && once(&seen, 2)
 		case "resourcesListChanged":
-			bit = 4
 			f.ResourcesListChanged, ok = d.boolValue()
+			return ok && once(&seen, 4)
 		case "resourceSubscriptions":
-			bit = 8
 			f.ResourceSubscriptions, ok = d.stringArray()
+			return ok && once(&seen, 8)
 		case "taskIds":
-			bit = 16
 			f.TaskIDs, ok = d.stringArray()
-		default:
-			ok = d.skipMember(key, listenFilterNames)
+			return ok && once(&seen, 16)
 		}
-		if !ok || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		ok, more = d.nextMember()
-	}
-	return ok
+		return d.skipMember(key, listenFilterNames)
+	})
 }
 
 // boolValue decodes true or false; null and other types are left to encoding/json.
@@ -215,35 +186,13 @@ func (d *metaDecoder) boolValue() (v, ok bool) {
 // stringArray decodes an array of strings. An empty array is an empty, non-nil slice,
 // as encoding/json makes it; null and other types are left to encoding/json.
 func (d *metaDecoder) stringArray() ([]string, bool) {
-	if d.i >= len(d.data) || d.data[d.i] != '[' {
+	ss := []string{}
+	if !d.elements(func() bool {
+		s, ok := d.stringValue()
+		ss = append(ss, s)
+		return ok
+	}) {
 		return nil, false
 	}
-	d.i++
-	ss := []string{}
-	d.skipSpace()
-	if d.i < len(d.data) && d.data[d.i] == ']' {
-		d.i++
-		return ss, true
-	}
-	for {
-		s, ok := d.stringValue()
-		if !ok {
-			return nil, false
-		}
-		ss = append(ss, s)
-		d.skipSpace()
-		if d.i >= len(d.data) {
-			return nil, false
-		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-			d.skipSpace()
-		case ']':
-			d.i++
-			return ss, true
-		default:
-			return nil, false
-		}
-	}
+	return ss, true
 }

@@ -137,39 +137,15 @@ func (d *metaDecoder) object() (map[string]any, bool) {
 // array decodes the array at d.i, which is '['. An empty array is an empty, non-nil
 // slice, as encoding/json makes it.
 func (d *metaDecoder) array() (any, bool) {
-	if d.depth++; d.depth > maxMetaDepth {
+	a := []any{}
+	if !d.elements(func() bool {
+		v, ok := d.value()
+		a = append(a, v)
+		return ok
+	}) {
 		return nil, false
 	}
-	d.i++
-	a := []any{}
-	d.skipSpace()
-	if d.i < len(d.data) && d.data[d.i] == ']' {
-		d.i++
-		d.depth--
-		return a, true
-	}
-	for {
-		v, ok := d.value()
-		if !ok {
-			return nil, false
-		}
-		a = append(a, v)
-		d.skipSpace()
-		if d.i >= len(d.data) {
-			return nil, false
-		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-			d.skipSpace()
-		case ']':
-			d.i++
-			d.depth--
-			return a, true
-		default:
-			return nil, false
-		}
-	}
+	return a, true
 }
 
 // key decodes an object key, sharing the strings of the keys MCP itself puts in _meta

@@ -96,25 +96,15 @@ func decodeTaskIDParams(data []byte, id *string, meta *Meta) bool {
 	var taskID string
 	var m Meta
 	d := metaDecoder{data: data}
-	ok, more := d.openObject()
-	for ok && more {
-		var key []byte
-		if key, ok = d.memberName(); !ok {
-			break
-		}
+	if !d.members(func(key []byte) (ok bool) {
 		switch string(key) {
 		case "taskId":
 			taskID, ok = d.stringValue()
 		case "_meta":
 			m, ok = d.metaValue()
-		default:
-			ok = false
 		}
-		if ok {
-			ok, more = d.nextMember()
-		}
-	}
-	if !ok || !d.atEnd() {
+		return ok
+	}) || !d.atEnd() {
 		return false
 	}
 	*id, *meta = taskID, m
@@ -126,33 +116,23 @@ func decodeTaskIDParams(data []byte, id *string, meta *Meta) bool {
 func decodeCallToolParams(data []byte, p *CallToolParams) bool {
 	var q CallToolParams
 	d := metaDecoder{data: data}
-	ok, more := d.openObject()
-	for ok && more {
-		var key []byte
-		if key, ok = d.memberName(); !ok {
-			break
-		}
+	if !d.members(func(key []byte) (ok bool) {
 		switch string(key) {
 		case "name":
 			q.Name, ok = d.stringValue()
 		case "arguments":
 			// As json.RawMessage decodes: the value's bytes, whatever its type.
-			start := d.i
-			if ok = d.skipValue(); ok {
-				q.Arguments = append(q.Arguments[:0], d.data[start:d.i]...)
+			var raw []byte
+			if raw, ok = d.rawValue(); ok {
+				q.Arguments = append(q.Arguments[:0], raw...)
 			}
 		case "task":
 			ok = d.taskMetadata(&q.Task)
 		case "_meta":
 			q.Meta, ok = d.metaValue()
-		default:
-			ok = false
 		}
-		if ok {
-			ok, more = d.nextMember()
-		}
-	}
-	if !ok || !d.atEnd() {
+		return ok
+	}) || !d.atEnd() {
 		return false
 	}
 	*p = q
@@ -172,33 +152,104 @@ func (d *metaDecoder) taskMetadata(t **TaskMetadata) bool {
 	if *t == nil {
 		*t = &TaskMetadata{}
 	}
-	ok, more := d.openObject()
-	for ok && more {
-		var key []byte
-		if key, ok = d.memberName(); !ok || string(key) != "ttl" {
+	return d.members(func(key []byte) bool {
+		if string(key) != "ttl" {
 			return false
 		}
-		switch {
-		case d.literal("null"):
+		if d.literal("null") {
 			(*t).TTL = nil
-		default:
-			end := d.numberEnd()
-			if end < 0 {
-				return false
-			}
-			n, err := strconv.ParseInt(string(d.data[d.i:end]), 10, 64)
-			if err != nil {
-				return false
-			}
-			d.i = end
-			if (*t).TTL == nil {
-				(*t).TTL = new(int64)
-			}
-			*(*t).TTL = n
+			return true
+		}
+		end := d.numberEnd()
+		if end < 0 {
+			return false
+		}
+		n, err := strconv.ParseInt(string(d.data[d.i:end]), 10, 64)
+		if err != nil {
+			return false
+		}
+		d.i = end
+		if (*t).TTL == nil {
+			(*t).TTL = new(int64)
+		}
+		*(*t).TTL = n
+		return true
+	})
+}
+
+// rawValue moves past the value at d.i and returns its bytes, as a json.RawMessage
+// decodes them whatever the value's type.
+func (d *metaDecoder) rawValue() ([]byte, bool) {
+	start := d.i
+	if !d.skipValue() {
+		return nil, false
+	}
+	return d.data[start:d.i], true
+}
+
+// members decodes the object at d.i (after whitespace) member by member: member gets
+// each name, with d at its value, and consumes the value, reporting whether it could.
+// members reports false when the object is not of the usual shape (a name with escapes
+// included) or member gives up.
+func (d *metaDecoder) members(member func(key []byte) bool) bool {
+	ok, more := d.openObject()
+	for ok && more {
+		key, named := d.memberName()
+		if !named || !member(key) {
+			return false
 		}
 		ok, more = d.nextMember()
 	}
 	return ok
+}
+
+// elements decodes the array at d.i element by element: elem, with d at each element,
+// consumes it, reporting whether it could. elements reports false when there is no array
+// at d.i, it is not well formed or nested too deep, or elem gives up.
+func (d *metaDecoder) elements(elem func() bool) bool {
+	if d.i >= len(d.data) || d.data[d.i] != '[' {
+		return false
+	}
+	if d.depth++; d.depth > maxMetaDepth {
+		return false
+	}
+	d.i++
+	d.skipSpace()
+	if d.i < len(d.data) && d.data[d.i] == ']' {
+		d.i++
+		d.depth--
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		d.skipSpace()
+		if d.i >= len(d.data) {
+			return false
+		}
+		switch d.data[d.i] {
+		case ',':
+			d.i++
+			d.skipSpace()
+		case ']':
+			d.i++
+			d.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// once records bit in *seen and reports whether it was not there yet: a member decoded
+// twice merges in ways not worth copying, and is left to encoding/json.
+func once[T ~uint8 | ~uint16](seen *T, bit T) bool {
+	if *seen&bit != 0 {
+		return false
+	}
+	*seen |= bit
+	return true
 }
 
 // openObject consumes the '{' of an object at d.i (after whitespace); more reports

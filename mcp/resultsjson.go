@@ -232,49 +232,27 @@ func decodeCallToolResult(data []byte, r *CallToolResult) bool {
 	var q CallToolResult
 	var seen uint8
 	d := metaDecoder{data: data}
-	ok, more := d.openObject()
-	for ok && more {
-		var key []byte
-		if key, ok = d.memberName(); !ok {
-			break
-		}
-		// A repeated member merges into what the first left in ways not worth copying.
-		var bit uint8
+	if !d.members(func(key []byte) (ok bool) {
 		switch string(key) {
 		case "content":
-			bit = 1
 			q.Content, ok = d.contentBlocks()
+			return ok && once(&seen, 1)
 		case "structuredContent":
-			bit = 2
 			// As json.RawMessage decodes: the value's bytes, whatever its type.
-			start := d.i
-			if ok = d.skipValue(); ok {
-				q.StructuredContent = append(json.RawMessage(nil), d.data[start:d.i]...)
+			var raw []byte
+			if raw, ok = d.rawValue(); ok {
+				q.StructuredContent = append(json.RawMessage(nil), raw...)
 			}
+			return ok && once(&seen, 2)
 		case "isError":
-			bit = 4
-			switch {
-			case d.literal("true"):
-				q.IsError = true
-			case d.literal("false"):
-			default:
-				ok = false
-			}
+			q.IsError, ok = d.boolValue()
+			return ok && once(&seen, 4)
 		case "_meta":
-			bit = 8
 			q.Meta, ok = d.metaValue()
-		default:
-			ok = d.skipMember(key, callToolResultNames)
+			return ok && once(&seen, 8)
 		}
-		if seen&bit != 0 {
-			ok = false
-		}
-		seen |= bit
-		if ok {
-			ok, more = d.nextMember()
-		}
-	}
-	if !ok || !d.atEnd() {
+		return d.skipMember(key, callToolResultNames)
+	}) || !d.atEnd() {
 		return false
 	}
 	*r = q
@@ -284,42 +262,18 @@ func decodeCallToolResult(data []byte, r *CallToolResult) bool {
 // contentBlocks decodes an array of text blocks. An empty array is an empty, non-nil
 // slice, as encoding/json makes it; null is left to encoding/json.
 func (d *metaDecoder) contentBlocks() ([]Content, bool) {
-	if d.i >= len(d.data) || d.data[d.i] != '[' {
-		return nil, false
-	}
-	if d.depth++; d.depth > maxMetaDepth {
-		return nil, false
-	}
-	d.i++
 	blocks := []Content{}
-	d.skipSpace()
-	if d.i < len(d.data) && d.data[d.i] == ']' {
-		d.i++
-		d.depth--
-		return blocks, true
-	}
-	for {
+	if !d.elements(func() bool {
 		var c Content
 		if !d.textBlock(&c) {
-			return nil, false
+			return false
 		}
 		blocks = append(blocks, c)
-		d.skipSpace()
-		if d.i >= len(d.data) {
-			return nil, false
-		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-			d.skipSpace()
-		case ']':
-			d.i++
-			d.depth--
-			return blocks, true
-		default:
-			return nil, false
-		}
+		return true
+	}) {
+		return nil, false
 	}
+	return blocks, true
 }
 
 // textBlock decodes a block holding only type, text and _meta into c, which is zero, as
@@ -327,33 +281,20 @@ func (d *metaDecoder) contentBlocks() ([]Content, bool) {
 // too many fields to tell reliably which names it would ignore.
 func (d *metaDecoder) textBlock(c *Content) bool {
 	var seen uint8
-	ok, more := d.openObject()
-	for ok && more {
-		var key []byte
-		if key, ok = d.memberName(); !ok {
-			return false
-		}
-		var bit uint8
+	return d.members(func(key []byte) (ok bool) {
 		switch string(key) {
 		case "type":
-			bit = 1
 			c.Type, ok = d.stringValue()
+			return ok && once(&seen, 1)
 		case "text":
-			bit = 2
 			c.Text, ok = d.stringValue()
+			return ok && once(&seen, 2)
 		case "_meta":
-			bit = 4
 			c.Meta, ok = d.metaValue()
-		default:
-			return false
+			return ok && once(&seen, 4)
 		}
-		if !ok || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		ok, more = d.nextMember()
-	}
-	return ok
+		return false
+	})
 }
 
 // decodeCreateTaskResult decodes {"task": {...}, "_meta": ...} into r, which is zero,
@@ -362,32 +303,16 @@ func decodeCreateTaskResult(data []byte, r *CreateTaskResult) bool {
 	var q CreateTaskResult
 	var seen uint8
 	d := metaDecoder{data: data}
-	ok, more := d.openObject()
-	for ok && more {
-		var key []byte
-		if key, ok = d.memberName(); !ok {
-			break
-		}
-		var bit uint8
+	if !d.members(func(key []byte) (ok bool) {
 		switch string(key) {
 		case "task":
-			bit = 1
-			ok = d.taskObject(&q.Task)
+			return d.taskObject(&q.Task) && once(&seen, 1)
 		case "_meta":
-			bit = 2
 			q.Meta, ok = d.metaValue()
-		default:
-			ok = d.skipMember(key, createTaskResultNames)
+			return ok && once(&seen, 2)
 		}
-		if seen&bit != 0 {
-			ok = false
-		}
-		seen |= bit
-		if ok {
-			ok, more = d.nextMember()
-		}
-	}
-	if !ok || !d.atEnd() {
+		return d.skipMember(key, createTaskResultNames)
+	}) || !d.atEnd() {
 		return false
 	}
 	*r = q
@@ -400,27 +325,17 @@ func decodeCreateTaskProbe(data []byte, r *CreateTaskProbe) bool {
 	var task *Task
 	seen := false
 	d := metaDecoder{data: data}
-	ok, more := d.openObject()
-	for ok && more {
-		var key []byte
-		if key, ok = d.memberName(); !ok {
-			break
+	if !d.members(func(key []byte) bool {
+		if string(key) != "task" || seen {
+			return d.skipMember(key, createTaskProbeNames)
 		}
-		switch {
-		case string(key) == "task" && !seen:
-			seen = true
-			if !d.literal("null") {
-				task = &Task{}
-				ok = d.taskObject(task)
-			}
-		default:
-			ok = d.skipMember(key, createTaskProbeNames)
+		seen = true
+		if d.literal("null") {
+			return true
 		}
-		if ok {
-			ok, more = d.nextMember()
-		}
-	}
-	if !ok || !d.atEnd() {
+		task = &Task{}
+		return d.taskObject(task)
+	}) || !d.atEnd() {
 		return false
 	}
 	r.Task = task
@@ -434,22 +349,13 @@ func (d *metaDecoder) taskObject(t *Task) bool {
 		return false
 	}
 	var seen uint8
-	ok, more := d.openObject()
-	for ok && more {
-		var key []byte
-		if key, ok = d.memberName(); !ok {
-			return false
-		}
-		var known bool
-		if known, ok = d.taskMember(key, t, &seen, false); !known {
+	return d.members(func(key []byte) bool {
+		known, ok := d.taskMember(key, t, &seen, false)
+		if !known {
 			ok = d.skipMember(key, taskNames)
 		}
-		if !ok {
-			return false
-		}
-		ok, more = d.nextMember()
-	}
-	return ok
+		return ok
+	})
 }
 
 // decodeFlatTask decodes the Task fields, and _meta into *meta unless meta is nil (a
@@ -464,29 +370,17 @@ func decodeFlatTask(data []byte, t *Task, meta *Meta) bool {
 		names = taskMetaNames
 	}
 	d := metaDecoder{data: data}
-	ok, more := d.openObject()
-	for ok && more {
-		var key []byte
-		if key, ok = d.memberName(); !ok {
-			break
+	if !d.members(func(key []byte) (ok bool) {
+		if meta != nil && string(key) == "_meta" {
+			m, ok = d.metaValue()
+			return ok && once(&seen, 0x80)
 		}
-		var known bool
-		switch {
-		case meta != nil && string(key) == "_meta":
-			if ok = seen&0x80 == 0; ok {
-				seen |= 0x80
-				m, ok = d.metaValue()
-			}
-		default:
-			if known, ok = d.taskMember(key, &q, &seen, false); !known {
-				ok = d.skipMember(key, names)
-			}
+		known, ok := d.taskMember(key, &q, &seen, false)
+		if !known {
+			ok = d.skipMember(key, names)
 		}
-		if ok {
-			ok, more = d.nextMember()
-		}
-	}
-	if !ok || !d.atEnd() {
+		return ok
+	}) || !d.atEnd() {
 		return false
 	}
 	*t = q
