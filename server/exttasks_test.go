@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -510,4 +511,68 @@ func TestExtTaskListenEndsWithItsTasks(t *testing.T) {
 	if n := srv.Listeners(); n != 2 {
 		t.Errorf("%d listens open, want the one asking for the tools list and the empty one", n)
 	}
+}
+
+// A stream of tasks alone whose task is deleted before it ends (its ttl passes while it
+// works) ends then, with its final result: nothing more can come of the task. A stream
+// that still has a task to hear of stays open.
+func TestExtTaskListenEndsWhenItsTaskExpires(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := modernServer(&server.Options{Tasks: &tasks.Options{}})
+		defer srv.Close()
+		srv.AddToolWith(&mcp.Tool{Name: "endless"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}, &server.ToolOptions{TaskPolicy: server.TaskAlways, MaxTaskTTL: 10 * time.Second})
+		srv.AddToolWith(&mcp.Tool{Name: "long"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}, &server.ToolOptions{TaskPolicy: server.TaskAlways})
+		p := newModernPeer(t, srv)
+		short, _ := p.tool("endless", extCaps, nil)
+		long, _ := p.tool("long", extCaps, nil)
+		shortID, longID := str(short["taskId"]), str(long["taskId"])
+		if shortID == "" || longID == "" {
+			t.Fatalf("no tasks: %s %s", short, long)
+		}
+		listen := func(notes int, ids ...string) chan map[string]json.RawMessage {
+			out := make(chan map[string]json.RawMessage, 1)
+			go func() {
+				var res map[string]json.RawMessage
+				if err := p.conn.Call(t.Context(), mcp.MethodSubscriptionsListen, map[string]any{"_meta": meta(extCaps), "notifications": map[string]any{"taskIds": ids}}, &res); err == nil {
+					out <- res
+				}
+				close(out)
+			}()
+			for range notes { // the acknowledgement, each known task's state
+				p.nextNote()
+			}
+			return out
+		}
+		alone, both := listen(2, shortID), listen(3, shortID, longID)
+		time.Sleep(11 * time.Second)
+		synctest.Wait()
+		select {
+		case res := <-alone:
+			if str(res["resultType"]) != "complete" || !strings.Contains(string(res["_meta"]), mcp.MetaSubscriptionID) {
+				t.Errorf("final result %s", mustJSON(res))
+			}
+		default:
+			t.Fatal("the stream of a task deleted while it worked stayed open")
+		}
+		select {
+		case res := <-both:
+			t.Fatalf("a stream with a task still working ended: %s", mustJSON(res))
+		default:
+		}
+		if _, rerr := p.task(mcp.MethodTasksGet, shortID, nil); rerr == nil || rerr.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("tasks/get of the expired task: %v", rerr)
+		}
+		// A stream asked for after the deletion names no task the server knows.
+		select {
+		case <-listen(1, shortID):
+		case <-time.After(time.Second):
+			t.Error("a stream of no known task stayed open")
+		}
+	})
 }

@@ -47,7 +47,22 @@ func tasksOnly(f mcp.ListenFilter) bool {
 
 // sentTaskLocked notes that the stream has told task id's state st; l.taskMu is held.
 func (l *listener) sentTaskLocked(id string, st mcp.TaskStatus) {
-	if l.open == nil || !st.IsTerminal() {
+	if st.IsTerminal() {
+		l.doneLocked(id)
+	}
+}
+
+// forget notes that the stream will tell nothing more of task id: it was deleted.
+func (l *listener) forget(id string) {
+	l.taskMu.Lock()
+	l.doneLocked(id)
+	l.taskMu.Unlock()
+}
+
+// doneLocked takes task id off the tasks the stream waits on, ending the stream after
+// the last; l.taskMu is held.
+func (l *listener) doneLocked(id string) {
+	if l.open == nil {
 		return
 	}
 	delete(l.open, id)
@@ -151,11 +166,13 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 		// In the engine's order of announcements: a change announced meanwhile is sent
 		// before or after this, never overtaken by an older state. (Holding l.taskMu
 		// while reading the engine could deadlock with a change being announced.)
-		s.server.tasks.WithDetail(id, func(d mcp.DetailedTask) {
+		if !s.server.tasks.WithDetail(id, func(d mcp.DetailedTask) {
 			l.taskMu.Lock()
 			s.server.sendExtTask(l, d)
 			l.taskMu.Unlock()
-		})
+		}) {
+			l.forget(id) // deleted since the acknowledgement: nothing will come of it
+		}
 	}
 	l.taskMu.Lock()
 	if len(l.open) == 0 {
@@ -220,6 +237,24 @@ func (s *Server) notifyExtTask(d mcp.DetailedTask) {
 		l.taskMu.Lock()
 		s.sendExtTask(l, d)
 		l.taskMu.Unlock()
+	}
+}
+
+// extTaskDeleted ends the part of each listen that a task deleted before it ended
+// (expired) had in it: no notification of it will come, so a stream of tasks alone
+// whose others have ended ends now too, instead of staying open until the client
+// withdraws it. The engine calls it (OnDeleted) in order with its announcements.
+func (s *Server) extTaskDeleted(id string) {
+	s.mu.RLock()
+	var targets []*listener
+	for l := range s.listeners {
+		if slices.Contains(l.filter.TaskIDs, id) {
+			targets = append(targets, l)
+		}
+	}
+	s.mu.RUnlock()
+	for _, l := range targets {
+		l.forget(id)
 	}
 }
 

@@ -247,6 +247,13 @@ func New(impl mcp.Implementation, opts *Options) *Server {
 				onDetail(d)
 			}
 		}
+		onDeleted := to.OnDeleted
+		to.OnDeleted = func(owner, id string) {
+			s.extTaskDeleted(id) // listen.go
+			if onDeleted != nil {
+				onDeleted(owner, id)
+			}
+		}
 		s.tasks = tasks.New(to)
 	}
 	s.log = s.opts.Logger

@@ -25,16 +25,17 @@ func (m *Manager) expire() {
 	now := m.opts.Now()
 	m.mu.Lock()
 	var cancels []context.CancelFunc
+	var unended []*task
 	for len(m.expiry) > 0 && !m.expiry.head().expires.After(now) {
 		t := m.expiry.head()
 		m.opts.Logger.Info("task expired", "task", t.state.TaskID, "owner", t.owner, "status", t.state.Status)
 		cancels = append(cancels, t.cancel)
-		m.removeLocked(t)
+		unended = m.removeNoting(t, unended)
 	}
 	if !m.closed {
 		m.armTimer(now)
 	}
-	m.mu.Unlock()
+	m.unlockDeleted(unended)
 	for _, c := range cancels {
 		c()
 	}

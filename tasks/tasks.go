@@ -78,6 +78,10 @@ type Options struct {
 	// [DialectExtension], with the task as tasks/get would return it then (answers to
 	// its input requests are changes too).
 	OnDetail func(d mcp.DetailedTask)
+	// OnDeleted is called, in order with OnChange and OnDetail, for each task deleted
+	// before it ended: it expired while working or waiting for input, or its owner was
+	// dropped. No change of that task is announced after it. (Close deletes without it.)
+	OnDeleted func(owner, id string)
 	// Now is the clock (time.Now).
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -734,13 +738,39 @@ func (m *Manager) Len() int {
 func (m *Manager) DropOwner(owner string) {
 	m.mu.Lock()
 	var cancels []context.CancelFunc
+	var unended []*task
 	for _, t := range m.owners[owner].all() {
 		cancels = append(cancels, t.cancel)
-		m.removeLocked(t)
+		unended = m.removeNoting(t, unended)
 	}
-	m.mu.Unlock()
+	m.unlockDeleted(unended)
 	for _, c := range cancels {
 		c()
+	}
+}
+
+// removeNoting is removeLocked that adds t to unended when it had not ended and
+// OnDeleted is set, for unlockDeleted to announce.
+func (m *Manager) removeNoting(t *task, unended []*task) []*task {
+	if m.opts.OnDeleted != nil && !t.gone && !t.state.Status.IsTerminal() {
+		unended = append(unended, t)
+	}
+	m.removeLocked(t)
+	return unended
+}
+
+// unlockDeleted releases m.mu and tells OnDeleted of the tasks in unended, in order with
+// the announcements of changes.
+func (m *Manager) unlockDeleted(unended []*task) {
+	if len(unended) == 0 {
+		m.mu.Unlock()
+		return
+	}
+	m.notifyMu.Lock() // after mu, as update takes them
+	m.mu.Unlock()
+	defer m.notifyMu.Unlock()
+	for _, t := range unended {
+		m.opts.OnDeleted(t.owner, t.state.TaskID)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -327,6 +328,55 @@ func TestTTLExpiryDeletesAndStopsWork(t *testing.T) {
 		time.Sleep(time.Minute)
 		if n := m.Len(); n != 0 {
 			t.Errorf("%d tasks left after every ttl passed", n)
+		}
+	})
+}
+
+// TestOnDeleted: a task deleted before it ended (expired while working, or its owner
+// dropped) is told to OnDeleted once, after the changes announced of it; one that ended
+// is not, when it expires or is dropped.
+func TestOnDeleted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var log []string
+		note := func(s string) {
+			mu.Lock()
+			log = append(log, s)
+			mu.Unlock()
+		}
+		m := New(Options{
+			OnChange:  func(owner string, task mcp.Task) { note("change " + owner + " " + task.TaskID + " " + string(task.Status)) },
+			OnDeleted: func(owner, id string) { note("deleted " + owner + " " + id) },
+		})
+		defer m.Close()
+		working, _ := m.Defer("a", ms(30*time.Second), nil)
+		waiting, _ := m.Defer("a", ms(30*time.Second), nil)
+		if err := waiting.SetStatus(mcp.TaskStatusInputRequired, "?"); err != nil {
+			t.Fatal(err)
+		}
+		ended, _ := m.Defer("a", ms(30*time.Second), nil)
+		ended.Finish(Outcome{Result: json.RawMessage(`{}`)})
+		dropped, _ := m.Defer("b", nil, nil)
+		endedB, _ := m.Defer("b", nil, nil)
+		endedB.Finish(Outcome{Result: json.RawMessage(`{}`)})
+		mu.Lock()
+		log = nil
+		mu.Unlock()
+
+		time.Sleep(31 * time.Second)
+		synctest.Wait()
+		m.DropOwner("b")
+		for _, h := range []*Handle{working, waiting, dropped} {
+			h.Finish(Outcome{Result: json.RawMessage(`{}`)}) // too late: nothing announced
+		}
+		want := []string{
+			"deleted a " + working.Created().TaskID, "deleted a " + waiting.Created().TaskID,
+			"deleted b " + dropped.Created().TaskID,
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !slices.Equal(log, want) && !slices.Equal(log, []string{want[1], want[0], want[2]}) {
+			t.Errorf("announced %q, want %q", log, want)
 		}
 	})
 }
