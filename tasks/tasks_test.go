@@ -345,7 +345,9 @@ func TestOnDeleted(t *testing.T) {
 			mu.Unlock()
 		}
 		m := New(Options{
-			OnChange:  func(owner string, task mcp.Task) { note("change " + owner + " " + task.TaskID + " " + string(task.Status)) },
+			OnChange: func(owner string, task mcp.Task) {
+				note("change " + owner + " " + task.TaskID + " " + string(task.Status))
+			},
 			OnDeleted: func(owner, id string) { note("deleted " + owner + " " + id) },
 		})
 		defer m.Close()
