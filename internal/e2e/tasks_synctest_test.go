@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -241,6 +242,54 @@ func TestEndedTasksForgottenSynctest(t *testing.T) {
 		}
 		if _, err := running.Wait(ctx); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// TestExtTaskExpiresWhileWorkingSynctest: in 2026-07-28, a task whose ttl passes while
+// it works (short_ttl_task's 2 s, a 10 s sleep) is deleted by the server, which ends the
+// task's subscriptions/listen stream then (nothing more can come of the task); the
+// client learns at its next poll that the task is gone, long before the sleep would
+// have ended, and withdraws nothing.
+func TestExtTaskExpiresWhileWorkingSynctest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var listenEnded, withdrawn atomic.Int32
+		srv := demo.New(&demo.Options{Tap: func(_ *server.Session, dir jsonrpc.Direction, m jsonrpc.Message) {
+			switch m := m.(type) {
+			case *jsonrpc.Response:
+				if dir == jsonrpc.Outbound && m.Error == nil && strings.Contains(string(m.Result), mcp.MetaSubscriptionID) {
+					listenEnded.Add(1)
+				}
+			case *jsonrpc.Request:
+				if dir == jsonrpc.Inbound && m.Method == mcp.NotificationCancelled {
+					withdrawn.Add(1)
+				}
+			}
+		}})
+		t.Cleanup(srv.Close)
+		c := client.New(mcp.Implementation{Name: "mcpi-e2e", Version: "0"}, &client.Options{ProtocolVersion: mcp.ProtocolVersion20260728})
+		s, err := c.Connect(t.Context(), transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
+			srv.Connect(ctx, conn)
+			return nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		start := time.Now()
+		_, _, err = s.RunToolTask(t.Context(), toolParams(t, demo.ToolShortTTLTask, map[string]any{"seconds": 10}), nil)
+		if !errors.Is(err, client.ErrTaskGone) {
+			t.Fatalf("outcome %v, want the task gone", err)
+		}
+		if d := time.Since(start); d > 4*time.Second {
+			t.Errorf("the client learned of the deletion after %s of bubble time, want within a poll of the 2 s ttl", d)
+		}
+		synctest.Wait()
+		if n := listenEnded.Load(); n != 1 {
+			t.Errorf("the server ended %d listen streams, want the task's one", n)
+		}
+		if n := withdrawn.Load(); n != 0 {
+			t.Errorf("the client withdrew %d requests", n)
 		}
 	})
 }
