@@ -409,18 +409,7 @@ func TestExtTaskListenEndsWithItsTasks(t *testing.T) {
 		t.Fatalf("no tasks: %s %s", slow, failing)
 	}
 	p.waitStatus(failingID, mcp.TaskStatusCompleted)
-	listen := func(filter map[string]any) (chan map[string]json.RawMessage, context.CancelFunc) {
-		ctx, cancel := context.WithCancel(t.Context())
-		out := make(chan map[string]json.RawMessage, 1)
-		go func() {
-			var res map[string]json.RawMessage
-			if err := p.conn.Call(ctx, mcp.MethodSubscriptionsListen, map[string]any{"_meta": meta(extCaps), "notifications": filter}, &res); err == nil {
-				out <- res
-			}
-			close(out)
-		}()
-		return out, cancel
-	}
+	listen := p.listen
 
 	// Tasks and the tools list: stays open past the end of its task.
 	mixed, stopMixed := listen(map[string]any{"taskIds": []string{failingID}, "toolsListChanged": true})
@@ -536,14 +525,7 @@ func TestExtTaskListenEndsWhenItsTaskExpires(t *testing.T) {
 			t.Fatalf("no tasks: %s %s", short, long)
 		}
 		listen := func(notes int, ids ...string) chan map[string]json.RawMessage {
-			out := make(chan map[string]json.RawMessage, 1)
-			go func() {
-				var res map[string]json.RawMessage
-				if err := p.conn.Call(t.Context(), mcp.MethodSubscriptionsListen, map[string]any{"_meta": meta(extCaps), "notifications": map[string]any{"taskIds": ids}}, &res); err == nil {
-					out <- res
-				}
-				close(out)
-			}()
+			out, _ := p.listen(map[string]any{"taskIds": ids})
 			for range notes { // the acknowledgement, each known task's state
 				p.nextNote()
 			}
@@ -575,4 +557,20 @@ func TestExtTaskListenEndsWhenItsTaskExpires(t *testing.T) {
 			t.Error("a stream of no known task stayed open")
 		}
 	})
+}
+
+// listen opens a subscriptions/listen of filter, with the Tasks extension declared: the
+// channel gets its final result, if the server ends it, and is closed then or when the
+// call fails (cancel withdraws it).
+func (p *modernPeer) listen(filter map[string]any) (chan map[string]json.RawMessage, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(p.t.Context())
+	out := make(chan map[string]json.RawMessage, 1)
+	go func() {
+		var res map[string]json.RawMessage
+		if err := p.conn.Call(ctx, mcp.MethodSubscriptionsListen, map[string]any{"_meta": meta(extCaps), "notifications": filter}, &res); err == nil {
+			out <- res
+		}
+		close(out)
+	}()
+	return out, cancel
 }

@@ -28,9 +28,16 @@ import (
 // task options (but for its tap), all inside the current bubble.
 func bubbleSession(t *testing.T, tap func(*server.Session, jsonrpc.Direction, jsonrpc.Message)) *client.Session {
 	t.Helper()
-	srv := demo.New(&demo.Options{Legacy: true, Tap: tap})
+	return bubbleSessionWith(t, &demo.Options{Legacy: true, Tap: tap}, nil)
+}
+
+// bubbleSessionWith connects a client with options copts to a demo server with options
+// dopts, inside the current bubble.
+func bubbleSessionWith(t *testing.T, dopts *demo.Options, copts *client.Options) *client.Session {
+	t.Helper()
+	srv := demo.New(dopts)
 	t.Cleanup(srv.Close)
-	c := client.New(mcp.Implementation{Name: "mcpi-e2e", Version: "0"}, nil)
+	c := client.New(mcp.Implementation{Name: "mcpi-e2e", Version: "0"}, copts)
 	s, err := c.Connect(t.Context(), transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
 		srv.Connect(ctx, conn)
 		return nil
@@ -254,7 +261,7 @@ func TestEndedTasksForgottenSynctest(t *testing.T) {
 func TestExtTaskExpiresWhileWorkingSynctest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var listenEnded, withdrawn atomic.Int32
-		srv := demo.New(&demo.Options{Tap: func(_ *server.Session, dir jsonrpc.Direction, m jsonrpc.Message) {
+		s := bubbleSessionWith(t, &demo.Options{Tap: func(_ *server.Session, dir jsonrpc.Direction, m jsonrpc.Message) {
 			switch m := m.(type) {
 			case *jsonrpc.Response:
 				if dir == jsonrpc.Outbound && m.Error == nil && strings.Contains(string(m.Result), mcp.MetaSubscriptionID) {
@@ -265,19 +272,9 @@ func TestExtTaskExpiresWhileWorkingSynctest(t *testing.T) {
 					withdrawn.Add(1)
 				}
 			}
-		}})
-		t.Cleanup(srv.Close)
-		c := client.New(mcp.Implementation{Name: "mcpi-e2e", Version: "0"}, &client.Options{ProtocolVersion: mcp.ProtocolVersion20260728})
-		s, err := c.Connect(t.Context(), transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
-			srv.Connect(ctx, conn)
-			return nil
-		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
+		}}, &client.Options{ProtocolVersion: mcp.ProtocolVersion20260728})
 		start := time.Now()
-		_, _, err = s.RunToolTask(t.Context(), toolParams(t, demo.ToolShortTTLTask, map[string]any{"seconds": 10}), nil)
+		_, _, err := s.RunToolTask(t.Context(), toolParams(t, demo.ToolShortTTLTask, map[string]any{"seconds": 10}), nil)
 		if !errors.Is(err, client.ErrTaskGone) {
 			t.Fatalf("outcome %v, want the task gone", err)
 		}
