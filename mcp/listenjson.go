@@ -37,13 +37,10 @@ func (p *ListenParams) UnmarshalJSON(data []byte) error {
 	return json.Unmarshal(data, (*ListenParams)(p))
 }
 
-// MarshalJSON writes p as encoding/json writes its fields, with HTML escaping off.
+// MarshalJSON writes p as encoding/json writes its fields, with HTML escaping off: as
+// the listen's params, which have the same fields (and an encoding error names no type).
 func (p ListenAcknowledgedParams) MarshalJSON() ([]byte, error) {
-	if b, err := appendListen(&p.Notifications, p.Meta); err == nil {
-		return b, nil
-	}
-	type ListenAcknowledgedParams plainListenAcknowledgedParams
-	return jsonwire.Marshal((*ListenAcknowledgedParams)(&p)) // and the error encoding/json gives
+	return ListenParams(p).MarshalJSON()
 }
 
 // UnmarshalJSON decodes p as encoding/json decodes its fields.
