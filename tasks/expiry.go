@@ -25,7 +25,7 @@ func (m *Manager) expire() {
 	now := m.opts.Now()
 	m.mu.Lock()
 	var cancels []context.CancelFunc
-	var unended []*task
+	var unended []deletion
 	for len(m.expiry) > 0 && !m.expiry.head().expires.After(now) {
 		t := m.expiry.head()
 		m.opts.Logger.Info("task expired", "task", t.state.TaskID, "owner", t.owner, "status", t.state.Status)

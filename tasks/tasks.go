@@ -738,7 +738,7 @@ func (m *Manager) Len() int {
 func (m *Manager) DropOwner(owner string) {
 	m.mu.Lock()
 	var cancels []context.CancelFunc
-	var unended []*task
+	var unended []deletion
 	for _, t := range m.owners[owner].all() {
 		cancels = append(cancels, t.cancel)
 		unended = m.removeNoting(t, unended)
@@ -749,11 +749,14 @@ func (m *Manager) DropOwner(owner string) {
 	}
 }
 
+// deletion is a task deleted before it ended, for OnDeleted.
+type deletion struct{ owner, id string }
+
 // removeNoting is removeLocked that adds t to unended when it had not ended and
 // OnDeleted is set, for unlockDeleted to announce.
-func (m *Manager) removeNoting(t *task, unended []*task) []*task {
+func (m *Manager) removeNoting(t *task, unended []deletion) []deletion {
 	if m.opts.OnDeleted != nil && !t.gone && !t.state.Status.IsTerminal() {
-		unended = append(unended, t)
+		unended = append(unended, deletion{t.owner, t.state.TaskID})
 	}
 	m.removeLocked(t)
 	return unended
@@ -761,7 +764,7 @@ func (m *Manager) removeNoting(t *task, unended []*task) []*task {
 
 // unlockDeleted releases m.mu and tells OnDeleted of the tasks in unended, in order with
 // the announcements of changes.
-func (m *Manager) unlockDeleted(unended []*task) {
+func (m *Manager) unlockDeleted(unended []deletion) {
 	if len(unended) == 0 {
 		m.mu.Unlock()
 		return
@@ -769,8 +772,8 @@ func (m *Manager) unlockDeleted(unended []*task) {
 	m.notifyMu.Lock() // after mu, as update takes them
 	m.mu.Unlock()
 	defer m.notifyMu.Unlock()
-	for _, t := range unended {
-		m.opts.OnDeleted(t.owner, t.state.TaskID)
+	for _, d := range unended {
+		m.opts.OnDeleted(d.owner, d.id)
 	}
 }
 
