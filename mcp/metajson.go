@@ -322,52 +322,21 @@ func (d *metaDecoder) skipValue() bool {
 		return false
 	}
 	switch c := d.data[d.i]; {
-	case c == '{' || c == '[':
-		closing := byte('}')
-		if c == '[' {
-			closing = ']'
-		}
-		if d.depth++; d.depth > maxMetaDepth {
-			return false
-		}
-		d.i++
-		d.skipSpace()
-		if d.i < len(d.data) && d.data[d.i] == closing {
-			d.i++
-			d.depth--
-			return true
-		}
-		for {
-			if c == '{' {
-				if d.i >= len(d.data) || d.data[d.i] != '"' || !d.skipString() {
-					return false
-				}
-				d.skipSpace()
-				if d.i >= len(d.data) || d.data[d.i] != ':' {
-					return false
-				}
-				d.i++
-				d.skipSpace()
-			}
-			if !d.skipValue() {
+	case c == '[':
+		return d.sequence(']', d.skipValue)
+	case c == '{':
+		return d.sequence('}', func() bool {
+			if d.i >= len(d.data) || d.data[d.i] != '"' || !d.skipString() {
 				return false
 			}
 			d.skipSpace()
-			if d.i >= len(d.data) {
+			if d.i >= len(d.data) || d.data[d.i] != ':' {
 				return false
 			}
-			switch d.data[d.i] {
-			case ',':
-				d.i++
-				d.skipSpace()
-			case closing:
-				d.i++
-				d.depth--
-				return true
-			default:
-				return false
-			}
-		}
+			d.i++
+			d.skipSpace()
+			return d.skipValue()
+		})
 	case c == '"':
 		return d.skipString()
 	case c == 't':

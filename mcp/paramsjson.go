@@ -210,18 +210,26 @@ func (d *metaDecoder) elements(elem func() bool) bool {
 	if d.i >= len(d.data) || d.data[d.i] != '[' {
 		return false
 	}
+	return d.sequence(']', elem)
+}
+
+// sequence consumes the array or object whose opening bracket is at d.i, up to closing:
+// item consumes each element (or member, name included), reporting whether it could.
+// It reports false when the sequence is not well formed or nested too deep, or item
+// gives up.
+func (d *metaDecoder) sequence(closing byte, item func() bool) bool {
 	if d.depth++; d.depth > maxMetaDepth {
 		return false
 	}
 	d.i++
 	d.skipSpace()
-	if d.i < len(d.data) && d.data[d.i] == ']' {
+	if d.i < len(d.data) && d.data[d.i] == closing {
 		d.i++
 		d.depth--
 		return true
 	}
 	for {
-		if !elem() {
+		if !item() {
 			return false
 		}
 		d.skipSpace()
@@ -232,7 +240,7 @@ func (d *metaDecoder) elements(elem func() bool) bool {
 		case ',':
 			d.i++
 			d.skipSpace()
-		case ']':
+		case closing:
 			d.i++
 			d.depth--
 			return true
