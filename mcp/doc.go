@@ -10,13 +10,16 @@
 //
 // Where the wire form is not the plain one of the fields, or a hand-written
 // codec is quicker than reflection (the params and results of every tool call
-// and task round trip: [CallToolParams], [CallToolResult], [Task],
-// [CreateTaskResult], [GetTaskResult], ...), it sits behind the type's
+// and task round trip of both eras: [CallToolParams], [CallToolResult], [Task],
+// [CreateTaskResult], [GetTaskResult], [ExtCreateTaskResult], [DetailedTask],
+// [TasksNotificationParams], [ListenParams], ...), it sits behind the type's
 // MarshalJSON and UnmarshalJSON methods. They give what encoding/json gives
 // for the fields, errors included, write no HTML escapes (json.Marshal still
 // adds them), and accept any input, so they may be called directly. To tell a
 // [CreateTaskResult] from a plain result in one decode, decode into a
-// [CreateTaskProbe].
+// [CreateTaskProbe]. As with any type that has such methods, a struct that
+// embeds one of these types inherits them, and encoding/json then calls them
+// for the whole struct: give such a struct methods of its own.
 //
 // Conventions used throughout:
 //
