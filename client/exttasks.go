@@ -66,7 +66,7 @@ func checkDetail(id string, r *mcp.ExtGetTaskResult) (*mcp.DetailedTask, error) 
 // decodeDetail reads res, the result of a tasks/get for task id sent without
 // exchangeModern, as exchangeModern and getDetail would.
 func decodeDetail(id string, res json.RawMessage) (*mcp.DetailedTask, error) {
-	if rt := resultTypeOf(res); rt != mcp.ResultTypeComplete && rt != mcp.ResultTypeTask {
+	if rt := mcp.ResultTypeOf(res); rt != mcp.ResultTypeComplete && rt != mcp.ResultTypeTask {
 		return nil, &ResultTypeError{Method: mcp.MethodTasksGet, ResultType: rt}
 	}
 	var r mcp.ExtGetTaskResult

@@ -339,7 +339,7 @@ func (s *Session) modernRounds(ctx context.Context, method string, raw json.RawM
 		if err != nil {
 			return err
 		}
-		rt := resultTypeOf(res)
+		rt := mcp.ResultTypeOf(res)
 		switch {
 		case rt == mcp.ResultTypeComplete,
 			rt == mcp.ResultTypeTask && tasks && method == mcp.MethodToolsCall,
@@ -374,25 +374,6 @@ func (s *Session) modernRounds(ctx context.Context, method string, raw json.RawM
 			return &jsonrpc.CallError{Method: method, Op: jsonrpc.OpEncode, Err: err}
 		}
 	}
-}
-
-// resultTypeOf is [mcp.ResultTypeOf], except that a resultType that is not a string
-// (17, {}) is a value this client does not know, as its raw text, rather than an
-// absent one: only a missing (or null) member counts as complete.
-func resultTypeOf(res json.RawMessage) mcp.ResultType {
-	// One pass over the members, without decoding them: results can be large.
-	var member []byte
-	if jsonwire.Members(res, func(name, value []byte) {
-		if string(name) == `"resultType"` {
-			member = value // the last one wins, as with encoding/json
-		}
-	}) != nil || len(member) == 0 || string(member) == "null" {
-		return mcp.ResultTypeComplete
-	}
-	if s, ok := jsonwire.String(member); ok {
-		return mcp.ResultType(s)
-	}
-	return mcp.ResultType(member)
 }
 
 // toolHeaders returns ctx carrying the Mcp-Param-* headers of the tool call whose
@@ -555,7 +536,7 @@ func (s *Session) discover(ctx context.Context, version string) (*mcp.DiscoverRe
 	if err := s.bounded(ctx, mcp.MethodServerDiscover, raw, &res); err != nil {
 		return nil, err
 	}
-	if rt := resultTypeOf(res); rt != mcp.ResultTypeComplete {
+	if rt := mcp.ResultTypeOf(res); rt != mcp.ResultTypeComplete {
 		return nil, &ResultTypeError{Method: mcp.MethodServerDiscover, ResultType: rt}
 	}
 	var d mcp.DiscoverResult

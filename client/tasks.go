@@ -389,7 +389,7 @@ func (s *Session) runModernToolTask(ctx context.Context, p *mcp.CallToolParams, 
 		return nil, nil, &jsonrpc.CallError{Method: mcp.MethodToolsCall, Op: jsonrpc.OpEncode, Err: err}
 	}
 	here := func(res json.RawMessage) (*mcp.CreateTaskProbe, bool) {
-		return nil, resultTypeOf(res) == mcp.ResultTypeTask
+		return nil, mcp.ResultTypeOf(res) == mcp.ResultTypeTask
 	}
 	return s.runHere(ctx, t, p, raw, here, func(first modernAnswer) (*Task, *mcp.CallToolResult, error) {
 		return s.runModernRounds(ctx, t, p, raw, first)

@@ -29,8 +29,10 @@ const (
 )
 
 // ResultTypeOf returns the resultType of a raw result: [ResultTypeComplete]
-// when the member is absent, null or not a string, or raw is not a JSON object.
-// Callers must still reject values they do not know.
+// when the member is absent or null (a legacy peer's result), or raw is not a
+// JSON object. A member that is not a string (17, {}) is returned as its raw
+// text, a value no caller knows: callers must reject the values they do not
+// know.
 func ResultTypeOf(raw json.RawMessage) ResultType {
 	// One pass over the members, without decoding them: results can be large.
 	var member []byte
@@ -38,13 +40,13 @@ func ResultTypeOf(raw json.RawMessage) ResultType {
 		if string(name) == `"resultType"` {
 			member = value // the last one wins, as with encoding/json
 		}
-	}) != nil {
+	}) != nil || len(member) == 0 || string(member) == "null" {
 		return ResultTypeComplete
 	}
 	if s, ok := jsonwire.String(member); ok {
 		return ResultType(s)
 	}
-	return ResultTypeComplete
+	return ResultType(member)
 }
 
 // ExtTask is a task in the extension dialect: like [Task], but with
