@@ -86,52 +86,22 @@ func (d *metaDecoder) literal(lit string) bool {
 
 // object decodes the object at d.i, which is '{'.
 func (d *metaDecoder) object() (map[string]any, bool) {
-	if d.depth++; d.depth > maxMetaDepth {
-		return nil, false
-	}
-	d.i++
 	m := map[string]any{}
-	d.skipSpace()
-	if d.i < len(d.data) && d.data[d.i] == '}' {
-		d.i++
-		d.depth--
-		return m, true
-	}
-	for {
+	if !d.sequence('}', func() bool {
 		if d.i >= len(d.data) || d.data[d.i] != '"' {
-			return nil, false
+			return false
 		}
 		k, ok := d.key()
-		if !ok {
-			return nil, false
+		if !ok || !d.colon() {
+			return false
 		}
-		d.skipSpace()
-		if d.i >= len(d.data) || d.data[d.i] != ':' {
-			return nil, false
-		}
-		d.i++
-		d.skipSpace()
 		v, ok := d.value()
-		if !ok {
-			return nil, false
-		}
 		m[k] = v
-		d.skipSpace()
-		if d.i >= len(d.data) {
-			return nil, false
-		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-			d.skipSpace()
-		case '}':
-			d.i++
-			d.depth--
-			return m, true
-		default:
-			return nil, false
-		}
+		return ok
+	}) {
+		return nil, false
 	}
+	return m, true
 }
 
 // array decodes the array at d.i, which is '['. An empty array is an empty, non-nil
@@ -326,16 +296,7 @@ func (d *metaDecoder) skipValue() bool {
 		return d.sequence(']', d.skipValue)
 	case c == '{':
 		return d.sequence('}', func() bool {
-			if d.i >= len(d.data) || d.data[d.i] != '"' || !d.skipString() {
-				return false
-			}
-			d.skipSpace()
-			if d.i >= len(d.data) || d.data[d.i] != ':' {
-				return false
-			}
-			d.i++
-			d.skipSpace()
-			return d.skipValue()
+			return d.i < len(d.data) && d.data[d.i] == '"' && d.skipString() && d.colon() && d.skipValue()
 		})
 	case c == '"':
 		return d.skipString()

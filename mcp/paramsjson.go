@@ -292,13 +292,18 @@ func (d *metaDecoder) memberName() ([]byte, bool) {
 	}
 	name := d.data[d.i+1 : end]
 	d.i = end + 1
+	return name, d.colon()
+}
+
+// colon consumes the ':' after a member's name, and the whitespace around it.
+func (d *metaDecoder) colon() bool {
 	d.skipSpace()
 	if d.i >= len(d.data) || d.data[d.i] != ':' {
-		return nil, false
+		return false
 	}
 	d.i++
 	d.skipSpace()
-	return name, true
+	return true
 }
 
 // nextMember consumes what follows a member's value: ',' (more is true) or '}'.
