@@ -168,28 +168,3 @@ func (d *metaDecoder) listenFilter(f *ListenFilter) bool {
 		return d.skipMember(key, listenFilterNames)
 	})
 }
-
-// boolValue decodes true or false; null and other types are left to encoding/json.
-func (d *metaDecoder) boolValue() (v, ok bool) {
-	switch {
-	case d.literal("true"):
-		return true, true
-	case d.literal("false"):
-		return false, true
-	}
-	return false, false
-}
-
-// stringArray decodes an array of strings. An empty array is an empty, non-nil slice,
-// as encoding/json makes it; null and other types are left to encoding/json.
-func (d *metaDecoder) stringArray() ([]string, bool) {
-	ss := []string{}
-	if !d.elements(func() bool {
-		s, ok := d.stringValue()
-		ss = append(ss, s)
-		return ok
-	}) {
-		return nil, false
-	}
-	return ss, true
-}
