@@ -90,6 +90,9 @@ func (s *Session) TaskDetail(ctx context.Context, id string) (*mcp.DetailedTask,
 func (t *Task) setDetail(d *mcp.DetailedTask) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.ended {
+		return // its outcome is out; close let go of what following needed
+	}
 	if t.detail != nil && t.detail.Status.IsTerminal() && (inlined(t.detail) || !d.Status.IsTerminal()) {
 		return
 	}

@@ -854,10 +854,16 @@ func (t *Task) finish(res *mcp.CallToolResult, err error) {
 // waits on Done finds the registry as the end left it. The task's share of a listen
 // stream is given up after Done: the withdrawal that the last task of a stream sends
 // (encoded and written, or a connection closed) is no part of waiting for the outcome.
+//
+// What only following needed is let go here: a session keeps its last KeptTasks ended
+// tasks, and each one's stream (a context, a timer), detailed state (the notification's
+// bytes again beside the decoded result) and inputs would stay reachable with it, for the
+// collector to trace at every cycle.
 func (t *Task) close() {
 	t.mu.Lock()
 	t.stopTimerLocked()
 	listen := t.listen
+	t.listen, t.detail, t.inputs, t.unsent = nil, nil, nil, nil
 	t.mu.Unlock()
 	t.s.tasks.forgetToken(t.progress)
 	t.s.tasks.ended(t, t.s.client.opts.KeptTasks)

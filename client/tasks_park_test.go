@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -236,6 +237,19 @@ func TestExtTaskSettledOnItsNotification(t *testing.T) {
 			synctest.Wait()
 			if n := p.srv.Listeners(); n != 0 {
 				t.Fatalf("%d subscriptions/listen still open after the task ended", n)
+			}
+			// The session keeps the ended task for Tasks; what following it needed is gone.
+			task.mu.Lock()
+			listen, detail := task.listen, task.detail
+			task.mu.Unlock()
+			if listen != nil || detail != nil {
+				t.Fatalf("the ended task still holds its stream (%v) or its detailed state (%v)", listen != nil, detail != nil)
+			}
+			if kept := s.Tasks(); !slices.Contains(kept, task) {
+				t.Fatalf("Session.Tasks() has %d tasks, not the one that ended", len(kept))
+			}
+			if _, err := task.Outcome(); err != nil {
+				t.Fatalf("the kept task's outcome: %v", err)
 			}
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 	"syscall"
@@ -98,7 +99,7 @@ func driveMain(args []string) error {
 		timeout   = fs.Duration("timeout", 5*time.Minute, "bound on the whole run")
 		prof      = fs.String("cpuprofile", "", "write a CPU profile of the measured passes to `FILE`")
 		traceOut  = fs.String("trace", "", "write an execution trace of the measured passes of a latency workload to `FILE` (go tool trace; it counts the goroutine hand-offs)")
-		heapProf  = fs.String("heapprofile", "", "receiver: write heap profiles to `FILE`.loaded and FILE.after")
+		heapProf  = fs.String("heapprofile", "", "receiver: write heap profiles to `FILE`.loaded and FILE.after; a latency workload: the heap after its passes (live and allocated) to FILE")
 	)
 	_ = fs.Parse(args)
 	out := DriveOutput{Client: "mcpi", Workload: *workload, Transport: *transport, N: *n}
@@ -187,7 +188,7 @@ func driveMain(args []string) error {
 			out.PerOpUs = append(out.PerOpUs, float64(d)/float64(time.Microsecond))
 			out.CPUUsPerOp = append(out.CPUUsPerOp, float64(bench.SelfCPU()-cpu)/float64(*n)/float64(time.Microsecond))
 		}
-		return nil
+		return writeHeapProfile(*heapProf)
 	}()
 	if err != nil {
 		out.Error = err.Error()
@@ -216,6 +217,24 @@ func startProfile(path string) (func(), error) {
 		pprof.StopCPUProfile()
 		f.Close()
 	}, nil
+}
+
+// writeHeapProfile writes the heap's profile to path ("" for none), after a collection
+// so that what is live is what the passes left.
+func writeHeapProfile(path string) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // startTrace starts an execution trace into path ("" for none) and returns its stop.
