@@ -3,6 +3,7 @@ package tasks
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -83,5 +84,38 @@ func BenchmarkCreateAtCapacity(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		spin()
+	}
+}
+
+// BenchmarkKeptTask reports what an ended task costs while the engine keeps it (up to
+// MaxKept an owner, until its TTL): the live heap and objects per task, which every
+// collection traces, in each dialect.
+func BenchmarkKeptTask(b *testing.B) {
+	for name, d := range map[string]Dialect{"2025-11-25": DialectCore, "2026-07-28": DialectExtension} {
+		b.Run(name, func(b *testing.B) {
+			const kept = 1000
+			var bytes, objects uint64
+			for b.Loop() {
+				m := New(Options{MaxActive: kept, MaxKept: kept})
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				for range kept {
+					h, err := m.DeferIn(d, "owner", &mcp.TaskMetadata{}, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					h.Finish(Outcome{Result: json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)})
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				runtime.KeepAlive(m)
+				bytes += after.HeapAlloc - before.HeapAlloc
+				objects += after.HeapObjects - before.HeapObjects
+				m.Close()
+			}
+			b.ReportMetric(float64(bytes)/float64(b.N*kept), "B/task")
+			b.ReportMetric(float64(objects)/float64(b.N*kept), "objects/task")
+		})
 	}
 }

@@ -124,3 +124,88 @@ func TestHandleCreated(t *testing.T) {
 		}
 	})
 }
+
+// AwaitRequestor returns the newest tasks/result waiting on the task: at once when one
+// waits, or when the next one starts waiting, each time; it gives up when the task ends
+// or ctx does.
+func TestAwaitRequestor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{})
+		h, err := m.Defer("a", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := h.Created().TaskID
+		results := make(chan error, 2)
+		// Nobody waits yet: the work waits until a tasks/result does. Twice over: the
+		// first tasks/result gives up (its request withdrawn) before the second wait.
+		for i, waiter := range []jsonrpc.ID{jsonrpc.Int64ID(7), jsonrpc.Int64ID(8)} {
+			got := awaitRequestor(context.Background(), h)
+			synctest.Wait()
+			select {
+			case f := <-got:
+				t.Fatalf("wait %d returned %v before any tasks/result", i, f)
+			default:
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() {
+				_, err := m.Result(ctx, "a", id, waiter)
+				results <- err
+			}()
+			synctest.Wait()
+			if f := <-got; !f.ok || f.id != waiter {
+				t.Fatalf("wait %d: %v, %v; want %v", i, f.id, f.ok, waiter)
+			}
+			if i == 0 {
+				cancel()
+				if err := <-results; !errors.Is(err, context.Canceled) {
+					t.Fatalf("the withdrawn tasks/result: %v", err)
+				}
+			}
+		}
+		// One waits already: at once.
+		if f := <-awaitRequestor(context.Background(), h); !f.ok || f.id != jsonrpc.Int64ID(8) {
+			t.Fatalf("with a waiter: %v, %v; want 8", f.id, f.ok)
+		}
+
+		// ctx ends the wait of a task nobody asks for; so does the task's end.
+		h2, err := m.Defer("a", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		got := awaitRequestor(ctx, h2)
+		synctest.Wait()
+		cancel()
+		if f := <-got; f.ok {
+			t.Fatalf("after ctx ended: %v, want nothing", f.id)
+		}
+		got = awaitRequestor(context.Background(), h2)
+		synctest.Wait()
+		h2.Finish(Outcome{Result: []byte(`{}`)})
+		if f := <-got; f.ok {
+			t.Fatalf("after the task ended: %v, want nothing", f.id)
+		}
+
+		h.Finish(Outcome{Result: []byte(`{}`)})
+		if err := <-results; err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+type awaited struct {
+	id jsonrpc.ID
+	ok bool
+}
+
+// awaitRequestor runs h.AwaitRequestor on a goroutine of its own.
+func awaitRequestor(ctx context.Context, h *Handle) <-chan awaited {
+	c := make(chan awaited, 1)
+	go func() {
+		id, ok := h.AwaitRequestor(ctx)
+		c <- awaited{id, ok}
+	}()
+	return c
+}

@@ -52,19 +52,36 @@ func otherDialect(id string, has, asked Dialect) *jsonrpc.Error {
 // expired) while it waits.
 var ErrTaskEnded = errors.New("tasks: the task ended while waiting for input")
 
-// extState is what a task of [DialectExtension] keeps besides its status.
+// extState is what a task of [DialectExtension] keeps besides its status. Most tasks
+// never ask for input, and the engine keeps up to MaxKept of them after they end, so
+// its maps and channel are made when the first input is asked for (guarded by the
+// manager's mu, as the rest).
 type extState struct {
 	// asked are the input requests outstanding now, by key.
 	asked map[string]mcp.InputRequest
 	// answers are the answers received, by key, kept for the task's life: a key is
 	// never asked twice, and asking again for an answered key gets its answer.
 	answers map[string]json.RawMessage
-	// changed is closed and replaced when answers arrive.
+	// changed is closed and replaced when answers arrive; it is made with asked, so a
+	// key waited for always has one.
 	changed chan struct{}
 }
 
-func newExtState() *extState {
-	return &extState{asked: map[string]mcp.InputRequest{}, answers: map[string]json.RawMessage{}, changed: make(chan struct{})}
+// ask records q as outstanding under key k.
+func (x *extState) ask(k string, q mcp.InputRequest) {
+	if x.asked == nil {
+		x.asked, x.changed = map[string]mcp.InputRequest{}, make(chan struct{})
+	}
+	x.asked[k] = q
+}
+
+// answer moves key k from the outstanding requests to the answers.
+func (x *extState) answer(k string, a json.RawMessage) {
+	delete(x.asked, k)
+	if x.answers == nil {
+		x.answers = map[string]json.RawMessage{}
+	}
+	x.answers[k] = a
 }
 
 var errNoChange = errors.New("tasks: no change")
@@ -88,7 +105,7 @@ func (h *Handle) AskInput(ctx context.Context, reqs map[string]mcp.InputRequest)
 			if _, ok := t.ext.asked[k]; ok {
 				continue
 			}
-			t.ext.asked[k] = q
+			t.ext.ask(k, q)
 			added = true
 		}
 		if !added {
@@ -236,8 +253,7 @@ func (m *Manager) Update(owner, id string, responses map[string]json.RawMessage,
 			return errNoChange
 		}
 		for _, k := range take {
-			delete(t.ext.asked, k)
-			t.ext.answers[k] = responses[k]
+			t.ext.answer(k, responses[k])
 		}
 		if len(t.ext.asked) == 0 && s.Status == mcp.TaskStatusInputRequired {
 			s.Status = mcp.TaskStatusWorking

@@ -92,6 +92,9 @@ func (h *Handle) AwaitRequestor(ctx context.Context) (jsonrpc.ID, bool) {
 			h.m.wmu.Unlock()
 			return id, true
 		}
+		if h.t.waiterAdded == nil {
+			h.t.waiterAdded = make(chan struct{})
+		}
 		added := h.t.waiterAdded
 		h.m.wmu.Unlock()
 		select {

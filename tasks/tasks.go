@@ -152,7 +152,7 @@ type task struct {
 	// side-channel requests can travel on one of their streams. It and waiterAdded are
 	// guarded by the manager's wmu, not mu.
 	resultWaiters []jsonrpc.ID
-	waiterAdded   chan struct{} // closed and replaced when a tasks/result starts waiting
+	waiterAdded   chan struct{} // closed when a tasks/result starts waiting; made by the first to wait for one (AwaitRequestor), as few tasks ever need it
 	// dialect is the task protocol the task was created in; it is reached in that one
 	// alone.
 	dialect Dialect
@@ -275,9 +275,9 @@ func (m *Manager) register(d Dialect, owner string, requested *mcp.TaskMetadata,
 		return nil, fmt.Errorf("tasks: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &task{owner: owner, ctx: ctx, cancel: cancel, done: make(chan struct{}), index: -1, tindex: -1, waiterAdded: make(chan struct{}), dialect: d}
+	t := &task{owner: owner, ctx: ctx, cancel: cancel, done: make(chan struct{}), index: -1, tindex: -1, dialect: d}
 	if d == DialectExtension {
-		t.ext = newExtState()
+		t.ext = &extState{}
 	}
 	h := &Handle{m: m, t: t, release: cancel}
 	if stop != nil {
@@ -510,8 +510,10 @@ func (m *Manager) Result(ctx context.Context, owner, id string, waiter jsonrpc.I
 			m.waiting = map[string]*task{}
 		}
 		m.waiting[id] = t
-		close(t.waiterAdded)
-		t.waiterAdded = make(chan struct{})
+		if t.waiterAdded != nil {
+			close(t.waiterAdded)
+			t.waiterAdded = nil // the next to wait makes another
+		}
 		m.wmu.Unlock()
 		defer m.dropWaiter(t, id, waiter)
 	}

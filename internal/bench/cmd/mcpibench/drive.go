@@ -40,7 +40,7 @@ type DriveOutput struct {
 	Error     string                `json:"error,omitempty"`
 }
 
-// serveMain is `mcpibench serve [-http ADDR] [-no-status]`: the benchmark server (the
+// serveMain is `mcpibench serve [-http ADDR] [-no-status] [-cpuprofile F] [-trace F] [-heapprofile F]`: the benchmark server (the
 // demo server with room for a 1,000-task burst) over stdio, or over Streamable HTTP on a
 // loopback address, whose URL it prints on stdout.
 func serveMain(args []string) error {
@@ -49,7 +49,13 @@ func serveMain(args []string) error {
 	noStatus := fs.Bool("no-status", false, "never send notifications/tasks/status")
 	prof := fs.String("cpuprofile", "", "write a CPU profile to `FILE`")
 	traceOut := fs.String("trace", "", "write an execution trace to `FILE`")
+	heapProf := fs.String("heapprofile", "", "write the heap's profile (live and allocated) to `FILE` at the end")
 	_ = fs.Parse(args)
+	defer func() {
+		if err := writeHeapProfile(*heapProf); err != nil {
+			fmt.Fprintln(os.Stderr, "mcpibench serve:", err)
+		}
+	}()
 	if stop, err := startProfile(*prof); err != nil {
 		return err
 	} else {
