@@ -40,16 +40,16 @@ type DriveOutput struct {
 	Error     string                `json:"error,omitempty"`
 }
 
-// serveMain is `mcpibench serve [-http ADDR] [-no-status] [-cpuprofile F] [-trace F] [-heapprofile F]`: the benchmark server (the
-// demo server with room for a 1,000-task burst) over stdio, or over Streamable HTTP on a
-// loopback address, whose URL it prints on stdout.
+// serveMain is `mcpibench serve [-http ADDR] [-no-status]` (and profiles): the
+// benchmark server (the demo server with room for a 1,000-task burst) over stdio, or
+// over Streamable HTTP on a loopback address, whose URL it prints on stdout.
 func serveMain(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ExitOnError)
 	addr := fs.String("http", "", "serve Streamable HTTP at `ADDR` (loopback only; port 0 picks one) instead of stdio")
 	noStatus := fs.Bool("no-status", false, "never send notifications/tasks/status")
 	prof := fs.String("cpuprofile", "", "write a CPU profile to `FILE`")
 	traceOut := fs.String("trace", "", "write an execution trace to `FILE`")
-	heapProf := fs.String("heapprofile", "", "write the heap's profile (live and allocated) to `FILE` at the end")
+	heapProf := fs.String("heapprofile", "", "write the heap's profile (live and allocated) to `FILE` as it stops, once its sessions have ended")
 	_ = fs.Parse(args)
 	defer func() {
 		if err := writeHeapProfile(*heapProf); err != nil {
