@@ -29,7 +29,9 @@ func (m *Manager) expire() {
 	for len(m.expiry) > 0 && !m.expiry.head().expires.After(now) {
 		t := m.expiry.head()
 		m.opts.Logger.Info("task expired", "task", t.state.TaskID, "owner", t.owner, "status", t.state.Status)
-		cancels = append(cancels, t.cancel)
+		if t.cancel != nil { // nil once it has ended
+			cancels = append(cancels, t.cancel)
+		}
 		unended = m.removeNoting(t, unended)
 	}
 	if !m.closed {

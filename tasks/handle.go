@@ -13,6 +13,7 @@ import (
 type Handle struct {
 	m        *Manager
 	t        *task
+	ctx      context.Context // the work's (see task.cancel)
 	release  context.CancelFunc
 	finished atomic.Bool
 	stopped  atomic.Bool // a deferred task's stop was called
@@ -51,7 +52,7 @@ func (h *Handle) Created() mcp.Task {
 
 // Context returns the task's context: it ends when the task is cancelled or expires, its
 // owner is dropped, the manager closes, or at [Handle.Finish].
-func (h *Handle) Context() context.Context { return h.t.ctx }
+func (h *Handle) Context() context.Context { return h.ctx }
 
 // SetStatus moves the task to input_required or back to working, with a message. It
 // fails once the task has ended (cancelled, for instance), which the work should take as

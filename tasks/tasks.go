@@ -141,9 +141,11 @@ type task struct {
 	expiresKey int64
 	index      int // in the expiry heap; -1 when not there
 	tindex     int // in its owner's heap of terminal tasks; -1 when not there
-	// ctx is the work's: it ends when the task is cancelled, expires or is deleted, or
-	// at Finish.
-	ctx     context.Context
+	// cancel ends the work's context (the Handle's): when the task is cancelled,
+	// expires or is deleted (and tells a deferred task's stop), or at Finish. It is nil
+	// once the task has ended: the engine keeps ended tasks for up to their TTL, and the
+	// work's stop may hold what the task was made from (a server's holds its request,
+	// arguments and all), which must not stay with them.
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when terminal or deleted
 	gone    bool          // deleted (expired, evicted)
@@ -275,11 +277,11 @@ func (m *Manager) register(d Dialect, owner string, requested *mcp.TaskMetadata,
 		return nil, fmt.Errorf("tasks: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &task{owner: owner, ctx: ctx, cancel: cancel, done: make(chan struct{}), index: -1, tindex: -1, dialect: d}
+	t := &task{owner: owner, cancel: cancel, done: make(chan struct{}), index: -1, tindex: -1, dialect: d}
 	if d == DialectExtension {
 		t.ext = &extState{}
 	}
-	h := &Handle{m: m, t: t, release: cancel}
+	h := &Handle{m: m, t: t, ctx: ctx, release: cancel}
 	if stop != nil {
 		t.cancel = func() {
 			cancel()
@@ -392,6 +394,7 @@ func (m *Manager) update(t *task, change func(*mcp.Task) error, also func()) err
 	}
 	terminal := t.state.Status.IsTerminal()
 	if terminal {
+		t.cancel = nil // whoever ended it stops the work (Finish, cancelIn)
 		set := m.owners[t.owner]
 		set.active--
 		heap.Push(&set.terminal, t)
@@ -602,15 +605,16 @@ func (m *Manager) cancelIn(d Dialect, owner, id, message string) (mcp.Task, erro
 		message = "Cancelled by request."
 	}
 	var snapshot mcp.Task
+	var stop context.CancelFunc
 	err = m.update(t, func(s *mcp.Task) error {
 		s.Status = mcp.TaskStatusCancelled
 		s.StatusMessage = message
 		return nil
-	}, func() { snapshot = t.state })
+	}, func() { snapshot, stop = t.state, t.cancel })
 	if err != nil {
 		return mcp.Task{}, err
 	}
-	t.cancel()
+	stop()
 	m.opts.Logger.Info("task cancelled", "task", id, "owner", owner)
 	return snapshot, nil
 }
@@ -742,7 +746,9 @@ func (m *Manager) DropOwner(owner string) {
 	var cancels []context.CancelFunc
 	var unended []deletion
 	for _, t := range m.owners[owner].all() {
-		cancels = append(cancels, t.cancel)
+		if t.cancel != nil { // nil once it has ended
+			cancels = append(cancels, t.cancel)
+		}
 		unended = m.removeNoting(t, unended)
 	}
 	m.unlockDeleted(unended)
@@ -786,7 +792,9 @@ func (m *Manager) Close() {
 	m.closed = true
 	var cancels []context.CancelFunc
 	for _, t := range m.tasks {
-		cancels = append(cancels, t.cancel)
+		if t.cancel != nil { // nil once it has ended
+			cancels = append(cancels, t.cancel)
+		}
 		m.removeLocked(t)
 	}
 	if m.timer != nil {

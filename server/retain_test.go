@@ -1,0 +1,95 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/tasks"
+)
+
+// TestEndedTasksKeepNotTheirCalls: the task engine keeps ended tasks for their TTL (an
+// hour by default), up to 1,000 a client; what it keeps of one must not include the call
+// the task was made from. The work's context came from the request, arguments and all,
+// so a task that held on to it would let a client park a thousand large calls in the
+// server's memory for an hour. 32 tasks of 256 KB arguments in each era: what stays
+// once they have ended (the connection's buffers, grown to the largest message, and
+// about a kilobyte a task) is a small part of their 8 MB.
+func TestEndedTasksKeepNotTheirCalls(t *testing.T) {
+	const calls, size = 32, 256 << 10
+	srv := modernServer(&server.Options{Tasks: &tasks.Options{}})
+	t.Cleanup(srv.Close)
+	srv.AddToolWith(&mcp.Tool{Name: "take", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("taken")}}, nil
+		}, &server.ToolOptions{TaskPolicy: server.TaskAlways})
+	blob := strings.Repeat("x", size)
+	args := json.RawMessage(`{"blob":"` + blob + `"}`)
+	ctx := context.Background()
+
+	eras := []struct {
+		name string
+		run  func(t *testing.T) // calls the tool as a task and waits for its result
+	}{
+		{mcp.LatestProtocolVersion, func(t *testing.T) {
+			c := rawSession(t, srv)
+			call := func() {
+				var created mcp.CreateTaskResult
+				call := &mcp.CallToolParams{Name: "take", Arguments: args, Task: &mcp.TaskMetadata{}}
+				if err := c.Call(ctx, mcp.MethodToolsCall, call, &created); err != nil {
+					t.Fatal(err)
+				}
+				var res mcp.CallToolResult
+				if err := c.Call(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: created.Task.TaskID}, &res); err != nil {
+					t.Fatal(err)
+				}
+				if len(res.Content) != 1 || res.Content[0].Text != "taken" {
+					t.Fatalf("result %+v", res)
+				}
+			}
+			for range calls {
+				call()
+			}
+		}},
+		{mcp.ProtocolVersion20260728, func(t *testing.T) {
+			p := newModernPeer(t, srv)
+			for range calls {
+				r, rerr := p.tool("take", extCaps, map[string]any{"arguments": map[string]any{"blob": blob}})
+				if rerr != nil {
+					t.Fatal(rerr)
+				}
+				done := p.waitStatus(str(r["taskId"]), mcp.TaskStatusCompleted)
+				var res mcp.CallToolResult
+				if err := json.Unmarshal(done["result"], &res); err != nil || len(res.Content) != 1 || res.Content[0].Text != "taken" {
+					t.Fatalf("result %s: %v", done["result"], err)
+				}
+			}
+		}},
+	}
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			before := liveHeap()
+			era.run(t)
+			if n := srv.Tasks().Len(); n < calls {
+				t.Fatalf("the engine keeps %d tasks, want the %d that ended", n, calls)
+			}
+			kept := liveHeap() - before
+			t.Logf("%d ended tasks of %d KB arguments keep %d KB live", calls, size>>10, kept>>10)
+			if kept > calls*size/4 {
+				t.Fatalf("%d ended tasks of %d KB arguments keep %d KB live, want under %d KB", calls, size>>10, kept>>10, calls*size/4>>10)
+			}
+		})
+	}
+}
+
+// liveHeap is the live heap after a collection.
+func liveHeap() int {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int(ms.HeapAlloc)
+}
