@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
@@ -27,10 +28,23 @@ func TestEndedTasksKeepNotTheirCalls(t *testing.T) {
 		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("taken")}}, nil
 		}, &server.ToolOptions{TaskPolicy: server.TaskAlways})
+	// slow_take becomes a task once it has run a millisecond (TaskWhenSlow), while its
+	// handler, started on the request, waits for the test.
+	release := make(chan struct{})
+	srv.AddToolWith(&mcp.Tool{Name: "slow_take"},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			select {
+			case <-release:
+				return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("taken")}}, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}, &server.ToolOptions{TaskPolicy: server.TaskWhenSlow, TaskAfter: time.Millisecond})
 	blob := strings.Repeat("x", size)
 	args := json.RawMessage(`{"blob":"` + blob + `"}`)
 	ctx := context.Background()
 
+	var modernCalls func(t *testing.T, p *modernPeer, tool string, created func())
 	eras := []struct {
 		name string
 		run  func(t *testing.T) // calls the tool as a task and waits for its result
@@ -55,20 +69,29 @@ func TestEndedTasksKeepNotTheirCalls(t *testing.T) {
 				call()
 			}
 		}},
-		{mcp.ProtocolVersion20260728, func(t *testing.T) {
-			p := newModernPeer(t, srv)
-			for range calls {
-				r, rerr := p.tool("take", extCaps, map[string]any{"arguments": map[string]any{"blob": blob}})
-				if rerr != nil {
-					t.Fatal(rerr)
-				}
-				done := p.waitStatus(str(r["taskId"]), mcp.TaskStatusCompleted)
-				var res mcp.CallToolResult
-				if err := json.Unmarshal(done["result"], &res); err != nil || len(res.Content) != 1 || res.Content[0].Text != "taken" {
-					t.Fatalf("result %s: %v", done["result"], err)
-				}
-			}
+		{mcp.ProtocolVersion20260728, func(t *testing.T) { modernCalls(t, newModernPeer(t, srv), "take", nil) }},
+		{mcp.ProtocolVersion20260728 + " when slow", func(t *testing.T) {
+			modernCalls(t, newModernPeer(t, srv), "slow_take", func() { release <- struct{}{} })
 		}},
+	}
+	modernCalls = func(t *testing.T, p *modernPeer, tool string, created func()) {
+		for range calls {
+			r, rerr := p.tool(tool, extCaps, map[string]any{"arguments": args})
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			if str(r["resultType"]) != string(mcp.ResultTypeTask) {
+				t.Fatalf("%s answered %v, not a task", tool, r)
+			}
+			if created != nil {
+				created()
+			}
+			done := p.waitStatus(str(r["taskId"]), mcp.TaskStatusCompleted)
+			var res mcp.CallToolResult
+			if err := json.Unmarshal(done["result"], &res); err != nil || len(res.Content) != 1 || res.Content[0].Text != "taken" {
+				t.Fatalf("result %s: %v", done["result"], err)
+			}
+		}
 	}
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
