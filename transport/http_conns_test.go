@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -212,10 +213,14 @@ func TestHTTPClientCloseDropsIdleConnections(t *testing.T) {
 // A server may end a request's event stream a little after the response (net/http
 // writes the end of a chunked body when the handler returns): the client reads the
 // stream to its end, even with the caller's context ended with the call, so that the
-// connection is reused rather than closed and dialled again.
+// connection is reused rather than closed and dialled again. The server ends each
+// stream only once the client has had the response, and each call waits until net/http
+// has the connection back (httptrace's PutIdleConn, which a closed connection never
+// reaches), so the order is certain however busy the machine.
 func TestHTTPClientReadsStreamEndAfterResponse(t *testing.T) {
 	var mu sync.Mutex
 	remotes := map[string]bool{}
+	answered := make(chan struct{}) // the client has the response: the stream may end
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.WriteHeader(http.StatusMethodNotAllowed)
@@ -236,21 +241,34 @@ func TestHTTPClientReadsStreamEndAfterResponse(t *testing.T) {
 			mu.Unlock()
 			w.Header().Set("Content-Type", "text/event-stream")
 			sseWrite(w, fmt.Sprintf("data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n\n", req.ID))
-			time.Sleep(5 * time.Millisecond) // then the stream ends
+			select { // then the stream ends
+			case <-answered:
+			case <-r.Context().Done():
+			}
 		}
 	}))
 	t.Cleanup(ts.Close)
 	c, _ := dial(t, &HTTPClient{URL: ts.URL}, nil)
 	ctx := callCtx(t)
 	const calls = 10
-	for range calls {
-		cctx, cancel := context.WithCancel(ctx)
+	for i := range calls {
+		idle := make(chan error, 1)
+		trace := &httptrace.ClientTrace{PutIdleConn: func(err error) { idle <- err }}
+		cctx, cancel := context.WithCancel(httptrace.WithClientTrace(ctx, trace))
 		err := c.Call(cctx, "work", nil, nil)
 		cancel()
 		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(20 * time.Millisecond) // the stream has ended by now
+		answered <- struct{}{}
+		select {
+		case err := <-idle:
+			if err != nil {
+				t.Fatalf("call %d: its connection was not kept: %v", i, err)
+			}
+		case <-ctx.Done():
+			t.Fatalf("call %d: its connection never went back to the pool: the stream's end was not read", i)
+		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
