@@ -2,8 +2,10 @@ package tasks
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -208,4 +210,53 @@ func awaitRequestor(ctx context.Context, h *Handle) <-chan awaited {
 		c <- awaited{id, ok}
 	}()
 	return c
+}
+
+// An ended task of the extension keeps neither its input requests nor the requestor's
+// answers: they were for the work, which is over, and a requestor may make them large.
+func TestEndedExtTaskDropsInputs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{})
+		defer m.Close()
+		h, err := m.DeferIn(DialectExtension, "a", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan map[string]json.RawMessage, 1)
+		go func() {
+			out, err := h.AskInput(context.Background(), map[string]mcp.InputRequest{"k": {Method: mcp.MethodElicitationCreate}})
+			if err != nil {
+				t.Error(err)
+			}
+			got <- out
+		}()
+		synctest.Wait()
+		big := json.RawMessage(`"` + strings.Repeat("x", 1<<20) + `"`)
+		if err := m.Update("a", h.ID(), map[string]json.RawMessage{"k": big}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if out := <-got; len(out["k"]) != len(big) {
+			t.Fatalf("the work got %d bytes, want %d", len(out["k"]), len(big))
+		}
+		m.mu.Lock()
+		kept := len(m.tasks[h.ID()].ext.answers)
+		m.mu.Unlock()
+		if kept != 1 {
+			t.Fatalf("a working task keeps %d answers, want 1 (a key is never asked twice)", kept)
+		}
+		h.Finish(Outcome{Result: json.RawMessage(`{}`)})
+		m.mu.Lock()
+		x := m.tasks[h.ID()].ext
+		asked, answers := x.asked, x.answers
+		m.mu.Unlock()
+		if asked != nil || answers != nil {
+			t.Fatalf("the ended task keeps %d input requests and %d answers", len(asked), len(answers))
+		}
+		if d, err := m.Detailed("a", h.ID()); err != nil || d.Status != mcp.TaskStatusCompleted || string(d.Result) != `{}` {
+			t.Fatalf("the ended task: %+v, %v", d, err)
+		}
+		if err := m.Update("a", h.ID(), map[string]json.RawMessage{"k": big}, nil); err != nil {
+			t.Fatalf("an answer to the ended task: %v, want it acknowledged", err)
+		}
+	})
 }

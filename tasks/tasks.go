@@ -395,6 +395,11 @@ func (m *Manager) update(t *task, change func(*mcp.Task) error, also func()) err
 	terminal := t.state.Status.IsTerminal()
 	if terminal {
 		t.cancel = nil // whoever ended it stops the work (Finish, cancelIn)
+		if t.ext != nil {
+			// Nothing more is asked of an ended task: the requestor's answers, as large
+			// as it cared to make them, need not stay for the task's TTL.
+			t.ext.asked, t.ext.answers = nil, nil
+		}
 		set := m.owners[t.owner]
 		set.active--
 		heap.Push(&set.terminal, t)
