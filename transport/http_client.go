@@ -779,8 +779,9 @@ func (c *HTTPClientConn) readJSONBody(body io.ReadCloser, size int64, reqID json
 }
 
 // consume delivers the messages of one SSE response until it ends, or until the response
-// to want (if valid) has been delivered. It reports how many events arrived.
-func (c *HTTPClientConn) consume(sr *sseReader, want jsonrpc.ID) (events int, got bool, err error) {
+// to want (if valid) has been delivered; answered, if not nil, is called just before that
+// response is. It reports how many events arrived.
+func (c *HTTPClientConn) consume(sr *sseReader, want jsonrpc.ID, answered func()) (events int, got bool, err error) {
 	for {
 		ev, err := sr.Next()
 		if err != nil {
@@ -795,6 +796,9 @@ func (c *HTTPClientConn) consume(sr *sseReader, want jsonrpc.ID) (events int, go
 		if ev.TooLarge {
 			c.log.Warn("skipped an SSE event larger than the message size limit", "limit", c.max, "id", ev.ID)
 			if id, response := c.dropped(ev.Skim); response && want.IsValid() && id == want {
+				if answered != nil {
+					answered() // after the error went out: the stream may be lost with it, rarely
+				}
 				return events, true, nil // the call has its answer: an error
 			}
 			continue
@@ -807,10 +811,14 @@ func (c *HTTPClientConn) consume(sr *sseReader, want jsonrpc.ID) (events int, go
 			c.log.Warn("invalid message from the server", "error", err)
 			continue
 		}
-		c.enqueue(m)
 		if r, ok := m.(*jsonrpc.Response); ok && want.IsValid() && r.ID == want {
+			if answered != nil {
+				answered()
+			}
+			c.enqueue(m)
 			return events, true, nil
 		}
+		c.enqueue(m)
 	}
 }
 
@@ -865,28 +873,34 @@ func (c *HTTPClientConn) resume(ctx context.Context, lastID string) (*http.Respo
 // when its response body was read to the end; one closed before is closed with its
 // connection, and the next request dials another. A server ends the stream after the
 // response, but its end is often a few bytes that arrive just after the event, which the
-// reader has not asked for yet. detach unties the stream from the caller's context (it
-// reports false when that context has ended already: then the connection is lost anyway);
-// cancel ends the stream.
-func (c *HTTPClientConn) finish(sr *sseReader, detach func() bool, cancel func()) {
-	if !detach() {
+// reader has not asked for yet. detached says the stream was untied from the caller's
+// context before the response was delivered (false when that context had ended already:
+// then the connection is lost anyway); cancel ends the stream.
+func (c *HTTPClientConn) finish(sr *sseReader, detached bool, cancel func()) {
+	if !detached {
 		return
 	}
 	t := time.AfterFunc(drainWait, cancel)
 	defer t.Stop()
-	_, _, _ = c.consume(sr, jsonrpc.ID{})
+	_, _, _ = c.consume(sr, jsonrpc.ID{}, nil)
 }
 
 // readRequestStream delivers the SSE stream answering request id, resuming it with GET
 // and Last-Event-ID whenever it ends before the response has arrived. detach unties the
-// stream from the caller's context once the response is in (see finish).
+// stream from the caller's context, just before the response is delivered (see finish).
 func (c *HTTPClientConn) readRequestStream(ctx context.Context, cancel func(), detach func() bool, body io.ReadCloser, id jsonrpc.ID) {
 	defer c.wg.Done()
 	defer cancel()
+	// The stream is untied from the caller's context before its response is delivered:
+	// a caller that ends its context as soon as it has the answer (as most do) would
+	// otherwise, now and then, abort the request before the stream's end was read, and
+	// net/http would close the connection instead of keeping it.
+	detached := false
+	answered := func() { detached = detach() }
 	sr := newSSEReader(body, c.max)
-	_, got, err := c.consume(sr, id)
+	_, got, err := c.consume(sr, id, answered)
 	if got {
-		c.finish(sr, detach, cancel)
+		c.finish(sr, detached, cancel)
 	}
 	body.Close()
 	sr.release()
@@ -928,9 +942,9 @@ func (c *HTTPClientConn) readRequestStream(ctx context.Context, cancel func(), d
 		next := newSSEReader(resp.Body, c.max)
 		next.LastID, next.Retry = sr.LastID, sr.Retry
 		var n int
-		n, got, err = c.consume(next, id)
+		n, got, err = c.consume(next, id, answered)
 		if got {
-			c.finish(next, detach, cancel)
+			c.finish(next, detached, cancel)
 		}
 		resp.Body.Close()
 		next.release()
@@ -1024,7 +1038,7 @@ func (c *HTTPClientConn) runStandalone(ready chan struct{}) {
 		}
 		sr := newSSEReader(resp.Body, c.max)
 		sr.LastID, sr.Retry = state.LastID, state.Retry
-		n, _, err := c.consume(sr, jsonrpc.ID{})
+		n, _, err := c.consume(sr, jsonrpc.ID{}, nil)
 		resp.Body.Close()
 		sr.release()
 		state = sr
