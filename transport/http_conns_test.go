@@ -50,6 +50,26 @@ func connCountingServer(t *testing.T, delay time.Duration) (url string, counts *
 	return ts.URL + "/mcp", counts
 }
 
+// connKept returns ctx traced so that kept, once the one request made with it is over,
+// waits until net/http has taken its connection back for reuse (httptrace's
+// PutIdleConn), and fails the test if the connection was dropped instead, or never came
+// back before ctx ended (a body closed unread: net/http closes its connection).
+func connKept(ctx context.Context) (context.Context, func(t *testing.T, what string)) {
+	idle := make(chan error, 1)
+	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{PutIdleConn: func(err error) { idle <- err }})
+	return traced, func(t *testing.T, what string) {
+		t.Helper()
+		select {
+		case err := <-idle:
+			if err != nil {
+				t.Fatalf("%s: its connection was not kept: %v", what, err)
+			}
+		case <-ctx.Done():
+			t.Fatalf("%s: its connection never went back to the pool: the stream's end was not read", what)
+		}
+	}
+}
+
 // A burst of concurrent calls over Streamable HTTP reuses its connections: the client's
 // own transport keeps MaxIdleConnsPerHost of them idle (net/http's default keeps 2, so
 // every later wave of a burst dialled them all again), and a response's event stream is
@@ -95,19 +115,11 @@ func TestHTTPClientReusesConnections(t *testing.T) {
 	// is read after the response, on another goroutine), which one whose body was closed
 	// unread never reaches.
 	for i := range 50 {
-		idle := make(chan error, 1)
-		traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{PutIdleConn: func(err error) { idle <- err }})
+		traced, kept := connKept(ctx)
 		if err := call(traced); err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case err := <-idle:
-			if err != nil {
-				t.Fatalf("call %d in a row: its connection was not kept: %v", i, err)
-			}
-		case <-ctx.Done():
-			t.Fatalf("call %d in a row: its connection never went back to the pool", i)
-		}
+		kept(t, fmt.Sprintf("call %d in a row", i))
 	}
 	sequential := counts.opened.Load() - start - burst
 	t.Logf("%d connections for %d waves of %d concurrent calls, %d for 50 calls in a row", burst, waves, concurrent, sequential)
@@ -263,23 +275,15 @@ func TestHTTPClientReadsStreamEndAfterResponse(t *testing.T) {
 	ctx := callCtx(t)
 	const calls = 10
 	for i := range calls {
-		idle := make(chan error, 1)
-		trace := &httptrace.ClientTrace{PutIdleConn: func(err error) { idle <- err }}
-		cctx, cancel := context.WithCancel(httptrace.WithClientTrace(ctx, trace))
+		traced, kept := connKept(ctx)
+		cctx, cancel := context.WithCancel(traced)
 		err := c.Call(cctx, "work", nil, nil)
 		cancel()
 		if err != nil {
 			t.Fatal(err)
 		}
 		answered <- struct{}{}
-		select {
-		case err := <-idle:
-			if err != nil {
-				t.Fatalf("call %d: its connection was not kept: %v", i, err)
-			}
-		case <-ctx.Done():
-			t.Fatalf("call %d: its connection never went back to the pool: the stream's end was not read", i)
-		}
+		kept(t, fmt.Sprintf("call %d", i))
 	}
 	mu.Lock()
 	defer mu.Unlock()
