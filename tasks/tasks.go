@@ -154,7 +154,9 @@ type task struct {
 	// side-channel requests can travel on one of their streams. It and waiterAdded are
 	// guarded by the manager's wmu, not mu.
 	resultWaiters []jsonrpc.ID
-	waiterAdded   chan struct{} // closed when a tasks/result starts waiting; made by the first to wait for one (AwaitRequestor), as few tasks ever need it
+	// waiterAdded is closed when a tasks/result starts waiting. The first to wait for
+	// one (AwaitRequestor) makes it: few tasks ever need it.
+	waiterAdded chan struct{}
 	// dialect is the task protocol the task was created in; it is reached in that one
 	// alone.
 	dialect Dialect
