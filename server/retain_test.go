@@ -1,8 +1,12 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
@@ -17,7 +21,8 @@ import (
 // hour by default), up to 1,000 a client; what it keeps of one must not include the call
 // the task was made from. The work's context came from the request, arguments and all,
 // so a task that held on to it would let a client park a thousand large calls in the
-// server's memory for an hour. 32 tasks of 256 KB arguments in each era: what stays
+// server's memory for an hour. 32 tasks of 256 KB arguments in each era (and 2026-07-28
+// over stateless HTTP, where the work runs on the engine's workers): what stays
 // once they have ended (the connection's buffers, grown to the largest message, and
 // about a kilobyte a task) is a small part of their 8 MB.
 func TestEndedTasksKeepNotTheirCalls(t *testing.T) {
@@ -42,7 +47,8 @@ func TestEndedTasksKeepNotTheirCalls(t *testing.T) {
 		}, &server.ToolOptions{TaskPolicy: server.TaskWhenSlow, TaskAfter: time.Millisecond})
 	blob := strings.Repeat("x", size)
 	args := json.RawMessage(`{"blob":"` + blob + `"}`)
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
 
 	var modernCalls func(t *testing.T, p *modernPeer, tool string, created func())
 	eras := []struct {
@@ -72,6 +78,41 @@ func TestEndedTasksKeepNotTheirCalls(t *testing.T) {
 		{mcp.ProtocolVersion20260728, func(t *testing.T) { modernCalls(t, newModernPeer(t, srv), "take", nil) }},
 		{mcp.ProtocolVersion20260728 + " when slow", func(t *testing.T) {
 			modernCalls(t, newModernPeer(t, srv), "slow_take", func() { release <- struct{}{} })
+		}},
+		{mcp.ProtocolVersion20260728 + " over HTTP", func(t *testing.T) {
+			h := srv.HTTPHandler(nil)
+			ts := httptest.NewServer(h)
+			defer ts.Close()
+			defer h.(interface{ Close() error }).Close()
+			post := func(method string, params map[string]any) map[string]json.RawMessage {
+				params["_meta"] = meta(extCaps)
+				hdr := map[string]string{}
+				if id, ok := params["taskId"].(string); ok {
+					hdr["Mcp-Name"] = id
+				}
+				resp := postModern(t, ctx, ts.URL+"/mcp", method, params, hdr)
+				defer resp.Body.Close()
+				body, _ := io.ReadAll(resp.Body)
+				if d, ok := bytes.CutPrefix(bytes.TrimSpace(body), []byte("event: message\ndata: ")); ok {
+					body = d
+				}
+				var m struct{ Result map[string]json.RawMessage }
+				if err := json.Unmarshal(body, &m); err != nil || m.Result == nil {
+					t.Fatalf("%s: %v: %.200s", method, err, body)
+				}
+				return m.Result
+			}
+			for range calls {
+				r := post(mcp.MethodToolsCall, map[string]any{"name": "take", "arguments": args})
+				id := str(r["taskId"])
+				for st := str(r["status"]); st != string(mcp.TaskStatusCompleted); st = str(r["status"]) {
+					if ctx.Err() != nil {
+						t.Fatalf("task %s stays %s", id, st)
+					}
+					r = post(mcp.MethodTasksGet, map[string]any{"taskId": id})
+				}
+			}
+			http.DefaultClient.CloseIdleConnections()
 		}},
 	}
 	modernCalls = func(t *testing.T, p *modernPeer, tool string, created func()) {
