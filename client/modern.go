@@ -194,12 +194,7 @@ func (w *modernWire) params(params any, tasks bool) (json.RawMessage, error) {
 // raw has no such object, or when its _meta already names a key of the protocol's, which
 // the caller's value must then win over.
 func insertMeta(raw, members []byte) (out []byte, ok bool) {
-	var meta []byte
-	err := jsonwire.Members(raw, func(name, value []byte) {
-		if string(name) == `"_meta"` {
-			meta = value
-		}
-	})
+	meta, err := jsonwire.Member(raw, `"_meta"`)
 	if err != nil || len(meta) == 0 || meta[0] != '{' || bytes.Contains(meta, []byte(`"io.modelcontextprotocol/`)) {
 		return nil, false
 	}

@@ -35,12 +35,8 @@ const (
 // know.
 func ResultTypeOf(raw json.RawMessage) ResultType {
 	// One pass over the members, without decoding them: results can be large.
-	var member []byte
-	if jsonwire.Members(raw, func(name, value []byte) {
-		if string(name) == `"resultType"` {
-			member = value // the last one wins, as with encoding/json
-		}
-	}) != nil || len(member) == 0 || string(member) == "null" {
+	member, err := jsonwire.Member(raw, `"resultType"`)
+	if err != nil || member == nil || string(member) == "null" {
 		return ResultTypeComplete
 	}
 	if s, ok := jsonwire.String(member); ok {

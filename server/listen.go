@@ -104,12 +104,7 @@ func (l *listener) notify(method string, params map[string]any) {
 }
 
 func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error) {
-	var filter []byte
-	if jsonwire.Members(req.Params, func(name, value []byte) {
-		if string(name) == `"notifications"` {
-			filter = value // the last one wins, as with encoding/json
-		}
-	}) != nil || len(filter) == 0 || filter[0] != '{' {
+	if filter, err := jsonwire.Member(req.Params, `"notifications"`); err != nil || len(filter) == 0 || filter[0] != '{' {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "subscriptions/listen needs params.notifications, an object saying what to send")
 	}
 	var p mcp.ListenParams
@@ -225,15 +220,7 @@ func (s *Server) Listeners() int {
 // every listen that asked for the task. The engine calls it (OnDetail) at every change,
 // in order, with the state it took under its own lock.
 func (s *Server) notifyExtTask(d mcp.DetailedTask) {
-	s.mu.RLock()
-	var targets []*listener
-	for l := range s.listeners {
-		if slices.Contains(l.filter.TaskIDs, d.TaskID) {
-			targets = append(targets, l)
-		}
-	}
-	s.mu.RUnlock()
-	for _, l := range targets {
+	for _, l := range s.taskListeners(d.TaskID) {
 		l.taskMu.Lock()
 		s.sendExtTask(l, d)
 		l.taskMu.Unlock()
@@ -245,17 +232,22 @@ func (s *Server) notifyExtTask(d mcp.DetailedTask) {
 // whose others have ended ends now too, instead of staying open until the client
 // withdraws it. The engine calls it (OnDeleted) in order with its announcements.
 func (s *Server) extTaskDeleted(id string) {
+	for _, l := range s.taskListeners(id) {
+		l.forget(id)
+	}
+}
+
+// taskListeners returns the open listens that asked for task id.
+func (s *Server) taskListeners(id string) []*listener {
 	s.mu.RLock()
+	defer s.mu.RUnlock()
 	var targets []*listener
 	for l := range s.listeners {
 		if slices.Contains(l.filter.TaskIDs, id) {
 			targets = append(targets, l)
 		}
 	}
-	s.mu.RUnlock()
-	for _, l := range targets {
-		l.forget(id)
-	}
+	return targets
 }
 
 // sendExtTask sends l the task as tasks/get would give it; l.taskMu is held.

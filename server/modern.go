@@ -543,9 +543,7 @@ func (s *Session) handlerResult(res any) (json.RawMessage, error) {
 			return nil, err
 		}
 	}
-	named := false
-	_ = jsonwire.Members(raw, func(name, _ []byte) { named = named || string(name) == `"resultType"` })
-	if named {
+	if rt, _ := jsonwire.Member(raw, `"resultType"`); rt != nil {
 		return raw, nil
 	}
 	out, err := s.completeResult(raw, false)

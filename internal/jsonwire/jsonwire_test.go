@@ -416,3 +416,29 @@ func FuzzMembersWithin(f *testing.F) {
 		checkWithin(t, data)
 	})
 }
+
+// Member picks one member's value out of an object, the last of a repeated name as
+// encoding/json would, with the name matched as written (escapes and all).
+func TestMember(t *testing.T) {
+	for _, c := range []struct {
+		data, name, want string
+		err              bool
+	}{
+		{`{"a":1,"b":{"a":2}}`, `"a"`, `1`, false},
+		{`{"a":1,"a":[2]}`, `"a"`, `[2]`, false},
+		{` {"b":null} `, `"b"`, `null`, false},
+		{`{"b":1}`, `"a"`, ``, false},
+		{`{"\u0061":1}`, `"a"`, ``, false},
+		{`{"\u0061":1}`, `"\u0061"`, `1`, false},
+		{`{"a":1,`, `"a"`, `1`, true},
+		{`[1]`, `"a"`, ``, true},
+	} {
+		got, err := Member([]byte(c.data), c.name)
+		if string(got) != c.want || (err != nil) != c.err {
+			t.Errorf("Member(%s, %s) = %q, %v; want %q (error %v)", c.data, c.name, got, err, c.want, c.err)
+		}
+		if c.want == "" && got != nil {
+			t.Errorf("Member(%s, %s) = %q, want nil", c.data, c.name, got)
+		}
+	}
+}

@@ -322,6 +322,19 @@ func Members(data []byte, member func(name, value []byte)) error {
 	return MembersWithin(data, "", member, nil)
 }
 
+// Member returns the value of data's member whose name literal (quotes included, escapes
+// as written) is name, the last one when the name repeats, as encoding/json reads it; nil
+// when there is none. data must be one valid JSON object, as for [Members].
+func Member(data []byte, name string) ([]byte, error) {
+	var found []byte
+	err := Members(data, func(n, value []byte) {
+		if string(n) == name {
+			found = value
+		}
+	})
+	return found, err
+}
+
 // MembersWithin is [Members] that also calls innerMember for each member of the value of
 // each member whose name literal is inner (quotes included), when that value is an
 // object, as it validates them, before member gets the object whole: an object and the

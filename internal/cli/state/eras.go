@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"time"
@@ -63,12 +62,8 @@ func (e *Eras) entry(server string) eraEntry {
 	if err != nil {
 		return eraEntry{}
 	}
-	var found []byte
-	if jsonwire.Members(b, func(name, value []byte) {
-		if bytes.Equal(name, key) {
-			found = value // the last one counts, as when the file is decoded whole
-		}
-	}) != nil || found == nil {
+	found, err := jsonwire.Member(b, string(key)) // the last one counts, as when the file is decoded whole
+	if err != nil || found == nil {
 		return eraEntry{}
 	}
 	var entry eraEntry
