@@ -66,8 +66,29 @@ type ClosedEvent struct {
 	Err error
 }
 
-// hub fans events out to subscribers. Each subscriber has an unbounded queue, so a slow
-// front end never stalls the connection and never loses an event.
+// DroppedEvent stands where a [Subscription] left events out because its reader fell
+// behind: more than [MaxQueuedEvents] events, or about [MaxQueuedBytes] of them, waited
+// unread. Count says how many. The session's state is whole (Session.Tasks,
+// Session.PendingRequests, Session.ReceiverTasks): a front end that gets one reads it
+// again. A task's outcome and the session's ClosedEvent are never left out.
+type DroppedEvent struct {
+	At
+	Count int
+}
+
+// What a subscription holds for a reader that has fallen behind. A server decides how
+// many events a session has (every message, log line and progress notification is one),
+// so an unbounded queue would let it take the client's memory while a front end is slow
+// or stopped (a terminal paused with Ctrl-S, a pipe nobody reads). Past either bound the
+// subscription leaves events out, and takes them again once its reader has caught up to
+// half of both.
+const (
+	MaxQueuedEvents = 16384
+	MaxQueuedBytes  = 64 << 20
+)
+
+// hub fans events out to subscribers. Each subscriber has its own queue, so a slow
+// front end never stalls the connection; the queue is bounded (see [MaxQueuedEvents]).
 type hub struct {
 	mu     sync.Mutex
 	subs   map[*Subscription]struct{}
@@ -75,11 +96,14 @@ type hub struct {
 	n      atomic.Int32 // len(subs), read without mu
 }
 
-// Subscription receives every event published after it was made.
+// Subscription receives every event published after it was made, unless its reader
+// falls far behind (see [DroppedEvent]).
 type Subscription struct {
 	h      *hub
 	mu     sync.Mutex
 	queue  []Event
+	bytes  int // eventSize of what queue holds
+	behind bool
 	wake   chan struct{}
 	closed bool
 }
@@ -132,13 +156,69 @@ func (h *hub) close(e Event) {
 }
 
 func (s *Subscription) push(e Event) {
+	size := eventSize(e)
 	s.mu.Lock()
+	if s.behind && len(s.queue) <= MaxQueuedEvents/2 && s.bytes <= MaxQueuedBytes/2 {
+		s.behind = false
+	}
+	if !s.behind && (len(s.queue) >= MaxQueuedEvents || s.bytes+size > MaxQueuedBytes) {
+		s.behind = true
+	}
+	if s.behind && !mustDeliver(e) {
+		if n := len(s.queue); n > 0 {
+			if d, ok := s.queue[n-1].(*DroppedEvent); ok {
+				d.Count++
+				s.mu.Unlock()
+				return
+			}
+		}
+		e, size = &DroppedEvent{At: At{e.eventTime()}, Count: 1}, eventSize(nil)
+	}
 	s.queue = append(s.queue, e)
+	s.bytes += size
 	s.mu.Unlock()
 	select {
 	case s.wake <- struct{}{}:
 	default:
 	}
+}
+
+// mustDeliver reports whether e is kept however far behind a reader is: what ends a
+// task's events or the session's, which each happen once.
+func mustDeliver(e Event) bool {
+	switch e := e.(type) {
+	case *ClosedEvent:
+		return true
+	case *TaskEvent:
+		return e.Kind.IsOutcome()
+	}
+	return false
+}
+
+// eventSize estimates the memory e holds: what came from the wire at its size, the rest
+// as a small constant.
+func eventSize(e Event) int {
+	const base = 256
+	switch e := e.(type) {
+	case *MessageEvent:
+		switch m := e.Message.(type) {
+		case *jsonrpc.Request:
+			return base + len(m.Method) + len(m.Params)
+		case *jsonrpc.Response:
+			n := base + len(m.Result)
+			if m.Error != nil {
+				n += len(m.Error.Message) + len(m.Error.Data)
+			}
+			return n
+		}
+	case *LogEvent:
+		return base + len(e.Params.Logger) + len(e.Params.Data)
+	case *ProgressEvent:
+		return base + len(e.Params.Message)
+	case *ReceiverResultEvent:
+		return base + len(e.Result)
+	}
+	return base
 }
 
 func (s *Subscription) end() {
@@ -160,6 +240,10 @@ func (s *Subscription) Next(ctx context.Context) (Event, bool) {
 			e := s.queue[0]
 			s.queue[0] = nil
 			s.queue = s.queue[1:]
+			s.bytes -= eventSize(e)
+			if len(s.queue) == 0 && cap(s.queue) > 1024 {
+				s.queue = nil // a queue that grew long lets go of its array
+			}
 			s.mu.Unlock()
 			return e, true
 		}

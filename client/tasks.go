@@ -117,6 +117,10 @@ type TaskEvent struct {
 	Request  *Request
 	Result   *mcp.CallToolResult
 	Err      error
+	// Dropped counts the events [Task.Events] left out just before this one, because
+	// its reader fell behind (see [DroppedEvent]); such an event is a TaskStatus with
+	// the task as known now.
+	Dropped int
 }
 
 // Errors a task's outcome matches with errors.Is, through a [*TaskEndError].
@@ -251,7 +255,8 @@ func (t *Task) Wait(ctx context.Context) (*mcp.CallToolResult, error) {
 
 // Events ranges over the task from now to its outcome: first a TaskStatus event with the
 // task as known now, then every event, and last the outcome (at once, for a task that
-// has ended), unless ctx ends first.
+// has ended), unless ctx ends first. A reader that falls far behind gets, in place of the
+// events left out, a TaskStatus event with the task as known then ([TaskEvent.Dropped]).
 func (t *Task) Events(ctx context.Context) iter.Seq[TaskEvent] {
 	sub := t.sub.subscribe()
 	return func(yield func(TaskEvent) bool) {
@@ -261,7 +266,10 @@ func (t *Task) Events(ctx context.Context) iter.Seq[TaskEvent] {
 		}
 		ended := false
 		for e := range sub.All(ctx) {
-			ev := *e.(*TaskEvent)
+			ev, ok := t.eventOf(e)
+			if !ok {
+				continue
+			}
 			ended = ended || ev.Kind.IsOutcome()
 			if !yield(ev) {
 				return
@@ -319,21 +327,35 @@ func (t *Task) Cancel(ctx context.Context) (mcp.Task, error) {
 // starting the call is yielded as a TaskError event with no task. (The session's own
 // subscribers, [Session.Subscribe], see every event as it happens, progress that
 // overtakes the CreateTaskResult included: with it comes the [*Task], which can be
-// cancelled before its id is known.)
+// cancelled before its id is known.) A reader that falls far behind gets, in place of
+// the events left out, a TaskStatus event with the task as known then
+// ([TaskEvent.Dropped]).
 func (s *Session) CallToolTask(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions) iter.Seq[TaskEvent] {
 	return func(yield func(TaskEvent) bool) {
-		_, sub, err := s.startToolTask(ctx, p, opts, true)
+		t, sub, err := s.startToolTask(ctx, p, opts, true)
 		if err != nil {
 			yield(TaskEvent{At: At{s.now()}, Kind: TaskError, Err: err})
 			return
 		}
 		defer sub.Close()
 		for e := range sub.All(ctx) {
-			if !yield(*e.(*TaskEvent)) {
+			if ev, ok := t.eventOf(e); ok && !yield(ev) {
 				return
 			}
 		}
 	}
+}
+
+// eventOf is the TaskEvent of what the task's subscription gave: the event itself, or in
+// place of events left out ([DroppedEvent]) a TaskStatus with the task as known now.
+func (t *Task) eventOf(e Event) (TaskEvent, bool) {
+	switch e := e.(type) {
+	case *TaskEvent:
+		return *e, true
+	case *DroppedEvent:
+		return TaskEvent{At: e.At, Kind: TaskStatus, Task: t, State: t.State(), Dropped: e.Count}, true
+	}
+	return TaskEvent{}, false
 }
 
 // StartToolTask calls a tool as a task and returns once the server has created it (or,

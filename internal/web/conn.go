@@ -182,7 +182,7 @@ type requestRow struct {
 type logRow struct {
 	Seq     int             `json:"seq"`
 	Time    time.Time       `json:"time"`
-	Dir     string          `json:"dir"` // "in" (from the server) or "out"
+	Dir     string          `json:"dir"` // "in" (from the server), "out", or "gap" (events left out: {"dropped": n})
 	Message json.RawMessage `json:"message"`
 }
 
@@ -436,6 +436,8 @@ func (c *conn) follow(ctx context.Context, sess *client.Session, sub *client.Sub
 			c.s.hub.publish(event{Type: evList, Conn: c.id, Data: map[string]string{"method": e.Method}})
 		case *client.ResourceUpdatedEvent:
 			c.s.hub.publish(event{Type: evResource, Conn: c.id, Data: map[string]string{"uri": e.URI}})
+		case *client.DroppedEvent:
+			c.resync(sess, e, gen)
 		case *client.ClosedEvent:
 			c.mu.Lock()
 			if c.gen == gen && c.sess == sess {
@@ -464,8 +466,62 @@ func (c *conn) message(e *client.MessageEvent) {
 	if e.Dir == jsonrpc.Inbound {
 		dir = "in"
 	}
+	c.logRow(logRow{Time: e.Time, Dir: dir, Message: b})
+}
+
+// resync follows a gap in the session's events (the follower fell behind a server
+// sending faster than it could take): the log shows where and how many, and the tasks
+// and requests are read again from the session.
+func (c *conn) resync(sess *client.Session, e *client.DroppedEvent, gen int) {
+	b, _ := json.Marshal(map[string]int{"dropped": e.Count})
+	c.logRow(logRow{Time: e.Time, Dir: "gap", Message: b})
+	now := c.s.opts.Now()
+	for _, t := range sess.Tasks() {
+		select {
+		case <-t.Done():
+			continue // its outcome is never left out
+		default:
+		}
+		c.taskEvent(&client.TaskEvent{At: client.At{Time: now}, Kind: client.TaskStatus, Task: t, State: t.State()}, gen)
+	}
+	for _, st := range sess.ReceiverTasks() {
+		c.mu.Lock()
+		if r := c.tasks[fmt.Sprintf("recv:%d:%s", gen, st.TaskID)]; r != nil {
+			r.setState(st)
+			r.Polls = sess.ReceiverPolls(st.TaskID)
+			c.publishTask(r)
+		}
+		c.mu.Unlock()
+	}
+	pending := sess.PendingRequests()
+	ids := make(map[string]bool, len(pending))
+	for _, r := range pending {
+		ids[requestID(r)] = true
+	}
 	c.mu.Lock()
-	row := logRow{Time: e.Time, Dir: dir, Message: b}
+	var settled, unseen []*client.Request
+	for id, p := range c.reqs {
+		if !ids[id] {
+			settled = append(settled, p.req)
+		}
+	}
+	for _, r := range pending {
+		if c.reqs[requestID(r)] == nil {
+			unseen = append(unseen, r)
+		}
+	}
+	c.mu.Unlock()
+	for _, r := range settled {
+		c.requestEvent(&client.RequestEvent{At: client.At{Time: now}, Request: r, Settled: true}, gen)
+	}
+	for _, r := range unseen {
+		c.requestEvent(&client.RequestEvent{At: client.At{Time: now}, Request: r}, gen)
+	}
+}
+
+// logRow adds row to the connection's log and sends it to the pages.
+func (c *conn) logRow(row logRow) {
+	c.mu.Lock()
 	if len(c.log) < logKept {
 		row.Seq = len(c.log)
 		c.log = append(c.log, row)

@@ -11,6 +11,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -303,5 +305,124 @@ func TestLogBoundsMessages(t *testing.T) {
 			t.Errorf("the Log lacks the truncated tools/call")
 		}
 		break
+	}
+}
+
+// A page's follower that falls far behind the session (here held on its first task
+// event while a server floods progress and asks the user something) shows in the log
+// where events were left out, and reads the session again: the request it never saw is
+// pending on the page, the task it saw start has its outcome.
+func TestBehindFollowerReadsTheSessionAgain(t *testing.T) {
+	var hold atomic.Bool
+	held, release := make(chan struct{}), make(chan struct{})
+	now := func() time.Time {
+		if hold.CompareAndSwap(true, false) {
+			close(held)
+			<-release
+		}
+		return time.Now()
+	}
+	var sess *client.Session
+	dial := demoDialer(t, nil)
+	srv := web.New(web.Options{Now: now, Dial: func(ctx context.Context, tg web.Target, co *client.Options, l web.LoginFunc) (*client.Session, web.Dialed, error) {
+		s, d, err := dial(ctx, tg, co, l)
+		sess = s
+		return s, d, err
+	}})
+	p := open(t, srv)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if _, err := srv.Open(ctx, web.Target{Protocol: mcp.LatestProtocolVersion}); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	defer once.Do(func() { close(release) })
+
+	hold.Store(true)
+	task, err := sess.StartToolTask(ctx, &mcp.CallToolParams{Name: demo.ToolInstantTask}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-held
+	for range client.MaxQueuedEvents/2000 + 1 {
+		if _, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: demo.ToolSlow, Arguments: json.RawMessage(`{"seconds":0.001,"steps":1000}`)}, &client.CallOptions{Progress: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asked := make(chan error, 1)
+	go func() {
+		_, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: demo.ToolAskUser}, nil)
+		asked <- err
+	}()
+	for len(sess.PendingRequests()) == 0 {
+		select {
+		case err := <-asked:
+			t.Fatalf("ask_user ended without asking: %v", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if _, err := task.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	once.Do(func() { close(release) })
+
+	// The page's view of the connection, as a page that opens now gets it.
+	type view struct {
+		Tasks []struct {
+			Name, Status string
+			Ended        *time.Time
+		}
+		Requests []struct{ Method string }
+		Log      []struct {
+			Dir     string
+			Message json.RawMessage
+		}
+	}
+	snapshot := func() view {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.base+"/api/events", nil)
+		resp, err := p.c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var ev struct {
+					Data struct{ Conns []view }
+				}
+				if err := json.Unmarshal([]byte(d), &ev); err != nil || len(ev.Data.Conns) != 1 {
+					t.Fatalf("snapshot %.300s: %v", d, err)
+				}
+				return ev.Data.Conns[0]
+			}
+		}
+		t.Fatalf("no snapshot: %v", sc.Err())
+		return view{}
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		v := snapshot()
+		gap := 0
+		for _, r := range v.Log {
+			if r.Dir == "gap" {
+				var d struct{ Dropped int }
+				json.Unmarshal(r.Message, &d)
+				gap += d.Dropped
+			}
+		}
+		asking := len(v.Requests) == 1 && v.Requests[0].Method == mcp.MethodElicitationCreate
+		done := len(v.Tasks) == 1 && v.Tasks[0].Status == "completed" && v.Tasks[0].Ended != nil
+		if gap > 0 && asking && done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page shows %d events left out, requests %v, tasks %v", gap, v.Requests, v.Tasks)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	sess.PendingRequests()[0].Decline()
+	if err := <-asked; err != nil {
+		t.Fatal(err)
 	}
 }

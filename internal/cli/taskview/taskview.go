@@ -26,6 +26,7 @@ const EventsHelp = `With --json, every event is one JSON object on its own line 
 
   {"event":"created","time":T,"task":TASK}
   {"event":"status","time":T,"task":TASK}
+  {"event":"status","time":T,"task":TASK,"dropped":N}
   {"event":"progress","time":T,"task":TASK,"progress":{"progress":N,"total":N,"message":S}}
   {"event":"input","time":T,"task":TASK,"input":{"method":M,"message":S}}
   {"event":"result","time":T,"task":TASK,"result":CALLTOOLRESULT}
@@ -39,7 +40,10 @@ sends none; "input" is a request of the server (method elicitation/create or
 sampling/createMessage) waiting for an answer. The last line is "result" (the exact
 CallToolResult of tasks/result), "error" (the exact JSON-RPC error of tasks/result;
 "code" is left out when the error did not come from the server, such as a
-cancelled task) or "gone" (the server no longer knows the task).`
+cancelled task) or "gone" (the server no longer knows the task). A status line with
+"dropped" stands for N events left out because the lines were not read as fast as
+the server sent them (stdout blocked); the task is as known then, and the last line
+is never left out.`
 
 // Event is one line of --json output.
 type Event struct {
@@ -50,6 +54,8 @@ type Event struct {
 	Input    *Input              `json:"input,omitempty"`
 	Result   *mcp.CallToolResult `json:"result,omitempty"`
 	Error    *Error              `json:"error,omitempty"`
+	// Dropped counts the events left out before a "status" event (client.TaskEvent.Dropped).
+	Dropped int `json:"dropped,omitempty"`
 	// Polled is set on "polled" events (see [ReceiverEventsHelp]).
 	Polled *Polled `json:"polled,omitempty"`
 }
@@ -98,7 +104,9 @@ func FromTaskEvent(e client.TaskEvent) (ev Event, ok bool) {
 		ev.Task = &st
 	}
 	switch e.Kind {
-	case client.TaskCreated, client.TaskStatus:
+	case client.TaskCreated:
+	case client.TaskStatus:
+		ev.Dropped = e.Dropped
 	case client.TaskProgress:
 		if e.Progress == nil {
 			return ev, false

@@ -49,6 +49,8 @@ func TestEventJSON(t *testing.T) {
 	}{
 		{client.TaskEvent{At: client.At{Time: at}, Kind: client.TaskCreated, State: st},
 			`{"event":"created","time":"2026-08-01T10:00:00Z","task":{"taskId":"t1","status":"working","createdAt":"2026-08-01T10:00:00Z","lastUpdatedAt":"2026-08-01T10:00:00Z","ttl":1000,"pollInterval":500}}`},
+		{client.TaskEvent{At: client.At{Time: at}, Kind: client.TaskStatus, State: st, Dropped: 42},
+			`{"event":"status","time":"2026-08-01T10:00:00Z","task":{"taskId":"t1","status":"working","createdAt":"2026-08-01T10:00:00Z","lastUpdatedAt":"2026-08-01T10:00:00Z","ttl":1000,"pollInterval":500},"dropped":42}`},
 		{client.TaskEvent{At: client.At{Time: at}, Kind: client.TaskProgress, Progress: &mcp.ProgressNotificationParams{Progress: 1, Total: ptr(2.0), Message: "half"}},
 			`{"event":"progress","time":"2026-08-01T10:00:00Z","progress":{"progress":1,"total":2,"message":"half"}}`},
 		{client.TaskEvent{At: client.At{Time: at}, Kind: client.TaskResult, Result: &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("ok")}}},

@@ -334,6 +334,25 @@ func TestBrowser(t *testing.T) {
 		waitJS(`[...document.querySelectorAll('.lrow')].length > 0 && [...document.querySelectorAll('.lrow')].every(r => r.textContent.includes('resources/read') || r.textContent.includes('response'))`),
 	)
 	s.shot("web-log")
+	// Where the page's connection left events out (it fell behind a flood), a row says how
+	// many, whatever the filter. The server side of it is internal/web's
+	// TestBehindFollowerReadsTheSessionAgain; the row is put in the page's store here.
+	s.run("a gap in the log",
+		chromedp.Evaluate[chromedp.Void](`import('/js/store.js').then((s) => {
+			const c = s.activeConn();
+			const row = { seq: -1, time: new Date().toISOString(), dir: 'gap', message: { dropped: 4321 } };
+			c.log.push(row);
+			s.emit('message', c, row);
+		})`),
+		waitJS(`[...document.querySelectorAll('.lrow.gap')].some(r => r.textContent.includes('4321 events not shown'))`),
+	)
+	// Each row has a line of its own (their places are styles, which the page's
+	// Content-Security-Policy lets through only when set from script).
+	tops := value(s, "the rows' places", chromedp.Evaluate[[]float64](`[...document.querySelectorAll('.lrow')].map(r => r.offsetTop)`))
+	if len(tops) < 3 || len(tops) != len(slices.Compact(slices.Sorted(slices.Values(tops)))) {
+		t.Errorf("log rows at %v: one over another", tops)
+	}
+	s.shot("web-log-gap")
 
 	// How long a status took from mcpi's client to the row on the screen.
 	lat := value(s, "latencies", chromedp.Evaluate[[]float64](`window.__mcpiPerf.taskLatency`))

@@ -45,6 +45,7 @@ type entry struct {
 	log    *mcp.LoggingMessageNotificationParams
 	prog   *mcp.ProgressNotificationParams
 	text   string // the searchable text
+	gap    int    // events the view's subscription left out here (client.DroppedEvent)
 }
 
 // Model is the Log view.
@@ -241,6 +242,10 @@ func (m *Model) expand() {
 	case e.prog != nil:
 		b, _ := json.Marshal(e.prog)
 		lines = append([]string{ui.Title.Render(head + "notifications/progress"), ""}, ui.HighlightJSON(b)...)
+	case e.gap > 0:
+		lines = []string{ui.Title.Render(head + "events not shown"), "",
+			fmt.Sprintf("The server sent faster than this view could show: %d events were left out here.", e.gap),
+			"Tasks and requests are read again from the session; these lists keep only what was shown."}
 	default:
 		lines = []string{"reconnected"}
 	}
@@ -285,9 +290,20 @@ func (m *Model) add(ev client.Event) {
 		p := ev.Params
 		e = &entry{at: ev.Time, prog: &p, text: strings.ToLower(fmt.Sprint(p.ProgressToken) + " " + p.Message)}
 		src = Progress
+	case *client.DroppedEvent:
+		// Any of the lists may have lost entries: each shows where.
+		for src := range m.entries {
+			m.file(Source(src), &entry{at: ev.Time, gap: ev.Count})
+		}
+		return
 	default:
 		return
 	}
+	m.file(src, e)
+}
+
+// file appends e to the list of src, dropping the oldest entries past MaxEntries.
+func (m *Model) file(src Source, e *entry) {
 	list := append(m.entries[src], e)
 	if len(list) > MaxEntries {
 		drop := len(list) - MaxEntries + MaxEntries/10
@@ -404,6 +420,8 @@ func (m *Model) line(e *entry, w int) string {
 			p += "/" + strconv.FormatFloat(*e.prog.Total, 'f', -1, 64)
 		}
 		return ts + ui.Accent.Render(ui.Fit(fmt.Sprint(e.prog.ProgressToken), 12)) + " " + ui.Fit(p, 8) + " " + e.prog.Message
+	case e.gap > 0:
+		return ts + ui.Warn.Render(fmt.Sprintf("── %d events not shown: this view fell behind the server ──", e.gap))
 	case e.msg == nil:
 		return ui.Dim.Render("── reconnected: a new session starts here ──")
 	}

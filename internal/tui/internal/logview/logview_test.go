@@ -8,6 +8,7 @@ import (
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -55,4 +56,32 @@ func TestLogMessagesLogsAndProgress(t *testing.T) {
 	d.WaitFor("one server log message per level", func(string) bool { return m.Len(ServerLog) == 8 })
 	d.Key("t")
 	d.WaitLine("mcpi-", "2/2")
+}
+
+// Where the view's subscription left events out (its reader fell behind a flood), each
+// list shows how many, and the entry expands to say what it means.
+func TestLogShowsEventsLeftOut(t *testing.T) {
+	m := New()
+	m.SetSize(120, 24)
+	d := tuitest.New(t, m)
+	d.Send(ui.EventsMsg{Events: []client.Event{
+		&client.LogEvent{Params: mcp.LoggingMessageNotificationParams{Level: mcp.LoggingLevelInfo, Data: json.RawMessage(`"before"`)}},
+		&client.DroppedEvent{Count: 12345},
+		&client.LogEvent{Params: mcp.LoggingMessageNotificationParams{Level: mcp.LoggingLevelInfo, Data: json.RawMessage(`"after"`)}},
+	}})
+	for _, src := range []Source{Messages, ServerLog, Progress} {
+		screen := d.WaitLine("12345 events not shown")
+		if src == ServerLog {
+			before, after := strings.Index(screen, "before"), strings.Index(screen, "after")
+			gap := strings.Index(screen, "12345 events")
+			if before < 0 || after < 0 || !(before < gap && gap < after) {
+				t.Errorf("the server log does not show the gap between its entries:\n%s", screen)
+			}
+		}
+		if src != Progress {
+			d.Key("t")
+		}
+	}
+	d.Key("end", "enter")
+	d.WaitText("events not shown", "12345 events were left out here")
 }

@@ -129,8 +129,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		var cmds []tea.Cmd
 		for _, e := range msg.Events {
-			if re, ok := e.(*client.RequestEvent); ok {
-				cmds = append(cmds, m.requestEvent(re))
+			switch e := e.(type) {
+			case *client.RequestEvent:
+				cmds = append(cmds, m.requestEvent(e))
+			case *client.DroppedEvent:
+				m.sync() // requests may have come and gone unseen
 			}
 		}
 		return tea.Batch(cmds...)

@@ -38,6 +38,7 @@ function taskOf(m) {
 }
 
 function matches(row) {
+  if (row.dir === 'gap') return true; // where messages are missing, whatever the filter
   if (filters.dir !== 'all' && row.dir !== filters.dir) return false;
   const m = parse(row);
   if (filters.method && !methodOf(m).toLowerCase().includes(filters.method)) return false;
@@ -60,13 +61,24 @@ function draw() {
   for (let i = first; i < last; i++) {
     const row = shown[i];
     const m = parse(row);
-    const t = taskOf(m);
-    els.push(h('div.lrow.' + row.dir, { style: `top:${i * LINE}px`, title: 'click to see it whole', on: { click: () => see(row) } },
-      h('span.l-time', new Date(row.time).toISOString().slice(11, 23)),
-      h('span.l-dir', row.dir === 'in' ? '←' : '→'),
-      h('span.l-method', clean(methodOf(m))),
-      t ? h('span.l-task', clean(String(t).slice(0, 8))) : h('span.l-task'),
-      h('span.l-body', clean(JSON.stringify(m.params || m.result || m.error || {})).slice(0, 300))));
+    let el;
+    if (row.dir === 'gap') {
+      el = h('div.lrow.gap',
+        h('span.l-time', new Date(row.time).toISOString().slice(11, 23)),
+        h('span.l-gap', `── ${Number(m.dropped) || 0} events not shown: this page's connection fell behind the server ──`));
+    } else {
+      const t = taskOf(m);
+      el = h('div.lrow.' + row.dir, { title: 'click to see it whole', on: { click: () => see(row) } },
+        h('span.l-time', new Date(row.time).toISOString().slice(11, 23)),
+        h('span.l-dir', row.dir === 'in' ? '←' : '→'),
+        h('span.l-method', clean(methodOf(m))),
+        t ? h('span.l-task', clean(String(t).slice(0, 8))) : h('span.l-task'),
+        h('span.l-body', clean(JSON.stringify(m.params || m.result || m.error || {})).slice(0, 300)));
+    }
+    // Set through the style object: the page's Content-Security-Policy drops style
+    // attributes, which put every row at the top.
+    el.style.top = i * LINE + 'px';
+    els.push(el);
   }
   lines.replaceChildren(...els);
 }
