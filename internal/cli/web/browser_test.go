@@ -186,6 +186,16 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("header %q", header)
 	}
 	s.shot("web-tools")
+	// What the page's Content-Security-Policy blocks from here on (an inline style, say)
+	// is a fault of the page: it fails the test at its end.
+	s.run("watch for blocked content",
+		chromedp.Evaluate[chromedp.Void](`window.__blocked = []; document.addEventListener('securitypolicyviolation', (e) => window.__blocked.push(e.violatedDirective + ' ' + (e.blockedURI || e.sample)))`),
+	)
+	t.Cleanup(func() {
+		if blocked := value(s, "blocked content", chromedp.Evaluate[[]string](`window.__blocked`)); len(blocked) > 0 {
+			t.Errorf("the page's Content-Security-Policy blocked %d times: %v", len(blocked), slices.Compact(slices.Sorted(slices.Values(blocked))))
+		}
+	})
 
 	// slow_task: the server makes the call a task, and the Tasks view follows it.
 	s.run("call slow_task",
