@@ -101,6 +101,20 @@ func startWebOn(t *testing.T, sel *connect.Selection) *session {
 	return &session{t: t, ctx: bctx, url: u, started: started}
 }
 
+// watchBlocked makes what the page's Content-Security-Policy blocks from now on (an
+// inline style, say) a fault of the page, which fails the test at its end. The page must
+// stay loaded until then.
+func (s *session) watchBlocked() {
+	s.run("watch for blocked content",
+		chromedp.Evaluate[chromedp.Void](`window.__blocked = []; document.addEventListener('securitypolicyviolation', (e) => window.__blocked.push(e.violatedDirective + ' ' + (e.blockedURI || e.sample)))`),
+	)
+	s.t.Cleanup(func() {
+		if blocked := value(s, "blocked content", chromedp.Evaluate[[]string](`window.__blocked`)); len(blocked) > 0 {
+			s.t.Errorf("the page's Content-Security-Policy blocked %d times: %v", len(blocked), slices.Compact(slices.Sorted(slices.Values(blocked))))
+		}
+	})
+}
+
 // run runs steps with a deadline, failing the test with a screenshot's path on error.
 func (s *session) run(what string, steps ...chromedp.Action[chromedp.Void]) {
 	s.t.Helper()
@@ -186,16 +200,7 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("header %q", header)
 	}
 	s.shot("web-tools")
-	// What the page's Content-Security-Policy blocks from here on (an inline style, say)
-	// is a fault of the page: it fails the test at its end.
-	s.run("watch for blocked content",
-		chromedp.Evaluate[chromedp.Void](`window.__blocked = []; document.addEventListener('securitypolicyviolation', (e) => window.__blocked.push(e.violatedDirective + ' ' + (e.blockedURI || e.sample)))`),
-	)
-	t.Cleanup(func() {
-		if blocked := value(s, "blocked content", chromedp.Evaluate[[]string](`window.__blocked`)); len(blocked) > 0 {
-			t.Errorf("the page's Content-Security-Policy blocked %d times: %v", len(blocked), slices.Compact(slices.Sorted(slices.Values(blocked))))
-		}
-	})
+	s.watchBlocked()
 
 	// slow_task: the server makes the call a task, and the Tasks view follows it.
 	s.run("call slow_task",
@@ -383,6 +388,7 @@ func TestBrowserTenThousandTasks(t *testing.T) {
 	}
 	s := startWeb(t)
 	s.run("open", chromedp.Navigate(s.url), chromedp.WaitVisible(chromedp.CSS(`li[data-tool="instant_task"]`)))
+	s.watchBlocked()
 	// The page's own API, from Go, with the browser's cookie: 10,000 task calls.
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar}
@@ -527,6 +533,9 @@ func TestBrowserHostileMarkup(t *testing.T) {
 	s.run("open the page on the markup server",
 		chromedp.Navigate(s.url),
 		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="markup"]`)),
+	)
+	s.watchBlocked()
+	s.run("call the markup tool",
 		chromedp.Click(chromedp.CSS(`li[data-tool="markup"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
 		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
@@ -619,6 +628,9 @@ func TestBrowserForms(t *testing.T) {
 	s.run("the form",
 		chromedp.Navigate(s.url),
 		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="shape"]`)),
+	)
+	s.watchBlocked()
+	s.run("open the form",
 		chromedp.Click(chromedp.CSS(`li[data-tool="shape"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-field="origin"] input[name="x"]`)),
 	)
