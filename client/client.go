@@ -85,6 +85,16 @@ type Options struct {
 	MaxPages int
 	MaxItems int
 
+	// MaxServerRequests bounds the server's requests the session answers at once
+	// ([DefaultMaxServerRequests]), and MaxServerRequestBytes the size of their params
+	// ([DefaultMaxServerRequestBytes]): each waits in the session (an elicitation for its
+	// user, a tasks/result for its receiver task) holding a goroutine and what it asked,
+	// so a server that asks faster than they are answered would otherwise take memory
+	// without limit. A request past either gets an error at once (-32600, "too many
+	// requests"). A negative value removes the bound.
+	MaxServerRequests     int
+	MaxServerRequestBytes int
+
 	// RequestTimeout bounds how long one request waits for its response; zero means no
 	// bound. It holds for initialize, ping, every list page, a plain tools/call, the
 	// tools/call that creates a task and each tasks/get and tasks/cancel, and a request
@@ -99,6 +109,12 @@ type Options struct {
 const (
 	DefaultMaxPages = 1000
 	DefaultMaxItems = 100_000
+)
+
+// The bounds of the server's requests when [Options] sets none.
+const (
+	DefaultMaxServerRequests     = 1024
+	DefaultMaxServerRequestBytes = 64 << 20
 )
 
 // Client holds configuration shared by the sessions it opens.
@@ -136,6 +152,12 @@ func New(impl mcp.Implementation, opts *Options) *Client {
 	}
 	if c.opts.MaxPages == 0 {
 		c.opts.MaxPages = DefaultMaxPages
+	}
+	if c.opts.MaxServerRequests == 0 {
+		c.opts.MaxServerRequests = DefaultMaxServerRequests
+	}
+	if c.opts.MaxServerRequestBytes == 0 {
+		c.opts.MaxServerRequestBytes = DefaultMaxServerRequestBytes
 	}
 	if c.opts.MaxItems == 0 {
 		c.opts.MaxItems = DefaultMaxItems
@@ -415,8 +437,10 @@ func (c *Client) open(ctx context.Context, t transport.Transport) (*Session, err
 	s.tasks.init()
 	s.recv = s.newReceiver()
 	s.conn = jsonrpc.NewConn(conn, jsonrpc.Options{
-		Handler: jsonrpc.HandlerFunc(s.handle),
-		Logger:  c.opts.Logger,
+		Handler:          jsonrpc.HandlerFunc(s.handle),
+		Logger:           c.opts.Logger,
+		MaxInFlight:      max(c.opts.MaxServerRequests, 0),
+		MaxInFlightBytes: max(c.opts.MaxServerRequestBytes, 0),
 		Tap: func(dir jsonrpc.Direction, m jsonrpc.Message) {
 			if s.events.active() { // the raw traffic view, when someone shows it
 				s.events.publish(&MessageEvent{At: At{s.now()}, Dir: dir, Message: m})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -21,8 +22,17 @@ import (
 // play a server that misbehaves in ways mcpi's own server never does.
 func rawServer(t *testing.T, opts *client.Options, handle jsonrpc.HandlerFunc) *client.Session {
 	t.Helper()
+	s, _ := rawServerConn(t, opts, handle)
+	return s
+}
+
+// rawServerConn is rawServer that also gives the peer's connection, to send the client
+// requests and notifications of its own.
+func rawServerConn(t *testing.T, opts *client.Options, handle jsonrpc.HandlerFunc) (*client.Session, *jsonrpc.Conn) {
+	t.Helper()
+	var srv *jsonrpc.Conn
 	tr := transport.PipeTransport{Serve: func(_ context.Context, conn jsonrpc.Connection) error {
-		srv := jsonrpc.NewConn(conn, jsonrpc.Options{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		srv = jsonrpc.NewConn(conn, jsonrpc.Options{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 			switch req.Method {
 			case mcp.MethodInitialize:
 				return &mcp.InitializeResult{
@@ -46,7 +56,7 @@ func rawServer(t *testing.T, opts *client.Options, handle jsonrpc.HandlerFunc) *
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return s
+	return s, srv
 }
 
 // endless answers every list with one item and a new cursor, forever.
@@ -198,5 +208,88 @@ func TestRequestTimeout(t *testing.T) {
 		if took := time.Since(start); took < taskTime {
 			t.Errorf("the task ended after %s, before its time", took)
 		}
+	})
+}
+
+// elicit has the raw server of TestServerRequestsBounded ask the client n questions at
+// once, each with params of about size bytes, and returns their errors as they end.
+func elicit(ctx context.Context, srv *jsonrpc.Conn, n, size int) <-chan error {
+	errs := make(chan error, n)
+	params := &mcp.ElicitParams{Message: strings.Repeat("q", size), RequestedSchema: json.RawMessage(`{"type":"object","properties":{}}`)}
+	for range n {
+		go func() {
+			var res mcp.ElicitResult
+			errs <- srv.Call(ctx, mcp.MethodElicitationCreate, params, &res)
+		}()
+	}
+	return errs
+}
+
+// TestServerRequestsBounded: a server that asks faster than the user answers gets "too
+// many requests" past MaxServerRequests, or past MaxServerRequestBytes of params; the
+// pending queue holds the bound, and takes requests again once answered.
+func TestServerRequestsBounded(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	refusedIn := func(t *testing.T, errs <-chan error, n int) {
+		t.Helper()
+		for range n {
+			var err error
+			select {
+			case err = <-errs:
+			case <-ctx.Done():
+				t.Fatalf("the requests past the bound were not refused")
+			}
+			var rpcErr *jsonrpc.Error
+			if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidRequest || !strings.Contains(rpcErr.Message, "too many requests") {
+				t.Fatalf("a request past the bound ended with %v", err)
+			}
+		}
+	}
+	// The admitted requests reach the queue on their own goroutines.
+	pendingNow := func(t *testing.T, s *client.Session, want int) {
+		t.Helper()
+		for got := len(s.PendingRequests()); got != want; got = len(s.PendingRequests()) {
+			if got > want || ctx.Err() != nil {
+				t.Fatalf("%d requests pending, want %d", got, want)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	declineAll := func(t *testing.T, s *client.Session, errs <-chan error, n int) {
+		t.Helper()
+		for _, r := range s.PendingRequests() {
+			r.Decline()
+		}
+		for range n {
+			if err := <-errs; err != nil {
+				t.Fatalf("a declined request ended with %v", err)
+			}
+		}
+	}
+
+	t.Run("count", func(t *testing.T) {
+		s, srv := rawServerConn(t, nil, endless)
+		const extra = 100
+		errs := elicit(ctx, srv, client.DefaultMaxServerRequests+extra, 10)
+		refusedIn(t, errs, extra) // the refusals come first: the others wait for the user
+		pendingNow(t, s, client.DefaultMaxServerRequests)
+		declineAll(t, s, errs, client.DefaultMaxServerRequests)
+		again := elicit(ctx, srv, 1, 10)
+		for len(s.PendingRequests()) == 0 {
+			select {
+			case err := <-again:
+				t.Fatalf("a request after the others were answered ended with %v", err)
+			case <-time.After(time.Millisecond):
+			}
+		}
+		declineAll(t, s, again, 1)
+	})
+	t.Run("bytes", func(t *testing.T) {
+		s, srv := rawServerConn(t, &client.Options{MaxServerRequests: -1, MaxServerRequestBytes: 1 << 20}, endless)
+		errs := elicit(ctx, srv, 10, 300<<10)
+		refusedIn(t, errs, 7) // three of about 300 KiB fit in 1 MiB
+		pendingNow(t, s, 3)
+		declineAll(t, s, errs, 3)
 	})
 }

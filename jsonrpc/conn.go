@@ -76,6 +76,15 @@ type Options struct {
 	Handler Handler
 	Tap     Tap
 	Logger  *slog.Logger
+	// MaxInFlight bounds the peer's requests being handled at once, and MaxInFlightBytes
+	// the size of their params. A request past either is answered at once with
+	// [CodeInvalidRequest] ("too many requests"), from the reading goroutine, and not
+	// handled. Each request handled holds a goroutine and its params until it is
+	// answered: without a bound, a peer that sends requests faster than they end (ones
+	// that wait for a user, or any, while it does not read the answers) takes memory
+	// without limit. Zero means no bound. A [NewServingConn] has its owner's bounds.
+	MaxInFlight      int
+	MaxInFlightBytes int
 }
 
 // Conn is a JSON-RPC 2.0 peer over a [Connection]: it sends calls and matches their
@@ -93,7 +102,9 @@ type Conn struct {
 	mu       sync.Mutex
 	pending  map[ID]chan reply              // made at the first call
 	later    map[ID]*continuation           // calls of Go awaiting their response; made at the first
-	inflight map[ID]context.CancelCauseFunc // made at the first request
+	inflight map[ID]context.CancelCauseFunc // requests being handled; made at the first
+	inBytes  int                            // len(Params) of the requests in inflight
+	inCount  int                            // requests not yet answered, for Drain
 	idle     []chan struct{}                // Drain's, closed once inflight is empty
 	err      error
 
@@ -175,6 +186,10 @@ func (c *Conn) dispatch(m Message, inline bool) {
 		case inline:
 			c.serveRequest(c.beginRequest(m))
 		default:
+			if msg := c.overLimit(m); msg != "" {
+				c.refuse(m, msg)
+				return
+			}
 			c.startRequest(m)
 		}
 	}
@@ -211,7 +226,7 @@ func (c *Conn) Close() error {
 // final responses go out.
 func (c *Conn) Drain(ctx context.Context) error {
 	c.mu.Lock()
-	if len(c.inflight) == 0 {
+	if c.inCount == 0 {
 		c.mu.Unlock()
 		return nil
 	}
@@ -521,6 +536,33 @@ func AfterResponse(ctx context.Context, f func()) bool {
 	return true
 }
 
+// overLimit says why req cannot be taken now, or "" when it can: its id is that of a
+// request still handled, or it would pass [Options.MaxInFlight] or MaxInFlightBytes.
+func (c *Conn) overLimit(req *Request) string {
+	n, b := c.opts.MaxInFlight, c.opts.MaxInFlightBytes
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.inflight[req.ID] != nil:
+		return fmt.Sprintf("a request with id %s is already in progress; an id may be used again once its request is answered", req.ID)
+	case n > 0 && len(c.inflight) >= n:
+		return fmt.Sprintf("too many requests: %d requests of yours are waiting for their response; send more once some are answered", len(c.inflight))
+	case b > 0 && len(c.inflight) > 0 && c.inBytes+len(req.Params) > b:
+		return fmt.Sprintf("too many requests: the params of the requests of yours waiting for their response come to %d bytes, and %d more is over the %d allowed; send more once some are answered",
+			c.inBytes, len(req.Params), b)
+	}
+	return ""
+}
+
+// refuse answers req with msg without handling it. Written from the reading goroutine, it
+// holds the reading of a peer that does not read its answers.
+func (c *Conn) refuse(req *Request, msg string) {
+	c.log.Warn("refused a request", "method", req.Method, "reason", msg)
+	if err := c.write(c.ctx, &Response{ID: req.ID, Error: NewError(CodeInvalidRequest, msg)}); err != nil {
+		c.log.Debug("writing a refusal failed", "method", req.Method, "error", err)
+	}
+}
+
 func (c *Conn) startRequest(req *Request) {
 	in := c.beginRequest(req)
 	c.workers.Go(func() { c.serveRequest(in) })
@@ -535,6 +577,8 @@ func (c *Conn) beginRequest(req *Request) inbound {
 		c.inflight = make(map[ID]context.CancelCauseFunc)
 	}
 	c.inflight[req.ID] = cancel
+	c.inCount++
+	c.inBytes += len(req.Params)
 	ended := c.err
 	c.mu.Unlock()
 	if ended != nil && c.serving {
@@ -554,8 +598,8 @@ func (c *Conn) serveRequest(in inbound) {
 	}()
 	defer func() {
 		c.mu.Lock()
-		delete(c.inflight, req.ID)
-		if len(c.inflight) == 0 {
+		c.inCount--
+		if c.inCount == 0 {
 			for _, ch := range c.idle {
 				close(ch)
 			}
@@ -565,6 +609,13 @@ func (c *Conn) serveRequest(in inbound) {
 		in.cancel(nil)
 	}()
 	result, err := c.handle(ctx, req)
+	// Handled: a cancellation comes too late now, and the request no longer counts against
+	// the bounds, so that a peer that sends its next request once it has this answer is
+	// never refused for this one.
+	c.mu.Lock()
+	delete(c.inflight, req.ID)
+	c.inBytes -= len(req.Params)
+	c.mu.Unlock()
 	if errors.Is(context.Cause(ctx), errPeerCancelled) {
 		return // the peer gave up on this request and expects no response
 	}

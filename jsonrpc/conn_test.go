@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -997,4 +998,49 @@ func TestDrain(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Drain returned but the response never came")
 	}
+}
+
+// TestInFlightBounded: past MaxInFlight requests being handled, or MaxInFlightBytes of
+// their params, a request is refused at once with -32600; a request that reuses the id of
+// one still handled is refused too; once the held ones are answered, requests are taken
+// again.
+func TestInFlightBounded(t *testing.T) {
+	release := make(chan struct{})
+	held := make(chan struct{}, 16)
+	hold := mux{
+		"hold": func(ctx context.Context, _ *jsonrpc.Request) (any, error) {
+			held <- struct{}{}
+			<-release
+			return "done", nil
+		},
+		"ping": func(context.Context, *jsonrpc.Request) (any, error) { return struct{}{}, nil },
+	}
+	_, p := newRawPeer(t, jsonrpc.Options{Handler: hold, MaxInFlight: 2, MaxInFlightBytes: 64})
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"hold","params":{}}`)
+	recv(t, held, "the first request handled")
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"hold","params":{}}`)
+	assertErrorReply(t, p.recv(), jsonrpc.Int64ID(1), jsonrpc.CodeInvalidRequest)
+
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"hold","params":{"pad":"` + strings.Repeat("x", 60) + `"}}`)
+	line := p.recv()
+	assertErrorReply(t, line, jsonrpc.Int64ID(2), jsonrpc.CodeInvalidRequest)
+	if !strings.Contains(line, "too many requests") || !strings.Contains(line, "bytes") {
+		t.Fatalf("refusal over the bytes bound: %s", line)
+	}
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"hold","params":{}}`)
+	recv(t, held, "the second request handled")
+	p.send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+	line = p.recv()
+	assertErrorReply(t, line, jsonrpc.Int64ID(4), jsonrpc.CodeInvalidRequest)
+	if !strings.Contains(line, "too many requests: 2 requests") {
+		t.Fatalf("refusal over the count bound: %s", line)
+	}
+
+	close(release)
+	got := []string{p.recv(), p.recv()}
+	slices.Sort(got)
+	if want := []string{`{"jsonrpc":"2.0","id":1,"result":"done"}`, `{"jsonrpc":"2.0","id":3,"result":"done"}`}; !slices.Equal(got, want) {
+		t.Fatalf("the held requests ended with %v", got)
+	}
+	p.ping("again")
 }
