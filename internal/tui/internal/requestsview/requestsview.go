@@ -136,9 +136,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 				m.sync() // requests may have come and gone unseen
 			}
 		}
+		m.trim()
 		return tea.Batch(cmds...)
 	case ui.TickMsg:
 		m.sync()
+		m.trim()
 	case ui.SessionMsg:
 		m.sess, m.gen = msg.Session, msg.Gen
 		m.sync()
@@ -253,6 +255,40 @@ func (m *Model) sync() {
 		}
 	}
 	m.cursor = max(min(m.cursor, len(m.entries)-1), 0)
+}
+
+// MaxSettled bounds the answered and withdrawn requests the view keeps, oldest first: a
+// server asks as often as it likes over a session, and each request keeps what it asked.
+const MaxSettled = 1000
+
+// trim lets go of the oldest settled requests past MaxSettled, and keeps the cursor on
+// its entry (or the next, if its entry went).
+func (m *Model) trim() {
+	settled := 0
+	for _, e := range m.entries {
+		if e.settled {
+			settled++
+		}
+	}
+	drop := settled - MaxSettled
+	if drop <= 0 {
+		return
+	}
+	before := 0
+	kept := m.entries[:0]
+	for i, e := range m.entries {
+		if drop > 0 && e.settled && e != m.open {
+			drop--
+			if i < m.cursor {
+				before++
+			}
+			continue
+		}
+		kept = append(kept, e)
+	}
+	clear(m.entries[len(kept):])
+	m.entries = kept
+	m.cursor = max(m.cursor-before, 0)
 }
 
 func (m *Model) selected() *entry {

@@ -1,7 +1,9 @@
 package requestsview
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
 )
 
 type outcome struct {
@@ -124,5 +127,65 @@ func TestDeclineAndSampling(t *testing.T) {
 	d.WaitFlash("rejected sampling")
 	if got := result(t, done); !strings.Contains(got, "rejected") {
 		t.Errorf("after rejecting, the tool says %q", got)
+	}
+}
+
+// A server that asks question after question over a long session does not grow the view
+// without end: past MaxSettled answered requests the oldest go, the pending one stays,
+// and the cursor keeps to its entry.
+func TestSettledRequestsBounded(t *testing.T) {
+	const asked = MaxSettled + 50
+	srv := server.New(mcp.Implementation{Name: "asker", Version: "1"}, nil)
+	t.Cleanup(srv.Close)
+	srv.AddTool(&mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			for i := range asked + 1 {
+				if _, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: fmt.Sprintf("question %d", i),
+					RequestedSchema: json.RawMessage(`{"type":"object","properties":{}}`)}); err != nil {
+					return nil, err
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("asked")}}, nil
+		})
+	sess := tuitest.Connect(t, srv)
+	m := New(tuitest.Context(t), sess, nil)
+	m.SetSize(100, 24)
+	d := tuitest.New(t, m)
+	d.Listen(sess, 0)
+
+	// The user declines the first questions as they come, on their own goroutine.
+	sub := sess.Subscribe()
+	t.Cleanup(sub.Close)
+	go func() {
+		n := 0
+		for e := range sub.All(tuitest.Context(t)) {
+			if re, ok := e.(*client.RequestEvent); ok && !re.Settled && n < asked {
+				n++
+				re.Request.Decline()
+			}
+		}
+	}()
+	call(t, sess, "ask", `{}`)
+	last := fmt.Sprintf("question %d", asked)
+	d.WaitFor("the last question, pending", func(string) bool {
+		n := len(m.entries)
+		return n > 0 && m.entries[n-1].req.Elicitation.Message == last && !m.entries[n-1].settled
+	})
+	d.Drain()
+	if len(m.entries) != MaxSettled+1 {
+		t.Fatalf("the view holds %d requests, want %d", len(m.entries), MaxSettled+1)
+	}
+	if first := m.entries[0].req.Elicitation.Message; first != fmt.Sprintf("question %d", asked-MaxSettled) {
+		t.Fatalf("the oldest request kept is %q", first)
+	}
+	// One more settled: the oldest goes, and the cursor stays on its entry.
+	m.cursor = len(m.entries) - 1
+	m.entries[m.cursor].settled, m.entries[m.cursor].outcome = true, "declined"
+	m.trim()
+	if len(m.entries) != MaxSettled || m.entries[m.cursor].req.Elicitation.Message != last {
+		t.Fatalf("after one more settled: %d requests, the cursor on %q", len(m.entries), m.entries[m.cursor].req.Elicitation.Message)
+	}
+	for _, r := range sess.PendingRequests() {
+		r.Decline()
 	}
 }

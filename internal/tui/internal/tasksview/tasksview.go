@@ -253,6 +253,44 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// MaxEnded bounds the ended tasks the view keeps, oldest first: the server starts as many
+// receiver tasks as it likes over a session, each with the request it ran. It is more
+// than the session keeps (client.Options.KeptTasks), so that a task the session still
+// has is not let go of here.
+const MaxEnded = 2000
+
+// trim lets go of the oldest ended rows past MaxEnded, but not of the one shown in detail.
+func (m *Model) trim() {
+	ended := 0
+	for _, r := range m.rows {
+		if r.isEnded() {
+			ended++
+		}
+	}
+	drop := ended - MaxEnded
+	if drop <= 0 {
+		return
+	}
+	sel, before := m.selected(), 0
+	kept := m.rows[:0]
+	for i, r := range m.rows {
+		if drop > 0 && r.isEnded() && (r != sel || m.mode == modeTable) {
+			drop--
+			delete(m.byKey, r.key)
+			if i < m.cursor {
+				before++
+			}
+			continue
+		}
+		kept = append(kept, r)
+	}
+	clear(m.rows[len(kept):])
+	m.rows = kept
+	m.cursor -= before // on its row, or the next one if its row went
+}
+
+func (r *row) isEnded() bool { return r.outcome || r.gone || r.state.Status.IsTerminal() }
+
 func (m *Model) selected() *row {
 	if m.cursor < 0 || m.cursor >= len(m.rows) {
 		return nil
@@ -567,6 +605,7 @@ func (m *Model) refresh() {
 			r.request = nil
 		}
 	}
+	m.trim()
 	m.cursor = max(min(m.cursor, len(m.rows)-1), 0)
 	if m.mode != modeTable && m.selected() != nil {
 		m.pager.SetLines(m.detailLines(m.selected()))

@@ -2,6 +2,7 @@ package tasksview
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -89,4 +90,56 @@ func TestCancelTask(t *testing.T) {
 	}
 	d.Key("c")
 	d.WaitText("1 task: 1 cancelled")
+}
+
+// A server that runs receiver task after receiver task on the client over a long session
+// does not grow the view without end: past MaxEnded ended tasks the oldest go, never one
+// still running nor the one open in detail, and the cursor stays on its row.
+func TestEndedTasksBounded(t *testing.T) {
+	m := New(tuitest.Context(t), nil, nil)
+	const extra = 10
+	for i := range MaxEnded + extra {
+		r := m.receiverRow(fmt.Sprintf("ended-%d", i))
+		r.outcome = true
+		if i%100 == 50 {
+			m.receiverRow(fmt.Sprintf("live-%d", i))
+		}
+	}
+	check := func(step string) {
+		t.Helper()
+		live, ended := 0, 0
+		for _, r := range m.rows {
+			if r.isEnded() {
+				ended++
+			} else {
+				live++
+			}
+			if m.byKey[r.key] != r {
+				t.Fatalf("%s: row %q is not under its key", step, r.id)
+			}
+		}
+		if len(m.byKey) != len(m.rows) || live != (MaxEnded+extra)/100 || ended != MaxEnded {
+			t.Fatalf("%s: %d rows (%d keys): %d live, %d ended", step, len(m.rows), len(m.byKey), live, ended)
+		}
+	}
+
+	m.mode, m.cursor = modeDetail, 3
+	open := m.rows[3]
+	m.trim()
+	check("in detail")
+	if m.rows[m.cursor] != open || m.cursor != 0 {
+		t.Fatalf("the task open in detail is not kept under the cursor: %q at %d", m.rows[m.cursor].id, m.cursor)
+	}
+
+	// In the table, the row that was open goes too, and the cursor keeps to its row.
+	m.mode, m.cursor = modeTable, 5
+	sel := m.rows[m.cursor]
+	for _, id := range []string{"one more", "and another"} {
+		m.receiverRow(id).outcome = true
+	}
+	m.trim()
+	check("in the table")
+	if m.rows[m.cursor] != sel || m.byKey[open.key] != nil {
+		t.Fatalf("after trimming, the cursor is on %q, not %q", m.rows[m.cursor].id, sel.id)
+	}
 }
