@@ -36,6 +36,10 @@ var sourceNames = [...]string{"Messages", "Server log", "Progress"}
 // MaxEntries bounds each list; the oldest go first.
 const MaxEntries = 5000
 
+// maxUnanswered bounds the requests whose method the view remembers to name their
+// responses: a server sends as many requests as it likes.
+const maxUnanswered = 4 * MaxEntries
+
 type entry struct {
 	at     time.Time
 	dir    jsonrpc.Direction
@@ -268,6 +272,11 @@ func (m *Model) add(ev client.Event) {
 			e.method = msg.Method
 			if !msg.IsNotification() {
 				e.id = msg.ID.String()
+				if len(m.methods) >= maxUnanswered {
+					// Requests never answered, or whose answers were left out (a
+					// gap): their responses would only show as "response".
+					clear(m.methods)
+				}
 				m.methods[side+e.id] = msg.Method
 			}
 		case *jsonrpc.Response:

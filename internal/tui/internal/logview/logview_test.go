@@ -9,6 +9,7 @@ import (
 	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -84,4 +85,20 @@ func TestLogShowsEventsLeftOut(t *testing.T) {
 	}
 	d.Key("end", "enter")
 	d.WaitText("events not shown", "12345 events were left out here")
+}
+
+// Requests never answered (or whose answers a gap left out) do not pile up in the names
+// the view keeps for responses.
+func TestUnansweredRequestsBounded(t *testing.T) {
+	m := New()
+	for i := range maxUnanswered + 10 {
+		m.add(&client.MessageEvent{Dir: jsonrpc.Inbound, Message: &jsonrpc.Request{ID: jsonrpc.Int64ID(int64(i)), Method: "ping"}})
+	}
+	if n := len(m.methods); n > maxUnanswered {
+		t.Fatalf("the view remembers %d unanswered requests", n)
+	}
+	m.add(&client.MessageEvent{Dir: jsonrpc.Outbound, Message: &jsonrpc.Response{ID: jsonrpc.Int64ID(maxUnanswered + 9), Result: json.RawMessage(`{}`)}})
+	if e := m.entries[Messages][len(m.entries[Messages])-1]; e.method != "ping" {
+		t.Fatalf("the latest request's response is named %q", e.method)
+	}
 }
