@@ -285,27 +285,33 @@ func TestLogBoundsMessages(t *testing.T) {
 	if code, out := p.post("c1/call", `{"name":"echo","arguments":{"text":"`+big+`"}}`); code != 200 || !strings.Contains(string(out["result"]), big) {
 		t.Fatalf("echo: %d", code)
 	}
+	d := p.snapshot(ctx)
+	if len(d) > 100<<10 {
+		t.Errorf("the snapshot carries %d bytes: a message went in whole", len(d))
+	}
+	if !strings.Contains(d, `"mcpi/truncated":"`) || !strings.Contains(d, `"method":"tools/call"`) {
+		t.Errorf("the Log lacks the truncated tools/call")
+	}
+}
+
+// snapshot is the first event a page that opens the event stream now gets: everything.
+func (p *page) snapshot(ctx context.Context) string {
+	p.t.Helper()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.base+"/api/events", nil)
 	resp, err := p.c.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		p.t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<22)
+	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
-		d, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok {
-			continue
+		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			return d
 		}
-		if len(d) > 100<<10 {
-			t.Errorf("the snapshot carries %d bytes: a message went in whole", len(d))
-		}
-		if !strings.Contains(d, `"mcpi/truncated":"`) || !strings.Contains(d, `"method":"tools/call"`) {
-			t.Errorf("the Log lacks the truncated tools/call")
-		}
-		break
 	}
+	p.t.Fatalf("no snapshot: %v", sc.Err())
+	return ""
 }
 
 // A page's follower that falls far behind the session (here held on its first task
@@ -379,27 +385,14 @@ func TestBehindFollowerReadsTheSessionAgain(t *testing.T) {
 		}
 	}
 	snapshot := func() view {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.base+"/api/events", nil)
-		resp, err := p.c.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		d := p.snapshot(ctx)
+		var ev struct {
+			Data struct{ Conns []view }
 		}
-		defer resp.Body.Close()
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(nil, 1<<24)
-		for sc.Scan() {
-			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				var ev struct {
-					Data struct{ Conns []view }
-				}
-				if err := json.Unmarshal([]byte(d), &ev); err != nil || len(ev.Data.Conns) != 1 {
-					t.Fatalf("snapshot %.300s: %v", d, err)
-				}
-				return ev.Data.Conns[0]
-			}
+		if err := json.Unmarshal([]byte(d), &ev); err != nil || len(ev.Data.Conns) != 1 {
+			t.Fatalf("snapshot %.300s: %v", d, err)
 		}
-		t.Fatalf("no snapshot: %v", sc.Err())
-		return view{}
+		return ev.Data.Conns[0]
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		v := snapshot()

@@ -261,34 +261,9 @@ func (m *Model) sync() {
 // server asks as often as it likes over a session, and each request keeps what it asked.
 const MaxSettled = 1000
 
-// trim lets go of the oldest settled requests past MaxSettled, and keeps the cursor on
-// its entry (or the next, if its entry went).
+// trim lets go of the oldest settled requests past MaxSettled, but not of the one open.
 func (m *Model) trim() {
-	settled := 0
-	for _, e := range m.entries {
-		if e.settled {
-			settled++
-		}
-	}
-	drop := settled - MaxSettled
-	if drop <= 0 {
-		return
-	}
-	before := 0
-	kept := m.entries[:0]
-	for i, e := range m.entries {
-		if drop > 0 && e.settled && e != m.open {
-			drop--
-			if i < m.cursor {
-				before++
-			}
-			continue
-		}
-		kept = append(kept, e)
-	}
-	clear(m.entries[len(kept):])
-	m.entries = kept
-	m.cursor = max(m.cursor-before, 0)
+	m.entries, m.cursor = ui.DropOldest(m.entries, m.cursor, MaxSettled, func(e *entry) bool { return e.settled }, m.open, nil)
 }
 
 func (m *Model) selected() *entry {

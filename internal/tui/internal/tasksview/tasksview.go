@@ -261,32 +261,12 @@ const MaxEnded = 2000
 
 // trim lets go of the oldest ended rows past MaxEnded, but not of the one shown in detail.
 func (m *Model) trim() {
-	ended := 0
-	for _, r := range m.rows {
-		if r.isEnded() {
-			ended++
-		}
+	var open *row
+	if m.mode != modeTable {
+		open = m.selected()
 	}
-	drop := ended - MaxEnded
-	if drop <= 0 {
-		return
-	}
-	sel, before := m.selected(), 0
-	kept := m.rows[:0]
-	for i, r := range m.rows {
-		if drop > 0 && r.isEnded() && (r != sel || m.mode == modeTable) {
-			drop--
-			delete(m.byKey, r.key)
-			if i < m.cursor {
-				before++
-			}
-			continue
-		}
-		kept = append(kept, r)
-	}
-	clear(m.rows[len(kept):])
-	m.rows = kept
-	m.cursor -= before // on its row, or the next one if its row went
+	m.rows, m.cursor = ui.DropOldest(m.rows, m.cursor, MaxEnded, (*row).isEnded, open,
+		func(r *row) { delete(m.byKey, r.key) })
 }
 
 func (r *row) isEnded() bool { return r.outcome || r.gone || r.state.Status.IsTerminal() }

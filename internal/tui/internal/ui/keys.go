@@ -62,3 +62,35 @@ func Wheel(msg tea.MouseWheelMsg, cur *int, n int) bool {
 	*cur = max(min(*cur, n-1), 0)
 	return true
 }
+
+// DropOldest takes out of list the oldest items that done reports, past limit of them, but
+// not keep, calling gone for each; it returns the list and the cursor moved to stay on its
+// item, or on the next one if its item went. Views use it to hold a bounded history.
+func DropOldest[T comparable](list []T, cursor, limit int, done func(T) bool, keep T, gone func(T)) ([]T, int) {
+	n := 0
+	for _, x := range list {
+		if done(x) {
+			n++
+		}
+	}
+	drop, before := n-limit, 0
+	if drop <= 0 {
+		return list, cursor
+	}
+	kept := list[:0]
+	for i, x := range list {
+		if drop > 0 && x != keep && done(x) {
+			drop--
+			if i < cursor {
+				before++
+			}
+			if gone != nil {
+				gone(x)
+			}
+			continue
+		}
+		kept = append(kept, x)
+	}
+	clear(list[len(kept):])
+	return kept, max(cursor-before, 0)
+}
