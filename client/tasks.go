@@ -117,9 +117,10 @@ type TaskEvent struct {
 	Request  *Request
 	Result   *mcp.CallToolResult
 	Err      error
-	// Dropped counts the events [Task.Events] left out just before this one, because
-	// its reader fell behind (see [DroppedEvent]); such an event is a TaskStatus with
-	// the task as known now.
+	// Dropped counts the events a task's event stream ([Task.Events],
+	// [Session.CallToolTask]) left out just before this one, because its reader fell
+	// behind (see [DroppedEvent]); such an event is a TaskStatus with the task as known
+	// when it is read.
 	Dropped int
 }
 
@@ -353,7 +354,7 @@ func (t *Task) eventOf(e Event) (TaskEvent, bool) {
 	case *TaskEvent:
 		return *e, true
 	case *DroppedEvent:
-		return TaskEvent{At: e.At, Kind: TaskStatus, Task: t, State: t.State(), Dropped: e.Count}, true
+		return TaskEvent{At: At{t.s.now()}, Kind: TaskStatus, Task: t, State: t.State(), Dropped: e.Count}, true
 	}
 	return TaskEvent{}, false
 }

@@ -105,7 +105,7 @@ type Conn struct {
 	inflight map[ID]context.CancelCauseFunc // requests being handled; made at the first
 	inBytes  int                            // len(Params) of the requests in inflight
 	inCount  int                            // requests not yet answered, for Drain
-	idle     []chan struct{}                // Drain's, closed once inflight is empty
+	idle     []chan struct{}                // Drain's, closed once inCount is 0
 	err      error
 
 	// workers run inbound requests; idle ones end with the connection. Nil for a Conn

@@ -489,6 +489,9 @@ func (c *conn) resync(sess *client.Session, e *client.DroppedEvent, gen int) {
 		if r := c.tasks[fmt.Sprintf("recv:%d:%s", gen, st.TaskID)]; r != nil {
 			r.setState(st)
 			r.Polls = sess.ReceiverPolls(st.TaskID)
+			if st.Status.IsTerminal() && r.Ended == nil {
+				r.end(now)
+			}
 			c.publishTask(r)
 		}
 		c.mu.Unlock()
