@@ -346,7 +346,9 @@ func TestBrowser(t *testing.T) {
 		waitJS(`document.querySelectorAll('.lrow.in').length > 0 && document.querySelectorAll('.lrow.out').length > 0`),
 		chromedp.SetValue(chromedp.CSS(`input[aria-label="filter by method"]`), "resources/read"),
 		chromedp.Evaluate[chromedp.Void](`document.querySelector('input[aria-label="filter by method"]').dispatchEvent(new Event('input'))`),
-		waitJS(`[...document.querySelectorAll('.lrow')].length > 0 && [...document.querySelectorAll('.lrow')].every(r => r.textContent.includes('resources/read') || r.textContent.includes('response'))`),
+		// Requests and their responses, each response named by its request's method.
+		waitJS(`[...document.querySelectorAll('.lrow')].length > 0 && [...document.querySelectorAll('.lrow')].every(r => r.textContent.includes('resources/read'))`+
+			` && [...document.querySelectorAll('.lrow.in')].some(r => r.textContent.includes('✓ resources/read #'))`),
 	)
 	s.shot("web-log")
 	// Where the page's connection left events out (it fell behind a flood), a row says how

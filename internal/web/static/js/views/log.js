@@ -25,11 +25,31 @@ function parse(row) {
   return row.parsed;
 }
 
-// methodOf names a message: its method, or the method of the request it answers.
-function methodOf(m) {
-  if (m.method) return m.method;
-  if ('result' in m || 'error' in m) return ('error' in m ? 'error ' : 'response ') + JSON.stringify(m.id);
-  return '';
+// methodOf names a message: its method (and id, for a request), or for a response the
+// method of the request it answers (row.answers, see name) with ✓ or ✗ and the id.
+function methodOf(m, row) {
+  if (m.method) return 'id' in m ? m.method + ' #' + JSON.stringify(m.id) : m.method;
+  if (!('result' in m || 'error' in m)) return '';
+  const mark = 'error' in m ? '✗ ' : '✓ ';
+  return row.answers ? mark + row.answers + ' #' + JSON.stringify(m.id) : ('error' in m ? 'error ' : 'response ') + JSON.stringify(m.id);
+}
+
+// name gives each response of the log the method of the request it answers: the last
+// request of that id that went the other way.
+function name(log) {
+  const asked = new Map();
+  for (const row of log) {
+    if (row.dir !== 'in' && row.dir !== 'out') continue;
+    const m = parse(row);
+    const key = JSON.stringify(m.id);
+    if (m.method && key !== undefined) {
+      asked.set(row.dir + key, m.method);
+    } else if (('result' in m || 'error' in m) && row.answers === undefined) {
+      const k = (row.dir === 'in' ? 'out' : 'in') + key;
+      row.answers = asked.get(k) || '';
+      asked.delete(k);
+    }
+  }
 }
 
 function taskOf(m) {
@@ -41,13 +61,14 @@ function matches(row) {
   if (row.dir === 'gap') return true; // where messages are missing, whatever the filter
   if (filters.dir !== 'all' && row.dir !== filters.dir) return false;
   const m = parse(row);
-  if (filters.method && !methodOf(m).toLowerCase().includes(filters.method)) return false;
+  if (filters.method && !methodOf(m, row).toLowerCase().includes(filters.method)) return false;
   if (filters.task && !JSON.stringify(m).includes(filters.task)) return false;
   return true;
 }
 
 function recompute() {
   const c = activeConn();
+  if (c) name(c.log);
   shown = c ? c.log.filter(matches) : [];
   spacer.style.height = shown.length * LINE + 'px';
   if (follow) scroller.scrollTop = scroller.scrollHeight;
@@ -71,7 +92,7 @@ function draw() {
       el = h('div.lrow.' + row.dir, { title: 'click to see it whole', on: { click: () => see(row) } },
         h('span.l-time', new Date(row.time).toISOString().slice(11, 23)),
         h('span.l-dir', row.dir === 'in' ? '←' : '→'),
-        h('span.l-method', clean(methodOf(m))),
+        h('span.l-method', clean(methodOf(m, row))),
         t ? h('span.l-task', clean(String(t).slice(0, 8))) : h('span.l-task'),
         h('span.l-body', clean(JSON.stringify(m.params || m.result || m.error || {})).slice(0, 300)));
     }
