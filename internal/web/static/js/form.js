@@ -73,7 +73,9 @@ function help(s) {
   const t = typesOf(s).types.join(' | ');
   if (t) bits.push(t);
   if (s.minimum !== undefined || s.maximum !== undefined) bits.push(`${s.minimum ?? '…'} to ${s.maximum ?? '…'}`);
-  if (s.minLength !== undefined || s.maxLength !== undefined) bits.push(`length ${s.minLength ?? 0} to ${s.maxLength ?? '…'}`);
+  if (s.minLength !== undefined && s.maxLength !== undefined) bits.push(`length ${s.minLength} to ${s.maxLength}`);
+  else if (s.minLength !== undefined) bits.push(`at least ${s.minLength} character${s.minLength === 1 ? '' : 's'}`);
+  else if (s.maxLength !== undefined) bits.push(`at most ${s.maxLength} character${s.maxLength === 1 ? '' : 's'}`);
   if (s.format) bits.push(s.format);
   return bits.length ? h('span.help', clean(bits.join(' · '))) : null;
 }
