@@ -496,7 +496,8 @@ func (s *Session) InitializeResult() *mcp.InitializeResult { return s.initResult
 // ServerCapabilities is the server's declaration (never nil).
 func (s *Session) ServerCapabilities() *mcp.ServerCapabilities { return &s.initResult.Capabilities }
 
-// Subscribe returns a subscription to the session's events from now on.
+// Subscribe returns a subscription to the session's events from now on. A reader that
+// falls far behind gets a [DroppedEvent] in place of the events left out.
 func (s *Session) Subscribe() *Subscription { return s.events.subscribe() }
 
 // Done is closed when the session has ended and what was bound to it is freed; Err then
