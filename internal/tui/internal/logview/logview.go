@@ -333,6 +333,9 @@ func (m *Model) file(src Source, e *entry) {
 }
 
 func (m *Model) matches(e *entry) bool {
+	if e.gap > 0 {
+		return true // where entries are missing, whatever the filter
+	}
 	f := strings.ToLower(strings.TrimSpace(m.filter.Value()))
 	return f == "" || strings.Contains(e.text, f)
 }

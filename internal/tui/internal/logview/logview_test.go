@@ -85,6 +85,13 @@ func TestLogShowsEventsLeftOut(t *testing.T) {
 	}
 	d.Key("end", "enter")
 	d.WaitText("events not shown", "12345 events were left out here")
+	d.Key("esc", "t", "t", "/") // the server log
+	d.Type("after")
+	d.Key("enter")
+	screen := d.WaitText("/after 2 shown")
+	if !strings.Contains(screen, "12345 events not shown") || strings.Contains(screen, "before") {
+		t.Errorf("a filter hides the gap, or shows what it should not:\n%s", screen)
+	}
 }
 
 // Requests never answered (or whose answers a gap left out) do not pile up in the names
