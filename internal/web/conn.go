@@ -422,10 +422,6 @@ func (c *conn) follow(ctx context.Context, sess *client.Session, sub *client.Sub
 			c.receiverPoll(e, gen)
 		case *client.ReceiverResultEvent:
 			c.receiverResult(e, gen)
-		case *client.ProgressEvent:
-			c.s.hub.publish(event{Type: evProgress, Conn: c.id, Data: e.Params})
-		case *client.LogEvent:
-			c.s.hub.publish(event{Type: evLog, Conn: c.id, Data: e.Params})
 		case *client.ListChangedEvent:
 			if e.Method == mcp.NotificationToolsListChanged {
 				c.mu.Lock()

@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -26,8 +27,6 @@ const (
 	evMessage  = "message"  // one JSON-RPC message, either way
 	evResource = "resource" // a subscribed resource changed
 	evList     = "list"     // the server's tools, prompts or resources changed
-	evProgress = "progress" // notifications/progress of a plain call
-	evLog      = "log"      // notifications/message
 )
 
 // hub fans events out to the page's event streams. A stream that falls behind by more
@@ -42,6 +41,10 @@ type hub struct {
 }
 
 const streamBuffer = 8192
+
+// reconnectMillis is the page's wait before it opens its event stream again (the SSE
+// retry field).
+const reconnectMillis = 200
 
 func newHub() *hub { return &hub{subs: map[chan []byte]struct{}{}, done: make(chan struct{})} }
 
@@ -138,6 +141,11 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 			return false
 		}
 		return true
+	}
+	// A stream ended because the page fell behind is opened again at once, not after the
+	// browser's default wait (3 s in Chromium).
+	if _, err := w.Write([]byte("retry: " + strconv.Itoa(reconnectMillis) + "\n\n")); err != nil {
+		return
 	}
 	if !write(snap) {
 		return

@@ -771,3 +771,70 @@ func TestBrowserLogin(t *testing.T) {
 		t.Errorf("header after the login %q", header)
 	}
 }
+
+// floodEnv makes TestFloodServerProcess serve: a server whose tool sends floodLines log
+// messages as fast as it can before it answers.
+const floodEnv = "MCPI_TEST_FLOOD_SERVER"
+
+const floodLines = 100_000
+
+// TestFloodServerProcess is not a test: with floodEnv set, it serves the flooding server
+// on stdin and stdout until stdin closes.
+func TestFloodServerProcess(t *testing.T) {
+	if os.Getenv(floodEnv) != "1" {
+		t.Skip("the flooding server for TestBrowserFlood")
+	}
+	srv := server.New(mcp.Implementation{Name: "flood", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "flood", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			for i := range floodLines {
+				if err := req.Session.Log(ctx, mcp.LoggingLevelInfo, "flood", "line "+strconv.Itoa(i)); err != nil {
+					return nil, err
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("flooded")}}, nil
+		})
+	if err := srv.Run(context.Background(), transport.StdioTransport{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A server that floods the page (100,000 log messages as fast as it can send them) does
+// not freeze it: the call's result shows, the Log ends with the last message, and no task
+// of the page's main thread takes long.
+func TestBrowserFlood(t *testing.T) {
+	s := startWebOn(t, &connect.Selection{Stdio: shellQuote(os.Args[0]) + " -test.run=^TestFloodServerProcess$", Env: []string{floodEnv + "=1"}})
+	s.run("open the page on the flooding server",
+		chromedp.Navigate(s.url),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="flood"]`)),
+	)
+	s.watchBlocked()
+	s.run("watch the main thread",
+		chromedp.Evaluate[chromedp.Void](`window.__long = []; new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(e.duration); }).observe({ type: 'longtask', buffered: false })`),
+	)
+	started := time.Now()
+	s.run("call the flooding tool",
+		chromedp.Click(chromedp.CSS(`li[data-tool="flood"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(`document.querySelector('.result') !== null && document.querySelector('.result').textContent.includes('flooded')`),
+	)
+	shown := time.Since(started)
+	last := "line " + strconv.Itoa(floodLines-1)
+	s.run("the log's end",
+		chromedp.Click(chromedp.CSS(`button[data-view="log"]`)),
+		waitJS(`[...document.querySelectorAll('.lrow')].some(r => r.textContent.includes('`+last+`"'))`),
+	)
+	settled := time.Since(started)
+	snapshots := value(s, "snapshots", chromedp.Evaluate[int](`window.__mcpiPerf.snapshots`))
+	long := value(s, "long tasks", chromedp.Evaluate[[]float64](`window.__long`))
+	slices.Sort(long)
+	worst := 0.0
+	if len(long) > 0 {
+		worst = long[len(long)-1]
+	}
+	figures.Store("flood of 100,000 log messages: result shown (ms)", shown.Milliseconds())
+	figures.Store("flood of 100,000 log messages: log settled (ms)", settled.Milliseconds())
+	figures.Store("flood of 100,000 log messages: long tasks, worst (ms)", fmt.Sprintf("%d, %.0f", len(long), worst))
+	t.Logf("result shown after %v, log settled after %v; %d long tasks of the main thread, the worst %.0f ms; %d snapshots", shown, settled, len(long), worst, snapshots)
+}

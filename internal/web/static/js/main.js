@@ -137,6 +137,7 @@ function apply(ev) {
   if (ev.type === 'snapshot') {
     const perf = (window.__mcpiPerf = window.__mcpiPerf || {});
     if (!perf.snapshot) perf.snapshot = performance.timeOrigin + performance.now();
+    perf.snapshots = (perf.snapshots || 0) + 1;
     state.conns.clear();
     state.taskTTL = ev.data.taskTTL;
     for (const s of ev.data.conns) {
@@ -199,7 +200,9 @@ function apply(ev) {
     case 'message':
       if (!c) return;
       c.log.push(ev.data);
-      if (c.log.length > LOG_KEPT) c.log.splice(0, c.log.length - LOG_KEPT);
+      // Trimmed by a tenth at a time: one row at a time would move the whole log on
+      // every message of a flood.
+      if (c.log.length > LOG_KEPT + LOG_KEPT / 10) c.log.splice(0, c.log.length - LOG_KEPT);
       emit('message', c, ev.data);
       return;
     default:

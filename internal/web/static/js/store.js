@@ -12,7 +12,7 @@ export const state = {
 const listeners = new Map();
 
 // on calls fn(conn, data) for every event of kind ("task", "request", "message", "conn",
-// "list", "resource", "progress", "log", "snapshot").
+// "list", "resource", "snapshot"; a server's log lines and progress are messages).
 export function on(kind, fn) {
   if (!listeners.has(kind)) listeners.set(kind, new Set());
   listeners.get(kind).add(fn);
