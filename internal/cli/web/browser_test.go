@@ -531,18 +531,8 @@ func TestHTMLServerProcess(t *testing.T) {
 // A server's strings are text on the page: names, descriptions, schemas, results and
 // images that carry markup run nothing.
 func TestBrowserHostileMarkup(t *testing.T) {
-	s := startWebOn(t, &connect.Selection{Stdio: shellQuote(os.Args[0]) + " -test.run=^TestHTMLServerProcess$", Env: []string{htmlEnv + "=1"}})
-	s.run("open the page on the markup server",
-		chromedp.Navigate(s.url),
-		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="markup"]`)),
-	)
-	s.watchBlocked()
-	s.run("call the markup tool",
-		chromedp.Click(chromedp.CSS(`li[data-tool="markup"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
-		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
-		waitJS(`document.querySelector('.result') !== null`),
-	)
+	s := startWebOn(t, processServer("TestHTMLServerProcess", htmlEnv))
+	s.openAndCall("markup", `document.querySelector('.result') !== null`)
 	pwned := value(s, "window.__pwned", chromedp.Evaluate[*string](`window.__pwned === undefined ? null : String(window.__pwned)`))
 	if pwned != nil {
 		t.Errorf("the server's markup ran: window.__pwned = %q", *pwned)
@@ -558,6 +548,29 @@ func TestBrowserHostileMarkup(t *testing.T) {
 	if !strings.Contains(text, "an image of type image/svg+xml that the page does not show") {
 		t.Errorf("the SVG image was shown")
 	}
+}
+
+// processServer runs this test binary as the server: the test named run serves when env
+// is set.
+func processServer(run, env string) *connect.Selection {
+	return &connect.Selection{Stdio: shellQuote(os.Args[0]) + " -test.run=^" + run + "$", Env: []string{env + "=1"}}
+}
+
+// openAndCall opens the page, watches for blocked content, runs before, then calls tool
+// (which takes no arguments) and waits for done.
+func (s *session) openAndCall(tool, done string, before ...chromedp.Action[chromedp.Void]) {
+	s.run("open the page",
+		chromedp.Navigate(s.url),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="`+tool+`"]`)),
+	)
+	s.watchBlocked()
+	s.run("before the call", before...)
+	s.run("call "+tool,
+		chromedp.Click(chromedp.CSS(`li[data-tool="`+tool+`"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(done),
+	)
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -626,7 +639,7 @@ func TestFormsServerProcess(t *testing.T) {
 // arrays, bounds checked before anything is sent; and the raw-JSON mode, which leaves
 // the user's text alone while they type.
 func TestBrowserForms(t *testing.T) {
-	s := startWebOn(t, &connect.Selection{Stdio: shellQuote(os.Args[0]) + " -test.run=^TestFormsServerProcess$", Env: []string{formsEnv + "=1"}})
+	s := startWebOn(t, processServer("TestFormsServerProcess", formsEnv))
 	s.run("the form",
 		chromedp.Navigate(s.url),
 		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="shape"]`)),
@@ -803,22 +816,11 @@ func TestFloodServerProcess(t *testing.T) {
 // not freeze it: the call's result shows, the Log ends with the last message, and no task
 // of the page's main thread takes long.
 func TestBrowserFlood(t *testing.T) {
-	s := startWebOn(t, &connect.Selection{Stdio: shellQuote(os.Args[0]) + " -test.run=^TestFloodServerProcess$", Env: []string{floodEnv + "=1"}})
-	s.run("open the page on the flooding server",
-		chromedp.Navigate(s.url),
-		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="flood"]`)),
-	)
-	s.watchBlocked()
-	s.run("watch the main thread",
+	s := startWebOn(t, processServer("TestFloodServerProcess", floodEnv))
+	var started time.Time
+	s.openAndCall("flood", `document.querySelector('.result') !== null && document.querySelector('.result').textContent.includes('flooded')`,
 		chromedp.Evaluate[chromedp.Void](`window.__long = []; new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(e.duration); }).observe({ type: 'longtask', buffered: false })`),
-	)
-	started := time.Now()
-	s.run("call the flooding tool",
-		chromedp.Click(chromedp.CSS(`li[data-tool="flood"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
-		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
-		waitJS(`document.querySelector('.result') !== null && document.querySelector('.result').textContent.includes('flooded')`),
-	)
+		func(context.Context, *chromedp.Target) (chromedp.Void, error) { started = time.Now(); return chromedp.Void{}, nil })
 	shown := time.Since(started)
 	last := "line " + strconv.Itoa(floodLines-1)
 	s.run("the log's end",
