@@ -820,7 +820,10 @@ func TestBrowserFlood(t *testing.T) {
 	var started time.Time
 	s.openAndCall("flood", `document.querySelector('.result') !== null && document.querySelector('.result').textContent.includes('flooded')`,
 		chromedp.Evaluate[chromedp.Void](`window.__long = []; new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(e.duration); }).observe({ type: 'longtask', buffered: false })`),
-		func(context.Context, *chromedp.Target) (chromedp.Void, error) { started = time.Now(); return chromedp.Void{}, nil })
+		func(context.Context, *chromedp.Target) (chromedp.Void, error) {
+			started = time.Now()
+			return chromedp.Void{}, nil
+		})
 	shown := time.Since(started)
 	last := "line " + strconv.Itoa(floodLines-1)
 	s.run("the log's end",
