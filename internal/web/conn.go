@@ -482,7 +482,7 @@ func (c *conn) resync(sess *client.Session, e *client.DroppedEvent, gen int) {
 	}
 	for _, st := range sess.ReceiverTasks() {
 		c.mu.Lock()
-		if r := c.tasks[fmt.Sprintf("recv:%d:%s", gen, st.TaskID)]; r != nil {
+		if r := c.tasks[receiverKey(gen, st.TaskID)]; r != nil {
 			r.setState(st)
 			r.Polls = sess.ReceiverPolls(st.TaskID)
 			if st.Status.IsTerminal() && r.Ended == nil {
@@ -611,8 +611,11 @@ func (r *taskRow) end(at time.Time) {
 	r.Request = ""
 }
 
+// receiverKey is the row key of receiver task id of connection generation gen.
+func receiverKey(gen int, id string) string { return fmt.Sprintf("recv:%d:%s", gen, id) }
+
 func (c *conn) receiverRow(id string, gen int) *taskRow {
-	k := fmt.Sprintf("recv:%d:%s", gen, id)
+	k := receiverKey(gen, id)
 	if r := c.tasks[k]; r != nil {
 		return r
 	}
@@ -708,7 +711,7 @@ func (c *conn) requestEvent(e *client.RequestEvent, gen int) {
 		}
 		c.publishTask(r)
 	}
-	if req.Task != "" && !e.Settled && c.tasks[fmt.Sprintf("recv:%d:%s", gen, req.Task)] == nil {
+	if req.Task != "" && !e.Settled && c.tasks[receiverKey(gen, req.Task)] == nil {
 		r := c.receiverRow(req.Task, gen)
 		r.Name, r.Request, r.Status = req.Method, id, mcp.TaskStatusWorking
 		c.publishTask(r)
