@@ -497,7 +497,8 @@ func (s *Session) InitializeResult() *mcp.InitializeResult { return s.initResult
 func (s *Session) ServerCapabilities() *mcp.ServerCapabilities { return &s.initResult.Capabilities }
 
 // Subscribe returns a subscription to the session's events from now on. A reader that
-// falls far behind gets a [DroppedEvent] in place of the events left out.
+// falls far behind loses the oldest events it has not read: a [DroppedEvent] stands in
+// their place.
 func (s *Session) Subscribe() *Subscription { return s.events.subscribe() }
 
 // Done is closed when the session has ended and what was bound to it is freed; Err then

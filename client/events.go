@@ -68,7 +68,9 @@ type ClosedEvent struct {
 
 // DroppedEvent stands where a [Subscription] left events out because its reader fell
 // behind: more than [MaxQueuedEvents] events, or about [MaxQueuedBytes] of them, waited
-// unread. Count says how many. The session's state is whole (Session.Tasks,
+// unread. Count says how many. The events left out are the oldest unread ones, so a
+// reader that gets one goes on with the newest (a flood's last log line is shown, not
+// lost behind a gap). The session's state is whole (Session.Tasks,
 // Session.PendingRequests, Session.ReceiverTasks): a front end that gets one reads it
 // again. A task's outcome and the session's ClosedEvent are never left out.
 type DroppedEvent struct {
@@ -79,9 +81,9 @@ type DroppedEvent struct {
 // What a subscription holds for a reader that has fallen behind. A server decides how
 // many events a session has (every message, log line and progress notification is one),
 // so an unbounded queue would let it take the client's memory while a front end is slow
-// or stopped (a terminal paused with Ctrl-S, a pipe nobody reads). Past either bound the
-// subscription leaves events out, and takes them again once its reader has caught up to
-// half of both.
+// or stopped (a terminal paused with Ctrl-S, a pipe nobody reads). At either bound the
+// subscription leaves out its oldest unread events, down to half of both, so that it
+// trims seldom and its reader always ends on what happened last.
 const (
 	MaxQueuedEvents = 16384
 	MaxQueuedBytes  = 64 << 20
@@ -103,7 +105,6 @@ type Subscription struct {
 	mu     sync.Mutex
 	queue  []Event
 	bytes  int // eventSize of what queue holds
-	behind bool
 	wake   chan struct{}
 	closed bool
 }
@@ -158,21 +159,19 @@ func (h *hub) close(e Event) {
 func (s *Subscription) push(e Event) {
 	size := eventSize(e)
 	s.mu.Lock()
-	if s.behind && len(s.queue) <= MaxQueuedEvents/2 && s.bytes <= MaxQueuedBytes/2 {
-		s.behind = false
-	}
-	if !s.behind && (len(s.queue) >= MaxQueuedEvents || s.bytes+size > MaxQueuedBytes) {
-		s.behind = true
-	}
-	if s.behind && !mustDeliver(e) {
-		if n := len(s.queue); n > 0 {
-			if d, ok := s.queue[n-1].(*DroppedEvent); ok {
-				d.Count++
-				s.mu.Unlock()
-				return
+	if len(s.queue) >= MaxQueuedEvents || s.bytes+size > MaxQueuedBytes {
+		s.leaveOut(size)
+		if s.bytes+size > MaxQueuedBytes && !mustDeliver(e) {
+			// Too large to queue even now: this event is the one left out.
+			e, size = &DroppedEvent{At: At{e.eventTime()}, Count: 1}, eventSize(nil)
+			if n := len(s.queue); n > 0 {
+				if d, ok := s.queue[n-1].(*DroppedEvent); ok {
+					d.Count++
+					s.mu.Unlock()
+					return
+				}
 			}
 		}
-		e, size = &DroppedEvent{At: At{e.eventTime()}, Count: 1}, eventSize(nil)
 	}
 	s.queue = append(s.queue, e)
 	s.bytes += size
@@ -181,6 +180,45 @@ func (s *Subscription) push(e Event) {
 	case s.wake <- struct{}{}:
 	default:
 	}
+}
+
+// leaveOut makes room for an event of size bytes by leaving out the oldest unread events
+// until half of both bounds is free. They become one DroppedEvent at the queue's head (the
+// one already there, if its reader has not taken it yet); what must be delivered stays,
+// in its order, after it.
+func (s *Subscription) leaveOut(size int) {
+	if len(s.queue) == 0 {
+		return
+	}
+	i := 0
+	d, _ := s.queue[0].(*DroppedEvent)
+	if d != nil {
+		i = 1
+	}
+	var kept []Event
+	bytes := s.bytes
+	for ; i < len(s.queue) && (len(s.queue)-i > MaxQueuedEvents/2 || bytes+size > MaxQueuedBytes/2); i++ {
+		e := s.queue[i]
+		if mustDeliver(e) {
+			kept = append(kept, e)
+			continue
+		}
+		if d == nil {
+			d = &DroppedEvent{At: At{e.eventTime()}}
+			bytes += eventSize(nil)
+		}
+		d.Count++
+		bytes -= eventSize(e)
+	}
+	if d == nil {
+		return // nothing but outcomes: kept, whatever they hold
+	}
+	// A new array, so that the old one and what it pointed to go.
+	q := make([]Event, 0, 1+len(kept)+len(s.queue)-i+1)
+	q = append(q, d)
+	q = append(q, kept...)
+	s.queue = append(q, s.queue[i:]...)
+	s.bytes = bytes
 }
 
 // mustDeliver reports whether e is kept however far behind a reader is: what ends a

@@ -3,8 +3,7 @@ package client_test
 import (
 	"context"
 	"slices"
-	"strings"
-	"testing"
+		"testing"
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -17,8 +16,9 @@ import (
 // TestFloodLeavesOutEventsNotTheOutcome: a task whose server sends far more progress
 // notifications than a subscription holds, while the session's and the task's readers
 // read nothing (the task's through Task.Events and through CallToolTask). Each
-// subscription holds its bound and counts the rest where they were left out; the task's
-// outcome and the session's end still arrive; a reader that keeps up misses nothing.
+// subscription holds its bound, leaving out the oldest and counting them where they were;
+// the newest arrive (the last progress notification), and so do the task's outcome and
+// the session's end; a reader that keeps up misses nothing.
 func TestFloodLeavesOutEventsNotTheOutcome(t *testing.T) {
 	readers := map[string]func(ctx context.Context, sess *client.Session, gate chan struct{}) []client.TaskEvent{
 		"Task.Events": func(ctx context.Context, sess *client.Session, gate chan struct{}) []client.TaskEvent {
@@ -88,6 +88,7 @@ func flood(t *testing.T, read func(ctx context.Context, sess *client.Session, ga
 	stalled := sess.Subscribe()
 
 	var progress, dropped int
+	var lastProgress float64
 	var last client.TaskEvent
 	for _, e := range read(ctx, sess, gate) {
 		switch {
@@ -97,6 +98,7 @@ func flood(t *testing.T, read func(ctx context.Context, sess *client.Session, ga
 			}
 			progress++
 			last = e
+			lastProgress = e.Progress.Progress
 		case e.Dropped > 0:
 			if e.Kind != client.TaskStatus || e.State.TaskID == "" || e.State.TaskID != e.Task.ID() {
 				t.Fatalf("a gap as %s of %q", e.Kind, e.State.TaskID)
@@ -112,6 +114,9 @@ func flood(t *testing.T, read func(ctx context.Context, sess *client.Session, ga
 	}
 	if progress > client.MaxQueuedEvents || dropped < notes-client.MaxQueuedEvents {
 		t.Fatalf("the task's reader got %d progress events and %d left out, of %d", progress, dropped, notes)
+	}
+	if lastProgress != notes {
+		t.Fatalf("the task's reader's last progress is %v, want the last sent, %d", lastProgress, notes)
 	}
 
 	sess.Close()
@@ -136,24 +141,28 @@ func flood(t *testing.T, read func(ctx context.Context, sess *client.Session, ga
 		t.Fatalf("the keeping-up reader saw %d events (%d left out), the stalled one %d (%d left out); %d notifications",
 			fastReal+fastLeft, fastLeft, real+left, left, notes)
 	}
-	// The stalled reader: its bound, one gap, then only what is never left out.
-	if _, ok := got[client.MaxQueuedEvents].(*client.DroppedEvent); !ok {
-		t.Fatalf("event %d is %T, want the gap", client.MaxQueuedEvents, got[client.MaxQueuedEvents])
+	// The stalled reader: one gap, then the newest events as the keeping-up reader saw
+	// them, the outcome and the session's end among them.
+	if len(got) > client.MaxQueuedEvents {
+		t.Fatalf("the stalled reader got %d events, over the bound", len(got))
 	}
-	var tail []string
-	for _, e := range got[client.MaxQueuedEvents+1:] {
-		switch e := e.(type) {
-		case *client.TaskEvent:
-			tail = append(tail, string(e.Kind))
-		case *client.ClosedEvent:
-			tail = append(tail, "closed")
-		case *client.DroppedEvent:
-			tail = append(tail, "dropped")
-		default:
-			t.Fatalf("past the bound: %T", e)
+	if _, ok := got[0].(*client.DroppedEvent); !ok {
+		t.Fatalf("the stalled reader's first event is %T, want the gap", got[0])
+	}
+	newest := all[len(all)-(len(got)-1):]
+	for i, e := range got[1:] {
+		if e != newest[i] {
+			t.Fatalf("past the gap, event %d is %T, the keeping-up reader's %T", i, e, newest[i])
 		}
 	}
-	if got := strings.Join(tail, " "); got != "result closed" && got != "result dropped closed" {
-		t.Fatalf("past the bound: %v", tail)
+	if _, ok := got[len(got)-1].(*client.ClosedEvent); !ok {
+		t.Fatalf("the stalled reader's last event is %T", got[len(got)-1])
+	}
+	outcome := slices.IndexFunc(got, func(e client.Event) bool {
+		te, ok := e.(*client.TaskEvent)
+		return ok && te.Kind == client.TaskResult
+	})
+	if outcome < 0 {
+		t.Fatal("the stalled reader has no outcome")
 	}
 }

@@ -25,110 +25,128 @@ func drain(t *testing.T, s *Subscription) []Event {
 	}
 }
 
-// TestSubscriptionBoundedByCount: a reader that does not read holds MaxQueuedEvents
-// events, then one DroppedEvent counting the rest; a task's outcome and the session's end
-// are kept past the bound, in their order; once the reader has caught up to half, events
-// are queued again.
+// TestSubscriptionBoundedByCount: a reader that does not read holds at most
+// MaxQueuedEvents events: the oldest are left out, counted in one DroppedEvent at the
+// head, and the newest are all there, the last one last. A task's outcome among those left
+// out is kept, after the gap, in its order; the session's end comes last.
 func TestSubscriptionBoundedByCount(t *testing.T) {
 	var h hub
 	s := h.subscribe()
 	log := func(i int) *LogEvent {
 		return &LogEvent{Params: mcp.LoggingMessageNotificationParams{Logger: "l", Data: json.RawMessage(`1`)}, At: At{time.Unix(int64(i), 0)}}
 	}
-	const extra = 1000
-	for i := range MaxQueuedEvents + extra {
-		h.publish(log(i))
-	}
 	outcome := &TaskEvent{Kind: TaskResult}
-	h.publish(outcome)
-	h.publish(log(-1))
-	if n := len(s.queue); n != MaxQueuedEvents+3 {
-		t.Fatalf("queue holds %d events, want %d (the bound, a DroppedEvent, the outcome, a DroppedEvent)", n, MaxQueuedEvents+3)
-	}
-	got := drain(t, s)
-	for i, e := range got[:MaxQueuedEvents] {
-		if l, ok := e.(*LogEvent); !ok || l.Time.Unix() != int64(i) {
-			t.Fatalf("event %d is %#v, want log %d", i, e, i)
+	const total = 3*MaxQueuedEvents + 7
+	for i := range total {
+		if i == 10 {
+			h.publish(outcome)
+		}
+		h.publish(log(i))
+		if len(s.queue) > MaxQueuedEvents {
+			t.Fatalf("after %d events the queue holds %d", i+1, len(s.queue))
 		}
 	}
-	d, ok := got[MaxQueuedEvents].(*DroppedEvent)
-	if !ok || d.Count != extra {
-		t.Fatalf("after the bound: %#v, want a DroppedEvent of %d", got[MaxQueuedEvents], extra)
+	h.close(&ClosedEvent{})
+	got := drain(t, s)
+	d, ok := got[0].(*DroppedEvent)
+	if !ok {
+		t.Fatalf("first %#v, want the gap", got[0])
 	}
-	if got[MaxQueuedEvents+1] != outcome {
-		t.Fatalf("then %#v, want the outcome", got[MaxQueuedEvents+1])
+	if d.Time.Unix() != 0 {
+		t.Errorf("the gap is at %v, want the first event left out (0)", d.Time.Unix())
 	}
-	// The log after the outcome was left out too, and counted where it happened.
-	if d2, ok := got[MaxQueuedEvents+2].(*DroppedEvent); !ok || d2.Count != 1 {
-		t.Fatalf("last: %#v, want a DroppedEvent of 1", got[MaxQueuedEvents+2])
+	if got[1] != outcome {
+		t.Fatalf("then %#v, want the outcome", got[1])
+	}
+	logs := got[2 : len(got)-1]
+	if d.Count+len(logs) != total {
+		t.Fatalf("%d left out and %d logs, of %d", d.Count, len(logs), total)
+	}
+	for i, e := range logs {
+		if l, ok := e.(*LogEvent); !ok || l.Time.Unix() != int64(d.Count+i) {
+			t.Fatalf("log %d is %#v, want log %d", i, e, d.Count+i)
+		}
+	}
+	if _, ok := got[len(got)-1].(*ClosedEvent); !ok {
+		t.Fatalf("last: %#v, want the ClosedEvent", got[len(got)-1])
 	}
 	if s.bytes != 0 {
 		t.Fatalf("an empty queue counts %d bytes", s.bytes)
 	}
-
-	// Caught up: events are queued again.
-	h.publish(log(7))
-	h.close(&ClosedEvent{})
-	got = drain(t, s)
-	if len(got) != 2 {
-		t.Fatalf("after catching up: %d events, want 2", len(got))
-	}
-	if l, ok := got[0].(*LogEvent); !ok || l.Time.Unix() != 7 {
-		t.Fatalf("after catching up: %#v, want log 7", got[0])
-	}
-	if _, ok := got[1].(*ClosedEvent); !ok {
-		t.Fatalf("last: %#v, want the ClosedEvent", got[1])
-	}
 }
 
-// TestSubscriptionCatchesUpAtHalf: a subscription that fell behind queues again once its
-// reader has read down to half the bound, not at the first event read.
-func TestSubscriptionCatchesUpAtHalf(t *testing.T) {
+// TestSubscriptionGapGrowsUntilRead: while its reader has not taken the gap at the head,
+// more left out adds to it; once taken, the next leaving out makes a new one, and between
+// the two the reader has what was newest.
+func TestSubscriptionGapGrowsUntilRead(t *testing.T) {
 	var h hub
 	s := h.subscribe()
 	p := &ProgressEvent{}
-	for range MaxQueuedEvents + 1 {
+	for range 2*MaxQueuedEvents + 1 {
 		h.publish(p)
 	}
-	ctx := context.Background()
-	for len(s.queue) > MaxQueuedEvents/2+1 {
-		if _, ok := s.Next(ctx); !ok {
-			t.Fatal("the subscription ended")
+	d, ok := s.queue[0].(*DroppedEvent)
+	if !ok || d.Count < MaxQueuedEvents {
+		t.Fatalf("head %#v, want one gap of at least %d", s.queue[0], MaxQueuedEvents)
+	}
+	for _, e := range s.queue[1:] {
+		if e != Event(p) {
+			t.Fatalf("past the gap %#v", e)
 		}
 	}
-	h.publish(p) // still behind: counted in the DroppedEvent at the tail
-	if d, ok := s.queue[len(s.queue)-1].(*DroppedEvent); !ok || d.Count != 2 {
-		t.Fatalf("tail %#v, want a DroppedEvent of 2", s.queue[len(s.queue)-1])
+	ctx := context.Background()
+	if e, _ := s.Next(ctx); e != Event(d) {
+		t.Fatalf("read %#v, want the gap", e)
 	}
-	s.Next(ctx)
-	h.publish(p) // half read: queued
-	if s.queue[len(s.queue)-1] != Event(p) {
-		t.Fatalf("tail %#v, want the progress event", s.queue[len(s.queue)-1])
+	before := d.Count
+	for len(s.queue) < MaxQueuedEvents {
+		h.publish(p)
+	}
+	h.publish(p)
+	if d.Count != before {
+		t.Fatalf("a gap already read grew from %d to %d", before, d.Count)
+	}
+	if d2, ok := s.queue[0].(*DroppedEvent); !ok || d2 == d || d2.Count == 0 {
+		t.Fatalf("head %#v, want a new gap", s.queue[0])
 	}
 }
 
 // TestSubscriptionBoundedByBytes: large messages from the wire fill a subscription by
-// their size long before their count.
+// their size long before their count; the newest are kept, and one message larger than
+// the bound is itself left out.
 func TestSubscriptionBoundedByBytes(t *testing.T) {
 	var h hub
 	s := h.subscribe()
 	big := json.RawMessage(`"` + string(make([]byte, 1<<20-2)) + `"`)
+	var last Event
 	for i := range 200 {
 		if i%2 == 0 {
-			h.publish(&MessageEvent{Dir: jsonrpc.Inbound, Message: &jsonrpc.Request{Method: mcp.NotificationMessage, Params: big}})
+			last = &MessageEvent{Dir: jsonrpc.Inbound, Message: &jsonrpc.Request{Method: mcp.NotificationMessage, Params: big}}
 		} else {
-			h.publish(&LogEvent{Params: mcp.LoggingMessageNotificationParams{Data: big}})
+			last = &LogEvent{Params: mcp.LoggingMessageNotificationParams{Data: big}}
 		}
-	}
-	if s.bytes > MaxQueuedBytes {
-		t.Fatalf("queue counts %d bytes, over the bound of %d", s.bytes, MaxQueuedBytes)
+		h.publish(last)
+		if s.bytes > MaxQueuedBytes {
+			t.Fatalf("after %d events the queue counts %d bytes, over the bound of %d", i+1, s.bytes, MaxQueuedBytes)
+		}
 	}
 	got := drain(t, s)
 	kept := len(got) - 1
-	if want := MaxQueuedBytes / (1<<20 + 256); kept != want {
-		t.Fatalf("%d events kept, want %d", kept, want)
+	if kept < MaxQueuedBytes/2/(1<<20+256) || got[kept] != last {
+		t.Fatalf("%d events kept, the last %T", kept, got[kept])
 	}
-	if d, ok := got[kept].(*DroppedEvent); !ok || d.Count != 200-kept {
-		t.Fatalf("last %#v, want a DroppedEvent of %d", got[kept], 200-kept)
+	if d, ok := got[0].(*DroppedEvent); !ok || d.Count != 200-kept {
+		t.Fatalf("first %#v, want a DroppedEvent of %d", got[0], 200-kept)
+	}
+
+	huge := &LogEvent{Params: mcp.LoggingMessageNotificationParams{Data: make(json.RawMessage, MaxQueuedBytes)}}
+	h.publish(&ProgressEvent{})
+	h.publish(huge)
+	got = drain(t, s)
+	if len(got) != 1 {
+		t.Fatalf("%d events, want one gap", len(got))
+	}
+	if d, ok := got[0].(*DroppedEvent); !ok || d.Count != 2 {
+		t.Fatalf("%#v, want a DroppedEvent of 2", got[0])
 	}
 }
