@@ -3,7 +3,7 @@ package client_test
 import (
 	"context"
 	"slices"
-		"testing"
+	"testing"
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
