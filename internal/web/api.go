@@ -136,6 +136,12 @@ func (c *conn) command(ctx context.Context, verb string, decode func(any) error)
 		return collect(sess.Tools(ctx, nil))
 	case "call":
 		return c.call(ctx, sess, decode)
+	case "stop":
+		var p struct{ Call string }
+		if err := decode(&p); err != nil {
+			return nil, err
+		}
+		return struct{}{}, c.stopCall(p.Call)
 	case "cancel":
 		var p struct{ Key string }
 		if err := decode(&p); err != nil {
@@ -219,6 +225,9 @@ type callParams struct {
 	// server decide.
 	Task bool  `json:"task,omitempty"`
 	TTL  int64 `json:"ttl,omitempty"`
+	// Call names the call for its progress events and a stop command, while it runs
+	// plainly; optional.
+	Call string `json:"call,omitempty"`
 }
 
 // callResult is the answer to a call: the result, or the task the call became (its
@@ -244,10 +253,15 @@ func (c *conn) call(ctx context.Context, sess *client.Session, decode func(any) 
 		}
 	}
 	params := &mcp.CallToolParams{Name: p.Name, Arguments: p.Arguments}
+	token := sess.NewProgressToken()
+	params.Meta.SetProgressToken(token)
+	ctx, end, err := c.startCall(ctx, p.Call, token)
+	if err != nil {
+		return nil, err
+	}
 	if !p.Task && !sess.Modern() {
-		params.Meta.SetProgressToken(sess.NewProgressToken())
 		res, err := sess.CallTool(ctx, params, nil)
-		if err != nil {
+		if err = end(err); err != nil {
 			return nil, err
 		}
 		return callResult{Result: res}, nil
@@ -256,8 +270,10 @@ func (c *conn) call(ctx context.Context, sess *client.Session, decode func(any) 
 	if p.TTL > 0 {
 		opts.TTL = time.Duration(p.TTL) * time.Millisecond
 	}
+	// Until the server has answered or made a task: from then on the task has its row,
+	// its progress and its own cancel.
 	t, err := sess.StartToolTask(ctx, params, opts)
-	if err != nil {
+	if err = end(err); err != nil {
 		return nil, err
 	}
 	if t.ID() == "" {

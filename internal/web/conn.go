@@ -73,7 +73,8 @@ type conn struct {
 	tasks   map[string]*taskRow
 	order   []string // task keys, oldest first
 	reqs    map[string]*pendingRequest
-	log     []logRow // a ring of the last logKept messages
+	calls   map[string]*plainCall // by progress token
+	log     []logRow              // a ring of the last logKept messages
 	logNext int
 	// tools is the server's tools, listed at each connection so that the page paints
 	// them without a round trip; nil until listed.
@@ -242,7 +243,7 @@ func (s *Server) Open(ctx context.Context, t Target) (string, error) {
 		return "", errClosed
 	}
 	s.next++
-	c := &conn{s: s, id: "c" + strconv.Itoa(s.next), target: t, tasks: map[string]*taskRow{}, reqs: map[string]*pendingRequest{}}
+	c := &conn{s: s, id: "c" + strconv.Itoa(s.next), target: t, tasks: map[string]*taskRow{}, reqs: map[string]*pendingRequest{}, calls: map[string]*plainCall{}}
 	c.info = connInfo{ID: c.id, Target: t, State: "connecting", Name: describeTarget(t)}
 	s.conns[c.id] = c
 	s.order = append(s.order, c.id)
@@ -430,6 +431,8 @@ func (c *conn) follow(ctx context.Context, sess *client.Session, sub *client.Sub
 				go c.listTools(ctx, sess, gen)
 			}
 			c.s.hub.publish(event{Type: evList, Conn: c.id, Data: map[string]string{"method": e.Method}})
+		case *client.ProgressEvent:
+			c.progress(&e.Params)
 		case *client.ResourceUpdatedEvent:
 			c.s.hub.publish(event{Type: evResource, Conn: c.id, Data: map[string]string{"uri": e.URI}})
 		case *client.DroppedEvent:

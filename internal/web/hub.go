@@ -27,6 +27,7 @@ const (
 	evMessage  = "message"  // one JSON-RPC message, either way
 	evResource = "resource" // a subscribed resource changed
 	evList     = "list"     // the server's tools, prompts or resources changed
+	evProgress = "progress" // a plain call's progress (a task's is on its row)
 )
 
 // hub fans events out to the page's event streams. A stream that falls behind by more

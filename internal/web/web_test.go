@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"io/fs"
 	"iter"
@@ -16,12 +17,14 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/internal/web"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
 	"github.com/mcpi-dev/mcpi/transport"
 )
 
@@ -466,4 +469,177 @@ func TestBehindFollowerReadsTheSessionAgain(t *testing.T) {
 	if err := <-asked; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A plain call shows its progress while it runs, and the page may stop it: the server
+// hears of it (its slow tool ends cancelled), the call answers that it was cancelled,
+// and the call's name is free again. In both eras the demo runs slow plainly.
+func TestPlainCallProgressAndStop(t *testing.T) {
+	for _, proto := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(proto, func(t *testing.T) {
+			exits := make(chan error, 1)
+			srv := web.New(web.Options{Dial: demoDialer(t, &demo.Options{OnSlowExit: func(_ int, err error) { exits <- err }})})
+			p := open(t, srv)
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+			defer cancel()
+			if _, err := srv.Open(ctx, web.Target{Protocol: proto}); err != nil {
+				t.Fatal(err)
+			}
+			next, done := iter.Pull(p.events(ctx))
+			defer done()
+			if _, ok := next(); !ok {
+				t.Fatal("no snapshot")
+			}
+			type answer struct {
+				code int
+				body string
+			}
+			answered := make(chan answer, 1)
+			go func() {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, p.base+"/api/c1/call",
+					strings.NewReader(`{"name":"slow","arguments":{"seconds":60,"steps":600},"call":"k1"}`))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Origin", p.base)
+				resp, err := p.c.Do(req)
+				if err != nil {
+					answered <- answer{body: err.Error()}
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				answered <- answer{resp.StatusCode, string(b)}
+			}()
+			type progress struct {
+				Call     string
+				Progress float64
+				Total    *float64
+				Message  string
+			}
+			var got []progress
+			for len(got) < 3 {
+				d, ok := next()
+				if !ok {
+					t.Fatal("the stream ended")
+				}
+				var ev struct {
+					Type string
+					Conn string
+					Raw  json.RawMessage `json:"data"`
+					Data progress        `json:"-"`
+				}
+				if err := json.Unmarshal([]byte(d), &ev); err != nil {
+					t.Fatal(err)
+				}
+				if ev.Type != "progress" {
+					continue
+				}
+				if err := json.Unmarshal(ev.Raw, &ev.Data); err != nil {
+					t.Fatal(err)
+				}
+				if ev.Conn != "c1" || ev.Data.Call != "k1" || ev.Data.Total == nil || *ev.Data.Total != 600 || ev.Data.Message == "" {
+					t.Fatalf("progress event %s", d)
+				}
+				if n := len(got); n > 0 && ev.Data.Progress <= got[n-1].Progress {
+					t.Fatalf("progress %v after %v", ev.Data.Progress, got[n-1].Progress)
+				}
+				got = append(got, ev.Data)
+			}
+			if code, out := p.post("c1/call", `{"name":"slow","arguments":{"seconds":60},"call":"k1"}`); code != 400 || !strings.Contains(string(out["error"]), "running already") {
+				t.Errorf("a second call of the same name: %d %s", code, out)
+			}
+			if code, out := p.post("c1/stop", `{"call":"k1"}`); code != 200 {
+				t.Fatalf("stop: %d %s", code, out)
+			}
+			select {
+			case a := <-answered:
+				if a.code != http.StatusBadGateway || !strings.Contains(a.body, "cancelled: the server was told") {
+					t.Fatalf("the call answered %d %s", a.code, a.body)
+				}
+			case <-ctx.Done():
+				t.Fatal("the call did not end")
+			}
+			select {
+			case err := <-exits:
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("the slow tool ended with %v, want cancelled", err)
+				}
+			case <-ctx.Done():
+				t.Fatal("the server never heard of it")
+			}
+			if code, out := p.post("c1/stop", `{"call":"k1"}`); code != 400 || !strings.Contains(string(out["error"]), "has ended") {
+				t.Errorf("stopping an ended call: %d %s", code, out)
+			}
+			if code, out := p.post("c1/call", `{"name":"slow","arguments":{"seconds":0,"steps":1},"call":"k1"}`); code != 200 || !strings.Contains(string(out["result"]), "done") {
+				t.Errorf("the name again: %d %s", code, out)
+			}
+		})
+	}
+}
+
+// A server that floods a plain call with progress, each with a long message: the page
+// gets a few of them (at most one per 50 ms), each message cut to a valid kilobyte.
+func TestPlainCallProgressBounded(t *testing.T) {
+	const notes = 3000
+	msg := strings.Repeat("é", 1500)
+	srv := server.New(mcp.Implementation{Name: "flood", Version: "1"}, nil)
+	t.Cleanup(srv.Close)
+	srv.AddTool(&mcp.Tool{Name: "flood", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			total := float64(notes)
+			for i := range notes {
+				if err := req.Progress(ctx, float64(i+1), &total, msg); err != nil {
+					return nil, err
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("flooded")}}, nil
+		})
+	w := web.New(web.Options{Dial: func(ctx context.Context, tg web.Target, co *client.Options, _ web.LoginFunc) (*client.Session, web.Dialed, error) {
+		s, err := client.New(mcp.Implementation{Name: "mcpi-web-test", Version: "0"}, co).Connect(ctx,
+			transport.PipeTransport{Serve: func(ctx context.Context, c jsonrpc.Connection) error { srv.Connect(ctx, c); return nil }})
+		return s, web.Dialed{Name: "flood", Transport: "in-memory pipe"}, err
+	}})
+	p := open(t, w)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if _, err := w.Open(ctx, web.Target{}); err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan string, 1<<16)
+	streaming := make(chan struct{})
+	go func() {
+		defer close(events)
+		first := true
+		for d := range p.events(ctx) {
+			if first {
+				first = false
+				close(streaming)
+				continue
+			}
+			if strings.HasPrefix(d, `{"type":"progress"`) {
+				events <- d
+			}
+		}
+	}()
+	<-streaming
+	started := time.Now()
+	if code, out := p.post("c1/call", `{"name":"flood","call":"f"}`); code != 200 || !strings.Contains(string(out["result"]), "flooded") {
+		t.Fatalf("the call: %d %s", code, out)
+	}
+	took := time.Since(started)
+	cancel()
+	n := 0
+	for d := range events {
+		var ev struct{ Data struct{ Message string } }
+		if err := json.Unmarshal([]byte(d), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if m := ev.Data.Message; !utf8.ValidString(m) || len(m) > 1024+len("…") || !strings.HasSuffix(m, "é…") {
+			t.Fatalf("a message of %d bytes: %.40q…", len(m), m)
+		}
+		n++
+	}
+	if limit := int(took/(50*time.Millisecond)) + 1; n == 0 || n > limit {
+		t.Fatalf("%d progress events for %d notifications in %v, want 1 to %d", n, notes, took, limit)
+	}
+	t.Logf("%d progress events for %d notifications in %v", n, notes, took)
 }

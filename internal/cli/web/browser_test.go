@@ -215,6 +215,28 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("row %q", row)
 	}
 
+	// slow, which the server runs plainly: its progress shows while the page waits, and
+	// Cancel stops it.
+	s.run("call slow and see its progress",
+		openTool("slow"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="steps"]`)),
+		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "60"),
+		chromedp.SetValue(chromedp.CSS(`input[name="steps"]`), "600"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(`(() => {
+			const bar = document.querySelector('.call-progress progress');
+			return bar !== null && bar.max === 600 && bar.value >= 2 && document.querySelector('.progress-text').textContent.includes('/600');
+		})()`),
+	)
+	s.shot("web-call-progress")
+	s.run("cancel slow",
+		chromedp.Click(chromedp.CSS(`button[data-action="stop"]`)),
+		waitJS(`(() => { const h = document.querySelector('.call-out h3'); return h !== null && h.textContent.startsWith('Cancelled slow'); })()`),
+	)
+	if said := value(s, "the cancelled call", chromedp.Text(chromedp.CSS(`.call-out`))); !strings.Contains(said, "notifications/cancelled") {
+		t.Errorf("the cancelled call says %q", said)
+	}
+
 	// ask_task in 2026-07-28: its questions are the task's input requests.
 	s.run("ask_task in 2026-07-28",
 		openTool("ask_task"),

@@ -22,6 +22,7 @@ export async function post(path, body) {
 export const conn = (id) => ({
   tools: () => post(id + '/tools'),
   call: (p) => post(id + '/call', p),
+  stop: (call) => post(id + '/stop', { call }),
   cancel: (key) => post(id + '/cancel', { key }),
   answer: (p) => post(id + '/answer', p),
   resources: () => post(id + '/resources'),

@@ -12,6 +12,9 @@ let list = null;
 let pane = null;
 let selected = null; // the tool's name
 let filter = '';
+// The plain calls waiting for their results, by the name the page gave them: what shows
+// their progress.
+const running = new Map();
 
 async function load(c, force) {
   if (c.tools && !force) return c.tools;
@@ -59,11 +62,23 @@ function renderPane(c) {
       return;
     }
     const started = performance.now();
-    fill(out, h('div.muted.calling', `Calling ${clean(t.name)}…`));
-    const p = { name: t.name, arguments: value };
+    // getRandomValues, not randomUUID: the page may be served where it is not a secure context.
+    const call = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
+    const bar = h('progress', { 'aria-label': 'progress' });
+    const said = h('span.progress-text.muted', 'no progress from the server yet');
+    let stopped = false;
+    const stop = h('button', { type: 'button', 'data-action': 'stop', on: { click: async () => {
+      stop.disabled = true;
+      stopped = true;
+      try { await api(c.info.id).stop(call); } catch (e) { toast(e.message, 'error'); }
+    } } }, 'Cancel');
+    fill(out, h('div.muted.calling', `Calling ${clean(t.name)}… `, stop), h('div.call-progress', bar, ' ', said));
+    running.set(call, { bar, said });
+    const p = { name: t.name, arguments: value, call };
     if (asTask) { p.task = true; p.ttl = Math.round(Number(ttl.value || 0) * 1000); }
     try {
-      const r = await api(c.info.id).call(p);
+      let r;
+      try { r = await api(c.info.id).call(p); } finally { running.delete(call); }
       const took = duration(performance.now() - started);
       if (r.task) {
         fill(out, h('div.muted', `${clean(t.name)} runs as a task: follow it in Tasks.`));
@@ -75,7 +90,8 @@ function renderPane(c) {
       fill(out, h('h3', `Result of ${clean(t.name)} in ${took}`, asTask && !modern(c) ? h('span.warn', ' (the server ran it plainly, not as a task)') : null),
         resultView(r.result, t.outputSchema));
     } catch (err) {
-      fill(out, h('h3.error', `Error from ${clean(t.name)}`), h('div.error', clean(err.message)));
+      if (stopped) fill(out, h('h3.warn', `Cancelled ${clean(t.name)}`), h('div.muted', clean(err.message)));
+      else fill(out, h('h3.error', `Error from ${clean(t.name)}`), h('div.error', clean(err.message)));
     }
   };
   const buttons = [];
@@ -148,6 +164,13 @@ export const toolsView = { name: 'tools', title: 'Tools', mount };
 on('list', (c, d) => {
   // The Go side lists them again, and a "tools" event brings them.
   if (d.method === 'notifications/tools/list_changed') c.tools = null;
+});
+on('progress', (c, d) => {
+  const v = running.get(d.call);
+  if (!v) return;
+  const total = Number(d.total);
+  if (total > 0) { v.bar.max = total; v.bar.value = Math.min(Number(d.progress) || 0, total); } else v.bar.removeAttribute('value');
+  v.said.textContent = clean(`${d.progress}${total > 0 ? '/' + total : ''}${d.message ? ' · ' + d.message : ''}`);
 });
 on('tools', (c) => {
   if (c === activeConn() && state.view === 'tools' && root && root.isConnected) refresh(c, false);
