@@ -72,7 +72,8 @@ type ClosedEvent struct {
 // reader that gets one goes on with the newest (a flood's last log line is shown, not
 // lost behind a gap). The session's state is whole (Session.Tasks,
 // Session.PendingRequests, Session.ReceiverTasks): a front end that gets one reads it
-// again. A task's outcome and the session's ClosedEvent are never left out.
+// again. A task's TaskCreated and outcome and the session's ClosedEvent are never left
+// out.
 type DroppedEvent struct {
 	At
 	Count int
@@ -221,14 +222,15 @@ func (s *Subscription) leaveOut(size int) {
 	s.bytes = bytes
 }
 
-// mustDeliver reports whether e is kept however far behind a reader is: what ends a
-// task's events or the session's, which each happen once.
+// mustDeliver reports whether e is kept however far behind a reader is: what begins or
+// ends a task's events, or ends the session's, each of which happens once (and the
+// tasks are the client's own calls, not a server's to multiply).
 func mustDeliver(e Event) bool {
 	switch e := e.(type) {
 	case *ClosedEvent:
 		return true
 	case *TaskEvent:
-		return e.Kind.IsOutcome()
+		return e.Kind == TaskCreated || e.Kind.IsOutcome()
 	}
 	return false
 }

@@ -141,16 +141,22 @@ func flood(t *testing.T, read func(ctx context.Context, sess *client.Session, ga
 		t.Fatalf("the keeping-up reader saw %d events (%d left out), the stalled one %d (%d left out); %d notifications",
 			fastReal+fastLeft, fastLeft, real+left, left, notes)
 	}
-	// The stalled reader: one gap, then the newest events as the keeping-up reader saw
-	// them, the outcome and the session's end among them.
+	// The stalled reader: one gap, the task's creation, then the newest events as the
+	// keeping-up reader saw them, the outcome and the session's end among them.
 	if len(got) > client.MaxQueuedEvents {
 		t.Fatalf("the stalled reader got %d events, over the bound", len(got))
 	}
 	if _, ok := got[0].(*client.DroppedEvent); !ok {
 		t.Fatalf("the stalled reader's first event is %T, want the gap", got[0])
 	}
-	newest := all[len(all)-(len(got)-1):]
-	for i, e := range got[1:] {
+	// The task's creation, kept from among those left out.
+	rest := got[1:]
+	if te, ok := rest[0].(*client.TaskEvent); !ok || te.Kind != client.TaskCreated {
+		t.Fatalf("past the gap %#v, want the task's creation", rest[0])
+	}
+	rest = rest[1:]
+	newest := all[len(all)-len(rest):]
+	for i, e := range rest {
 		if e != newest[i] {
 			t.Fatalf("past the gap, event %d is %T, the keeping-up reader's %T", i, e, newest[i])
 		}

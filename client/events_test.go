@@ -27,18 +27,22 @@ func drain(t *testing.T, s *Subscription) []Event {
 
 // TestSubscriptionBoundedByCount: a reader that does not read holds at most
 // MaxQueuedEvents events: the oldest are left out, counted in one DroppedEvent at the
-// head, and the newest are all there, the last one last. A task's outcome among those left
-// out is kept, after the gap, in its order; the session's end comes last.
+// head, and the newest are all there, the last one last. A task's creation and outcome
+// among those left out are kept, after the gap, in their order; the session's end comes
+// last.
 func TestSubscriptionBoundedByCount(t *testing.T) {
 	var h hub
 	s := h.subscribe()
 	log := func(i int) *LogEvent {
 		return &LogEvent{Params: mcp.LoggingMessageNotificationParams{Logger: "l", Data: json.RawMessage(`1`)}, At: At{time.Unix(int64(i), 0)}}
 	}
-	outcome := &TaskEvent{Kind: TaskResult}
+	created, outcome := &TaskEvent{Kind: TaskCreated}, &TaskEvent{Kind: TaskResult}
 	const total = 3*MaxQueuedEvents + 7
 	for i := range total {
-		if i == 10 {
+		switch i {
+		case 3:
+			h.publish(created)
+		case 10:
 			h.publish(outcome)
 		}
 		h.publish(log(i))
@@ -55,10 +59,10 @@ func TestSubscriptionBoundedByCount(t *testing.T) {
 	if d.Time.Unix() != 0 {
 		t.Errorf("the gap is at %v, want the first event left out (0)", d.Time.Unix())
 	}
-	if got[1] != outcome {
-		t.Fatalf("then %#v, want the outcome", got[1])
+	if got[1] != created || got[2] != outcome {
+		t.Fatalf("then %#v and %#v, want the task's creation and outcome", got[1], got[2])
 	}
-	logs := got[2 : len(got)-1]
+	logs := got[3 : len(got)-1]
 	if d.Count+len(logs) != total {
 		t.Fatalf("%d left out and %d logs, of %d", d.Count, len(logs), total)
 	}
