@@ -811,7 +811,16 @@ func TestBrowserLogin(t *testing.T) {
 // messages as fast as it can before it answers.
 const floodEnv = "MCPI_TEST_FLOOD_SERVER"
 
-const floodLines = 100_000
+// floodLines is 100,000 for the figures in docs/PERFORMANCE.md; with the race detector,
+// a quarter (still past every bound the Log's way: the session's 16,384 events for a
+// subscriber, the page's 8,192 for its stream), so that the test stays well inside its
+// waits on a busy machine.
+var floodLines = func() int {
+	if raceDetector {
+		return 25_000
+	}
+	return 100_000
+}()
 
 // TestFloodServerProcess is not a test: with floodEnv set, it serves the flooding server
 // on stdin and stdout until stdin closes.
@@ -834,7 +843,7 @@ func TestFloodServerProcess(t *testing.T) {
 	}
 }
 
-// A server that floods the page (100,000 log messages as fast as it can send them) does
+// A server that floods the page (floodLines log messages as fast as it can send them) does
 // not freeze it: the call's result shows, the Log ends with the last message, and no task
 // of the page's main thread takes long.
 func TestBrowserFlood(t *testing.T) {
@@ -860,8 +869,9 @@ func TestBrowserFlood(t *testing.T) {
 	if len(long) > 0 {
 		worst = long[len(long)-1]
 	}
-	figures.Store("flood of 100,000 log messages: result shown (ms)", shown.Milliseconds())
-	figures.Store("flood of 100,000 log messages: log settled (ms)", settled.Milliseconds())
-	figures.Store("flood of 100,000 log messages: long tasks, worst (ms)", fmt.Sprintf("%d, %.0f", len(long), worst))
+	flood := fmt.Sprintf("flood of %d log messages", floodLines)
+	figures.Store(flood+": result shown (ms)", shown.Milliseconds())
+	figures.Store(flood+": log settled (ms)", settled.Milliseconds())
+	figures.Store(flood+": long tasks, worst (ms)", fmt.Sprintf("%d, %.0f", len(long), worst))
 	t.Logf("result shown after %v, log settled after %v; %d long tasks of the main thread, the worst %.0f ms; %d snapshots", shown, settled, len(long), worst, snapshots)
 }
