@@ -23,9 +23,6 @@ const progressEvery = 50 * time.Millisecond
 // maxCallName bounds the page's name for a call.
 const maxCallName = 64
 
-// maxProgressMessage bounds the message of a progress event, which comes from the server.
-const maxProgressMessage = 1024
-
 // plainCall is a call the page waits on.
 type plainCall struct {
 	name string // the page's
@@ -142,13 +139,5 @@ func (c *conn) sendProgress(pc *plainCall) {
 	}
 	p := pc.latest
 	pc.latest, pc.sent = nil, time.Now()
-	msg := p.Message
-	if len(msg) > maxProgressMessage {
-		i := maxProgressMessage
-		for i > 0 && !utf8.RuneStart(msg[i]) {
-			i--
-		}
-		msg = msg[:i] + "…"
-	}
-	c.s.hub.publish(event{Type: evProgress, Conn: c.id, Data: progressEvent{Call: pc.name, Progress: p.Progress, Total: p.Total, Message: msg}})
+	c.s.hub.publish(event{Type: evProgress, Conn: c.id, Data: progressEvent{Call: pc.name, Progress: p.Progress, Total: p.Total, Message: clip(p.Message, maxRowText)}})
 }

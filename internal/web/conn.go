@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/look"
@@ -29,6 +30,21 @@ const (
 
 // maxRowResult bounds the result a task row keeps: a connection keeps thousands of rows.
 const maxRowResult = 64 << 10
+
+// maxRowText bounds each text from the server that a row keeps or an event carries (a
+// status message, a progress message, an error's message and data), for the same reason.
+const maxRowText = 4 << 10
+
+// clip is s cut to at most n bytes at a character's start, marked with an ellipsis.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
 
 // boundResult is a task's result as its row keeps it: whole, or, when too large, a note
 // of its size.
@@ -148,10 +164,13 @@ func errorOf(err error) *errorInfo {
 	if err == nil {
 		return nil
 	}
-	e := &errorInfo{Message: look.Sentence(err)}
+	e := &errorInfo{Message: clip(look.Sentence(err), maxRowText)}
 	var rpc *jsonrpc.Error
 	if errors.As(err, &rpc) {
-		e.Code, e.Data = rpc.Code, rpc.Data
+		e.Code = rpc.Code
+		if len(rpc.Data) <= maxRowText {
+			e.Data = rpc.Data
+		}
 	}
 	return e
 }
@@ -581,7 +600,7 @@ func (c *conn) requestorRow(t *client.Task, gen int) *taskRow {
 }
 
 func (r *taskRow) setState(st mcp.Task) {
-	r.ID, r.Status, r.StatusMessage = st.TaskID, st.Status, st.StatusMessage
+	r.ID, r.Status, r.StatusMessage = st.TaskID, st.Status, clip(st.StatusMessage, maxRowText)
 	r.CreatedAt, r.TTL, r.PollInterval = st.CreatedAt, st.TTL, st.PollInterval
 }
 
@@ -593,7 +612,11 @@ func (c *conn) taskEvent(e *client.TaskEvent, gen int) {
 	r.Polls = e.Task.Polls()
 	switch e.Kind {
 	case client.TaskProgress:
-		r.Progress = e.Progress
+		if p := e.Progress; p != nil {
+			q := *p
+			q.Message = clip(q.Message, maxRowText)
+			r.Progress = &q
+		}
 	case client.TaskResult:
 		r.Result = boundResult(json.Marshal(e.Result))
 		r.end(e.Time)

@@ -25,8 +25,20 @@ import (
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/tasks"
 	"github.com/mcpi-dev/mcpi/transport"
 )
+
+// serverDialer connects every target to srv over an in-memory pipe.
+func serverDialer(srv *server.Server) web.Dialer {
+	return func(ctx context.Context, tg web.Target, co *client.Options, _ web.LoginFunc) (*client.Session, web.Dialed, error) {
+		o := *co
+		o.ProtocolVersion = tg.Protocol
+		s, err := client.New(mcp.Implementation{Name: "mcpi-web-test", Version: "0"}, &o).Connect(ctx,
+			transport.PipeTransport{Serve: func(ctx context.Context, c jsonrpc.Connection) error { srv.Connect(ctx, c); return nil }})
+		return s, web.Dialed{Name: "test", Transport: "in-memory pipe"}, err
+	}
+}
 
 // demoDialer connects every target to a fresh demo server over an in-memory pipe; a
 // target with a URL fails, as an unreachable server would.
@@ -577,10 +589,11 @@ func TestPlainCallProgressAndStop(t *testing.T) {
 }
 
 // A server that floods a plain call with progress, each with a long message: the page
-// gets a few of them (at most one per 50 ms), each message cut to a valid kilobyte.
+// gets a few of them (at most one per 50 ms), each message cut to at most 4 KiB, whole
+// characters.
 func TestPlainCallProgressBounded(t *testing.T) {
 	const notes = 3000
-	msg := strings.Repeat("é", 1500)
+	msg := strings.Repeat("é", 3000)
 	srv := server.New(mcp.Implementation{Name: "flood", Version: "1"}, nil)
 	t.Cleanup(srv.Close)
 	srv.AddTool(&mcp.Tool{Name: "flood", InputSchema: json.RawMessage(`{"type":"object"}`)},
@@ -593,11 +606,7 @@ func TestPlainCallProgressBounded(t *testing.T) {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("flooded")}}, nil
 		})
-	w := web.New(web.Options{Dial: func(ctx context.Context, tg web.Target, co *client.Options, _ web.LoginFunc) (*client.Session, web.Dialed, error) {
-		s, err := client.New(mcp.Implementation{Name: "mcpi-web-test", Version: "0"}, co).Connect(ctx,
-			transport.PipeTransport{Serve: func(ctx context.Context, c jsonrpc.Connection) error { srv.Connect(ctx, c); return nil }})
-		return s, web.Dialed{Name: "flood", Transport: "in-memory pipe"}, err
-	}})
+	w := web.New(web.Options{Dial: serverDialer(srv)})
 	p := open(t, w)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -633,7 +642,7 @@ func TestPlainCallProgressBounded(t *testing.T) {
 		if err := json.Unmarshal([]byte(d), &ev); err != nil {
 			t.Fatal(err)
 		}
-		if m := ev.Data.Message; !utf8.ValidString(m) || len(m) > 1024+len("…") || !strings.HasSuffix(m, "é…") {
+		if m := ev.Data.Message; !utf8.ValidString(m) || len(m) > 4096+len("…") || !strings.HasSuffix(m, "é…") {
 			t.Fatalf("a message of %d bytes: %.40q…", len(m), m)
 		}
 		n++
@@ -642,4 +651,64 @@ func TestPlainCallProgressBounded(t *testing.T) {
 		t.Fatalf("%d progress events for %d notifications in %v, want 1 to %d", n, notes, took, limit)
 	}
 	t.Logf("%d progress events for %d notifications in %v", n, notes, took)
+}
+
+// A task row keeps at most 4 KiB of each text a server sends it (its status message, its
+// progress message) and a note in place of a result over 64 KiB: a connection keeps
+// thousands of rows.
+func TestTaskRowBoundsServerText(t *testing.T) {
+	long := strings.Repeat("ü", 50_000)
+	srv := server.New(mcp.Implementation{Name: "long", Version: "1"}, &server.Options{Tasks: &tasks.Options{}})
+	t.Cleanup(srv.Close)
+	srv.AddTool(&mcp.Tool{Name: "long", InputSchema: json.RawMessage(`{"type":"object"}`), Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			if err := req.Progress(ctx, 1, nil, long); err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.TextContent(long)}}, nil
+		})
+	w := web.New(web.Options{Dial: serverDialer(srv)})
+	p := open(t, w)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if _, err := w.Open(ctx, web.Target{Protocol: "2025-11-25"}); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := p.post("c1/call", `{"name":"long","task":true}`); code != 200 || len(out["task"]) == 0 {
+		t.Fatalf("the call: %d %s", code, out)
+	}
+	for {
+		var ev struct {
+			Data struct {
+				Conns []struct {
+					Tasks []struct {
+						Status, StatusMessage string
+						Progress              *struct{ Message string }
+						Result                json.RawMessage
+					}
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(p.snapshot(ctx)), &ev); err != nil {
+			t.Fatal(err)
+		}
+		rows := ev.Data.Conns[0].Tasks
+		if len(rows) == 1 && rows[0].Status == "failed" && rows[0].Progress != nil {
+			r := rows[0]
+			for what, s := range map[string]string{"status message": r.StatusMessage, "progress message": r.Progress.Message} {
+				if !utf8.ValidString(s) || len(s) > 4096+len("…") || !strings.HasSuffix(s, "ü…") {
+					t.Errorf("the row's %s: %d bytes, %.20q…", what, len(s), s)
+				}
+			}
+			if len(r.Result) > 1024 || !strings.Contains(string(r.Result), "mcpi/truncated") {
+				t.Errorf("the row's result: %.200s", r.Result)
+			}
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the row: %+v", rows)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }
