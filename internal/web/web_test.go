@@ -693,7 +693,7 @@ func TestTaskRowBoundsServerText(t *testing.T) {
 			t.Fatal(err)
 		}
 		rows := ev.Data.Conns[0].Tasks
-		if len(rows) == 1 && rows[0].Status == "failed" && rows[0].Progress != nil {
+		if len(rows) == 1 && rows[0].Status == "failed" && rows[0].Progress != nil && rows[0].Result != nil {
 			r := rows[0]
 			for what, s := range map[string]string{"status message": r.StatusMessage, "progress message": r.Progress.Message} {
 				if !utf8.ValidString(s) || len(s) > 4096+len("…") || !strings.HasSuffix(s, "ü…") {
