@@ -228,10 +228,14 @@ func TestBrowser(t *testing.T) {
 			return bar !== null && bar.max === 600 && bar.value >= 2 && document.querySelector('.progress-text').textContent.includes('/600');
 		})()`),
 	)
+	if !value(s, "the Call button while calling", chromedp.Evaluate[bool](`document.querySelector('button[data-action="call"]').disabled`)) {
+		t.Error("the Call button is enabled while a call runs")
+	}
 	s.shot("web-call-progress")
 	s.run("cancel slow",
 		chromedp.Click(chromedp.CSS(`button[data-action="stop"]`)),
 		waitJS(`(() => { const h = document.querySelector('.call-out h3'); return h !== null && h.textContent.startsWith('Cancelled slow'); })()`),
+		waitJS(`!document.querySelector('button[data-action="call"]').disabled`),
 	)
 	if said := value(s, "the cancelled call", chromedp.Text(chromedp.CSS(`.call-out`))); !strings.Contains(said, "notifications/cancelled") {
 		t.Errorf("the cancelled call says %q", said)

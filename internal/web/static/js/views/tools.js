@@ -61,6 +61,9 @@ function renderPane(c) {
       fill(out, h('div.error', 'Fix the arguments first; nothing was sent.'), h('ul', errors.map((e) => h('li', clean(e)))));
       return;
     }
+    // One call at a time from this pane, as in the terminal UI: a second would leave the
+    // first's result to land over it. Cancel ends the one running.
+    for (const b of buttons) if (b.tagName === 'BUTTON') b.disabled = true;
     const started = performance.now();
     // getRandomValues, not randomUUID: the page may be served where it is not a secure context.
     const call = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
@@ -92,6 +95,8 @@ function renderPane(c) {
     } catch (err) {
       if (stopped) fill(out, h('h3.warn', `Cancelled ${clean(t.name)}`), h('div.muted', clean(err.message)));
       else fill(out, h('h3.error', `Error from ${clean(t.name)}`), h('div.error', clean(err.message)));
+    } finally {
+      for (const b of buttons) if (b.tagName === 'BUTTON') b.disabled = false;
     }
   };
   const buttons = [];
