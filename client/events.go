@@ -102,10 +102,14 @@ type hub struct {
 // Subscription receives every event published after it was made, unless its reader
 // falls far behind (see [DroppedEvent]).
 type Subscription struct {
-	h      *hub
-	mu     sync.Mutex
-	queue  []Event
-	bytes  int // eventSize of what queue holds
+	h     *hub
+	mu    sync.Mutex
+	queue []Event
+	bytes int // eventSize of what queue holds
+	// trimAt is the queue's length at which it is trimmed next, when what must be
+	// delivered has filled it past MaxQueuedEvents (else 0): half a bound above what the
+	// last trim left, so that a queue of outcomes is not scanned again at every event.
+	trimAt int
 	wake   chan struct{}
 	closed bool
 }
@@ -160,7 +164,7 @@ func (h *hub) close(e Event) {
 func (s *Subscription) push(e Event) {
 	size := eventSize(e)
 	s.mu.Lock()
-	if len(s.queue) >= MaxQueuedEvents || s.bytes+size > MaxQueuedBytes {
+	if len(s.queue) >= max(MaxQueuedEvents, s.trimAt) || s.bytes+size > MaxQueuedBytes {
 		s.leaveOut(size)
 		if s.bytes+size > MaxQueuedBytes && !mustDeliver(e) {
 			// Too large to queue even now: this event is the one left out.
@@ -211,15 +215,18 @@ func (s *Subscription) leaveOut(size int) {
 		d.Count++
 		bytes -= eventSize(e)
 	}
-	if d == nil {
-		return // nothing but outcomes: kept, whatever they hold
+	if d != nil {
+		// A new array, so that the old one and what it pointed to go.
+		q := make([]Event, 0, 1+len(kept)+len(s.queue)-i+1)
+		q = append(q, d)
+		q = append(q, kept...)
+		s.queue = append(q, s.queue[i:]...)
+		s.bytes = bytes
 	}
-	// A new array, so that the old one and what it pointed to go.
-	q := make([]Event, 0, 1+len(kept)+len(s.queue)-i+1)
-	q = append(q, d)
-	q = append(q, kept...)
-	s.queue = append(q, s.queue[i:]...)
-	s.bytes = bytes
+	s.trimAt = 0
+	if n := len(s.queue); n > MaxQueuedEvents/2+1 {
+		s.trimAt = n + MaxQueuedEvents/2 // what must be delivered is more than the gap
+	}
 }
 
 // mustDeliver reports whether e is kept however far behind a reader is: what begins or
@@ -235,10 +242,14 @@ func mustDeliver(e Event) bool {
 	return false
 }
 
-// eventSize estimates the memory e holds: what came from the wire at its size, the rest
-// as a small constant.
+// eventSize estimates the memory e holds toward the bound on bytes: what came from the
+// wire at its size, the rest as a small constant, and nothing for what must be delivered
+// (kept whatever the bound, it would only make every later event trim in vain).
 func eventSize(e Event) int {
 	const base = 256
+	if mustDeliver(e) {
+		return 0
+	}
 	switch e := e.(type) {
 	case *MessageEvent:
 		switch m := e.Message.(type) {
@@ -283,6 +294,9 @@ func (s *Subscription) Next(ctx context.Context) (Event, bool) {
 			s.bytes -= eventSize(e)
 			if len(s.queue) == 0 && cap(s.queue) > 1024 {
 				s.queue = nil // a queue that grew long lets go of its array
+			}
+			if len(s.queue) < MaxQueuedEvents/2 {
+				s.trimAt = 0
 			}
 			s.mu.Unlock()
 			return e, true

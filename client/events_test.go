@@ -46,7 +46,7 @@ func TestSubscriptionBoundedByCount(t *testing.T) {
 			h.publish(outcome)
 		}
 		h.publish(log(i))
-		if len(s.queue) > MaxQueuedEvents {
+		if len(s.queue) > MaxQueuedEvents+3 { // the gap and the task's two besides the bound
 			t.Fatalf("after %d events the queue holds %d", i+1, len(s.queue))
 		}
 	}
@@ -152,5 +152,53 @@ func TestSubscriptionBoundedByBytes(t *testing.T) {
 	}
 	if d, ok := got[0].(*DroppedEvent); !ok || d.Count != 2 {
 		t.Fatalf("%#v, want a DroppedEvent of 2", got[0])
+	}
+}
+
+// TestSubscriptionManyOutcomes: a stalled reader's queue that what must be delivered has
+// filled past the bound (outcomes of tens of thousands of tasks) keeps them all, in order,
+// and at most a bound of the rest, the newest.
+func TestSubscriptionManyOutcomes(t *testing.T) {
+	var h hub
+	s := h.subscribe()
+	const tasks = 3 * MaxQueuedEvents
+	for i := range tasks {
+		h.publish(&TaskEvent{Kind: TaskResult, At: At{time.Unix(int64(i), 0)}})
+		h.publish(&ProgressEvent{At: At{time.Unix(int64(i), 0)}})
+	}
+	got := drain(t, s)
+	outcomes, progress := 0, 0
+	for _, e := range got {
+		switch e := e.(type) {
+		case *TaskEvent:
+			if e.Time.Unix() != int64(outcomes) {
+				t.Fatalf("outcome %d is of task %d", outcomes, e.Time.Unix())
+			}
+			outcomes++
+		case *ProgressEvent:
+			progress++
+		}
+	}
+	if outcomes != tasks || progress > MaxQueuedEvents {
+		t.Fatalf("%d outcomes of %d, %d progress events", outcomes, tasks, progress)
+	}
+	if p, ok := got[len(got)-1].(*ProgressEvent); !ok || p.Time.Unix() != tasks-1 {
+		t.Fatalf("last %#v, want the last progress event", got[len(got)-1])
+	}
+}
+
+// BenchmarkPublishBehind: publishing to a subscriber that reads nothing, half the events
+// outcomes (kept), half progress (left out, the oldest first).
+func BenchmarkPublishBehind(b *testing.B) {
+	var h hub
+	h.subscribe()
+	outcome, p := &TaskEvent{Kind: TaskResult}, &ProgressEvent{}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if i%2 == 0 {
+			h.publish(outcome)
+		} else {
+			h.publish(p)
+		}
 	}
 }
