@@ -255,7 +255,7 @@ func (c *conn) call(ctx context.Context, sess *client.Session, decode func(any) 
 	params := &mcp.CallToolParams{Name: p.Name, Arguments: p.Arguments}
 	token := sess.NewProgressToken()
 	params.Meta.SetProgressToken(token)
-	ctx, end, err := c.startCall(ctx, p.Call, token)
+	ctx, end, err := c.startCall(ctx, sess, p.Call, token)
 	if err != nil {
 		return nil, err
 	}

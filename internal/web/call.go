@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -50,7 +51,7 @@ var errStopped = errors.New("cancelled: the server was told to stop the call (no
 // startCall registers the plain call named name (if the page named it) under token and
 // returns the context to make it in, and end, to call once it has returned (it maps
 // the error of a call the page stopped to errStopped).
-func (c *conn) startCall(ctx context.Context, name string, token any) (context.Context, func(error) error, error) {
+func (c *conn) startCall(ctx context.Context, sess *client.Session, name string, token any) (context.Context, func(error) error, error) {
 	if name == "" {
 		return ctx, func(err error) error { return err }, nil
 	}
@@ -59,7 +60,7 @@ func (c *conn) startCall(ctx context.Context, name string, token any) (context.C
 	}
 	ctx, stop := context.WithCancel(ctx)
 	pc := &plainCall{name: name, stop: stop}
-	key := fmt.Sprint(token)
+	key := callKey(sess, token)
 	c.mu.Lock()
 	for _, o := range c.calls {
 		if o.name == name {
@@ -104,10 +105,14 @@ func (c *conn) stopCall(name string) error {
 	return bad("no call %q is running: it has ended", look.Safe(name))
 }
 
+// callKey names a plain call by its session and progress token: a session that replaces
+// another (a reconnection) may hand out the same tokens while the old one's calls end.
+func callKey(sess *client.Session, token any) string { return fmt.Sprintf("%p %v", sess, token) }
+
 // progress passes a plain call's progress to the page: at once if none went out within
 // progressEvery, else the latest at the end of it.
-func (c *conn) progress(e *mcp.ProgressNotificationParams) {
-	key := fmt.Sprint(e.ProgressToken)
+func (c *conn) progress(sess *client.Session, e *mcp.ProgressNotificationParams) {
+	key := callKey(sess, e.ProgressToken)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	pc := c.calls[key]

@@ -451,7 +451,7 @@ func (c *conn) follow(ctx context.Context, sess *client.Session, sub *client.Sub
 			}
 			c.s.hub.publish(event{Type: evList, Conn: c.id, Data: map[string]string{"method": e.Method}})
 		case *client.ProgressEvent:
-			c.progress(&e.Params)
+			c.progress(sess, &e.Params)
 		case *client.ResourceUpdatedEvent:
 			c.s.hub.publish(event{Type: evResource, Conn: c.id, Data: map[string]string{"uri": e.URI}})
 		case *client.DroppedEvent:
