@@ -10,6 +10,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/term"
 
 	"github.com/mcpi-dev/mcpi/internal/look"
@@ -101,11 +102,26 @@ func (s *IOStreams) TerminalWidth() int {
 // SetTerminalWidth overrides the terminal width (tests).
 func (s *IOStreams) SetTerminalWidth(w int) { s.width = w }
 
+// errWidth is the width of the terminal ErrOut is, read at each call so that the status
+// line follows a resized window (80 when unknown).
+func (s *IOStreams) errWidth() int {
+	if s.width > 0 {
+		return s.width
+	}
+	if f, ok := s.ErrOut.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 80
+}
+
 // SetStatusLine draws text as the status line on ErrOut, replacing the one shown. It
 // only draws when ErrOut is a terminal, and holds the text back while a prompt has the
 // terminal (see [IOStreams.SuspendStatusLine]). The text, which shows what servers say,
 // is drawn as [look.Safe] shows it: a carriage return or an escape sequence in it would
-// break the line or drive the terminal.
+// break the line or drive the terminal. It is cut to the terminal's width: a line that
+// wrapped could not be redrawn in place, and each redraw would leave a line behind.
 func (s *IOStreams) SetStatusLine(text string) {
 	if !s.stderrTTY {
 		return
@@ -113,7 +129,7 @@ func (s *IOStreams) SetStatusLine(text string) {
 	st := &s.status
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.text = look.Safe(text)
+	st.text = ansi.Truncate(look.Safe(text), s.errWidth()-1, "…")
 	if st.suspended > 0 {
 		return
 	}

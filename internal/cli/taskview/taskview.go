@@ -219,7 +219,6 @@ type Live struct {
 	io    *iostreams.IOStreams
 	now   func() time.Time
 	start time.Time
-	width int
 
 	mu   sync.Mutex
 	line Line
@@ -234,10 +233,7 @@ func NewLive(ios *iostreams.IOStreams, start time.Time, now func() time.Time, ti
 	if now == nil {
 		now = time.Now
 	}
-	l := &Live{io: ios, now: now, start: start, width: ios.TerminalWidth(), stop: make(chan struct{}), done: make(chan struct{})}
-	if l.width == 0 {
-		l.width = 80
-	}
+	l := &Live{io: ios, now: now, start: start, stop: make(chan struct{}), done: make(chan struct{})}
 	if tick <= 0 {
 		close(l.done)
 		return l
@@ -295,11 +291,7 @@ func (l *Live) Text() string {
 	line := l.line
 	l.mu.Unlock()
 	line.Elapsed = l.now().Sub(l.start)
-	s := line.String()
-	if r := []rune(s); len(r) > l.width-1 {
-		s = string(r[:max(l.width-2, 10)]) + "…"
-	}
-	return s
+	return line.String()
 }
 
 func (l *Live) draw() { l.io.SetStatusLine(l.Text()) }
