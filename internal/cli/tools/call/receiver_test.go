@@ -135,7 +135,7 @@ func TestReceiverTaskOnTerminal(t *testing.T) {
 	env := clitest.New(t, legacy())
 	env.IO.SetStdinTTY(true)
 	env.IO.SetStderrTTY(true)
-	env.IO.SetTerminalWidth(120) // the polling line whole
+	env.IO.SetTerminalWidth(120)        // the polling line whole
 	env.In.WriteString("\nAda\n1\ny\n") // accept; name; colour 1 (red); subscribe
 	if err := runIn(t, env, &Options{Name: demo.ToolAskUserTask}); err != nil {
 		msg, _ := clitest.Describe(err)
