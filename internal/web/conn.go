@@ -89,7 +89,7 @@ type conn struct {
 	tasks   map[string]*taskRow
 	order   []string // task keys, oldest first
 	reqs    map[string]*pendingRequest
-	calls   map[string]*plainCall // by progress token
+	calls   map[string]*plainCall // by callKey
 	log     []logRow              // a ring of the last logKept messages
 	logNext int
 	// tools is the server's tools, listed at each connection so that the page paints
