@@ -88,29 +88,21 @@ func (s *IOStreams) TerminalWidth() int {
 	if !s.stdoutTTY {
 		return 0
 	}
-	if s.width > 0 {
-		return s.width
-	}
-	if f, ok := s.Out.(*os.File); ok {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			return w
-		}
-	}
-	return 80
+	return s.widthOf(s.Out)
 }
 
 // SetTerminalWidth overrides the terminal width (tests).
 func (s *IOStreams) SetTerminalWidth(w int) { s.width = w }
 
-// errWidth is the width of the terminal ErrOut is, read at each call so that the status
-// line follows a resized window (80 when unknown).
-func (s *IOStreams) errWidth() int {
+// widthOf is the width of the terminal w is (80 when unknown), asked at each call so that
+// a resized window is followed.
+func (s *IOStreams) widthOf(w io.Writer) int {
 	if s.width > 0 {
 		return s.width
 	}
-	if f, ok := s.ErrOut.(*os.File); ok {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			return w
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
 		}
 	}
 	return 80
@@ -129,7 +121,7 @@ func (s *IOStreams) SetStatusLine(text string) {
 	st := &s.status
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.text = ansi.Truncate(look.Safe(text), s.errWidth()-1, "…")
+	st.text = ansi.Truncate(look.Safe(text), s.widthOf(s.ErrOut)-1, "…")
 	if st.suspended > 0 {
 		return
 	}
