@@ -485,7 +485,7 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	st, status, errMsg := s.openRequestStream(req)
+	st, kick, status, errMsg := s.openRequestStream(req)
 	if st == nil {
 		refuse(w, req, status, errMsg)
 		return
@@ -497,7 +497,7 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	s.deliver(w, r, st, 0)
+	s.deliver(w, r, st, 0, kick)
 }
 
 // refuse answers a request the session cannot take now (see admitLocked).
@@ -540,7 +540,7 @@ func (h *HTTPHandler) serveGET(w http.ResponseWriter, r *http.Request) {
 				fmt.Sprintf("bad request: Last-Event-ID %s names no stream of this session", echo(last)))
 			return
 		}
-		s.deliver(w, r, st, after)
+		s.deliver(w, r, st, after, nil)
 		return
 	}
 	st, after, ok := s.standaloneStream()
@@ -549,7 +549,7 @@ func (h *HTTPHandler) serveGET(w http.ResponseWriter, r *http.Request) {
 			"conflict: this session already has a standalone SSE stream open")
 		return
 	}
-	s.deliver(w, r, st, after)
+	s.deliver(w, r, st, after, nil)
 }
 
 func (h *HTTPHandler) serveDELETE(w http.ResponseWriter, r *http.Request) {
@@ -1050,15 +1050,21 @@ func (s *HTTPServerConn) admitLocked(req *jsonrpc.Request) (int, string) {
 
 // openRequestStream creates the SSE stream of a request, to be registered before the
 // request reaches Read so that its response finds the stream.
-func (s *HTTPServerConn) openRequestStream(req *jsonrpc.Request) (*serverStream, int, string) {
+// openRequestStream opens the stream that answers req, held from the start by the POST
+// that sent it (the kick returned, for deliver): a response written before that POST's
+// delivery begins is on its way, not left behind by a client that went away, and must
+// not be among the lingering streams forgotten beyond maxLingeringStreams (a burst of
+// quick answers on a busy machine lost some that way, events and all).
+func (s *HTTPServerConn) openRequestStream(req *jsonrpc.Request) (*serverStream, chan struct{}, int, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if status, msg := s.admitLocked(req); status != 0 {
-		return nil, status, msg
+		return nil, nil, status, msg
 	}
 	st := s.newStreamLocked(req.ID)
+	st.owner = make(chan struct{})
 	s.byRequest[req.ID] = st
-	return st, 0, ""
+	return st, st.owner, 0, ""
 }
 
 func (s *HTTPServerConn) dropRequestStream(st *serverStream) {
@@ -1141,14 +1147,17 @@ func (s *HTTPServerConn) primes() bool {
 
 // deliver streams st's events after seq `after` as the response to r, until the stream is
 // done and fully written, the client goes away, another delivery takes the stream over,
-// or the session ends.
-func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *serverStream, after int) {
-	kick := make(chan struct{})
+// or the session ends. kick is the hold openRequestStream gave the POST that sent the
+// request; nil takes the stream over (a resumption, the standalone stream).
+func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *serverStream, after int, kick chan struct{}) {
 	s.mu.Lock()
-	if st.owner != nil {
-		close(st.owner) // a resumption takes over from a connection the client gave up
+	if kick == nil {
+		kick = make(chan struct{})
+		if st.owner != nil {
+			close(st.owner) // a resumption takes over from a connection the client gave up
+		}
+		st.owner = kick
 	}
-	st.owner = kick
 	s.mu.Unlock()
 
 	rc := http.NewResponseController(w)
