@@ -934,6 +934,12 @@ func (c *HTTPClientConn) readRequestStream(ctx context.Context, cancel func(), d
 				c.failRequest(id, "the event stream ended before the response, and the server does not allow resuming it: %v", rerr)
 				return
 			}
+			if errors.As(rerr, &herr) && definitive(herr.StatusCode) {
+				// The server said why it will not resume this stream (ours answers 400 for
+				// one it no longer has): asking again would only wait out the retries.
+				c.failRequest(id, "the event stream ended before the response, and the server refused to resume it: %v", rerr)
+				return
+			}
 			c.log.Debug("resuming an event stream failed", "error", rerr)
 			failures++
 			err = rerr
@@ -955,6 +961,17 @@ func (c *HTTPClientConn) readRequestStream(ctx context.Context, cancel func(), d
 			failures = 0
 		}
 	}
+}
+
+// definitive reports whether an HTTP status refusing to resume a stream is the server's
+// last word: a client error, but for a timeout, a rate limit and the authorization
+// answers (which a new token may change).
+func definitive(status int) bool {
+	switch status {
+	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusUnauthorized, http.StatusForbidden:
+		return false
+	}
+	return status >= 400 && status < 500
 }
 
 func errSuffix(err error) string {

@@ -440,6 +440,31 @@ func TestHTTPClientResumeGivesUp(t *testing.T) {
 	}
 }
 
+// A server that refuses to resume a stream with a client error (ours answers 400 for a
+// stream it no longer has) is taken at its word: the call fails at once with its reason,
+// without waiting out the retries.
+func TestHTTPClientResumeRefused(t *testing.T) {
+	fs := newFakeServer(t, func(w http.ResponseWriter, req *jsonrpc.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sseWrite(w, "id: x\ndata:\n\n")
+	}, func(w http.ResponseWriter, r *http.Request, n int) {
+		if r.Header.Get("Last-Event-ID") == "" {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		writeHTTPError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "bad request: Last-Event-ID x names no stream of this session")
+	})
+	rs := &recordSleep{}
+	c, _ := dial(t, &HTTPClient{URL: fs.URL, sleep: rs.sleep}, nil)
+	err := c.Call(callCtx(t), "tools/call", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "refused to resume it") || !strings.Contains(err.Error(), "names no stream") {
+		t.Fatalf("call: %v", err)
+	}
+	if d := rs.get(); len(d) != 1 {
+		t.Fatalf("delays %v, want the one before the only attempt", d)
+	}
+}
+
 // TestHTTPClientStandaloneReconnects: the GET stream is reopened with Last-Event-ID after
 // the advertised retry whenever the server ends it; 405 is accepted silently.
 func TestHTTPClientStandaloneReconnects(t *testing.T) {
