@@ -31,9 +31,9 @@ type listener struct {
 	s      *Session
 	id     jsonrpc.ID
 	filter mcp.ListenFilter
-	taskMu sync.Mutex // orders the notifications/tasks of this listen
+	sendMu sync.Mutex // orders the messages of this listen: the acknowledgement first
 	// For a stream of tasks alone: the tasks it has not told the end of yet, and
-	// ended, closed once there are none (guarded by taskMu).
+	// ended, closed once there are none (guarded by sendMu).
 	open  map[string]struct{}
 	ended chan struct{}
 }
@@ -45,7 +45,7 @@ func tasksOnly(f mcp.ListenFilter) bool {
 	return !f.ToolsListChanged && !f.PromptsListChanged && !f.ResourcesListChanged && len(f.ResourceSubscriptions) == 0
 }
 
-// sentTaskLocked notes that the stream has told task id's state st; l.taskMu is held.
+// sentTaskLocked notes that the stream has told task id's state st; l.sendMu is held.
 func (l *listener) sentTaskLocked(id string, st mcp.TaskStatus) {
 	if st.IsTerminal() {
 		l.doneLocked(id)
@@ -54,13 +54,13 @@ func (l *listener) sentTaskLocked(id string, st mcp.TaskStatus) {
 
 // forget notes that the stream will tell nothing more of task id: it was deleted.
 func (l *listener) forget(id string) {
-	l.taskMu.Lock()
+	l.sendMu.Lock()
 	l.doneLocked(id)
-	l.taskMu.Unlock()
+	l.sendMu.Unlock()
 }
 
 // doneLocked takes task id off the tasks the stream waits on, ending the stream after
-// the last; l.taskMu is held.
+// the last; l.sendMu is held.
 func (l *listener) doneLocked(id string) {
 	if l.open == nil {
 		return
@@ -71,7 +71,7 @@ func (l *listener) doneLocked(id string) {
 	}
 }
 
-// endLocked has the stream end with its final result; l.taskMu is held.
+// endLocked has the stream end with its final result; l.sendMu is held.
 func (l *listener) endLocked() {
 	if l.open != nil {
 		l.open = nil
@@ -100,6 +100,8 @@ func (l *listener) notify(method string, params map[string]any) {
 	params["_meta"] = map[string]any{mcp.MetaSubscriptionID: l.id.Raw()}
 	ctx, cancel := listenSendContext(l.id)
 	defer cancel()
+	l.sendMu.Lock()
+	defer l.sendMu.Unlock()
 	_ = l.s.conn.Notify(ctx, method, params)
 }
 
@@ -143,6 +145,9 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 			l.open[id] = struct{}{}
 		}
 	}
+	// Registered before the acknowledgement, so that nothing is missed between the two,
+	// but told nothing before it: the acknowledgement goes out under sendMu.
+	l.sendMu.Lock()
 	s.server.mu.Lock()
 	s.server.listeners[l] = struct{}{}
 	s.server.mu.Unlock()
@@ -152,28 +157,30 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 		s.server.mu.Unlock()
 	}()
 	ackParams := &mcp.ListenAcknowledgedParams{Notifications: ack, Meta: mcp.Meta{mcp.MetaSubscriptionID: req.ID.Raw()}}
-	if err := s.conn.Notify(jsonrpc.WithRelatedRequest(ctx, req.ID), mcp.NotificationSubscriptionsAcknowledged, ackParams); err != nil {
+	err := s.conn.Notify(jsonrpc.WithRelatedRequest(ctx, req.ID), mcp.NotificationSubscriptionsAcknowledged, ackParams)
+	l.sendMu.Unlock()
+	if err != nil {
 		return nil, err
 	}
 	// Then each task as it is now: a change made between its creation and this listen
 	// would otherwise go unseen until the client polls.
 	for _, id := range ack.TaskIDs {
 		// In the engine's order of announcements: a change announced meanwhile is sent
-		// before or after this, never overtaken by an older state. (Holding l.taskMu
+		// before or after this, never overtaken by an older state. (Holding l.sendMu
 		// while reading the engine could deadlock with a change being announced.)
 		if !s.server.tasks.WithDetail(id, func(d mcp.DetailedTask) {
-			l.taskMu.Lock()
+			l.sendMu.Lock()
 			s.server.sendExtTask(l, d)
-			l.taskMu.Unlock()
+			l.sendMu.Unlock()
 		}) {
 			l.forget(id) // deleted since the acknowledgement: nothing will come of it
 		}
 	}
-	l.taskMu.Lock()
+	l.sendMu.Lock()
 	if len(l.open) == 0 {
 		l.endLocked() // a stream of tasks that have all ended, or of none the server knows
 	}
-	l.taskMu.Unlock()
+	l.sendMu.Unlock()
 	// The final result, if the server ends the stream (complete, as handleModern would
 	// make it): like every message of the stream it names the subscription.
 	id, _ := req.ID.MarshalJSON()
@@ -221,9 +228,9 @@ func (s *Server) Listeners() int {
 // in order, with the state it took under its own lock.
 func (s *Server) notifyExtTask(d mcp.DetailedTask) {
 	for _, l := range s.taskListeners(d.TaskID) {
-		l.taskMu.Lock()
+		l.sendMu.Lock()
 		s.sendExtTask(l, d)
-		l.taskMu.Unlock()
+		l.sendMu.Unlock()
 	}
 }
 
@@ -250,7 +257,7 @@ func (s *Server) taskListeners(id string) []*listener {
 	return targets
 }
 
-// sendExtTask sends l the task as tasks/get would give it; l.taskMu is held.
+// sendExtTask sends l the task as tasks/get would give it; l.sendMu is held.
 func (s *Server) sendExtTask(l *listener, d mcp.DetailedTask) {
 	params := &mcp.TasksNotificationParams{DetailedTask: d, Meta: mcp.Meta{mcp.MetaSubscriptionID: l.id.Raw()}}
 	ctx, cancel := listenSendContext(l.id)

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -378,5 +380,85 @@ func TestHandlersIn2026(t *testing.T) {
 	}
 	if _, rerr = p.call("x/echo", map[string]any{"_meta": map[string]any{}}); rerr == nil {
 		t.Error("a request without the protocol version in _meta reached the handler")
+	}
+}
+
+// A listen stream's first message is its acknowledgement, however busy the server is
+// telling its other streams: a notification the stream asked for, sent while it opens,
+// comes after it.
+func TestListenAcknowledgedFirst(t *testing.T) {
+	srv := modernServer(nil)
+	defer srv.Close()
+	a, b := transport.Pipe()
+	srv.Connect(t.Context(), a)
+	var mu sync.Mutex
+	first := map[string]string{} // subscription id → the method of its first message
+	acked := make(chan struct{}, 1024)
+	conn := jsonrpc.NewConn(b, jsonrpc.Options{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		var p struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}
+		if _ = json.Unmarshal(req.Params, &p); p.Meta[mcp.MetaSubscriptionID] == nil {
+			return nil, nil
+		}
+		id := string(p.Meta[mcp.MetaSubscriptionID])
+		mu.Lock()
+		if _, seen := first[id]; !seen {
+			first[id] = req.Method
+		}
+		mu.Unlock()
+		if req.Method == mcp.NotificationSubscriptionsAcknowledged {
+			acked <- struct{}{}
+		}
+		return nil, nil
+	})})
+	defer conn.Close()
+
+	// The tools list changes all the while the streams open.
+	stop := make(chan struct{})
+	var changes sync.WaitGroup
+	changes.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			srv.AddTool(&mcp.Tool{Name: fmt.Sprintf("t%d", i%4)}, func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
+				return nil, nil
+			})
+		}
+	})
+	const streams = 300
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	for range streams {
+		go func() {
+			_ = conn.Call(ctx, mcp.MethodSubscriptionsListen, map[string]any{"_meta": meta(`{}`),
+				"notifications": map[string]any{"toolsListChanged": true}}, nil)
+		}()
+	}
+	for i := range streams {
+		select {
+		case <-acked:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of %d streams acknowledged", i, streams)
+		}
+	}
+	close(stop)
+	changes.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	bad := 0
+	for id, method := range first {
+		if method != mcp.NotificationSubscriptionsAcknowledged {
+			bad++
+			if bad <= 3 {
+				t.Errorf("stream %s began with %s", id, method)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d streams began with something other than their acknowledgement", bad, len(first))
 	}
 }
