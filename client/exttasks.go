@@ -107,8 +107,11 @@ func (s *Session) detailNotification(d *mcp.DetailedTask) {
 	s.tasks.notified.Store(true)
 	s.tasks.mu.Lock()
 	t := s.tasks.byID[d.TaskID]
-	if t == nil {
-		if len(s.tasks.early) < maxEarly+s.tasks.inflight {
+	if t == nil || !t.caughtUp {
+		// Kept, as statusNotification keeps one: for the task's registration, or, once
+		// registered, for its replay of those kept, which this one must not overtake.
+		// (What it inlines is fetched again, should it be the end.)
+		if t != nil || len(s.tasks.early) < maxEarly+s.tasks.inflight {
 			s.tasks.early[d.TaskID] = append(s.tasks.early[d.TaskID], d.ToTask())
 		}
 		s.tasks.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -139,10 +140,19 @@ func (src source) onReader() bool { return src == fromNotification || src == fro
 
 // observe takes a new state from tasks/get, tasks/cancel or a notification, and acts on
 // it when it asks for action (an end, a request for input).
-func (t *Task) observe(st mcp.Task, src source) {
+func (t *Task) observe(st mcp.Task, src source) { t.observeSince(st, src, noNotes) }
+
+// noNotes is observeSince's notes for a state whose arrival was not noted.
+const noNotes = ^uint64(0)
+
+// observeSince is observe for the answer to a poll that arrived after notes status
+// notifications of the task: one taken after it, with a time no older than the
+// answer's (a server's clock in whole seconds), told a newer state, which stands.
+func (t *Task) observeSince(st mcp.Task, src source, notes uint64) {
 	t.mu.Lock()
 	if src.notification() {
 		t.notified = true
+		t.notes++
 	}
 	old := t.state
 	// A final status told by tasks/result's answer (waited) gives way to the server's.
@@ -156,6 +166,9 @@ func (t *Task) observe(st mcp.Task, src source) {
 		if inferred || (!older(st.LastUpdatedAt, old.LastUpdatedAt) && !old.Status.IsTerminal()) {
 			t.state = st
 		}
+		t.mu.Unlock()
+		return
+	case notes != noNotes && notes != t.notes && !st.Status.IsTerminal() && !older(old.LastUpdatedAt, st.LastUpdatedAt):
 		t.mu.Unlock()
 		return
 	case inferred:
@@ -308,6 +321,30 @@ func (t *Task) pollDue(e *pollEntry) {
 	t.startFollowerLocked(true)
 }
 
+// streamLost is an extension task left with no stream to hear of it on: its next poll
+// is at its own interval, no longer thinned out for notifications that cannot come.
+func (t *Task) streamLost() {
+	t.mu.Lock()
+	if t.ended || t.unheard {
+		t.mu.Unlock()
+		return
+	}
+	t.unheard = true
+	// Only a wait thinned out for notifications changes.
+	thinned := t.notified || t.s.tasks.notified.Load()
+	following, parked := thinned && t.following, thinned && t.poll != nil
+	if parked {
+		t.stopTimerLocked()
+	}
+	t.mu.Unlock()
+	switch {
+	case following:
+		t.wakeFollower() // it waits again, for the poll nextPoll gives now
+	case parked:
+		t.park()
+	}
+}
+
 // connectionEnded ends the task, unless it has ended, with the connection's end err.
 func (t *Task) connectionEnded(err error) {
 	t.finish(nil, fmt.Errorf("following task %s: %w", t.ID(), err))
@@ -372,7 +409,7 @@ func (t *Task) follow(poll bool) {
 		} else if !t.wait(&backoff, timer) {
 			continue
 		}
-		got, err := t.get(context.Background())
+		got, notes, err := t.getSince(context.Background())
 		switch {
 		case errors.Is(err, jsonrpc.ErrInvalidParams):
 			t.gone(&TaskEndError{TaskID: st.TaskID, Reason: ErrTaskGone, Err: err})
@@ -384,7 +421,7 @@ func (t *Task) follow(poll bool) {
 			s.log.Warn("tasks/get failed; retrying", "task", st.TaskID, "error", err)
 			continue
 		}
-		t.observe(got, fromAnswer)
+		t.observeSince(got, fromAnswer, notes)
 	}
 }
 
@@ -449,9 +486,9 @@ func (t *Task) fetchResultUntilDone(id string) {
 func (t *Task) nextPoll(backoff *time.Duration) time.Duration {
 	o := t.s.client.opts
 	t.mu.Lock()
-	st, notified := t.state, t.notified
+	st, notified, unheard := t.state, t.notified, t.unheard
 	t.mu.Unlock()
-	notified = (notified || t.s.tasks.notified.Load()) && !shortLived(st, o)
+	notified = (notified || t.s.tasks.notified.Load()) && !shortLived(st, o) && !unheard
 	var d time.Duration
 	if st.PollInterval != nil && *st.PollInterval > 0 {
 		ceiling := o.MaxPollInterval
@@ -483,7 +520,7 @@ func shortLived(st mcp.Task, o Options) bool {
 func (t *Task) serverNotifies() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.notified || t.s.tasks.notified.Load()
+	return !t.unheard && (t.notified || t.s.tasks.notified.Load())
 }
 
 // claimResult reports whether the caller may start the tasks/result call: none is in
@@ -796,26 +833,79 @@ func (t *Task) settleStatus(ctx context.Context) {
 // get asks the server for the task's state, and counts the poll. An extension task's
 // detailed state is kept for what it inlines.
 func (t *Task) get(ctx context.Context) (mcp.Task, error) {
+	st, _, err := t.getSince(ctx)
+	return st, err
+}
+
+// getSince is get, with the notifications taken before the answer (see getCore; noNotes
+// for an extension task).
+func (t *Task) getSince(ctx context.Context) (mcp.Task, uint64, error) {
 	t.mu.Lock()
 	t.polls++
 	id, ext := t.state.TaskID, t.ext
 	t.mu.Unlock()
 	if !ext {
-		return t.s.GetTask(ctx, id)
+		return t.s.getCore(ctx, id, t)
 	}
 	d, err := t.s.getDetail(ctx, id)
 	if err != nil {
-		return mcp.Task{}, err
+		return mcp.Task{}, noNotes, err
 	}
 	t.setDetail(d)
-	return d.ToTask(), nil
+	return d.ToTask(), noNotes, nil
 }
 
-// gone ends the task as one the server no longer knows, with err, a [*TaskEndError].
+// getCore is GetTask of the 2025-11-25 era. For a task's own poll (t not nil) it also
+// gives the number of status notifications of t taken before the answer was read (where
+// it is read), for observeSince: one read after it is newer, though the answer reaches
+// the caller later.
+func (s *Session) getCore(ctx context.Context, id string, t *Task) (mcp.Task, uint64, error) {
+	bctx, cancel, explain := s.deadline(ctx, mcp.MethodTasksGet)
+	defer cancel()
+	type answer struct {
+		raw   json.RawMessage
+		err   error
+		notes uint64
+	}
+	ch := make(chan answer, 1)
+	err := s.conn.Go(bctx, mcp.MethodTasksGet, &mcp.GetTaskParams{TaskID: id}, func(raw json.RawMessage, err error) {
+		notes := noNotes
+		if t != nil {
+			t.mu.Lock()
+			notes = t.notes
+			t.mu.Unlock()
+		}
+		ch <- answer{raw, err, notes}
+	})
+	if err == nil {
+		a := <-ch
+		err = a.err
+		if err == nil {
+			var r mcp.GetTaskResult
+			if err = jsonwire.Unmarshal(a.raw, &r); err != nil {
+				err = &jsonrpc.CallError{Method: mcp.MethodTasksGet, Op: jsonrpc.OpDecode, Err: err}
+			} else if err = answeredFor(mcp.MethodTasksGet, id, r.Task); err == nil {
+				return r.Task, a.notes, nil
+			}
+			return mcp.Task{}, noNotes, err
+		}
+	}
+	return mcp.Task{}, noNotes, fmt.Errorf("%s: %w", mcp.MethodTasksGet, explain(err))
+}
+
+// gone ends the task as one the server no longer knows, with err, a [*TaskEndError]. A
+// task the client asked to cancel ends cancelled: the server may forget a cancelled task
+// at once, before the answer to tasks/cancel (or a notification) says it was cancelled.
 func (t *Task) gone(err error) {
 	t.mu.Lock()
 	if t.ended {
 		t.mu.Unlock()
+		return
+	}
+	if end := (*TaskEndError)(nil); t.cancelSent && errors.As(err, &end) {
+		t.mu.Unlock()
+		t.inferEnd(mcp.TaskStatusCancelled)
+		t.finish(nil, &TaskEndError{TaskID: end.TaskID, Reason: ErrTaskCancelled, StatusMessage: end.StatusMessage, Err: end.Err})
 		return
 	}
 	t.ended = true

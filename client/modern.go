@@ -644,7 +644,11 @@ const (
 // at most that much later, and one that ended meanwhile needs no stream.
 func (s *Session) listenTask(t *Task) {
 	w := s.modern
-	if w == nil || w.noTaskListen.Load() {
+	if w == nil {
+		return
+	}
+	if w.noTaskListen.Load() {
+		t.streamLost()
 		return
 	}
 	w.listenMu.Lock()
@@ -752,12 +756,14 @@ func (s *Session) openListen(batch []*Task) {
 	g := &listenGroup{w: s.modern, cancel: cancel}
 	g.left.Store(1)
 	ids := make([]string, 0, len(batch))
+	named := make([]*Task, 0, len(batch))
 	for _, t := range batch {
 		t.mu.Lock()
 		if !t.ended { // one that ended while it waited has nothing to hear of
 			t.listen = g
 			g.left.Add(1)
 			ids = append(ids, t.state.TaskID)
+			named = append(named, t)
 		}
 		t.mu.Unlock()
 	}
@@ -765,10 +771,18 @@ func (s *Session) openListen(batch []*Task) {
 		cancel()
 		return
 	}
+	// The stream's end, however it comes: a task it named that has not ended hears of
+	// itself by its polls alone from then on.
+	ended := func() {
+		g.ended()
+		for _, t := range named {
+			t.streamLost()
+		}
+	}
 	open := func() {
 		defer g.release() // the opener's hold: the stream is withdrawn once its tasks have ended
-		if err := s.listenAsync(ctx, mcp.ListenFilter{TaskIDs: ids}, g.ended); err != nil {
-			g.ended()
+		if err := s.listenAsync(ctx, mcp.ListenFilter{TaskIDs: ids}, ended); err != nil {
+			ended()
 			s.listenFailed(len(ids), err)
 		}
 	}

@@ -173,7 +173,8 @@ type Task struct {
 	known      bool // the server's id is known
 	announced  bool // the created event is out: later events go out as they come
 	held       []*TaskEvent
-	notified   bool // the server has sent a status notification for it
+	notified   bool   // the server has sent a status notification for it
+	notes      uint64 // status notifications taken, to order a poll's answer after them (getCore)
 	polls      int
 	resulting  bool          // a call that fetches the outcome (tasks/result; in 2026-07-28 tasks/get) is in flight
 	waiting    bool          // that call is an early tasks/result, sent as the task was created working
@@ -189,6 +190,7 @@ type Task struct {
 	result     *mcp.CallToolResult
 	err        error
 	cancelReq  bool // cancel asked before the id was known
+	cancelSent bool // tasks/cancel was sent: a task the server forgets after it was cancelled
 	forgotten  bool // dropped from the session's registry (guarded by the registry's mu)
 	pollNow    bool // poll at once, not at the next interval
 
@@ -202,9 +204,12 @@ type Task struct {
 	// inputs asked): the task's outcome, whatever the server reports after.
 	abandoned error
 	listen    *listenGroup // the subscriptions/listen stream that names the task
-	wake      chan struct{}
-	done      chan struct{}
-	sub       hub
+	// unheard: the task has no stream to hear of it on (refused, or ended before the
+	// task did): it is polled at its own interval, whatever other tasks heard.
+	unheard bool
+	wake    chan struct{}
+	done    chan struct{}
+	sub     hub
 }
 
 func newTask(s *Session, tool string, started time.Time) *Task {
@@ -305,6 +310,7 @@ func (t *Task) Cancel(ctx context.Context) (mcp.Task, error) {
 		return mcp.Task{}, nil
 	}
 	id, ext := t.state.TaskID, t.ext
+	t.cancelSent = true
 	t.mu.Unlock()
 	if ext {
 		// An acknowledgement, not a state: the follower polls at once to learn it.
@@ -408,8 +414,9 @@ func (s *Session) runModernToolTask(ctx context.Context, p *mcp.CallToolParams, 
 	}
 	raw, err := s.modern.params(cp, true)
 	if err != nil {
-		t.undoCall(nil)
-		return nil, nil, &jsonrpc.CallError{Method: mcp.MethodToolsCall, Op: jsonrpc.OpEncode, Err: err}
+		err = &jsonrpc.CallError{Method: mcp.MethodToolsCall, Op: jsonrpc.OpEncode, Err: err}
+		t.undoCall(nil, err)
+		return nil, nil, err
 	}
 	here := func(res json.RawMessage) (*mcp.CreateTaskProbe, bool) {
 		return nil, mcp.ResultTypeOf(res) == mcp.ResultTypeTask
@@ -443,13 +450,17 @@ func (s *Session) runHere(ctx context.Context, t *Task, p *mcp.CallToolParams, p
 			return
 		}
 		defer s.tasks.calling(-1) // once the task is registered: its early notifications stay kept
+		// The caller is told before the task ends with the same error (undoCall), so
+		// that it never takes that end for an outcome.
 		if err != nil {
-			failed <- t.callFailed(nil, explain(err))
+			err = fmt.Errorf("%s: %w", mcp.MethodToolsCall, explain(err))
+			failed <- err
+			t.undoCall(nil, err)
 			return
 		}
 		if err := s.taskAnswer(ctx, t, p, res, probed); err != nil {
-			t.undoCall(nil)
 			failed <- err
+			t.undoCall(nil, err)
 			return
 		}
 		close(registered)
@@ -464,6 +475,11 @@ func (s *Session) runHere(ctx context.Context, t *Task, p *mcp.CallToolParams, p
 	case err := <-failed:
 		return nil, nil, err
 	case <-t.done:
+		select {
+		case err := <-failed: // the call failed, which ended the task too
+			return nil, nil, err
+		default:
+		}
 		r, err := t.Outcome()
 		return t, r, err
 	case <-ctx.Done():
@@ -496,7 +512,7 @@ func (s *Session) runModernRounds(ctx context.Context, t *Task, p *mcp.CallToolP
 		return nil, nil, t.callFailed(nil, err)
 	}
 	if err := s.taskAnswer(ctx, t, p, res, nil); err != nil {
-		t.undoCall(nil)
+		t.undoCall(nil, err)
 		return nil, nil, err
 	}
 	r, err := t.Wait(ctx)
@@ -525,7 +541,7 @@ func (s *Session) startToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 		return nil, nil, t.callFailed(sub, err)
 	}
 	if err := s.taskAnswer(ctx, t, p, raw, probed); err != nil {
-		t.undoCall(sub)
+		t.undoCall(sub, err)
 		return nil, nil, err
 	}
 	return t, sub, nil
@@ -571,15 +587,18 @@ func (s *Session) prepareToolTask(ctx context.Context, p *mcp.CallToolParams, op
 
 // callFailed undoes what the task call set up, for a call that got no answer.
 func (t *Task) callFailed(sub *Subscription, err error) error {
-	t.undoCall(sub)
-	return fmt.Errorf("%s: %w", mcp.MethodToolsCall, err)
+	err = fmt.Errorf("%s: %w", mcp.MethodToolsCall, err)
+	t.undoCall(sub, err)
+	return err
 }
 
 // undoCall undoes what the task call set up (its progress token, its subscription), for
-// a call that made no task.
-func (t *Task) undoCall(sub *Subscription) {
+// a call that made no task, and ends the task with err: the session's subscribers may
+// hold it already (progress that overtook the answer), and wait on it.
+func (t *Task) undoCall(sub *Subscription, err error) {
 	t.s.tasks.forgetToken(t.progress)
 	sub.closeIfAny()
+	t.finish(nil, err)
 }
 
 // taskAnswer takes the answer raw to t's call (probed: as the reading goroutine decoded
@@ -735,11 +754,18 @@ func (s *Session) GetTask(ctx context.Context, id string) (mcp.Task, error) {
 		}
 		return d.ToTask(), nil
 	}
-	var r mcp.GetTaskResult
-	if err := s.call(ctx, mcp.MethodTasksGet, &mcp.GetTaskParams{TaskID: id}, &r); err != nil {
-		return mcp.Task{}, err
+	st, _, err := s.getCore(ctx, id, nil)
+	return st, err
+}
+
+// answeredFor checks that got, the task in an answer to method, is the task id asked
+// about: a server that answers with another would have the client follow, or end, the
+// wrong task.
+func answeredFor(method, id string, got mcp.Task) error {
+	if got.TaskID != id {
+		return fmt.Errorf("%s: asked for task %s, the server answered with task %q", method, id, got.TaskID)
 	}
-	return r.Task, nil
+	return nil
 }
 
 // TaskResult waits for a task's outcome, as [Task.Outcome] gives it: the exact result
@@ -776,6 +802,9 @@ func (s *Session) CancelTask(ctx context.Context, id string) (mcp.Task, error) {
 	}
 	var r mcp.CancelTaskResult
 	if err := s.call(ctx, mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, &r); err != nil {
+		return mcp.Task{}, err
+	}
+	if err := answeredFor(mcp.MethodTasksCancel, id, r.Task); err != nil {
 		return mcp.Task{}, err
 	}
 	return r.Task, nil
