@@ -263,4 +263,3 @@ func serverExitsMidTask(t *testing.T, run int) {
 	}
 	s.Close()
 }
-
