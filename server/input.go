@@ -78,16 +78,20 @@ type inputRound struct {
 	task *extTask
 }
 
-// promoted reports whether the call of ctx runs as a task of the Tasks extension, which
-// sends no progress or log notifications.
-func promoted(ctx context.Context) bool {
+// unlessPromoted runs send unless the call of ctx runs as a task of the Tasks
+// extension, holding the round meanwhile, so that the call cannot become a task while
+// send writes: what it writes goes out before the CreateTaskResult, never after.
+func unlessPromoted(ctx context.Context, send func() error) error {
 	info := modernInfo(ctx)
 	if info == nil || info.round == nil {
-		return false
+		return send()
 	}
 	info.round.mu.Lock()
 	defer info.round.mu.Unlock()
-	return info.round.task != nil
+	if info.round.task != nil {
+		return nil
+	}
+	return send()
 }
 
 func (r *inputRound) nextKey(method string) string {

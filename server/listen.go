@@ -36,6 +36,9 @@ type listener struct {
 	// ended, closed once there are none (guarded by sendMu).
 	open  map[string]struct{}
 	ended chan struct{}
+	// done is set (under sendMu) when listen returns: nothing is sent after the final
+	// result.
+	done bool
 }
 
 // tasksOnly reports whether f asks for nothing but the notifications of tasks. A
@@ -102,6 +105,9 @@ func (l *listener) notify(method string, params map[string]any) {
 	defer cancel()
 	l.sendMu.Lock()
 	defer l.sendMu.Unlock()
+	if l.done {
+		return
+	}
 	_ = l.s.conn.Notify(ctx, method, params)
 }
 
@@ -155,6 +161,11 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 		s.server.mu.Lock()
 		delete(s.server.listeners, l)
 		s.server.mu.Unlock()
+		// A sender that took l before it was deleted sends nothing now: what was sent
+		// is written, and the final result comes after it.
+		l.sendMu.Lock()
+		l.done = true
+		l.sendMu.Unlock()
 	}()
 	ackParams := &mcp.ListenAcknowledgedParams{Notifications: ack, Meta: mcp.Meta{mcp.MetaSubscriptionID: req.ID.Raw()}}
 	err := s.conn.Notify(jsonrpc.WithRelatedRequest(ctx, req.ID), mcp.NotificationSubscriptionsAcknowledged, ackParams)
@@ -259,6 +270,9 @@ func (s *Server) taskListeners(id string) []*listener {
 
 // sendExtTask sends l the task as tasks/get would give it; l.sendMu is held.
 func (s *Server) sendExtTask(l *listener, d mcp.DetailedTask) {
+	if l.done {
+		return
+	}
 	params := &mcp.TasksNotificationParams{DetailedTask: d, Meta: mcp.Meta{mcp.MetaSubscriptionID: l.id.Raw()}}
 	ctx, cancel := listenSendContext(l.id)
 	defer cancel()

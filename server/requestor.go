@@ -157,8 +157,11 @@ func (ct *ClientTask) Cancel(ctx context.Context) (mcp.Task, error) {
 
 func (ct *ClientTask) observe(st mcp.Task) {
 	ct.mu.Lock()
+	defer ct.mu.Unlock()
+	if ct.state.Status.IsTerminal() && !st.Status.IsTerminal() {
+		return // an older answer, handled late: a terminal state never changes
+	}
 	ct.state = st
-	ct.mu.Unlock()
 }
 
 // Result follows the task to its outcome and decodes the client's answer into result

@@ -2,8 +2,12 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/tasktest"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -57,5 +61,51 @@ func TestClientTaskHugePollInterval(t *testing.T) {
 				<-done
 			})
 		})
+	}
+}
+
+// ClientTask.State never goes back from cancelled to working when a tasks/get answer
+// read before the cancel is handled after the tasks/cancel answer.
+func TestClientTaskStateNeverLeavesTerminal(t *testing.T) {
+	const rounds = 200
+	srv := server.New(mcp.Implementation{Name: "s", Version: "1"}, nil)
+	defer srv.Close()
+	var mu sync.Mutex
+	state := map[string]mcp.TaskStatus{}
+	ss := connectRaw(t, srv, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+		var p struct{ TaskID string }
+		_ = json.Unmarshal(req.Params, &p)
+		mu.Lock()
+		defer mu.Unlock()
+		switch req.Method {
+		case mcp.MethodElicitationCreate:
+			p.TaskID = fmt.Sprint("t", len(state))
+			state[p.TaskID] = mcp.TaskStatusWorking
+		case mcp.MethodTasksCancel:
+			state[p.TaskID] = mcp.TaskStatusCancelled
+		}
+		now := mcp.FormatTime(time.Now())
+		task := mcp.Task{TaskID: p.TaskID, Status: state[p.TaskID], CreatedAt: now, LastUpdatedAt: now}
+		if req.Method == mcp.MethodElicitationCreate {
+			return &mcp.CreateTaskResult{Task: task}, nil
+		}
+		return &mcp.GetTaskResult{Task: task}, nil // tasks/get and tasks/cancel alike
+	})
+	regressed := 0
+	for range rounds {
+		ct, err := ss.ElicitTask(t.Context(), &mcp.ElicitParams{Message: "?"}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		wg.Go(func() { _, _ = ct.Get(t.Context()) })
+		wg.Go(func() { _, _ = ct.Cancel(t.Context()) })
+		wg.Wait()
+		if ct.State().Status != mcp.TaskStatusCancelled {
+			regressed++
+		}
+	}
+	if regressed > 0 {
+		t.Errorf("%d of %d: State() is not cancelled after tasks/cancel returned", regressed, rounds)
 	}
 }

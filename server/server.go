@@ -86,17 +86,17 @@ func (r *ToolRequest) Arguments(v any) error {
 // task's id, and nothing is sent once the task has ended.
 func (r *ToolRequest) Progress(ctx context.Context, progress float64, total *float64, message string) error {
 	token, ok := r.Params.Meta.ProgressToken()
-	if !ok || promoted(ctx) {
+	if !ok {
 		return nil
 	}
 	p := &mcp.ProgressNotificationParams{ProgressToken: token, Progress: progress, Total: total, Message: message}
-	if h, ok := TaskFromContext(ctx); ok {
-		if ctx.Err() != nil {
-			return nil
-		}
-		p.Meta.SetRelatedTask(h.ID())
+	if w, ok := ctx.Value(taskWorkKey{}).(*taskWork); ok { // a task of 2025-11-25
+		p.Meta.SetRelatedTask(w.h.ID())
+		var err error
+		w.h.WhileRunning(func() { err = r.Session.NotifyProgress(ctx, p) })
+		return err
 	}
-	return r.Session.NotifyProgress(ctx, p)
+	return unlessPromoted(ctx, func() error { return r.Session.NotifyProgress(ctx, p) })
 }
 
 // PromptHandler renders a prompt.

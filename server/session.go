@@ -100,7 +100,7 @@ func (s *Session) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams)
 	ctx, target, done := s.sideChannel(ctx, &p.Meta)
 	defer done()
 	var r mcp.CreateMessageResult
-	if err := target.conn.Call(ctx, mcp.MethodSamplingCreateMessage, p, &r); err != nil {
+	if err := callInTask(ctx, target, mcp.MethodSamplingCreateMessage, p, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil
@@ -121,7 +121,7 @@ func (s *Session) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitR
 	ctx, target, done := s.sideChannel(ctx, &p.Meta)
 	defer done()
 	var r mcp.ElicitResult
-	if err := target.conn.Call(ctx, mcp.MethodElicitationCreate, p, &r); err != nil {
+	if err := callInTask(ctx, target, mcp.MethodElicitationCreate, p, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil
@@ -163,7 +163,7 @@ func (s *Session) Log(ctx context.Context, level mcp.LoggingLevel, logger string
 	s.mu.Unlock()
 	if modern {
 		info := modernInfo(ctx)
-		if info == nil || info.logLevel == "" || promoted(ctx) {
+		if info == nil || info.logLevel == "" {
 			return nil
 		}
 		min = info.logLevel
@@ -175,7 +175,9 @@ func (s *Session) Log(ctx context.Context, level mcp.LoggingLevel, logger string
 	if err != nil {
 		return err
 	}
-	return s.conn.Notify(ctx, mcp.NotificationMessage, &mcp.LoggingMessageNotificationParams{Level: level, Logger: logger, Data: raw})
+	return unlessPromoted(ctx, func() error {
+		return s.conn.Notify(ctx, mcp.NotificationMessage, &mcp.LoggingMessageNotificationParams{Level: level, Logger: logger, Data: raw})
+	})
 }
 
 func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {

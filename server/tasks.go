@@ -91,6 +91,35 @@ func (s *Session) sideChannel(ctx context.Context, meta *mcp.Meta) (context.Cont
 	}
 }
 
+// callInTask sends a request of a task's work (ctx is the work's) to the client on
+// target and waits for the answer. The request is written only while the task has not
+// ended, in order with its changes: never after the announcement of its end.
+func callInTask(ctx context.Context, target *Session, method string, params, result any) error {
+	w, ok := ctx.Value(taskWorkKey{}).(*taskWork)
+	if !ok {
+		return target.conn.Call(ctx, method, params, result)
+	}
+	type answer struct {
+		raw json.RawMessage
+		err error
+	}
+	ch := make(chan answer, 1)
+	var err error
+	if !w.h.WhileRunning(func() {
+		err = target.conn.Go(ctx, method, params, func(raw json.RawMessage, err error) { ch <- answer{raw, err} })
+	}) {
+		return jsonrpc.Errorf(jsonrpc.CodeInternalError, "task %s has ended", w.h.ID())
+	}
+	if err != nil {
+		return err
+	}
+	a := <-ch
+	if a.err != nil {
+		return a.err
+	}
+	return json.Unmarshal(a.raw, result)
+}
+
 // taskSession returns the live session that owns task id, or nil.
 func (s *Server) taskSession(id string) *Session {
 	owner, ok := s.tasks.Owner(id)

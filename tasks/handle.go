@@ -107,3 +107,19 @@ func (h *Handle) AwaitRequestor(ctx context.Context) (jsonrpc.ID, bool) {
 		}
 	}
 }
+
+// WhileRunning runs fn unless the task has ended, in order with the task's changes: a
+// message fn sends goes out before the announcement of the task's end, never after it.
+// fn must not change the task. It reports whether fn ran.
+func (h *Handle) WhileRunning(fn func()) bool {
+	h.t.tellMu.Lock()
+	defer h.t.tellMu.Unlock()
+	h.m.mu.Lock()
+	ended := h.t.gone || h.t.state.Status.IsTerminal()
+	h.m.mu.Unlock()
+	if ended {
+		return false
+	}
+	fn()
+	return true
+}

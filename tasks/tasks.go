@@ -132,6 +132,9 @@ var (
 )
 
 type task struct {
+	// tellMu orders the messages the work sends about the task ([Handle.WhileRunning])
+	// with its changes: taken before mu by update.
+	tellMu  sync.Mutex
 	owner   string
 	seq     uint64
 	state   mcp.Task
@@ -377,17 +380,21 @@ func (m *Manager) finish(t *task, out Outcome) {
 // (still locked), wakes result waiters when the task became terminal, and reports the
 // change.
 func (m *Manager) update(t *task, change func(*mcp.Task) error, also func()) error {
+	t.tellMu.Lock()
 	m.mu.Lock()
 	if t.gone {
 		m.mu.Unlock()
+		t.tellMu.Unlock()
 		return ErrNotFound
 	}
 	if t.state.Status.IsTerminal() {
 		m.mu.Unlock()
+		t.tellMu.Unlock()
 		return ErrTerminal
 	}
 	if err := change(&t.state); err != nil {
 		m.mu.Unlock()
+		t.tellMu.Unlock()
 		return err
 	}
 	t.state.LastUpdatedAt = mcp.FormatTime(m.opts.Now())
@@ -415,6 +422,7 @@ func (m *Manager) update(t *task, change func(*mcp.Task) error, also func()) err
 	a := &announcement{owner: owner, id: snapshot.TaskID, status: snapshot.Status, outcome: t.outcome}
 	m.notifyMu.Lock()
 	m.mu.Unlock()
+	t.tellMu.Unlock()
 	defer m.notifyMu.Unlock()
 	if m.opts.OnChange != nil {
 		m.announcing.Store(a)
