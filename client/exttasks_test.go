@@ -1253,16 +1253,7 @@ func TestExtTaskCancelBeforeID(t *testing.T) {
 			}
 			started <- task
 		}()
-		var early *client.Task
-		for early == nil {
-			e, ok := sub.Next(ctx)
-			if !ok {
-				t.Fatal("no progress event")
-			}
-			if te, isTask := e.(*client.TaskEvent); isTask && te.Kind == client.TaskProgress {
-				early = te.Task
-			}
-		}
+		early := progressTask(ctx, t, sub)
 		if early.ID() != "" {
 			t.Fatalf("the task has id %q before the create result", early.ID())
 		}

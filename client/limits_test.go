@@ -32,23 +32,7 @@ func rawServerConn(t *testing.T, opts *client.Options, handle jsonrpc.HandlerFun
 	t.Helper()
 	var srv *jsonrpc.Conn
 	tr := transport.PipeTransport{Serve: func(_ context.Context, conn jsonrpc.Connection) error {
-		srv = jsonrpc.NewConn(conn, jsonrpc.Options{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
-			switch req.Method {
-			case mcp.MethodInitialize:
-				return &mcp.InitializeResult{
-					ProtocolVersion: mcp.LatestProtocolVersion,
-					ServerInfo:      mcp.Implementation{Name: "raw", Version: "1"},
-					Capabilities: mcp.ServerCapabilities{
-						Tools: &mcp.ToolsCapability{},
-						Tasks: &mcp.ServerTasksCapability{List: &struct{}{}, Cancel: &struct{}{}, Requests: &mcp.ServerTaskRequests{Tools: &mcp.TaskToolRequests{Call: &struct{}{}}}},
-					},
-				}, nil
-			case mcp.NotificationInitialized:
-				return nil, nil
-			}
-			return handle(ctx, req)
-		})})
-		t.Cleanup(func() { srv.Close() })
+		srv = serveRaw(t, conn, handle)
 		return nil
 	}}
 	s, err := client.New(mcp.Implementation{Name: "mcpi-test", Version: "1"}, opts).Connect(context.Background(), tr)
@@ -292,4 +276,41 @@ func TestServerRequestsBounded(t *testing.T) {
 		pendingNow(t, s, 3)
 		declineAll(t, s, errs, 3)
 	})
+}
+
+// serveRaw serves conn as a raw 2025-11-25 server: it answers initialize (tools and task
+// capabilities) and passes every other message to handle.
+func serveRaw(t *testing.T, conn jsonrpc.Connection, handle jsonrpc.HandlerFunc) *jsonrpc.Conn {
+	srv := jsonrpc.NewConn(conn, jsonrpc.Options{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		switch req.Method {
+		case mcp.MethodInitialize:
+			return &mcp.InitializeResult{
+				ProtocolVersion: mcp.LatestProtocolVersion,
+				ServerInfo:      mcp.Implementation{Name: "raw", Version: "1"},
+				Capabilities: mcp.ServerCapabilities{
+					Tools: &mcp.ToolsCapability{},
+					Tasks: &mcp.ServerTasksCapability{List: &struct{}{}, Cancel: &struct{}{}, Requests: &mcp.ServerTaskRequests{Tools: &mcp.TaskToolRequests{Call: &struct{}{}}}},
+				},
+			}, nil
+		case mcp.NotificationInitialized:
+			return nil, nil
+		}
+		return handle(ctx, req)
+	})})
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// progressTask returns the task of the first progress event sub reads.
+func progressTask(ctx context.Context, t *testing.T, sub *client.Subscription) *client.Task {
+	t.Helper()
+	for {
+		e, ok := sub.Next(ctx)
+		if !ok {
+			t.Fatal("no progress event with the task")
+		}
+		if te, ok := e.(*client.TaskEvent); ok && te.Kind == client.TaskProgress {
+			return te.Task
+		}
+	}
 }

@@ -106,16 +106,7 @@ func TestTaskOfFailedCallEnds(t *testing.T) {
 		if err == nil {
 			t.Fatal("the call succeeded")
 		}
-		var task *client.Task
-		for task == nil {
-			e, ok := sub.Next(ctx)
-			if !ok {
-				t.Fatal("no progress event with the task")
-			}
-			if te, ok := e.(*client.TaskEvent); ok && te.Kind == client.TaskProgress {
-				task = te.Task
-			}
-		}
+		task := progressTask(ctx, t, sub)
 		wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
 		defer wcancel()
 		if _, err := task.Wait(wctx); err == nil || wctx.Err() != nil {
@@ -338,27 +329,10 @@ func pollAnswerAfterNotification(t *testing.T, run int) {
 // in the pipe's buffer, so two messages it writes back to back are read together.
 func osPipeServer(t *testing.T, opts *client.Options, handle jsonrpc.HandlerFunc) (*client.Session, *joinedWrites) {
 	t.Helper()
-	var srv *jsonrpc.Conn
 	var joined *joinedWrites
 	tr := osPipeTransport{serve: func(conn jsonrpc.Connection) {
 		joined = conn.(*joinedWrites)
-		srv = jsonrpc.NewConn(conn, jsonrpc.Options{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
-			switch req.Method {
-			case mcp.MethodInitialize:
-				return &mcp.InitializeResult{
-					ProtocolVersion: mcp.LatestProtocolVersion,
-					ServerInfo:      mcp.Implementation{Name: "raw", Version: "1"},
-					Capabilities: mcp.ServerCapabilities{
-						Tools: &mcp.ToolsCapability{},
-						Tasks: &mcp.ServerTasksCapability{List: &struct{}{}, Cancel: &struct{}{}, Requests: &mcp.ServerTaskRequests{Tools: &mcp.TaskToolRequests{Call: &struct{}{}}}},
-					},
-				}, nil
-			case mcp.NotificationInitialized:
-				return nil, nil
-			}
-			return handle(ctx, req)
-		})})
-		t.Cleanup(func() { srv.Close() })
+		serveRaw(t, conn, handle)
 	}}
 	s, err := client.New(mcp.Implementation{Name: "mcpi-test", Version: "1"}, opts).Connect(context.Background(), tr)
 	if err != nil {

@@ -415,20 +415,7 @@ func TestListenAcknowledgedFirst(t *testing.T) {
 	defer conn.Close()
 
 	// The tools list changes all the while the streams open.
-	stop := make(chan struct{})
-	var changes sync.WaitGroup
-	changes.Go(func() {
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			srv.AddTool(&mcp.Tool{Name: fmt.Sprintf("t%d", i%4)}, func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
-				return nil, nil
-			})
-		}
-	})
+	stop := churnTools(srv)
 	const streams = 300
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -445,8 +432,7 @@ func TestListenAcknowledgedFirst(t *testing.T) {
 			t.Fatalf("%d of %d streams acknowledged", i, streams)
 		}
 	}
-	close(stop)
-	changes.Wait()
+	stop()
 	mu.Lock()
 	defer mu.Unlock()
 	bad := 0
@@ -460,5 +446,28 @@ func TestListenAcknowledgedFirst(t *testing.T) {
 	}
 	if bad > 0 {
 		t.Errorf("%d of %d streams began with something other than their acknowledgement", bad, len(first))
+	}
+}
+
+// churnTools changes srv's tools list in a loop until stop is called, which returns once
+// the loop has ended.
+func churnTools(srv *server.Server) (stop func()) {
+	done := make(chan struct{})
+	var changes sync.WaitGroup
+	changes.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			srv.AddTool(&mcp.Tool{Name: fmt.Sprintf("t%d", i%4)}, func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
+				return nil, nil
+			})
+		}
+	})
+	return func() {
+		close(done)
+		changes.Wait()
 	}
 }

@@ -191,7 +191,7 @@ func TestListenNothingAfterFinalResult(t *testing.T) {
 			}
 		}
 	})
-	var calls, changes sync.WaitGroup
+	var calls sync.WaitGroup
 	for range streams {
 		calls.Go(func() {
 			_ = conn.Call(t.Context(), mcp.MethodSubscriptionsListen, map[string]any{"_meta": meta(`{}`),
@@ -201,20 +201,9 @@ func TestListenNothingAfterFinalResult(t *testing.T) {
 	for range streams {
 		<-acked
 	}
-	stop := make(chan struct{})
-	changes.Go(func() {
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			srv.AddTool(&mcp.Tool{Name: fmt.Sprint("t", i%4)}, func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) { return nil, nil })
-		}
-	})
+	stop := churnTools(srv)
 	srv.Close()
-	close(stop)
-	changes.Wait()
+	stop()
 	calls.Wait()
 	mu.Lock()
 	defer mu.Unlock()
