@@ -5,8 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/mcpi-dev/mcpi/jsonrpc"
-	"github.com/mcpi-dev/mcpi/tasks"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/tasks"
 	"github.com/mcpi-dev/mcpi/transport"
 )
 
@@ -219,6 +220,34 @@ func TestListenEndsWithServer(t *testing.T) {
 	})
 }
 
+// postExt posts a 2026-07-28 request that declares the Tasks extension, with the
+// Authorization auth (none if empty), and returns its result or error.
+func postExt(t *testing.T, ctx context.Context, url, auth, method string, params map[string]any) (map[string]json.RawMessage, *jsonrpc.Error) {
+	t.Helper()
+	params["_meta"] = meta(`{"extensions":{"io.modelcontextprotocol/tasks":{}}}`)
+	hdr := map[string]string{}
+	if auth != "" {
+		hdr["Authorization"] = auth
+	}
+	if id, ok := params["taskId"].(string); ok {
+		hdr["Mcp-Name"] = id
+	}
+	resp := postModern(t, ctx, url, method, params, hdr)
+	defer resp.Body.Close()
+	var m struct {
+		Result map[string]json.RawMessage
+		Error  *jsonrpc.Error
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if d, ok := bytes.CutPrefix(bytes.TrimSpace(body), []byte("event: message\ndata: ")); ok {
+		body = d
+	}
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatalf("%s: %v: %s", method, err, body)
+	}
+	return m.Result, m.Error
+}
+
 // In 2026-07-28 the engine's caps count per client: over HTTP per credentials (else per
 // address), on stdio per connection. With MaxActive 1, each client runs one task, and
 // every client reaches every task by its id.
@@ -240,31 +269,9 @@ func TestExtTaskOwnersPerClient(t *testing.T) {
 	defer h.(interface{ Close() error }).Close()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
-	extMeta := meta(`{"extensions":{"io.modelcontextprotocol/tasks":{}}}`)
 	call := func(auth, method string, params map[string]any) (map[string]json.RawMessage, *jsonrpc.Error) {
 		t.Helper()
-		params["_meta"] = extMeta
-		hdr := map[string]string{}
-		if auth != "" {
-			hdr["Authorization"] = auth
-		}
-		if id, ok := params["taskId"].(string); ok {
-			hdr["Mcp-Name"] = id
-		}
-		resp := postModern(t, ctx, ts.URL+"/mcp", method, params, hdr)
-		defer resp.Body.Close()
-		var m struct {
-			Result map[string]json.RawMessage
-			Error  *jsonrpc.Error
-		}
-		body, _ := io.ReadAll(resp.Body)
-		if d, ok := bytes.CutPrefix(bytes.TrimSpace(body), []byte("event: message\ndata: ")); ok {
-			body = d
-		}
-		if err := json.Unmarshal(body, &m); err != nil {
-			t.Fatalf("%s: %v: %s", method, err, body)
-		}
-		return m.Result, m.Error
+		return postExt(t, ctx, ts.URL+"/mcp", auth, method, params)
 	}
 	first, rerr := call("Bearer alice", mcp.MethodToolsCall, map[string]any{"name": "wait"})
 	if rerr != nil || str(first["resultType"]) != "task" {
@@ -287,9 +294,45 @@ func TestExtTaskOwnersPerClient(t *testing.T) {
 	// stdio: one owner per connection.
 	for i := range 2 {
 		p := newModernPeer(t, srv)
-		res, rerr := p.call(mcp.MethodToolsCall, map[string]any{"_meta": extMeta, "name": "wait"})
+		res, rerr := p.call(mcp.MethodToolsCall, map[string]any{"_meta": meta(`{"extensions":{"io.modelcontextprotocol/tasks":{}}}`), "name": "wait"})
 		if rerr != nil || str(res["resultType"]) != "task" {
 			t.Errorf("connection %d: %v, %v", i, res, rerr)
 		}
+	}
+}
+
+// Credentials nobody checks make as many owners as a client cares to forge, each with
+// its own MaxActive and MaxKept: the engine's caps on all owners together still hold.
+func TestExtTaskCapsHoldAgainstForgedCredentials(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	srv := modernServer(&server.Options{Tasks: &tasks.Options{MaxActive: 1, MaxActiveTotal: 3, MaxKeptTotal: 3}})
+	defer srv.Close()
+	srv.AddToolWith(&mcp.Tool{Name: "wait"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return &mcp.CallToolResult{}, nil
+	}, &server.ToolOptions{TaskPolicy: server.TaskAlways})
+	h := srv.HTTPHandler(nil)
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.(interface{ Close() error }).Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	made := 0
+	for i := range 10 {
+		res, rerr := postExt(t, ctx, ts.URL+"/mcp", fmt.Sprintf("Bearer forged-%d", i), mcp.MethodToolsCall, map[string]any{"name": "wait"})
+		switch {
+		case rerr == nil && str(res["resultType"]) == "task":
+			made++
+		case rerr != nil && strings.Contains(rerr.Message, "too many tasks") && strings.Contains(string(rerr.Data), "maxActiveTotal"):
+		default:
+			t.Fatalf("call %d: %v, %v", i, res, rerr)
+		}
+	}
+	if made != 3 {
+		t.Errorf("%d tasks made under ten forged credentials, want 3 (MaxActiveTotal)", made)
 	}
 }

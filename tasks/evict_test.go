@@ -2,6 +2,8 @@ package tasks
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -87,4 +89,95 @@ func TestExpiryLeavesNoBackingStore(t *testing.T) {
 			t.Errorf("after expiry: %d tasks, expiry heap capacity %d, %d owners", len(m.tasks), cap(m.expiry), len(m.owners))
 		}
 	})
+}
+
+// The caps of all owners together hold however many owners there are: at
+// MaxActiveTotal a new task of any owner is refused (an owner with nothing else is not
+// kept for it), and at MaxKeptTotal the oldest terminal task of any owner makes room,
+// never a running one. Ending, eviction and deletion keep the counts right.
+func TestTotalCapsAcrossOwners(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{MaxActive: 2, MaxKept: 10, MaxActiveTotal: 3, MaxKeptTotal: 5})
+		defer m.Close()
+		release := make(chan struct{})
+		var running []string
+		for _, owner := range []string{"a", "b", "c"} {
+			task, err := m.Create(owner, nil, block(release, Outcome{Result: []byte(`{}`)}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			running = append(running, task.TaskID)
+		}
+		if _, err := m.Create("d", nil, block(nil, Outcome{})); !errors.Is(err, ErrTooMany) {
+			t.Fatalf("a fourth running task of a fourth owner: %v, want ErrTooMany", err)
+		}
+		if _, err := m.Create("a", nil, block(nil, Outcome{})); !errors.Is(err, ErrTooMany) {
+			t.Fatalf("a fourth running task of an owner under its own cap: %v, want ErrTooMany", err)
+		}
+		if n := len(m.owners); n != 3 {
+			t.Errorf("%d owners kept, want 3: a refused owner is not kept", n)
+		}
+		close(release)
+		synctest.Wait()
+		// Three terminal tasks; then tasks of new owners, each ending at once.
+		var ended []string
+		for i := range 6 {
+			task, err := m.Create(fmt.Sprintf("owner %d", i), nil, func(context.Context, *Handle) Outcome { return Outcome{Result: []byte(`{}`)} })
+			if err != nil {
+				t.Fatal(err)
+			}
+			synctest.Wait()
+			ended = append(ended, task.TaskID)
+			if n := m.Len(); n > 5 {
+				t.Fatalf("%d tasks kept, over MaxKeptTotal", n)
+			}
+		}
+		// The oldest went first: the three of a, b and c, then the first new ones.
+		kept := 0
+		for _, id := range append(running, ended...) {
+			if _, ok := m.Owner(id); ok {
+				kept++
+			}
+		}
+		for _, id := range ended[1:] {
+			if _, ok := m.Owner(id); !ok {
+				t.Errorf("a newer terminal task %s was evicted", id)
+			}
+		}
+		if kept != 5 {
+			t.Errorf("%d tasks kept, want 5", kept)
+		}
+		// Running tasks are never evicted: with three running and two terminal, a new
+		// task evicts a terminal one.
+		hold := make(chan struct{})
+		defer close(hold)
+		var held []string
+		for _, owner := range []string{"x", "y", "z"} {
+			task, err := m.Create(owner, nil, block(hold, Outcome{}))
+			if err != nil {
+				t.Fatalf("running task of %s: %v", owner, err)
+			}
+			held = append(held, task.TaskID)
+		}
+		for _, id := range held {
+			if st, err := m.Get(mustOwner(t, m, id), id); err != nil || st.Status != mcp.TaskStatusWorking {
+				t.Errorf("running task %s: %v %v", id, st.Status, err)
+			}
+		}
+		if n := m.Len(); n != 5 {
+			t.Errorf("%d tasks kept, want 5", n)
+		}
+		if _, err := m.Create("w", nil, block(nil, Outcome{})); !errors.Is(err, ErrTooMany) {
+			t.Errorf("a fourth running task: %v, want ErrTooMany", err)
+		}
+	})
+}
+
+func mustOwner(t *testing.T, m *Manager, id string) string {
+	t.Helper()
+	owner, ok := m.Owner(id)
+	if !ok {
+		t.Fatalf("task %s is gone", id)
+	}
+	return owner
 }

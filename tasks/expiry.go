@@ -73,9 +73,16 @@ type byAge struct{}
 func (byAge) key(t *task) int64 { return int64(t.seq) }
 func (byAge) slot(t *task) *int { return &t.tindex }
 
+// byAgeAll orders the terminal tasks of all owners by creation, oldest first.
+type byAgeAll struct{}
+
+func (byAgeAll) key(t *task) int64 { return int64(t.seq) }
+func (byAgeAll) slot(t *task) *int { return &t.aindex }
+
 type (
-	expiryHeap   = taskHeap[byExpiry]
-	terminalHeap = taskHeap[byAge]
+	expiryHeap      = taskHeap[byExpiry]
+	terminalHeap    = taskHeap[byAge]
+	allTerminalHeap = taskHeap[byAgeAll]
 )
 
 func (h taskHeap[O]) Len() int           { return len(h) }

@@ -64,6 +64,13 @@ type Options struct {
 	// MaxKept caps all tasks of one owner, terminal ones included; the oldest terminal
 	// task is dropped to make room (1000).
 	MaxKept int
+	// MaxActiveTotal and MaxKeptTotal are the same caps on the tasks of all owners
+	// together (10,000 and 100,000; MaxKeptTotal is at least MaxActiveTotal): owners
+	// are who the caller says they are (a server may take them from credentials it does
+	// not check), and however many there are, the tasks held are bounded. At
+	// MaxKeptTotal the oldest terminal task of any owner makes room.
+	MaxActiveTotal int
+	MaxKeptTotal   int
 	// PageSize bounds a tasks/list page (50).
 	PageSize int
 	// RatePerSecond, when positive, limits the task operations (create, get, result,
@@ -103,6 +110,13 @@ func (o *Options) defaults() {
 	if o.MaxKept <= 0 {
 		o.MaxKept = 1000
 	}
+	if o.MaxActiveTotal <= 0 {
+		o.MaxActiveTotal = 10_000
+	}
+	if o.MaxKeptTotal <= 0 {
+		o.MaxKeptTotal = 100_000
+	}
+	o.MaxKeptTotal = max(o.MaxKeptTotal, o.MaxActiveTotal)
 	if o.PageSize <= 0 {
 		o.PageSize = 50
 	}
@@ -123,7 +137,8 @@ var (
 	ErrTerminal = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "task already ended"}
 	// ErrBadCursor is returned for a tasks/list cursor this manager did not issue.
 	ErrBadCursor = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid cursor"}
-	// ErrTooMany is returned when an owner has MaxActive tasks running.
+	// ErrTooMany is returned when an owner has MaxActive tasks running, or all owners
+	// together MaxActiveTotal.
 	ErrTooMany = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "too many tasks running"}
 	// ErrRateLimited is returned when an owner exceeds RatePerSecond.
 	ErrRateLimited = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "too many task requests; slow down"}
@@ -144,6 +159,7 @@ type task struct {
 	expiresKey int64
 	index      int // in the expiry heap; -1 when not there
 	tindex     int // in its owner's heap of terminal tasks; -1 when not there
+	aindex     int // in the manager's heap of terminal tasks; -1 when not there
 	// cancel ends the work's context (the Handle's): when the task is cancelled,
 	// expires or is deleted (and tells a deferred task's stop), or at Finish. It is nil
 	// once the task has ended: the engine keeps ended tasks for up to their TTL, and the
@@ -180,15 +196,19 @@ type Manager struct {
 	// epoch is the manager's creation, from which the expiry heap counts deadlines.
 	epoch time.Time
 
-	mu      sync.Mutex
-	tasks   map[string]*task
-	owners  map[string]*ownerSet
-	seq     uint64
-	expiry  expiryHeap
-	timer   *time.Timer
-	buckets map[string]*bucket
-	closed  bool
-	running sync.WaitGroup
+	mu     sync.Mutex
+	tasks  map[string]*task
+	owners map[string]*ownerSet
+	// active counts the tasks of all owners that have not ended, and terminal holds
+	// those that have, oldest first, for MaxActiveTotal and MaxKeptTotal.
+	active   int
+	terminal allTerminalHeap
+	seq      uint64
+	expiry   expiryHeap
+	timer    *time.Timer
+	buckets  map[string]*bucket
+	closed   bool
+	running  sync.WaitGroup
 
 	// workers run the work of tasks made by Create; Close ends them.
 	workers *workpool.Pool
@@ -282,7 +302,7 @@ func (m *Manager) register(d Dialect, owner string, requested *mcp.TaskMetadata,
 		return nil, fmt.Errorf("tasks: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &task{owner: owner, cancel: cancel, done: make(chan struct{}), index: -1, tindex: -1, dialect: d}
+	t := &task{owner: owner, cancel: cancel, done: make(chan struct{}), index: -1, tindex: -1, aindex: -1, dialect: d}
 	if d == DialectExtension {
 		t.ext = &extState{}
 	}
@@ -331,14 +351,27 @@ func (m *Manager) register(d Dialect, owner string, requested *mcp.TaskMetadata,
 		cancel()
 		return nil, ErrTooMany.WithData(map[string]int{"maxActive": m.opts.MaxActive})
 	}
+	if m.active >= m.opts.MaxActiveTotal {
+		if len(set.tasks) == 0 {
+			delete(m.owners, owner)
+		}
+		m.mu.Unlock()
+		cancel()
+		m.opts.Logger.Warn("task refused: the tasks of all owners are at their cap", "owner", owner, "maxActiveTotal", m.opts.MaxActiveTotal)
+		return nil, ErrTooMany.WithData(map[string]int{"maxActiveTotal": m.opts.MaxActiveTotal})
+	}
 	if len(set.tasks) >= m.opts.MaxKept {
 		m.evictOldestTerminal(set)
+	}
+	if len(m.tasks) >= m.opts.MaxKeptTotal && len(m.terminal) > 0 {
+		m.removeLocked(m.terminal.head())
 	}
 	m.seq++
 	t.seq = m.seq
 	m.tasks[id] = t
 	set.tasks[id] = t
 	set.active++
+	m.active++
 	if !t.expires.IsZero() {
 		heap.Push(&m.expiry, t)
 		m.armTimer(now)
@@ -412,6 +445,8 @@ func (m *Manager) update(t *task, change func(*mcp.Task) error, also func()) err
 		set := m.owners[t.owner]
 		set.active--
 		heap.Push(&set.terminal, t)
+		m.active--
+		heap.Push(&m.terminal, t)
 	}
 	snapshot, owner := t.state, t.owner // Adopt may change t.owner once m.mu is released
 	var detail *mcp.DetailedTask
@@ -836,9 +871,15 @@ func (m *Manager) removeLocked(t *task) {
 	delete(set.tasks, t.state.TaskID)
 	if !t.state.Status.IsTerminal() {
 		set.active--
+		m.active--
 		close(t.done)
-	} else if t.tindex >= 0 {
-		heap.Remove(&set.terminal, t.tindex)
+	} else {
+		if t.tindex >= 0 {
+			heap.Remove(&set.terminal, t.tindex)
+		}
+		if t.aindex >= 0 {
+			heap.Remove(&m.terminal, t.aindex)
+		}
 	}
 	if len(set.tasks) == 0 {
 		delete(m.owners, t.owner)
@@ -850,7 +891,7 @@ func (m *Manager) removeLocked(t *task) {
 	// start afresh so that a burst of tasks leaves nothing behind.
 	if len(m.tasks) == 0 {
 		m.tasks = map[string]*task{}
-		m.expiry = nil
+		m.expiry, m.terminal = nil, nil
 	}
 }
 
