@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -26,19 +27,42 @@ import (
 // could come on it): the client has nothing to withdraw, and over Streamable HTTP its
 // connection stays open for the next request.
 
-// listener is one open subscriptions/listen.
+// listener is one open subscriptions/listen. Its messages are written by the listen's
+// own handler, and by no one else: the senders (the task engine, announcing a change
+// under its lock; AddTool and the like) only queue them. So a client that stops reading
+// its stream holds up its own stream alone, never the engine and through it every other
+// client's tasks, and the stream's order (the acknowledgement first, nothing after the
+// final result) is the order of one goroutine's writes.
 type listener struct {
 	s      *Session
 	id     jsonrpc.ID
 	filter mcp.ListenFilter
-	sendMu sync.Mutex // orders the messages of this listen: the acknowledgement first
-	// For a stream of tasks alone: the tasks it has not told the end of yet, and
-	// ended, closed once there are none (guarded by sendMu).
+
+	mu sync.Mutex // guards what follows; never held while writing
+	// queue is what is to be written, oldest first. A client that reads keeps it
+	// short, and gets every message. Past listenCoalesce messages (a client that reads
+	// slower than the server tells, or not at all) a newer message replaces the queued
+	// one of its key, the older left as a hole, so that the queue holds at most one per
+	// key (a task, a list, a resource) beyond them: the newest state of each. queued
+	// finds an entry by its key, while the queue is that long.
+	queue  []*outgoing
+	queued map[string]*outgoing
+	holes  int
+	wake   chan struct{} // something was queued, or the stream ended
+	// For a stream of tasks alone: the tasks whose end has not been written yet, and
+	// whether there are none left (the stream then ends once its queue is written).
 	open  map[string]struct{}
-	ended chan struct{}
-	// done is set (under sendMu) when listen returns: nothing is sent after the final
-	// result.
+	ended bool
+	// done is set when the handler stops writing: nothing more is queued.
 	done bool
+}
+
+// outgoing is a notification queued for a listen stream.
+type outgoing struct {
+	key    string
+	method string
+	params map[string]any    // a list changed, a resource updated
+	task   *mcp.DetailedTask // notifications/tasks
 }
 
 // tasksOnly reports whether f asks for nothing but the notifications of tasks. A
@@ -48,22 +72,84 @@ func tasksOnly(f mcp.ListenFilter) bool {
 	return !f.ToolsListChanged && !f.PromptsListChanged && !f.ResourcesListChanged && len(f.ResourceSubscriptions) == 0
 }
 
-// sentTaskLocked notes that the stream has told task id's state st; l.sendMu is held.
-func (l *listener) sentTaskLocked(id string, st mcp.TaskStatus) {
-	if st.IsTerminal() {
-		l.doneLocked(id)
+// listenCoalesce is how many messages a listen stream queues before a newer one
+// replaces the queued one of its key.
+const listenCoalesce = 64
+
+// enqueue queues m and wakes the handler.
+func (l *listener) enqueue(m *outgoing) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done {
+		return
 	}
+	if l.queued == nil && len(l.queue)-l.holes >= listenCoalesce {
+		l.queued = make(map[string]*outgoing, len(l.queue))
+		for _, o := range l.queue {
+			if o.key != "" {
+				l.replaceLocked(o)
+			}
+		}
+	}
+	if l.queued != nil {
+		l.replaceLocked(m)
+	}
+	l.queue = append(l.queue, m)
+	if l.holes > len(l.queue)/2 {
+		l.queue = slices.DeleteFunc(l.queue, func(o *outgoing) bool { return o.key == "" })
+		l.holes = 0
+	}
+	l.wakeLocked()
+}
+
+// replaceLocked makes m the queued message of its key, the one it replaces a hole (the
+// newer goes last, where it happened); l.mu is held.
+func (l *listener) replaceLocked(m *outgoing) {
+	if old := l.queued[m.key]; old != nil {
+		old.key = ""
+		l.holes++
+	}
+	l.queued[m.key] = m
+}
+
+func (l *listener) wakeLocked() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// next takes the oldest queued message, nil if there is none.
+func (l *listener) next() *outgoing {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for len(l.queue) > 0 {
+		m := l.queue[0]
+		l.queue[0] = nil
+		l.queue = l.queue[1:]
+		if m.key == "" {
+			l.holes--
+			continue
+		}
+		if l.queued != nil {
+			delete(l.queued, m.key)
+		}
+		return m
+	}
+	// Caught up: every message again, and none of a backlog's memory kept.
+	l.queue, l.queued, l.holes = nil, nil, 0
+	return nil
 }
 
 // forget notes that the stream will tell nothing more of task id: it was deleted.
 func (l *listener) forget(id string) {
-	l.sendMu.Lock()
+	l.mu.Lock()
 	l.doneLocked(id)
-	l.sendMu.Unlock()
+	l.mu.Unlock()
 }
 
 // doneLocked takes task id off the tasks the stream waits on, ending the stream after
-// the last; l.sendMu is held.
+// the last; l.mu is held.
 func (l *listener) doneLocked(id string) {
 	if l.open == nil {
 		return
@@ -74,11 +160,13 @@ func (l *listener) doneLocked(id string) {
 	}
 }
 
-// endLocked has the stream end with its final result; l.sendMu is held.
+// endLocked has the stream end, with its final result, once its queue is written; l.mu
+// is held.
 func (l *listener) endLocked() {
 	if l.open != nil {
 		l.open = nil
-		close(l.ended)
+		l.ended = true
+		l.wakeLocked()
 	}
 }
 
@@ -96,19 +184,41 @@ func (l *listener) wants(method, uri string) bool {
 	return false
 }
 
-func (l *listener) notify(method string, params map[string]any) {
+// write sends m on the stream; only the listen's handler calls it.
+func (l *listener) write(m *outgoing) error {
+	ctx, cancel := listenSendContext(l.id)
+	defer cancel()
+	meta := mcp.Meta{mcp.MetaSubscriptionID: l.id.Raw()}
+	if m.task != nil {
+		err := l.s.conn.Notify(ctx, mcp.NotificationTasks, &mcp.TasksNotificationParams{DetailedTask: *m.task, Meta: meta})
+		if m.task.Status.IsTerminal() {
+			l.forget(m.task.TaskID)
+		}
+		return err
+	}
+	params := m.params
 	if params == nil {
 		params = map[string]any{}
 	}
-	params["_meta"] = map[string]any{mcp.MetaSubscriptionID: l.id.Raw()}
-	ctx, cancel := listenSendContext(l.id)
-	defer cancel()
-	l.sendMu.Lock()
-	defer l.sendMu.Unlock()
-	if l.done {
-		return
+	params["_meta"] = meta
+	return l.s.conn.Notify(ctx, m.method, params)
+}
+
+// drain writes what is queued, in order. It reports whether the stream is to end now:
+// it has told the end of all its tasks, or a write failed (err).
+func (l *listener) drain() (end bool, err error) {
+	for {
+		m := l.next()
+		if m == nil {
+			break
+		}
+		if err := l.write(m); err != nil {
+			return true, err
+		}
 	}
-	_ = l.s.conn.Notify(ctx, method, params)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ended && len(l.queue) == 0, nil
 }
 
 func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error) {
@@ -144,16 +254,15 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 			}
 		}
 	}
-	l := &listener{s: s, id: req.ID, filter: ack}
+	l := &listener{s: s, id: req.ID, filter: ack, wake: make(chan struct{}, 1)}
 	if len(p.Notifications.TaskIDs) > 0 && tasksOnly(ack) {
-		l.open, l.ended = make(map[string]struct{}, len(ack.TaskIDs)), make(chan struct{})
+		l.open = make(map[string]struct{}, len(ack.TaskIDs))
 		for _, id := range ack.TaskIDs {
 			l.open[id] = struct{}{}
 		}
 	}
-	// Registered before the acknowledgement, so that nothing is missed between the two,
-	// but told nothing before it: the acknowledgement goes out under sendMu.
-	l.sendMu.Lock()
+	// Registered before the acknowledgement, so that nothing is missed between the two;
+	// what comes meanwhile waits in the queue, which is written after it.
 	s.server.mu.Lock()
 	s.server.listeners[l] = struct{}{}
 	s.server.mu.Unlock()
@@ -161,50 +270,52 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 		s.server.mu.Lock()
 		delete(s.server.listeners, l)
 		s.server.mu.Unlock()
-		// A sender that took l before it was deleted sends nothing now: what was sent
-		// is written, and the final result comes after it.
-		l.sendMu.Lock()
+		l.mu.Lock()
 		l.done = true
-		l.sendMu.Unlock()
+		l.queue, l.queued = nil, nil
+		l.mu.Unlock()
 	}()
 	ackParams := &mcp.ListenAcknowledgedParams{Notifications: ack, Meta: mcp.Meta{mcp.MetaSubscriptionID: req.ID.Raw()}}
-	err := s.conn.Notify(jsonrpc.WithRelatedRequest(ctx, req.ID), mcp.NotificationSubscriptionsAcknowledged, ackParams)
-	l.sendMu.Unlock()
-	if err != nil {
+	if err := s.conn.Notify(jsonrpc.WithRelatedRequest(ctx, req.ID), mcp.NotificationSubscriptionsAcknowledged, ackParams); err != nil {
 		return nil, err
 	}
 	// Then each task as it is now: a change made between its creation and this listen
-	// would otherwise go unseen until the client polls.
+	// would otherwise go unseen until the client polls. Queued in the engine's order of
+	// announcements: a change announced meanwhile is queued before or after this, never
+	// overtaken by an older state.
 	for _, id := range ack.TaskIDs {
-		// In the engine's order of announcements: a change announced meanwhile is sent
-		// before or after this, never overtaken by an older state. (Holding l.sendMu
-		// while reading the engine could deadlock with a change being announced.)
 		if !s.server.tasks.WithDetail(id, func(d mcp.DetailedTask) {
-			l.sendMu.Lock()
-			s.server.sendExtTask(l, d)
-			l.sendMu.Unlock()
+			l.enqueue(&outgoing{key: "task " + id, task: &d})
 		}) {
 			l.forget(id) // deleted since the acknowledgement: nothing will come of it
 		}
 	}
-	l.sendMu.Lock()
+	l.mu.Lock()
 	if len(l.open) == 0 {
 		l.endLocked() // a stream of tasks that have all ended, or of none the server knows
 	}
-	l.sendMu.Unlock()
+	l.mu.Unlock()
 	// The final result, if the server ends the stream (complete, as handleModern would
 	// make it): like every message of the stream it names the subscription.
 	id, _ := req.ID.MarshalJSON()
 	final := json.RawMessage(`{"resultType":"complete","_meta":{"` + mcp.MetaSubscriptionID + `":` + string(id) + `}}`)
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-s.conn.Done():
-		return nil, jsonrpc.NewError(jsonrpc.CodeConnectionClosed, "connection closed")
-	case <-l.ended: // nil unless the stream is of tasks alone
-		return final, nil
-	case <-s.server.closing:
-		return final, nil
+	for {
+		switch end, err := l.drain(); {
+		case err != nil:
+			// A client that does not read its stream (or has gone) loses it.
+			return nil, fmt.Errorf("%s: writing the stream: %w", mcp.MethodSubscriptionsListen, err)
+		case end:
+			return final, nil
+		}
+		select {
+		case <-l.wake:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-s.conn.Done():
+			return nil, jsonrpc.NewError(jsonrpc.CodeConnectionClosed, "connection closed")
+		case <-s.server.closing:
+			return final, nil
+		}
 	}
 }
 
@@ -219,11 +330,12 @@ func (s *Server) notifyListeners(method, uri string) {
 	}
 	s.mu.RUnlock()
 	for _, l := range targets {
-		var params map[string]any
+		m := &outgoing{key: method, method: method}
 		if uri != "" {
-			params = map[string]any{"uri": uri}
+			m.key += " " + uri
+			m.params = map[string]any{"uri": uri}
 		}
-		l.notify(method, params)
+		l.enqueue(m)
 	}
 }
 
@@ -236,12 +348,10 @@ func (s *Server) Listeners() int {
 
 // notifyExtTask sends notifications/tasks, the task as tasks/get would give it now, to
 // every listen that asked for the task. The engine calls it (OnDetail) at every change,
-// in order, with the state it took under its own lock.
+// in order, with the state it took under its own lock: it only queues.
 func (s *Server) notifyExtTask(d mcp.DetailedTask) {
 	for _, l := range s.taskListeners(d.TaskID) {
-		l.sendMu.Lock()
-		s.sendExtTask(l, d)
-		l.sendMu.Unlock()
+		l.enqueue(&outgoing{key: "task " + d.TaskID, task: &d})
 	}
 }
 
@@ -266,18 +376,6 @@ func (s *Server) taskListeners(id string) []*listener {
 		}
 	}
 	return targets
-}
-
-// sendExtTask sends l the task as tasks/get would give it; l.sendMu is held.
-func (s *Server) sendExtTask(l *listener, d mcp.DetailedTask) {
-	if l.done {
-		return
-	}
-	params := &mcp.TasksNotificationParams{DetailedTask: d, Meta: mcp.Meta{mcp.MetaSubscriptionID: l.id.Raw()}}
-	ctx, cancel := listenSendContext(l.id)
-	defer cancel()
-	_ = l.s.conn.Notify(ctx, mcp.NotificationTasks, params)
-	l.sentTaskLocked(d.TaskID, d.Status)
 }
 
 // listenDrainTimeout bounds how long [Server.Close] waits for the final results of the
