@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -188,6 +189,69 @@ func benchHTTPCall(b *testing.B, modern bool) {
 	for b.Loop() {
 		if resp := post(body, hdr); resp.StatusCode != http.StatusOK {
 			b.Fatalf("HTTP %d", resp.StatusCode)
+		}
+	}
+}
+
+// BenchmarkTaskChangeAmongListens is one task's change (a new statusMessage) while 50
+// listens each name 2,000 other tasks. The engine announces a change under its lock, so
+// finding the listens of the changed task must not walk every listen's ids: a client
+// may open many listens, each naming up to a hundred thousand tasks.
+func BenchmarkTaskChangeAmongListens(b *testing.B) {
+	const held, listens = 2000, 50
+	srv := server.New(mcp.Implementation{Name: "bench", Version: "1"}, &server.Options{
+		Tasks:  &tasks.Options{MaxActive: 1 << 20, MaxActiveTotal: 1 << 20, RatePerSecond: -1},
+		Modern: true,
+	})
+	defer srv.Close()
+	srv.AddToolWith(&mcp.Tool{Name: "hold"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		<-ctx.Done()
+		return &mcp.CallToolResult{}, nil
+	}, &server.ToolOptions{TaskPolicy: server.TaskAlways})
+	poke, stepped := make(chan struct{}), make(chan error)
+	srv.AddToolWith(&mcp.Tool{Name: "step"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		h, _ := server.TaskFromContext(ctx)
+		for {
+			select {
+			case <-poke:
+				stepped <- h.SetStatus(mcp.TaskStatusWorking, "a step")
+			case <-ctx.Done():
+				return &mcp.CallToolResult{}, nil
+			}
+		}
+	}, &server.ToolOptions{TaskPolicy: server.TaskAlways})
+	a, bb := transport.Pipe()
+	srv.Connect(context.Background(), a)
+	c := jsonrpc.NewConn(bb, jsonrpc.Options{}) // notifications are dropped
+	defer c.Close()
+	ctx := context.Background()
+	ext := json.RawMessage(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+		`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}`)
+	start := func(name string) string {
+		var res struct{ TaskID string }
+		if err := c.Call(ctx, mcp.MethodToolsCall, map[string]any{"name": name, "_meta": ext}, &res); err != nil || res.TaskID == "" {
+			b.Fatalf("%s: %v %+v", name, err, res)
+		}
+		return res.TaskID
+	}
+	ids := make([]string, held)
+	for i := range ids {
+		ids[i] = start("hold")
+	}
+	start("step")
+	for range listens {
+		params := map[string]any{"_meta": ext, "notifications": map[string]any{"taskIds": ids}}
+		if err := c.Go(ctx, mcp.MethodSubscriptionsListen, params, func(json.RawMessage, error) {}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for srv.Listeners() < listens {
+		runtime.Gosched()
+	}
+	for b.Loop() {
+		poke <- struct{}{}
+		if err := <-stepped; err != nil {
+			b.Fatal(err)
 		}
 	}
 }

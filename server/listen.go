@@ -248,8 +248,10 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 		if s.server.tasks == nil || !extensionDeclared(ctx) {
 			return nil, errExtensionRequired
 		}
+		seen := make(map[string]struct{}, len(p.Notifications.TaskIDs))
 		for _, id := range p.Notifications.TaskIDs {
-			if s.server.tasks.IsExtension(id) && !slices.Contains(ack.TaskIDs, id) {
+			if _, dup := seen[id]; !dup && s.server.tasks.IsExtension(id) {
+				seen[id] = struct{}{}
 				ack.TaskIDs = append(ack.TaskIDs, id)
 			}
 		}
@@ -265,10 +267,20 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 	// what comes meanwhile waits in the queue, which is written after it.
 	s.server.mu.Lock()
 	s.server.listeners[l] = struct{}{}
+	for _, id := range ack.TaskIDs {
+		s.server.taskListens[id] = append(s.server.taskListens[id], l)
+	}
 	s.server.mu.Unlock()
 	defer func() {
 		s.server.mu.Lock()
 		delete(s.server.listeners, l)
+		for _, id := range ack.TaskIDs {
+			if left := slices.DeleteFunc(s.server.taskListens[id], func(o *listener) bool { return o == l }); len(left) > 0 {
+				s.server.taskListens[id] = left
+			} else {
+				delete(s.server.taskListens, id)
+			}
+		}
 		s.server.mu.Unlock()
 		l.mu.Lock()
 		l.done = true
@@ -369,13 +381,7 @@ func (s *Server) extTaskDeleted(id string) {
 func (s *Server) taskListeners(id string) []*listener {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var targets []*listener
-	for l := range s.listeners {
-		if slices.Contains(l.filter.TaskIDs, id) {
-			targets = append(targets, l)
-		}
-	}
-	return targets
+	return slices.Clone(s.taskListens[id])
 }
 
 // listenDrainTimeout bounds how long [Server.Close] waits for the final results of the

@@ -206,6 +206,10 @@ type Server struct {
 	tasks     *tasks.Manager      // nil when tool tasks are off
 	stateKey  []byte
 	listeners map[*listener]struct{}
+	// taskListens are the open listens by the task ids they asked for, so that a
+	// task's change finds its listens without going through all of them (a listen may
+	// name a hundred thousand tasks, and there may be many listens).
+	taskListens map[string][]*listener
 	// closing ends the open subscriptions/listen requests with their final result.
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -268,6 +272,7 @@ func New(impl mcp.Implementation, opts *Options) *Server {
 		s.stateKey = newStateKey()
 	}
 	s.listeners = map[*listener]struct{}{}
+	s.taskListens = map[string][]*listener{}
 	return s
 }
 
