@@ -55,6 +55,9 @@ const (
 	// DefaultMaxInFlight is the default of [HTTPOptions.MaxInFlight]: room for the 1,000
 	// concurrent calls on one session of mcpi's scale tests and benchmark bursts.
 	DefaultMaxInFlight = 1024
+	// DefaultMaxStatelessInFlight is the default of [HTTPOptions.MaxStatelessInFlight]:
+	// room for the 1,000-task bursts of mcpi's benchmarks, their listens, and more.
+	DefaultMaxStatelessInFlight = 4096
 	// DefaultMaxRetainedBytes is the default of [HTTPOptions.MaxRetainedBytes]: room for one
 	// message of [DefaultMaxMessageSize], the largest a peer accepts by default.
 	DefaultMaxRetainedBytes = DefaultMaxMessageSize
@@ -100,6 +103,12 @@ type HTTPOptions struct {
 	// more is refused at once with 429 and a JSON-RPC error. Zero means
 	// [DefaultMaxInFlight].
 	MaxInFlight int
+	// MaxStatelessInFlight bounds the stateless requests (2026-07-28) of all clients
+	// together that are received and not answered yet, each holding its params (up to
+	// MaxMessageSize) until it is: they have no session to be counted by. A
+	// subscriptions/listen counts while it is open. One more is refused at once with 429
+	// and a JSON-RPC error. Zero means [DefaultMaxStatelessInFlight].
+	MaxStatelessInFlight int
 	// MaxRetainedBytes bounds the bytes of messages one session keeps for clients that are
 	// not reading them now: streams kept for resumption after the client went away,
 	// events already delivered, and messages waiting for a GET stream. Beyond it the
@@ -143,6 +152,8 @@ type HTTPHandler struct {
 	sessions map[string]*HTTPServerConn
 	closed   bool
 	wg       sync.WaitGroup
+	// stateless counts the stateless requests being served (MaxStatelessInFlight).
+	stateless int
 }
 
 // NewHTTPHandler returns a handler that calls serve once per new session, on its own
@@ -172,6 +183,7 @@ func NewHTTPHandler(serve func(ctx context.Context, conn jsonrpc.Connection), op
 	h.opts.SessionTimeout = orDefault(h.opts.SessionTimeout, DefaultSessionTimeout)
 	h.opts.MaxSessions = orDefault(h.opts.MaxSessions, DefaultMaxSessions)
 	h.opts.MaxInFlight = orDefault(h.opts.MaxInFlight, DefaultMaxInFlight)
+	h.opts.MaxStatelessInFlight = orDefault(h.opts.MaxStatelessInFlight, DefaultMaxStatelessInFlight)
 	h.opts.MaxRetainedBytes = orDefault(h.opts.MaxRetainedBytes, DefaultMaxRetainedBytes)
 	h.log = h.opts.Logger
 	if h.log == nil {

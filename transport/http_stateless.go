@@ -315,9 +315,22 @@ func (h *HTTPHandler) serveStateless(w http.ResponseWriter, r *http.Request, req
 		writeStatelessError(w, http.StatusServiceUnavailable, req.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "server shutting down"))
 		return
 	}
+	if limit := h.opts.MaxStatelessInFlight; limit > 0 && h.stateless >= limit {
+		h.mu.Unlock()
+		h.log.Warn("stateless request refused: too many in flight", "limit", limit, "remote", r.RemoteAddr)
+		refuse(w, req, http.StatusTooManyRequests, fmt.Sprintf(
+			"too many requests: the server already has %d requests waiting for their response; send more once some are answered", limit))
+		return
+	}
+	h.stateless++
 	h.wg.Add(1)
 	h.mu.Unlock()
-	defer h.wg.Done()
+	defer func() {
+		h.mu.Lock()
+		h.stateless--
+		h.mu.Unlock()
+		h.wg.Done()
+	}()
 	ctx := r.Context()
 	c := &StatelessConn{req: req, hdr: r.Header, remote: r.RemoteAddr, ctx: ctx, w: w, canSSE: acceptsSSE(accept), done: make(chan struct{})}
 	h.serve(ctx, c)

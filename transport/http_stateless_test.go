@@ -185,3 +185,62 @@ func TestStatelessClientLeaves(t *testing.T) {
 		t.Fatal("the serve function did not return")
 	}
 }
+
+// Stateless requests have no session to be counted by: those of all clients together
+// are bounded (MaxStatelessInFlight). One more is refused at once with 429, its id and a
+// sentence; one answered makes room again.
+func TestStatelessInFlightBounded(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 8)
+	_, url := statelessServer(t, HTTPOptions{MaxStatelessInFlight: 2}, func(ctx context.Context, c *jsonrpc.Conn, req *jsonrpc.Request) (any, error) {
+		started <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return map[string]any{"tools": []any{}}, nil
+	})
+	type answer struct {
+		status int
+		body   string
+	}
+	answers := make(chan answer, 2)
+	for range 2 {
+		go func() {
+			resp, err := http.DefaultClient.Do(statelessRequest(t.Context(), url, "application/json, text/event-stream"))
+			if err != nil {
+				answers <- answer{body: err.Error()}
+				return
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			answers <- answer{resp.StatusCode, string(body)}
+		}()
+	}
+	<-started
+	<-started
+	resp, err := http.DefaultClient.Do(statelessRequest(t.Context(), url, "application/json, text/event-stream"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" ||
+		!strings.Contains(string(body), `"id":3`) || !strings.Contains(string(body), "too many requests") {
+		t.Errorf("the third request: HTTP %d %s, want 429 with its id", resp.StatusCode, body)
+	}
+	close(release)
+	for range 2 {
+		if a := <-answers; a.status != http.StatusOK || !strings.Contains(a.body, `"tools":[]`) {
+			t.Errorf("a request admitted: HTTP %d %s", a.status, a.body)
+		}
+	}
+	resp, err = http.DefaultClient.Do(statelessRequest(t.Context(), url, "application/json, text/event-stream"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("a request once the others were answered: HTTP %d", resp.StatusCode)
+	}
+}
