@@ -170,7 +170,9 @@ func (l *listener) endLocked() {
 	}
 }
 
-func (l *listener) wants(method, uri string) bool {
+// wants reports whether the stream asked for a list's changes (method); resource updates
+// are found by their URI (Server.resourceListens).
+func (l *listener) wants(method string) bool {
 	switch method {
 	case mcp.NotificationToolsListChanged:
 		return l.filter.ToolsListChanged
@@ -178,8 +180,6 @@ func (l *listener) wants(method, uri string) bool {
 		return l.filter.PromptsListChanged
 	case mcp.NotificationResourcesListChanged:
 		return l.filter.ResourcesListChanged
-	case mcp.NotificationResourcesUpdated:
-		return slices.Contains(l.filter.ResourceSubscriptions, uri)
 	}
 	return false
 }
@@ -241,17 +241,15 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 		ack.ResourcesListChanged = p.Notifications.ResourcesListChanged
 	}
 	if caps.Resources != nil && caps.Resources.Subscribe {
-		ack.ResourceSubscriptions = p.Notifications.ResourceSubscriptions
+		ack.ResourceSubscriptions = distinct(p.Notifications.ResourceSubscriptions)
 	}
 	if len(p.Notifications.TaskIDs) > 0 {
 		// notifications/tasks belong to the Tasks extension.
 		if s.server.tasks == nil || !extensionDeclared(ctx) {
 			return nil, errExtensionRequired
 		}
-		seen := make(map[string]struct{}, len(p.Notifications.TaskIDs))
-		for _, id := range p.Notifications.TaskIDs {
-			if _, dup := seen[id]; !dup && s.server.tasks.IsExtension(id) {
-				seen[id] = struct{}{}
+		for _, id := range distinct(p.Notifications.TaskIDs) {
+			if s.server.tasks.IsExtension(id) {
 				ack.TaskIDs = append(ack.TaskIDs, id)
 			}
 		}
@@ -267,20 +265,14 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 	// what comes meanwhile waits in the queue, which is written after it.
 	s.server.mu.Lock()
 	s.server.listeners[l] = struct{}{}
-	for _, id := range ack.TaskIDs {
-		s.server.taskListens[id] = append(s.server.taskListens[id], l)
-	}
+	index(s.server.taskListens, ack.TaskIDs, l)
+	index(s.server.resourceListens, ack.ResourceSubscriptions, l)
 	s.server.mu.Unlock()
 	defer func() {
 		s.server.mu.Lock()
 		delete(s.server.listeners, l)
-		for _, id := range ack.TaskIDs {
-			if left := slices.DeleteFunc(s.server.taskListens[id], func(o *listener) bool { return o == l }); len(left) > 0 {
-				s.server.taskListens[id] = left
-			} else {
-				delete(s.server.taskListens, id)
-			}
-		}
+		unindex(s.server.taskListens, ack.TaskIDs, l)
+		unindex(s.server.resourceListens, ack.ResourceSubscriptions, l)
 		s.server.mu.Unlock()
 		l.mu.Lock()
 		l.done = true
@@ -335,9 +327,13 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 func (s *Server) notifyListeners(method, uri string) {
 	s.mu.RLock()
 	var targets []*listener
-	for l := range s.listeners {
-		if l.wants(method, uri) {
-			targets = append(targets, l)
+	if method == mcp.NotificationResourcesUpdated {
+		targets = slices.Clone(s.resourceListens[uri])
+	} else {
+		for l := range s.listeners {
+			if l.wants(method) {
+				targets = append(targets, l)
+			}
 		}
 	}
 	s.mu.RUnlock()
@@ -375,6 +371,35 @@ func (s *Server) extTaskDeleted(id string) {
 	for _, l := range s.taskListeners(id) {
 		l.forget(id)
 	}
+}
+
+// index adds l to the listens of each key (a task id, a resource URI) in m; the server's
+// mu is held. keys are distinct.
+func index(m map[string][]*listener, keys []string, l *listener) {
+	for _, k := range keys {
+		m[k] = append(m[k], l)
+	}
+}
+
+// unindex takes l off the listens of each key in m; the server's mu is held.
+func unindex(m map[string][]*listener, keys []string, l *listener) {
+	for _, k := range keys {
+		if left := slices.DeleteFunc(m[k], func(o *listener) bool { return o == l }); len(left) > 0 {
+			m[k] = left
+		} else {
+			delete(m, k)
+		}
+	}
+}
+
+// distinct returns keys without repeats, in their order.
+func distinct(keys []string) []string {
+	seen := make(map[string]struct{}, len(keys))
+	return slices.DeleteFunc(slices.Clone(keys), func(k string) bool {
+		_, dup := seen[k]
+		seen[k] = struct{}{}
+		return dup
+	})
 }
 
 // taskListeners returns the open listens that asked for task id.

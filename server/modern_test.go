@@ -471,3 +471,37 @@ func churnTools(srv *server.Server) (stop func()) {
 		changes.Wait()
 	}
 }
+
+// A listen's resourceSubscriptions are honoured once each, whatever their repeats: an
+// update of a URI the stream named reaches it once, one of another URI does not.
+func TestListenResourceSubscriptions(t *testing.T) {
+	srv := modernServer(nil)
+	defer srv.Close()
+	srv.AddResource(&mcp.Resource{URI: "demo://a", Name: "a"}, func(ctx context.Context, s *server.Session, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{}, nil
+	})
+	p := newModernPeer(t, srv)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		_ = p.conn.Call(ctx, mcp.MethodSubscriptionsListen, map[string]any{"_meta": meta(`{}`),
+			"notifications": map[string]any{"resourceSubscriptions": []string{"demo://a", "demo://b", "demo://a"}}}, nil)
+	}()
+	if ack := p.nextNote(); ack.Method != mcp.NotificationSubscriptionsAcknowledged || !strings.Contains(string(ack.Params), `"resourceSubscriptions":["demo://a","demo://b"]`) {
+		t.Fatalf("ack = %s %s", ack.Method, ack.Params)
+	}
+	srv.NotifyResourceUpdated(t.Context(), "demo://c")
+	srv.NotifyResourceUpdated(t.Context(), "demo://a")
+	srv.NotifyResourceUpdated(t.Context(), "demo://b")
+	for _, want := range []string{"demo://a", "demo://b"} {
+		n := p.nextNote()
+		if n.Method != mcp.NotificationResourcesUpdated || !strings.Contains(string(n.Params), `"uri":"`+want+`"`) || !strings.Contains(string(n.Params), mcp.MetaSubscriptionID) {
+			t.Errorf("got %s %s, want the update of %s", n.Method, n.Params, want)
+		}
+	}
+	select {
+	case n := <-p.notes:
+		t.Errorf("one more: %s %s", n.Method, n.Params)
+	case <-time.After(50 * time.Millisecond):
+	}
+}

@@ -210,6 +210,8 @@ type Server struct {
 	// task's change finds its listens without going through all of them (a listen may
 	// name a hundred thousand tasks, and there may be many listens).
 	taskListens map[string][]*listener
+	// resourceListens are the open listens by the resource URIs they subscribed to.
+	resourceListens map[string][]*listener
 	// closing ends the open subscriptions/listen requests with their final result.
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -273,6 +275,7 @@ func New(impl mcp.Implementation, opts *Options) *Server {
 	}
 	s.listeners = map[*listener]struct{}{}
 	s.taskListens = map[string][]*listener{}
+	s.resourceListens = map[string][]*listener{}
 	return s
 }
 
