@@ -227,27 +227,47 @@ func (t *task) detailedLocked() mcp.DetailedTask {
 // update of a task that has ended. check, if not nil, may refuse an answer to an
 // outstanding request; then nothing is applied and its error is returned. The task goes
 // back to working once no request is outstanding.
+//
+// check runs without the manager's locks held: it may decode what the requestor sent,
+// which can be large, and no other task's request is to wait for that. The answers are
+// looked up by the outstanding keys (few, the work's), not the other way round.
 func (m *Manager) Update(owner, id string, responses map[string]json.RawMessage, check func(key string, q mcp.InputRequest, answer json.RawMessage) error) error {
 	m.mu.Lock()
 	t, err := m.lookupIn(DialectExtension, owner, id)
+	var answered map[string]mcp.InputRequest
+	if err == nil {
+		for k, q := range t.ext.asked {
+			if _, ok := responses[k]; ok {
+				if answered == nil {
+					answered = map[string]mcp.InputRequest{}
+				}
+				answered[k] = q
+			}
+		}
+	}
 	m.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	keys := slices.Sorted(maps.Keys(responses))
+	if len(answered) == 0 {
+		return nil // nothing outstanding is answered: unknown, answered or ended
+	}
+	keys := slices.Sorted(maps.Keys(answered))
+	if check != nil {
+		for _, k := range keys {
+			if err := check(k, answered[k], responses[k]); err != nil {
+				return err
+			}
+		}
+	}
+	// A key stays outstanding until it is answered, and is never asked again: one still
+	// outstanding now is the request that was checked.
 	err = m.update(t, func(s *mcp.Task) error {
 		var take []string
 		for _, k := range keys {
-			q, ok := t.ext.asked[k]
-			if !ok {
-				continue
+			if _, ok := t.ext.asked[k]; ok {
+				take = append(take, k)
 			}
-			if check != nil {
-				if err := check(k, q, responses[k]); err != nil {
-					return err
-				}
-			}
-			take = append(take, k)
 		}
 		if len(take) == 0 {
 			return errNoChange

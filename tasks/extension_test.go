@@ -195,3 +195,66 @@ func TestExtensionCancelWhileAsking(t *testing.T) {
 		t.Errorf("status %s, want cancelled", d.Status)
 	}
 }
+
+// An answer is checked without the engine's lock held: the check decodes what the
+// client sent (megabytes, as many times as the client cares to send it again, since a
+// refused answer leaves its key outstanding), and meanwhile every other client's task
+// requests go on.
+func TestUpdateChecksWithoutTheLock(t *testing.T) {
+	m := tasks.New(tasks.Options{})
+	defer m.Close()
+	h, err := m.DeferIn(tasks.DialectExtension, "x", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Finish(tasks.Outcome{})
+	other, err := m.DeferIn(tasks.DialectExtension, "y", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Finish(tasks.Outcome{})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	go func() { _, _ = h.AskInput(ctx, map[string]mcp.InputRequest{"a": elicit("A?")}) }()
+	for {
+		d, err := m.Detailed("x", h.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Status == mcp.TaskStatusInputRequired {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	checking, release := make(chan struct{}), make(chan struct{})
+	updated := make(chan error, 1)
+	go func() {
+		updated <- m.Update("x", h.ID(), map[string]json.RawMessage{"a": json.RawMessage(`{"action":"bogus"}`)},
+			func(string, mcp.InputRequest, json.RawMessage) error {
+				close(checking)
+				<-release
+				return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "bad answer")
+			})
+	}()
+	<-checking
+	got := make(chan error, 1)
+	go func() {
+		_, err := m.Detailed("y", other.ID())
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Errorf("tasks/get of another task: %v", err)
+		}
+	case <-ctx.Done():
+		t.Error("tasks/get of another owner's task waits while an answer is being checked")
+	}
+	close(release)
+	if err := <-updated; err == nil {
+		t.Error("a refused answer was acknowledged")
+	}
+	if d, _ := m.Detailed("x", h.ID()); d.Status != mcp.TaskStatusInputRequired || d.InputRequests["a"].Method == "" {
+		t.Errorf("after a refused answer: %+v, want a still outstanding", d)
+	}
+}
