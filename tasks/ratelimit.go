@@ -26,8 +26,12 @@ func (m *Manager) allowLocked(owner string) error {
 	}
 	b := m.buckets[owner]
 	if b == nil {
-		if len(m.buckets) >= 4096 {
+		if len(m.buckets) >= max(m.pruneAt, minPruneAt) {
 			m.pruneBuckets(now, rate, burst)
+			// The next prune waits until the map has doubled: owners made up faster
+			// than their buckets refill (a forged credential a request) would have
+			// every request scan them all.
+			m.pruneAt = 2 * len(m.buckets)
 		}
 		b = &bucket{tokens: burst, at: now}
 		m.buckets[owner] = b
@@ -41,6 +45,9 @@ func (m *Manager) allowLocked(owner string) error {
 	b.tokens--
 	return nil
 }
+
+// minPruneAt is how many owners' buckets are kept before idle ones are forgotten.
+const minPruneAt = 4096
 
 // pruneBuckets forgets owners whose bucket has refilled: they have been idle.
 func (m *Manager) pruneBuckets(now time.Time, rate, burst float64) {

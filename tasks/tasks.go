@@ -26,6 +26,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -207,6 +208,7 @@ type Manager struct {
 	expiry   expiryHeap
 	timer    *time.Timer
 	buckets  map[string]*bucket
+	pruneAt  int // the buckets' size at which the next prune runs (ratelimit.go)
 	closed   bool
 	running  sync.WaitGroup
 
@@ -510,12 +512,12 @@ func (m *Manager) lookupIn(d Dialect, owner, id string) (*task, error) {
 	}
 	t, ok := m.tasks[id]
 	if ok && !t.gone && t.dialect != d {
-		m.opts.Logger.Info("task lookup in the wrong dialect", "task", id, "dialect", t.dialect, "asked", d)
+		m.opts.Logger.Info("task lookup in the wrong dialect", "task", logID(id), "dialect", t.dialect, "asked", d)
 		return nil, otherDialect(id, t.dialect, d)
 	}
 	if !ok || (t.owner != owner && d != DialectExtension) || t.gone {
 		// Logged: a stream of misses from one owner is what id probing looks like.
-		m.opts.Logger.Info("task lookup failed", "task", id, "owner", owner)
+		m.opts.Logger.Info("task lookup failed", "task", logID(id), "owner", owner)
 		return nil, ErrNotFound
 	}
 	return t, nil
@@ -915,6 +917,16 @@ func (m *Manager) evictOldestTerminal(set *ownerSet) {
 	if len(set.terminal) > 0 {
 		m.removeLocked(set.terminal.head()) // removes it from the heap too
 	}
+}
+
+// logID is a task id as the logs show it: what a requestor sends may be megabytes,
+// and the lookup logs it under the manager's lock.
+func logID(id string) string {
+	const most = 64 // our ids are 32
+	if len(id) <= most {
+		return id
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strings.ToValidUTF8(id[:most], ""), len(id))
 }
 
 func newID() (string, error) {

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -594,4 +596,50 @@ func TestEnded(t *testing.T) {
 			t.Error("a task of the extension is said to have ended in 2025-11-25's sense")
 		}
 	})
+}
+
+// Owners made up faster than their buckets refill (a forged credential a request) each
+// add a bucket that no prune can forget: the prune then waits for the map to double,
+// instead of scanning every bucket at every new owner. Those that refilled are
+// forgotten at the next prune.
+func TestRateBucketsPrunedRarely(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{RatePerSecond: 1})
+		defer m.Close()
+		const owners = 3 * minPruneAt
+		prunes, last := 0, 0
+		for i := range owners {
+			if _, err := m.Get(fmt.Sprint("forged ", i), "nope"); !errors.Is(err, ErrNotFound) {
+				t.Fatal(err)
+			}
+			if m.pruneAt != last {
+				prunes++
+				last = m.pruneAt
+			}
+		}
+		if len(m.buckets) != owners || prunes > 2 {
+			t.Errorf("%d buckets after %d owners, %d prunes; want every bucket (none refilled) and at most 2 prunes", len(m.buckets), owners, prunes)
+		}
+		time.Sleep(3 * time.Second) // every bucket refills (burst 2 at 1/s)
+		for i := range m.pruneAt - len(m.buckets) + 1 {
+			_, _ = m.Get(fmt.Sprint("later ", i), "nope")
+		}
+		if n := len(m.buckets); n > owners/2 {
+			t.Errorf("%d buckets after the idle ones refilled and a prune ran, want the later owners alone", n)
+		}
+	})
+}
+
+// A task id is logged (a lookup that failed) cut to a few dozen bytes, whatever its
+// length on the wire.
+func TestLookupLogsIDCut(t *testing.T) {
+	var buf strings.Builder
+	m := New(Options{Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	defer m.Close()
+	if _, err := m.Get("a", strings.Repeat("x", 1<<20)); !errors.Is(err, ErrNotFound) {
+		t.Fatal(err)
+	}
+	if n := buf.Len(); n == 0 || n > 300 || !strings.Contains(buf.String(), "1048576 bytes") {
+		t.Errorf("logged %d bytes: %.300s", n, buf.String())
+	}
 }
