@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -63,6 +64,30 @@ func checkDetail(id string, r *mcp.ExtGetTaskResult) (*mcp.DetailedTask, error) 
 	return &r.DetailedTask, nil
 }
 
+// getExt is getDetail for a task's own poll (t): it also gives the number of
+// notifications of t taken before the answer was read, as getCore does (getNoted).
+func (s *Session) getExt(ctx context.Context, id string, t *Task) (*mcp.DetailedTask, uint64, error) {
+	raw, err := s.modern.params(&mcp.GetTaskParams{TaskID: id}, true)
+	if err != nil {
+		return nil, noNotes, &jsonrpc.CallError{Method: mcp.MethodTasksGet, Op: jsonrpc.OpEncode, Err: err}
+	}
+	res, notes, err := s.getNoted(ctx, raw, t)
+	if rpc, ok := modernError(err); ok && slices.Contains(supportedVersions(rpc), s.modern.version) {
+		// A -32022 that names this session's version: asked again, once, as
+		// exchangeModern does, without the notes.
+		d, err := s.getDetail(ctx, id)
+		return d, noNotes, err
+	}
+	if err != nil {
+		return nil, noNotes, err
+	}
+	d, err := decodeDetail(id, res)
+	if err != nil {
+		return nil, noNotes, err
+	}
+	return d, notes, nil
+}
+
 // decodeDetail reads res, the result of a tasks/get for task id sent without
 // exchangeModern, as exchangeModern and getDetail would.
 func decodeDetail(id string, res json.RawMessage) (*mcp.DetailedTask, error) {
@@ -87,11 +112,18 @@ func (s *Session) TaskDetail(ctx context.Context, id string) (*mcp.DetailedTask,
 
 // setDetail keeps the latest detailed state of an extension task, unless it is older
 // than the one kept.
-func (t *Task) setDetail(d *mcp.DetailedTask) {
+func (t *Task) setDetail(d *mcp.DetailedTask) { t.setDetailSince(d, noNotes) }
+
+// setDetailSince is setDetail for a poll's answer read after notes notifications of the
+// task: one that a notification taken since overtook is not kept (see observeSince).
+func (t *Task) setDetailSince(d *mcp.DetailedTask, notes uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.ended {
 		return // its outcome is out; close let go of what following needed
+	}
+	if t.staleLocked(d.ToTask(), notes) {
+		return
 	}
 	if t.detail != nil && t.detail.Status.IsTerminal() && (inlined(t.detail) || !d.Status.IsTerminal()) {
 		return
@@ -111,9 +143,7 @@ func (s *Session) detailNotification(d *mcp.DetailedTask) {
 		// Kept, as statusNotification keeps one: for the task's registration, or, once
 		// registered, for its replay of those kept, which this one must not overtake.
 		// (What it inlines is fetched again, should it be the end.)
-		if t != nil || len(s.tasks.early) < maxEarly+s.tasks.inflight {
-			s.tasks.early[d.TaskID] = append(s.tasks.early[d.TaskID], d.ToTask())
-		}
+		s.tasks.keepEarlyLocked(d.TaskID, d.ToTask(), t != nil)
 		s.tasks.mu.Unlock()
 		return
 	}
@@ -133,17 +163,49 @@ func (t *Task) settleExt(ctx context.Context) bool {
 		case errors.Is(err, jsonrpc.ErrInvalidParams):
 			t.gone(&TaskEndError{TaskID: t.ID(), Reason: ErrTaskGone, Err: err})
 			return true
+		case t.outcomeRefused(err):
+			return true
 		case err != nil:
 			t.s.log.Warn("tasks/get failed; retrying", "task", t.ID(), "error", err)
 			return false
 		}
 		t.observe(st, fromAnswer)
 		if d = t.terminalDetail(); d == nil {
-			return false
+			if d = t.disagreed(st.Status); d == nil {
+				return false
+			}
 		}
 	}
 	t.finishExt(d)
 	return true
+}
+
+// outcomeRefused ends a task that has ended, whose outcome tasks/get was to fetch, when
+// the server answered it with a JSON-RPC error (err): as a task of 2025-11-25 ends with
+// the error of its tasks/result, for nothing more can come of it. An error that is no
+// answer (a timeout, the connection's end) is left to be retried. It reports whether the
+// task has ended.
+func (t *Task) outcomeRefused(err error) bool {
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || t.s.conn.Err() != nil {
+		return false
+	}
+	t.finish(nil, fmt.Errorf("task %s ended, but its outcome could not be fetched: %w", t.ID(), err))
+	return true
+}
+
+// disagreed returns the state of a task that has ended as its outcome, when got, the
+// status the server's tasks/get gave since, is another: a terminal status never
+// changes, so the server contradicts itself, and the status it told first stands,
+// without the outcome it did not inline (finishExt says so). It returns nil otherwise.
+func (t *Task) disagreed(got mcp.TaskStatus) *mcp.DetailedTask {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.state.Status.IsTerminal() || got == t.state.Status {
+		return nil
+	}
+	t.s.log.Warn("server bug: tasks/get contradicts the task's end; ended without its outcome", "task", t.state.TaskID, "status", t.state.Status, "tasks/get", got)
+	return &mcp.DetailedTask{ExtTask: mcp.ExtTaskFrom(t.state)}
 }
 
 // fetchDetailAsync asks for the detailed state of an extension task that has ended
@@ -157,9 +219,17 @@ func (t *Task) fetchDetailAsync(id string) {
 	if err != nil {
 		err = &jsonrpc.CallError{Method: mcp.MethodTasksGet, Op: jsonrpc.OpEncode, Err: err}
 	} else {
-		err = t.s.conn.Go(context.Background(), mcp.MethodTasksGet, raw, func(res json.RawMessage, err error) {
+		// Bounded like any tasks/get: a server that never answers this one would
+		// otherwise hold the task's claim, and the task, for ever.
+		ctx, cancel, explain := t.s.deadline(context.Background(), mcp.MethodTasksGet)
+		err = t.s.conn.Go(ctx, mcp.MethodTasksGet, raw, func(res json.RawMessage, err error) {
+			err = explain(err) // before cancel, which would make any error a timeout's
+			cancel()
 			t.settleDetail(id, res, err)
 		})
+		if err != nil {
+			cancel()
+		}
 	}
 	if err != nil {
 		t.settleDetail(id, nil, err)
@@ -180,13 +250,16 @@ func (t *Task) settleDetail(id string, res json.RawMessage, err error) {
 		t.gone(&TaskEndError{TaskID: id, Reason: ErrTaskGone, Err: err})
 	case err != nil && t.s.conn.Err() != nil:
 		// The session's end ends the task.
+	case t.outcomeRefused(err):
 	case err != nil:
 		t.s.log.Warn("tasks/get failed; retrying", "task", id, "error", err)
 	default:
 		t.setDetail(d)
 		t.observe(d.ToTask(), fromContinuation) // the claim keeps it from fetching again
-		if d := t.terminalDetail(); d != nil {
-			t.finishExt(d)
+		if end := t.terminalDetail(); end != nil {
+			t.finishExt(end)
+		} else if end := t.disagreed(d.Status); end != nil {
+			t.finishExt(end)
 		}
 	}
 	t.mu.Lock()

@@ -168,7 +168,7 @@ func (t *Task) observeSince(st mcp.Task, src source, notes uint64) {
 		}
 		t.mu.Unlock()
 		return
-	case notes != noNotes && notes != t.notes && !st.Status.IsTerminal() && !older(old.LastUpdatedAt, st.LastUpdatedAt):
+	case t.staleLocked(st, notes):
 		t.mu.Unlock()
 		return
 	case inferred:
@@ -194,6 +194,14 @@ func (t *Task) observeSince(st mcp.Task, src source, notes uint64) {
 	if st.Status == mcp.TaskStatusInputRequired || st.Status.IsTerminal() {
 		t.act(src.onReader())
 	}
+}
+
+// staleLocked reports whether st, a poll's answer read after notes status notifications
+// of the task, was overtaken by one taken since: a notification read after the answer,
+// with a time no older than the answer's (a server's clock in whole seconds), told a
+// newer state. t.mu is held.
+func (t *Task) staleLocked(st mcp.Task, notes uint64) bool {
+	return notes != noNotes && notes != t.notes && !st.Status.IsTerminal() && !older(t.state.LastUpdatedAt, st.LastUpdatedAt)
 }
 
 // act has the task's state acted on: by its follower, if it has one; at once, when that
@@ -837,8 +845,8 @@ func (t *Task) get(ctx context.Context) (mcp.Task, error) {
 	return st, err
 }
 
-// getSince is get, with the notifications taken before the answer (see getCore; noNotes
-// for an extension task).
+// getSince is get, with the notifications taken before the answer (see getCore and
+// getExt).
 func (t *Task) getSince(ctx context.Context) (mcp.Task, uint64, error) {
 	t.mu.Lock()
 	t.polls++
@@ -847,12 +855,12 @@ func (t *Task) getSince(ctx context.Context) (mcp.Task, uint64, error) {
 	if !ext {
 		return t.s.getCore(ctx, id, t)
 	}
-	d, err := t.s.getDetail(ctx, id)
+	d, notes, err := t.s.getExt(ctx, id, t)
 	if err != nil {
 		return mcp.Task{}, noNotes, err
 	}
-	t.setDetail(d)
-	return d.ToTask(), noNotes, nil
+	t.setDetailSince(d, notes)
+	return d.ToTask(), notes, nil
 }
 
 // getCore is GetTask of the 2025-11-25 era. For a task's own poll (t not nil) it also
@@ -860,6 +868,24 @@ func (t *Task) getSince(ctx context.Context) (mcp.Task, uint64, error) {
 // it is read), for observeSince: one read after it is newer, though the answer reaches
 // the caller later.
 func (s *Session) getCore(ctx context.Context, id string, t *Task) (mcp.Task, uint64, error) {
+	raw, notes, err := s.getNoted(ctx, &mcp.GetTaskParams{TaskID: id}, t)
+	if err != nil {
+		return mcp.Task{}, noNotes, err
+	}
+	var r mcp.GetTaskResult
+	if err = jsonwire.Unmarshal(raw, &r); err != nil {
+		return mcp.Task{}, noNotes, &jsonrpc.CallError{Method: mcp.MethodTasksGet, Op: jsonrpc.OpDecode, Err: err}
+	}
+	if err = answeredFor(mcp.MethodTasksGet, id, r.Task); err != nil {
+		return mcp.Task{}, noNotes, err
+	}
+	return r.Task, notes, nil
+}
+
+// getNoted sends a tasks/get (params) and returns its answer with, for a task's own poll
+// (t not nil), the number of t's notifications taken where the answer was read: one
+// taken after it is newer, though the answer reaches the caller later (observeSince).
+func (s *Session) getNoted(ctx context.Context, params any, t *Task) (json.RawMessage, uint64, error) {
 	bctx, cancel, explain := s.deadline(ctx, mcp.MethodTasksGet)
 	defer cancel()
 	type answer struct {
@@ -868,7 +894,7 @@ func (s *Session) getCore(ctx context.Context, id string, t *Task) (mcp.Task, ui
 		notes uint64
 	}
 	ch := make(chan answer, 1)
-	err := s.conn.Go(bctx, mcp.MethodTasksGet, &mcp.GetTaskParams{TaskID: id}, func(raw json.RawMessage, err error) {
+	err := s.conn.Go(bctx, mcp.MethodTasksGet, params, func(raw json.RawMessage, err error) {
 		notes := noNotes
 		if t != nil {
 			t.mu.Lock()
@@ -879,18 +905,11 @@ func (s *Session) getCore(ctx context.Context, id string, t *Task) (mcp.Task, ui
 	})
 	if err == nil {
 		a := <-ch
-		err = a.err
-		if err == nil {
-			var r mcp.GetTaskResult
-			if err = jsonwire.Unmarshal(a.raw, &r); err != nil {
-				err = &jsonrpc.CallError{Method: mcp.MethodTasksGet, Op: jsonrpc.OpDecode, Err: err}
-			} else if err = answeredFor(mcp.MethodTasksGet, id, r.Task); err == nil {
-				return r.Task, a.notes, nil
-			}
-			return mcp.Task{}, noNotes, err
+		if err = a.err; err == nil {
+			return a.raw, a.notes, nil
 		}
 	}
-	return mcp.Task{}, noNotes, fmt.Errorf("%s: %w", mcp.MethodTasksGet, explain(err))
+	return nil, noNotes, fmt.Errorf("%s: %w", mcp.MethodTasksGet, explain(err))
 }
 
 // gone ends the task as one the server no longer knows, with err, a [*TaskEndError]. A
@@ -980,9 +999,7 @@ func (s *Session) statusNotification(st mcp.Task) {
 	if t == nil || !t.caughtUp {
 		// Kept for the task's registration, or, once registered, for its replay of
 		// those kept (Session.track), which this one must not overtake.
-		if t != nil || len(s.tasks.early) < maxEarly+s.tasks.inflight {
-			s.tasks.early[st.TaskID] = append(s.tasks.early[st.TaskID], st)
-		}
+		s.tasks.keepEarlyLocked(st.TaskID, st, t != nil)
 		s.tasks.mu.Unlock()
 		return
 	}

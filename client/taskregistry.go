@@ -61,6 +61,26 @@ func (r *taskRegistry) claimWait(limit int32) bool {
 // poll later.
 const maxEarly = 256
 
+// maxEarlyPerTask bounds the notifications kept for one task id (see keepEarlyLocked): a
+// server may send any number for an id, and the task, once registered, needs the newest
+// and its end.
+const maxEarlyPerTask = 8
+
+// keepEarlyLocked keeps st, a notification for task id that the task cannot take yet,
+// unless the ids kept are at their bound. Of one id's, past maxEarlyPerTask the oldest
+// that has not ended makes room; r.mu is held.
+func (r *taskRegistry) keepEarlyLocked(id string, st mcp.Task, registered bool) {
+	kept, ok := r.early[id]
+	if !ok && !registered && len(r.early) >= maxEarly+r.inflight {
+		return
+	}
+	if len(kept) >= maxEarlyPerTask {
+		i := slices.IndexFunc(kept, func(k mcp.Task) bool { return !k.Status.IsTerminal() })
+		kept = slices.Delete(kept, max(i, 0), max(i, 0)+1)
+	}
+	r.early[id] = append(kept, st)
+}
+
 // calling counts task calls in flight (d is +1 or -1). When none is left, what is still
 // kept for a task not registered belongs to no call of this session: it is dropped.
 func (r *taskRegistry) calling(d int) {
@@ -126,7 +146,8 @@ func (r *taskRegistry) add(t *Task) []mcp.Task {
 
 func (r *taskRegistry) addLocked(t *Task) []mcp.Task {
 	id := t.state.TaskID
-	r.byID[id] = t
+	r.byID[id] = t // a server that reuses an id has the newest task take its notifications
+	t.registered = true
 	r.order = append(r.order, t)
 	early := r.early[id]
 	delete(r.early, id)
@@ -216,7 +237,7 @@ func (r *taskRegistry) ended(t *Task, keep int) {
 	id := t.ID()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if t.forgotten || r.byID[id] != t {
+	if t.forgotten || !t.registered {
 		return // not registered (a plain answer, a failed call)
 	}
 	r.done = append(r.done, endedTask{t, id})
@@ -225,7 +246,9 @@ func (r *taskRegistry) ended(t *Task, keep int) {
 		r.done[0] = endedTask{}
 		r.done = r.done[1:]
 		old.t.forgotten = true
-		delete(r.byID, old.id)
+		if r.byID[old.id] == old.t { // not a later task given the same id
+			delete(r.byID, old.id)
+		}
 		r.gone++
 	}
 	if r.gone > 64 && r.gone > len(r.order)/2 {

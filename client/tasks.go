@@ -192,6 +192,7 @@ type Task struct {
 	cancelReq  bool // cancel asked before the id was known
 	cancelSent bool // tasks/cancel was sent: a task the server forgets after it was cancelled
 	forgotten  bool // dropped from the session's registry (guarded by the registry's mu)
+	registered bool // added to the session's registry (guarded by the registry's mu)
 	pollNow    bool // poll at once, not at the next interval
 
 	// The Tasks extension of 2026-07-28 (exttasks.go).
