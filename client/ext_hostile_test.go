@@ -31,12 +31,7 @@ const discoverModern = `{"resultType":"complete","supportedVersions":["2026-07-2
 // for the input, as the server last said, rather than apply the poll's answer after the
 // notification that followed it and wait, working, for a poll an hour away.
 func TestExtPollAnswerAfterNewerNotification(t *testing.T) {
-	for i := range 100 {
-		extPollAnswerAfterNotification(t, i)
-		if t.Failed() {
-			return
-		}
-	}
+	untilFailed(t, 100, extPollAnswerAfterNotification)
 }
 
 func extPollAnswerAfterNotification(t *testing.T, run int) {
@@ -134,12 +129,7 @@ func TestExtTaskTerminalStatusesDisagree(t *testing.T) {
 					t.Fatal(err)
 				}
 				if !c.created {
-					select {
-					case listen := <-listens:
-						notifyTask(t, f, listen, taskJSON("", "t1", c.first, 1000, ""))
-					case <-ctx.Done():
-						t.Fatal("no subscriptions/listen")
-					}
+					notifyOnListen(ctx, t, f, listens, taskJSON("", "t1", c.first, 1000, ""))
 				}
 				_, err = task.Wait(ctx)
 				if ctx.Err() != nil {
@@ -179,12 +169,7 @@ func TestExtTaskOutcomeFetchBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case listen := <-listens:
-			notifyTask(t, f, listen, taskJSON("", "t1", mcp.TaskStatusCompleted, 1000, ""))
-		case <-ctx.Done():
-			t.Fatal("no subscriptions/listen")
-		}
+		notifyOnListen(ctx, t, f, listens, taskJSON("", "t1", mcp.TaskStatusCompleted, 1000, ""))
 		res, err := task.Wait(ctx)
 		if ctx.Err() != nil {
 			t.Fatalf("the task never ended (%d tasks/get sent)", gets.Load())
@@ -250,12 +235,7 @@ func TestExtTaskOutcomeRefused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				select {
-				case listen := <-listens:
-					notifyTask(t, f, listen, taskJSON("", "t1", mcp.TaskStatusCompleted, 1000, ""))
-				case <-ctx.Done():
-					t.Fatal("no subscriptions/listen")
-				}
+				notifyOnListen(ctx, t, f, listens, taskJSON("", "t1", mcp.TaskStatusCompleted, 1000, ""))
 				_, err = task.Wait(ctx)
 				if ctx.Err() != nil {
 					t.Fatalf("the task never ended (%d tasks/get sent)", len(f.Requests(mcp.MethodTasksGet)))
@@ -266,5 +246,17 @@ func TestExtTaskOutcomeRefused(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// notifyOnListen sends task's state, as notifications/tasks, on the next listen stream
+// the client opens.
+func notifyOnListen(ctx context.Context, t *testing.T, f *fakeServer, listens <-chan jsonrpc.ID, task json.RawMessage) {
+	t.Helper()
+	select {
+	case listen := <-listens:
+		notifyTask(t, f, listen, task)
+	case <-ctx.Done():
+		t.Fatal("no subscriptions/listen")
 	}
 }

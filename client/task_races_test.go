@@ -268,8 +268,13 @@ func TestCancelledTaskForgottenAtOnce(t *testing.T) {
 // said, and fetch the input with tasks/result, rather than apply the poll's answer after
 // the notification that followed it.
 func TestPollAnswerAfterNewerNotification(t *testing.T) {
-	for i := range 200 {
-		pollAnswerAfterNotification(t, i)
+	untilFailed(t, 200, pollAnswerAfterNotification)
+}
+
+// untilFailed runs run (a race's one try) n times, or until one fails the test.
+func untilFailed(t *testing.T, n int, run func(t *testing.T, i int)) {
+	for i := range n {
+		run(t, i)
 		if t.Failed() {
 			return
 		}

@@ -220,6 +220,28 @@ func TestListenEndsWithServer(t *testing.T) {
 	})
 }
 
+// serveHTTP serves srv over Streamable HTTP on 127.0.0.1 for the rest of the test.
+func serveHTTP(t *testing.T, srv *server.Server) *httptest.Server {
+	h := srv.HTTPHandler(nil)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		h.(interface{ Close() error }).Close()
+		ts.Close()
+	})
+	return ts
+}
+
+// addWaitTool adds "wait", a tool always made a task, whose work waits for release.
+func addWaitTool(srv *server.Server, release <-chan struct{}) {
+	srv.AddToolWith(&mcp.Tool{Name: "wait"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return &mcp.CallToolResult{}, nil
+	}, &server.ToolOptions{TaskPolicy: server.TaskAlways})
+}
+
 // postExt posts a 2026-07-28 request that declares the Tasks extension, with the
 // Authorization auth (none if empty), and returns its result or error.
 func postExt(t *testing.T, ctx context.Context, url, auth, method string, params map[string]any) (map[string]json.RawMessage, *jsonrpc.Error) {
@@ -256,17 +278,8 @@ func TestExtTaskOwnersPerClient(t *testing.T) {
 	defer close(release)
 	srv := modernServer(&server.Options{Tasks: &tasks.Options{MaxActive: 1}})
 	defer srv.Close()
-	srv.AddToolWith(&mcp.Tool{Name: "wait"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
-		select {
-		case <-release:
-		case <-ctx.Done():
-		}
-		return &mcp.CallToolResult{}, nil
-	}, &server.ToolOptions{TaskPolicy: server.TaskAlways})
-	h := srv.HTTPHandler(nil)
-	ts := httptest.NewServer(h)
-	defer ts.Close()
-	defer h.(interface{ Close() error }).Close()
+	addWaitTool(srv, release)
+	ts := serveHTTP(t, srv)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	call := func(auth, method string, params map[string]any) (map[string]json.RawMessage, *jsonrpc.Error) {
@@ -308,17 +321,8 @@ func TestExtTaskCapsHoldAgainstForgedCredentials(t *testing.T) {
 	defer close(release)
 	srv := modernServer(&server.Options{Tasks: &tasks.Options{MaxActive: 1, MaxActiveTotal: 3, MaxKeptTotal: 3}})
 	defer srv.Close()
-	srv.AddToolWith(&mcp.Tool{Name: "wait"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
-		select {
-		case <-release:
-		case <-ctx.Done():
-		}
-		return &mcp.CallToolResult{}, nil
-	}, &server.ToolOptions{TaskPolicy: server.TaskAlways})
-	h := srv.HTTPHandler(nil)
-	ts := httptest.NewServer(h)
-	defer ts.Close()
-	defer h.(interface{ Close() error }).Close()
+	addWaitTool(srv, release)
+	ts := serveHTTP(t, srv)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	made := 0

@@ -39,10 +39,7 @@ func TestUnreadListenStallsNoOtherClient(t *testing.T) {
 			srv.AddToolWith(&mcp.Tool{Name: "quick"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 				return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("done")}}, nil
 			}, &server.ToolOptions{TaskPolicy: server.TaskAlways})
-			h := srv.HTTPHandler(nil)
-			ts := httptest.NewServer(h)
-			defer ts.Close()
-			defer h.(interface{ Close() error }).Close()
+			ts := serveHTTP(t, srv)
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
 			call := func(who, method string, params map[string]any) map[string]json.RawMessage {
@@ -109,10 +106,7 @@ func TestSlowListenGetsNewestStates(t *testing.T) {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("done")}}, nil
 	}, &server.ToolOptions{TaskPolicy: server.TaskAlways})
-	h := srv.HTTPHandler(nil)
-	ts := httptest.NewServer(h)
-	defer ts.Close()
-	defer h.(interface{ Close() error }).Close()
+	ts := serveHTTP(t, srv)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	res, rerr := postExt(t, ctx, ts.URL+"/mcp", "", mcp.MethodToolsCall, map[string]any{"name": "chatty"})
