@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/internal/workpool"
@@ -66,6 +67,16 @@ type Tap func(dir Direction, m Message)
 // CancelledMethod is the notification that abandons a request (MCP's spelling). It is
 // built in because handler contexts must end when the peer gives up on a request.
 const CancelledMethod = "notifications/cancelled"
+
+// cancelNotifyTimeout bounds how long the notifications/cancelled of a withdrawn call
+// may take to be written: a peer that does not read must not keep the call from ending.
+const cancelNotifyTimeout = 2 * time.Second
+
+// cancelNotifyContext is the context of the notifications/cancelled of a call withdrawn
+// because ctx ended: ctx's values, not its end, with [cancelNotifyTimeout].
+func cancelNotifyContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), cancelNotifyTimeout)
+}
 
 // uncancellable lists methods for which a cancelled call sends no notification: MCP forbids
 // cancelling initialize.
@@ -278,7 +289,9 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		c.forget(id)
 		if !uncancellable[method] && c.Err() == nil {
 			reason := context.Cause(ctx).Error()
-			_ = c.Notify(context.WithoutCancel(ctx), CancelledMethod, map[string]any{"requestId": id, "reason": reason})
+			nctx, cancel := cancelNotifyContext(ctx)
+			_ = c.Notify(nctx, CancelledMethod, map[string]any{"requestId": id, "reason": reason})
+			cancel()
 		}
 		return ctx.Err()
 	case <-c.done:
@@ -334,7 +347,9 @@ func (c *Conn) Go(ctx context.Context, method string, params any, done func(resu
 			return // settled meanwhile
 		}
 		if !uncancellable[method] && c.Err() == nil {
-			_ = c.Notify(context.WithoutCancel(ctx), CancelledMethod, map[string]any{"requestId": id, "reason": context.Cause(ctx).Error()})
+			nctx, cancel := cancelNotifyContext(ctx)
+			_ = c.Notify(nctx, CancelledMethod, map[string]any{"requestId": id, "reason": context.Cause(ctx).Error()})
+			cancel()
 		}
 		done(nil, ctx.Err())
 	})

@@ -103,7 +103,7 @@ func (w *headerWalk) declare(schema map[string]any, h any, path []string, static
 		w.fail("its value must be a string")
 	case len(path) == 0 || !static:
 		w.fail("%q is not on a property reached through properties alone", name)
-	case !isToken(name):
+	case !IsToken(name):
 		w.fail("%q is not a valid header name", name)
 	case w.seen[strings.ToLower(name)]:
 		w.fail("%q is declared twice", name)
@@ -118,8 +118,9 @@ func (w *headerWalk) declare(schema map[string]any, h any, path []string, static
 	}
 }
 
-// isToken reports whether s is an RFC 9110 token.
-func isToken(s string) bool {
+// IsToken reports whether s is an RFC 9110 token: what an HTTP header's name, and so an
+// x-mcp-header, must be.
+func IsToken(s string) bool {
 	if s == "" {
 		return false
 	}

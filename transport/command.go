@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -91,6 +92,15 @@ func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 	path, err := exec.LookPath(c.Path)
 	if err != nil {
 		return nil, fmt.Errorf("server command %q not found: %w", c.Path, err)
+	}
+	if c.Dir != "" {
+		// Else a missing directory fails the start as "fork/exec PATH: no such file or
+		// directory", which blames the command.
+		if fi, err := os.Stat(c.Dir); err != nil {
+			return nil, &fs.PathError{Op: "chdir", Path: c.Dir, Err: errors.Unwrap(err)}
+		} else if !fi.IsDir() {
+			return nil, &fs.PathError{Op: "chdir", Path: c.Dir, Err: syscall.ENOTDIR}
+		}
 	}
 	cmd := exec.Command(path, c.Args...)
 	cmd.Env = append(os.Environ(), c.Env...)

@@ -32,7 +32,10 @@ type Stream struct {
 	closers []io.Closer
 	max     int
 
-	wmu       sync.Mutex
+	// wmu is held while a message is written: a channel, so that a writer waiting for
+	// it can give up when its context ends (the write before it may be stuck on a peer
+	// that does not read).
+	wmu       chan struct{}
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -43,7 +46,7 @@ func NewStream(r io.Reader, w io.Writer, maxSize int) *Stream {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxMessageSize
 	}
-	s := &Stream{r: bufio.NewReaderSize(r, 64<<10), w: w, max: maxSize}
+	s := &Stream{r: bufio.NewReaderSize(r, 64<<10), w: w, max: maxSize, wmu: make(chan struct{}, 1)}
 	for _, x := range []any{r, w} {
 		if c, ok := x.(io.Closer); ok {
 			s.closers = append(s.closers, c)
@@ -136,15 +139,24 @@ func (s *Stream) discardLine(k *skimmer) error {
 	}
 }
 
-// Write sends m followed by a newline. Safe for concurrent use.
+// Write sends m followed by a newline. Safe for concurrent use. A write that waits
+// for another one (which a peer that does not read holds up) gives up when ctx ends.
 func (s *Stream) Write(ctx context.Context, m jsonrpc.Message) error {
 	b, err := jsonrpc.EncodeMessage(m)
 	if err != nil {
 		return err
 	}
 	b = append(b, '\n')
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
+	select {
+	case s.wmu <- struct{}{}:
+	default: // wait; a free stream is written even when ctx has ended, as before
+		select {
+		case s.wmu <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	defer func() { <-s.wmu }()
 	if _, err := s.w.Write(b); err != nil {
 		return fmt.Errorf("transport: write: %w", err)
 	}

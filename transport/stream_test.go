@@ -506,3 +506,43 @@ func TestStreamMessagesOutliveTheirLine(t *testing.T) {
 		}
 	}
 }
+
+// A write that waits behind another, which a peer that does not read holds up, gives up
+// when its context ends; a stream that is free is written whatever the context.
+func TestStreamWriteWaitEndsWithContext(t *testing.T) {
+	w := &heldWriter{entered: make(chan struct{}, 4), release: make(chan struct{})}
+	s := transport.NewStream(strings.NewReader(""), w, 0)
+	stuck := make(chan error, 1)
+	go func() { stuck <- s.Write(context.Background(), &jsonrpc.Request{Method: "first"}) }()
+	<-w.entered // the first write holds the stream
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if err := s.Write(ctx, &jsonrpc.Request{Method: "second"}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the waiting write: %v, want its context's end", err)
+	}
+	close(w.release)
+	if err := <-stuck; err != nil {
+		t.Errorf("the first write, once read: %v", err)
+	}
+	done, stop := context.WithCancel(t.Context())
+	stop()
+	if err := s.Write(done, &jsonrpc.Request{Method: "third"}); err != nil {
+		t.Errorf("a write to a free stream with an ended context: %v", err)
+	}
+	if got := w.buf.String(); strings.Contains(got, "second") || !strings.Contains(got, "first") || !strings.Contains(got, "third") {
+		t.Errorf("written: %q", got)
+	}
+}
+
+// heldWriter is a peer that reads nothing until released.
+type heldWriter struct {
+	entered chan struct{}
+	release chan struct{}
+	buf     bytes.Buffer
+}
+
+func (w *heldWriter) Write(p []byte) (int, error) {
+	w.entered <- struct{}{}
+	<-w.release
+	return w.buf.Write(p)
+}

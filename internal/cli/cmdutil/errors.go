@@ -14,6 +14,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/auth"
@@ -464,6 +465,7 @@ func describeConnect(e *ConnectError) string {
 		httpErr *transport.HTTPError
 		rpc     *jsonrpc.Error
 		timeout *client.TimeoutError
+		pathErr *fs.PathError
 	)
 	if msg, ok := describeEra(e.Err); ok {
 		return msg
@@ -476,9 +478,22 @@ func describeConnect(e *ConnectError) string {
 		switch {
 		case errors.Is(execErr.Err, fs.ErrPermission):
 			return fmt.Sprintf("the server command %q cannot be run: permission denied", execErr.Name)
+		case errors.Is(execErr.Err, syscall.EISDIR):
+			return fmt.Sprintf("the server command %q is a directory", execErr.Name)
 		default:
 			return fmt.Sprintf("the server command %q was not found", execErr.Name)
 		}
+	case errors.As(e.Err, &pathErr) && pathErr.Op == "chdir":
+		why := look.Sentence(pathErr.Err)
+		switch {
+		case errors.Is(pathErr.Err, fs.ErrNotExist):
+			why = "it does not exist"
+		case errors.Is(pathErr.Err, syscall.ENOTDIR):
+			why = "it is not a directory"
+		case errors.Is(pathErr.Err, fs.ErrPermission):
+			why = "permission denied"
+		}
+		return fmt.Sprintf("%s cannot be started in the directory %q: %s", e.who(), pathErr.Path, why)
 	case errors.Is(e.Err, transport.ErrServerExited):
 		return e.who() + " exited before it finished starting" + look.ExitDetail(e.Err)
 	case errors.As(e.Err, &dnsErr):

@@ -452,9 +452,20 @@ func headerPairs(list []string) (http.Header, error) {
 		if !ok || k == "" || strings.ContainsAny(k, " \t") {
 			return nil, cmdutil.UsageErrorf("--header wants NAME=VALUE, not %q", kv)
 		}
+		if !validHeader(k, v) {
+			return nil, cmdutil.UsageErrorf("--header %q cannot be sent: a header's name is letters, digits and !#$%%&'*+-.^_`|~, and its value has no control characters", kv)
+		}
 		h.Add(k, v)
 	}
 	return h, nil
+}
+
+// validHeader reports whether an HTTP request can carry the header name: value: name
+// is an RFC 9110 token, and value has no control character but tab.
+func validHeader(name, value string) bool {
+	return mcp.IsToken(name) && !strings.ContainsFunc(value, func(r rune) bool {
+		return (r < ' ' && r != '\t') || r == 0x7f
+	})
 }
 
 // ServerConfig is one entry of the mcpServers format.
@@ -562,6 +573,9 @@ func (s *Selection) fromConfig(env map[string]string, headers http.Header) (*Tar
 		}
 		h := http.Header{}
 		for k, v := range sc.Headers {
+			if !validHeader(k, v) {
+				return nil, bad("has a header %q that cannot be sent: a header's name is letters, digits and !#$%%&'*+-.^_`|~, and its value has no control characters", k)
+			}
 			h.Set(k, v)
 		}
 		for k, vs := range headers {
@@ -641,6 +655,9 @@ func SplitCommand(line string) ([]string, error) {
 	}
 	if len(words) == 0 {
 		return nil, cmdutil.UsageErrorf("the --stdio command is empty")
+	}
+	if words[0] == "" {
+		return nil, cmdutil.UsageErrorf("the --stdio command's program name is empty")
 	}
 	return words, nil
 }

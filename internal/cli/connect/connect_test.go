@@ -107,6 +107,7 @@ func TestResolveConfig(t *testing.T) {
 func TestResolveErrors(t *testing.T) {
 	notJSON := writeConfig(t, "{\n  \"mcpServers\": {\n    \"a\": {command: \"x\"}\n  }\n}")
 	noServers := writeConfig(t, `{"servers": {}}`)
+	badHeader := writeConfig(t, `{"mcpServers": {"a": {"url": "http://x/mcp", "headers": {"X-Key": "a\r\nHost: evil"}}}}`)
 	tests := []struct {
 		sel  Selection
 		want string
@@ -120,6 +121,9 @@ func TestResolveErrors(t *testing.T) {
 		{Selection{Config: notJSON, Server: "a"}, "the config file " + notJSON + " is not valid JSON: invalid character 'c' looking for beginning of object key string at line 3, column 11"},
 		{Selection{Config: noServers, Server: "a"}, "the config file " + noServers + ` cannot be used: it has no "mcpServers" object`},
 		{Selection{Config: filepath.Join(t.TempDir(), "missing.json"), Server: "a"}, "does not exist"},
+		{Selection{Config: badHeader, Server: "a"}, "the config file " + badHeader + ` cannot be used: server "a" has a header "X-Key" that cannot be sent`},
+		{Selection{URL: "http://x/mcp", Headers: []string{"X-Key=a\x1b]0;t\x07"}}, `--header "X-Key=a\x1b]0;t\a" cannot be sent`},
+		{Selection{Stdio: `'' x`}, "the --stdio command's program name is empty"},
 	}
 	for _, tt := range tests {
 		_, err := tt.sel.Resolve()

@@ -29,6 +29,7 @@ func fakeStdio(mode string) []string {
 //	mute     answers nothing but initialize, until the request is withdrawn
 //	stderr   writes a 2 MiB line and 200 KiB more to stderr before it serves
 //	mute-call  lists the tool "wait" (taskSupport optional) and never answers tools/call
+//	garbage  writes lines that are not JSON to stdout for ever, and never reads stdin
 func fakeServer(mode string) int {
 	handle := func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		switch req.Method {
@@ -62,6 +63,14 @@ func fakeServer(mode string) int {
 				InputSchema: json.RawMessage(`{"type":"object"}`)}}}, nil
 		}
 		return nil, jsonrpc.ErrMethodNotFound
+	}
+	if mode == "garbage" {
+		w := bufio.NewWriter(os.Stdout)
+		for {
+			if _, err := w.WriteString("this is not JSON\n"); err != nil {
+				return 0
+			}
+		}
 	}
 	if mode == "stderr" {
 		w := bufio.NewWriter(os.Stderr)

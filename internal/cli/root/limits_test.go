@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -58,6 +59,43 @@ func TestRequestTimeout(t *testing.T) {
 	}
 	if took := time.Since(start); took > 20*time.Second {
 		t.Errorf("took %s", took)
+	}
+}
+
+// TestServerThatDoesNotRead: a server that writes lines that are not JSON and never
+// reads its stdin (mcpi answers each line with a parse error, until the pipe to the
+// server is full) is given up on after --timeout, and Ctrl-C ends the command too. mcpi
+// used to hang for ever, deaf to --timeout and to Ctrl-C: the withdrawn request's
+// notifications/cancelled waited for the pipe without a bound.
+func TestServerThatDoesNotRead(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		args      []string
+		interrupt bool
+		want      string
+	}{
+		{name: "timeout", args: []string{"--timeout", "1s", "ping"}, want: "mcpi: the server " + strconv.Quote(fakeStdio("garbage")[1]) + " did not answer "},
+		{name: "interrupt", args: []string{"--timeout", "0", "ping"}, interrupt: true, want: "mcpi: interrupted\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(clitest.Context(t))
+			defer cancel()
+			ios, _, out, errOut := iostreams.Test()
+			done := make(chan int, 1)
+			go func() { done <- Main(ctx, ios, append(fakeStdio("garbage"), tt.args...), "test") }()
+			if tt.interrupt {
+				time.Sleep(time.Second)
+				cancel()
+			}
+			select {
+			case code := <-done:
+				if stderr := errOut.String(); code != 2 || !strings.HasPrefix(stderr, tt.want) || strings.Count(stderr, "\n") != 1 || out.Len() != 0 {
+					t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant it to start with:\n%s", code, out, stderr, tt.want)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("mcpi did not end")
+			}
+		})
 	}
 }
 

@@ -163,6 +163,17 @@ func TestErrors(t *testing.T) {
 		{[]string{"tools", "frobnicate"}, `mcpi: "mcpi tools" has no command "frobnicate"`, 2},
 		{[]string{"tools", "list", "--bogus"}, "mcpi: unknown flag: --bogus", 2},
 		{[]string{"--stdio", "x", "serve", "demo"}, "", 2},
+		// Bad input that used to reach exec or net/http, and came back as their errors.
+		{[]string{"--cwd", filepath.Join(dir, "missing"), "--stdio", mcpiBin + " serve demo", "tools", "list"},
+			`mcpi: the server "` + mcpiBin + ` serve demo" cannot be started in the directory "` + filepath.Join(dir, "missing") + `": it does not exist`, 2},
+		{[]string{"--cwd", good, "--stdio", mcpiBin + " serve demo", "tools", "list"},
+			`mcpi: the server "` + mcpiBin + ` serve demo" cannot be started in the directory "` + good + `": it is not a directory`, 2},
+		{[]string{"--stdio", dir, "tools", "list"}, `mcpi: the server command "` + dir + `" is a directory`, 2},
+		{[]string{"--stdio", `"" serve`, "tools", "list"}, "mcpi: the --stdio command's program name is empty", 2},
+		{[]string{"--url", closed, "--header", "X-Key=a\nb", "tools", "list"},
+			`mcpi: --header "X-Key=a\nb" cannot be sent: a header's name is letters, digits and !#$%&'*+-.^_` + "`" + `|~, and its value has no control characters`, 2},
+		{[]string{"--url", closed, "--header", "X(Key)=1", "tools", "list"},
+			`mcpi: --header "X(Key)=1" cannot be sent: a header's name is letters, digits and !#$%&'*+-.^_` + "`" + `|~, and its value has no control characters`, 2},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
