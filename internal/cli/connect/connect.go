@@ -101,7 +101,8 @@ func (l *Limits) addFlags(fs *pflag.FlagSet) {
 	fs.Var(bound{&l.MaxItems}, "max-items", "stop a listing after `N` items (0: no bound)")
 	l.MaxMessageSize = transport.DefaultMaxMessageSize
 	fs.Var(byteSize{&l.MaxMessageSize}, "max-message-size", "drop a message from the server over `SIZE` (bytes, or with KiB, MiB, GiB), failing the request it answers")
-	fs.DurationVar(&l.Timeout, "timeout", DefaultTimeout, "give up on a request the server has not answered within `DURATION` (0: never); a task is followed past it")
+	l.Timeout = DefaultTimeout
+	fs.Var(timeout{&l.Timeout}, "timeout", "give up on a request the server has not answered within `DURATION` (0: never); a task is followed past it")
 	l.MaxInputRounds = client.DefaultMaxInputRounds
 	fs.Var(bound{&l.MaxInputRounds}, "max-input-rounds", "stop a request the server has asked for input `N` times (protocol 2026-07-28; 0: no bound)")
 }
@@ -127,6 +128,51 @@ func (l *Limits) apply(opts *client.Options) *client.Options {
 	return &o
 }
 
+// timeout is a duration flag that is not negative (0: never).
+type timeout struct{ p *time.Duration }
+
+func (t timeout) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil:
+		return errors.New("want a duration such as 30s or 5m")
+	case d < 0:
+		return errors.New("want 0 (never) or more")
+	}
+	*t.p = d
+	return nil
+}
+
+func (t timeout) String() string {
+	if t.p == nil {
+		return "0s"
+	}
+	return t.p.String()
+}
+
+func (t timeout) Type() string { return "duration" }
+
+// text is a string flag that is not empty: "--url $UNSET" must not mean no --url at
+// all, and quietly the demo server.
+type text struct{ p *string }
+
+func (t text) Set(s string) error {
+	if s == "" {
+		return errors.New("it is empty")
+	}
+	*t.p = s
+	return nil
+}
+
+func (t text) String() string {
+	if t.p == nil {
+		return ""
+	}
+	return *t.p
+}
+
+func (t text) Type() string { return "string" }
+
 // bound is an int flag whose 0 means "no bound": it is kept as -1, so that the zero
 // [Limits] still means the defaults.
 type bound struct{ p *int }
@@ -136,7 +182,10 @@ func (b bound) Set(s string) error {
 	if err != nil {
 		return errors.New("want a whole number")
 	}
-	if n <= 0 {
+	switch {
+	case n < 0:
+		return errors.New("want 0 (no bound) or more")
+	case n == 0:
 		n = -1
 	}
 	*b.p = n
@@ -193,13 +242,13 @@ func (b byteSize) Type() string { return "size" }
 
 // AddFlags registers the selection flags on fs (the root command's persistent flags).
 func (s *Selection) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&s.Stdio, "stdio", "", "run `COMMAND` (quoted, with its arguments) as the server, over stdio")
+	fs.Var(text{&s.Stdio}, "stdio", "run `COMMAND` (quoted, with its arguments) as the server, over stdio")
 	fs.StringArrayVar(&s.Env, "env", nil, "set `K=V` in the stdio server's environment (repeatable)")
-	fs.StringVar(&s.Cwd, "cwd", "", "run the stdio server in `DIR`")
-	fs.StringVar(&s.URL, "url", "", "connect to the Streamable HTTP server at `URL`")
+	fs.Var(text{&s.Cwd}, "cwd", "run the stdio server in `DIR`")
+	fs.Var(text{&s.URL}, "url", "connect to the Streamable HTTP server at `URL`")
 	fs.StringArrayVar(&s.Headers, "header", nil, "send the HTTP header `K=V` with every request (repeatable)")
-	fs.StringVar(&s.Config, "config", "", "read servers from `FILE` in the mcpServers JSON format")
-	fs.StringVar(&s.Server, "server", "", "use the server `NAME` of the --config file")
+	fs.Var(text{&s.Config}, "config", "read servers from `FILE` in the mcpServers JSON format")
+	fs.Var(text{&s.Server}, "server", "use the server `NAME` of the --config file")
 	fs.StringVar(&s.Protocol, "protocol", client.ProtocolAuto, "the protocol `VERSION`: 2025-11-25 (initialize), 2026-07-28 (server/discover, no session), or auto (whichever the server speaks, 2026-07-28 first)")
 	s.Limits.addFlags(fs)
 	s.Auth.addFlags(fs)

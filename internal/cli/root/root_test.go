@@ -170,6 +170,13 @@ func TestErrors(t *testing.T) {
 			`mcpi: the server "` + mcpiBin + ` serve demo" cannot be started in the directory "` + good + `": it is not a directory`, 2},
 		{[]string{"--stdio", dir, "tools", "list"}, `mcpi: the server command "` + dir + `" is a directory`, 2},
 		{[]string{"--stdio", `"" serve`, "tools", "list"}, "mcpi: the --stdio command's program name is empty", 2},
+		// An empty value (an unset variable) is not the flag left out, which would mean the
+		// demo server; a negative bound or timeout is not "none".
+		{[]string{"--url", "", "tools", "list"}, `mcpi: invalid argument "" for "--url" flag: it is empty`, 2},
+		{[]string{"--stdio=", "tools", "list"}, `mcpi: invalid argument "" for "--stdio" flag: it is empty`, 2},
+		{[]string{"--config", "", "--server", "a", "tools", "list"}, `mcpi: invalid argument "" for "--config" flag: it is empty`, 2},
+		{[]string{"--timeout", "-5s", "ping"}, `mcpi: invalid argument "-5s" for "--timeout" flag: want 0 (never) or more`, 2},
+		{[]string{"--max-items", "-1", "tools", "list"}, `mcpi: invalid argument "-1" for "--max-items" flag: want 0 (no bound) or more`, 2},
 		{[]string{"--url", closed, "--header", "X-Key=a\nb", "tools", "list"},
 			`mcpi: --header "X-Key=a\nb" cannot be sent: a header's name is letters, digits and !#$%&'*+-.^_` + "`" + `|~, and its value has no control characters`, 2},
 		{[]string{"--url", closed, "--header", "X(Key)=1", "tools", "list"},
