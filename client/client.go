@@ -972,6 +972,8 @@ func (s *Session) notification(req *jsonrpc.Request) {
 		if d.UnmarshalJSON(req.Params) == nil && d.TaskID != "" {
 			s.detailNotification(&d)
 		}
+	case mcp.NotificationSubscriptionsAcknowledged:
+		s.listenAcknowledged(req.Params)
 	case mcp.NotificationToolsListChanged:
 		s.mu.Lock()
 		clear(s.tools)

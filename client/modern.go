@@ -57,6 +57,9 @@ type modernWire struct {
 	listenMu      sync.Mutex
 	listenPending []*Task
 	listenTimer   *time.Timer
+	// unacked are the streams of tasks not acknowledged yet, by their request's id (the
+	// subscription's id the acknowledgement names); guarded by listenMu.
+	unacked map[jsonrpc.ID]*listenGroup
 }
 
 // paramHeaders is the transport end that carries x-mcp-header arguments as headers.
@@ -686,6 +689,8 @@ func (s *Session) takeListenLocked() []*Task {
 // the last of them has ended.
 type listenGroup struct {
 	w      *modernWire
+	id     jsonrpc.ID   // the subscriptions/listen request's, once sent (guarded by w.listenMu)
+	named  []*Task      // the tasks the stream asked for
 	left   atomic.Int32 // tasks that have not ended, plus one while the stream opens
 	cancel context.CancelFunc
 	mu     sync.Mutex
@@ -773,12 +778,23 @@ func (s *Session) openListen(batch []*Task) {
 	}
 	// The stream's end, however it comes: a task it named that has not ended hears of
 	// itself by its polls alone from then on.
+	g.named = named
 	ended := func() {
+		g.w.forgetAck(g)
 		g.ended()
 		for _, t := range named {
 			t.streamLost()
 		}
 	}
+	ctx = jsonrpc.WithRequestID(ctx, func(id jsonrpc.ID) {
+		g.w.listenMu.Lock()
+		defer g.w.listenMu.Unlock()
+		g.id = id
+		if g.w.unacked == nil {
+			g.w.unacked = make(map[jsonrpc.ID]*listenGroup)
+		}
+		g.w.unacked[id] = g
+	})
 	open := func() {
 		defer g.release() // the opener's hold: the stream is withdrawn once its tasks have ended
 		if err := s.listenAsync(ctx, mcp.ListenFilter{TaskIDs: ids}, ended); err != nil {
@@ -790,6 +806,59 @@ func (s *Session) openListen(batch []*Task) {
 		open()
 	} else {
 		s.tasks.followers.Go(open)
+	}
+}
+
+// acknowledged takes the stream of request id off those waiting for their
+// acknowledgement, and returns it (nil if it is not one, or was acknowledged).
+func (w *modernWire) acknowledged(id jsonrpc.ID) *listenGroup {
+	w.listenMu.Lock()
+	defer w.listenMu.Unlock()
+	g := w.unacked[id]
+	delete(w.unacked, id)
+	return g
+}
+
+// forgetAck takes the stream g off those waiting for their acknowledgement: it ended.
+func (w *modernWire) forgetAck(g *listenGroup) {
+	w.listenMu.Lock()
+	defer w.listenMu.Unlock()
+	if w.unacked[g.id] == g {
+		delete(w.unacked, g.id)
+	}
+}
+
+// listenAcknowledged takes a stream's notifications/subscriptions/acknowledged: a task
+// the stream asked for and the server left out will hear nothing of itself on it, and
+// is polled at its own interval, not at the one kept for tasks that hear of themselves.
+func (s *Session) listenAcknowledged(params json.RawMessage) {
+	if s.modern == nil {
+		return
+	}
+	var p struct {
+		Notifications struct {
+			TaskIDs []string `json:"taskIds"`
+		} `json:"notifications"`
+		Meta struct {
+			ID jsonrpc.ID `json:"io.modelcontextprotocol/subscriptionId"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil || !p.Meta.ID.IsValid() {
+		return
+	}
+	g := s.modern.acknowledged(p.Meta.ID)
+	if g == nil {
+		return
+	}
+	left := make(map[string]*Task, len(g.named))
+	for _, t := range g.named {
+		left[t.ID()] = t
+	}
+	for _, id := range p.Notifications.TaskIDs {
+		delete(left, id)
+	}
+	for _, t := range left {
+		t.streamLost()
 	}
 }
 

@@ -125,11 +125,11 @@ func TestTaskOfFailedCallEnds(t *testing.T) {
 // TestExtTaskPolledWhenItsStreamIsGone: in 2026-07-28 a task hears of itself only on a
 // subscriptions/listen stream that names it. Once the session has had one notification
 // (task t1, on its stream), a later task t2 whose stream the server ends at once (its
-// final result) or refuses has no stream left: it must be polled at its own
-// pollIntervalMs (1 s here), not at NotifiedPollInterval (10 s), as if notifications
-// would still come.
+// final result), refuses, or acknowledges without naming t2 (and keeps open) has no
+// stream to hear of itself on: it must be polled at its own pollIntervalMs (1 s here),
+// not at NotifiedPollInterval (10 s), as if notifications would still come.
 func TestExtTaskPolledWhenItsStreamIsGone(t *testing.T) {
-	for _, how := range []string{"ended", "refused"} {
+	for _, how := range []string{"ended", "refused", "left out"} {
 		t.Run(how, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ctx := bounded(t)
@@ -158,8 +158,18 @@ func TestExtTaskPolledWhenItsStreamIsGone(t *testing.T) {
 					var p mcp.ListenParams
 					_ = json.Unmarshal(req.Params, &p)
 					final := map[string]any{"resultType": "complete", "_meta": map[string]any{mcp.MetaSubscriptionID: req.ID}}
-					if listens.Add(1) > 1 && how == "refused" {
+					second := listens.Add(1) > 1
+					if second && how == "refused" {
 						return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "too many streams")
+					}
+					if second && how == "left out" {
+						// Acknowledged without the task, and kept open: nothing of it will come.
+						_ = f.Conn().Notify(ctx, mcp.NotificationSubscriptionsAcknowledged, map[string]any{
+							"_meta":         map[string]any{mcp.MetaSubscriptionID: req.ID},
+							"notifications": map[string]any{"taskIds": []string{}},
+						})
+						<-ctx.Done()
+						return nil, ctx.Err()
 					}
 					_ = f.Conn().Notify(ctx, mcp.NotificationSubscriptionsAcknowledged, map[string]any{
 						"_meta":         map[string]any{mcp.MetaSubscriptionID: req.ID},

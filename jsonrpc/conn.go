@@ -277,6 +277,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	c.pending[id] = ch
 	c.mu.Unlock()
 
+	tellID(ctx, id)
 	req := &Request{ID: id, Method: method, Params: raw}
 	if err := c.write(ctx, req); err != nil {
 		c.forget(id)
@@ -333,6 +334,7 @@ func (c *Conn) Go(ctx context.Context, method string, params any, done func(resu
 	}
 	c.later[id] = k
 	c.mu.Unlock()
+	tellID(ctx, id)
 	if err := c.write(ctx, &Request{ID: id, Method: method, Params: raw}); err != nil {
 		if c.takeLater(id) == nil {
 			return nil // the connection ended meanwhile, and done was given why
@@ -733,6 +735,22 @@ func withRequest(ctx context.Context, req *Request) context.Context {
 func RequestFromContext(ctx context.Context) (*Request, bool) {
 	r, ok := ctx.Value(requestKey{}).(*Request)
 	return r, ok
+}
+
+type requestIDKey struct{}
+
+// WithRequestID returns a context whose requests, sent with [Conn.Call] or [Conn.Go],
+// tell f their id before they are written: a caller can then recognise what the peer
+// sends about the request (a subscription's notifications name its request) however
+// soon it arrives.
+func WithRequestID(ctx context.Context, f func(ID)) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, f)
+}
+
+func tellID(ctx context.Context, id ID) {
+	if f, ok := ctx.Value(requestIDKey{}).(func(ID)); ok {
+		f(id)
+	}
 }
 
 // WithRelatedRequest marks messages written with ctx as belonging to the inbound request

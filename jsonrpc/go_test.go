@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -183,4 +184,45 @@ func TestGoFailedByTheConnectionsEnd(t *testing.T) {
 			t.Fatalf("Go after Close: %v", err)
 		}
 	})
+}
+
+// A request sent with a context of WithRequestID tells its id before it is written: the
+// peer's first message about it (here a notification naming it, sent before the answer)
+// finds the id known.
+func TestWithRequestID(t *testing.T) {
+	var mu sync.Mutex
+	known := map[jsonrpc.ID]bool{}
+	seen := make(chan bool, 2)
+	var server *jsonrpc.Conn
+	client, server := newPair(t, jsonrpc.Options{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		var p struct{ ID jsonrpc.ID }
+		_ = json.Unmarshal(req.Params, &p)
+		mu.Lock()
+		seen <- known[p.ID]
+		mu.Unlock()
+		return nil, nil
+	})}, jsonrpc.Options{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		_ = server.Notify(ctx, "about", map[string]any{"id": req.ID})
+		return "ok", nil
+	})})
+	ctx := jsonrpc.WithRequestID(t.Context(), func(id jsonrpc.ID) {
+		mu.Lock()
+		known[id] = true
+		mu.Unlock()
+	})
+	if err := client.Call(ctx, "a", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	if err := client.Go(ctx, "b", nil, func(_ json.RawMessage, err error) { done <- err }); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if !<-seen {
+			t.Error("a notification naming the request came before its id was told")
+		}
+	}
 }
