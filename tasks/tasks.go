@@ -372,6 +372,7 @@ func (m *Manager) register(d Dialect, owner string, requested *mcp.TaskMetadata,
 	t.seq = m.seq
 	m.tasks[id] = t
 	set.tasks[id] = t
+	set.order = append(set.order, t) // the newest: the order stays by seq
 	set.active++
 	m.active++
 	if !t.expires.IsZero() {
@@ -691,21 +692,25 @@ func (m *Manager) List(owner, cursor string) ([]mcp.Task, string, error) {
 	if after > m.seq {
 		return nil, "", ErrBadCursor // well-formed, but never issued
 	}
-	var all []*task
-	for _, t := range m.owners[owner].all() {
-		if t.seq > after && t.dialect == DialectCore {
-			all = append(all, t)
-		}
-	}
-	sortBySeq(all)
-	n := min(len(all), m.opts.PageSize)
-	out := make([]mcp.Task, n)
-	for i := range n {
-		out[i] = all[i].state
-	}
+	// The page is read from the owner's tasks in order, from the cursor on: a page
+	// costs its own size, not the owner's tasks (sorting them all at each page made a
+	// listing cost the square of their number, under the lock every client's task
+	// requests take).
+	order := m.owners[owner].ordered()
+	i, _ := slices.BinarySearchFunc(order, after+1, bySeq)
+	out := make([]mcp.Task, 0, min(len(order)-i, m.opts.PageSize))
+	var last *task
 	next := ""
-	if n < len(all) {
-		next = base64.RawURLEncoding.EncodeToString([]byte("t" + strconv.FormatUint(all[n-1].seq, 10)))
+	for _, t := range order[i:] {
+		if t.dialect != DialectCore {
+			continue
+		}
+		if len(out) == m.opts.PageSize {
+			next = base64.RawURLEncoding.EncodeToString([]byte("t" + strconv.FormatUint(last.seq, 10)))
+			break
+		}
+		out = append(out, t.state)
+		last = t
 	}
 	return out, next, nil
 }
@@ -731,6 +736,7 @@ func (m *Manager) Adopt(id, newOwner string, may func(owner string) bool) bool {
 	}
 	old := m.owners[t.owner]
 	delete(old.tasks, id)
+	old.unorder(t)
 	if !t.state.Status.IsTerminal() {
 		old.active--
 	} else if t.tindex >= 0 {
@@ -745,6 +751,7 @@ func (m *Manager) Adopt(id, newOwner string, may func(owner string) bool) bool {
 		m.owners[newOwner] = set
 	}
 	set.tasks[id] = t
+	set.reorder(t)
 	if !t.state.Status.IsTerminal() {
 		set.active++
 	} else {
@@ -772,13 +779,9 @@ func (m *Manager) PollInterval() time.Duration { return m.opts.PollInterval }
 func (m *Manager) All(owner string) []mcp.Task {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	ts := make([]*task, 0, len(m.owners[owner].all()))
-	for _, t := range m.owners[owner].all() {
-		ts = append(ts, t)
-	}
-	sortBySeq(ts)
-	out := make([]mcp.Task, len(ts))
-	for i, t := range ts {
+	order := m.owners[owner].ordered()
+	out := make([]mcp.Task, len(order))
+	for i, t := range order {
 		out[i] = t.state
 	}
 	return out
@@ -871,6 +874,7 @@ func (m *Manager) removeLocked(t *task) {
 	delete(m.tasks, t.state.TaskID)
 	set := m.owners[t.owner]
 	delete(set.tasks, t.state.TaskID)
+	set.unorder(t)
 	if !t.state.Status.IsTerminal() {
 		set.active--
 		m.active--
@@ -900,9 +904,34 @@ func (m *Manager) removeLocked(t *task) {
 // ownerSet is one owner's tasks, how many of them are still running, and the terminal
 // ones by age, oldest first, for eviction.
 type ownerSet struct {
-	tasks    map[string]*task
+	tasks map[string]*task
+	// order is the tasks by seq, oldest first, for tasks/list.
+	order    []*task
 	active   int
 	terminal terminalHeap
+}
+
+// unorder takes t out of the order.
+func (o *ownerSet) unorder(t *task) {
+	if i, ok := slices.BinarySearchFunc(o.order, t.seq, bySeq); ok {
+		o.order = slices.Delete(o.order, i, i+1)
+	}
+}
+
+// reorder puts t, a task adopted from another owner, in its place in the order.
+func (o *ownerSet) reorder(t *task) {
+	i, _ := slices.BinarySearchFunc(o.order, t.seq, bySeq)
+	o.order = slices.Insert(o.order, i, t)
+}
+
+func bySeq(t *task, seq uint64) int { return cmp.Compare(t.seq, seq) }
+
+// ordered returns the tasks by seq, oldest first; nil-safe, as all is.
+func (o *ownerSet) ordered() []*task {
+	if o == nil {
+		return nil
+	}
+	return o.order
 }
 
 // all returns the tasks; nil-safe so that unknown owners have none.
@@ -938,7 +967,3 @@ func newID() (string, error) {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-func sortBySeq(ts []*task) {
-	slices.SortFunc(ts, func(a, b *task) int { return cmp.Compare(a.seq, b.seq) })
-}

@@ -866,7 +866,12 @@ func (s *HTTPServerConn) dropEventsLocked(st *serverStream, n int) {
 		st.bytes -= len(ev.data)
 		s.retained -= len(ev.data)
 	}
-	st.events = slices.Delete(st.events, 0, n)
+	// Cut from the front, not moved down: a session over its bytes drops one event at
+	// each write, and moving the rest cost each write as much as a stalled stream's
+	// backlog. The slots let go of their data now; append drops the slots themselves
+	// when it next grows the array.
+	clear(st.events[:n])
+	st.events = st.events[n:]
 }
 
 // forgetLocked drops a stream: it can no longer be resumed. A delivery that holds it
