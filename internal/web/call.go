@@ -144,5 +144,5 @@ func (c *conn) sendProgress(pc *plainCall) {
 	}
 	p := pc.latest
 	pc.latest, pc.sent = nil, time.Now()
-	c.s.hub.publish(event{Type: evProgress, Conn: c.id, Data: progressEvent{Call: pc.name, Progress: p.Progress, Total: p.Total, Message: clip(p.Message, maxRowText)}})
+	c.s.hub.publish(event{Type: evProgress, Conn: c.id, Data: progressEvent{Call: pc.name, Progress: p.Progress, Total: p.Total, Message: look.Clip(p.Message, maxRowText)}})
 }

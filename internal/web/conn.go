@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/look"
@@ -34,17 +33,6 @@ const maxRowResult = 64 << 10
 // maxRowText bounds each text from the server that a row keeps or an event carries (a
 // status message, a progress message, an error's message and data), for the same reason.
 const maxRowText = 4 << 10
-
-// clip is s cut to at most n bytes at a character's start, marked with an ellipsis.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
 
 // boundResult is a task's result as its row keeps it: whole, or, when too large, a note
 // of its size.
@@ -164,7 +152,7 @@ func errorOf(err error) *errorInfo {
 	if err == nil {
 		return nil
 	}
-	e := &errorInfo{Message: clip(look.Sentence(err), maxRowText)}
+	e := &errorInfo{Message: look.Clip(look.Sentence(err), maxRowText)}
 	var rpc *jsonrpc.Error
 	if errors.As(err, &rpc) {
 		e.Code = rpc.Code
@@ -600,7 +588,7 @@ func (c *conn) requestorRow(t *client.Task, gen int) *taskRow {
 }
 
 func (r *taskRow) setState(st mcp.Task) {
-	r.ID, r.Status, r.StatusMessage = st.TaskID, st.Status, clip(st.StatusMessage, maxRowText)
+	r.ID, r.Status, r.StatusMessage = st.TaskID, st.Status, look.Clip(st.StatusMessage, maxRowText)
 	r.CreatedAt, r.TTL, r.PollInterval = st.CreatedAt, st.TTL, st.PollInterval
 }
 
@@ -614,7 +602,7 @@ func (c *conn) taskEvent(e *client.TaskEvent, gen int) {
 	case client.TaskProgress:
 		if p := e.Progress; p != nil {
 			q := *p
-			q.Message = clip(q.Message, maxRowText)
+			q.Message = look.Clip(q.Message, maxRowText)
 			r.Progress = &q
 		}
 	case client.TaskResult:

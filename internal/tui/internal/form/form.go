@@ -17,6 +17,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -44,6 +45,8 @@ func (k Kind) String() string {
 type Choice struct {
 	Value any
 	Label string
+
+	display string // Value as a default is compared with it
 }
 
 // Field is one input of a form.
@@ -174,6 +177,9 @@ type Form struct {
 	err     string
 	showAll bool
 	offset  int
+
+	labelW   int // the widest label, measured for labelsOf fields
+	labelsOf int
 }
 
 // New returns a form with the given fields and buttons, the first field focused.
@@ -423,74 +429,138 @@ func (f *Form) Valid() bool {
 }
 
 // View renders the form in at most h lines of w cells, scrolled so that the focused
-// item shows.
+// item shows. Only the fields on screen are rendered: a server's schema can have
+// thousands of properties, and the form is drawn at every key.
 func (f *Form) View(w, h int) string {
 	if h <= 0 || w <= 0 {
 		return ""
 	}
-	labelW := 8
-	for _, fl := range f.Fields {
-		labelW = max(labelW, ui.Width(fl.label())+1)
-	}
-	labelW = min(labelW, max(w/3, 8))
+	labelW := min(f.labelWidth(), max(w/3, 8))
 	inputW := max(w-labelW-4, 6)
-	var lines []string
-	focusLine := 0
+	var head []string
 	if f.err != "" {
-		for _, l := range ui.Wrap("✗ "+f.err, w) {
-			lines = append(lines, ui.Error.Render(l))
+		// A problem can quote a whole schema (an enum of every value): a screenful of it.
+		for _, l := range ui.Wrap("✗ "+look.Clip(f.err, w*h), w) {
+			head = append(head, ui.Error.Render(l))
 		}
+		head = head[:min(len(head), h)]
 	}
-	for i, fl := range f.Fields {
-		focused := i == f.focus
-		if focused {
-			focusLine = len(lines)
-		}
-		mark := "  "
-		label := ui.Fit(fl.label(), labelW)
-		if focused {
-			mark = ui.Accent.Render("› ")
-			label = ui.Bold.Render(label)
-		}
-		lines = append(lines, mark+label+" "+fl.render(focused, inputW))
-		if focused {
-			about := fl.Hint
-			if fl.Description != "" {
-				about = strings.TrimSpace(fl.Description + " · " + fl.Hint)
-				about = strings.TrimSuffix(about, " ·")
-			}
-			if about != "" {
-				wrapped := ui.Wrap(ui.OneLine(about), max(w-4, 10))
-				if len(wrapped) > 2 {
-					wrapped = wrapped[:2]
-				}
-				for _, l := range wrapped {
-					lines = append(lines, "    "+ui.Dim.Render(l))
-				}
-			}
+	// Where each item starts, counted without rendering it: a field takes one line, the
+	// focused one its description too, and one more when its problem shows.
+	var focusLines []string
+	if f.focus < len(f.Fields) {
+		focusLines = f.fieldLines(f.Fields[f.focus], true, labelW, inputW, w)
+	}
+	height := func(i int, fl *Field) int {
+		if i == f.focus {
+			return len(focusLines)
 		}
 		if fl.err != "" && (fl.touched || f.showAll) {
-			lines = append(lines, "    "+ui.Error.Render("✗ "+fl.label0()+" "+fl.err))
+			return 2
 		}
+		return 1
 	}
+	total, focusLine := len(head), 0
+	for i, fl := range f.Fields {
+		if i == f.focus {
+			focusLine = total
+		}
+		total += height(i, fl)
+	}
+	var buttons string
 	if len(f.Buttons) > 0 {
 		var bs []string
 		for i, b := range f.Buttons {
 			s := "[ " + b + " ]"
 			if f.focus == len(f.Fields)+i {
 				s = ui.Selected.Render(s)
-				focusLine = len(lines) + 1
+				focusLine = total + 1
 			}
 			bs = append(bs, s)
 		}
-		lines = append(lines, "", "  "+strings.Join(bs, "  "))
+		buttons = "  " + strings.Join(bs, "  ")
+		total += 2
 	}
-	f.offset = ui.Window(f.offset, focusLine, len(lines), h)
+	f.offset = ui.Window(f.offset, focusLine, total, h)
 	if f.focus >= len(f.Fields) { // keep the whole tail in view with the buttons
-		f.offset = max(len(lines)-h, 0)
+		f.offset = max(total-h, 0)
 	}
-	end := min(f.offset+h, len(lines))
-	return ui.Block(lines[f.offset:end], w, h)
+	end := min(f.offset+h, total)
+	lines := make([]string, 0, h)
+	at := 0 // the line the next item starts at
+	add := func(ls ...string) {
+		for _, l := range ls {
+			if at >= f.offset && at < end {
+				lines = append(lines, l)
+			}
+			at++
+		}
+	}
+	add(head...)
+	for i, fl := range f.Fields {
+		if at >= end {
+			break
+		}
+		n := height(i, fl)
+		if at+n <= f.offset {
+			at += n
+			continue
+		}
+		if i == f.focus {
+			add(focusLines...)
+		} else {
+			add(f.fieldLines(fl, false, labelW, inputW, w)...)
+		}
+	}
+	if buttons != "" {
+		at = total - 2
+		add("", buttons)
+	}
+	return ui.Block(lines, w, h)
+}
+
+// fieldLines are the lines of one field: its label and input, for the focused one what
+// it is about, and its problem once shown.
+func (f *Form) fieldLines(fl *Field, focused bool, labelW, inputW, w int) []string {
+	mark := "  "
+	label := ui.Fit(fl.label(), labelW)
+	if focused {
+		mark = ui.Accent.Render("› ")
+		label = ui.Bold.Render(label)
+	}
+	lines := []string{mark + label + " " + fl.render(focused, inputW)}
+	if focused {
+		about := fl.Hint
+		if fl.Description != "" {
+			about = strings.TrimSpace(look.Clip(fl.Description, 16*w) + " · " + fl.Hint)
+			about = strings.TrimSuffix(about, " ·")
+		}
+		if about != "" {
+			wrapped := ui.Wrap(ui.OneLine(about), max(w-4, 10))
+			if len(wrapped) > 2 {
+				wrapped = wrapped[:2]
+			}
+			for _, l := range wrapped {
+				lines = append(lines, "    "+ui.Dim.Render(l))
+			}
+		}
+	}
+	if fl.err != "" && (fl.touched || f.showAll) {
+		lines = append(lines, "    "+ui.Error.Render("✗ "+fl.label0()+" "+look.Clip(fl.err, 4*w)))
+	}
+	return lines
+}
+
+// labelWidth is the width of the widest label and one space, at least 8; it is
+// measured once for the fields the form has.
+func (f *Form) labelWidth() int {
+	if f.labelsOf != len(f.Fields) {
+		f.labelsOf, f.labelW = len(f.Fields), 8
+		for _, fl := range f.Fields {
+			f.labelW = max(f.labelW, ui.Width(fl.label())+1)
+		}
+	}
+	return f.labelW
 }
 
 func (fl *Field) label() string {
@@ -575,10 +645,14 @@ func FromSchema(schema json.RawMessage) ([]*Field, error) {
 			return nil, err
 		}
 	}
+	required := make(map[string]bool, len(s.Required))
+	for _, name := range s.Required {
+		required[name] = true
+	}
 	var fields []*Field
 	for _, name := range names {
 		fl := fieldFromSchema(name, props[name])
-		fl.Required = slices.Contains(s.Required, name)
+		fl.Required = required[name]
 		if fl.Kind == Enum && fl.Required && fl.choice < 0 && len(fl.Choices) > 0 {
 			fl.choice = 0
 		}
@@ -630,11 +704,12 @@ func (p *propSchema) choices() []Choice {
 		if json.Unmarshal(raw, &v) != nil {
 			continue
 		}
-		label := display(v)
+		shown := display(v)
+		label := shown
 		if i < len(p.EnumNames) && p.EnumNames[i] != "" {
 			label = p.EnumNames[i] + " (" + label + ")"
 		}
-		out = append(out, Choice{Value: v, Label: label})
+		out = append(out, Choice{Value: v, Label: label, display: shown})
 	}
 	if out != nil {
 		return out
@@ -651,11 +726,12 @@ func (p *propSchema) choices() []Choice {
 		if json.Unmarshal(o.Const, &v) != nil {
 			return nil
 		}
-		label := display(v)
+		shown := display(v)
+		label := shown
 		if o.Title != "" {
 			label = o.Title + " (" + label + ")"
 		}
-		out = append(out, Choice{Value: v, Label: label})
+		out = append(out, Choice{Value: v, Label: label, display: shown})
 	}
 	return out
 }
@@ -685,8 +761,9 @@ func fieldFromSchema(name string, raw json.RawMessage) *Field {
 	if choices := p.choices(); len(choices) > 0 && typ != "array" {
 		fl.Kind, fl.Choices = Enum, choices
 		if hasDef {
+			d := display(def)
 			for i, c := range choices {
-				if display(c.Value) == display(def) {
+				if c.display == d {
 					fl.choice = i
 				}
 			}
@@ -727,12 +804,12 @@ func fieldFromSchema(name string, raw json.RawMessage) *Field {
 				fl.Kind, fl.Choices = MultiEnum, choices
 				fl.multi = make([]bool, len(choices))
 				if list, ok := def.([]any); ok {
+					on := make(map[string]bool, len(list))
 					for _, d := range list {
-						for i, c := range choices {
-							if display(c.Value) == display(d) {
-								fl.multi[i] = true
-							}
-						}
+						on[display(d)] = true
+					}
+					for i, c := range choices {
+						fl.multi[i] = on[c.display]
 					}
 				}
 				fl.Hint = "choose any (←/→ move, space toggles)"

@@ -58,6 +58,7 @@ type row struct {
 	errJSON  json.RawMessage // the JSON-RPC error object, when there is one
 	gone     bool            // expired or unknown to its receiver
 	request  *client.Request // the prompt it waits on, while one is pending
+	shown    *outcomeView    // the outcome as shown, made once
 }
 
 type mode int

@@ -3,6 +3,7 @@ package tasksview
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/mcpi-dev/mcpi/client"
@@ -306,24 +307,19 @@ func (m *Model) detailLines(r *row) []string {
 		if r.role == Receiver {
 			label = "Answer sent to the server (tasks/result)"
 		}
-		var res mcp.CallToolResult
-		if r.role == Requestor && jsonUnmarshal(r.result, &res) == nil && res.IsError {
+		o := r.outcomeView()
+		if r.role == Requestor && o.isError() {
 			// One style: an underlined style splits what it styles into characters, an
 			// escape sequence too.
 			label, heading = "Result (isError: the tool reports a failure)", ui.Heading.Foreground(ui.Red)
 		}
 		lines = append(lines, heading.Render(label))
-		lines = append(lines, ui.HighlightJSON(r.result)...)
+		lines = append(lines, o.jsonLines(r)...)
 	case st.Status == mcp.TaskStatusCancelled:
 		lines = append(lines, ui.Heading.Render("Cancelled"), ui.Dim.Render("A cancelled task has no result."))
 	case r.err != nil:
 		lines = append(lines, ui.Heading.Render("Error"), ui.Error.Render(look.Sentence(r.err)))
-		if ej := r.errJSON; ej != nil {
-			lines = append(lines, ui.HighlightJSON(ej)...)
-		} else if rpc := asRPC(r.err); rpc != nil {
-			b, _ := jsonMarshal(rpc)
-			lines = append(lines, ui.HighlightJSON(b)...)
-		}
+		lines = append(lines, r.outcomeView().jsonLines(r)...)
 	case st.Status.IsTerminal():
 		lines = append(lines, ui.Dim.Render("fetching the outcome (tasks/result)…"))
 	default:
@@ -342,6 +338,14 @@ func orDash(s string) string {
 // resultSummary is a task's outcome in one line: a tool result's text, or the answer
 // sent to the server without its _meta.
 func resultSummary(r *row) string {
+	o := r.outcomeView()
+	if !o.summarized {
+		o.summary, o.summarized = summarize(r), true
+	}
+	return o.summary
+}
+
+func summarize(r *row) string {
 	if r.role == Requestor {
 		var res mcp.CallToolResult
 		if jsonUnmarshal(r.result, &res) == nil {
@@ -386,4 +390,71 @@ func (r *row) dialectTag() string {
 		return ui.Dim.Render(" (ext)")
 	}
 	return ""
+}
+
+// outcomeView is a row's outcome as the details and the table show it, made once per
+// outcome: they are laid out again at every tick and every batch of events, and a
+// server's result can be megabytes of JSON (highlighting 3 MB took seconds).
+type outcomeView struct {
+	result, errJSON json.RawMessage
+	err             error
+
+	checked, isErr bool
+	lined          bool
+	lines          []string // the result, or the error, as highlighted JSON
+	summarized     bool
+	summary        string
+}
+
+// outcomeView is r's outcome view, made anew when the outcome is another.
+func (r *row) outcomeView() *outcomeView {
+	o := r.shown
+	if o == nil || !sameJSON(o.result, r.result) || !sameJSON(o.errJSON, r.errJSON) || !sameErr(o.err, r.err) {
+		o = &outcomeView{result: r.result, errJSON: r.errJSON, err: r.err}
+		r.shown = o
+	}
+	return o
+}
+
+// isError reports whether the result is a tool result with isError set.
+func (o *outcomeView) isError() bool {
+	if !o.checked {
+		var res mcp.CallToolResult
+		o.checked, o.isErr = true, jsonUnmarshal(o.result, &res) == nil && res.IsError
+	}
+	return o.isErr
+}
+
+// jsonLines are the result, or else the error object, highlighted.
+func (o *outcomeView) jsonLines(r *row) []string {
+	if !o.lined {
+		o.lined = true
+		switch {
+		case o.result != nil:
+			o.lines = ui.HighlightJSON(o.result)
+		case o.errJSON != nil:
+			o.lines = ui.HighlightJSON(o.errJSON)
+		case o.err != nil:
+			if rpc := asRPC(o.err); rpc != nil {
+				b, _ := jsonMarshal(rpc)
+				o.lines = ui.HighlightJSON(b)
+			}
+		}
+	}
+	return o.lines
+}
+
+// sameJSON reports whether a and b are the same bytes in memory (not merely equal).
+func sameJSON(a, b json.RawMessage) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// sameErr reports whether a and b are the same error value; an error whose type cannot
+// be compared is never the same.
+func sameErr(a, b error) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Type() == vb.Type() && va.Comparable() && va.Equal(vb)
 }

@@ -69,6 +69,10 @@ type Model struct {
 	calling *call
 	title   string
 	pager   ui.Pager
+
+	// detailOf is the tool whose schema's fields detailFields are, for the list's pane.
+	detailOf     *mcp.Tool
+	detailFields []*form.Field
 }
 
 // New returns the Tools view of sess. defaultTTL prefills the task TTL field (0: empty,

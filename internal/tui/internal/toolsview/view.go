@@ -143,13 +143,16 @@ func (m *Model) paneView(w, h int) string {
 	if m.cursor >= len(m.tools) {
 		return ui.Block(nil, w, h)
 	}
-	return ui.Block(m.detailLines(&m.tools[m.cursor], w-1), w, h)
+	return ui.Block(m.detailLines(&m.tools[m.cursor], w-1, h), w, h)
 }
 
-func (m *Model) detailLines(t *mcp.Tool, w int) []string {
+// detailLines describe a tool in at most about h lines. The view is drawn at every key
+// and every second: the tool's schema is read once, not at each drawing, and only as
+// much of a long description and of a long list of arguments as fits is laid out.
+func (m *Model) detailLines(t *mcp.Tool, w, h int) []string {
 	pad := func(s string) string { return " " + s }
 	lines := []string{pad(ui.Title.Render(t.DisplayName()) + ui.Dim.Render("  "+t.Name))}
-	for _, l := range ui.Wrap(ui.OneLine(t.Description), w) {
+	for _, l := range ui.Wrap(ui.OneLine(look.Clip(t.Description, 16*max(w, 1)*max(h, 1))), w) {
 		lines = append(lines, pad(l))
 	}
 	label := "execution.taskSupport "
@@ -175,10 +178,18 @@ func (m *Model) detailLines(t *mcp.Tool, w int) []string {
 			lines = append(lines, pad(ui.Dim.Render("hints: "+strings.Join(hints, ", "))))
 		}
 	}
-	fields, _ := formFields(t)
+	if m.detailOf != t {
+		m.detailOf = t
+		m.detailFields, _ = formFields(t)
+	}
+	fields := m.detailFields
 	if len(fields) > 0 {
 		lines = append(lines, "", pad(ui.Bold.Render("Arguments")))
-		for _, f := range fields {
+		for i, f := range fields {
+			if len(lines) >= h && len(fields)-i > 1 {
+				lines = append(lines, pad(ui.Dim.Render(fmt.Sprintf("  … %d more", len(fields)-i))))
+				break
+			}
 			name := f.Name
 			if f.Required {
 				name += "*"
