@@ -549,8 +549,38 @@ func TestHTMLServerProcess(t *testing.T) {
 				{Type: "resource_link", URI: "javascript:window.__pwned='link'", Name: htmlPayload},
 			}, StructuredContent: json.RawMessage(`{"k":` + strconv.Quote(htmlPayload) + `}`)}, nil
 		})
+	// An output schema whose enum of 200,000 values is met at each of 50,000 items: the
+	// page's check of the result against it gave up never.
+	srv.AddTool(&mcp.Tool{Name: "outsized", InputSchema: json.RawMessage(`{"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"items":{"type":"array","items":{"enum":[` + numberList(200_000) + `]}}}}`)},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("outsized")},
+				StructuredContent: json.RawMessage(`{"items":[` + numberList(50_000) + `]}`)}, nil
+		})
 	if err := srv.Run(context.Background(), transport.StdioTransport{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// numberList is "0,1,...,n-1".
+func numberList(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(i))
+	}
+	return b.String()
+}
+
+// A result checked against an output schema of a server's making costs the page a
+// bounded amount of work, whatever the sizes: it says it is too large to check.
+func TestBrowserOutputSchemaOfHostileSize(t *testing.T) {
+	s := startWebOn(t, processServer("TestHTMLServerProcess", htmlEnv))
+	s.openAndCall("outsized", `document.querySelector('.result .structured') !== null`)
+	if text := value(s, "the verdict", chromedp.Text(chromedp.CSS(".result .structured h4"))); !strings.Contains(text, "too large to check") {
+		t.Errorf("the structured content's heading says %q", text)
 	}
 }
 

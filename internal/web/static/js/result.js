@@ -42,10 +42,14 @@ export function resultView(res, schema) {
   if (res.isError) parts.push(h('div.is-error', 'isError: the tool reports a failure'));
   for (const c of res.content || []) parts.push(contentView(c));
   if (res.structuredContent !== undefined) {
-    const problems = schema ? check(res.structuredContent, schema, schema, '') : [];
-    parts.push(h('div.structured', h('h4', 'structuredContent',
-      schema ? (problems.length ? h('span.bad', ' does not match the output schema') : h('span.good', ' matches the output schema')) : null),
-    problems.length ? h('ul.problems', problems.slice(0, 20).map((p) => h('li', clean(p)))) : null,
+    const budget = { steps: CHECK_STEPS };
+    const problems = schema ? check(res.structuredContent, schema, schema, '', 0, budget) : [];
+    let verdict = null;
+    if (problems.length) verdict = h('span.bad', ' does not match the output schema');
+    else if (budget.steps < 0) verdict = h('span.muted', ' is too large to check against the output schema');
+    else if (schema) verdict = h('span.good', ' matches the output schema');
+    parts.push(h('div.structured', h('h4', 'structuredContent', verdict),
+    problems.length ? h('ul.problems', problems.slice(0, MAX_PROBLEMS).map((p) => h('li', clean(p)))) : null,
     jsonView(res.structuredContent)));
   } else if (schema) {
     parts.push(h('div.bad', 'the tool has an output schema but returned no structuredContent'));
@@ -54,28 +58,43 @@ export function resultView(res, schema) {
   return h('div.result', parts);
 }
 
+// The work a check may do (schemas and values visited, enum values compared) and the
+// problems it reports: a server's output schema and result can be of any size, and an
+// enum of a million values met at each of a million items would hold the page for good.
+const CHECK_STEPS = 200000;
+const MAX_PROBLEMS = 20;
+
 // check is a small JSON Schema check (types, required, enum, bounds, items, properties,
-// local $ref): enough to say whether structured content matches its output schema.
-export function check(v, s, root, path, depth = 0) {
-  if (!s || typeof s !== 'object' || depth > 32) return [];
+// local $ref): enough to say whether structured content matches its output schema. It
+// stops when budget.steps runs out (below zero then) or MAX_PROBLEMS are found, and
+// returns the problems found (into out).
+export function check(v, s, root, path, depth = 0, budget = { steps: CHECK_STEPS }, out = []) {
+  if (!s || typeof s !== 'object' || depth > 32 || out.length >= MAX_PROBLEMS) return out;
+  budget.steps -= 1 + (Array.isArray(s.enum) ? s.enum.length : 0) + (Array.isArray(s.required) ? s.required.length : 0);
+  if (budget.steps < 0) return out;
   if (typeof s.$ref === 'string' && s.$ref.startsWith('#')) {
     let t = root;
     for (const k of s.$ref.slice(1).split('/').filter(Boolean)) t = t && t[decodeURIComponent(k)];
-    return check(v, t, root, path, depth + 1);
+    return check(v, t, root, path, depth + 1, budget, out);
   }
-  const out = [];
   const at = path || '(top)';
   const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
   const kind = v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v;
   if (types.length && !types.some((t) => t === kind || (t === 'number' && kind === 'integer'))) {
-    return [`${at}: ${kind}, want ${types.join(' or ')}`];
+    out.push(`${at}: ${kind}, want ${types.join(' or ')}`);
+    return out;
   }
-  if (Array.isArray(s.enum) && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(v))) out.push(`${at}: not one of the allowed values`);
+  if (Array.isArray(s.enum)) {
+    const j = JSON.stringify(v);
+    if (!s.enum.some((e) => JSON.stringify(e) === j)) out.push(`${at}: not one of the allowed values`);
+  }
   if (kind === 'object') {
-    for (const k of s.required || []) if (!(k in v)) out.push(`${at}: ${k} is missing`);
-    for (const [k, sub] of Object.entries(s.properties || {})) if (k in v) out.push(...check(v[k], sub, root, path + '.' + k, depth + 1));
+    for (const k of Array.isArray(s.required) ? s.required : []) if (!(k in v) && out.length < MAX_PROBLEMS) out.push(`${at}: ${k} is missing`);
+    const props = Object.entries(s.properties && typeof s.properties === 'object' ? s.properties : {});
+    budget.steps -= props.length;
+    for (const [k, sub] of props) if (budget.steps >= 0 && k in v) check(v[k], sub, root, path + '.' + k, depth + 1, budget, out);
   }
-  if (kind === 'array' && s.items) v.forEach((x, i) => out.push(...check(x, s.items, root, `${path}[${i}]`, depth + 1)));
+  if (kind === 'array' && s.items) v.forEach((x, i) => check(x, s.items, root, `${path}[${i}]`, depth + 1, budget, out));
   if ((kind === 'number' || kind === 'integer')) {
     if (s.minimum !== undefined && v < s.minimum) out.push(`${at}: below ${s.minimum}`);
     if (s.maximum !== undefined && v > s.maximum) out.push(`${at}: above ${s.maximum}`);
