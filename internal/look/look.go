@@ -36,12 +36,13 @@ func Symbol(s mcp.TaskStatus) string {
 }
 
 // Word is a task status as a word: the status itself, or "starting" before the server
-// has given one.
+// has given one. A status is the server's text (a client follows a task whose status it
+// does not know), so it reads as [Safe] shows it.
 func Word(s mcp.TaskStatus) string {
 	if s == "" {
 		return "starting"
 	}
-	return string(s)
+	return Safe(string(s))
 }
 
 // Status is a task status with its symbol, as "✓ completed".

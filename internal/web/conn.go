@@ -416,6 +416,21 @@ func (c *conn) session() (*client.Session, error) {
 // follow turns the session's events into the page's, until the session ends.
 func (c *conn) follow(ctx context.Context, sess *client.Session, sub *client.Subscription, gen int) {
 	defer sub.Close()
+	// The tools are listed again after a change, one listing at a time: changes told
+	// while one runs make one more, not one each (a server may tell thousands at once).
+	relist := make(chan struct{}, 1)
+	lctx, endLists := context.WithCancel(ctx)
+	defer endLists()
+	go func() {
+		for {
+			select {
+			case <-lctx.Done():
+				return
+			case <-relist:
+				c.listTools(lctx, sess, gen)
+			}
+		}
+	}()
 	for e := range sub.All(ctx) {
 		switch e := e.(type) {
 		case *client.MessageEvent:
@@ -435,7 +450,10 @@ func (c *conn) follow(ctx context.Context, sess *client.Session, sub *client.Sub
 				c.mu.Lock()
 				c.tools = nil
 				c.mu.Unlock()
-				go c.listTools(ctx, sess, gen)
+				select {
+				case relist <- struct{}{}:
+				default:
+				}
 			}
 			c.s.hub.publish(event{Type: evList, Conn: c.id, Data: map[string]string{"method": e.Method}})
 		case *client.ProgressEvent:

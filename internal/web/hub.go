@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -31,23 +32,28 @@ const (
 )
 
 // hub fans events out to the page's event streams. A stream that falls behind by more
-// than streamBuffer events is ended: the page reconnects and starts from a snapshot,
-// so a slow tab never holds the sessions up and never shows a state with holes.
+// than streamBuffer events, or streamBytes of them, is ended: the page reconnects and
+// starts from a snapshot, so a slow tab never holds the sessions up, never holds more
+// than that of a server's large requests, tool lists and results, and never shows a
+// state with holes.
 type hub struct {
 	mu     sync.Mutex
-	subs   map[chan []byte]struct{}
+	subs   map[chan []byte]*atomic.Int64 // the bytes queued on each stream
 	seq    uint64
 	closed bool
 	done   chan struct{}
 }
 
-const streamBuffer = 8192
+const (
+	streamBuffer = 8192
+	streamBytes  = 64 << 20
+)
 
 // reconnectMillis is the page's wait before it opens its event stream again (the SSE
 // retry field).
 const reconnectMillis = 200
 
-func newHub() *hub { return &hub{subs: map[chan []byte]struct{}{}, done: make(chan struct{})} }
+func newHub() *hub { return &hub{subs: map[chan []byte]*atomic.Int64{}, done: make(chan struct{})} }
 
 // publish encodes e (with the next sequence number) and queues it on every stream.
 func (h *hub) publish(e event) {
@@ -62,7 +68,13 @@ func (h *hub) publish(e event) {
 	if err != nil {
 		return
 	}
-	for ch := range h.subs {
+	for ch, queued := range h.subs {
+		// One event larger than the bound still goes to a stream that has caught up.
+		if q := queued.Add(int64(len(b))); q > int64(len(b)) && q > streamBytes {
+			delete(h.subs, ch)
+			close(ch)
+			continue
+		}
 		select {
 		case ch <- b:
 		default:
@@ -82,8 +94,19 @@ func (h *hub) subscribe() (chan []byte, uint64) {
 		close(ch)
 		return ch, h.seq
 	}
-	h.subs[ch] = struct{}{}
+	h.subs[ch] = new(atomic.Int64)
 	return ch, h.seq
+}
+
+// taken returns what the reader of stream ch calls with the size of each event it takes.
+func (h *hub) taken(ch chan []byte) func(int) {
+	h.mu.Lock()
+	queued := h.subs[ch]
+	h.mu.Unlock()
+	if queued == nil { // ended already
+		return func(int) {}
+	}
+	return func(n int) { queued.Add(-int64(n)) }
 }
 
 func (h *hub) unsubscribe(ch chan []byte) {
@@ -124,6 +147,7 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	ch, seq := s.hub.subscribe()
 	defer s.hub.unsubscribe(ch)
+	taken := s.hub.taken(ch)
 	snap, err := json.Marshal(event{Type: evSnapshot, Seq: seq, Data: s.snapshot()})
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -167,12 +191,17 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 			if !ok {
 				return
 			}
+			taken(len(b))
 			if !write(b) {
 				return
 			}
 			// Whatever else is queued goes in the same flush.
 			for n := len(ch); n > 0; n-- {
-				if b, ok = <-ch; !ok || !write(b) {
+				if b, ok = <-ch; !ok {
+					return
+				}
+				taken(len(b))
+				if !write(b) {
 					return
 				}
 			}

@@ -712,3 +712,118 @@ func TestTaskRowBoundsServerText(t *testing.T) {
 		}
 	}
 }
+
+// rawDialer connects every target to a server written by hand: serve reads the client's
+// messages and answers them, in the way a hostile server would.
+func rawDialer(serve func(ctx context.Context, c jsonrpc.Connection)) web.Dialer {
+	return func(ctx context.Context, tg web.Target, co *client.Options, _ web.LoginFunc) (*client.Session, web.Dialed, error) {
+		o := *co
+		o.ProtocolVersion = tg.Protocol
+		s, err := client.New(mcp.Implementation{Name: "mcpi-web-test", Version: "0"}, &o).Connect(ctx,
+			transport.PipeTransport{Serve: func(_ context.Context, c jsonrpc.Connection) error { go serve(context.Background(), c); return nil }})
+		return s, web.Dialed{Name: "raw", Transport: "in-memory pipe"}, err
+	}
+}
+
+// reply answers request id with result, as a hand-written server does.
+func reply(ctx context.Context, c jsonrpc.Connection, id jsonrpc.ID, result string) {
+	_ = c.Write(ctx, &jsonrpc.Response{ID: id, Result: json.RawMessage(result)})
+}
+
+// A server that says its tools changed a thousand times in a burst, while a listing of
+// them is slow to come, gets one listing more, not one per notification: each listing
+// is a round trip and a whole tools list, for the page and for the server.
+func TestToolsListChangedFloodListsOnce(t *testing.T) {
+	const notes = 1000
+	const toolsList = `{"tools":[{"name":"burst","inputSchema":{"type":"object"}}]}`
+	var (
+		lists   atomic.Int32
+		mu      sync.Mutex
+		conn    jsonrpc.Connection
+		holding = true
+		waiting []jsonrpc.ID
+	)
+	serve := func(ctx context.Context, c jsonrpc.Connection) {
+		mu.Lock()
+		conn = c
+		mu.Unlock()
+		for {
+			m, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			req, ok := m.(*jsonrpc.Request)
+			if !ok || req.IsNotification() {
+				continue
+			}
+			switch req.Method {
+			case mcp.MethodInitialize:
+				reply(ctx, c, req.ID, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"churn","version":"1"}}`)
+			case mcp.MethodToolsList:
+				mu.Lock()
+				hold := lists.Add(1) > 1 && holding // the listing at connection is answered
+				if hold {
+					waiting = append(waiting, req.ID)
+				}
+				mu.Unlock()
+				if !hold {
+					reply(ctx, c, req.ID, toolsList)
+				}
+			case mcp.MethodToolsCall:
+				for range notes {
+					_ = c.Write(ctx, &jsonrpc.Request{Method: mcp.NotificationToolsListChanged})
+				}
+				reply(ctx, c, req.ID, `{"content":[{"type":"text","text":"changed"}]}`)
+			default:
+				reply(ctx, c, req.ID, `{}`)
+			}
+		}
+	}
+	w := web.New(web.Options{Dial: rawDialer(serve)})
+	p := open(t, w)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	if _, err := w.Open(ctx, web.Target{Protocol: "2025-11-25"}); err != nil {
+		t.Fatal(err)
+	}
+	next, done := iter.Pull(p.events(ctx))
+	defer done()
+	event := func() string {
+		d, ok := next()
+		if !ok {
+			t.Fatal("the stream ended")
+		}
+		return d
+	}
+	// The tools listed at connection, in the snapshot or after it.
+	for {
+		if strings.Contains(event(), `"name":"burst"`) {
+			break
+		}
+	}
+	if code, out := p.post("c1/call", `{"name":"burst"}`); code != 200 {
+		t.Fatalf("the call: %d %s", code, out)
+	}
+	// Every notification has reached the page, so the follower has seen them all, before
+	// the listings they caused are answered.
+	for n := 0; n < notes; {
+		if strings.HasPrefix(event(), `{"type":"list"`) {
+			n++
+		}
+	}
+	mu.Lock()
+	holding = false
+	for _, id := range waiting {
+		reply(ctx, conn, id, toolsList)
+	}
+	mu.Unlock()
+	// Each answered listing reaches the page as a tools event.
+	for n := 0; n < int(lists.Load())-1; {
+		if strings.HasPrefix(event(), `{"type":"tools"`) {
+			n++
+		}
+	}
+	if n := lists.Load(); n > 3 {
+		t.Errorf("%d tools/list requests for a burst of %d tools/list_changed, want at most 3 (the one at connection, one, one more)", n, notes)
+	}
+}

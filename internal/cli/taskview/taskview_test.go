@@ -39,6 +39,19 @@ func TestLine(t *testing.T) {
 	}
 }
 
+// A status is the server's text, like the message: one it made up (a client keeps
+// following a task whose status it does not know) is shown, not obeyed, wherever the
+// line is printed (the final line of "tasks watch" goes to stdout as it is).
+func TestLineOfHostileStatus(t *testing.T) {
+	got := Line{Status: "\x1b]0;pwned\x07\x1b[2J", Message: "\x1b[31m"}.String()
+	if strings.ContainsAny(got, "\x1b\x07") {
+		t.Errorf("the line carries control characters: %q", got)
+	}
+	if want := "· ␛]0;pwned␇␛[2J  ␛[31m  0ms  0 polls"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
 // The --json field names are a promise to scripts.
 func TestEventJSON(t *testing.T) {
 	at := time.Date(2026, 8, 1, 10, 0, 0, 0, time.UTC)

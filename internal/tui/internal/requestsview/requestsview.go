@@ -456,20 +456,24 @@ func taskOf(r *client.Request) string {
 
 func (m *Model) answerView(w, h int) string {
 	r := m.open.req
+	// A server's texts may be megabytes, and the view is drawn at every tick and key: only
+	// as much of each as the screen can show is wrapped or cut (shown bytes).
+	shown := 16 * max(w, 1) * max(h, 1)
 	var lines []string
 	lines = append(lines, ui.Title.Render("Answer the server's "+ui.RequestKind(r))+"  "+ui.Warn.Render(ui.ChannelLong(r)))
 	switch {
 	case r.Elicitation != nil:
-		for _, l := range ui.Wrap(r.Elicitation.Message, w) {
+		for _, l := range ui.Wrap(look.Clip(r.Elicitation.Message, shown), w) {
 			lines = append(lines, ui.Bold.Render(l))
 		}
 		if r.Elicitation.EffectiveMode() == mcp.ElicitModeURL {
-			lines = append(lines, "Open: "+ui.Accent.Render(r.Elicitation.URL), ui.Dim.Render("Accept once you have visited it."))
+			lines = append(lines, "Open: "+ui.Accent.Render(look.Clip(r.Elicitation.URL, shown)), ui.Dim.Render("Accept once you have visited it."))
 		}
 	case r.Sampling != nil:
 		s := r.Sampling
+		line := 16 * max(w, 1)
 		if s.SystemPrompt != "" {
-			lines = append(lines, ui.Dim.Render("system: ")+ui.Cut(ui.OneLine(s.SystemPrompt), w-8))
+			lines = append(lines, ui.Dim.Render("system: ")+ui.Cut(ui.OneLine(look.Clip(s.SystemPrompt, line)), w-8))
 		}
 		msgs := s.Messages
 		if len(msgs) > 4 {
@@ -477,15 +481,21 @@ func (m *Model) answerView(w, h int) string {
 			msgs = msgs[len(msgs)-4:]
 		}
 		for _, msg := range msgs {
-			var texts []string
+			var texts strings.Builder
 			for _, c := range msg.Content {
+				if texts.Len() >= line {
+					break
+				}
+				if texts.Len() > 0 {
+					texts.WriteByte(' ')
+				}
 				if c.Type == mcp.ContentTypeText {
-					texts = append(texts, c.Text)
+					texts.WriteString(look.Clip(c.Text, line))
 				} else {
-					texts = append(texts, "["+c.Type+"]")
+					texts.WriteString("[" + look.Clip(c.Type, line) + "]")
 				}
 			}
-			lines = append(lines, ui.Accent.Render(string(msg.Role)+": ")+ui.Cut(ui.OneLine(strings.Join(texts, " ")), w-len(msg.Role)-2))
+			lines = append(lines, ui.Accent.Render(string(msg.Role)+": ")+ui.Cut(ui.OneLine(texts.String()), w-len(msg.Role)-2))
 		}
 		lines = append(lines, ui.Dim.Render(fmt.Sprintf("max tokens %d", s.MaxTokens)))
 	}

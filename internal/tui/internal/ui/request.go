@@ -49,20 +49,24 @@ func ChannelLong(r *client.Request) string {
 	return "plain request"
 }
 
+// summaryBytes bounds the text a summary is made of: it fills one cell of a table, and
+// a server's question may be megabytes, drawn at every frame.
+const summaryBytes = 4 << 10
+
 // RequestSummary is the question in one line: the elicitation's message, or the last
-// text of the sampling conversation.
+// text of the sampling conversation; its first few KiB.
 func RequestSummary(r *client.Request) string {
 	if r.Elicitation != nil {
 		if r.Elicitation.Message != "" {
-			return OneLine(r.Elicitation.Message)
+			return OneLine(look.Clip(r.Elicitation.Message, summaryBytes))
 		}
-		return r.Elicitation.URL
+		return look.Clip(r.Elicitation.URL, summaryBytes)
 	}
 	if r.Sampling != nil {
 		for i := len(r.Sampling.Messages) - 1; i >= 0; i-- {
 			for _, c := range r.Sampling.Messages[i].Content {
 				if c.Type == mcp.ContentTypeText && c.Text != "" {
-					return OneLine(c.Text)
+					return OneLine(look.Clip(c.Text, summaryBytes))
 				}
 			}
 		}
