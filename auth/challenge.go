@@ -13,23 +13,35 @@ type Challenge struct {
 }
 
 // BearerChallenge returns the parameters of the first Bearer challenge in h's
-// WWW-Authenticate headers, or nil if there is none.
+// WWW-Authenticate headers, or nil if there is none. The challenges before it are read
+// past without keeping their parameters: a server's header may be megabytes of them.
 func BearerChallenge(h http.Header) map[string]string {
-	for _, c := range ParseChallenges(h.Values("WWW-Authenticate")) {
-		if c.Scheme == "bearer" {
-			return c.Params
-		}
-	}
-	return nil
+	var p map[string]string
+	parseChallenges(h.Values("WWW-Authenticate"), func(scheme string) bool { return scheme == "bearer" },
+		func(c Challenge) bool { p = c.Params; return false })
+	return p
 }
+
+// maxChallengeParams bounds the parameters kept of one challenge (a Bearer challenge
+// has a handful): past it, a parameter of a new name is read past, not kept.
+const maxChallengeParams = 64
 
 // ParseChallenges parses WWW-Authenticate header values, each of which may hold several
 // comma-separated challenges. It is lenient where servers are sloppy: an unquoted
 // parameter value runs to the next comma or space (URLs are often sent that way), and
 // what cannot be parsed ends that header's challenges rather than failing them all.
-// A token68 credential (Basic's) is skipped.
+// A token68 credential (Basic's) is skipped. A challenge keeps at most 64 parameters.
 func ParseChallenges(values []string) []Challenge {
 	var out []Challenge
+	parseChallenges(values, func(string) bool { return true },
+		func(c Challenge) bool { out = append(out, c); return true })
+	return out
+}
+
+// parseChallenges reads the challenges of values in order and hands yield each whose
+// scheme (in lower case) keep accepts, with its parameters; the others are read past.
+// It stops when yield returns false.
+func parseChallenges(values []string, keep func(scheme string) bool, yield func(Challenge) bool) {
 	for _, v := range values {
 		l := &lexer{s: v}
 		for {
@@ -41,12 +53,18 @@ func ParseChallenges(values []string) []Challenge {
 			if scheme == "" {
 				break // not a challenge: give up on the rest of this header
 			}
-			c := Challenge{Scheme: strings.ToLower(scheme), Params: map[string]string{}}
+			scheme = strings.ToLower(scheme)
+			if !keep(scheme) {
+				l.params(nil)
+				continue
+			}
+			c := Challenge{Scheme: scheme, Params: map[string]string{}}
 			l.params(c.Params)
-			out = append(out, c)
+			if !yield(c) {
+				return
+			}
 		}
 	}
-	return out
 }
 
 type lexer struct {
@@ -78,8 +96,8 @@ func (l *lexer) token() string {
 	return l.s[start:l.i]
 }
 
-// params reads the auth-params of one challenge into p, and stops before the scheme of
-// the next challenge.
+// params reads the auth-params of one challenge into p (nil: reads past them), at most
+// maxChallengeParams of them, and stops before the scheme of the next challenge.
 func (l *lexer) params(p map[string]string) {
 	for {
 		l.skip(" \t")
@@ -110,7 +128,12 @@ func (l *lexer) params(p map[string]string) {
 				}
 				val = l.s[start:l.i]
 			}
-			p[strings.ToLower(name)] = val
+			if p != nil {
+				k := strings.ToLower(name)
+				if _, ok := p[k]; ok || len(p) < maxChallengeParams {
+					p[k] = val
+				}
+			}
 		}
 		l.skip(" \t")
 		if l.peek() != ',' {

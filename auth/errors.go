@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/cut"
 )
 
 // ErrNoBrowser is returned when the user must authorize the client and [Config.Browser]
@@ -124,13 +126,21 @@ type OAuthError struct {
 	Err error
 }
 
+// Error quotes the server's code and description cut short: they are its text, of any
+// length (a token endpoint's answer may be a megabyte), and may repeat what it was sent.
 func (e *OAuthError) Error() string {
-	s := fmt.Sprintf("the %s refused: %s", e.What, e.Code)
+	s := fmt.Sprintf("the %s refused: %s", e.What, cut.Bytes(e.Code, maxCode))
 	if e.Description != "" {
-		s += " (" + e.Description + ")"
+		s += " (" + cut.Bytes(e.Description, maxDescription) + ")"
 	}
 	return s
 }
+
+// How much of an OAuth error's code and description its sentence quotes.
+const (
+	maxCode        = 64
+	maxDescription = 300
+)
 
 func (e *OAuthError) Unwrap() error { return e.Err }
 

@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -425,6 +426,35 @@ func TestFlowStepUp(t *testing.T) {
 	t.Log(err)
 }
 
+// TestFlowChallengeOfManyScopes: a server whose 401 asks for 200,000 scopes (800 KB of
+// challenge, within what net/http reads of headers) is authorized like any other: the
+// scope lists are joined in time linear in them (they were compared pairwise, which
+// took minutes, with the flow's lock held and the request waiting).
+func TestFlowChallengeOfManyScopes(t *testing.T) {
+	const alnum = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	scopes := make([]string, 0, 200_000)
+	for i := 0; len(scopes) < cap(scopes); i++ {
+		scopes = append(scopes, string([]byte{alnum[i%62], alnum[i/62%62], alnum[i/62/62%62]}))
+	}
+	var asked atomic.Bool
+	f := setup(t)
+	f.guard.Required = func(string) []string {
+		if asked.Swap(true) {
+			return nil // once authorized, the request passes
+		}
+		return scopes
+	}
+	f.start(t, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if body, err := f.callCtx(t, ctx, "tools/list"); err != nil || body != "ok" {
+		t.Fatalf("tools/list: %q, %v", body, err)
+	}
+	if _, auths, _ := f.as.Snapshot(); len(auths) != 1 || len(strings.Fields(auths[0].Get("scope"))) != len(scopes) {
+		t.Fatalf("%d authorization requests, want 1 for the %d scopes", len(auths), len(scopes))
+	}
+}
+
 // TestFlowNeverToAnotherOrigin: a redirect to another origin (another port here) gets
 // no token, nor does any request to it.
 func TestFlowNeverToAnotherOrigin(t *testing.T) {
@@ -679,5 +709,95 @@ func TestLoopback(t *testing.T) {
 	l.Open = func(context.Context, string) error { return errors.New("no browser here") }
 	if _, err := l.Authorize(t.Context(), "https://auth.example/authorize"); err == nil || !strings.Contains(err.Error(), "no browser here") {
 		t.Errorf("Authorize with a failing Open = %v", err)
+	}
+}
+
+// hostileAS is an MCP server at /mcp that answers 401 to any request without the
+// access token "good", and is its own authorization server, with the token endpoint
+// token; the flow for it uses the client credentials grant of client "c".
+func hostileAS(t *testing.T, token http.HandlerFunc) (*auth.Flow, string) {
+	t.Helper()
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer good" {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+srv.URL+`/.well-known/oauth-protected-resource/mcp"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprint(w, "ok")
+	})
+	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"resource":%q,"authorization_servers":[%q]}`, srv.URL+"/mcp", srv.URL)
+	})
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"issuer":%q,"token_endpoint":%q}`, srv.URL, srv.URL+"/token")
+	})
+	mux.HandleFunc("POST /token", token)
+	f, err := auth.New(srv.URL+"/mcp", &auth.Config{Grant: auth.ClientCredentials, ClientID: "c", ClientSecret: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, srv.URL + "/mcp"
+}
+
+// TestFlowErrorQuotesServerBriefly: an OAuth error response of a megabyte (its
+// error_description, or its error) is quoted in the error's sentence cut to a few
+// hundred bytes: that text is the server's, and may carry what it was sent.
+func TestFlowErrorQuotesServerBriefly(t *testing.T) {
+	for _, field := range []string{"error_description", "error"} {
+		f, u := hostileAS(t, func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			body := map[string]string{"error": "invalid_client", field: strings.Repeat("\x1b]52;c;", 1<<16)}
+			_ = json.NewEncoder(w).Encode(body)
+		})
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		_, err := (&http.Client{Transport: f.Wrap(nil)}).Do(req)
+		var oe *auth.OAuthError
+		if !errors.As(err, &oe) {
+			t.Fatalf("%s: err = %v, want an *auth.OAuthError", field, err)
+		}
+		if n := len(oe.Error()); n > 1024 {
+			t.Errorf("%s: an error of %d bytes: %.80q...", field, n, oe.Error())
+		}
+	}
+}
+
+// TestFlowTokenNotAHeaderValue: an access token that cannot be sent in a header (a line
+// break in it) is refused when issued, not stored: kept, it failed every later request
+// with net/http's "invalid header field value", and no 401 ever came to replace it.
+func TestFlowTokenNotAHeaderValue(t *testing.T) {
+	var issued atomic.Int32
+	f, u := hostileAS(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		tok := "good"
+		if issued.Add(1) == 1 {
+			tok = "x\r\nX-Injected: 1"
+		}
+		fmt.Fprintf(w, `{"access_token":%q,"token_type":"Bearer"}`, tok)
+	})
+	c := &http.Client{Transport: f.Wrap(nil)}
+	get := func() (*http.Response, error) {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		resp, err := c.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return resp, err
+	}
+	_, err := get()
+	if err == nil || !strings.Contains(err.Error(), "token endpoint") {
+		t.Errorf("first request: %v, want an error about the token endpoint's token", err)
+	}
+	if resp, err := get(); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("second request: %v, want it authorized with a new token", err)
 	}
 }

@@ -1,8 +1,11 @@
 package auth
 
 import (
+	"fmt"
+	"net/http"
 	"net/url"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -33,6 +36,38 @@ func TestParseChallenges(t *testing.T) {
 	} {
 		if got := ParseChallenges(tc.in); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("ParseChallenges(%q)\n got %v\nwant %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestBearerChallengeOfHostileSize: a WWW-Authenticate header of megabytes (net/http
+// reads 10 MiB of headers) costs less memory than its own size to look through: the
+// challenges before the Bearer one are skipped without keeping their parameters (a
+// header of "a," repeated made a map for each, a gigabyte for 10 MiB), and a challenge
+// keeps at most maxChallengeParams of its parameters.
+func TestBearerChallengeOfHostileSize(t *testing.T) {
+	var many strings.Builder
+	many.WriteString("Bearer scope=x")
+	for i := 0; many.Len() < 1<<20; i++ {
+		fmt.Fprintf(&many, ",p%x=y", i)
+	}
+	for _, tc := range []struct {
+		name, header string
+	}{
+		{"many challenges", strings.Repeat("a,", 1<<19) + `Bearer scope="x"`},
+		{"many parameters", many.String()},
+	} {
+		h := http.Header{"Www-Authenticate": {tc.header}}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		p := BearerChallenge(h)
+		runtime.ReadMemStats(&after)
+		if p["scope"] != "x" {
+			t.Errorf("%s: scope %q, want x", tc.name, p["scope"])
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > uint64(len(tc.header)) {
+			t.Errorf("%s: %d bytes allocated for a header of %d", tc.name, n, len(tc.header))
 		}
 	}
 }

@@ -204,12 +204,14 @@ func (f *Flow) tokenAuthMethod(c *ClientInfo, supported []string) string {
 }
 
 // scopeUnion joins the distinct scopes of each space-separated list, in first-seen
-// order.
+// order, in time linear in them: a server's challenge may name hundreds of thousands.
 func scopeUnion(lists ...string) string {
 	var out []string
+	seen := map[string]bool{}
 	for _, l := range lists {
 		for _, s := range strings.Fields(l) {
-			if !slices.Contains(out, s) {
+			if !seen[s] {
+				seen[s] = true
 				out = append(out, s)
 			}
 		}

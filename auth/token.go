@@ -12,6 +12,8 @@ import (
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/mcpi-dev/mcpi/internal/cut"
 )
 
 // tokenChecker is the round tripper of token requests. golang.org/x/oauth2 takes any 2xx
@@ -77,10 +79,18 @@ func tokenError(err error, endpoint string) error {
 }
 
 // checkToken checks what the token endpoint issued: a bearer token (the only kind this
-// client presents).
+// client presents) that can be sent in an Authorization header. A token with a line
+// break or another control character, which net/http refuses to send, would fail every
+// request it went with before any reached the server, whose 401 would replace it: it is
+// refused, not stored.
 func checkToken(t *oauth2.Token, endpoint string) error {
 	if typ := t.TokenType; typ != "" && !strings.EqualFold(typ, "bearer") {
-		return fmt.Errorf("the token endpoint %s issued a token of type %q; only bearer tokens are supported", endpoint, typ)
+		return fmt.Errorf("the token endpoint %s issued a token of type %q; only bearer tokens are supported", endpoint, cut.Bytes(typ, maxCode))
+	}
+	for i := 0; i < len(t.AccessToken); i++ {
+		if c := t.AccessToken[i]; c < ' ' || c == 0x7f {
+			return fmt.Errorf("the token endpoint %s issued an access token with a character that cannot be sent in a header (byte %d)", endpoint, i)
+		}
 	}
 	return nil
 }

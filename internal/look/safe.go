@@ -98,15 +98,3 @@ func unsafe(r rune, lines bool) bool {
 	}
 	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
-
-// Clip is s cut to at most n bytes at a character's start, marked with an ellipsis: for
-// a server's text of which only a few lines are kept or shown.
-func Clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}

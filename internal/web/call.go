@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/cut"
 	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -144,5 +145,5 @@ func (c *conn) sendProgress(pc *plainCall) {
 	}
 	p := pc.latest
 	pc.latest, pc.sent = nil, time.Now()
-	c.s.hub.publish(event{Type: evProgress, Conn: c.id, Data: progressEvent{Call: pc.name, Progress: p.Progress, Total: p.Total, Message: look.Clip(p.Message, maxRowText)}})
+	c.s.hub.publish(event{Type: evProgress, Conn: c.id, Data: progressEvent{Call: pc.name, Progress: p.Progress, Total: p.Total, Message: cut.Bytes(p.Message, maxRowText)}})
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/cut"
 	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -152,7 +153,7 @@ func errorOf(err error) *errorInfo {
 	if err == nil {
 		return nil
 	}
-	e := &errorInfo{Message: look.Clip(look.Sentence(err), maxRowText)}
+	e := &errorInfo{Message: cut.Bytes(look.Sentence(err), maxRowText)}
 	var rpc *jsonrpc.Error
 	if errors.As(err, &rpc) {
 		e.Code = rpc.Code
@@ -606,7 +607,7 @@ func (c *conn) requestorRow(t *client.Task, gen int) *taskRow {
 }
 
 func (r *taskRow) setState(st mcp.Task) {
-	r.ID, r.Status, r.StatusMessage = st.TaskID, st.Status, look.Clip(st.StatusMessage, maxRowText)
+	r.ID, r.Status, r.StatusMessage = st.TaskID, st.Status, cut.Bytes(st.StatusMessage, maxRowText)
 	r.CreatedAt, r.TTL, r.PollInterval = st.CreatedAt, st.TTL, st.PollInterval
 }
 
@@ -620,7 +621,7 @@ func (c *conn) taskEvent(e *client.TaskEvent, gen int) {
 	case client.TaskProgress:
 		if p := e.Progress; p != nil {
 			q := *p
-			q.Message = look.Clip(q.Message, maxRowText)
+			q.Message = cut.Bytes(q.Message, maxRowText)
 			r.Progress = &q
 		}
 	case client.TaskResult:

@@ -116,6 +116,10 @@ func (s *TokenFiles) Save(_ context.Context, server string, r *auth.Record) erro
 	if err != nil {
 		return err
 	}
+	if len(data)+1 > maxTokenFile {
+		// Written, it could not be read back: every later command would fail on it.
+		return cmdutil.UsageErrorf("the tokens of %s are too large for a token file (%s, over %s); the file keeps what it had", server, cmdutil.Size(int64(len(data)+1)), cmdutil.Size(maxTokenFile))
+	}
 	if err := writeAtomic(s.Path(server), ".token-*.json", append(data, '\n')); err != nil {
 		return cmdutil.UsageErrorf("cannot write the token file %s: %v", s.Path(server), withoutPath(err))
 	}

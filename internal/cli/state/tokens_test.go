@@ -132,6 +132,32 @@ func TestTokenFilesDamaged(t *testing.T) {
 	}
 }
 
+// A record the token file could not be read back with (an authorization server's
+// token of 200,000 '<', 1.2 MB once escaped in JSON, past the 1 MiB a token file is
+// read to) is refused when saved, and the file keeps the record it had: written, it
+// made every later command fail on "cannot read the token file" until a logout.
+func TestTokenFilesTooLarge(t *testing.T) {
+	ctx := context.Background()
+	s := &TokenFiles{Dir: t.TempDir()}
+	if err := s.Save(ctx, tokenServer, record("at-1")); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Save(ctx, tokenServer, record(strings.Repeat("<", 200_000)))
+	r, lerr := s.Load(ctx, tokenServer)
+	if lerr != nil {
+		t.Fatalf("after saving a large record (%v), Load: %v", err, lerr)
+	}
+	if err == nil {
+		t.Fatal("a record larger than a token file is read to was saved")
+	}
+	if r == nil || r.Token.AccessToken != "at-1" {
+		t.Errorf("the file lost its record: %+v", r)
+	}
+	if msg, _ := cmdutil.Describe(err); !strings.Contains(msg, "too large") {
+		t.Errorf("Save: %q", msg)
+	}
+}
+
 // Logout (the flow's) deletes the file; deleting what is not there is no error.
 func TestTokenFilesLogout(t *testing.T) {
 	ctx := context.Background()

@@ -17,7 +17,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
-	"github.com/mcpi-dev/mcpi/internal/look"
+	"github.com/mcpi-dev/mcpi/internal/cut"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -440,7 +440,7 @@ func (f *Form) View(w, h int) string {
 	var head []string
 	if f.err != "" {
 		// A problem can quote a whole schema (an enum of every value): a screenful of it.
-		for _, l := range ui.Wrap("✗ "+look.Clip(f.err, w*h), w) {
+		for _, l := range ui.Wrap("✗ "+cut.Bytes(f.err, w*h), w) {
 			head = append(head, ui.Error.Render(l))
 		}
 		head = head[:min(len(head), h)]
@@ -532,7 +532,7 @@ func (f *Form) fieldLines(fl *Field, focused bool, labelW, inputW, w int) []stri
 	if focused {
 		about := fl.Hint
 		if fl.Description != "" {
-			about = strings.TrimSpace(look.Clip(fl.Description, 16*w) + " · " + fl.Hint)
+			about = strings.TrimSpace(cut.Bytes(fl.Description, 16*w) + " · " + fl.Hint)
 			about = strings.TrimSuffix(about, " ·")
 		}
 		if about != "" {
@@ -546,7 +546,7 @@ func (f *Form) fieldLines(fl *Field, focused bool, labelW, inputW, w int) []stri
 		}
 	}
 	if fl.err != "" && (fl.touched || f.showAll) {
-		lines = append(lines, "    "+ui.Error.Render("✗ "+fl.label0()+" "+look.Clip(fl.err, 4*w)))
+		lines = append(lines, "    "+ui.Error.Render("✗ "+fl.label0()+" "+cut.Bytes(fl.err, 4*w)))
 	}
 	return lines
 }

@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/cut"
 	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/form"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
@@ -463,17 +464,17 @@ func (m *Model) answerView(w, h int) string {
 	lines = append(lines, ui.Title.Render("Answer the server's "+ui.RequestKind(r))+"  "+ui.Warn.Render(ui.ChannelLong(r)))
 	switch {
 	case r.Elicitation != nil:
-		for _, l := range ui.Wrap(look.Clip(r.Elicitation.Message, shown), w) {
+		for _, l := range ui.Wrap(cut.Bytes(r.Elicitation.Message, shown), w) {
 			lines = append(lines, ui.Bold.Render(l))
 		}
 		if r.Elicitation.EffectiveMode() == mcp.ElicitModeURL {
-			lines = append(lines, "Open: "+ui.Accent.Render(look.Clip(r.Elicitation.URL, shown)), ui.Dim.Render("Accept once you have visited it."))
+			lines = append(lines, "Open: "+ui.Accent.Render(cut.Bytes(r.Elicitation.URL, shown)), ui.Dim.Render("Accept once you have visited it."))
 		}
 	case r.Sampling != nil:
 		s := r.Sampling
 		line := 16 * max(w, 1)
 		if s.SystemPrompt != "" {
-			lines = append(lines, ui.Dim.Render("system: ")+ui.Cut(ui.OneLine(look.Clip(s.SystemPrompt, line)), w-8))
+			lines = append(lines, ui.Dim.Render("system: ")+ui.Cut(ui.OneLine(cut.Bytes(s.SystemPrompt, line)), w-8))
 		}
 		msgs := s.Messages
 		if len(msgs) > 4 {
@@ -490,9 +491,9 @@ func (m *Model) answerView(w, h int) string {
 					texts.WriteByte(' ')
 				}
 				if c.Type == mcp.ContentTypeText {
-					texts.WriteString(look.Clip(c.Text, line))
+					texts.WriteString(cut.Bytes(c.Text, line))
 				} else {
-					texts.WriteString("[" + look.Clip(c.Type, line) + "]")
+					texts.WriteString("[" + cut.Bytes(c.Type, line) + "]")
 				}
 			}
 			lines = append(lines, ui.Accent.Render(string(msg.Role)+": ")+ui.Cut(ui.OneLine(texts.String()), w-len(msg.Role)-2))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpi-dev/mcpi/internal/cut"
 	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -152,7 +153,7 @@ func (m *Model) paneView(w, h int) string {
 func (m *Model) detailLines(t *mcp.Tool, w, h int) []string {
 	pad := func(s string) string { return " " + s }
 	lines := []string{pad(ui.Title.Render(t.DisplayName()) + ui.Dim.Render("  "+t.Name))}
-	for _, l := range ui.Wrap(ui.OneLine(look.Clip(t.Description, 16*max(w, 1)*max(h, 1))), w) {
+	for _, l := range ui.Wrap(ui.OneLine(cut.Bytes(t.Description, 16*max(w, 1)*max(h, 1))), w) {
 		lines = append(lines, pad(l))
 	}
 	label := "execution.taskSupport "

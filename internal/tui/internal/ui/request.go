@@ -2,6 +2,7 @@ package ui
 
 import (
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/cut"
 	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -58,15 +59,15 @@ const summaryBytes = 4 << 10
 func RequestSummary(r *client.Request) string {
 	if r.Elicitation != nil {
 		if r.Elicitation.Message != "" {
-			return OneLine(look.Clip(r.Elicitation.Message, summaryBytes))
+			return OneLine(cut.Bytes(r.Elicitation.Message, summaryBytes))
 		}
-		return look.Clip(r.Elicitation.URL, summaryBytes)
+		return cut.Bytes(r.Elicitation.URL, summaryBytes)
 	}
 	if r.Sampling != nil {
 		for i := len(r.Sampling.Messages) - 1; i >= 0; i-- {
 			for _, c := range r.Sampling.Messages[i].Content {
 				if c.Type == mcp.ContentTypeText && c.Text != "" {
-					return OneLine(look.Clip(c.Text, summaryBytes))
+					return OneLine(cut.Bytes(c.Text, summaryBytes))
 				}
 			}
 		}
