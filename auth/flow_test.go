@@ -801,3 +801,32 @@ func TestFlowTokenNotAHeaderValue(t *testing.T) {
 		t.Fatalf("second request: %v, want it authorized with a new token", err)
 	}
 }
+
+// TestFlowTokenRequestNotRedirectedAway: a token endpoint that answers 307 to another
+// origin would have the client send its form there again (the client secret, a code or
+// a refresh token): the redirect is not followed, and the other origin gets nothing.
+func TestFlowTokenRequestNotRedirectedAway(t *testing.T) {
+	var got atomic.Int32
+	away := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"access_token":"good","token_type":"Bearer"}`)
+	}))
+	defer away.Close()
+	f, u := hostileAS(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, away.URL+"/token", http.StatusTemporaryRedirect)
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	resp, err := (&http.Client{Transport: f.Wrap(nil)}).Do(req)
+	if err == nil {
+		resp.Body.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "another origin") {
+		t.Errorf("err = %v, want the redirect to another origin refused", err)
+	}
+	if n := got.Load(); n != 0 {
+		t.Errorf("the other origin got %d token requests", n)
+	}
+}

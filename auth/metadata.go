@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/mcpi-dev/mcpi/internal/cut"
 )
 
 // ProtectedResourceMetadata is an MCP server's OAuth 2.0 Protected Resource Metadata
@@ -213,10 +215,16 @@ func (m *ServerMetadata) checkEndpoints() error {
 }
 
 // secureRedirects is the CheckRedirect of the flow's HTTP client: metadata, registration
-// and token requests follow redirects only to HTTPS (or loopback) URLs.
+// and token requests follow redirects only to HTTPS (or loopback) URLs, and a request
+// that carries a form or a document (a token request: its code, refresh token or client
+// secret; a registration) only within its origin, as a 307 or 308 sends the body again.
 func secureRedirects(req *http.Request, via []*http.Request) error {
 	if req.URL.Scheme != "https" && !isLoopback(req.URL.Hostname()) {
 		return &InsecureURLError{What: "redirect", URL: req.URL.String(), From: via[len(via)-1].URL.String()}
+	}
+	if req.Method != http.MethodGet && req.Method != http.MethodHead && origin(req.URL) != origin(via[0].URL) {
+		return fmt.Errorf("%s %s redirects to another origin (%s), where its body would go: not followed",
+			via[0].Method, cut.Bytes(via[0].URL.Redacted(), 200), cut.Bytes(origin(req.URL), 200))
 	}
 	if len(via) >= 10 {
 		return errors.New("stopped after 10 redirects")
