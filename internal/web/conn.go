@@ -77,6 +77,7 @@ type conn struct {
 	gen     int // bumped at each (re)connection; rows of older ones stay, marked
 	tasks   map[string]*taskRow
 	order   []string // task keys, oldest first
+	evictAt int      // the rows past which the next eviction runs (evict)
 	reqs    map[string]*pendingRequest
 	calls   map[string]*plainCall // by callKey
 	log     []logRow              // a ring of the last logKept messages
@@ -572,15 +573,19 @@ func (c *conn) publishTask(r *taskRow) {
 func (c *conn) addRow(r *taskRow) {
 	c.tasks[r.Key] = r
 	c.order = append(c.order, r.Key)
-	if len(c.order) > tasksKept {
+	if len(c.order) > max(tasksKept, c.evictAt) {
 		c.evict()
 	}
 }
 
-// evict drops the oldest ended rows until the rows fit.
+// evict drops the oldest ended rows until the rows fit in 7/8 of tasksKept. A pass
+// goes through every row: it makes room for an eighth more, not for one (a server's
+// burst of tasks past the bound made each new row pay for all of them), and rows of
+// tasks still running, which are never dropped, make the next pass wait as long.
 func (c *conn) evict() {
+	defer func() { c.evictAt = len(c.order) + tasksKept/8 }()
 	keep := c.order[:0]
-	drop := len(c.order) - tasksKept
+	drop := len(c.order) - tasksKept*7/8
 	for _, k := range c.order {
 		if drop > 0 && c.tasks[k].Ended != nil {
 			delete(c.tasks, k)
@@ -722,8 +727,12 @@ func (c *conn) requestEvent(e *client.RequestEvent, gen int) {
 		p.row.Settled, p.row.Outcome = true, outcomeOf(req)
 	}
 	row := p.row
-	// The task the request belongs to shows that it waits on it.
+	// The task the request belongs to shows that it waits on it (a request of no task,
+	// most of them, walks no rows).
 	for _, r := range c.tasks {
+		if req.Task == "" && req.RelatedTask == "" {
+			break
+		}
 		if r.Stale {
 			continue
 		}
