@@ -181,3 +181,40 @@ func mustOwner(t *testing.T, m *Manager, id string) string {
 	}
 	return owner
 }
+
+// A task that makes room at MaxKeptTotal may take the last task of the owner making
+// the new one: the owner's set of tasks then still holds the new task (it was left
+// out of the manager's owners, and the task's end failed on it).
+func TestTotalEvictionOfTheOwnersLastTask(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{MaxActiveTotal: 2, MaxKeptTotal: 2})
+		defer m.Close()
+		done := func(owner string) string {
+			task, err := m.Create(owner, nil, func(context.Context, *Handle) Outcome { return Outcome{Result: []byte(`{}`)} })
+			if err != nil {
+				t.Fatal(err)
+			}
+			synctest.Wait()
+			return task.TaskID
+		}
+		first := done("a") // the oldest ended task of all, and a's only one
+		done("b")
+		release := make(chan struct{})
+		task, err := m.Create("a", nil, block(release, Outcome{Result: []byte(`{}`)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := m.Owner(first); ok {
+			t.Error("the oldest ended task was not evicted")
+		}
+		list, _, err := m.List("a", "")
+		if err != nil || len(list) != 1 || list[0].TaskID != task.TaskID {
+			t.Errorf("a's tasks: %v, %v; want the new one", list, err)
+		}
+		close(release)
+		synctest.Wait()
+		if st, err := m.Get("a", task.TaskID); err != nil || st.Status != mcp.TaskStatusCompleted {
+			t.Errorf("the new task: %v, %v", st.Status, err)
+		}
+	})
+}

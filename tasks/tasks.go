@@ -368,6 +368,9 @@ func (m *Manager) register(d Dialect, owner string, requested *mcp.TaskMetadata,
 	if len(m.tasks) >= m.opts.MaxKeptTotal && len(m.terminal) > 0 {
 		m.removeLocked(m.terminal.head())
 	}
+	// A task evicted to make room may have been the owner's last, which takes its set
+	// out of the owners: the new task goes in it all the same.
+	m.owners[owner] = set
 	m.seq++
 	t.seq = m.seq
 	m.tasks[id] = t
