@@ -46,15 +46,16 @@ type IssuerError struct {
 }
 
 func (e *IssuerError) Error() string {
+	got, want, url := cut.Bytes(e.Got, maxQuoted), cut.Bytes(e.Want, maxQuoted), cut.Bytes(e.URL, maxQuoted)
 	switch {
 	case e.Where == "metadata":
-		return fmt.Sprintf("the authorization server metadata at %s names issuer %q, not %q, and is not used", e.URL, e.Got, e.Want)
+		return fmt.Sprintf("the authorization server metadata at %s names issuer %q, not %q, and is not used", url, got, want)
 	case e.Where == "client":
-		return fmt.Sprintf("the pre-registered client belongs to the authorization server %q, but the server now names %q", e.Want, e.Got)
+		return fmt.Sprintf("the pre-registered client belongs to the authorization server %q, but the server now names %q", want, got)
 	case e.Got == "":
-		return fmt.Sprintf("the authorization response carries no iss, though the authorization server %q promises one (RFC 9207)", e.Want)
+		return fmt.Sprintf("the authorization response carries no iss, though the authorization server %q promises one (RFC 9207)", want)
 	default:
-		return fmt.Sprintf("the authorization response comes from issuer %q, not %q (RFC 9207)", e.Got, e.Want)
+		return fmt.Sprintf("the authorization response comes from issuer %q, not %q (RFC 9207)", got, want)
 	}
 }
 
@@ -70,9 +71,9 @@ type InsecureURLError struct {
 
 func (e *InsecureURLError) Error() string {
 	if e.From != "" {
-		return fmt.Sprintf("%s redirects to %s, which does not use HTTPS (only loopback addresses may use plain HTTP)", e.From, e.URL)
+		return fmt.Sprintf("%s redirects to %s, which does not use HTTPS (only loopback addresses may use plain HTTP)", cut.Bytes(e.From, maxQuoted), cut.Bytes(e.URL, maxQuoted))
 	}
-	return fmt.Sprintf("the %s %s does not use HTTPS (only loopback addresses may use plain HTTP)", e.What, e.URL)
+	return fmt.Sprintf("the %s %s does not use HTTPS (only loopback addresses may use plain HTTP)", e.What, cut.Bytes(e.URL, maxQuoted))
 }
 
 // ResourceMismatchError is protected resource metadata about another resource than the
@@ -84,7 +85,7 @@ type ResourceMismatchError struct {
 }
 
 func (e *ResourceMismatchError) Error() string {
-	return fmt.Sprintf("the protected resource metadata is for %s, not for the server %s", e.Resource, e.Server)
+	return fmt.Sprintf("the protected resource metadata is for %s, not for the server %s", cut.Bytes(e.Resource, maxQuoted), cut.Bytes(e.Server, maxQuoted))
 }
 
 // ResponseError is an answer from the authorization server that is not what its
@@ -136,10 +137,12 @@ func (e *OAuthError) Error() string {
 	return s
 }
 
-// How much of an OAuth error's code and description its sentence quotes.
+// How much of a server's text an error's sentence quotes: an OAuth error's code and
+// description, and a URL, an issuer or a resource from its metadata (up to 1 MiB).
 const (
 	maxCode        = 64
 	maxDescription = 300
+	maxQuoted      = 300
 )
 
 func (e *OAuthError) Unwrap() error { return e.Err }

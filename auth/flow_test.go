@@ -830,3 +830,19 @@ func TestFlowTokenRequestNotRedirectedAway(t *testing.T) {
 		t.Errorf("the other origin got %d token requests", n)
 	}
 }
+
+// The errors that quote a server's metadata (an issuer, a resource, a URL, each up to
+// the 1 MiB a document is read to) quote a few hundred bytes of it.
+func TestErrorsQuoteMetadataBriefly(t *testing.T) {
+	long := "https://as.example/" + strings.Repeat("x", 1<<20)
+	for _, err := range []error{
+		&auth.IssuerError{Where: "metadata", URL: long, Got: long, Want: long},
+		&auth.IssuerError{Got: long, Want: long},
+		&auth.ResourceMismatchError{Resource: long, Server: long},
+		&auth.InsecureURLError{What: "redirect", URL: long, From: long},
+	} {
+		if n := len(err.Error()); n > 2048 {
+			t.Errorf("%T: a sentence of %d bytes", err, n)
+		}
+	}
+}
