@@ -46,7 +46,10 @@ func (t *Task) emit(e TaskEvent) {
 func (t *Task) publish(e TaskEvent) {
 	e.At, e.Task, e.State = At{t.s.now()}, t, t.State()
 	t.sub.publish(&e)
-	t.s.events.publish(&e)
+	if !t.unseen.Load() {
+		t.toSession.Store(true)
+		t.s.events.publish(&e)
+	}
 }
 
 // emitInOrder is emit for what can overtake the CreateTaskResult that gives the task its
@@ -60,6 +63,7 @@ func (t *Task) emitInOrder(e TaskEvent) {
 	e.At, e.Task, e.State = At{t.s.now()}, t, t.State()
 	ev := &e
 	if toSession {
+		t.toSession.Store(true)
 		t.s.events.publish(ev)
 	}
 	if !toTask {

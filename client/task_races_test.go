@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -118,6 +119,36 @@ func TestTaskOfFailedCallEnds(t *testing.T) {
 		}
 		if wctx.Err() != nil {
 			t.Errorf("Events of the task of a failed call ended only with the caller's deadline (%d events)", n)
+		}
+	})
+}
+
+// TestRefusedTaskCallNotOnTheSession: a task call the server refuses (its rate limit,
+// say) made no task: the caller gets the error, and the session's subscribers (the web
+// page's rows, the TUI's) hear nothing of it, as they heard nothing of its start. (They
+// were told of its end: a page counted a failed row for every refused call.)
+func TestRefusedTaskCallNotOnTheSession(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		s, _ := rawServerConn(t, nil, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			if req.Method != mcp.MethodToolsCall {
+				return nil, jsonrpc.ErrMethodNotFound
+			}
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "too many task requests; slow down")
+		})
+		sub := s.Subscribe()
+		defer sub.Close()
+		_, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "job"}, &client.CallOptions{SendAnyway: true, Progress: true})
+		if err == nil || !strings.Contains(err.Error(), "slow down") {
+			t.Fatalf("the call: %v, want the server's refusal", err)
+		}
+		synctest.Wait()
+		s.Close()
+		for e := range sub.All(ctx) {
+			if te, ok := e.(*client.TaskEvent); ok {
+				t.Errorf("the session's subscriber got %v of a call that made no task (err %v)", te.Kind, te.Err)
+			}
 		}
 	})
 }

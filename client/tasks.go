@@ -8,6 +8,7 @@ import (
 	"iter"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -194,6 +195,11 @@ type Task struct {
 	forgotten  bool // dropped from the session's registry (guarded by the registry's mu)
 	registered bool // added to the session's registry (guarded by the registry's mu)
 	pollNow    bool // poll at once, not at the next interval
+
+	// toSession: an event of the task went to the session's subscribers; unseen: the
+	// call failed before any did, so none does (the task was never the server's, and
+	// the session's subscribers would meet an end without its start).
+	toSession, unseen atomic.Bool
 
 	// The Tasks extension of 2026-07-28 (exttasks.go).
 	ext    bool
@@ -595,10 +601,14 @@ func (t *Task) callFailed(sub *Subscription, err error) error {
 
 // undoCall undoes what the task call set up (its progress token, its subscription), for
 // a call that made no task, and ends the task with err: the session's subscribers may
-// hold it already (progress that overtook the answer), and wait on it.
+// hold it already (progress that overtook the answer), and wait on it; if they do not,
+// they are told nothing of it, and its caller alone learns the error.
 func (t *Task) undoCall(sub *Subscription, err error) {
 	t.s.tasks.forgetToken(t.progress)
 	sub.closeIfAny()
+	if !t.toSession.Load() {
+		t.unseen.Store(true)
+	}
 	t.finish(nil, err)
 }
 
