@@ -132,7 +132,7 @@ type OAuthError struct {
 func (e *OAuthError) Error() string {
 	s := fmt.Sprintf("the %s refused: %s", e.What, cut.Bytes(e.Code, maxCode))
 	if e.Description != "" {
-		s += " (" + cut.Bytes(e.Description, maxDescription) + ")"
+		s += " (" + cut.Bytes(e.Description, maxQuoted) + ")"
 	}
 	return s
 }
@@ -140,9 +140,8 @@ func (e *OAuthError) Error() string {
 // How much of a server's text an error's sentence quotes: an OAuth error's code and
 // description, and a URL, an issuer or a resource from its metadata (up to 1 MiB).
 const (
-	maxCode        = 64
-	maxDescription = 300
-	maxQuoted      = 300
+	maxCode   = 64
+	maxQuoted = 300
 )
 
 func (e *OAuthError) Unwrap() error { return e.Err }

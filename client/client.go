@@ -400,7 +400,7 @@ func pickModern(supported []string) string {
 // start begins a session of the 2026-07-28 era with server/discover.
 func (s *Session) start(ctx context.Context, version string) error {
 	_, err := s.discover(ctx, version)
-	if rpc, ok := modernError(err); ok && slices.Contains(supportedVersions(rpc), version) {
+	if refusedOwnVersion(err, version) {
 		_, err = s.discover(ctx, version) // once more: the refusal named this very version
 	}
 	var unsupported *UnsupportedVersionError

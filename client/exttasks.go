@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -72,7 +71,7 @@ func (s *Session) getExt(ctx context.Context, id string, t *Task) (*mcp.Detailed
 		return nil, noNotes, &jsonrpc.CallError{Method: mcp.MethodTasksGet, Op: jsonrpc.OpEncode, Err: err}
 	}
 	res, notes, err := s.getNoted(ctx, raw, t)
-	if rpc, ok := modernError(err); ok && slices.Contains(supportedVersions(rpc), s.modern.version) {
+	if refusedOwnVersion(err, s.modern.version) {
 		// A -32022 that names this session's version: asked again, once, as
 		// exchangeModern does, without the notes.
 		d, err := s.getDetail(ctx, id)

@@ -319,7 +319,7 @@ func (s *Session) modernRounds(ctx context.Context, method string, raw json.RawM
 		} else {
 			err = s.bounded(ctx, method, raw, &res)
 		}
-		if rpc, ok := modernError(err); ok && round == 1 && slices.Contains(supportedVersions(rpc), w.version) {
+		if round == 1 && refusedOwnVersion(err, w.version) {
 			// A -32022 that names this session's version: asked again, once, with a new id.
 			err = s.bounded(ctx, method, raw, &res)
 		}
@@ -585,6 +585,14 @@ func modernError(err error) (*jsonrpc.Error, bool) {
 	return nil, false
 }
 
+// refusedOwnVersion reports whether err is a -32022 that lists version, the session's
+// own, among those supported: a request refused so (a server that lost track, say) is
+// asked again, once.
+func refusedOwnVersion(err error, version string) bool {
+	rpc, ok := modernError(err)
+	return ok && slices.Contains(supportedVersions(rpc), version)
+}
+
 // supportedVersions reads data.supported of a -32022 error.
 func supportedVersions(rpc *jsonrpc.Error) []string {
 	var d mcp.UnsupportedProtocolVersionData
@@ -836,10 +844,8 @@ func (s *Session) listenAcknowledged(params json.RawMessage) {
 		return
 	}
 	var p struct {
-		Notifications struct {
-			TaskIDs []string `json:"taskIds"`
-		} `json:"notifications"`
-		Meta struct {
+		Notifications mcp.ListenFilter `json:"notifications"`
+		Meta          struct {
 			ID jsonrpc.ID `json:"io.modelcontextprotocol/subscriptionId"`
 		} `json:"_meta"`
 	}

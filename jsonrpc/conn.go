@@ -395,14 +395,21 @@ func decodeResult(method string, r reply, result any) error {
 	if resp.Error != nil {
 		return resp.Error
 	}
+	return DecodeResult(method, resp.Result, result)
+}
+
+// DecodeResult decodes the result raw of a call of method into result as [Conn.Call]
+// does (result may be nil, or a *json.RawMessage to keep it raw): for a caller of
+// [Conn.Go] that waits for the answer elsewhere.
+func DecodeResult(method string, raw json.RawMessage, result any) error {
 	switch r := result.(type) {
 	case nil:
 		return nil
 	case *json.RawMessage:
-		*r = resp.Result
+		*r = raw
 		return nil
 	}
-	if err := jsonwire.Unmarshal(resp.Result, result); err != nil {
+	if err := jsonwire.Unmarshal(raw, result); err != nil {
 		return &CallError{Method: method, Op: OpDecode, Err: err}
 	}
 	return nil

@@ -117,11 +117,7 @@ func callInTask(ctx context.Context, target *Session, method string, params, res
 	if a.err != nil {
 		return a.err
 	}
-	// Decoded as conn.Call decodes an answer: with the project's codec, its error typed.
-	if err := jsonwire.Unmarshal(a.raw, result); err != nil {
-		return &jsonrpc.CallError{Method: method, Op: jsonrpc.OpDecode, Err: err}
-	}
-	return nil
+	return jsonrpc.DecodeResult(method, a.raw, result)
 }
 
 // taskSession returns the live session that owns task id, or nil.

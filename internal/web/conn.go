@@ -729,10 +729,11 @@ func (c *conn) requestEvent(e *client.RequestEvent, gen int) {
 	row := p.row
 	// The task the request belongs to shows that it waits on it (a request of no task,
 	// most of them, walks no rows).
-	for _, r := range c.tasks {
-		if req.Task == "" && req.RelatedTask == "" {
-			break
-		}
+	var rows map[string]*taskRow
+	if req.Task != "" || req.RelatedTask != "" {
+		rows = c.tasks
+	}
+	for _, r := range rows {
 		if r.Stale {
 			continue
 		}
