@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -146,12 +147,17 @@ func checkRelated(t *testing.T, in []byte, id string) {
 	if !json.Valid(got) {
 		t.Fatalf("WithRelatedTaskMeta(%q) = %q: not JSON", in, got)
 	}
+	// Numbers as they are written: valid JSON may hold numbers no float64 holds.
 	var a, b any
-	if err := json.Unmarshal(got, &a); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(want, &b); err != nil {
-		t.Fatal(err)
+	for _, c := range []struct {
+		raw []byte
+		v   *any
+	}{{got, &a}, {want, &b}} {
+		d := json.NewDecoder(bytes.NewReader(c.raw))
+		d.UseNumber()
+		if err := d.Decode(c.v); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("WithRelatedTaskMeta(%q) = %s\nold %s", in, got, want)
