@@ -52,11 +52,16 @@ func ValidateArguments(tool *mcp.Tool, args json.RawMessage) error {
 	if err != nil {
 		return nil
 	}
-	vs := checkSchema(schema, inst)
+	vs := checkSchema(schema, inst, false)
 	if len(vs) == 0 {
 		return nil
 	}
-	return describe(firstProblem(vs))
+	ae := &ArgumentError{}
+	ae.Field, ae.Problem = describe(firstProblem(vs))
+	if ae.Field == "" && strings.HasPrefix(ae.Problem, "is ") {
+		ae.Problem = "are" + strings.TrimPrefix(ae.Problem, "is")
+	}
+	return ae
 }
 
 // errTrailing is the error of JSON with more after its value.
@@ -79,17 +84,14 @@ func firstProblem(vs []violation) violation {
 	})
 }
 
-// describe turns a violation into an [ArgumentError].
-func describe(v violation) *ArgumentError {
-	field := v.loc
+// describe names the field of a violation (empty for the whole instance) and its
+// problem.
+func describe(v violation) (field, problem string) {
+	loc := v.loc
 	if v.field != nil {
-		field = v.field
+		loc = v.field
 	}
-	ae := &ArgumentError{Field: fieldName(field), Problem: v.problem}
-	if ae.Field == "" && strings.HasPrefix(ae.Problem, "is ") {
-		ae.Problem = "are" + strings.TrimPrefix(ae.Problem, "is")
-	}
-	return ae
+	return fieldName(loc), v.problem
 }
 
 // fieldName writes an instance location as a.b[2].c.

@@ -44,15 +44,25 @@ type schemaCheck struct {
 	root  any
 	out   []violation
 	steps *int // shared with the checks of alternatives
+	// form: the schema is an elicitation form's, not a tool's (for the wording).
+	form bool
 }
 
 // checkSchema returns the violations of inst against schema (both decoded with
-// UseNumber).
-func checkSchema(schema, inst any) []violation {
+// UseNumber); form says the schema is an elicitation form's rather than a tool's.
+func checkSchema(schema, inst any, form bool) []violation {
 	steps := 0
-	c := &schemaCheck{root: schema, steps: &steps}
+	c := &schemaCheck{root: schema, steps: &steps, form: form}
 	c.check(schema, inst, nil, 0)
 	return c.out
+}
+
+// owner names what the schema belongs to, for a problem's wording.
+func (c *schemaCheck) owner() string {
+	if c.form {
+		return "the form"
+	}
+	return "the tool"
 }
 
 func (c *schemaCheck) add(loc []string, keyword, problem string) {
@@ -61,7 +71,7 @@ func (c *schemaCheck) add(loc []string, keyword, problem string) {
 
 // valid reports whether inst fits s, without recording why.
 func (c *schemaCheck) valid(s, inst any, loc []string, depth int) bool {
-	sub := &schemaCheck{root: c.root, steps: c.steps}
+	sub := &schemaCheck{root: c.root, steps: c.steps, form: c.form}
 	sub.check(s, inst, loc, depth)
 	return len(sub.out) == 0
 }
@@ -134,7 +144,7 @@ func (c *schemaCheck) object(s map[string]any, inst any, loc []string, depth int
 			}
 		}
 		if n == 0 || k == "oneOf" && n > 1 {
-			c.add(loc, k, "does not match any of the forms the tool accepts")
+			c.add(loc, k, "does not match any of the forms "+c.owner()+" accepts")
 		}
 	}
 	if all, ok := s["allOf"].([]any); ok {
@@ -291,7 +301,7 @@ func (c *schemaCheck) array(s map[string]any, v []any, loc []string, depth int) 
 			lo = 1
 		}
 		if n < lo {
-			c.add(loc, "contains", "must contain an item of the form the tool accepts")
+			c.add(loc, "contains", "must contain an item of the form "+c.owner()+" accepts")
 		}
 		if hi, ok := intKeyword(s, "maxContains"); ok && n > hi {
 			c.add(loc, "maxContains", "must contain at most "+strconv.Itoa(hi)+" such items")
@@ -353,6 +363,9 @@ func (c *schemaCheck) properties(s map[string]any, v map[string]any, loc []strin
 			problem := "is not allowed here"
 			if len(loc) == 0 {
 				problem = "is not a parameter of this tool"
+				if c.form {
+					problem = "is not a field of this form"
+				}
 			}
 			c.out = append(c.out, violation{loc: slices.Clone(loc), keyword: "additionalProperties", field: at, problem: problem})
 			continue

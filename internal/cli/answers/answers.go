@@ -12,7 +12,8 @@
 // Both keys are optional. Each maps a tool name, or "*" for any tool, to an answer. The
 // tool of a request is the tool of the task it belongs to (its related task), or the
 // tool being called. An elicitation answer is an object of field values (accepted; the
-// fields it leaves out take the defaults of the requested schema), "decline" or "cancel".
+// fields it leaves out take the defaults of the requested schema; checked against the
+// requested schema, by whose types a string value is read), "decline" or "cancel".
 // A sampling answer is the text of the model's reply, or "decline" to refuse.
 package answers
 
@@ -209,16 +210,20 @@ func lookup[V any](m map[string]V, tool string) (V, bool) {
 }
 
 // Answer answers r from the set, for the tool it belongs to. It reports false, and
-// leaves r alone, when the set has no answer for it.
-func (s *Set) Answer(r *client.Request, tool string) bool {
+// leaves r alone, when the set has no answer for it. An elicitation answer whose field
+// values do not fit the form the server sent is not sent: Answer leaves r alone and
+// returns a [*cmdutil.UsageError] that names the file, the tool and the field. A value
+// given as a string for a field of another type is read as that type, as a --arg value
+// is ("true" for a boolean).
+func (s *Set) Answer(r *client.Request, tool string) (bool, error) {
 	if s == nil {
-		return false
+		return false, nil
 	}
 	switch {
 	case r.Elicitation != nil:
 		a, ok := lookup(s.Elicitation, tool)
 		if !ok {
-			return false
+			return false, nil
 		}
 		switch a.Action {
 		case "decline":
@@ -226,21 +231,21 @@ func (s *Set) Answer(r *client.Request, tool string) bool {
 		case "cancel":
 			_ = r.Dismiss()
 		default:
-			content := make(map[string]any, len(a.Content))
-			for k, v := range a.Content {
-				content[k] = v
+			content := fitForm(r.Elicitation.RequestedSchema, a.Content)
+			if err := client.ValidateElicitContent(r.Elicitation.RequestedSchema, content); err != nil {
+				return false, cmdutil.UsageErrorf("the answers file %s does not fit the form the server sent for %s: %v", s.File, toolName(tool), err)
 			}
 			_ = r.Accept(content)
 		}
-		return true
+		return true, nil
 	case r.Sampling != nil:
 		a, ok := lookup(s.Sampling, tool)
 		if !ok {
-			return false
+			return false, nil
 		}
 		if a.Decline {
 			_ = r.Refuse("the answers file " + s.File + " declines sampling for " + strings.TrimSpace(toolName(tool)))
-			return true
+			return true, nil
 		}
 		_ = r.Respond(&mcp.CreateMessageResult{
 			Role:       mcp.RoleAssistant,
@@ -248,9 +253,78 @@ func (s *Set) Answer(r *client.Request, tool string) bool {
 			Model:      "mcpi-answers",
 			StopReason: mcp.StopReasonEndTurn,
 		})
-		return true
+		return true, nil
 	}
-	return false
+	return false, nil
+}
+
+// fitForm returns a copy of content in which a string given for a field the form
+// declares of another type (boolean, number, integer, array) is read as that type, when
+// it can be.
+func fitForm(schema json.RawMessage, content map[string]any) map[string]any {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	_ = json.Unmarshal(schema, &s)
+	out := make(map[string]any, len(content))
+	for k, v := range content {
+		out[k] = v
+		str, ok := v.(string)
+		if !ok || s.Properties[k] == nil {
+			continue
+		}
+		var typed any
+		if json.Unmarshal(cmdutil.CoerceValue(s.Properties[k], str), &typed) == nil {
+			out[k] = typed
+		}
+	}
+	return out
+}
+
+// Example is an answer for a form, for a message that says how to write one: each field
+// of schema (sorted by name) with its default, or a value of its type ("..." for a
+// string, the first of an enum's values, false, 0, []). It is "field": "value" when
+// schema has no fields that can be read.
+func Example(schema json.RawMessage) string {
+	var s struct {
+		Properties map[string]struct {
+			Type  string `json:"type"`
+			Enum  []any  `json:"enum"`
+			OneOf []struct {
+				Const any `json:"const"`
+			} `json:"oneOf"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) != nil || len(s.Properties) == 0 {
+		return `"field": "value"`
+	}
+	defaults := mcp.ApplySchemaDefaults(schema, nil)
+	var fields []string
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+		p := s.Properties[name]
+		v, ok := defaults[name]
+		switch {
+		case ok:
+		case len(p.Enum) > 0:
+			v = p.Enum[0]
+		case len(p.OneOf) > 0:
+			v = p.OneOf[0].Const
+		case p.Type == "boolean":
+			v = false
+		case p.Type == "integer" || p.Type == "number":
+			v = 0
+		case p.Type == "array":
+			v = []string{}
+		default:
+			v = "..."
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			b = []byte(`"..."`)
+		}
+		fields = append(fields, fmt.Sprintf("%q: %s", name, b))
+	}
+	return strings.Join(fields, ", ")
 }
 
 func toolName(tool string) string {

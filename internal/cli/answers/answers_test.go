@@ -88,14 +88,22 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
-// connect returns a session whose server has a tool "t" that elicits a form with a
-// default, then samples, and returns both answers; requests are answered from s.
+// whoForm is the form connect's tool asks for unless told another.
+const whoForm = `{"type":"object","properties":{"name":{"type":"string"},"colour":{"type":"string","default":"red"}},"required":["name"]}`
+
+// connect returns a session whose server has a tool "t" that elicits a form (whoForm, a
+// field with a default), then samples, and returns both answers; requests are answered
+// from s, and an answer that does not fit is refused with Answer's error.
 func connect(t *testing.T, s *Set, tool string) *client.Session {
+	t.Helper()
+	return connectForm(t, s, tool, whoForm)
+}
+
+func connectForm(t *testing.T, s *Set, tool, form string) *client.Session {
 	t.Helper()
 	srv := server.New(mcp.Implementation{Name: "t", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "t"}, func(ctx context.Context, r *server.ToolRequest) (*mcp.CallToolResult, error) {
-		er, err := r.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Who?", RequestedSchema: json.RawMessage(
-			`{"type":"object","properties":{"name":{"type":"string"},"colour":{"type":"string","default":"red"}},"required":["name"]}`)})
+		er, err := r.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Who?", RequestedSchema: json.RawMessage(form)})
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +129,10 @@ func connect(t *testing.T, s *Set, tool string) *client.Session {
 	t.Cleanup(cancel)
 	sess, err := client.New(mcp.Implementation{Name: "test", Version: "1"}, &client.Options{
 		OnRequest: func(ctx context.Context, r *client.Request) {
-			if !s.Answer(r, tool) {
+			switch ok, err := s.Answer(r, tool); {
+			case err != nil:
+				_ = r.Reject(jsonrpc.NewError(-1, err.Error()))
+			case !ok:
 				_ = r.Reject(jsonrpc.NewError(-1, "no answer"))
 			}
 		},
@@ -170,7 +181,68 @@ func TestAnswer(t *testing.T) {
 		t.Errorf("without an answer: %s", got)
 	}
 	var none *Set
-	if none.Answer(nil, "t") || none.Has(nil, "t") {
+	if ok, err := none.Answer(nil, "t"); ok || err != nil || none.Has(nil, "t") {
 		t.Error("a nil set answers")
+	}
+}
+
+// An answer is read by the types of the form the server sent ("true" for a boolean, as
+// the example of NeedTerminalError once suggested), and one that cannot fit is not sent:
+// Answer says which field is wrong, and how, in a usage error that names the file.
+func TestAnswerFitsTheForm(t *testing.T) {
+	const form = `{"type":"object","properties":{` +
+		`"name":{"type":"string","minLength":1},` +
+		`"colour":{"type":"string","enum":["red","green","blue"],"default":"blue"},` +
+		`"subscribe":{"type":"boolean","default":false},` +
+		`"age":{"type":"integer","minimum":0},` +
+		`"size":{"type":"number"}},"required":["name","age"]}`
+	tests := []struct {
+		answer string
+		want   string // the elicitation's outcome as the tool returned it, or the error
+	}{
+		{`{"name": "Ada", "subscribe": "true", "age": "36", "size": "1.5"}`,
+			`{"action":"accept","content":{"age":36,"colour":"blue","name":"Ada","size":1.5,"subscribe":true}}`},
+		{`{"name": "Ada", "subscribe": true, "age": 36, "colour": "green"}`,
+			`{"action":"accept","content":{"age":36,"colour":"green","name":"Ada","subscribe":true}}`},
+		{`{"name": "Ada", "subscribe": "maybe", "age": 36}`,
+			`the answers file a.json does not fit the form the server sent for the tool "t": field "subscribe" must be a boolean, not a string`},
+		{`{"name": "Ada", "age": "thirty"}`,
+			`the answers file a.json does not fit the form the server sent for the tool "t": field "age" must be an integer, not a string`},
+		{`{"name": "Ada", "age": 1.5}`, `field "age" must be an integer, not 1.5`},
+		{`{"name": "Ada", "age": -1}`, `field "age" must be at least 0`},
+		{`{"name": "Ada", "age": 3, "colour": "pink"}`, `field "colour" must be one of "red", "green", "blue"`},
+		{`{"name": "", "age": 3}`, `field "name" must be at least 1 characters long`},
+		{`{"name": "Ada"}`, `field "age" is required`},
+	}
+	for _, tt := range tests {
+		set, err := Parse("a.json", []byte(`{"elicitation": {"t": `+tt.answer+`}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := call(t, connectForm(t, set, "t", form))
+		if !strings.Contains(got, tt.want) {
+			t.Errorf("%s:\n got %s\nwant it to contain %s", tt.answer, got, tt.want)
+		}
+	}
+}
+
+// The example answer of a message that asks for an answers file gives each field a value
+// of its type: its default, an enum's first value, false, 0, [] or "...".
+func TestExample(t *testing.T) {
+	tests := []struct{ schema, want string }{
+		{`{"type":"object","properties":{` +
+			`"name":{"type":"string"},"colour":{"type":"string","enum":["red","green"]},` +
+			`"size":{"type":"string","oneOf":[{"const":"s","title":"Small"}]},` +
+			`"subscribe":{"type":"boolean"},"age":{"type":"integer"},"tags":{"type":"array","items":{"type":"string"}},` +
+			`"tone":{"type":"string","enum":["calm","loud"],"default":"loud"},"n":{"type":"number","default":2.5}}}`,
+			`"age": 0, "colour": "red", "n": 2.5, "name": "...", "size": "s", "subscribe": false, "tags": [], "tone": "loud"`},
+		{`{"type":"object"}`, `"field": "value"`},
+		{`not json`, `"field": "value"`},
+		{``, `"field": "value"`},
+	}
+	for _, tt := range tests {
+		if got := Example(json.RawMessage(tt.schema)); got != tt.want {
+			t.Errorf("Example(%s)\n got %s\nwant %s", tt.schema, got, tt.want)
+		}
 	}
 }

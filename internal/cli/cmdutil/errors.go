@@ -117,8 +117,9 @@ type NeedTerminalError struct {
 	Tool string
 	// Answers is the --answers file that had no answer for the request, if one was given.
 	Answers string
-	// Fields are the names of the elicitation form's fields, for the example answer.
-	Fields []string
+	// Form is an answer to the elicitation form, for the example (such as
+	// `"name": "...", "subscribe": false`); empty means a placeholder.
+	Form string
 }
 
 func (e *NeedTerminalError) Error() string {
@@ -127,12 +128,8 @@ func (e *NeedTerminalError) Error() string {
 		key = "*"
 	}
 	fields := `"field": "value"`
-	if len(e.Fields) > 0 {
-		var fs []string
-		for _, f := range e.Fields {
-			fs = append(fs, fmt.Sprintf(`%q: "..."`, f))
-		}
-		fields = strings.Join(fs, ", ")
+	if e.Form != "" {
+		fields = e.Form
 	}
 	example := fmt.Sprintf(`{"elicitation": {%q: {%s}}}`, key, fields)
 	if e.What == "sampling" {

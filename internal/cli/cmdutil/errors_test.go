@@ -30,7 +30,7 @@ func TestDescribe(t *testing.T) {
 		{&ToolError{Tool: "t"}, `the tool "t" reported an error`, 1},
 		{fmt.Errorf("tools/call: %w", jsonrpc.NewError(-32602, "unknown tool: x")), "the server returned an error: unknown tool: x (JSON-RPC error -32602)", 1},
 		{&NeedTerminalError{What: "sampling"}, `the server asked for the user's input (sampling), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"sampling": {"*": "the model's reply"}}`, 2},
-		{&NeedTerminalError{What: "elicitation", Tool: "ask_task", Fields: []string{"name"}},
+		{&NeedTerminalError{What: "elicitation", Tool: "ask_task", Form: `"name": "..."`},
 			`the server asked for the user's input (elicitation for the tool "ask_task"), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"elicitation": {"ask_task": {"name": "..."}}}`, 2},
 		{&NeedTerminalError{What: "sampling", Tool: "ask_task", Answers: "a.json"},
 			`the server asked for the user's input (sampling for the tool "ask_task"), and the answers file a.json has no answer for it; add one, such as {"sampling": {"ask_task": "the model's reply"}}, or run mcpi on a terminal`, 2},

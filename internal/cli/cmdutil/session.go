@@ -31,9 +31,10 @@ type RequestPolicy struct {
 // RequestHandler answers the server's requests of one session. Package factory provides
 // it; a [Session] asks it what became of the requests, and waits for it when it closes.
 type RequestHandler interface {
-	// Refused returns the first request refused for want of a terminal or an answer, or
-	// nil.
-	Refused() *NeedTerminalError
+	// Refused returns why the first request refused for want of a good answer was
+	// refused (a [*NeedTerminalError]: no terminal and no answer; a [*UsageError]: the
+	// answers file's answer does not fit), or nil.
+	Refused() error
 	// Choose asks the user a question on the terminal whose answer is one of letters,
 	// never at the same time as a request's prompt.
 	Choose(ctx context.Context, question, letters string) (byte, error)
@@ -63,8 +64,9 @@ func (s *Session) Close() error {
 	return err
 }
 
-// Refusal returns the request the session refused for want of a terminal or an answer
-// (a [*NeedTerminalError], which says how to give the answer) when a call ended in
+// Refusal returns why the session refused a request for want of a good answer (a
+// [*NeedTerminalError], which says how to give the answer, or the answers file's answer
+// that does not fit) when a call ended in
 // failure, with err a JSON-RPC error or res a result with isError: the failure is then
 // most likely the server's reaction to the refusal. Otherwise it returns nil.
 func (s *Session) Refusal(res *mcp.CallToolResult, err error) error {

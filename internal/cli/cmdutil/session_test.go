@@ -10,9 +10,9 @@ import (
 )
 
 // refusing is a [RequestHandler] that refused a request, or none.
-type refusing struct{ refused *NeedTerminalError }
+type refusing struct{ refused error }
 
-func (h refusing) Refused() *NeedTerminalError { return h.refused }
+func (h refusing) Refused() error { return h.refused }
 func (refusing) Choose(context.Context, string, string) (byte, error) {
 	return 0, fmt.Errorf("no terminal")
 }
@@ -26,7 +26,7 @@ func TestRefusal(t *testing.T) {
 	ok, isError := &mcp.CallToolResult{}, &mcp.CallToolResult{IsError: true}
 	tests := []struct {
 		name    string
-		refused *NeedTerminalError
+		refused error
 		res     *mcp.CallToolResult
 		err     error
 		want    error

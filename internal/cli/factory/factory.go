@@ -5,8 +5,6 @@ package factory
 
 import (
 	"context"
-	"encoding/json"
-	"slices"
 	"sync"
 	"time"
 
@@ -98,8 +96,8 @@ type handler struct {
 
 	mu      sync.Mutex
 	sess    *client.Session // once connected
-	refused *cmdutil.NeedTerminalError
-	done    bool // Wait was called
+	refused error           // a *cmdutil.NeedTerminalError, or an answers file's answer that does not fit
+	done    bool            // Wait was called
 	// running counts the requests being answered; Add only under mu, while !done, so
 	// that no Add races with Wait.
 	running sync.WaitGroup
@@ -137,7 +135,12 @@ func (h *handler) handle(ctx context.Context, req *client.Request) {
 		return // withdrawn when the session ends
 	}
 	tool := h.toolOf(req)
-	if h.answers.Answer(req, tool) {
+	answered, err := h.answers.Answer(req, tool)
+	if answered {
+		return
+	}
+	if err != nil {
+		h.refuse(req, err)
 		return
 	}
 	if h.w.io.CanPrompt() {
@@ -150,21 +153,28 @@ func (h *handler) handle(ctx context.Context, req *client.Request) {
 	}
 	e := &cmdutil.NeedTerminalError{What: what, Tool: tool}
 	if req.Elicitation != nil {
-		e.Fields = formFields(req.Elicitation.RequestedSchema)
+		e.Form = answers.Example(req.Elicitation.RequestedSchema)
 	}
 	if h.answers != nil {
 		e.Answers = h.answers.File
 	}
-	h.mu.Lock()
-	if h.refused == nil {
-		h.refused = e
-	}
-	h.mu.Unlock()
-	_ = req.Refuse(e.Error())
+	h.refuse(req, e)
 }
 
-// Refused returns the first request refused for want of an answer, or nil.
-func (h *handler) Refused() *cmdutil.NeedTerminalError {
+// refuse refuses req for want of a good answer, err saying why, and keeps the first such
+// err for [handler.Refused].
+func (h *handler) refuse(req *client.Request, err error) {
+	h.mu.Lock()
+	if h.refused == nil {
+		h.refused = err
+	}
+	h.mu.Unlock()
+	msg, _ := cmdutil.Describe(err)
+	_ = req.Refuse(msg)
+}
+
+// Refused returns the first request refused for want of a good answer, or nil.
+func (h *handler) Refused() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.refused
@@ -181,20 +191,4 @@ func (h *handler) Wait() {
 	h.done = true
 	h.mu.Unlock()
 	h.running.Wait()
-}
-
-// formFields returns the property names of an elicitation form, sorted.
-func formFields(schema json.RawMessage) []string {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if json.Unmarshal(schema, &s) != nil {
-		return nil
-	}
-	names := make([]string, 0, len(s.Properties))
-	for n := range s.Properties {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
 }

@@ -3,7 +3,6 @@ package call
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"strings"
 
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
@@ -31,115 +30,13 @@ func parseArgsJSON(s string) (map[string]json.RawMessage, error) {
 }
 
 // coerceArgument turns a value typed by a user for the argument name of tool into JSON,
-// by the type the tool's input schema gives the argument: for number, integer, boolean,
-// array, object and null the value is parsed as JSON; a string (or an argument of no
-// declared type) is kept as it is. A value that does not parse as the declared type is
-// kept as a string, so that [client.ValidateArguments] can name the problem.
+// by the type the tool's input schema gives the argument ([cmdutil.CoerceValue]).
 func coerceArgument(tool *mcp.Tool, name, value string) json.RawMessage {
-	types := propertyTypes(tool, name)
-	asString := func() json.RawMessage {
-		b, _ := json.Marshal(value)
-		return b
-	}
-	if len(types) == 0 || (len(types) == 1 && types[0] == "string") {
-		return asString()
-	}
-	dec := json.NewDecoder(strings.NewReader(value))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		return asString()
-	}
-	got := ""
-	switch x := v.(type) {
-	case nil:
-		got = "null"
-	case bool:
-		got = "boolean"
-	case json.Number:
-		got = "number"
-		if _, err := x.Int64(); err == nil || !strings.ContainsAny(x.String(), ".eE") {
-			got = "integer"
-		}
-	case string:
-		got = "string"
-	case []any:
-		got = "array"
-	case map[string]any:
-		got = "object"
-	}
-	for _, t := range types {
-		if t == got || (t == "number" && got == "integer") {
-			return json.RawMessage(strings.TrimSpace(value))
-		}
-	}
-	if slices.Contains(types, "string") {
-		return asString()
-	}
-	// Not what the schema wants: still send the parsed value when it is not a string,
-	// so the check says "must be a number, not a boolean" rather than "not a string".
-	if got != "string" {
-		return json.RawMessage(strings.TrimSpace(value))
-	}
-	return asString()
-}
-
-// propertyTypes returns the declared JSON types of a top-level property of tool's input
-// schema (from "type", or from the branches of anyOf/oneOf).
-func propertyTypes(tool *mcp.Tool, name string) []string {
 	var s struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
-	if tool == nil || json.Unmarshal(tool.InputSchema, &s) != nil {
-		return nil
+	if tool != nil {
+		_ = json.Unmarshal(tool.InputSchema, &s)
 	}
-	raw, ok := s.Properties[name]
-	if !ok {
-		return nil
-	}
-	return schemaTypes(raw)
-}
-
-func schemaTypes(raw json.RawMessage) []string {
-	var p struct {
-		Type  json.RawMessage   `json:"type"`
-		AnyOf []json.RawMessage `json:"anyOf"`
-		OneOf []json.RawMessage `json:"oneOf"`
-		Enum  []any             `json:"enum"`
-	}
-	if json.Unmarshal(raw, &p) != nil {
-		return nil
-	}
-	var types []string
-	var one string
-	if json.Unmarshal(p.Type, &one) == nil && one != "" {
-		types = append(types, one)
-	} else {
-		_ = json.Unmarshal(p.Type, &types)
-	}
-	for _, b := range append(p.AnyOf, p.OneOf...) {
-		for _, t := range schemaTypes(b) {
-			if !slices.Contains(types, t) {
-				types = append(types, t)
-			}
-		}
-	}
-	if len(types) == 0 {
-		// An untyped enum of non-strings, such as [1, 2, 3], still wants JSON values.
-		for _, e := range p.Enum {
-			t := "string"
-			switch e.(type) {
-			case float64:
-				t = "number"
-			case bool:
-				t = "boolean"
-			case nil:
-				t = "null"
-			}
-			if !slices.Contains(types, t) {
-				types = append(types, t)
-			}
-		}
-	}
-	return types
+	return cmdutil.CoerceValue(s.Properties[name], value)
 }

@@ -104,7 +104,9 @@ prompt; --answers FILE answers from a JSON file instead, by tool name or "*":
    "sampling": {"ask_task": "the model's reply"}}
 An elicitation answer is an object of field values (the requested schema's
 defaults fill in the rest), "decline" or "cancel"; a sampling answer is the
-reply's text, or "decline".
+reply's text, or "decline". Field values are checked against the form the
+server sends, read by its types as --arg values are ("true" for a boolean); an
+answer that does not fit is not sent, and mcpi says which field is wrong.
 
 The server may run such a request as a task on mcpi (mcpi accepts sampling and
 elicitation tasks, kept 10 minutes unless the server asks otherwise, at most an

@@ -1,0 +1,33 @@
+package root
+
+import (
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
+)
+
+// An answers file's values are read by the types of the form the demo's ask_user sends,
+// in both revisions (MRTR in 2026-07-28, elicitation/create in 2025-11-25); one that
+// cannot fit is never sent, and mcpi says which field is wrong. Without an answer, the
+// example it suggests has a value of each field's type.
+func TestAnswersFitTheForm(t *testing.T) {
+	state := t.TempDir()
+	good := clitest.WriteFile(t, "good.json", `{"elicitation": {"ask_user": {"name": "Ada", "subscribe": "true", "color": "red"}}}`)
+	bad := clitest.WriteFile(t, "bad.json", `{"elicitation": {"*": {"name": "Ada", "subscribe": "maybe"}}}`)
+	for _, protocol := range []string{"2026-07-28", "2025-11-25"} {
+		stdout, stderr, code := run(t, state, "--protocol", protocol, "tools", "call", "ask_user", "--answers", good)
+		if want := "Hello, Ada! Favourite colour: red. Subscribed: yes.\n"; code != 0 || stdout != want {
+			t.Errorf("%s, good answers: exit %d, stdout %q (want %q), stderr %q", protocol, code, stdout, want, stderr)
+		}
+		stdout, stderr, code = run(t, state, "--protocol", protocol, "tools", "call", "ask_user", "--answers", bad)
+		want := "mcpi: the answers file " + bad + ` does not fit the form the server sent for the tool "ask_user": field "subscribe" must be a boolean, not a string` + "\n"
+		if code != 2 || stderr != want {
+			t.Errorf("%s, bad answers: exit %d, stdout %q, stderr\n %q\nwant\n %q", protocol, code, stdout, stderr, want)
+		}
+		_, stderr, code = run(t, state, "--protocol", protocol, "tools", "call", "ask_user")
+		want = `mcpi: the server asked for the user's input (elicitation for the tool "ask_user"), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"elicitation": {"ask_user": {"color": "blue", "name": "...", "subscribe": false}}}` + "\n"
+		if code != 2 || stderr != want {
+			t.Errorf("%s, no answers: exit %d, stderr\n %q\nwant\n %q", protocol, code, stderr, want)
+		}
+	}
+}
