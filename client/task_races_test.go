@@ -153,6 +153,62 @@ func TestRefusedTaskCallNotOnTheSession(t *testing.T) {
 	})
 }
 
+// TestPlainAnswerNotOnTheSession: a task call the server answers plainly made no task
+// (in 2026-07-28 every call declares the extension, and most are answered so): the
+// caller gets the outcome, and the session's subscribers hear nothing of it unless they
+// heard of it before (progress that overtook the answer), which they then see end. (The
+// TUI's Tasks view counted a "starting" row for every plain call.)
+func TestPlainAnswerNotOnTheSession(t *testing.T) {
+	for _, progress := range []bool{false, true} {
+		t.Run(fmt.Sprintf("progress=%v", progress), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				var srv *jsonrpc.Conn
+				s, srv := rawServerConn(t, nil, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+					if req.Method != mcp.MethodToolsCall {
+						return nil, jsonrpc.ErrMethodNotFound
+					}
+					if progress {
+						var p mcp.CallToolParams
+						_ = json.Unmarshal(req.Params, &p)
+						tok, _ := p.Meta.ProgressToken()
+						if err := srv.Notify(ctx, mcp.NotificationProgress,
+							&mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1}); err != nil {
+							return nil, err
+						}
+					}
+					return json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`), nil
+				})
+				sub := s.Subscribe()
+				defer sub.Close()
+				task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: "job"}, &client.CallOptions{SendAnyway: true, Progress: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res, err := task.Outcome(); err != nil || task.ID() != "" || len(res.Content) != 1 {
+					t.Fatalf("outcome %+v, %v; id %q", res, err, task.ID())
+				}
+				synctest.Wait()
+				s.Close()
+				var kinds []client.TaskEventKind
+				for e := range sub.All(ctx) {
+					if te, ok := e.(*client.TaskEvent); ok {
+						kinds = append(kinds, te.Kind)
+					}
+				}
+				want := []client.TaskEventKind(nil)
+				if progress {
+					want = []client.TaskEventKind{client.TaskProgress, client.TaskResult}
+				}
+				if !slices.Equal(kinds, want) {
+					t.Errorf("the session's subscriber got %v, want %v", kinds, want)
+				}
+			})
+		})
+	}
+}
+
 // TestExtTaskPolledWhenItsStreamIsGone: in 2026-07-28 a task hears of itself only on a
 // subscriptions/listen stream that names it. Once the session has had one notification
 // (task t1, on its stream), a later task t2 whose stream the server ends at once (its

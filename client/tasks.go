@@ -643,6 +643,12 @@ func (s *Session) taskAnswer(ctx context.Context, t *Task, p *mcp.CallToolParams
 		}
 		s.log.Info("the server answered a task call with a plain result", "tool", p.Name)
 		t.release() // the progress it sent comes before the result
+		// No task: the session's subscribers hear of the call only if they heard of it
+		// before (progress), as for a refused call; else every plain call of a 2026-07-28
+		// session, which declares the extension on each, would be a task to them.
+		if !t.toSession.Load() {
+			t.unseen.Store(true)
+		}
 		t.finish(&res, nil)
 		return nil
 	}

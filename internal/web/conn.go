@@ -617,6 +617,11 @@ func (r *taskRow) setState(st mcp.Task) {
 }
 
 func (c *conn) taskEvent(e *client.TaskEvent, gen int) {
+	if e.State.TaskID == "" && e.Task.ID() == "" {
+		// A call with no task yet (progress that overtook its CreateTaskResult) or none
+		// at all (answered at once, refused, withdrawn) has no row: the call shows it.
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r := c.requestorRow(e.Task, gen)

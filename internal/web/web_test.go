@@ -542,6 +542,9 @@ func TestPlainCallProgressAndStop(t *testing.T) {
 				if err := json.Unmarshal([]byte(d), &ev); err != nil {
 					t.Fatal(err)
 				}
+				if ev.Type == "task" {
+					t.Errorf("a plain call has a task row: %s", d)
+				}
 				if ev.Type != "progress" {
 					continue
 				}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -270,6 +271,17 @@ func (m *Model) trim() {
 		func(r *row) { delete(m.byKey, r.key) })
 }
 
+// drop lets go of the row of key, if there is one.
+func (m *Model) drop(key string) {
+	r := m.byKey[key]
+	if r == nil {
+		return
+	}
+	delete(m.byKey, key)
+	m.rows = slices.DeleteFunc(m.rows, func(x *row) bool { return x == r })
+	m.cursor = max(min(m.cursor, len(m.rows)-1), 0)
+}
+
 func (r *row) isEnded() bool { return r.outcome || r.gone || r.state.Status.IsTerminal() }
 
 func (m *Model) selected() *row {
@@ -429,6 +441,13 @@ func (m *Model) event(e client.Event) {
 	switch e := e.(type) {
 	case *client.TaskEvent:
 		if e.Task == nil {
+			return
+		}
+		if e.Kind.IsOutcome() && e.Task.ID() == "" {
+			// A call that made no task (the server answered it at once, or refused it,
+			// or it was withdrawn): a row its early progress made was not a task after
+			// all; the Tools view shows the outcome.
+			m.drop(fmt.Sprintf("req:%p", e.Task))
 			return
 		}
 		r := m.requestorRow(e.Task)

@@ -143,3 +143,30 @@ func TestEndedTasksBounded(t *testing.T) {
 		t.Fatalf("after trimming, the cursor is on %q, not %q", m.rows[m.cursor].id, sel.id)
 	}
 }
+
+// In 2026-07-28 every call declares the Tasks extension and the server decides: a call it
+// answers at once made no task, and the view shows none for it (it counted a "starting"
+// row for each plain call).
+func TestPlainAnswersMakeNoRows(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.DemoBoth())
+	if !sess.Modern() {
+		t.Fatal("the demo session is not of 2026-07-28")
+	}
+	_, d := newView(t, sess, 100, 20)
+	d.WaitText("No tasks yet")
+	// add answers at once; slow sends progress first, which the view hears of before
+	// it knows the call made no task.
+	for _, c := range [][2]string{{demo.ToolAdd, `{"a":1,"b":2}`}, {demo.ToolSlow, `{"seconds":0.1,"steps":2}`}, {demo.ToolAdd, `{"a":1,"b":2}`}} {
+		plain := start(t, sess, c[0], c[1])
+		if res, err := plain.Outcome(); err != nil || plain.ID() != "" || res.IsError {
+			t.Fatalf("%s: %+v, %v, id %q", c[0], res, err, plain.ID())
+		}
+	}
+	task := start(t, sess, demo.ToolSlowTask, `{"seconds":0.2,"steps":1}`)
+	d.Send(ui.TaskStartedMsg{Task: task})
+	// Its end comes after the plain calls' ends in the session's events.
+	screen := d.WaitLine(look.ShortID(task.ID()), "slow_task", "✓ completed")
+	if strings.Contains(screen, "starting") || !strings.Contains(screen, "1 task") {
+		t.Errorf("plain calls show as tasks:\n%s", screen)
+	}
+}
