@@ -231,8 +231,11 @@ func (s *Set) Answer(r *client.Request, tool string) (bool, error) {
 		case "cancel":
 			_ = r.Dismiss()
 		default:
-			content := fitForm(r.Elicitation.RequestedSchema, a.Content)
-			if err := client.ValidateElicitContent(r.Elicitation.RequestedSchema, content); err != nil {
+			content, err := fitForm(r.Elicitation.RequestedSchema, a.Content)
+			if err == nil {
+				err = client.ValidateElicitContent(r.Elicitation.RequestedSchema, content)
+			}
+			if err != nil {
 				return false, cmdutil.UsageErrorf("the answers file %s does not fit the form the server sent for %s: %v", s.File, toolName(tool), err)
 			}
 			_ = r.Accept(content)
@@ -260,12 +263,24 @@ func (s *Set) Answer(r *client.Request, tool string) (bool, error) {
 
 // fitForm returns a copy of content in which a string given for a field the form
 // declares of another type (boolean, number, integer, array) is read as that type, when
-// it can be.
-func fitForm(schema json.RawMessage, content map[string]any) map[string]any {
+// it can be. A field the form does not have is an error: in a file written by hand it is
+// most likely a misspelt one, which the server would ignore.
+func fitForm(schema json.RawMessage, content map[string]any) (map[string]any, error) {
 	var s struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
 	_ = json.Unmarshal(schema, &s)
+	if len(s.Properties) > 0 {
+		for _, k := range slices.Sorted(maps.Keys(content)) {
+			if _, ok := s.Properties[k]; !ok {
+				names := slices.Sorted(maps.Keys(s.Properties))
+				if len(names) > 20 {
+					names = append(names[:20], "…")
+				}
+				return nil, &client.FormError{Field: k, Problem: "is not a field of this form (its fields: " + strings.Join(names, ", ") + ")"}
+			}
+		}
+	}
 	out := make(map[string]any, len(content))
 	for k, v := range content {
 		out[k] = v
@@ -278,7 +293,7 @@ func fitForm(schema json.RawMessage, content map[string]any) map[string]any {
 			out[k] = typed
 		}
 	}
-	return out
+	return out, nil
 }
 
 // Example is an answer for a form, for a message that says how to write one: each field

@@ -213,6 +213,7 @@ func TestAnswerFitsTheForm(t *testing.T) {
 		{`{"name": "Ada", "age": 3, "colour": "pink"}`, `field "colour" must be one of "red", "green", "blue"`},
 		{`{"name": "", "age": 3}`, `field "name" must be at least 1 characters long`},
 		{`{"name": "Ada"}`, `field "age" is required`},
+		{`{"nme": "Ada", "age": 3}`, `field "nme" is not a field of this form (its fields: age, colour, name, size, subscribe)`},
 	}
 	for _, tt := range tests {
 		set, err := Parse("a.json", []byte(`{"elicitation": {"t": `+tt.answer+`}}`))
