@@ -132,6 +132,13 @@ func TestSentence(t *testing.T) {
 			`the task "t1" was cancelled`},
 		{fmt.Errorf("tools/call: %w", jsonrpc.NewError(-32602, "unknown tool: x.")), "the server returned an error: unknown tool: x (JSON-RPC error -32602)"},
 		{jsonrpc.NewError(-32050, ""), "the server returned an error (JSON-RPC error -32050)"},
+		// 2026-07-28 input the client could not or would not give is the client's doing.
+		{fmt.Errorf("tools/call: %w", &client.InputError{Key: "k", Method: "sampling/createMessage",
+			Err: jsonrpc.NewError(-1, "the user rejected the sampling request.")}),
+			"the server's sampling/createMessage request was not answered, so the call ended: the user rejected the sampling request"},
+		{&client.InputError{Key: "k", Method: "roots/list", Err: errors.New("no roots")},
+			"the server's roots/list request was not answered, so the call ended: no roots"},
+		{&client.InputError{Key: "k", Method: "elicitation/create", Err: context.Canceled}, "interrupted"},
 		{fmt.Errorf("tools/list: %w", fmt.Errorf("%w: %w", jsonrpc.ErrClosed, exited)),
 			"the connection to the server failed: the server exited (exit status 3); its last output: starting | boom"},
 		{&transport.ExitError{Status: "exit status 0"}, "the connection to the server failed: the server exited (exit status 0)"},

@@ -29,6 +29,7 @@ func Sentence(err error) string {
 		large   *transport.MessageTooLargeError
 		timeout *client.TimeoutError
 		moved   *transport.RedirectError
+		input   *client.InputError
 	)
 	switch {
 	case err == nil:
@@ -60,6 +61,15 @@ func Sentence(err error) string {
 		return fmt.Sprintf("the server no longer knows the task %q (it expired, or the server restarted)", end.TaskID)
 	case errors.Is(err, client.ErrTaskGone):
 		return "the server no longer knows the task (it expired, or the server restarted)"
+	case errors.As(err, &input) && !errors.Is(err, context.Canceled):
+		// The client's own answer (a refusal by the user or the answers file, a request
+		// it cannot serve), not the server's: 2026-07-28 has no way to send it back, so
+		// the call ends here.
+		why := Sentence(input.Err)
+		if errors.As(input.Err, &rpc) && rpc.Message != "" {
+			why = strings.TrimSuffix(rpc.Message, ".")
+		}
+		return fmt.Sprintf("the server's %s request was not answered, so the call ended: %s", input.Method, why)
 	case errors.As(err, &rpc):
 		if rpc.Message == "" {
 			return fmt.Sprintf("the server returned an error (JSON-RPC error %d)", rpc.Code)

@@ -31,3 +31,15 @@ func TestAnswersFitTheForm(t *testing.T) {
 		}
 	}
 }
+
+// In 2026-07-28 a refusal cannot be sent back: the call ends in mcpi, which says so
+// rather than putting its own refusal in the server's mouth.
+func TestDeclinedInputIsNotTheServers(t *testing.T) {
+	state := t.TempDir()
+	decline := clitest.WriteFile(t, "decline.json", `{"sampling": {"*": "decline"}}`)
+	_, stderr, code := run(t, state, "--protocol", "2026-07-28", "tools", "call", "ask_model", "--arg", "prompt=hi", "--answers", decline)
+	want := `mcpi: the server's sampling/createMessage request was not answered, so the call ended: the answers file ` + decline + ` declines sampling for the tool "ask_model"` + "\n"
+	if code != 1 || stderr != want {
+		t.Errorf("exit %d, stderr\n %q\nwant\n %q", code, stderr, want)
+	}
+}
