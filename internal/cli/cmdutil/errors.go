@@ -320,6 +320,19 @@ func describeEra(err error) (string, bool) {
 		return resultType.Error(), true
 	case errors.As(err, &rounds):
 		return rounds.Error(), true
+	case errors.As(err, &unsupported) && len(unsupported.Supported) == 0 && look.Lost(err) != "":
+		// A server that exits or hangs up at server/discover may be of the older era, or
+		// may not start at all: say what happened, not only what it may mean.
+		what, output := look.Lost(err), ""
+		var exit *transport.ExitError
+		if errors.As(err, &exit) && exit.Status != "" {
+			what = "the server exited (" + exit.Status + ")"
+			if len(exit.Stderr) > 0 {
+				output = "; its last output: " + strings.Join(exit.Stderr, " | ")
+			}
+		}
+		return fmt.Sprintf("%s when asked for protocol version %s: it may not speak that version, or not start at all (drop --protocol to let mcpi choose)%s",
+			what, unsupported.Requested, output), true
 	case errors.As(err, &unsupported):
 		return versionSentence(unsupported.Requested, unsupported.Supported), true
 	case !errors.As(err, &rpc):

@@ -78,6 +78,12 @@ func TestDescribe(t *testing.T) {
 			"the server does not speak protocol version 2025-11-25; it speaks 2026-07-28 (give --protocol 2026-07-28, or auto)", 2},
 		{&ConnectError{Target: `"srv"`, Stdio: true, Err: fmt.Errorf("server/discover: %w", &client.UnsupportedVersionError{Requested: "2026-07-28"})},
 			"the server does not speak protocol version 2026-07-28 (drop --protocol to let mcpi choose)", 2},
+		// A server that exits at server/discover: say so, with its output.
+		{&ConnectError{Target: `"srv"`, Stdio: true, Err: fmt.Errorf("%w (server/discover: %w)", &client.UnsupportedVersionError{Requested: "2026-07-28"},
+			fmt.Errorf("%w: %w", jsonrpc.ErrClosed, exited))},
+			"the server exited (exit status 3) when asked for protocol version 2026-07-28: it may not speak that version, or not start at all (drop --protocol to let mcpi choose); its last output: boom", 2},
+		{&ConnectError{Target: `"srv"`, Stdio: true, Err: fmt.Errorf("%w (server/discover: %w)", &client.UnsupportedVersionError{Requested: "2026-07-28"}, io.EOF)},
+			"the server closed the connection when asked for protocol version 2026-07-28: it may not speak that version, or not start at all (drop --protocol to let mcpi choose)", 2},
 		{fmt.Errorf("tools/call: %w", jsonrpc.NewError(mcp.CodeMissingRequiredClientCapability, "this tool runs as a task").
 			WithData(map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{mcp.ExtensionTasks: map[string]any{}}}})),
 			"the server runs this tool only as a task: call it with --task (JSON-RPC error -32021)", 1},
