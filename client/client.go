@@ -376,6 +376,8 @@ func olderEra(err error) bool {
 	var rpc *jsonrpc.Error
 	var herr *transport.HTTPError
 	switch {
+	case errors.As(err, new(*transport.MessageTooLargeError)):
+		return false // an answer this client dropped: it says nothing of the era
 	case errors.As(err, &herr):
 		return herr.StatusCode != 401 && herr.StatusCode != 403
 	case errors.As(err, &rpc):

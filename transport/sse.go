@@ -82,7 +82,7 @@ func (s *sseReader) Next() (sseEvent, error) {
 		skim     *skimmer // once the data is too large
 	)
 	for {
-		line, err := s.readLine()
+		line, long, err := s.readLine()
 		if err != nil {
 			return sseEvent{}, err
 		}
@@ -97,13 +97,25 @@ func (s *sseReader) Next() (sseEvent, error) {
 			}
 			return ev, nil
 		}
-		if line[0] == ':' { // comment, e.g. a keep-alive
-			continue
-		}
 		name, value := line, []byte(nil)
 		if i := bytes.IndexByte(line, ':'); i >= 0 {
 			name, value = line[:i], line[i+1:]
 			value = bytes.TrimPrefix(value, []byte(" "))
+		}
+		if long && string(name) != "data" {
+			// Only data can be that long: a comment or a field nobody reads is passed
+			// over, an id, event or retry that long ends the stream.
+			switch string(name) {
+			case "id", "event", "retry":
+				return sseEvent{}, errLineTooLong
+			}
+			if err := s.restOfLine(func([]byte) {}); err != nil {
+				return sseEvent{}, err
+			}
+			continue
+		}
+		if len(name) == 0 { // a comment, e.g. a keep-alive
+			continue
 		}
 		switch string(name) {
 		case "data":
@@ -116,6 +128,13 @@ func (s *sseReader) Next() (sseEvent, error) {
 			}
 			if skim != nil {
 				skim.write(value)
+				if long {
+					// The rest of the line goes through the skimmer as it is read: a
+					// message far over the limit is dropped like one just over it.
+					if err := s.restOfLine(skim.write); err != nil {
+						return sseEvent{}, err
+					}
+				}
 				skim.write(newline)
 				continue
 			}
@@ -159,16 +178,15 @@ func parseRetry(value []byte) (d time.Duration, ok bool) {
 }
 
 // readLine returns one line without its terminator (LF or CRLF), valid until the next
-// read. Lines longer than the data limit plus some slack end the stream: no valid event
-// needs them.
-func (s *sseReader) readLine() ([]byte, error) {
+// read. A line longer than the data limit plus some slack is returned cut there, with
+// long set: the rest is still to be read, with restOfLine.
+func (s *sseReader) readLine() (line []byte, long bool, err error) {
 	var buf []byte
 	for {
 		frag, err := s.r.ReadSlice('\n')
-		if len(buf)+len(frag) > s.max+4096 {
-			return nil, errLineTooLong
-		}
 		switch {
+		case errors.Is(err, bufio.ErrBufferFull) && len(buf)+len(frag) > s.max+4096:
+			return append(buf, frag...), true, nil
 		case err == nil:
 			if buf == nil {
 				buf = frag
@@ -177,13 +195,32 @@ func (s *sseReader) readLine() ([]byte, error) {
 			}
 			buf = buf[:len(buf)-1]
 			// Not a copy: Next is done with a line before it reads the next one.
-			return bytes.TrimSuffix(buf, []byte("\r")), nil
+			return bytes.TrimSuffix(buf, []byte("\r")), false, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			buf = append(buf, frag...)
 		case errors.Is(err, io.EOF):
-			return nil, io.EOF // an unterminated last line is not an event
+			return nil, false, io.EOF // an unterminated last line is not an event
 		default:
-			return nil, err
+			return nil, false, err
+		}
+	}
+}
+
+// restOfLine reads the rest of a long line (see readLine), giving it to f a buffer at a
+// time, without its terminator's LF.
+func (s *sseReader) restOfLine(f func([]byte)) error {
+	for {
+		frag, err := s.r.ReadSlice('\n')
+		switch {
+		case err == nil:
+			f(frag[:len(frag)-1])
+			return nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			f(frag)
+		case errors.Is(err, io.EOF):
+			return io.EOF
+		default:
+			return err
 		}
 	}
 }

@@ -60,10 +60,29 @@ func TestSSEReaderLimits(t *testing.T) {
 	if ev, err := r.Next(); err != nil || string(ev.Data) != "ok" {
 		t.Fatalf("after an oversized event: %+v %v", ev, err)
 	}
-	// A single line beyond any sane bound ends the stream.
-	r = newSSEReader(strings.NewReader("data: "+strings.Repeat("x", 10000)+"\n\n"), 50)
-	if _, err := r.Next(); !errors.Is(err, errLineTooLong) {
-		t.Fatalf("huge line: %v", err)
+	// A data line far beyond the limit (and the reader's buffer) is skimmed like one just
+	// over it: the response it holds is known by its id, and the stream goes on; a
+	// comment that long is passed over. (Both ended the stream, and over 2025-11-25 HTTP
+	// the request with it, with a resumption the server refused.)
+	huge := `{"jsonrpc":"2.0","id":7,"result":{"x":"` + strings.Repeat("x", 100_000) + `"}}`
+	r = newSSEReader(strings.NewReader(":"+strings.Repeat("k", 100_000)+"\nid: 2\ndata: "+huge+"\r\n\ndata: ok\n\n"), 50)
+	ev, err = r.Next()
+	if err != nil || !ev.TooLarge || ev.ID != "2" {
+		t.Fatalf("huge event: %+v %v", ev, err)
+	}
+	de := ev.Skim.decodeError(50)
+	if id := de.ID.String(); id != "7" || !de.Response || de.Cause.(*MessageTooLargeError).Size < int64(len(huge)) {
+		t.Errorf("the huge event's skim: id %s, response %v, cause %v", id, de.Response, de.Cause)
+	}
+	if ev, err := r.Next(); err != nil || string(ev.Data) != "ok" {
+		t.Fatalf("after a huge event: %+v %v", ev, err)
+	}
+	// An id, event or retry field that long ends the stream: no valid event needs it.
+	for _, field := range []string{"id", "event", "retry"} {
+		r = newSSEReader(strings.NewReader(field+": "+strings.Repeat("x", 100_000)+"\ndata: ok\n\n"), 50)
+		if _, err := r.Next(); !errors.Is(err, errLineTooLong) {
+			t.Errorf("huge %s line: %v", field, err)
+		}
 	}
 }
 

@@ -417,7 +417,8 @@ func (s *Selection) Connect(ctx context.Context, opts *client.Options) (*client.
 	var unsupported *client.UnsupportedVersionError
 	if exit := rec.exitErr(); exit != nil && !errors.Is(err, transport.ErrServerExited) &&
 		!errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil &&
-		!errors.As(err, &answered) && !errors.As(err, &unsupported) { // an answer explains more than the exit it led to
+		!errors.As(err, &answered) && !errors.As(err, &unsupported) && // an answer explains more than the exit it led to
+		!errors.As(err, new(*transport.MessageTooLargeError)) { // as does one dropped, after which mcpi ended the server
 		err = exit
 	}
 	if ctx.Err() != nil {

@@ -49,6 +49,32 @@ func TestOversizedMessage(t *testing.T) {
 	}
 }
 
+// TestOversizedAnswerOfEveryTransport: an answer over --max-message-size is named as
+// such however it came: over stdio (where mcpi then ends the server, whose exit was
+// reported instead), and over 2025-11-25 HTTP in an event stream line far longer than
+// the limit (which ended the stream, and the request with a resumption the server
+// refused).
+func TestOversizedAnswerOfEveryTransport(t *testing.T) {
+	legacy := serveDemoHTTP(t, "--legacy")
+	stdio := "'" + mcpiBin + "' serve demo"
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--stdio", stdio, "--max-message-size", "100", "ping"},
+			`^mcpi: cannot start a session with the server "` + regexp.QuoteMeta(stdio) + `": the server's answer to server/discover was dropped: message too large \(\d+ bytes, limit 100; --max-message-size\)\n$`},
+		{[]string{"--stdio", stdio + " --legacy", "--protocol", "2025-11-25", "--max-message-size", "100", "ping"},
+			`^mcpi: cannot start a session with the server "` + regexp.QuoteMeta(stdio) + ` --legacy": the server's answer to initialize was dropped: message too large \(\d+ bytes, limit 100; --max-message-size\)\n$`},
+		{[]string{"--url", legacy, "--max-message-size", "2000", "tools", "list"},
+			`^mcpi: the server's answer to tools/list was dropped: message too large \(\d{5} bytes, limit 2000; --max-message-size\)\n$`},
+	} {
+		stdout, stderr, code := run(t, t.TempDir(), tt.args...)
+		if code != 2 || !regexp.MustCompile(tt.want).MatchString(stderr) || stdout != "" {
+			t.Errorf("mcpi %s: exit %d, stdout %q, stderr:\n%s", strings.Join(tt.args, " "), code, stdout, stderr)
+		}
+	}
+}
+
 // TestRequestTimeout: a request the server never answers fails after --timeout.
 func TestRequestTimeout(t *testing.T) {
 	start := time.Now()
