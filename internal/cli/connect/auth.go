@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/auth"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/transport"
 )
 
@@ -361,7 +363,14 @@ func (s *Selection) Login(ctx context.Context) (*Target, error) {
 		return t, err // the server asked for a token, and the login got one
 	}
 	if err := fresh.Login(ctx); err != nil {
-		return t, fmt.Errorf("the server at %s answers without a token, and logging in through its OAuth metadata failed: %w", t.URL, err)
+		// Most often a server with no OAuth at all: say first that it needs no login
+		// (the sentence of the failure alone read as if it did).
+		why := look.AuthSentence(err)
+		if why == "" {
+			why = look.Sentence(err)
+		}
+		return t, cmdutil.UsageErrorf("the server at %s answers without a token, so it needs no login; logging in anyway through its OAuth metadata failed: %s",
+			t.URL, strings.TrimPrefix(why, "the OAuth login failed: "))
 	}
 	return t, nil
 }

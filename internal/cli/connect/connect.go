@@ -249,7 +249,7 @@ func (s *Selection) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&s.Headers, "header", nil, "send the HTTP header `K=V` with every request (repeatable)")
 	fs.Var(text{&s.Config}, "config", "read servers from `FILE` in the mcpServers JSON format")
 	fs.Var(text{&s.Server}, "server", "use the server `NAME` of the --config file")
-	fs.StringVar(&s.Protocol, "protocol", client.ProtocolAuto, "the protocol `VERSION`: 2025-11-25 (initialize), 2026-07-28 (server/discover, no session), or auto (whichever the server speaks, 2026-07-28 first)")
+	fs.StringVar(&s.Protocol, "protocol", client.ProtocolAuto, "the protocol `VERSION`: 2025-11-25 (initialize; or an older revision, 2025-06-18, 2025-03-26, 2024-11-05), 2026-07-28 (server/discover, no session), or auto (whichever the server speaks, 2026-07-28 first)")
 	s.Limits.addFlags(fs)
 	s.Auth.addFlags(fs)
 }
@@ -285,7 +285,7 @@ type Target struct {
 func (s *Selection) Resolve() (*Target, error) {
 	switch p := s.Protocol; {
 	case p != "" && p != client.ProtocolAuto && !mcp.IsModernProtocolVersion(p) && !mcp.IsSupportedProtocolVersion(p):
-		return nil, cmdutil.UsageErrorf("--protocol %q: give auto, %s or %s", p, mcp.LatestProtocolVersion, mcp.ProtocolVersion20260728)
+		return nil, cmdutil.UsageErrorf("--protocol %q: give auto, %s, or %s", p, mcp.ProtocolVersion20260728, strings.Join(mcp.SupportedProtocolVersions, ", "))
 	}
 	switch {
 	case s.Stdio != "" && s.URL != "":

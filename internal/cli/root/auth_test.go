@@ -244,3 +244,14 @@ func TestAuthCLINoTerminal(t *testing.T) {
 		t.Errorf("timeout: exit %d\n%s", code, errBuf)
 	}
 }
+
+// "auth login" to a server with no OAuth says first that it needs no login (the
+// registration endpoint's 404 alone read as if the login were needed and broken).
+func TestLoginToServerWithoutOAuth(t *testing.T) {
+	url := serveDemoHTTP(t)
+	_, stderr, code := run(t, t.TempDir(), "auth", "login", "--url", url, "--no-browser")
+	want := "mcpi: the server at " + url + " answers without a token, so it needs no login; logging in anyway through its OAuth metadata failed: "
+	if code != 2 || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr\n %q\nwant it to start with\n %q", code, stderr, want)
+	}
+}

@@ -149,6 +149,9 @@ func TestErrors(t *testing.T) {
 		code int
 	}{
 		{[]string{"tools", "call", "x"}, `mcpi: the server has no tool named "x"`, 2},
+		{[]string{"--protocol", "2025-01-01", "ping"}, `mcpi: --protocol "2025-01-01": give auto, 2026-07-28, or 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05`, 2},
+		{[]string{"--stdio", `sh -c 'echo boom >&2; exit 3'`, "--protocol", "2026-07-28", "ping"},
+			`mcpi: the server exited (exit status 3) when asked for protocol version 2026-07-28: it may not speak that version, or not start at all (drop --protocol to let mcpi choose); its last output: boom`, 2},
 		{[]string{"tools", "call", "add", "--arg", "a=2"}, `mcpi: argument "b" is required`, 2},
 		{[]string{"tools", "call", "add", "--arg", "a=two", "--arg", "b=3"}, `mcpi: argument "a" must be a number, not a string`, 2},
 		{[]string{"--stdio", "mcpi-no-such-server-command", "tools", "list"}, `mcpi: the server command "mcpi-no-such-server-command" was not found`, 2},

@@ -29,7 +29,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 	cmd := &cobra.Command{
 		Use:     "get NAME [--arg NAME=VALUE ...]",
 		Short:   "Render a prompt",
-		Example: `  mcpi prompts get greeting --arg name=Ada`,
+		Example: `  mcpi prompts get greet --arg name=Ada`,
 		Args:    cmdutil.ExactArgs(1, "the name of a prompt"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
