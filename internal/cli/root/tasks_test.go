@@ -296,3 +296,39 @@ func TestTasksBinary2026(t *testing.T) {
 		t.Errorf("tasks result after the other era's error: exit %d, stdout %q", code, stdout)
 	}
 }
+
+// A task waiting for input that "tasks result" or "tasks watch" cannot give (no terminal,
+// no answers file) is left waiting, in both eras: the command exits 2 with the sentence
+// that says how to answer, and a second "tasks result --answers FILE" completes the task.
+func TestLeftInputBinary(t *testing.T) {
+	answers := filepath.Join(t.TempDir(), "answers.json")
+	os.WriteFile(answers, []byte(`{"elicitation": {"ask_task": {"name": "Ada"}}, "sampling": {"ask_task": "Hello, Ada!"}}`), 0o600)
+	want := `mcpi: the server asked for the user's input (elicitation for the tool "ask_task"), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"elicitation": {"ask_task": {"name": "..."}}}` + "\n"
+	for _, era := range []struct {
+		name  string
+		flags []string
+	}{{"2025-11-25", []string{"--legacy"}}, {"2026-07-28", nil}} {
+		t.Run(era.name, func(t *testing.T) {
+			url := serveDemoHTTP(t, era.flags...)
+			state := t.TempDir()
+			for _, verb := range []string{"result", "watch"} {
+				stdout, stderr, code := run(t, state, "--url", url, "tools", "call", "ask_task", "--task", "--detach")
+				id := strings.TrimSpace(stdout)
+				if code != 0 || id == "" {
+					t.Fatalf("--detach: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+				}
+				if _, stderr, code = run(t, state, "tasks", verb, id); code != 2 || stderr != want {
+					t.Errorf("tasks %s: exit %d, stderr %q\nwant exit 2, %q", verb, code, stderr, want)
+				}
+				stdout, _, _ = run(t, state, "tasks", "get", id, "--json")
+				var st mcp.Task
+				if json.Unmarshal([]byte(stdout), &st); st.Status != mcp.TaskStatusInputRequired {
+					t.Errorf("after tasks %s: %s; want the task still waiting for input", verb, stdout)
+				}
+				if stdout, stderr, code = run(t, state, "tasks", "result", id, "--answers", answers); code != 0 || stdout != "name: Ada; model: Hello, Ada!\n" {
+					t.Errorf("tasks result --answers after tasks %s: exit %d, stdout %q, stderr %q", verb, code, stdout, stderr)
+				}
+			}
+		})
+	}
+}

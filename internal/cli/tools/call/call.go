@@ -185,6 +185,13 @@ func Run(ctx context.Context, opts *Options) error {
 		Tool:    opts.Name,
 		// The task's input is for whoever fetches its result later.
 		Hold: opts.Detach,
+		// A followed task's input that mcpi cannot give is refused, not left waiting as
+		// "tasks result" leaves it (RequestPolicy.Leave): without --detach the user asked
+		// for the outcome in this run, and a script that lacks an answer should not leave
+		// a task behind on the server for every run, holding its work until its ttl ends
+		// with nobody told to come back to it. The refusal ends the task at once, and the
+		// exit status 2 sentence says how to give the answer; --detach is how to ask for
+		// a task whose input is given later.
 	})
 	if err != nil {
 		return err
