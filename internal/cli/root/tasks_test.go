@@ -332,3 +332,48 @@ func TestLeftInputBinary(t *testing.T) {
 		})
 	}
 }
+
+// A task started with --protocol 2025-11-25 on a server that speaks both eras is fetched,
+// watched and cancelled by the commands mcpi prints, without --protocol: its record keeps
+// the protocol it was created in. "tasks list" in 2026-07-28 does not show it as one of
+// its tasks, and "tasks list --local" says which protocol each task is of.
+func TestRecordedProtocolBinary(t *testing.T) {
+	url := serveDemoHTTP(t)
+	state := t.TempDir()
+	detach := func(seconds string) string {
+		t.Helper()
+		stdout, stderr, code := run(t, state, "--url", url, "--protocol", "2025-11-25", "tools", "call", "slow_task", "--arg", "seconds="+seconds, "--arg", "steps=2", "--task", "--detach")
+		id := strings.TrimSpace(stdout)
+		if code != 0 || id == "" {
+			t.Fatalf("--detach: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		}
+		return id
+	}
+	id := detach("0.2")
+	// A command of 2026-07-28 first, so that --protocol auto would choose it.
+	if _, stderr, code := run(t, state, "--url", url, "tools", "list"); code != 0 {
+		t.Fatalf("tools list: exit %d, %s", code, stderr)
+	}
+	if stdout, stderr, code := run(t, state, "tasks", "result", id); code != 0 || stdout != "done: worked 200ms in 2 steps\n" {
+		t.Errorf("tasks result: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if stdout, stderr, code := run(t, state, "tasks", "watch", id); code != 0 || !strings.Contains(stdout, "completed") {
+		t.Errorf("tasks watch: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if stdout, stderr, code := run(t, state, "--url", url, "tasks", "get", id, "--json"); code != 0 || !strings.Contains(stdout, `"completed"`) {
+		t.Errorf("tasks get with the server's flags: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	long := detach("30")
+	if stdout, stderr, code := run(t, state, "tasks", "cancel", long); code != 0 || !strings.Contains(stdout, "cancelled") {
+		t.Errorf("tasks cancel: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+
+	stdout, stderr, code := run(t, state, "--url", url, "tasks", "list")
+	if code != 0 || strings.Contains(stdout, id) || strings.Contains(stdout, long) || !strings.Contains(stderr, "2 more recorded for it were created in protocol 2025-11-25") {
+		t.Errorf("tasks list in 2026-07-28: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	stdout, _, code = run(t, state, "tasks", "list", "--local")
+	if code != 0 || !strings.Contains(stdout, "PROTOCOL") || strings.Count(stdout, "2025-11-25") != 2 {
+		t.Errorf("tasks list --local: exit %d\n%s", code, stdout)
+	}
+}

@@ -31,7 +31,8 @@ func NewCmd(f *cmdutil.Factory, sel *connect.Selection, runF func(context.Contex
 tool call would have returned. With --json: the CallToolResult.
 
 Without server flags, a task recorded in the local state file (by --detach, or
-Ctrl-C while following) is fetched from the server it was started on. When that
+Ctrl-C while following) is fetched from the server it was started on, in the
+protocol version it was created in (unless --protocol names one). When that
 server no longer knows the task (it expired, or the server restarted), the task
 is removed from the state file, and mcpi says so.
 

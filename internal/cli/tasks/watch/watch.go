@@ -47,9 +47,11 @@ pollInterval while waiting in tasks/result, which also lets the server ask for
 input for the task (answered at a prompt on a terminal, or from --answers FILE;
 see "mcpi tools call --help"). Input mcpi cannot give (no terminal, and no
 answer in the file) is left unanswered: mcpi stops, exits with status 2 and says
-how to answer, and the task keeps waiting for it. On a terminal one status line is redrawn in place;
-otherwise each status change is one line on stdout. Without server flags, a task
-recorded in the local state file is followed on the server it was started on.
+how to answer, and the task keeps waiting for it. On a terminal one status line
+is redrawn in place; otherwise each status change is one line on stdout. Without
+server flags, a task recorded in the local state file is followed on the server
+it was started on, in the protocol version it was created in (unless --protocol
+names one).
 
 Without an ID, every task the server lists (tasks/list) is followed until all
 have ended; each new task and each change is one line.
