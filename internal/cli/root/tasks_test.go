@@ -377,3 +377,48 @@ func TestRecordedProtocolBinary(t *testing.T) {
 		t.Errorf("tasks list --local: exit %d\n%s", code, stdout)
 	}
 }
+
+// A stdio server is mcpi's own process, stopped when mcpi exits, and its tasks with it:
+// --detach is refused, and Ctrl-C while following says that the task ends, not that it
+// runs on.
+func TestStdioTasksBinary(t *testing.T) {
+	state := t.TempDir()
+	server := "'" + mcpiBin + "' serve demo"
+	_, stderr, code := run(t, state, "--stdio", server, "tools", "call", "slow_task", "--task", "--detach")
+	if want := "mcpi: --detach cannot work with a stdio server, which mcpi starts and stops when it exits, so a detached task could never be fetched; serve it over HTTP and pass --url\n"; code != 2 || stderr != want {
+		t.Errorf("--detach over stdio: exit %d, stderr %q\nwant exit 2, %q", code, stderr, want)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mcpiBin, "--stdio", server, "tools", "call", "slow_task", "--arg", "seconds=30", "--task", "--json")
+	cmd.Env = append(os.Environ(), "MCPI_STATE_DIR="+state)
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	var created taskview.Event
+	if err != nil || json.Unmarshal([]byte(line), &created) != nil || created.Event != "created" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	id := created.Task.TaskID
+	cmd.Process.Signal(syscall.SIGINT)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Fatalf("exit: %v", err)
+	}
+	want := `mcpi: interrupted; the task "` + id + `" ends with the stdio server "` + server + `", which mcpi stops as it exits` + "\n"
+	if errOut.String() != want {
+		t.Errorf("stderr:\n%q\nwant\n%q", errOut.String(), want)
+	}
+	if stdout, _, _ := run(t, state, "tasks", "list", "--local"); strings.Contains(stdout, id) {
+		t.Errorf("the task was recorded as left running:\n%s", stdout)
+	}
+}

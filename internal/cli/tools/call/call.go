@@ -82,11 +82,13 @@ is no progress bar (the status message carries the steps), and the server's
 questions come as the task's input requests, answered like any other.
 
 --detach prints the task id (with --json, the "created" event) and exits at
-once; the task is recorded in the local state file, so that
+once (not with a stdio server or the embedded one, which end with mcpi, and
+their tasks with them); the task is recorded in the local state file, so that
 "mcpi tasks result ID" finds its server again without flags ("mcpi tasks list
 --local" shows the recorded tasks). Ctrl-C while following asks, on a terminal,
 whether to cancel the task on the server or leave it running; without a
-terminal it leaves it running, records it, and says how to fetch its result.
+terminal it leaves it running, records it, and says how to fetch its result (a
+task of a stdio server ends with it, as mcpi stops it on exit).
 Ctrl-C before the server has created the task waits two seconds for its id,
 then withdraws the call.
 
@@ -146,6 +148,20 @@ usage, a refused call, a connection failure or an interruption.`,
 // embedded reports whether the selection is the embedded demo server.
 func (opts *Options) embedded() bool { return opts.Selection == nil || !opts.Selection.IsSet() }
 
+// stdioServer returns the command line of the selected server when it is a process
+// mcpi starts (--stdio, or a config file's command), which mcpi stops when it exits; ""
+// for other servers, and for a selection that cannot be used (Connect says why).
+func (opts *Options) stdioServer() string {
+	if opts.embedded() {
+		return ""
+	}
+	t, err := opts.Selection.Resolve()
+	if err != nil || !t.Stdio {
+		return ""
+	}
+	return t.Name
+}
+
 // check refuses flag combinations that cannot work, before anything is sent.
 func (opts *Options) check() error {
 	switch {
@@ -159,6 +175,9 @@ func (opts *Options) check() error {
 		return cmdutil.UsageErrorf("--ttl is counted in milliseconds on the wire, so %s is too short", opts.TTL)
 	case opts.Detach && opts.embedded():
 		return cmdutil.UsageErrorf("--detach cannot work with the embedded demo server, which lives only as long as this mcpi process, so a detached task could never be fetched; run \"mcpi serve demo --http 127.0.0.1:8080\" and pass --url http://127.0.0.1:8080/mcp")
+	case opts.Detach && opts.stdioServer() != "":
+		// mcpi owns the process: it ends when mcpi exits, and its tasks with it.
+		return cmdutil.UsageErrorf("--detach cannot work with a stdio server, which mcpi starts and stops when it exits, so a detached task could never be fetched; serve it over HTTP and pass --url")
 	}
 	return nil
 }

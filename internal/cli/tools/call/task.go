@@ -202,6 +202,10 @@ func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *clie
 	if opts.embedded() {
 		return &cmdutil.InterruptedTaskError{ID: id, Embedded: true}
 	}
+	if srv := opts.stdioServer(); srv != "" {
+		// mcpi stops the server as it exits: there is nothing to leave running.
+		return &cmdutil.InterruptedTaskError{ID: id, Stdio: srv}
+	}
 	bg, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if opts.IO.CanPrompt() {
