@@ -38,6 +38,8 @@ type Options struct {
 	// Task calls the tool as a task and follows it; TTL asks for its lifetime.
 	Task bool
 	TTL  time.Duration
+	// TTLSet is set when --ttl was given (0 included).
+	TTLSet bool
 	// Detach prints the task id and returns once the task is created.
 	Detach bool
 	// SendAnyway skips the local task-support checks.
@@ -128,6 +130,7 @@ usage, a refused call, a connection failure or an interruption.`,
 		Args: cmdutil.ExactArgs(1, "the name of a tool"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
+			opts.TTLSet = cmd.Flags().Changed("ttl")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -138,7 +141,7 @@ usage, a refused call, a connection failure or an interruption.`,
 	cmd.Flags().StringVar(&opts.ArgsJSON, "args-json", "", "the arguments as a `JSON` object")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the CallToolResult as JSON (with --task: one JSON event per line)")
 	cmd.Flags().BoolVar(&opts.Task, "task", false, "call the tool as a task and follow it")
-	cmd.Flags().DurationVar(&opts.TTL, "ttl", 0, "with --task, ask the server to keep the task for `DURATION` (such as 10m)")
+	cmd.Flags().DurationVar(&opts.TTL, "ttl", 0, "with --task, ask the server to keep the task for `DURATION` (such as 10m; more than 0: leave it out for the server's choice)")
 	cmd.Flags().BoolVar(&opts.Detach, "detach", false, "with --task, print the task id and exit once the task is created")
 	cmd.Flags().BoolVar(&opts.SendAnyway, "send-anyway", false, "send the call even when the tool's taskSupport says otherwise (testing servers)")
 	cmdutil.AnswersFlag(cmd, &opts.Answers)
@@ -165,12 +168,14 @@ func (opts *Options) stdioServer() string {
 // check refuses flag combinations that cannot work, before anything is sent.
 func (opts *Options) check() error {
 	switch {
-	case opts.TTL != 0 && !opts.Task:
+	case (opts.TTLSet || opts.TTL != 0) && !opts.Task:
 		return cmdutil.UsageErrorf("--ttl applies to a task: add --task")
 	case opts.Detach && !opts.Task:
 		return cmdutil.UsageErrorf("--detach applies to a task: add --task")
-	case opts.TTL < 0:
-		return cmdutil.UsageErrorf("--ttl must be positive, not %s", opts.TTL)
+	case opts.TTL < 0 || opts.TTLSet && opts.TTL == 0:
+		// The spec's ttl is a lifetime, not "unlimited" (which only a server may
+		// choose): leaving --ttl out is how to let the server pick.
+		return cmdutil.UsageErrorf("--ttl must be positive, not %s (leave it out to let the server choose the task's lifetime)", opts.TTL)
 	case opts.TTL > 0 && opts.TTL < time.Millisecond:
 		return cmdutil.UsageErrorf("--ttl is counted in milliseconds on the wire, so %s is too short", opts.TTL)
 	case opts.Detach && opts.embedded():
