@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"sync"
 
@@ -94,11 +95,34 @@ func (s *Session) sideChannel(ctx context.Context, meta *mcp.Meta) (context.Cont
 // callInTask sends a request of a task's work (ctx is the work's) to the client on
 // target and waits for the answer. The request is written only while the task has not
 // ended, in order with its changes: never after the announcement of its end.
+//
+// A session that ends before it answers (its client went away and left the input for
+// a later one, as "mcpi tasks result" does when it cannot ask its user) does not fail
+// the task: the request waits, as long as the task lives, for the next session that
+// reaches the task with tasks/result (adopting it), and goes again to that one.
 func callInTask(ctx context.Context, target *Session, method string, params, result any) error {
 	w, ok := ctx.Value(taskWorkKey{}).(*taskWork)
 	if !ok {
 		return target.conn.Call(ctx, method, params, result)
 	}
+	for {
+		raw, err := sendInTask(ctx, w, target, method, params)
+		if err == nil {
+			return jsonrpc.DecodeResult(method, raw, result)
+		}
+		if !errors.Is(err, jsonrpc.ErrClosed) || ctx.Err() != nil || !closed(target.conn.Done()) {
+			return err
+		}
+		next, waiter := target.server.nextRequestor(ctx, w.h, target)
+		if next == nil {
+			return err
+		}
+		target, ctx = next, jsonrpc.WithRelatedRequest(ctx, waiter)
+	}
+}
+
+// sendInTask sends the request of callInTask once and waits for the answer.
+func sendInTask(ctx context.Context, w *taskWork, target *Session, method string, params any) (json.RawMessage, error) {
 	type answer struct {
 		raw json.RawMessage
 		err error
@@ -108,16 +132,39 @@ func callInTask(ctx context.Context, target *Session, method string, params, res
 	if !w.h.WhileRunning(func() {
 		err = target.conn.Go(ctx, method, params, func(raw json.RawMessage, err error) { ch <- answer{raw, err} })
 	}) {
-		return jsonrpc.Errorf(jsonrpc.CodeInternalError, "task %s has ended", w.h.ID())
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "task %s has ended", w.h.ID())
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	a := <-ch
-	if a.err != nil {
-		return a.err
+	return a.raw, a.err
+}
+
+// nextRequestor waits for a tasks/result of the task h from a live session other than
+// gone, and returns that session and the request's id; nil when the task or ctx ends
+// first.
+func (s *Server) nextRequestor(ctx context.Context, h *tasks.Handle, gone *Session) (*Session, jsonrpc.ID) {
+	for {
+		waiter, ok := h.AwaitNextRequestor(ctx)
+		if !ok {
+			return nil, jsonrpc.ID{}
+		}
+		// The session adopts the task before it waits for the result.
+		if next := s.taskSession(h.ID()); next != nil && next != gone {
+			return next, waiter
+		}
 	}
-	return jsonrpc.DecodeResult(method, a.raw, result)
+}
+
+// closed reports whether ch is closed.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // taskSession returns the live session that owns task id, or nil.

@@ -82,6 +82,27 @@ func (h *Handle) RelatedRequest() (jsonrpc.ID, bool) {
 	return jsonrpc.ID{}, false
 }
 
+// AwaitNextRequestor waits until a tasks/result request starts waiting on the task
+// after the call, and returns its id (or the newest one's): the ones already waiting do
+// not count, as the requestor of one may have gone away. It gives up when ctx ends or the
+// task ends.
+func (h *Handle) AwaitNextRequestor(ctx context.Context) (jsonrpc.ID, bool) {
+	h.m.wmu.Lock()
+	if h.t.waiterAdded == nil {
+		h.t.waiterAdded = make(chan struct{})
+	}
+	added := h.t.waiterAdded
+	h.m.wmu.Unlock()
+	select {
+	case <-added:
+	case <-h.t.done:
+		return jsonrpc.ID{}, false
+	case <-ctx.Done():
+		return jsonrpc.ID{}, false
+	}
+	return h.RelatedRequest()
+}
+
 // AwaitRequestor waits until a tasks/result request is waiting on the task and returns
 // its id: the input_required flow asks the requestor to call tasks/result and expects the
 // receiver's own requests on that response. It gives up when ctx ends or the task ends.

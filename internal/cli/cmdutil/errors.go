@@ -215,6 +215,9 @@ type InterruptedTaskError struct {
 	CancelErr error
 	// Embedded is set for a task of the embedded demo server, which ends with mcpi.
 	Embedded bool
+	// Stdio is the command line of the stdio server of the task, which mcpi stops as it
+	// exits, ending the task.
+	Stdio string
 	// Fetch is the command that fetches the result of a task left running.
 	Fetch string
 }
@@ -230,6 +233,8 @@ func (e *InterruptedTaskError) Error() string {
 		return fmt.Sprintf("interrupted; the task %q was cancelled on the server", e.ID)
 	case e.Embedded:
 		return fmt.Sprintf("interrupted; the task %q ends with the embedded demo server", e.ID)
+	case e.Stdio != "":
+		return fmt.Sprintf("interrupted; the task %q ends with the stdio server %s, which mcpi stops as it exits", e.ID, e.Stdio)
 	}
 	return fmt.Sprintf("interrupted; the task %q is still running on the server: get its result with \"%s\"", e.ID, e.Fetch)
 }

@@ -26,6 +26,14 @@ type RequestPolicy struct {
 	// Hold leaves the requests unanswered (--detach): the session ends at once,
 	// withdrawing them, and the task's input is given by whoever fetches its result.
 	Hold bool
+	// Leave leaves a request that cannot be answered (no terminal, and no answer in the
+	// answers file, or one that does not fit) unanswered instead of refusing it, and
+	// ends the context of [Session.Answerable]: the command stops waiting, and its
+	// session ends, withdrawing the request. The task it belongs to keeps waiting for
+	// its input, which a later command gives; a refusal would have the server fail the
+	// task (2025-11-25), and in 2026-07-28 the client cancels a task whose input it
+	// cannot send. For commands on a task that outlives the session.
+	Leave bool
 }
 
 // RequestHandler answers the server's requests of one session. Package factory provides
@@ -33,8 +41,12 @@ type RequestPolicy struct {
 type RequestHandler interface {
 	// Refused returns why the first request refused for want of a good answer was
 	// refused (a [*NeedTerminalError]: no terminal and no answer; a [*UsageError]: the
-	// answers file's answer does not fit), or nil.
+	// answers file's answer does not fit), or left unanswered ([RequestPolicy.Leave]),
+	// or nil.
 	Refused() error
+	// Left is closed once a request is left unanswered for want of a good answer
+	// ([RequestPolicy.Leave]); Refused then says why.
+	Left() <-chan struct{}
 	// Choose asks the user a question on the terminal whose answer is one of letters,
 	// never at the same time as a request's prompt.
 	Choose(ctx context.Context, question, letters string) (byte, error)
@@ -85,6 +97,32 @@ func (s *Session) Refusal(res *mcp.CallToolResult, err error) error {
 		return refused
 	}
 	return nil
+}
+
+// Answerable returns a context that ends once a request is left unanswered
+// ([RequestPolicy.Leave]), with the reason as its cause, or when ctx ends: a command
+// waits for its task with it, as the task cannot move on without the input.
+func (s *Session) Answerable(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		select {
+		case <-s.requests.Left():
+			cancel(s.requests.Refused())
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(context.Canceled) }
+}
+
+// Left returns why a request was left unanswered ([RequestPolicy.Leave]), or nil when
+// none was: the error that ends the command, saying how to give the input.
+func (s *Session) Left() error {
+	select {
+	case <-s.requests.Left():
+		return s.requests.Refused()
+	default:
+		return nil
+	}
 }
 
 // Choose asks the user a question on the terminal whose answer is one of letters (the

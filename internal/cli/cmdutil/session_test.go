@@ -16,7 +16,8 @@ func (h refusing) Refused() error { return h.refused }
 func (refusing) Choose(context.Context, string, string) (byte, error) {
 	return 0, fmt.Errorf("no terminal")
 }
-func (refusing) Wait() {}
+func (refusing) Wait()                 {}
+func (refusing) Left() <-chan struct{} { return nil }
 
 // A call's failure is put down to a refused request only when it is the server's answer:
 // a JSON-RPC error or a tool error.

@@ -345,6 +345,10 @@ func (s *Selection) stdio(argv []string, env map[string]string, dir, name string
 
 func (s *Selection) http(rawURL string, headers http.Header) (*Target, error) {
 	u, err := url.Parse(rawURL)
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return nil, cmdutil.UsageErrorf("%q is not a valid URL: %v", rawURL, ue.Err)
+	}
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, cmdutil.UsageErrorf("%q is not a server URL: give an http:// or https:// URL", rawURL)
 	}

@@ -49,7 +49,7 @@ func newWiring(ios *iostreams.IOStreams, sel *connect.Selection) *wiring {
 // connect is a [cmdutil.ConnectFunc]. The answers file is read first, so that a bad one
 // is refused before anything is sent.
 func (w *wiring) connect(ctx context.Context, policy cmdutil.RequestPolicy) (*cmdutil.Session, error) {
-	h := &handler{w: w, policy: policy}
+	h := &handler{w: w, policy: policy, left: make(chan struct{})}
 	if policy.Answers != "" {
 		set, err := answers.Load(policy.Answers)
 		if err != nil {
@@ -98,6 +98,9 @@ type handler struct {
 	sess    *client.Session // once connected
 	refused error           // a *cmdutil.NeedTerminalError, or an answers file's answer that does not fit
 	done    bool            // Wait was called
+	// left is closed once a request is left unanswered (policy.Leave).
+	left     chan struct{}
+	leftOnce sync.Once
 	// running counts the requests being answered; Add only under mu, while !done, so
 	// that no Add races with Wait.
 	running sync.WaitGroup
@@ -162,16 +165,25 @@ func (h *handler) handle(ctx context.Context, req *client.Request) {
 }
 
 // refuse refuses req for want of a good answer, err saying why, and keeps the first such
-// err for [handler.Refused].
+// err for [handler.Refused]. With policy.Leave it leaves req unanswered instead (the
+// session's end withdraws it, and its task keeps waiting for the input) and closes
+// left, which ends the command.
 func (h *handler) refuse(req *client.Request, err error) {
 	h.mu.Lock()
 	if h.refused == nil {
 		h.refused = err
 	}
 	h.mu.Unlock()
+	if h.policy.Leave {
+		h.leftOnce.Do(func() { close(h.left) })
+		return
+	}
 	msg, _ := cmdutil.Describe(err)
 	_ = req.Refuse(msg)
 }
+
+// Left is closed once a request is left unanswered.
+func (h *handler) Left() <-chan struct{} { return h.left }
 
 // Refused returns the first request refused for want of a good answer, or nil.
 func (h *handler) Refused() error {

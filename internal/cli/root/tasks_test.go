@@ -296,3 +296,129 @@ func TestTasksBinary2026(t *testing.T) {
 		t.Errorf("tasks result after the other era's error: exit %d, stdout %q", code, stdout)
 	}
 }
+
+// A task waiting for input that "tasks result" or "tasks watch" cannot give (no terminal,
+// no answers file) is left waiting, in both eras: the command exits 2 with the sentence
+// that says how to answer, and a second "tasks result --answers FILE" completes the task.
+func TestLeftInputBinary(t *testing.T) {
+	answers := filepath.Join(t.TempDir(), "answers.json")
+	os.WriteFile(answers, []byte(`{"elicitation": {"ask_task": {"name": "Ada"}}, "sampling": {"ask_task": "Hello, Ada!"}}`), 0o600)
+	want := `mcpi: the server asked for the user's input (elicitation for the tool "ask_task"), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"elicitation": {"ask_task": {"name": "..."}}}` + "\n"
+	for _, era := range []struct {
+		name  string
+		flags []string
+	}{{"2025-11-25", []string{"--legacy"}}, {"2026-07-28", nil}} {
+		t.Run(era.name, func(t *testing.T) {
+			url := serveDemoHTTP(t, era.flags...)
+			state := t.TempDir()
+			for _, verb := range []string{"result", "watch"} {
+				stdout, stderr, code := run(t, state, "--url", url, "tools", "call", "ask_task", "--task", "--detach")
+				id := strings.TrimSpace(stdout)
+				if code != 0 || id == "" {
+					t.Fatalf("--detach: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+				}
+				if _, stderr, code = run(t, state, "tasks", verb, id); code != 2 || stderr != want {
+					t.Errorf("tasks %s: exit %d, stderr %q\nwant exit 2, %q", verb, code, stderr, want)
+				}
+				stdout, _, _ = run(t, state, "tasks", "get", id, "--json")
+				var st mcp.Task
+				if json.Unmarshal([]byte(stdout), &st); st.Status != mcp.TaskStatusInputRequired {
+					t.Errorf("after tasks %s: %s; want the task still waiting for input", verb, stdout)
+				}
+				if stdout, stderr, code = run(t, state, "tasks", "result", id, "--answers", answers); code != 0 || stdout != "name: Ada; model: Hello, Ada!\n" {
+					t.Errorf("tasks result --answers after tasks %s: exit %d, stdout %q, stderr %q", verb, code, stdout, stderr)
+				}
+			}
+		})
+	}
+}
+
+// A task started with --protocol 2025-11-25 on a server that speaks both eras is fetched,
+// watched and cancelled by the commands mcpi prints, without --protocol: its record keeps
+// the protocol it was created in. "tasks list" in 2026-07-28 does not show it as one of
+// its tasks, and "tasks list --local" says which protocol each task is of.
+func TestRecordedProtocolBinary(t *testing.T) {
+	url := serveDemoHTTP(t)
+	state := t.TempDir()
+	detach := func(seconds string) string {
+		t.Helper()
+		stdout, stderr, code := run(t, state, "--url", url, "--protocol", "2025-11-25", "tools", "call", "slow_task", "--arg", "seconds="+seconds, "--arg", "steps=2", "--task", "--detach")
+		id := strings.TrimSpace(stdout)
+		if code != 0 || id == "" {
+			t.Fatalf("--detach: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		}
+		return id
+	}
+	id := detach("0.2")
+	// A command of 2026-07-28 first, so that --protocol auto would choose it.
+	if _, stderr, code := run(t, state, "--url", url, "tools", "list"); code != 0 {
+		t.Fatalf("tools list: exit %d, %s", code, stderr)
+	}
+	if stdout, stderr, code := run(t, state, "tasks", "result", id); code != 0 || stdout != "done: worked 200ms in 2 steps\n" {
+		t.Errorf("tasks result: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if stdout, stderr, code := run(t, state, "tasks", "watch", id); code != 0 || !strings.Contains(stdout, "completed") {
+		t.Errorf("tasks watch: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if stdout, stderr, code := run(t, state, "--url", url, "tasks", "get", id, "--json"); code != 0 || !strings.Contains(stdout, `"completed"`) {
+		t.Errorf("tasks get with the server's flags: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	long := detach("30")
+	if stdout, stderr, code := run(t, state, "tasks", "cancel", long); code != 0 || !strings.Contains(stdout, "cancelled") {
+		t.Errorf("tasks cancel: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+
+	stdout, stderr, code := run(t, state, "--url", url, "tasks", "list")
+	if code != 0 || strings.Contains(stdout, id) || strings.Contains(stdout, long) || !strings.Contains(stderr, "2 more recorded for it were created in protocol 2025-11-25") {
+		t.Errorf("tasks list in 2026-07-28: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	stdout, _, code = run(t, state, "tasks", "list", "--local")
+	if code != 0 || !strings.Contains(stdout, "PROTOCOL") || strings.Count(stdout, "2025-11-25") != 2 {
+		t.Errorf("tasks list --local: exit %d\n%s", code, stdout)
+	}
+}
+
+// A stdio server is mcpi's own process, stopped when mcpi exits, and its tasks with it:
+// --detach is refused, and Ctrl-C while following says that the task ends, not that it
+// runs on.
+func TestStdioTasksBinary(t *testing.T) {
+	state := t.TempDir()
+	server := "'" + mcpiBin + "' serve demo"
+	_, stderr, code := run(t, state, "--stdio", server, "tools", "call", "slow_task", "--task", "--detach")
+	if want := "mcpi: --detach cannot work with a stdio server, which mcpi starts and stops when it exits, so a detached task could never be fetched; serve it over HTTP and pass --url\n"; code != 2 || stderr != want {
+		t.Errorf("--detach over stdio: exit %d, stderr %q\nwant exit 2, %q", code, stderr, want)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mcpiBin, "--stdio", server, "tools", "call", "slow_task", "--arg", "seconds=30", "--task", "--json")
+	cmd.Env = append(os.Environ(), "MCPI_STATE_DIR="+state)
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	var created taskview.Event
+	if err != nil || json.Unmarshal([]byte(line), &created) != nil || created.Event != "created" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	id := created.Task.TaskID
+	cmd.Process.Signal(syscall.SIGINT)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Fatalf("exit: %v", err)
+	}
+	want := `mcpi: interrupted; the task "` + id + `" ends with the stdio server "` + server + `", which mcpi stops as it exits` + "\n"
+	if errOut.String() != want {
+		t.Errorf("stderr:\n%q\nwant\n%q", errOut.String(), want)
+	}
+	if stdout, _, _ := run(t, state, "tasks", "list", "--local"); strings.Contains(stdout, id) {
+		t.Errorf("the task was recorded as left running:\n%s", stdout)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -132,6 +133,24 @@ type Entry struct {
 	// TTL is the task's lifetime in milliseconds from Created, as the server reported
 	// it; null means unlimited.
 	TTL *int64 `json:"ttl"`
+	// Protocol is the protocol version of the session that created the task, the only
+	// one it can be reached in; empty in the records of older mcpi versions (unknown).
+	Protocol string `json:"protocol,omitempty"`
+}
+
+// Reachable reports whether the task can be reached in protocol version (2025-11-25
+// or 2026-07-28): whether it was created in the same era. A record without a protocol
+// may be of either.
+func (e Entry) Reachable(version string) bool {
+	return e.Protocol == "" || mcp.IsModernProtocolVersion(e.Protocol) == mcp.IsModernProtocolVersion(version)
+}
+
+// ApplyProtocol sets sel's --protocol to the one the task was created in, unless the
+// user chose a version (sel's is not auto) or the record has none.
+func (e Entry) ApplyProtocol(sel *connect.Selection) {
+	if e.Protocol != "" && (sel.Protocol == "" || sel.Protocol == client.ProtocolAuto) {
+		sel.Protocol = e.Protocol
+	}
 }
 
 // Expires is when the server may delete the task; ok is false for an unlimited TTL. A
@@ -331,15 +350,20 @@ func writeAtomic(path, pattern string, data []byte) error {
 // String describes the store for messages.
 func (s *Store) String() string { return fmt.Sprintf("the state file %s", s.Path) }
 
-// Remember records a task that mcpi leaves running on the server sel selects, in store
-// (nil: the default state file), and returns the command that fetches its result: with
-// no server flags when the task was recorded, else with them. The error says why it
-// could not be recorded; the command is good either way.
-func Remember(store *Store, sel *connect.Selection, tool string, t mcp.Task) (fetch string, err error) {
+// Remember records a task that mcpi leaves running on the server sel selects, created
+// in protocol version protocol, in store (nil: the default state file), and returns the
+// command that fetches its result: with no server flags when the task was recorded, else
+// with them (and the --protocol of a task of 2025-11-25, which --protocol auto would not
+// choose with a server that speaks both). The error says why it could not be recorded;
+// the command is good either way.
+func Remember(store *Store, sel *connect.Selection, tool, protocol string, t mcp.Task) (fetch string, err error) {
 	srv := FromSelection(sel)
 	withFlags := "mcpi"
 	if f := srv.Flags(); f != "" {
 		withFlags += " " + f
+	}
+	if protocol != "" && !mcp.IsModernProtocolVersion(protocol) {
+		withFlags += " --protocol " + cmdutil.ShellQuote(protocol)
 	}
 	withFlags += " tasks result " + cmdutil.ShellQuote(t.TaskID)
 	if store == nil {
@@ -350,7 +374,7 @@ func Remember(store *Store, sel *connect.Selection, tool string, t mcp.Task) (fe
 	// The ttl is counted on this machine's clock from now (the task was created at most
 	// a round trip ago): the server's createdAt is on its own clock, and one running
 	// behind would have the entry pruned at once.
-	e := Entry{TaskID: t.TaskID, Tool: tool, Server: srv, Created: store.now(), TTL: t.TTL}
+	e := Entry{TaskID: t.TaskID, Tool: tool, Server: srv, Created: store.now(), TTL: t.TTL, Protocol: protocol}
 	if err := store.Add(e); err != nil {
 		return withFlags, err
 	}

@@ -161,7 +161,7 @@ func TestRemember(t *testing.T) {
 	// machine's clock.
 	ttl := int64(60_000)
 	task := mcp.Task{TaskID: "abc", Status: mcp.TaskStatusWorking, CreatedAt: "2026-08-01T10:00:00Z", TTL: &ttl}
-	fetch, err := Remember(s, &connect.Selection{URL: "http://h/mcp"}, "slow_task", task)
+	fetch, err := Remember(s, &connect.Selection{URL: "http://h/mcp"}, "slow_task", "", task)
 	if err != nil || fetch != "mcpi tasks result abc" {
 		t.Fatalf("Remember = %q, %v", fetch, err)
 	}
@@ -174,8 +174,51 @@ func TestRemember(t *testing.T) {
 	}
 	// An unusable state file: the command names the server itself.
 	bad := &Store{Path: filepath.Join(s.Path, "under-a-file", FileName)}
-	fetch, err = Remember(bad, &connect.Selection{URL: "http://h/mcp"}, "slow_task", task)
+	fetch, err = Remember(bad, &connect.Selection{URL: "http://h/mcp"}, "slow_task", "", task)
 	if err == nil || fetch != "mcpi --url http://h/mcp tasks result abc" {
 		t.Errorf("Remember on a bad path = %q, %v", fetch, err)
+	}
+}
+
+// A task's record keeps the protocol version it was created in, which the command that
+// fetches it uses; a record of an older mcpi, without one, is read as unknown.
+func TestRememberProtocol(t *testing.T) {
+	s := &Store{Path: filepath.Join(t.TempDir(), FileName)}
+	task := mcp.Task{TaskID: "old-era", Status: mcp.TaskStatusWorking}
+	if _, err := Remember(s, &connect.Selection{URL: "http://h/mcp"}, "slow_task", mcp.LatestProtocolVersion, task); err != nil {
+		t.Fatal(err)
+	}
+	e, ok, _ := s.Find("old-era")
+	if !ok || e.Protocol != mcp.LatestProtocolVersion {
+		t.Fatalf("entry %+v (found %v); want protocol %s", e, ok, mcp.LatestProtocolVersion)
+	}
+	if e.Reachable(mcp.ProtocolVersion20260728) || !e.Reachable(mcp.LatestProtocolVersion) {
+		t.Errorf("a task of %s is reachable in 2026-07-28, or not in its own", e.Protocol)
+	}
+	sel := &connect.Selection{Protocol: "auto"}
+	e.ApplyProtocol(sel)
+	if sel.Protocol != mcp.LatestProtocolVersion {
+		t.Errorf("--protocol auto became %q, want %s", sel.Protocol, mcp.LatestProtocolVersion)
+	}
+	sel = &connect.Selection{Protocol: mcp.ProtocolVersion20260728}
+	if e.ApplyProtocol(sel); sel.Protocol != mcp.ProtocolVersion20260728 {
+		t.Errorf("the --protocol the user gave became %q", sel.Protocol)
+	}
+	// Without a state file, the command names the protocol with the server.
+	bad := &Store{Path: filepath.Join(s.Path, "under-a-file", FileName)}
+	if fetch, _ := Remember(bad, &connect.Selection{URL: "http://h/mcp"}, "slow_task", mcp.LatestProtocolVersion, task); fetch != "mcpi --url http://h/mcp --protocol 2025-11-25 tasks result old-era" {
+		t.Errorf("Remember on a bad path = %q", fetch)
+	}
+
+	// A file written before the field existed.
+	old := &Store{Path: filepath.Join(t.TempDir(), FileName)}
+	os.WriteFile(old.Path, []byte(`{"tasks": [{"taskId": "t1", "tool": "x", "server": {"url": "http://h/mcp"}, "created": "2099-01-01T00:00:00Z", "ttl": null}]}`), 0o600)
+	e, ok, err := old.Find("t1")
+	if err != nil || !ok || e.Protocol != "" || !e.Reachable(mcp.ProtocolVersion20260728) || !e.Reachable(mcp.LatestProtocolVersion) {
+		t.Errorf("old record: %+v, %v, %v", e, ok, err)
+	}
+	sel = &connect.Selection{Protocol: "auto"}
+	if e.ApplyProtocol(sel); sel.Protocol != "auto" {
+		t.Errorf("an old record changed --protocol auto to %q", sel.Protocol)
 	}
 }

@@ -362,7 +362,7 @@ func TestModernList(t *testing.T) {
 	clitest.StateDir(t)
 	// A task mcpi recorded for another server.
 	other := scripted.New(t)
-	if _, err := state.Remember(nil, &connect.Selection{URL: other.HTTP()}, "greet", mcp.Task{TaskID: "t0", CreatedAt: mcp.FormatTime(time.Now())}); err != nil {
+	if _, err := state.Remember(nil, &connect.Selection{URL: other.HTTP()}, "greet", "", mcp.Task{TaskID: "t0", CreatedAt: mcp.FormatTime(time.Now())}); err != nil {
 		t.Fatal(err)
 	}
 	f, url, mark := modernDetached(t)

@@ -54,10 +54,47 @@ func (f *HTTPFlags) Register(fs *pflag.FlagSet) {
 		"with --http, also accept requests whose Host header names `HOST` (repeatable; \"*\" accepts any)")
 	fs.StringArrayVar(&f.AllowOrigins, "allow-origin", nil,
 		"with --http, also accept browser requests from `ORIGIN`, such as http://localhost:5173 (repeatable; \"*\" accepts any)")
-	fs.IntVar(&f.MaxSessions, "max-sessions", transport.DefaultMaxSessions,
+	f.MaxSessions, f.SessionTimeout = transport.DefaultMaxSessions, transport.DefaultSessionTimeout
+	fs.Var(notNegative[int]{&f.MaxSessions, "no bound", strconv.Atoi, "a whole number"}, "max-sessions",
 		"with --http, keep at most `N` sessions: a new one replaces the least recently active idle one (0: no bound)")
-	fs.DurationVar(&f.SessionTimeout, "session-timeout", transport.DefaultSessionTimeout,
+	fs.Var(notNegative[time.Duration]{&f.SessionTimeout, "never", time.ParseDuration, "a duration such as 30s or 10m"}, "session-timeout",
 		"with --http, end a session idle for `DURATION` (0: never)")
+}
+
+// notNegative is a number flag whose 0 means none (named by zero) and that refuses
+// a negative value, which would otherwise mean none too, or worse, without a word.
+type notNegative[T int | time.Duration] struct {
+	p     *T
+	zero  string
+	parse func(string) (T, error)
+	want  string
+}
+
+func (n notNegative[T]) Set(s string) error {
+	v, err := n.parse(s)
+	switch {
+	case err != nil:
+		return errors.New("want " + n.want)
+	case v < 0:
+		return errors.New("want 0 (" + n.zero + ") or more")
+	}
+	*n.p = v
+	return nil
+}
+
+func (n notNegative[T]) String() string {
+	if n.p == nil {
+		return "0"
+	}
+	return fmt.Sprint(*n.p)
+}
+
+func (n notNegative[T]) Type() string {
+	var zero T
+	if _, ok := any(zero).(time.Duration); ok {
+		return "duration"
+	}
+	return "int"
 }
 
 // HTTPOptions returns the address to listen on, the transport's options and a warning

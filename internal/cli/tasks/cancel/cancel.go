@@ -31,7 +31,8 @@ func NewCmd(f *cmdutil.Factory, sel *connect.Selection, runF func(context.Contex
 and stops its work. With --json: the cancelled MCP Task.
 
 Without server flags, a task recorded in the local state file is cancelled on the
-server it was started on.
+server it was started on, in the protocol version it was created in (unless
+--protocol names one).
 
 Exit status: 0 when the task was cancelled, 1 when the server has no such task or
 it had already ended, 2 on bad usage or a connection failure.`,

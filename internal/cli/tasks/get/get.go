@@ -41,7 +41,8 @@ protocol 2026-07-28, the Tasks extension's detailed task (ttlMs, pollIntervalMs,
 the result, error or inputRequests it inlines).
 
 Without server flags, a task recorded in the local state file is looked up on the
-server it was started on.
+server it was started on, in the protocol version it was created in (unless
+--protocol names one).
 
 Exit status: 0 when the server knows the task (whatever its status), 1 when it
 does not, 2 on bad usage or a connection failure.`,

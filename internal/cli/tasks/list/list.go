@@ -41,8 +41,13 @@ STATUS, MESSAGE, CREATED and TTL. With --json: {"tasks":[TASK...]}, each TASK
 with the fields of the MCP Task.
 
 --local lists the local state file instead, without asking any server: the tasks
-mcpi left running (--detach, or Ctrl-C), with their tool and server. With --json:
-{"tasks":[{"taskId","tool","server":{flags},"created","ttl"}...]}.`,
+mcpi left running (--detach, or Ctrl-C), with their tool, the protocol version
+they were created in (the only one they can be reached in; "mcpi tasks result ID"
+uses it) and server. With --json:
+{"tasks":[{"taskId","tool","server":{flags},"created","ttl","protocol"}...]}.
+
+In protocol 2026-07-28, whose Tasks extension has no tasks/list, the tasks mcpi
+recorded for the server are listed instead, but not those created in 2025-11-25.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Local && opts.Selection != nil && opts.Selection.IsSet() {
@@ -76,8 +81,26 @@ func Run(ctx context.Context, opts *Options) error {
 	if sess.Modern() {
 		// The Tasks extension has no tasks/list: what this client recorded is all there is.
 		fmt.Fprintf(opts.IO.ErrOut, "The server speaks protocol %s, whose Tasks extension has no tasks/list; these are the tasks mcpi recorded for it.\n", look.Safe(sess.ProtocolVersion()))
+		// A task created in 2025-11-25 cannot be reached in this protocol: it is left
+		// out, and counted.
 		server := state.FromSelection(opts.Selection)
-		return runLocalFiltered(opts, now(), func(e state.Entry) bool { return e.Server.Same(server) })
+		other := ""
+		hidden := 0
+		err := runLocalFiltered(opts, now(), func(e state.Entry) bool {
+			if !e.Server.Same(server) {
+				return false
+			}
+			if !e.Reachable(sess.ProtocolVersion()) {
+				hidden++
+				other = e.Protocol
+				return false
+			}
+			return true
+		})
+		if err == nil && hidden > 0 && !opts.JSON {
+			fmt.Fprintf(opts.IO.ErrOut, "%d more recorded for it were created in protocol %s and can be reached only in it: \"mcpi tasks list --local\" lists them, and \"mcpi tasks result ID\" fetches one.\n", hidden, look.Safe(other))
+		}
+		return err
 	}
 	if err := shared.NeedList(sess.Session); err != nil {
 		return err
@@ -131,13 +154,13 @@ func runLocalFiltered(opts *Options, now time.Time, keep func(state.Entry) bool)
 		fmt.Fprintf(opts.IO.ErrOut, "No tasks recorded in %s.\n", store.Path)
 		return nil
 	}
-	tw := cmdutil.NewTable(opts.IO.Out, opts.IO.TerminalWidth(), "ID", "TOOL", "CREATED", "EXPIRES", "SERVER")
+	tw := cmdutil.NewTable(opts.IO.Out, opts.IO.TerminalWidth(), "ID", "TOOL", "CREATED", "EXPIRES", "PROTOCOL", "SERVER")
 	for _, e := range entries {
 		expires := "never"
 		if at, ok := e.Expires(); ok {
 			expires = "in " + look.Duration(at.Sub(now).Round(time.Second))
 		}
-		tw.Row(e.TaskID, cmdutil.OrDash(e.Tool), e.Created.Local().Format("2006-01-02 15:04:05"), expires, e.Server.String())
+		tw.Row(e.TaskID, cmdutil.OrDash(e.Tool), e.Created.Local().Format("2006-01-02 15:04:05"), expires, cmdutil.OrDash(e.Protocol), e.Server.String())
 	}
 	return tw.Flush()
 }

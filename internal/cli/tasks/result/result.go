@@ -31,17 +31,20 @@ func NewCmd(f *cmdutil.Factory, sel *connect.Selection, runF func(context.Contex
 tool call would have returned. With --json: the CallToolResult.
 
 Without server flags, a task recorded in the local state file (by --detach, or
-Ctrl-C while following) is fetched from the server it was started on. When that
+Ctrl-C while following) is fetched from the server it was started on, in the
+protocol version it was created in (unless --protocol names one). When that
 server no longer knows the task (it expired, or the server restarted), the task
 is removed from the state file, and mcpi says so.
 
 While it waits, the server may ask for input for the task (elicitation, sampling):
 it is answered at a prompt on a terminal, or from --answers FILE (see "mcpi tools
-call --help").
+call --help"). Input mcpi cannot give (no terminal, and no answer in the file) is
+left unanswered: mcpi exits with status 2 and says how to answer, and the task
+keeps waiting for it, so that the command can be run again with --answers.
 
 Exit status: 0 on success, 1 when the tool reported an error (isError), the task
 ended with a JSON-RPC error or was cancelled, or the server has no such task, 2
-on bad usage or a connection failure.`,
+on bad usage, input mcpi could not give, or a connection failure.`,
 		Example: `  id=$(mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --task --detach)
   mcpi tasks result "$id"`,
 		Args: cmdutil.ExactArgs(1, "a task id"),
@@ -64,12 +67,19 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{Answers: opts.Answers, Tool: entry.Tool})
+	// Input mcpi cannot give is left for a later command: refusing it would have the
+	// server fail the task (or mcpi cancel it), which this command did not start.
+	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{Answers: opts.Answers, Tool: entry.Tool, Leave: true})
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	res, err := sess.TaskResult(ctx, opts.ID)
+	wait, stop := sess.Answerable(ctx)
+	defer stop()
+	res, err := sess.TaskResult(wait, opts.ID)
+	if left := sess.Left(); left != nil {
+		return left
+	}
 	if refused := sess.Refusal(res, err); refused != nil {
 		return refused
 	}

@@ -55,7 +55,8 @@ func (o *Options) Store() (*state.Store, error) {
 
 // Resolve finds the server of task id: with server flags given, those (and the state
 // file only for the task's tool); without, the server the state file recorded for id,
-// which fills in the selection. found is false when the state file does not know id.
+// which fills in the selection. A task recorded on the selected server is reached in the
+// protocol version it was created in, unless --protocol names one. found is false when the state file does not know id.
 func (o *Options) Resolve(id string) (entry state.Entry, found bool, err error) {
 	store, err := o.Store()
 	if err != nil {
@@ -76,6 +77,9 @@ func (o *Options) Resolve(id string) (entry state.Entry, found bool, err error) 
 	}
 	if found && o.Selection != nil && state.FromSelection(o.Selection).Same(entry.Server) {
 		o.recorded = &entry
+		// The task is reached in the protocol it was created in, unless --protocol says
+		// otherwise: auto would pick 2026-07-28 with a server that speaks both.
+		entry.ApplyProtocol(o.Selection)
 	}
 	return entry, found, nil
 }

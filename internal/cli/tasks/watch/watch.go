@@ -45,9 +45,13 @@ func NewCmd(f *cmdutil.Factory, sel *connect.Selection, runF func(context.Contex
 		Long: `Follow a task live until it ends: polling tasks/get at the server's
 pollInterval while waiting in tasks/result, which also lets the server ask for
 input for the task (answered at a prompt on a terminal, or from --answers FILE;
-see "mcpi tools call --help"). On a terminal one status line is redrawn in place;
-otherwise each status change is one line on stdout. Without server flags, a task
-recorded in the local state file is followed on the server it was started on.
+see "mcpi tools call --help"). Input mcpi cannot give (no terminal, and no
+answer in the file) is left unanswered: mcpi stops, exits with status 2 and says
+how to answer, and the task keeps waiting for it. On a terminal one status line
+is redrawn in place; otherwise each status change is one line on stdout. Without
+server flags, a task recorded in the local state file is followed on the server
+it was started on, in the protocol version it was created in (unless --protocol
+names one).
 
 Without an ID, every task the server lists (tasks/list) is followed until all
 have ended; each new task and each change is one line.
@@ -60,7 +64,7 @@ linked to the task, and (for one task) a last "result" or "error" event;
 
 Exit status: 0 when the task completed (without an ID: when all listed tasks
 have ended), 1 when it failed or was cancelled or the server has no such task, 2
-on bad usage, a connection failure or an interruption.`,
+on bad usage, input mcpi could not give, a connection failure or an interruption.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return cmdutil.UsageErrorf("%q takes at most one task id, but was given %d arguments", cmd.CommandPath(), len(args))
@@ -95,15 +99,24 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		tool = entry.Tool
 	}
-	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{Answers: opts.Answers, Tool: tool})
+	// Input mcpi cannot give is left for a later command: refusing it would have the
+	// server fail the task (or mcpi cancel it), which this command did not start.
+	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{Answers: opts.Answers, Tool: tool, Leave: true})
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
+	wait, stop := sess.Answerable(ctx)
+	defer stop()
 	if opts.ID == "" {
-		return watchAll(ctx, opts, sess.Session)
+		err = watchAll(wait, opts, sess.Session)
+	} else {
+		err = watchOne(wait, opts, sess)
 	}
-	return watchOne(ctx, opts, sess)
+	if left := sess.Left(); left != nil {
+		return left
+	}
+	return err
 }
 
 func changed(a, b mcp.Task) bool {

@@ -38,6 +38,8 @@ type Options struct {
 	// Task calls the tool as a task and follows it; TTL asks for its lifetime.
 	Task bool
 	TTL  time.Duration
+	// TTLSet is set when --ttl was given (0 included).
+	TTLSet bool
 	// Detach prints the task id and returns once the task is created.
 	Detach bool
 	// SendAnyway skips the local task-support checks.
@@ -82,11 +84,13 @@ is no progress bar (the status message carries the steps), and the server's
 questions come as the task's input requests, answered like any other.
 
 --detach prints the task id (with --json, the "created" event) and exits at
-once; the task is recorded in the local state file, so that
+once (not with a stdio server or the embedded one, which end with mcpi, and
+their tasks with them); the task is recorded in the local state file, so that
 "mcpi tasks result ID" finds its server again without flags ("mcpi tasks list
 --local" shows the recorded tasks). Ctrl-C while following asks, on a terminal,
 whether to cancel the task on the server or leave it running; without a
-terminal it leaves it running, records it, and says how to fetch its result.
+terminal it leaves it running, records it, and says how to fetch its result (a
+task of a stdio server ends with it, as mcpi stops it on exit).
 Ctrl-C before the server has created the task waits two seconds for its id,
 then withdraws the call.
 
@@ -126,6 +130,7 @@ usage, a refused call, a connection failure or an interruption.`,
 		Args: cmdutil.ExactArgs(1, "the name of a tool"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
+			opts.TTLSet = cmd.Flags().Changed("ttl")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -136,7 +141,7 @@ usage, a refused call, a connection failure or an interruption.`,
 	cmd.Flags().StringVar(&opts.ArgsJSON, "args-json", "", "the arguments as a `JSON` object")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the CallToolResult as JSON (with --task: one JSON event per line)")
 	cmd.Flags().BoolVar(&opts.Task, "task", false, "call the tool as a task and follow it")
-	cmd.Flags().DurationVar(&opts.TTL, "ttl", 0, "with --task, ask the server to keep the task for `DURATION` (such as 10m)")
+	cmd.Flags().DurationVar(&opts.TTL, "ttl", 0, "with --task, ask the server to keep the task for `DURATION` (such as 10m; more than 0: leave it out for the server's choice)")
 	cmd.Flags().BoolVar(&opts.Detach, "detach", false, "with --task, print the task id and exit once the task is created")
 	cmd.Flags().BoolVar(&opts.SendAnyway, "send-anyway", false, "send the call even when the tool's taskSupport says otherwise (testing servers)")
 	cmdutil.AnswersFlag(cmd, &opts.Answers)
@@ -146,19 +151,38 @@ usage, a refused call, a connection failure or an interruption.`,
 // embedded reports whether the selection is the embedded demo server.
 func (opts *Options) embedded() bool { return opts.Selection == nil || !opts.Selection.IsSet() }
 
+// stdioServer returns the command line of the selected server when it is a process
+// mcpi starts (--stdio, or a config file's command), which mcpi stops when it exits; ""
+// for other servers, and for a selection that cannot be used (Connect says why).
+func (opts *Options) stdioServer() string {
+	if opts.embedded() {
+		return ""
+	}
+	t, err := opts.Selection.Resolve()
+	if err != nil || !t.Stdio {
+		return ""
+	}
+	return t.Name
+}
+
 // check refuses flag combinations that cannot work, before anything is sent.
 func (opts *Options) check() error {
 	switch {
-	case opts.TTL != 0 && !opts.Task:
+	case (opts.TTLSet || opts.TTL != 0) && !opts.Task:
 		return cmdutil.UsageErrorf("--ttl applies to a task: add --task")
 	case opts.Detach && !opts.Task:
 		return cmdutil.UsageErrorf("--detach applies to a task: add --task")
-	case opts.TTL < 0:
-		return cmdutil.UsageErrorf("--ttl must be positive, not %s", opts.TTL)
+	case opts.TTL < 0 || opts.TTLSet && opts.TTL == 0:
+		// The spec's ttl is a lifetime, not "unlimited" (which only a server may
+		// choose): leaving --ttl out is how to let the server pick.
+		return cmdutil.UsageErrorf("--ttl must be positive, not %s (leave it out to let the server choose the task's lifetime)", opts.TTL)
 	case opts.TTL > 0 && opts.TTL < time.Millisecond:
 		return cmdutil.UsageErrorf("--ttl is counted in milliseconds on the wire, so %s is too short", opts.TTL)
 	case opts.Detach && opts.embedded():
 		return cmdutil.UsageErrorf("--detach cannot work with the embedded demo server, which lives only as long as this mcpi process, so a detached task could never be fetched; run \"mcpi serve demo --http 127.0.0.1:8080\" and pass --url http://127.0.0.1:8080/mcp")
+	case opts.Detach && opts.stdioServer() != "":
+		// mcpi owns the process: it ends when mcpi exits, and its tasks with it.
+		return cmdutil.UsageErrorf("--detach cannot work with a stdio server, which mcpi starts and stops when it exits, so a detached task could never be fetched; serve it over HTTP and pass --url")
 	}
 	return nil
 }
@@ -185,6 +209,13 @@ func Run(ctx context.Context, opts *Options) error {
 		Tool:    opts.Name,
 		// The task's input is for whoever fetches its result later.
 		Hold: opts.Detach,
+		// A followed task's input that mcpi cannot give is refused, not left waiting as
+		// "tasks result" leaves it (RequestPolicy.Leave): without --detach the user asked
+		// for the outcome in this run, and a script that lacks an answer should not leave
+		// a task behind on the server for every run, holding its work until its ttl ends
+		// with nobody told to come back to it. The refusal ends the task at once, and the
+		// exit status 2 sentence says how to give the answer; --detach is how to ask for
+		// a task whose input is given later.
 	})
 	if err != nil {
 		return err

@@ -128,8 +128,9 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 				created = true
 				chose("The server runs the call as task " + look.Safe(e.State.TaskID) + ".")
 				if opts.Detach {
+					protocol := sess.ProtocolVersion()
 					sess.Close() // at once: the session has nothing more to do
-					return detach(opts, task, e.State)
+					return detach(opts, task, protocol, e.State)
 				}
 				stopPolls = taskview.WatchReceiver(sess.Session, opts.IO, out, live)
 				if interrupted {
@@ -178,9 +179,10 @@ func finishJSON(opts *Options, sess *cmdutil.Session, res *mcp.CallToolResult, e
 	return nil
 }
 
-// detach records the created task and prints its id.
-func detach(opts *Options, task *client.Task, st mcp.Task) error {
-	fetch, err := state.Remember(opts.State, opts.Selection, task.Tool, st)
+// detach records the created task, of a session of protocol version protocol, and
+// prints its id.
+func detach(opts *Options, task *client.Task, protocol string, st mcp.Task) error {
+	fetch, err := state.Remember(opts.State, opts.Selection, task.Tool, protocol, st)
 	if !opts.JSON {
 		fmt.Fprintln(opts.IO.Out, look.Safe(st.TaskID))
 		if opts.IO.IsStderrTTY() {
@@ -200,6 +202,10 @@ func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *clie
 	if opts.embedded() {
 		return &cmdutil.InterruptedTaskError{ID: id, Embedded: true}
 	}
+	if srv := opts.stdioServer(); srv != "" {
+		// mcpi stops the server as it exits: there is nothing to leave running.
+		return &cmdutil.InterruptedTaskError{ID: id, Stdio: srv}
+	}
 	bg, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if opts.IO.CanPrompt() {
@@ -211,7 +217,7 @@ func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *clie
 			return &cmdutil.InterruptedTaskError{ID: id, Cancelled: true}
 		}
 	}
-	fetch, err := state.Remember(opts.State, opts.Selection, task.Tool, task.State())
+	fetch, err := state.Remember(opts.State, opts.Selection, task.Tool, sess.ProtocolVersion(), task.State())
 	if err != nil {
 		msg, _ := cmdutil.Describe(err)
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
