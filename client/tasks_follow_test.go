@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -86,5 +87,70 @@ func TestFollowTaskFromAnotherSession(t *testing.T) {
 	}
 	if !found {
 		t.Error("the adopted task is not in the new session's tasks/list")
+	}
+}
+
+// TestInputLeftForTheNextSession: a task's side-channel question whose session ends
+// unanswered (its client could not ask anyone, as "mcpi tasks result" without a terminal)
+// does not fail the task: the server asks again on the next session that reaches the
+// task with tasks/result, and the task completes with that session's answer. (The tool's
+// question failed with the closed connection, and the task with it.)
+func TestInputLeftForTheNextSession(t *testing.T) {
+	srv := server.New(mcp.Implementation{Name: "s", Version: "1"}, &server.Options{
+		Tasks:            &tasks.Options{PollInterval: 5 * time.Millisecond},
+		AdoptOrphanTasks: true,
+	})
+	defer srv.Close()
+	srv.AddTool(&mcp.Tool{Name: "ask", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "name?",
+				RequestedSchema: []byte(`{"type":"object","properties":{"name":{"type":"string"}}}`)})
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(fmt.Sprint(res.Content["name"]))}}, nil
+		})
+	served := make(chan *server.Session, 2)
+	connect := func(onRequest func(context.Context, *client.Request)) *client.Session {
+		tr := transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
+			served <- srv.Connect(ctx, conn)
+			return nil
+		}}
+		s, err := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{PollFloor: time.Millisecond,
+			Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}, OnRequest: onRequest}).
+			Connect(context.Background(), tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	asked := make(chan struct{})
+	var askedOnce sync.Once
+	first := connect(func(context.Context, *client.Request) { askedOnce.Do(func() { close(asked) }) }) // never answers
+	task, err := first.StartToolTask(ctx, &mcp.CallToolParams{Name: "ask"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-asked:
+	case <-ctx.Done():
+		t.Fatal("the first session was never asked")
+	}
+	id := task.ID()
+	first.Close()
+	<-(<-served).Done()
+
+	second := connect(func(_ context.Context, r *client.Request) { _ = r.Accept(map[string]any{"name": "Ada"}) })
+	defer second.Close()
+	followed, err := second.FollowTask(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-followed.Done()
+	res, err := followed.Outcome()
+	if err != nil || len(res.Content) != 1 || res.Content[0].Text != "Ada" {
+		t.Fatalf("outcome = %+v, %v; want the second session's answer", res, err)
 	}
 }
