@@ -43,3 +43,15 @@ func TestDeclinedInputIsNotTheServers(t *testing.T) {
 		t.Errorf("exit %d, stderr\n %q\nwant\n %q", code, stderr, want)
 	}
 }
+
+// --detach --json of a call the 2026-07-28 server answers at once prints the answer as
+// the one event line it is, as --task --json does (it printed the result pretty, over
+// many lines, unlike any other --json output of a task call).
+func TestDetachedCallAnsweredAtOnce(t *testing.T) {
+	url := serveDemoHTTP(t)
+	stdout, stderr, code := run(t, t.TempDir(), "--url", url, "tools", "call", "add", "--arg", "a=1", "--arg", "b=2", "--task", "--detach", "--json")
+	evs := eventLines(t, stdout)
+	if code != 0 || len(evs) != 1 || evs[0].Event != "result" || evs[0].Result == nil || evs[0].Result.Content[0].Text != "3" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}

@@ -31,7 +31,7 @@ const EventsHelp = `With --json, every event is one JSON object on its own line 
   {"event":"input","time":T,"task":TASK,"input":{"method":M,"message":S}}
   {"event":"result","time":T,"task":TASK,"result":CALLTOOLRESULT}
   {"event":"error","time":T,"task":TASK,"error":{"code":N,"message":S,"data":ANY}}
-  {"event":"gone","time":T,"task":TASK,"error":{"message":S}}
+  {"event":"gone","time":T,"task":TASK,"error":{"code":N,"message":S}}
 
 TASK is the task as last known, with the fields of the MCP Task (taskId, status,
 statusMessage, createdAt, lastUpdatedAt, ttl, pollInterval). T is when mcpi saw the
@@ -40,7 +40,9 @@ sends none; "input" is a request of the server (method elicitation/create or
 sampling/createMessage) waiting for an answer. The last line is "result" (the exact
 CallToolResult of tasks/result), "error" (the exact JSON-RPC error of tasks/result;
 "code" is left out when the error did not come from the server, such as a
-cancelled task) or "gone" (the server no longer knows the task). A status line with
+cancelled task or input mcpi did not give) or "gone" (the server no longer knows
+the task: "error" is how mcpi learnt it, with the server's "code" when the server
+said so). A status line with
 "dropped" stands for N events left out because the lines were not read as fast as
 the server sent them (stdout blocked); the task is as known then, and the last line
 is never left out.`
@@ -84,6 +86,12 @@ type Error struct {
 // ErrorOf describes err for an event.
 func ErrorOf(err error) *Error {
 	var rpc *jsonrpc.Error
+	var input *client.InputError
+	if errors.As(err, &input) {
+		// 2026-07-28 input the client did not give: its error (a refusal) never went
+		// to the server.
+		return &Error{Message: look.Sentence(err)}
+	}
 	if errors.As(err, &rpc) && rpc.Code != jsonrpc.CodeConnectionClosed && rpc.Code != jsonrpc.CodeRequestCancelled {
 		code := rpc.Code
 		e := &Error{Code: &code, Message: rpc.Message}

@@ -126,3 +126,23 @@ func TestLive(t *testing.T) {
 		t.Errorf("drew on a non-terminal: %q", errOut2)
 	}
 }
+
+// An error event carries a code only when the server gave the error: 2026-07-28 input
+// the client refused is the client's, though a JSON-RPC error (-1) says so inside.
+func TestErrorOfWhoseError(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		code *int64
+		msg  string
+	}{
+		{jsonrpc.NewError(-32050, "boom"), ptr(int64(-32050)), "boom"},
+		{&client.InputError{Key: "k", Method: "sampling/createMessage", Err: jsonrpc.NewError(-1, "the user rejected it")}, nil,
+			"the server's sampling/createMessage request was not answered, so the call ended: the user rejected it"},
+		{errors.New("lost"), nil, "lost"},
+	} {
+		got := ErrorOf(tt.err)
+		if (got.Code == nil) != (tt.code == nil) || got.Code != nil && *got.Code != *tt.code || got.Message != tt.msg {
+			t.Errorf("ErrorOf(%v) = %+v (code %v), want code %v, %q", tt.err, got, got.Code, tt.code, tt.msg)
+		}
+	}
+}

@@ -83,7 +83,9 @@ only as a task needs --task. --ttl is ignored (the server picks the ttl), there
 is no progress bar (the status message carries the steps), and the server's
 questions come as the task's input requests, answered like any other.
 
---detach prints the task id (with --json, the "created" event) and exits at
+--detach prints the task id (with --json, the "created" event; of a call the
+server answers at once, without a task, the answer: with --json its "result"
+event) and exits at
 once (not with a stdio server or the embedded one, which end with mcpi, and
 their tasks with them); the task is recorded in the local state file, so that
 "mcpi tasks result ID" finds its server again without flags ("mcpi tasks list

@@ -142,6 +142,15 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 				}
 				if opts.Detach && !created {
 					// The server ran the call plainly: there is nothing to detach from.
+					// With --json the answer is an event line, as every line of --task is.
+					if out != nil {
+						if ev, ok := taskview.FromTaskEvent(e); ok {
+							if err := out.Write(ev); err != nil {
+								return err
+							}
+						}
+						return finishJSON(opts, sess, e.Result, nil)
+					}
 					return finish(opts, sess, e.Result, nil)
 				}
 				if live != nil {
