@@ -366,28 +366,55 @@ func TestModernList(t *testing.T) {
 		t.Fatal(err)
 	}
 	f, url, mark := modernDetached(t)
-	for _, jsonOut := range []bool{false, true} {
+	// And one the server no longer knows: forgotten by the first listing.
+	if _, err := state.Remember(nil, &connect.Selection{URL: url}, "greet", mcp.ProtocolVersion20260728, mcp.Task{TaskID: "lost", CreatedAt: mcp.FormatTime(time.Now())}); err != nil {
+		t.Fatal(err)
+	}
+	f.On(mcp.MethodTasksGet, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+		var p mcp.GetTaskParams
+		_ = json.Unmarshal(req.Params, &p)
+		if p.TaskID != "t1" {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "no such task")
+		}
+		return json.RawMessage(scripted.TaskJSON("complete", "t1", mcp.TaskStatusWorking, 10, `"statusMessage":"step 2 of 5"`)), nil
+	})
+	for i, jsonOut := range []bool{false, true} {
 		env := clitest.New(t, &connect.Selection{URL: url})
 		if err := list.Run(clitest.Context(t), &list.Options{Options: sharedOpts(env, jsonOut)}); err != nil {
 			t.Fatal(describe(err))
 		}
-		if got := env.ErrOut.String(); got != "The server speaks protocol 2026-07-28, whose Tasks extension has no tasks/list; these are the tasks mcpi recorded for it.\n" {
-			t.Errorf("stderr %q", got)
+		want := "The server speaks protocol 2026-07-28, whose Tasks extension has no tasks/list; these are the tasks mcpi recorded for it, as the server has them now.\n"
+		if i == 0 {
+			want += "1 recorded for it the server no longer knows (they expired, or the server restarted): forgotten.\n"
+		}
+		if got := env.ErrOut.String(); got != want {
+			t.Errorf("stderr %q, want %q", got, want)
 		}
 		if jsonOut {
-			var l list.LocalList
-			if err := json.Unmarshal(env.Out.Bytes(), &l); err != nil || len(l.Tasks) != 1 || l.Tasks[0].TaskID != "t1" || l.Tasks[0].Server.URL != url || l.Tasks[0].Tool != "greet" {
+			var l mcp.ListTasksResult
+			if err := json.Unmarshal(env.Out.Bytes(), &l); err != nil || len(l.Tasks) != 1 || l.Tasks[0].TaskID != "t1" ||
+				l.Tasks[0].Status != mcp.TaskStatusWorking || l.Tasks[0].StatusMessage != "step 2 of 5" {
 				t.Errorf("--json: %s (%v)", env.Out, err)
 			}
 		} else {
 			lines := strings.Split(strings.TrimSpace(env.Out.String()), "\n")
-			if len(lines) != 2 || !strings.HasPrefix(lines[0], "ID") || !strings.HasPrefix(lines[1], "t1 ") || !strings.Contains(lines[1], " greet ") ||
-				!strings.Contains(lines[1], "in 10m00s") && !strings.Contains(lines[1], "in 9m59s") || !strings.HasSuffix(lines[1], url) {
+			if len(lines) != 2 || !strings.HasPrefix(lines[0], "ID") || !strings.HasPrefix(lines[1], "t1 ") || !strings.Contains(lines[1], "working") ||
+				!strings.HasSuffix(lines[1], "step 2 of 5") {
 				t.Errorf("tasks list:\n%s", env.Out)
 			}
 		}
-		checkSince(t, f, mark, mcp.MethodServerDiscover)
+		// Each recorded task asked for once (the lost one the first time only).
+		wantSent := []string{mcp.MethodServerDiscover, mcp.MethodTasksGet}
+		if i == 0 {
+			wantSent = append(wantSent, mcp.MethodTasksGet)
+		}
+		if got := requestsSince(f, mark); !slices.Equal(got, wantSent) {
+			t.Errorf("the server received %v, want %v", got, wantSent)
+		}
 		mark = len(f.Requests())
+	}
+	if _, ok, _ := (&shared.Options{}).Resolve("lost"); ok {
+		t.Error("the task the server no longer knows is still recorded")
 	}
 	if n := len(other.Requests()); n != 0 {
 		t.Errorf("the other server received %d requests", n)

@@ -3,7 +3,9 @@ package list
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -47,7 +49,10 @@ uses it) and server. With --json:
 {"tasks":[{"taskId","tool","server":{flags},"created","ttl","protocol"}...]}.
 
 In protocol 2026-07-28, whose Tasks extension has no tasks/list, the tasks mcpi
-recorded for the server are listed instead, but not those created in 2025-11-25.`,
+recorded for the server are listed instead, each as the server has it now
+(tasks/get; the newest 200), in the same columns and JSON; those the server no
+longer knows are forgotten, and those created in 2025-11-25 (reachable only in
+it) left out; stderr counts both.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Local && opts.Selection != nil && opts.Selection.IsSet() {
@@ -78,42 +83,34 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer sess.Close()
+	var res mcp.ListTasksResult
 	if sess.Modern() {
-		// The Tasks extension has no tasks/list: what this client recorded is all there is.
-		fmt.Fprintf(opts.IO.ErrOut, "The server speaks protocol %s, whose Tasks extension has no tasks/list; these are the tasks mcpi recorded for it.\n", look.Safe(sess.ProtocolVersion()))
-		// A task created in 2025-11-25 cannot be reached in this protocol: it is left
-		// out, and counted.
-		server := state.FromSelection(opts.Selection)
-		other := ""
-		hidden := 0
-		err := runLocalFiltered(opts, now(), func(e state.Entry) bool {
-			if !e.Server.Same(server) {
-				return false
-			}
-			if !e.Reachable(sess.ProtocolVersion()) {
-				hidden++
-				other = e.Protocol
-				return false
-			}
-			return true
-		})
-		if err == nil && hidden > 0 && !opts.JSON {
-			fmt.Fprintf(opts.IO.ErrOut, "%d more recorded for it were created in protocol %s and can be reached only in it: \"mcpi tasks list --local\" lists them, and \"mcpi tasks result ID\" fetches one.\n", hidden, look.Safe(other))
+		tasks, err := recordedTasks(ctx, opts, sess)
+		if err != nil {
+			return err
 		}
-		return err
+		res.Tasks = tasks
+	} else {
+		if err := shared.NeedList(sess.Session); err != nil {
+			return err
+		}
+		items, err := cmdutil.Collect(sess.ServerTasks(ctx, nil))
+		if err != nil {
+			return err
+		}
+		res.Tasks = items
 	}
-	if err := shared.NeedList(sess.Session); err != nil {
-		return err
-	}
-	items, err := cmdutil.Collect(sess.ServerTasks(ctx, nil))
-	if err != nil {
-		return err
-	}
-	res := mcp.ListTasksResult{Tasks: items}
 	if opts.JSON {
+		if res.Tasks == nil {
+			res.Tasks = []mcp.Task{}
+		}
 		return cmdutil.PrintJSON(opts.IO.Out, res)
 	}
 	if len(res.Tasks) == 0 {
+		if sess.Modern() {
+			fmt.Fprintln(opts.IO.ErrOut, `No tasks recorded for this server that it still has. ("mcpi tasks list --local" shows every task mcpi left running.)`)
+			return nil
+		}
 		fmt.Fprintln(opts.IO.ErrOut, `No tasks. (A server lists the tasks of the current session only; "mcpi tasks list --local" shows the tasks mcpi left running.)`)
 		return nil
 	}
@@ -122,6 +119,89 @@ func Run(ctx context.Context, opts *Options) error {
 		tw.Row(t.TaskID, shared.StatusText(t.Status), shared.Created(t.CreatedAt), look.TTL(t.TTL), cmdutil.OrDash(t.StatusMessage))
 	}
 	return tw.Flush()
+}
+
+// maxRecordedGets bounds the tasks/get of a 2026-07-28 listing: the most recent ones
+// recorded are asked for, and the others counted.
+const maxRecordedGets = 200
+
+// recordedTasks is the listing of protocol 2026-07-28, whose Tasks extension has no
+// tasks/list: the tasks mcpi recorded for the server, each as the server has it now
+// (tasks/get, a few at a time). A task the server no longer knows is forgotten, and one
+// created in 2025-11-25, which cannot be reached in this protocol, is left out; both are
+// counted on stderr.
+func recordedTasks(ctx context.Context, opts *Options, sess *cmdutil.Session) ([]mcp.Task, error) {
+	fmt.Fprintf(opts.IO.ErrOut, "The server speaks protocol %s, whose Tasks extension has no tasks/list; these are the tasks mcpi recorded for it, as the server has them now.\n", look.Safe(sess.ProtocolVersion()))
+	store, err := opts.Store()
+	if err != nil {
+		return nil, err
+	}
+	all, err := store.Load()
+	if err != nil {
+		return nil, err
+	}
+	server := state.FromSelection(opts.Selection)
+	var ids []string
+	other, hidden := "", 0
+	for _, e := range all {
+		switch {
+		case !e.Server.Same(server):
+		case !e.Reachable(sess.ProtocolVersion()):
+			hidden++
+			other = e.Protocol
+		default:
+			ids = append(ids, e.TaskID)
+		}
+	}
+	if hidden > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "%d more recorded for it were created in protocol %s and can be reached only in it: \"mcpi tasks list --local\" lists them, and \"mcpi tasks result ID\" fetches one.\n", hidden, look.Safe(other))
+	}
+	if len(ids) > maxRecordedGets {
+		fmt.Fprintf(opts.IO.ErrOut, "%d older ones recorded for it are not asked for (\"mcpi tasks list --local\" lists them).\n", len(ids)-maxRecordedGets)
+		ids = ids[len(ids)-maxRecordedGets:]
+	}
+	type got struct {
+		task mcp.Task
+		err  error
+	}
+	results := make([]got, len(ids))
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			d, err := sess.TaskDetail(ctx, id)
+			if err == nil {
+				results[i].task = d.ToTask()
+			}
+			results[i].err = err
+		})
+	}
+	wg.Wait()
+	var tasks []mcp.Task
+	gone := 0
+	for i, r := range results {
+		if r.err == nil {
+			tasks = append(tasks, r.task)
+			continue
+		}
+		var te *cmdutil.TaskError
+		switch err := opts.TaskErr(r.err, ids[i]); {
+		case errors.As(err, &te) && te.Reason == cmdutil.TaskUnknown:
+			if store.Forget(ids[i]) == nil {
+				gone++
+			}
+		case errors.As(err, &te) && te.Reason == cmdutil.TaskOtherEra:
+			// Recorded before records kept their protocol: reachable in the other only.
+		default:
+			return nil, err
+		}
+	}
+	if gone > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "%d recorded for it the server no longer knows (they expired, or the server restarted): forgotten.\n", gone)
+	}
+	return tasks, nil
 }
 
 func runLocal(opts *Options, now time.Time) error {
