@@ -83,11 +83,13 @@ func (p *Pager) View(w, h int) string {
 	if h <= 0 {
 		return ""
 	}
-	p.height = h
-	p.clamp()
 	if len(p.lines) <= h {
+		p.height = h
+		p.clamp()
 		return Block(p.lines, w, h)
 	}
+	// The last line is the footer: the offset is clamped to the lines above it, or the
+	// content's last line could never be scrolled into view.
 	body := h - 1
 	p.height = body
 	p.clamp()
