@@ -131,7 +131,7 @@ func New(ctx context.Context, sess *client.Session, opts Options) *Model {
 	m.requests = requestsview.New(ctx, sess, opts.Now)
 	m.resources = resourcesview.New(ctx, sess)
 	m.prompts = promptsview.New(ctx, sess)
-	m.log = logview.New()
+	m.log = logview.New(ctx, sess)
 	m.views = [numTabs]view{m.tools, m.tasks, m.requests, m.resources, m.prompts, m.log}
 	m.sub = sess.Subscribe()
 	listenForChanges(ctx, sess)
@@ -173,7 +173,7 @@ func listenForChanges(ctx context.Context, sess *client.Session) {
 
 // Init starts the event pump, the clock, and the first listings.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{ui.Listen(m.sub, m.gen), ui.Tick(time.Second), m.tools.Init(), m.resources.Init(), m.prompts.Init()}
+	cmds := []tea.Cmd{ui.Listen(m.sub, m.gen), ui.Tick(time.Second), m.tools.Init(), m.resources.Init(), m.prompts.Init(), m.log.Init()}
 	if m.opts.Logins != nil {
 		cmds = append(cmds, listenLogins(m.ctx, m.opts.Logins))
 	}

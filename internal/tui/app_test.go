@@ -473,3 +473,65 @@ func TestReconnectLogin(t *testing.T) {
 	d.WaitText("● connected", "reconnected: a new session")
 	d.WaitLine("▸ add", "forbidden")
 }
+
+// The server's log reaches the Log view in both eras, at the web inspector's default
+// level (info and more severe): in 2025-11-25 mcpi asks with logging/setLevel, in
+// 2026-07-28 in the _meta of every request. L picks the next more severe level.
+func TestServerLogBothEras(t *testing.T) {
+	for _, era := range []struct {
+		name string
+		srv  func() *server.Server
+	}{{"2025-11-25", tuitest.Demo}, {"2026-07-28", tuitest.DemoBoth}} {
+		t.Run(era.name, func(t *testing.T) {
+			sess := tuitest.Connect(t, era.srv())
+			_, d := start(t, sess, 120, 35)
+			call := func() {
+				t.Helper()
+				d.Key("1")
+				selectTool(t, d, "log_levels")
+				d.Key("enter")
+				d.WaitText("tools/call log_levels")
+				d.Key("ctrl+s")
+				d.WaitText("Result of log_levels", "at 8 levels")
+				d.Key("esc", "esc")
+			}
+			setLevels := func(n int) {
+				t.Helper()
+				if sess.Modern() {
+					return // no request: the level goes with every request
+				}
+				d.Key("/")
+				d.Type("setlevel")
+				d.Key("enter")
+				d.WaitText(fmt.Sprintf("/setlevel %d shown", 2*n)) // the requests and their answers
+				d.WaitFor("the answers to logging/setLevel", func(s string) bool {
+					return strings.Count(s, "✓ logging/setLevel") == n
+				})
+				d.Key("esc")
+			}
+			d.Key("6")
+			setLevels(1)
+			call()
+			d.Key("6", "t")
+			screen := d.WaitText("Server log (7)", "level info (L changes it)")
+			for _, lvl := range []string{"INFO", "NOTICE", "WARNING", "ERROR", "CRITICAL", "ALERT", "EMERGENCY"} {
+				if tuitest.Line(screen, lvl, "a message from the demo server") == "" {
+					t.Errorf("no %s message:\n%s", lvl, screen)
+				}
+			}
+			if tuitest.Line(screen, "DEBUG") != "" {
+				t.Errorf("a debug message came at level info:\n%s", screen)
+			}
+			d.Key("L")
+			d.WaitFlash("server log level: notice")
+			d.WaitText("level notice (L changes it)")
+			d.Key("t", "t") // the messages
+			setLevels(2)
+			call()
+			d.Key("6", "t")
+			d.WaitText("Server log (13)")
+			d.Key("?")
+			d.WaitText("server log level")
+		})
+	}
+}
