@@ -535,3 +535,60 @@ func TestServerLogBothEras(t *testing.T) {
 		})
 	}
 }
+
+// The help shows every key of the view and every global key at 80x24 and 120x35, none
+// cut; what does not fit (the connection's description) is reached by scrolling, and
+// the help says so. Any other key closes it.
+func TestHelpShowsEveryKey(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	m := tui.New(tuitest.Context(t), sess, tui.Options{Server: "demo", Transport: "in-memory pipe",
+		Reconnect: func(context.Context) (*client.Session, error) { return nil, fmt.Errorf("no") }})
+	d := tuitest.New(t, m)
+	d.Run(m.Init())
+	global := []string{"? ", "help", "1-6 ", "views", "alt+1-6 ", "also from a form", "tab ", "next view",
+		"shift+tab ", "previous view", "R ", "reconnect", "q ", "quit"}
+	views := map[string][]string{
+		"1": {"unset a choice", "cancel the call", "call as task", "reload"},
+		"2": {"cancel task", "answer its prompt", "find the server's tasks", "back to the table"},
+		"3": {"unset a choice"},
+		"4": {"subscribe"},
+		"5": {"unset a choice"},
+		"6": {"follow", "messages · server log · progress", "server log level (now info)"},
+	}
+	for _, size := range [][2]int{{80, 24}, {120, 35}} {
+		d.Send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		d.Key("1")
+		d.WaitLine("▸ add", "forbidden")
+		for v := range 6 {
+			tab := fmt.Sprint(v + 1)
+			d.Key(tab, "?")
+			screen := d.WaitText("Keys of the")
+			checkSize(t, screen, size[0], size[1])
+			keys := screen[strings.Index(screen, "Keys of the"):]
+			if i := strings.Index(keys, "The mouse"); i >= 0 {
+				keys = keys[:i]
+			}
+			for _, want := range append(views[tab], global...) {
+				if !strings.Contains(keys, want) {
+					t.Errorf("%dx%d, view %s: the help lacks %q:\n%s", size[0], size[1], tab, want, screen)
+				}
+			}
+			if strings.Contains(keys, "…") {
+				t.Errorf("%dx%d, view %s: the help's keys are cut:\n%s", size[0], size[1], tab, screen)
+			}
+			if !strings.Contains(screen, "mcpi has") {
+				if !strings.Contains(screen, "── lines 1-") || !strings.Contains(screen, "scroll") {
+					t.Errorf("%dx%d, view %s: the help is cut without saying it scrolls:\n%s", size[0], size[1], tab, screen)
+				}
+				d.Key("G")
+				if s := d.Screen(); !strings.Contains(s, "mcpi has") || !strings.Contains(s, "Keys of the") && !strings.Contains(s, "── lines") {
+					t.Errorf("%dx%d, view %s: G does not reach the help's end:\n%s", size[0], size[1], tab, s)
+				}
+			}
+			d.Key("x")
+			if s := d.Screen(); strings.Contains(s, "Keys of the") || strings.Contains(s, "any key close help") {
+				t.Errorf("a key other than a scroll key did not close the help:\n%s", s)
+			}
+		}
+	}
+}

@@ -180,7 +180,7 @@ func (m *Model) ShortHelp() []key.Binding {
 func (m *Model) FullHelp() [][]key.Binding {
 	g := [][]key.Binding{{ui.Up, ui.Down, ui.Home, ui.End, keyFollow}, {keyExpand, keyFilter, keyClear, keySource}}
 	if m.logging() {
-		g = append(g, []key.Binding{key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "server log level: the next more severe ("+string(m.level)+" now), emergency then debug"))})
+		g = append(g, []key.Binding{key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "server log level (now "+string(m.level)+")"))})
 	}
 	return g
 }

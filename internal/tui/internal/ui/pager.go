@@ -24,6 +24,9 @@ func (p *Pager) SetLines(lines []string) {
 // Lines is the content.
 func (p *Pager) Lines() []string { return p.lines }
 
+// Scrollable reports whether the content was taller than the last [Pager.View].
+func (p *Pager) Scrollable() bool { return p.height > 0 && len(p.lines) > p.height }
+
 // Top scrolls to the first line.
 func (p *Pager) Top() { p.offset = 0 }
 
