@@ -112,6 +112,7 @@ type Model struct {
 
 	flash      string
 	flashErr   bool
+	flashForm  bool
 	flashUntil time.Time
 }
 
@@ -259,8 +260,13 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(append(m.broadcast(msg), ui.Tick(time.Second))...)
 	case ui.FlashMsg:
-		m.flash, m.flashErr = msg.Text, msg.Err
+		m.flash, m.flashErr, m.flashForm = msg.Text, msg.Err, msg.Form
 		m.flashUntil = m.opts.Now().Add(8 * time.Second)
+		return nil
+	case ui.FormDoneMsg:
+		if m.flashForm {
+			m.flash, m.flashForm, m.flashUntil = "", false, time.Time{}
+		}
 		return nil
 	case ui.FocusRequestMsg:
 		m.active = TabRequests

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/tui"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
 )
@@ -590,5 +591,42 @@ func TestHelpShowsEveryKey(t *testing.T) {
 				t.Errorf("a key other than a scroll key did not close the help:\n%s", s)
 			}
 		}
+	}
+}
+
+// A form's "nothing was sent" goes from the status bar once the form is sent, or put
+// away: it does not stay over the result for its 8 seconds.
+func TestFormNoticeClearedBySubmitOrEsc(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	_, d := start(t, sess, 100, 30)
+	selectTool(t, d, "add")
+	d.Key("enter")
+	d.WaitText("tools/call add", "[ Call ]")
+	d.Type("abc")
+	d.Key("ctrl+s")
+	d.WaitText("fix the highlighted arguments first; nothing was sent")
+	d.Key("backspace", "backspace", "backspace")
+	d.Type("2")
+	d.Key("tab")
+	d.Type("3")
+	d.Key("ctrl+s")
+	d.WaitText("Result of add", `"sum": 5`)
+	d.WaitFor("the form's notice to go once the call is sent", func(s string) bool { return !strings.Contains(s, "nothing was sent") })
+
+	d.Key("esc") // back to the form
+	d.Key("ctrl+a", "ctrl+k")
+	d.Type("x")
+	d.Key("ctrl+s")
+	d.WaitText("nothing was sent")
+	d.Key("esc")
+	d.WaitText("enter open the form")
+	d.WaitFor("the form's notice to go once the form is put away", func(s string) bool { return !strings.Contains(s, "nothing was sent") })
+	// Other messages stay their time.
+	d.Send(ui.FlashMsg{Text: "something else"})
+	done := len(tuitest.Seen[ui.FormDoneMsg](d))
+	d.Key("enter", "esc")
+	d.WaitFor("the form put away", func(string) bool { return len(tuitest.Seen[ui.FormDoneMsg](d)) > done })
+	if s := d.Screen(); !strings.Contains(s, "something else") {
+		t.Errorf("putting a form away cleared another message:\n%s", s)
 	}
 }

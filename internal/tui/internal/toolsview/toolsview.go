@@ -298,7 +298,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case key.Matches(msg, keyBack):
 			m.mode = modeList
-			return nil
+			return ui.FormDone()
 		case key.Matches(msg, keySubmit):
 			if m.hasButton(BtnCall) {
 				return m.submit(false)
@@ -418,8 +418,13 @@ func (m *Model) submit(asTask bool) tea.Cmd {
 		ttl = time.Duration(s * float64(time.Second))
 	}
 	if !ok {
-		return ui.Flash("fix the highlighted arguments first; nothing was sent")
+		return ui.FormNotice("fix the highlighted arguments first; nothing was sent")
 	}
+	return tea.Batch(ui.FormDone(), m.send(asTask, values, ttl))
+}
+
+// send calls the tool with the form's checked values.
+func (m *Model) send(asTask bool, values map[string]any, ttl time.Duration) tea.Cmd {
 	p := &mcp.CallToolParams{Name: m.tool.Name, Arguments: form.Marshal(values)}
 	sess, gen, ctx, tool := m.sess, m.gen, m.ctx, m.tool.Name
 	if asTask {
