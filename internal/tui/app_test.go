@@ -630,3 +630,29 @@ func TestFormNoticeClearedBySubmitOrEsc(t *testing.T) {
 		t.Errorf("putting a form away cleared another message:\n%s", s)
 	}
 }
+
+// A form shows all its problems at the first try, whether a value is not of its kind
+// (TTL 1.5 for an integer, Task TTL xx) or the schema refuses it (Max tokens -3).
+func TestFormShowsEveryProblemAtOnce(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	_, d := start(t, sess, 120, 35)
+	selectTool(t, d, "ask_model_task")
+	d.Key("enter")
+	d.WaitText("tools/call ask_model_task", "Task TTL (s)")
+	d.Type("hi")
+	for _, v := range []string{"-3", "1.5", "xx"} { // Max tokens, TTL, Task TTL
+		d.Key("tab", "ctrl+a", "ctrl+k")
+		d.Type(v)
+	}
+	d.Key("ctrl+t")
+	d.WaitText("nothing was sent")
+	screen := d.Screen()
+	for _, want := range []string{"must be at least 1", "must be a whole number", "must be a number"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the form does not say %q:\n%s", want, screen)
+		}
+	}
+	if n := len(sess.Tasks()); n != 0 {
+		t.Fatalf("%d tasks started from an invalid form", n)
+	}
+}
