@@ -656,3 +656,56 @@ func TestFormShowsEveryProblemAtOnce(t *testing.T) {
 		t.Fatalf("%d tasks started from an invalid form", n)
 	}
 }
+
+// Words and gaps: a count of one is singular, the help's labels and the Server log's
+// columns are apart, the server's tasks extension is named once, and in 2026-07-28
+// the help says what mcpi declares in that era (no client tasks).
+func TestTextAndGaps(t *testing.T) {
+	t.Run("one tool", func(t *testing.T) {
+		sess := tuitest.Connect(t, confirmServer())
+		_, d := start(t, sess, 100, 30)
+		screen := d.WaitLine("▸ confirm")
+		if !strings.Contains(screen, "1 tool ") || strings.Contains(screen, "1 tools") {
+			t.Errorf("the count of one tool is not singular:\n%s", screen)
+		}
+	})
+	for _, era := range []struct {
+		name string
+		srv  func() *server.Server
+	}{{"2025-11-25", tuitest.Demo}, {"2026-07-28", tuitest.DemoBoth}} {
+		t.Run(era.name, func(t *testing.T) {
+			sess := tuitest.Connect(t, era.srv())
+			_, d := start(t, sess, 200, 50)
+			d.WaitLine("▸ add")
+			head := d.Screen()
+			if n := strings.Count(head, "io.modelcontextprotocol/tasks"); sess.Modern() && n != 2 { // the server's, mcpi's
+				t.Errorf("the header names the tasks extension %d times, want once for each side:\n%s", n, head)
+			}
+			d.Key("?")
+			screen := d.WaitText("Keys of the")
+			server, mcpi := tuitest.Line(screen, "Server has"), tuitest.Line(screen, "mcpi has")
+			if !strings.Contains(server, "Server has ") || strings.Contains(server, "hasextension") || strings.Contains(server, "hastasks") {
+				t.Errorf("no gap after the label: %q", server)
+			}
+			if strings.Contains(server, "ext:") {
+				t.Errorf("the server's extensions are named twice: %q", server)
+			}
+			if sess.Modern() {
+				if strings.Contains(mcpi, "tasks[") || !strings.Contains(mcpi, "extension io.modelcontextprotocol/tasks") {
+					t.Errorf("in 2026-07-28 the help says mcpi has %q", mcpi)
+				}
+			} else if !strings.Contains(mcpi, "tasks[list,cancel,sampling,elicitation]") {
+				t.Errorf("in 2025-11-25 the help says mcpi has %q", mcpi)
+			}
+			d.Key("esc")
+			if _, err := sess.CallTool(tuitest.Context(t), &mcp.CallToolParams{Name: "log_levels"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			d.Key("6", "t")
+			line := tuitest.Line(d.WaitLine("EMERGENCY"), "EMERGENCY")
+			if !strings.Contains(line, "EMERGENCY mcpi-demo") {
+				t.Errorf("no gap between the level and the logger: %q", line)
+			}
+		})
+	}
+}

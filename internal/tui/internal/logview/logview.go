@@ -513,7 +513,7 @@ func (m *Model) line(e *entry, w int) string {
 		if json.Unmarshal(e.log.Data, &s) == nil {
 			data = s
 		}
-		return ts + style(ui.Fit(strings.ToUpper(string(e.log.Level)), 9)) + ui.Dim.Render(ui.Fit(e.log.Logger, 10)) + " " + ui.OneLine(data)
+		return ts + style(ui.Fit(strings.ToUpper(string(e.log.Level)), 9)) + " " + ui.Dim.Render(ui.Fit(e.log.Logger, 10)) + " " + ui.OneLine(data)
 	case e.prog != nil:
 		p := strconv.FormatFloat(e.prog.Progress, 'f', -1, 64)
 		if e.prog.Total != nil {

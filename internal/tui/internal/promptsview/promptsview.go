@@ -279,7 +279,7 @@ func (m *Model) View() string {
 	case modeResult:
 		return ui.Stack(w, h, ui.Block([]string{m.title}, w, 1), m.pager.View(w, h-1))
 	}
-	head := fmt.Sprintf("%d prompts", len(m.prompts))
+	head := ui.Count(len(m.prompts), "prompt", "prompts")
 	switch {
 	case m.loading && m.prompts == nil:
 		head = "listing prompts…"

@@ -176,3 +176,21 @@ func TestEarlierSessionRowsKeepColumns(t *testing.T) {
 		t.Errorf("2/2 ends at column %d, its heading at %d:\n%s\n%s", at, h, head, row)
 	}
 }
+
+// TTL LEFT says zero one way, "0s", and less than a second as such.
+func TestTTLLeftZero(t *testing.T) {
+	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	now := created
+	m := New(tuitest.Context(t), nil, func() time.Time { return now })
+	ttl := int64(2000)
+	r := &row{state: mcp.Task{TaskID: "t", CreatedAt: created.Format(time.RFC3339Nano), TTL: &ttl}}
+	for _, c := range []struct {
+		after time.Duration
+		want  string
+	}{{0, "2.0s"}, {1500 * time.Millisecond, "<1s"}, {2 * time.Second, "0s"}, {2500 * time.Millisecond, "0s"}, {time.Hour, "0s"}} {
+		now = created.Add(c.after)
+		if got := m.ttlLeft(r); got != c.want {
+			t.Errorf("%s after creation, TTL LEFT is %q, want %q", c.after, got, c.want)
+		}
+	}
+}
