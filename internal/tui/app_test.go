@@ -709,3 +709,33 @@ func TestTextAndGaps(t *testing.T) {
 		})
 	}
 }
+
+// In 2026-07-28 the server decides whether a call is a task: the help does not offer
+// ctrl+t, and ctrl+t says first what to press instead, within 120 columns.
+func TestCallAsTask2026(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.DemoBoth())
+	_, d := start(t, sess, 120, 35)
+	selectTool(t, d, "slow_task")
+	d.Key("enter")
+	screen := d.WaitText("tools/call slow_task", "[ Call ]")
+	if strings.Contains(screen, "ctrl+t") {
+		t.Errorf("the help bar offers ctrl+t in 2026-07-28:\n%s", screen)
+	}
+	d.Key("ctrl+t")
+	f := d.WaitFlash("ctrl+s")
+	if !strings.HasPrefix(f.Text, "press ctrl+s") {
+		t.Errorf("ctrl+t says %q: what to do should come first", f.Text)
+	}
+	status := tuitest.Line(d.Screen(), "press ctrl+s")
+	if !strings.Contains(status, "server decides") {
+		t.Errorf("the status bar cuts what ctrl+t says: %q", status)
+	}
+	if n := len(sess.Tasks()); n != 0 {
+		t.Errorf("ctrl+t started %d tasks", n)
+	}
+	d.Key("esc", "?")
+	screen = d.WaitText("Keys of the Tools view")
+	if strings.Contains(screen, "ctrl+t") || strings.Contains(screen, "call as task") {
+		t.Errorf("the help offers ctrl+t in 2026-07-28:\n%s", screen)
+	}
+}
