@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -607,6 +608,30 @@ func (m *Model) helpColumns(groups [][]key.Binding, w int) []string {
 	return lines
 }
 
+// helpItems lays keys out one after another, as the help bar does, in lines of at
+// most w cells: a key and what it does stay on one line.
+func (m *Model) helpItems(keys []key.Binding, w int) []string {
+	sep := m.help.Styles.ShortSeparator.Render(" • ")
+	var lines []string
+	line := ""
+	for _, k := range keys {
+		item := m.help.Styles.ShortKey.Render(k.Help().Key) + " " + m.help.Styles.ShortDesc.Render(k.Help().Desc)
+		switch {
+		case line == "":
+			line = item
+		case ui.Width(line+sep+item) <= w:
+			line += sep + item
+		default:
+			lines = append(lines, line)
+			line = item
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
 func maxWidth(lines []string) int {
 	n := 0
 	for _, l := range lines {
@@ -621,8 +646,8 @@ func maxWidth(lines []string) int {
 func (m *Model) fullHelpView(w, h int) string {
 	lines := []string{ui.Title.Render("Keys of the " + tabNames[m.active] + " view"), ""}
 	lines = append(lines, m.helpColumns(m.views[m.active].FullHelp(), w)...)
-	lines = append(lines, "", ui.Title.Render("Keys of every view"), "")
-	lines = append(lines, m.helpColumns(m.globalHelp(), w)...)
+	lines = append(lines, "", ui.Title.Render("Keys of every view"))
+	lines = append(lines, m.helpItems(slices.Concat(m.globalHelp()...), w)...)
 	lines = append(lines, "",
 		ui.Dim.Render("The mouse: click a tab to switch, click a row to select it and again to open it,"),
 		ui.Dim.Render("and the wheel scrolls lists and results."),
