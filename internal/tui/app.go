@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,10 +107,13 @@ type Model struct {
 	height   int
 	help     help.Model
 	fullHelp bool
-	tabX     [numTabs][2]int
+	// helpPager scrolls the help screen when it is taller than the view's room.
+	helpPager ui.Pager
+	tabX      [numTabs][2]int
 
 	flash      string
 	flashErr   bool
+	flashForm  bool
 	flashUntil time.Time
 }
 
@@ -131,7 +135,7 @@ func New(ctx context.Context, sess *client.Session, opts Options) *Model {
 	m.requests = requestsview.New(ctx, sess, opts.Now)
 	m.resources = resourcesview.New(ctx, sess)
 	m.prompts = promptsview.New(ctx, sess)
-	m.log = logview.New()
+	m.log = logview.New(ctx, sess)
 	m.views = [numTabs]view{m.tools, m.tasks, m.requests, m.resources, m.prompts, m.log}
 	m.sub = sess.Subscribe()
 	listenForChanges(ctx, sess)
@@ -173,7 +177,7 @@ func listenForChanges(ctx context.Context, sess *client.Session) {
 
 // Init starts the event pump, the clock, and the first listings.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{ui.Listen(m.sub, m.gen), ui.Tick(time.Second), m.tools.Init(), m.resources.Init(), m.prompts.Init()}
+	cmds := []tea.Cmd{ui.Listen(m.sub, m.gen), ui.Tick(time.Second), m.tools.Init(), m.resources.Init(), m.prompts.Init(), m.log.Init()}
 	if m.opts.Logins != nil {
 		cmds = append(cmds, listenLogins(m.ctx, m.opts.Logins))
 	}
@@ -257,8 +261,13 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(append(m.broadcast(msg), ui.Tick(time.Second))...)
 	case ui.FlashMsg:
-		m.flash, m.flashErr = msg.Text, msg.Err
+		m.flash, m.flashErr, m.flashForm = msg.Text, msg.Err, msg.Form
 		m.flashUntil = m.opts.Now().Add(8 * time.Second)
+		return nil
+	case ui.FormDoneMsg:
+		if m.flashForm {
+			m.flash, m.flashForm, m.flashUntil = "", false, time.Time{}
+		}
 		return nil
 	case ui.FocusRequestMsg:
 		m.active = TabRequests
@@ -296,7 +305,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case tea.MouseWheelMsg:
-		if top := m.bodyTop(); msg.Y >= top && !m.fullHelp {
+		if m.fullHelp {
+			m.helpPager.Update(msg)
+			return nil
+		}
+		if top := m.bodyTop(); msg.Y >= top {
 			msg.Y -= top
 			return m.views[m.active].Update(msg)
 		}
@@ -323,7 +336,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	v := m.views[m.active]
 	if m.fullHelp {
-		m.fullHelp = false
+		// The scroll keys scroll a help taller than the screen; any other key closes it.
+		if !m.helpPager.Scrollable() || !m.helpPager.Update(msg) {
+			m.fullHelp = false
+		}
 		return nil
 	}
 	if m.login != "" && msg.String() == "esc" {
@@ -342,6 +358,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	case key.Matches(msg, keyHelp):
 		m.fullHelp = true
+		m.helpPager = ui.Pager{}
 	case key.Matches(msg, keyTabs):
 		m.active = Tab(msg.String()[0] - '1')
 	case key.Matches(msg, keyNextTab):
@@ -521,6 +538,13 @@ func (m *Model) statusLine(w int) string {
 	return ui.Fit("", w)
 }
 
+// helpScroll and helpClose are the help bar of the help screen.
+var (
+	helpScroll   = key.NewBinding(key.WithKeys("down"), key.WithHelp("↑↓ pgup pgdn g G", "scroll"))
+	helpClose    = key.NewBinding(key.WithKeys("esc"), key.WithHelp("any other key", "close help"))
+	helpCloseAny = key.NewBinding(key.WithKeys("esc"), key.WithHelp("any key", "close help"))
+)
+
 func (m *Model) globalKeys() []key.Binding {
 	b := []key.Binding{keyHelp, keyTabs}
 	if m.opts.Reconnect != nil {
@@ -533,7 +557,10 @@ func (m *Model) helpLine(w int) string {
 	v := m.views[m.active]
 	var bindings []key.Binding
 	if m.fullHelp {
-		bindings = []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("any key", "close help"))}
+		bindings = []key.Binding{helpCloseAny}
+		if m.helpPager.Scrollable() {
+			bindings = []key.Binding{helpScroll, helpClose}
+		}
 	} else {
 		bindings = append(v.ShortHelp(), m.globalKeys()...)
 		if v.Capturing() {
@@ -543,15 +570,90 @@ func (m *Model) helpLine(w int) string {
 	return ui.Fit(m.help.ShortHelpView(bindings), w)
 }
 
+// globalHelp is the help screen's groups of the keys that work in every view.
+func (m *Model) globalHelp() [][]key.Binding {
+	last := []key.Binding{keyHelp}
+	if m.opts.Reconnect != nil {
+		last = append(last, keyReconnect)
+	}
+	return [][]key.Binding{{keyNextTab, keyPrevTab, keyTabs, keyAltTabs}, append(last, keyQuit)}
+}
+
+// helpColumns lays groups of keys out as columns, as many side by side as fit in w
+// cells, the others in rows of columns below: no key is cut.
+func (m *Model) helpColumns(groups [][]key.Binding, w int) []string {
+	h := m.help
+	h.SetWidth(0) // measured here: the help model would cut the columns that do not fit
+	var lines, row []string
+	var cols [][]key.Binding
+	flush := func() {
+		if len(cols) > 0 {
+			if len(lines) > 0 {
+				lines = append(lines, "")
+			}
+			lines = append(lines, row...)
+		}
+		cols = nil
+	}
+	for _, g := range groups {
+		next := append(cols[:len(cols):len(cols)], g)
+		if len(cols) > 0 && maxWidth(strings.Split(h.FullHelpView(next), "\n")) > w {
+			flush()
+			next = [][]key.Binding{g}
+		}
+		cols = next
+		row = strings.Split(h.FullHelpView(cols), "\n")
+	}
+	flush()
+	return lines
+}
+
+// helpItems lays keys out one after another, as the help bar does, in lines of at
+// most w cells: a key and what it does stay on one line.
+func (m *Model) helpItems(keys []key.Binding, w int) []string {
+	sep := m.help.Styles.ShortSeparator.Render(" • ")
+	var lines []string
+	line := ""
+	for _, k := range keys {
+		item := m.help.Styles.ShortKey.Render(k.Help().Key) + " " + m.help.Styles.ShortDesc.Render(k.Help().Desc)
+		switch {
+		case line == "":
+			line = item
+		case ui.Width(line+sep+item) <= w:
+			line += sep + item
+		default:
+			lines = append(lines, line)
+			line = item
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+func maxWidth(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		n = max(n, ui.Width(l))
+	}
+	return n
+}
+
+// fullHelpView is the help screen: the view's keys, the global keys, the mouse, the
+// task status legend and the connection. When it is taller than h it scrolls, and its
+// last line says so.
 func (m *Model) fullHelpView(w, h int) string {
-	groups := append(m.views[m.active].FullHelp(), m.globalKeys(), []key.Binding{keyNextTab, keyPrevTab, keyAltTabs})
-	lines := []string{ui.Title.Render("Keys of the " + tabNames[m.active] + " view, and everywhere"), ""}
-	lines = append(lines, strings.Split(m.help.FullHelpView(groups), "\n")...)
+	lines := []string{ui.Title.Render("Keys of the " + tabNames[m.active] + " view"), ""}
+	lines = append(lines, m.helpColumns(m.views[m.active].FullHelp(), w)...)
+	lines = append(lines, "", ui.Title.Render("Keys of every view"))
+	lines = append(lines, m.helpItems(slices.Concat(m.globalHelp()...), w)...)
 	lines = append(lines, "",
 		ui.Dim.Render("The mouse: click a tab to switch, click a row to select it and again to open it,"),
 		ui.Dim.Render("and the wheel scrolls lists and results."),
 		ui.Dim.Render("Task status: "+look.Legend()),
 		ui.Dim.Render("→ a task mcpi asked of the server   ← a task the server asked of mcpi"), "")
 	lines = append(lines, m.connectionLines(w)...)
-	return ui.Block(lines, w, h)
+	m.helpPager.SetLines(lines)
+	return m.helpPager.View(w, h)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/tui"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
 )
@@ -472,4 +473,269 @@ func TestReconnectLogin(t *testing.T) {
 	close(release)
 	d.WaitText("● connected", "reconnected: a new session")
 	d.WaitLine("▸ add", "forbidden")
+}
+
+// The server's log reaches the Log view in both eras, at the web inspector's default
+// level (info and more severe): in 2025-11-25 mcpi asks with logging/setLevel, in
+// 2026-07-28 in the _meta of every request. L picks the next more severe level.
+func TestServerLogBothEras(t *testing.T) {
+	for _, era := range []struct {
+		name string
+		srv  func() *server.Server
+	}{{"2025-11-25", tuitest.Demo}, {"2026-07-28", tuitest.DemoBoth}} {
+		t.Run(era.name, func(t *testing.T) {
+			sess := tuitest.Connect(t, era.srv())
+			_, d := start(t, sess, 120, 35)
+			call := func() {
+				t.Helper()
+				d.Key("1")
+				selectTool(t, d, "log_levels")
+				d.Key("enter")
+				d.WaitText("tools/call log_levels")
+				d.Key("ctrl+s")
+				d.WaitText("Result of log_levels", "at 8 levels")
+				d.Key("esc", "esc")
+			}
+			setLevels := func(n int) {
+				t.Helper()
+				if sess.Modern() {
+					return // no request: the level goes with every request
+				}
+				d.Key("/")
+				d.Type("setlevel")
+				d.Key("enter")
+				d.WaitText(fmt.Sprintf("/setlevel %d shown", 2*n)) // the requests and their answers
+				d.WaitFor("the answers to logging/setLevel", func(s string) bool {
+					return strings.Count(s, "✓ logging/setLevel") == n
+				})
+				d.Key("esc")
+			}
+			d.Key("6")
+			setLevels(1)
+			call()
+			d.Key("6", "t")
+			screen := d.WaitText("Server log (7)", "level info (L changes it)")
+			for _, lvl := range []string{"INFO", "NOTICE", "WARNING", "ERROR", "CRITICAL", "ALERT", "EMERGENCY"} {
+				if tuitest.Line(screen, lvl, "a message from the demo server") == "" {
+					t.Errorf("no %s message:\n%s", lvl, screen)
+				}
+			}
+			if tuitest.Line(screen, "DEBUG") != "" {
+				t.Errorf("a debug message came at level info:\n%s", screen)
+			}
+			d.Key("L")
+			d.WaitFlash("server log level: notice")
+			d.WaitText("level notice (L changes it)")
+			d.Key("t", "t") // the messages
+			setLevels(2)
+			call()
+			d.Key("6", "t")
+			d.WaitText("Server log (13)")
+			d.Key("?")
+			d.WaitText("server log level")
+		})
+	}
+}
+
+// The help shows every key of the view and every global key at 80x24 and 120x35, none
+// cut; what does not fit (the connection's description) is reached by scrolling, and
+// the help says so. Any other key closes it.
+func TestHelpShowsEveryKey(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	m := tui.New(tuitest.Context(t), sess, tui.Options{Server: "demo", Transport: "in-memory pipe",
+		Reconnect: func(context.Context) (*client.Session, error) { return nil, fmt.Errorf("no") }})
+	d := tuitest.New(t, m)
+	d.Run(m.Init())
+	global := []string{"? ", "help", "1-6 ", "views", "alt+1-6 ", "also from a form", "tab ", "next view",
+		"shift+tab ", "previous view", "R ", "reconnect", "q ", "quit"}
+	views := map[string][]string{
+		"1": {"unset a choice", "cancel the call", "call as task", "reload"},
+		"2": {"cancel task", "answer its prompt", "find the server's tasks", "back to the table"},
+		"3": {"unset a choice"},
+		"4": {"subscribe"},
+		"5": {"unset a choice"},
+		"6": {"follow", "messages · server log · progress", "server log level (now info)"},
+	}
+	for _, size := range [][2]int{{80, 24}, {120, 35}} {
+		d.Send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		d.Key("1")
+		d.WaitLine("▸ add", "forbidden")
+		for v := range 6 {
+			tab := fmt.Sprint(v + 1)
+			d.Key(tab, "?")
+			screen := d.WaitText("Keys of the")
+			checkSize(t, screen, size[0], size[1])
+			keys := screen[strings.Index(screen, "Keys of the"):]
+			if i := strings.Index(keys, "The mouse"); i >= 0 {
+				keys = keys[:i]
+			}
+			for _, want := range append(views[tab], global...) {
+				if !strings.Contains(keys, want) {
+					t.Errorf("%dx%d, view %s: the help lacks %q:\n%s", size[0], size[1], tab, want, screen)
+				}
+			}
+			if strings.Contains(keys, "…") {
+				t.Errorf("%dx%d, view %s: the help's keys are cut:\n%s", size[0], size[1], tab, screen)
+			}
+			if !strings.Contains(screen, "mcpi has") {
+				if !strings.Contains(screen, "── lines 1-") || !strings.Contains(screen, "scroll") {
+					t.Errorf("%dx%d, view %s: the help is cut without saying it scrolls:\n%s", size[0], size[1], tab, screen)
+				}
+				d.Key("G")
+				if s := d.Screen(); !strings.Contains(s, "mcpi has") || !strings.Contains(s, "Keys of the") && !strings.Contains(s, "── lines") {
+					t.Errorf("%dx%d, view %s: G does not reach the help's end:\n%s", size[0], size[1], tab, s)
+				}
+			}
+			d.Key("x")
+			if s := d.Screen(); strings.Contains(s, "Keys of the") || strings.Contains(s, "any key close help") {
+				t.Errorf("a key other than a scroll key did not close the help:\n%s", s)
+			}
+		}
+	}
+}
+
+// A form's "nothing was sent" goes from the status bar once the form is sent, or put
+// away: it does not stay over the result for its 8 seconds.
+func TestFormNoticeClearedBySubmitOrEsc(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	_, d := start(t, sess, 100, 30)
+	selectTool(t, d, "add")
+	d.Key("enter")
+	d.WaitText("tools/call add", "[ Call ]")
+	d.Type("abc")
+	d.Key("ctrl+s")
+	d.WaitText("fix the highlighted arguments first; nothing was sent")
+	d.Key("backspace", "backspace", "backspace")
+	d.Type("2")
+	d.Key("tab")
+	d.Type("3")
+	d.Key("ctrl+s")
+	d.WaitText("Result of add", `"sum": 5`)
+	d.WaitFor("the form's notice to go once the call is sent", func(s string) bool { return !strings.Contains(s, "nothing was sent") })
+
+	d.Key("esc") // back to the form
+	d.Key("ctrl+a", "ctrl+k")
+	d.Type("x")
+	d.Key("ctrl+s")
+	d.WaitText("nothing was sent")
+	d.Key("esc")
+	d.WaitText("enter open the form")
+	d.WaitFor("the form's notice to go once the form is put away", func(s string) bool { return !strings.Contains(s, "nothing was sent") })
+	// Other messages stay their time.
+	d.Send(ui.FlashMsg{Text: "something else"})
+	done := len(tuitest.Seen[ui.FormDoneMsg](d))
+	d.Key("enter", "esc")
+	d.WaitFor("the form put away", func(string) bool { return len(tuitest.Seen[ui.FormDoneMsg](d)) > done })
+	if s := d.Screen(); !strings.Contains(s, "something else") {
+		t.Errorf("putting a form away cleared another message:\n%s", s)
+	}
+}
+
+// A form shows all its problems at the first try, whether a value is not of its kind
+// (TTL 1.5 for an integer, Task TTL xx) or the schema refuses it (Max tokens -3).
+func TestFormShowsEveryProblemAtOnce(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	_, d := start(t, sess, 120, 35)
+	selectTool(t, d, "ask_model_task")
+	d.Key("enter")
+	d.WaitText("tools/call ask_model_task", "Task TTL (s)")
+	d.Type("hi")
+	for _, v := range []string{"-3", "1.5", "xx"} { // Max tokens, TTL, Task TTL
+		d.Key("tab", "ctrl+a", "ctrl+k")
+		d.Type(v)
+	}
+	d.Key("ctrl+t")
+	d.WaitText("nothing was sent")
+	screen := d.Screen()
+	for _, want := range []string{"must be at least 1", "must be a whole number", "must be a number"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the form does not say %q:\n%s", want, screen)
+		}
+	}
+	if n := len(sess.Tasks()); n != 0 {
+		t.Fatalf("%d tasks started from an invalid form", n)
+	}
+}
+
+// Words and gaps: a count of one is singular, the help's labels and the Server log's
+// columns are apart, the server's tasks extension is named once, and in 2026-07-28
+// the help says what mcpi declares in that era (no client tasks).
+func TestTextAndGaps(t *testing.T) {
+	t.Run("one tool", func(t *testing.T) {
+		sess := tuitest.Connect(t, confirmServer())
+		_, d := start(t, sess, 100, 30)
+		screen := d.WaitLine("▸ confirm")
+		if !strings.Contains(screen, "1 tool ") || strings.Contains(screen, "1 tools") {
+			t.Errorf("the count of one tool is not singular:\n%s", screen)
+		}
+	})
+	for _, era := range []struct {
+		name string
+		srv  func() *server.Server
+	}{{"2025-11-25", tuitest.Demo}, {"2026-07-28", tuitest.DemoBoth}} {
+		t.Run(era.name, func(t *testing.T) {
+			sess := tuitest.Connect(t, era.srv())
+			_, d := start(t, sess, 200, 50)
+			d.WaitLine("▸ add")
+			head := d.Screen()
+			if n := strings.Count(head, "io.modelcontextprotocol/tasks"); sess.Modern() && n != 2 { // the server's, mcpi's
+				t.Errorf("the header names the tasks extension %d times, want once for each side:\n%s", n, head)
+			}
+			d.Key("?")
+			screen := d.WaitText("Keys of the")
+			server, mcpi := tuitest.Line(screen, "Server has"), tuitest.Line(screen, "mcpi has")
+			if !strings.Contains(server, "Server has ") || strings.Contains(server, "hasextension") || strings.Contains(server, "hastasks") {
+				t.Errorf("no gap after the label: %q", server)
+			}
+			if strings.Contains(server, "ext:") {
+				t.Errorf("the server's extensions are named twice: %q", server)
+			}
+			if sess.Modern() {
+				if strings.Contains(mcpi, "tasks[") || !strings.Contains(mcpi, "extension io.modelcontextprotocol/tasks") {
+					t.Errorf("in 2026-07-28 the help says mcpi has %q", mcpi)
+				}
+			} else if !strings.Contains(mcpi, "tasks[list,cancel,sampling,elicitation]") {
+				t.Errorf("in 2025-11-25 the help says mcpi has %q", mcpi)
+			}
+			d.Key("esc")
+			if _, err := sess.CallTool(tuitest.Context(t), &mcp.CallToolParams{Name: "log_levels"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			d.Key("6", "t")
+			line := tuitest.Line(d.WaitLine("EMERGENCY"), "EMERGENCY")
+			if !strings.Contains(line, "EMERGENCY mcpi-demo") {
+				t.Errorf("no gap between the level and the logger: %q", line)
+			}
+		})
+	}
+}
+
+// In 2026-07-28 the server decides whether a call is a task: the help does not offer
+// ctrl+t, and ctrl+t says first what to press instead, within 120 columns.
+func TestCallAsTask2026(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.DemoBoth())
+	_, d := start(t, sess, 120, 35)
+	selectTool(t, d, "slow_task")
+	d.Key("enter")
+	screen := d.WaitText("tools/call slow_task", "[ Call ]")
+	if strings.Contains(screen, "ctrl+t") {
+		t.Errorf("the help bar offers ctrl+t in 2026-07-28:\n%s", screen)
+	}
+	d.Key("ctrl+t")
+	f := d.WaitFlash("ctrl+s")
+	if !strings.HasPrefix(f.Text, "press ctrl+s") {
+		t.Errorf("ctrl+t says %q: what to do should come first", f.Text)
+	}
+	status := tuitest.Line(d.Screen(), "press ctrl+s")
+	if !strings.Contains(status, "server decides") {
+		t.Errorf("the status bar cuts what ctrl+t says: %q", status)
+	}
+	if n := len(sess.Tasks()); n != 0 {
+		t.Errorf("ctrl+t started %d tasks", n)
+	}
+	d.Key("esc", "?")
+	screen = d.WaitText("Keys of the Tools view")
+	if strings.Contains(screen, "ctrl+t") || strings.Contains(screen, "call as task") {
+		t.Errorf("the help offers ctrl+t in 2026-07-28:\n%s", screen)
+	}
 }

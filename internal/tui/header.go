@@ -59,9 +59,6 @@ func ServerCapabilityList(c *mcp.ServerCapabilities) string {
 	if c.Completions != nil {
 		parts = append(parts, "completions")
 	}
-	for k := range c.Extensions {
-		parts = append(parts, "ext:"+k)
-	}
 	if len(parts) == 0 {
 		return "nothing"
 	}
@@ -172,12 +169,13 @@ func (m *Model) headerView(w int) string {
 func (m *Model) connectionLines(w int) []string {
 	init := m.sess.InitializeResult()
 	var lines []string
+	const labelW = len("Server has") + 1 // the widest label, and a gap
 	add := func(label, text string) {
-		for i, l := range ui.Wrap(text, max(w-10, 20)) {
+		for i, l := range ui.Wrap(text, max(w-labelW, 20)) {
 			if i == 0 {
-				lines = append(lines, ui.Dim.Render(ui.Fit(label, 10))+l)
+				lines = append(lines, ui.Dim.Render(ui.Fit(label, labelW))+l)
 			} else {
-				lines = append(lines, strings.Repeat(" ", 10)+l)
+				lines = append(lines, strings.Repeat(" ", labelW)+l)
 			}
 		}
 	}
@@ -189,6 +187,6 @@ func (m *Model) connectionLines(w int) []string {
 		add("Reached", strings.TrimSpace(m.opts.Server+" ("+m.opts.Transport+")"))
 	}
 	add("Server has", ServerCapabilityList(m.sess.ServerCapabilities()))
-	add("mcpi has", ClientCapabilityList(m.opts.ClientCapabilities))
+	add("mcpi has", m.clientCapabilities())
 	return lines
 }

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,9 +170,9 @@ func (f *Field) value() (v any, set bool, problem string) {
 type Form struct {
 	Fields  []*Field
 	Buttons []string
-	// Validate, when set, checks the values as a whole (with the schema) and names the
-	// field with the first problem ("" for the values as a whole).
-	Validate func(values map[string]any) (field, problem string)
+	// Validate, when set, checks the values (with the schema) and returns every problem
+	// it finds, each at its field ("" for the values as a whole).
+	Validate func(values map[string]any) []Problem
 
 	focus   int
 	err     string
@@ -386,7 +387,13 @@ func (f *Form) SetError(name, problem string) {
 // SetFormError shows a message for the form as a whole ("" clears it).
 func (f *Form) SetFormError(msg string) { f.err = msg }
 
-// revalidate reads every field, then runs the validator.
+// Problem is what a validator finds wrong: Field is the argument path of the field
+// ("" for the values as a whole), Problem completes the sentence "FIELD ...".
+type Problem struct{ Field, Problem string }
+
+// revalidate reads every field, then runs the validator on the values that could be
+// read, so that every problem shows at once: a field whose text is not a value of its
+// kind keeps that problem, and the others get the validator's.
 func (f *Form) revalidate() (map[string]any, bool) {
 	values := map[string]any{}
 	ok := true
@@ -404,14 +411,28 @@ func (f *Form) revalidate() (map[string]any, bool) {
 		}
 		if set {
 			values[fl.Name] = v
-		} else if fl.Required && f.Validate == nil {
+		} else if fl.Required {
 			fl.err = "is required"
 			ok = false
 		}
 	}
-	if ok && f.Validate != nil {
-		if name, problem := f.Validate(values); problem != "" {
-			f.SetError(name, problem)
+	if f.Validate != nil {
+		unread := !ok
+		for _, p := range f.Validate(values) {
+			top := p.Field
+			if i := strings.IndexAny(top, ".["); i >= 0 {
+				top = top[:i]
+			}
+			fl := f.Field(top)
+			switch {
+			case top == "" || fl == nil:
+				if unread || f.err != "" {
+					continue // about the values as a whole: maybe only the field not read
+				}
+			case fl.err != "":
+				continue // its own problem shows
+			}
+			f.SetError(p.Field, p.Problem)
 			ok = false
 		}
 	}
@@ -897,22 +918,80 @@ func orderedKeys(raw json.RawMessage) ([]string, error) {
 }
 
 // SchemaValidator checks values against an object schema with the client's argument
-// check, so a form says exactly what the server's schema would refuse.
-func SchemaValidator(schema json.RawMessage) func(map[string]any) (string, string) {
+// check, so a form says exactly what the server's schema would refuse. It finds every
+// field's problem at once: each value is checked on its own, against the schema of its
+// property alone (a required field left empty is the form's to find); once none has a
+// problem, the values are checked as a whole. A form is checked at every key, so each
+// value's check is kept until the value changes.
+func SchemaValidator(schema json.RawMessage) func(map[string]any) []Problem {
 	tool := &mcp.Tool{InputSchema: schema}
-	return func(values map[string]any) (string, string) {
-		b, err := json.Marshal(values)
-		if err != nil {
-			return "", err.Error()
-		}
-		err = client.ValidateArguments(tool, b)
+	var root struct {
+		Properties  map[string]json.RawMessage `json:"properties"`
+		Defs        json.RawMessage            `json:"$defs"`
+		Definitions json.RawMessage            `json:"definitions"`
+	}
+	_ = json.Unmarshal(schema, &root) // a schema that cannot be read is checked as a whole
+	type checked struct {
+		value   string
+		problem *Problem
+	}
+	cache := map[string]checked{}
+	check := func(tool *mcp.Tool, values []byte) *Problem {
+		err := client.ValidateArguments(tool, values)
 		if ae, ok := err.(*client.ArgumentError); ok {
-			return ae.Field, ae.Problem
+			return &Problem{Field: ae.Field, Problem: ae.Problem}
 		}
 		if err != nil {
-			return "", err.Error()
+			return &Problem{Problem: err.Error()}
 		}
-		return "", ""
+		return nil
+	}
+	// alone checks the value of property name against its schema alone (with the
+	// definitions it may refer to).
+	alone := func(name string, v any) *Problem {
+		prop, ok := root.Properties[name]
+		if !ok {
+			return nil
+		}
+		b, err := json.Marshal(map[string]any{name: v})
+		if err != nil {
+			return &Problem{Field: name, Problem: err.Error()}
+		}
+		if c, ok := cache[name]; ok && c.value == string(b) {
+			return c.problem
+		}
+		one := map[string]json.RawMessage{"type": json.RawMessage(`"object"`), "properties": nil}
+		one["properties"], _ = json.Marshal(map[string]json.RawMessage{name: prop})
+		if bytes.Contains(prop, []byte(`"$ref"`)) {
+			if root.Defs != nil {
+				one["$defs"] = root.Defs
+			}
+			if root.Definitions != nil {
+				one["definitions"] = root.Definitions
+			}
+		}
+		s, _ := json.Marshal(one)
+		p := check(&mcp.Tool{InputSchema: s}, b)
+		cache[name] = checked{value: string(b), problem: p}
+		return p
+	}
+	return func(values map[string]any) []Problem {
+		var out []Problem
+		for _, name := range slices.Sorted(maps.Keys(values)) {
+			if p := alone(name, values[name]); p != nil {
+				out = append(out, *p)
+			}
+		}
+		if len(out) == 0 {
+			b, err := json.Marshal(values)
+			if err != nil {
+				return []Problem{{Problem: err.Error()}}
+			}
+			if p := check(tool, b); p != nil {
+				out = append(out, *p)
+			}
+		}
+		return out
 	}
 }
 

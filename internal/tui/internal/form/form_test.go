@@ -116,3 +116,37 @@ func TestValuesAndValidation(t *testing.T) {
 		t.Errorf("enter on the button pressed %d", pressed)
 	}
 }
+
+// Every problem shows at the first check: a value of the wrong kind in one field does
+// not hide what the schema refuses in another, nor one schema problem another.
+func TestEveryProblemAtOnce(t *testing.T) {
+	fields, _ := FromSchema(json.RawMessage(schema))
+	f := New(fields, "OK")
+	f.Validate = SchemaValidator(json.RawMessage(schema))
+	typ(f, "x")    // zeta: too short (the schema)
+	keys(f, "tab") // count
+	keys(f, "ctrl+a", "ctrl+k")
+	typ(f, "-3")   // below the minimum (the schema)
+	keys(f, "tab") // ratio
+	typ(f, "abc")  // not a number (the field)
+	if _, ok := f.Values(); ok {
+		t.Fatal("bad values were accepted")
+	}
+	for name, want := range map[string]string{"zeta": "must be at least 2 characters long", "count": "must be at least 1", "ratio": "must be a number"} {
+		if got := f.Field(name).Err(); !strings.Contains(got, want) {
+			t.Errorf("%s's problem is %q, want %q", name, got, want)
+		}
+	}
+	if got := f.Field("on").Err(); got != "" {
+		t.Errorf("on (a boolean, false by default) has the problem %q", got)
+	}
+	// Fixed, the values go, checked as a whole.
+	keys(f, "shift+tab", "shift+tab")
+	typ(f, "yz")
+	keys(f, "tab", "ctrl+a", "ctrl+k")
+	typ(f, "3")
+	keys(f, "tab", "ctrl+a", "ctrl+k")
+	if _, ok := f.Values(); !ok {
+		t.Fatalf("valid values refused:\n%s", ansi.Strip(f.View(80, 30)))
+	}
+}

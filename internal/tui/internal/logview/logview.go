@@ -5,8 +5,10 @@ package logview
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,8 +54,23 @@ type entry struct {
 	gap    int    // events the view's subscription left out here (client.DroppedEvent)
 }
 
+// DefaultLevel is the server log level the view asks for until the user picks another,
+// as the web inspector does.
+const DefaultLevel = mcp.LoggingLevelInfo
+
+// levels are the logging levels from the least to the most severe.
+var levels = []mcp.LoggingLevel{
+	mcp.LoggingLevelDebug, mcp.LoggingLevelInfo, mcp.LoggingLevelNotice, mcp.LoggingLevelWarning,
+	mcp.LoggingLevelError, mcp.LoggingLevelCritical, mcp.LoggingLevelAlert, mcp.LoggingLevelEmergency,
+}
+
 // Model is the Log view.
 type Model struct {
+	ctx  context.Context
+	sess *client.Session
+	// level is the server log level asked for: in 2025-11-25 with logging/setLevel, in
+	// 2026-07-28 in the _meta of every request (a request without one gets no log).
+	level     mcp.LoggingLevel
 	gen       int
 	src       Source
 	entries   [3][]*entry
@@ -70,15 +87,58 @@ type Model struct {
 	methods   map[string]string // "out:ID" / "in:ID" → the method of that request
 }
 
-// New returns the Log view.
-func New() *Model {
+// New returns the Log view of sess (nil in tests of the view alone). In the 2026-07-28
+// era it asks at once for the server's log at [DefaultLevel] in every later request; in
+// 2025-11-25 [Model.Init] asks with logging/setLevel.
+func New(ctx context.Context, sess *client.Session) *Model {
 	f := textinput.New()
 	f.Prompt = "/"
 	f.Placeholder = "method"
 	s := textinput.DefaultDarkStyles()
 	s.Cursor.Blink = false
 	f.SetStyles(s)
-	return &Model{follow: true, filter: f, methods: map[string]string{}}
+	m := &Model{ctx: ctx, sess: sess, level: DefaultLevel, follow: true, filter: f, methods: map[string]string{}}
+	if sess != nil && sess.Modern() {
+		m.setLevel()
+	}
+	return m
+}
+
+// Init asks the server, in the 2025-11-25 era, for its log at the view's level.
+func (m *Model) Init() tea.Cmd {
+	if m.sess == nil || m.sess.Modern() {
+		return nil
+	}
+	return m.setLevel()
+}
+
+// Level is the server log level the view asks for.
+func (m *Model) Level() mcp.LoggingLevel { return m.level }
+
+// levelSetMsg is the answer to logging/setLevel.
+type levelSetMsg struct {
+	gen   int
+	level mcp.LoggingLevel
+	err   error
+}
+
+// logging reports whether the session's server declares logging.
+func (m *Model) logging() bool {
+	return m.sess != nil && m.sess.ServerCapabilities() != nil && m.sess.ServerCapabilities().Logging != nil
+}
+
+// setLevel asks the server for its log at m.level. In 2026-07-28 that is no request:
+// the level goes in the _meta of every later one.
+func (m *Model) setLevel() tea.Cmd {
+	if !m.logging() {
+		return nil
+	}
+	sess, ctx, gen, lvl := m.sess, m.ctx, m.gen, m.level
+	if sess.Modern() {
+		_ = sess.SetLogLevel(ctx, lvl) // stored, never fails
+		return nil
+	}
+	return func() tea.Msg { return levelSetMsg{gen: gen, level: lvl, err: sess.SetLogLevel(ctx, lvl)} }
 }
 
 // SetSize sets the size the view renders at.
@@ -97,6 +157,7 @@ var (
 	keyClear  = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter / back"))
 	keyExpand = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "expand"))
 	keyFollow = key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow"))
+	keyLevel  = key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "server log level"))
 	keyApply  = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply filter"))
 )
 
@@ -108,12 +169,20 @@ func (m *Model) ShortHelp() []key.Binding {
 	case m.detail:
 		return []key.Binding{keyClear, ui.PagerUp, ui.PagerPageUp}
 	}
-	return []key.Binding{ui.Up, ui.Down, keyExpand, keyFilter, keySource, keyFollow}
+	b := []key.Binding{ui.Up, ui.Down, keyExpand, keyFilter, keySource, keyFollow}
+	if m.src == ServerLog && m.logging() {
+		b = append(b, keyLevel)
+	}
+	return b
 }
 
 // FullHelp is the full help of the view.
 func (m *Model) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{ui.Up, ui.Down, ui.Home, ui.End, keyFollow}, {keyExpand, keyFilter, keyClear, keySource}}
+	g := [][]key.Binding{{ui.Up, ui.Down, ui.Home, ui.End, keyFollow}, {keyExpand, keyFilter, keyClear, keySource}}
+	if m.logging() {
+		g = append(g, []key.Binding{key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "server log level (now "+string(m.level)+")"))})
+	}
+	return g
 }
 
 // Update handles client events, keys and the mouse.
@@ -128,8 +197,17 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 	case ui.SessionMsg:
 		m.gen = msg.Gen
+		m.sess = msg.Session
 		m.methods = map[string]string{}
 		m.add(&client.MessageEvent{}) // a separator: nil message
+		return m.setLevel()
+	case levelSetMsg:
+		if msg.gen != m.gen {
+			return nil
+		}
+		if msg.err != nil {
+			return ui.FlashError("logging/setLevel "+string(msg.level)+": ", msg.err)
+		}
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.MouseClickMsg:
@@ -207,6 +285,13 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, keyFollow):
 		m.follow = true
 		m.cursor = len(m.visible) - 1
+	case key.Matches(msg, keyLevel):
+		if !m.logging() {
+			return ui.Flash("the server declares no logging")
+		}
+		i := slices.Index(levels, m.level)
+		m.level = levels[(i+1)%len(levels)]
+		return tea.Batch(m.setLevel(), ui.Flash("server log level: "+string(m.level)+" and more severe"))
 	}
 	return nil
 }
@@ -382,6 +467,9 @@ func (m *Model) View() string {
 	if m.follow && !m.detail {
 		head += ui.Dim.Render("  following")
 	}
+	if m.src == ServerLog && !m.detail && m.logging() {
+		head += ui.Dim.Render("  level ") + string(m.level) + ui.Dim.Render(" (L changes it)")
+	}
 	lines := []string{head}
 	if m.detail {
 		return ui.Stack(w, h, ui.Block(lines, w, 1), m.pager.View(w, h-1))
@@ -425,7 +513,7 @@ func (m *Model) line(e *entry, w int) string {
 		if json.Unmarshal(e.log.Data, &s) == nil {
 			data = s
 		}
-		return ts + style(ui.Fit(strings.ToUpper(string(e.log.Level)), 9)) + ui.Dim.Render(ui.Fit(e.log.Logger, 10)) + " " + ui.OneLine(data)
+		return ts + style(ui.Fit(strings.ToUpper(string(e.log.Level)), 9)) + " " + ui.Dim.Render(ui.Fit(e.log.Logger, 10)) + " " + ui.OneLine(data)
 	case e.prog != nil:
 		p := strconv.FormatFloat(e.prog.Progress, 'f', -1, 64)
 		if e.prog.Total != nil {

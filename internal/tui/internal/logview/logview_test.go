@@ -18,7 +18,7 @@ import (
 // notifications have their own lists.
 func TestLogMessagesLogsAndProgress(t *testing.T) {
 	sess := tuitest.Connect(t, tuitest.Demo())
-	m := New()
+	m := New(tuitest.Context(t), nil)
 	m.SetSize(120, 24)
 	d := tuitest.New(t, m)
 	d.Listen(sess, 0)
@@ -62,7 +62,7 @@ func TestLogMessagesLogsAndProgress(t *testing.T) {
 // Where the view's subscription left events out (its reader fell behind a flood), each
 // list shows how many, and the entry expands to say what it means.
 func TestLogShowsEventsLeftOut(t *testing.T) {
-	m := New()
+	m := New(tuitest.Context(t), nil)
 	m.SetSize(120, 24)
 	d := tuitest.New(t, m)
 	d.Send(ui.EventsMsg{Events: []client.Event{
@@ -97,7 +97,7 @@ func TestLogShowsEventsLeftOut(t *testing.T) {
 // Requests never answered (or whose answers a gap left out) do not pile up in the names
 // the view keeps for responses.
 func TestUnansweredRequestsBounded(t *testing.T) {
-	m := New()
+	m := New(tuitest.Context(t), nil)
 	for i := range maxUnanswered + 10 {
 		m.add(&client.MessageEvent{Dir: jsonrpc.Inbound, Message: &jsonrpc.Request{ID: jsonrpc.Int64ID(int64(i)), Method: "ping"}})
 	}

@@ -177,7 +177,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case key.Matches(msg, keyBack):
 			m.mode = modeList
-			return nil
+			return ui.FormDone()
 		case key.Matches(msg, keySubmit):
 			return m.get()
 		}
@@ -228,17 +228,17 @@ func (m *Model) openForm() {
 func (m *Model) get() tea.Cmd {
 	values, ok := m.form.Values()
 	if !ok {
-		return ui.Flash("fill in the required arguments first; nothing was sent")
+		return ui.FormNotice("fill in the required arguments first; nothing was sent")
 	}
 	args := map[string]string{}
 	for k, v := range values {
 		args[k] = fmt.Sprint(v)
 	}
 	sess, gen, ctx, name := m.sess, m.gen, m.ctx, m.prompt.Name
-	return func() tea.Msg {
+	return tea.Batch(ui.FormDone(), func() tea.Msg {
 		res, err := sess.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
 		return getMsg{gen: gen, name: name, res: res, err: err}
-	}
+	})
 }
 
 func messageLines(res *mcp.GetPromptResult, w int) []string {
@@ -279,7 +279,7 @@ func (m *Model) View() string {
 	case modeResult:
 		return ui.Stack(w, h, ui.Block([]string{m.title}, w, 1), m.pager.View(w, h-1))
 	}
-	head := fmt.Sprintf("%d prompts", len(m.prompts))
+	head := ui.Count(len(m.prompts), "prompt", "prompts")
 	switch {
 	case m.loading && m.prompts == nil:
 		head = "listing prompts…"

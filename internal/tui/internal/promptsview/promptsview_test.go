@@ -1,6 +1,7 @@
 package promptsview
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
@@ -15,7 +16,10 @@ func TestGetPrompt(t *testing.T) {
 	d := tuitest.New(t, m)
 	d.Listen(sess, 0)
 	d.Run(m.Init())
-	d.WaitLine("greet", "name*")
+	screen := d.WaitLine("greet", "name*")
+	if !strings.Contains(screen, "1 prompt ") || strings.Contains(screen, "1 prompts") {
+		t.Errorf("the count of one prompt is not singular:\n%s", screen)
+	}
 	d.Key("enter")
 	d.WaitText("prompts/get greet", "[ Get prompt ]")
 	d.Key("ctrl+s")

@@ -317,7 +317,7 @@ func (m *Model) answerKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, keyBack):
 		m.closeAnswer()
-		return nil
+		return ui.FormDone()
 	case key.Matches(msg, keySubmit):
 		return m.accept(e)
 	case key.Matches(msg, keyRefuse):
@@ -353,7 +353,7 @@ func (m *Model) accept(e *entry) tea.Cmd {
 	}
 	values, ok := m.form.Values()
 	if !ok {
-		return ui.Flash("fix the highlighted fields first; nothing was sent")
+		return ui.FormNotice("fix the highlighted fields first; nothing was sent")
 	}
 	if r.Elicitation != nil {
 		return answer(e, "accepted", func() error { return r.Accept(values) })

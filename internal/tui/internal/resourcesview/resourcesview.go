@@ -341,7 +341,7 @@ func (m *Model) View() string {
 			m.uri.View(), "", ui.Dim.Render("Fill in the {variables}, then enter.")}
 		return ui.Block(lines, w, h)
 	}
-	head := fmt.Sprintf("%d resources and templates", len(m.items))
+	head := ui.Count(len(m.items), "resource or template", "resources and templates")
 	switch {
 	case m.loading && m.items == nil:
 		head = "listing resources…"

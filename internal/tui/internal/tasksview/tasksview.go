@@ -656,8 +656,11 @@ func (m *Model) ttlLeft(r *row) string {
 		return "-"
 	}
 	left := at.Sub(m.now())
-	if left <= 0 || r.gone {
+	switch {
+	case left <= 0 || r.gone:
 		return "0s"
+	case left < time.Second:
+		return "<1s" // not "0ms": zero reads one way, "0s"
 	}
 	return look.Duration(left.Truncate(time.Second))
 }

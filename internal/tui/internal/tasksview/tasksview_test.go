@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/demo"
@@ -168,5 +169,55 @@ func TestPlainAnswersMakeNoRows(t *testing.T) {
 	screen := d.WaitLine(look.ShortID(task.ID()), "slow_task", "✓ completed")
 	if strings.Contains(screen, "starting") || !strings.Contains(screen, "1 task") {
 		t.Errorf("plain calls show as tasks:\n%s", screen)
+	}
+}
+
+// After a reconnect the rows of the earlier session are dimmed, and keep the columns
+// of the table: each cell starts under its heading (PROG, a right-aligned one, ends
+// under its heading).
+func TestEarlierSessionRowsKeepColumns(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	m, d := newView(t, sess, 120, 20)
+	task := start(t, sess, demo.ToolSlowTask, `{"seconds":0.1,"steps":2}`)
+	d.Send(ui.TaskStartedMsg{Task: task})
+	id := look.ShortID(task.ID())
+	d.WaitLine(id, "✓ completed", "2/2")
+	m.Update(ui.SessionMsg{Session: sess, Gen: 1})
+	screen := d.Screen()
+	head, row := tuitest.Line(screen, "STATUS", "TTL LEFT"), tuitest.Line(screen, id)
+	col := func(s, sub string) int {
+		i := strings.Index(s, sub)
+		if i < 0 {
+			return -1
+		}
+		return utf8.RuneCountInString(s[:i])
+	}
+	for _, c := range []struct{ head, cell string }{
+		{"TOOL / METHOD", "→ slow_task"}, {"STATUS", "✓ completed"}, {"MESSAGE", "step 2 of 2"},
+	} {
+		if h, at := col(head, c.head), col(row, c.cell); h < 0 || h != at {
+			t.Errorf("%q starts at column %d, its heading at %d:\n%s\n%s", c.cell, at, h, head, row)
+		}
+	}
+	if h, at := col(head, "PROG")+4, col(row, " 2/2 ")+4; h != at {
+		t.Errorf("2/2 ends at column %d, its heading at %d:\n%s\n%s", at, h, head, row)
+	}
+}
+
+// TTL LEFT says zero one way, "0s", and less than a second as such.
+func TestTTLLeftZero(t *testing.T) {
+	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	now := created
+	m := New(tuitest.Context(t), nil, func() time.Time { return now })
+	ttl := int64(2000)
+	r := &row{state: mcp.Task{TaskID: "t", CreatedAt: created.Format(time.RFC3339Nano), TTL: &ttl}}
+	for _, c := range []struct {
+		after time.Duration
+		want  string
+	}{{0, "2.0s"}, {1500 * time.Millisecond, "<1s"}, {2 * time.Second, "0s"}, {2500 * time.Millisecond, "0s"}, {time.Hour, "0s"}} {
+		now = created.Add(c.after)
+		if got := m.ttlLeft(r); got != c.want {
+			t.Errorf("%s after creation, TTL LEFT is %q, want %q", c.after, got, c.want)
+		}
 	}
 }

@@ -187,7 +187,9 @@ func (m *Model) tableView(w, h int) string {
 		}
 		line := renderCells(cols, cells)
 		if r.gen != m.gen {
-			line = ui.Dim.Render(ui.OneLine(ui.Strip(line)))
+			// Dimmed whole: the cells' own styles go, their padding stays (the cells
+			// have been through ui.Fit, so nothing in them is obeyed).
+			line = ui.Dim.Render(ui.Strip(line))
 		}
 		if i == m.cursor {
 			line = ui.Accent.Render("▸ ") + line

@@ -99,8 +99,10 @@ var (
 	keyReload = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload"))
 	keySubmit = key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "call"))
 	keyTask   = key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "call as task"))
-	keyBack   = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"))
-	keyStop   = key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel the call"))
+	// keyCallModern is ctrl+s in 2026-07-28, where there is no ctrl+t.
+	keyCallModern = key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "call (the server decides if it is a task)"))
+	keyBack       = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"))
+	keyStop       = key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel the call"))
 )
 
 // ShortHelp is the help bar of the current mode.
@@ -126,10 +128,17 @@ func (m *Model) ShortHelp() []key.Binding {
 	return []key.Binding{ui.Up, ui.Down, keyOpen, keyReload}
 }
 
-// FullHelp is the full help of the view.
+// FullHelp is the full help of the view. In 2026-07-28 the server decides whether a
+// call runs as a task: there is no ctrl+t.
 func (m *Model) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{ui.Up, ui.Down, keyOpen, keyReload}, {keySubmit, keyTask, keyBack, keyStop}, form.Keys()}
+	calls := []key.Binding{keySubmit, keyTask, keyBack, keyStop}
+	if m.modern() {
+		calls = []key.Binding{keyCallModern, keyBack, keyStop}
+	}
+	return [][]key.Binding{{ui.Up, ui.Down, keyOpen, keyReload}, calls, form.Keys()}
 }
+
+func (m *Model) modern() bool { return m.sess != nil && m.sess.Modern() }
 
 type toolsMsg struct {
 	gen   int
@@ -298,7 +307,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case key.Matches(msg, keyBack):
 			m.mode = modeList
-			return nil
+			return ui.FormDone()
 		case key.Matches(msg, keySubmit):
 			if m.hasButton(BtnCall) {
 				return m.submit(false)
@@ -307,6 +316,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, keyTask):
 			if m.hasButton(BtnTask) {
 				return m.submit(true)
+			}
+			if m.modern() {
+				return ui.Flash("press ctrl+s: in 2026-07-28 the server decides whether a call runs as a task (then it shows in Tasks)")
 			}
 			return ui.Flash(fmt.Sprintf("%s cannot run as a task (%s)", m.tool.Name, m.words(m.tool)))
 		}
@@ -418,8 +430,13 @@ func (m *Model) submit(asTask bool) tea.Cmd {
 		ttl = time.Duration(s * float64(time.Second))
 	}
 	if !ok {
-		return ui.Flash("fix the highlighted arguments first; nothing was sent")
+		return ui.FormNotice("fix the highlighted arguments first; nothing was sent")
 	}
+	return tea.Batch(ui.FormDone(), m.send(asTask, values, ttl))
+}
+
+// send calls the tool with the form's checked values.
+func (m *Model) send(asTask bool, values map[string]any, ttl time.Duration) tea.Cmd {
 	p := &mcp.CallToolParams{Name: m.tool.Name, Arguments: form.Marshal(values)}
 	sess, gen, ctx, tool := m.sess, m.gen, m.ctx, m.tool.Name
 	if asTask {

@@ -80,7 +80,7 @@ func (m *Model) View() string {
 }
 
 func (m *Model) listView(w, h int) string {
-	head := fmt.Sprintf("%d tools", len(m.tools))
+	head := ui.Count(len(m.tools), "tool", "tools")
 	if m.loading && m.tools == nil {
 		head = "listing tools…"
 	}

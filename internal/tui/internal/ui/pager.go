@@ -24,6 +24,9 @@ func (p *Pager) SetLines(lines []string) {
 // Lines is the content.
 func (p *Pager) Lines() []string { return p.lines }
 
+// Scrollable reports whether the content was taller than the last [Pager.View].
+func (p *Pager) Scrollable() bool { return p.height > 0 && len(p.lines) > p.height }
+
 // Top scrolls to the first line.
 func (p *Pager) Top() { p.offset = 0 }
 
@@ -83,11 +86,13 @@ func (p *Pager) View(w, h int) string {
 	if h <= 0 {
 		return ""
 	}
-	p.height = h
-	p.clamp()
 	if len(p.lines) <= h {
+		p.height = h
+		p.clamp()
 		return Block(p.lines, w, h)
 	}
+	// The last line is the footer: the offset is clamped to the lines above it, or the
+	// content's last line could never be scrolled into view.
 	body := h - 1
 	p.height = body
 	p.clamp()

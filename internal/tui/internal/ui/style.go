@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strconv"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -167,6 +168,14 @@ func Wrap(s string, w int) []string {
 		return nil
 	}
 	return strings.Split(ansi.Wrap(Safe(s), w, " -"), "\n")
+}
+
+// Count says n things: "1 tool", "2 tools".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 // OneLine collapses whitespace, so that a multi-line text fits a table cell. It is for

@@ -44,12 +44,26 @@ type TaskStartedMsg struct{ Task *client.Task }
 type FlashMsg struct {
 	Text string
 	Err  bool
+	// Form marks a form's notice that nothing was sent: [FormDoneMsg] takes it away.
+	Form bool
 }
 
 // Flash returns a command that shows text in the status bar.
 func Flash(text string) tea.Cmd {
 	return func() tea.Msg { return FlashMsg{Text: text} }
 }
+
+// FormNotice returns a command that shows a form's refusal to send in the status bar,
+// until the form is sent or put away ([FormDone]) or its time is up.
+func FormNotice(text string) tea.Cmd {
+	return func() tea.Msg { return FlashMsg{Text: text, Form: true} }
+}
+
+// FormDoneMsg says a form was sent or put away: a notice of [FormNotice] is stale.
+type FormDoneMsg struct{}
+
+// FormDone returns the command that delivers [FormDoneMsg].
+func FormDone() tea.Cmd { return Emit(FormDoneMsg{}) }
 
 // FlashError returns a command that shows err as one sentence in the status bar.
 func FlashError(prefix string, err error) tea.Cmd {

@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -76,5 +78,37 @@ func TestSafe(t *testing.T) {
 	b := strings.Split(Block([]string{"\x1b[8mhidden", "plain"}, 8, 2), "\n")
 	if !strings.HasSuffix(b[0], "\x1b[m") || b[1] != "plain   " {
 		t.Errorf("Block = %q", b)
+	}
+}
+
+// The end of the content can be reached: at the bottom the last line shows above the
+// footer, whatever key took the view there.
+func TestPagerReachesLastLine(t *testing.T) {
+	lines := make([]string, 34)
+	for i := range lines {
+		lines[i] = "line " + strconv.Itoa(i+1)
+	}
+	for _, k := range []tea.KeyPressMsg{{Code: 'G', Text: "G"}, {Code: 'j', Text: "j"}, {Code: tea.KeyPgDown}} {
+		var p Pager
+		p.SetLines(lines)
+		p.View(40, 28)
+		for range 40 {
+			p.Update(k)
+			p.View(40, 28)
+		}
+		got := strings.Split(ansi.Strip(p.View(40, 28)), "\n")
+		if last := strings.TrimSpace(got[len(got)-2]); last != "line 34" {
+			t.Errorf("after %q the line above the footer is %q, want line 34", k.String(), last)
+		}
+		if foot := got[len(got)-1]; !strings.Contains(foot, "lines 8-34 of 34") {
+			t.Errorf("after %q the footer reads %q", k.String(), foot)
+		}
+	}
+	// Short content shows whole, without a footer.
+	var p Pager
+	p.SetLines(lines[:5])
+	p.Update(tea.KeyPressMsg{Code: 'G', Text: "G"})
+	if got := ansi.Strip(p.View(10, 6)); !strings.HasPrefix(got, "line 1") || strings.Contains(got, "──") {
+		t.Errorf("short content reads %q", got)
 	}
 }
