@@ -809,6 +809,10 @@ func (s *Session) UnsubscribeResource(ctx context.Context, uri string) error {
 // has no logging/setLevel, every later request asks for them in its _meta.
 func (s *Session) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error {
 	if s.modern != nil {
+		// Here no server sees the level before requests carry it: this is its check.
+		if level.Severity() < 0 {
+			return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown logging level %q", level)
+		}
 		s.modern.logLevel.Store(&level)
 		return nil
 	}

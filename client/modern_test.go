@@ -476,6 +476,17 @@ func TestModernMetaOnEveryRequest(t *testing.T) {
 	if lvl := metaString(t, checkModernMeta(t, f.Last(mcp.MethodToolsList)), mcp.MetaLogLevel); lvl != "warning" {
 		t.Errorf("_meta logLevel = %q after SetLogLevel", lvl)
 	}
+	// No server checks the level before requests carry it: the client refuses one the
+	// protocol does not have, and keeps the one it had.
+	if err := s.SetLogLevel(ctx, "loud"); !errors.Is(err, jsonrpc.ErrInvalidParams) {
+		t.Errorf("an unknown level: %v, want -32602", err)
+	}
+	if _, err := s.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if lvl := metaString(t, checkModernMeta(t, f.Last(mcp.MethodToolsList)), mcp.MetaLogLevel); lvl != "warning" {
+		t.Errorf("_meta logLevel = %q after an unknown level", lvl)
+	}
 }
 
 // TestModernHTTPHeaders: over Streamable HTTP every request carries MCP-Protocol-Version

@@ -186,7 +186,20 @@ func (c *conn) command(ctx context.Context, verb string, decode func(any) error)
 		if err := decode(&p); err != nil {
 			return nil, err
 		}
-		return struct{}{}, sess.SetLogLevel(ctx, p.Level)
+		if p.Level.Severity() < 0 {
+			return nil, bad("no log level %q", look.Safe(string(p.Level)))
+		}
+		if err := sess.SetLogLevel(ctx, p.Level); err != nil {
+			return nil, err
+		}
+		c.mu.Lock()
+		c.logLevel = p.Level
+		if c.info.LogLevel != "" {
+			c.info.LogLevel = p.Level
+		}
+		c.mu.Unlock()
+		c.publishInfo()
+		return struct{}{}, nil
 	case "servertasks":
 		return c.serverTasks(ctx, sess)
 	}

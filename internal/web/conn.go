@@ -86,7 +86,17 @@ type conn struct {
 	// them without a round trip; nil until listed.
 	tools []mcp.Tool
 	stop  context.CancelFunc
+	// logLevel is the server log level the page chose ("" until it chose:
+	// defaultLogLevel), asked of the server at each connection.
+	logLevel mcp.LoggingLevel
 }
+
+// defaultLogLevel is the server log level a connection asks for until the page picks
+// another: in 2026-07-28 a request that names none gets no log at all.
+const defaultLogLevel = mcp.LoggingLevelInfo
+
+// setLevelWait bounds the logging/setLevel of a new connection.
+const setLevelWait = 5 * time.Second
 
 // connInfo is what the page shows of a connection in its header and Connect view.
 type connInfo struct {
@@ -108,6 +118,8 @@ type connInfo struct {
 	Server       *mcp.Implementation     `json:"server,omitempty"`
 	Capabilities *mcp.ServerCapabilities `json:"capabilities,omitempty"`
 	Instructions string                  `json:"instructions,omitempty"`
+	// LogLevel is the server log level asked for, when the server has a log.
+	LogLevel mcp.LoggingLevel `json:"logLevel,omitempty"`
 }
 
 // taskRow is one task as the Tasks view shows it, sent whole at every change.
@@ -307,11 +319,28 @@ func (c *conn) dial(ctx context.Context) error {
 		Protocol: sess.ProtocolVersion(), Era: look.Era(sess.Modern()), Dialect: dialect(sess),
 		Server: &init.ServerInfo, Capabilities: &init.Capabilities, Instructions: init.Instructions,
 	}
+	if c.logLevel == "" {
+		c.logLevel = defaultLogLevel
+	}
+	level := c.logLevel
+	if init.Capabilities.Logging != nil {
+		c.info.LogLevel = level
+	}
 	sub := sess.Subscribe()
 	fctx, stop := context.WithCancel(context.Background())
 	c.stop = stop
 	gen := c.gen
 	c.mu.Unlock()
+	if init.Capabilities.Logging != nil {
+		// The level the page shows, in both eras, before anything else is asked: in
+		// 2026-07-28 it rides on every request from now on, in 2025-11-25 it is
+		// logging/setLevel (bounded: a server that does not answer it is still used).
+		lctx, cancel := context.WithTimeout(ctx, setLevelWait)
+		if err := sess.SetLogLevel(lctx, level); err != nil {
+			c.s.log.Warn("the server refused logging/setLevel", "level", level, "error", err)
+		}
+		cancel()
+	}
 	if old != nil {
 		go old.Close()
 	}

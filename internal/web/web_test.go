@@ -12,6 +12,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -828,5 +829,69 @@ func TestToolsListChangedFloodListsOnce(t *testing.T) {
 	}
 	if n := lists.Load(); n > 3 {
 		t.Errorf("%d tools/list requests for a burst of %d tools/list_changed, want at most 3 (the one at connection, one, one more)", n, notes)
+	}
+}
+
+// The page's log level picker shows info, and the server is asked for info from the
+// start, in both eras (in 2026-07-28 a request that names no level gets no log at all:
+// the Log had none of the server's messages; in 2025-11-25 it had every level); a level
+// the page picks holds for the calls after it, and the connection's info says it.
+func TestServerLogLevel(t *testing.T) {
+	for _, proto := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(proto, func(t *testing.T) {
+			srv := web.New(web.Options{Dial: demoDialer(t, nil)})
+			p := open(t, srv)
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+			defer cancel()
+			if _, err := srv.Open(ctx, web.Target{Protocol: proto}); err != nil {
+				t.Fatal(err)
+			}
+			levels := func(message string) []string {
+				t.Helper()
+				if code, out := p.post("c1/call", `{"name":"log_levels","arguments":{"message":"`+message+`"}}`); code != 200 {
+					t.Fatalf("log_levels: %d %s", code, out)
+				}
+				var ev struct {
+					Data struct {
+						Conns []struct {
+							Info struct{ LogLevel string }
+							Log  []struct{ Message json.RawMessage }
+						}
+					}
+				}
+				if err := json.Unmarshal([]byte(p.snapshot(ctx)), &ev); err != nil || len(ev.Data.Conns) != 1 {
+					t.Fatalf("snapshot: %v", err)
+				}
+				snap := ev.Data
+				var got []string
+				for _, r := range snap.Conns[0].Log {
+					var m struct {
+						Method string
+						Params struct {
+							Level string
+							Data  string
+						}
+					}
+					if json.Unmarshal(r.Message, &m) == nil && m.Method == "notifications/message" && strings.HasSuffix(m.Params.Data, message) {
+						got = append(got, m.Params.Level)
+					}
+				}
+				return append(got, "level "+snap.Conns[0].Info.LogLevel)
+			}
+			want := []string{"info", "notice", "warning", "error", "critical", "alert", "emergency", "level info"}
+			if got := levels("first"); !slices.Equal(got, want) {
+				t.Errorf("at first: %v, want %v", got, want)
+			}
+			if code, out := p.post("c1/loglevel", `{"level":"error"}`); code != 200 {
+				t.Fatalf("loglevel: %d %s", code, out)
+			}
+			want = []string{"error", "critical", "alert", "emergency", "level error"}
+			if got := levels("second"); !slices.Equal(got, want) {
+				t.Errorf("after picking error: %v, want %v", got, want)
+			}
+			if code, out := p.post("c1/loglevel", `{"level":"loud"}`); code != 400 {
+				t.Errorf("an unknown level: %d %s", code, out)
+			}
+		})
 	}
 }

@@ -132,7 +132,7 @@ function mount(el) {
   const task = h('input', { type: 'search', placeholder: 'task id', value: filters.task, 'aria-label': 'filter by task' });
   task.addEventListener('input', () => { filters.task = task.value.trim(); soon(); });
   const level = h('select', { 'aria-label': 'server log level' }, ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'].map((l) => h('option', { value: l }, l)));
-  level.value = 'info';
+  level.value = c.info.logLevel || 'info';
   level.addEventListener('change', async () => {
     try { await api(c.info.id).loglevel(level.value); toast('log level ' + level.value); } catch (e) { toast(e.message, 'error'); }
   });
