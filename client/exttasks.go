@@ -362,7 +362,7 @@ func (t *Task) answerExt() {
 	if asked > MaxTaskInputs {
 		// A server that asks for ever (new keys each poll, or answers refused again and
 		// again) would keep the user answering: the task is given up.
-		t.abandon(fmt.Errorf("task %s asked for input %d times; mcpi stopped answering and cancelled it", id, asked))
+		t.abandon(&AbandonedError{TaskID: id, Err: fmt.Errorf("it asked for input %d times; mcpi stopped answering", asked)})
 		return
 	}
 	if resend {
@@ -386,7 +386,7 @@ func (t *Task) answerExt() {
 					return // the task ended otherwise
 				}
 				t.s.log.Info("a task's input was not given; cancelling the task", "task", id, "error", err)
-				t.abandon(fmt.Errorf("task %s: %w", id, err))
+				t.abandon(&AbandonedError{TaskID: id, Err: err})
 				return
 			}
 			t.mu.Lock()
@@ -399,6 +399,20 @@ func (t *Task) answerExt() {
 		})
 	}
 }
+
+// AbandonedError ends a 2026-07-28 task this client gave up on and cancelled, Err saying
+// why: input it could not give (an [*InputError]; the extension has no way to refuse
+// one), or a server that asked for input too often.
+type AbandonedError struct {
+	TaskID string
+	Err    error
+}
+
+func (e *AbandonedError) Error() string {
+	return fmt.Sprintf("task %s: cancelled by the client: %v", e.TaskID, e.Err)
+}
+
+func (e *AbandonedError) Unwrap() error { return e.Err }
 
 // abandon cancels a task mcpi gives up on, and ends it with why: the cancelled status
 // the server reports meanwhile must not become the task's outcome in its place. The

@@ -19,17 +19,18 @@ import (
 // know reads as its message.
 func Sentence(err error) string {
 	var (
-		unknown *client.UnknownToolError
-		arg     *client.ArgumentError
-		support *client.TaskSupportError
-		rpc     *jsonrpc.Error
-		httpErr *transport.HTTPError
-		end     *client.TaskEndError
-		limit   *client.ListLimitError
-		large   *transport.MessageTooLargeError
-		timeout *client.TimeoutError
-		moved   *transport.RedirectError
-		input   *client.InputError
+		unknown   *client.UnknownToolError
+		arg       *client.ArgumentError
+		support   *client.TaskSupportError
+		rpc       *jsonrpc.Error
+		httpErr   *transport.HTTPError
+		end       *client.TaskEndError
+		limit     *client.ListLimitError
+		large     *transport.MessageTooLargeError
+		timeout   *client.TimeoutError
+		moved     *transport.RedirectError
+		input     *client.InputError
+		abandoned *client.AbandonedError
 	)
 	switch {
 	case err == nil:
@@ -69,7 +70,12 @@ func Sentence(err error) string {
 		if errors.As(input.Err, &rpc) && rpc.Message != "" {
 			why = strings.TrimSuffix(rpc.Message, ".")
 		}
+		if errors.As(err, &abandoned) {
+			return fmt.Sprintf("the server's %s request was not answered, so mcpi cancelled the task %q: %s", input.Method, abandoned.TaskID, why)
+		}
 		return fmt.Sprintf("the server's %s request was not answered, so the call ended: %s", input.Method, why)
+	case errors.As(err, &abandoned):
+		return fmt.Sprintf("mcpi cancelled the task %q: %s", abandoned.TaskID, Sentence(abandoned.Err))
 	case errors.As(err, &rpc):
 		if rpc.Message == "" {
 			return fmt.Sprintf("the server returned an error (JSON-RPC error %d)", rpc.Code)
