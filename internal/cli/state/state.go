@@ -331,17 +331,23 @@ func writeAtomic(path, pattern string, data []byte) error {
 // String describes the store for messages.
 func (s *Store) String() string { return fmt.Sprintf("the state file %s", s.Path) }
 
+// FetchCommand is the command that fetches the result of task id from the server sel
+// selects, with the flags that select it.
+func FetchCommand(sel *connect.Selection, id string) string {
+	fetch := "mcpi"
+	if f := FromSelection(sel).Flags(); f != "" {
+		fetch += " " + f
+	}
+	return fetch + " tasks result " + cmdutil.ShellQuote(id)
+}
+
 // Remember records a task that mcpi leaves running on the server sel selects, in store
 // (nil: the default state file), and returns the command that fetches its result: with
 // no server flags when the task was recorded, else with them. The error says why it
 // could not be recorded; the command is good either way.
 func Remember(store *Store, sel *connect.Selection, tool string, t mcp.Task) (fetch string, err error) {
 	srv := FromSelection(sel)
-	withFlags := "mcpi"
-	if f := srv.Flags(); f != "" {
-		withFlags += " " + f
-	}
-	withFlags += " tasks result " + cmdutil.ShellQuote(t.TaskID)
+	withFlags := FetchCommand(sel, t.TaskID)
 	if store == nil {
 		if store, err = Default(); err != nil {
 			return withFlags, err

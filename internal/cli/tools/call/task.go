@@ -155,6 +155,9 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 				if live != nil {
 					live.Stop(true)
 				}
+				if lost := (*client.TaskLostError)(nil); errors.As(e.Err, &lost) {
+					return lostTask(opts, task, e.Err)
+				}
 				return finishJSON(opts, sess, nil, e.Err)
 			}
 		}
@@ -190,6 +193,17 @@ func detach(opts *Options, task *client.Task, st mcp.Task) error {
 	return err
 }
 
+// lostTask is the error of a task whose follower gave up on a server that did not
+// answer its polls: the task is recorded, as one left running, since it may be.
+func lostTask(opts *Options, task *client.Task, err error) error {
+	fetch, rerr := state.Remember(opts.State, opts.Selection, task.Tool, task.State())
+	if rerr != nil {
+		msg, _ := cmdutil.Describe(rerr)
+		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
+	}
+	return &cmdutil.LostTaskError{ID: task.ID(), Server: opts.Selection.ServerURL(), Fetch: fetch, Err: err}
+}
+
 // leave handles Ctrl-C while following: on a terminal it asks whether to cancel the
 // task or leave it running; without one it leaves it running and records it.
 func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *client.Task) error {
@@ -216,5 +230,5 @@ func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *clie
 		msg, _ := cmdutil.Describe(err)
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
 	}
-	return &cmdutil.InterruptedTaskError{ID: id, Fetch: fetch}
+	return &cmdutil.InterruptedTaskError{ID: id, Fetch: fetch, Unanswered: task.PollError()}
 }
