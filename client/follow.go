@@ -430,11 +430,67 @@ func (t *Task) follow(poll bool) {
 			if s.conn.Err() != nil {
 				continue // the wait ends the task
 			}
+			if lost := t.pollFailed(err); lost != nil {
+				s.log.Warn("tasks/get got no answer; giving up on the task", "task", st.TaskID, "polls", lost.Polls, "error", err)
+				t.finish(nil, lost)
+				return
+			}
 			s.log.Warn("tasks/get failed; retrying", "task", st.TaskID, "error", err)
 			continue
 		}
+		t.pollFailed(nil)
 		t.observeSince(got, fromAnswer, notes)
 	}
+}
+
+// Polls that get no answer. A poll that cannot reach the server (nothing listens at its
+// address: it exited, or was killed), whose connection breaks, that gets an HTTP error
+// with no JSON-RPC answer in it (a proxy's 502 for a server behind it that is gone), or
+// that is not answered within the request timeout, tells nothing of the task. One such
+// failure may be a blip (a server restarting, a proxy reloading, a dropped connection),
+// so the poll is tried again, after 1s, 2s and 4s (or the task's own interval, when that
+// is longer), but not for ever: a user who follows a task wants to hear within seconds
+// that the server is gone, not watch a task stay "working" while polls go unanswered. A
+// server back within those seconds loses the follower nothing; after MaxFailedPolls
+// failures in a row (7s or so after the first) the task ends with a [*TaskLostError],
+// which says that its fate is unknown. A JSON-RPC error is an answer: the server is
+// there, and the poll is tried again at the task's interval as before.
+const (
+	// MaxFailedPolls is how many polls of a task in a row may get no answer before its
+	// follower gives up with a [*TaskLostError].
+	MaxFailedPolls = 4
+	// pollRetryDelay is the wait after the first failed poll, doubled after each other.
+	pollRetryDelay = time.Second
+)
+
+// pollFailed records the outcome of a poll: err is its error, nil for one that was
+// answered. It returns the task's end when err is the last failure allowed.
+func (t *Task) pollFailed(err error) *TaskLostError {
+	var rpc *jsonrpc.Error
+	answered := err == nil || errors.As(err, &rpc) && rpc.Code != jsonrpc.CodeConnectionClosed
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if answered {
+		t.failed, t.pollErr = 0, nil
+		return nil
+	}
+	t.failed++
+	t.pollErr = err
+	if t.failed < MaxFailedPolls {
+		return nil
+	}
+	return &TaskLostError{TaskID: t.state.TaskID, Polls: t.failed, Err: err}
+}
+
+// retryDelay is the least wait before the next poll of a task whose latest polls got no
+// answer (see MaxFailedPolls), 0 when the latest was answered.
+func (t *Task) retryDelay() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.failed == 0 {
+		return 0
+	}
+	return pollRetryDelay << min(t.failed-1, 8)
 }
 
 // wait waits for the follower's next poll, or for news of the task: it reports whether
@@ -443,6 +499,12 @@ func (t *Task) follow(poll bool) {
 func (t *Task) wait(backoff *time.Duration, timer *time.Timer) bool {
 	s := t.s
 	wait, notified := t.nextPoll(backoff), t.serverNotifies()
+	if retry := t.retryDelay(); retry > 0 {
+		// A poll just failed: the next one comes after the retry's wait (or the task's
+		// interval, if longer), not thinned out for notifications, which may not come
+		// from a server that cannot be reached.
+		wait, notified = max(t.pollInterval(), retry), true
+	}
 	armed := time.Now()
 	timer.Reset(wait)
 	defer timer.Stop()
@@ -503,11 +565,7 @@ func (t *Task) nextPoll(backoff *time.Duration) time.Duration {
 	notified = (notified || t.s.tasks.notified.Load()) && !shortLived(st, o) && !unheard
 	var d time.Duration
 	if st.PollInterval != nil && *st.PollInterval > 0 {
-		ceiling := o.MaxPollInterval
-		if st.TTL != nil {
-			ceiling = min(ceiling, mcp.Milliseconds(*st.TTL))
-		}
-		d = max(min(mcp.Milliseconds(*st.PollInterval), ceiling), o.PollFloor)
+		d = serverInterval(st, o)
 	} else {
 		d = *backoff
 		*backoff = min(*backoff*2, o.PollCeiling)
@@ -517,6 +575,26 @@ func (t *Task) nextPoll(backoff *time.Duration) time.Duration {
 		d = max(d, o.NotifiedPollInterval)
 	}
 	return d
+}
+
+// serverInterval is the server's pollInterval of st (set and positive), bounded by
+// MaxPollInterval and the task's ttl, and no shorter than the floor.
+func serverInterval(st mcp.Task, o Options) time.Duration {
+	ceiling := o.MaxPollInterval
+	if st.TTL != nil {
+		ceiling = min(ceiling, mcp.Milliseconds(*st.TTL))
+	}
+	return max(min(mcp.Milliseconds(*st.PollInterval), ceiling), o.PollFloor)
+}
+
+// pollInterval is the task's own interval between polls: the server's, or the floor when
+// it suggests none.
+func (t *Task) pollInterval() time.Duration {
+	st := t.State()
+	if st.PollInterval == nil || *st.PollInterval <= 0 {
+		return t.s.client.opts.PollFloor
+	}
+	return serverInterval(st, t.s.client.opts)
 }
 
 // shortLived reports whether the task's ttl ends before NotifiedPollInterval: its expiry

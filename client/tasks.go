@@ -162,6 +162,25 @@ func (e *TaskEndError) Unwrap() []error {
 	return []error{e.Reason, e.Err}
 }
 
+// TaskLostError is the outcome of a task whose follower gave up: its polls (tasks/get)
+// got no answer from the server, [MaxFailedPolls] of them in a row, with growing waits
+// between them. The server could not be reached (errors.Is finds
+// [transport.ErrUnreachable] then), broke the connections, answered with an HTTP error
+// that is no JSON-RPC answer, or did not answer within [Options.RequestTimeout]. The
+// task's fate is not known: it may still be running on the server, or have gone with it.
+type TaskLostError struct {
+	TaskID string
+	// Polls is how many polls failed in a row; Err is the last one's error.
+	Polls int
+	Err   error
+}
+
+func (e *TaskLostError) Error() string {
+	return fmt.Sprintf("lost track of task %s: %d polls in a row got no answer from the server; the last: %v", e.TaskID, e.Polls, e.Err)
+}
+
+func (e *TaskLostError) Unwrap() error { return e.Err }
+
 // Task is a tool task the session follows. Its methods are safe for concurrent use.
 type Task struct {
 	s        *Session
@@ -177,6 +196,8 @@ type Task struct {
 	notified   bool   // the server has sent a status notification for it
 	notes      uint64 // status notifications taken, to order a poll's answer after them (getCore)
 	polls      int
+	failed     int           // the polls in a row that got no answer (see pollFailed)
+	pollErr    error         // the error of the latest poll, if it got no answer
 	resulting  bool          // a call that fetches the outcome (tasks/result; in 2026-07-28 tasks/get) is in flight
 	waiting    bool          // that call is an early tasks/result, sent as the task was created working
 	askedEarly bool          // an early tasks/result was sent: there is no second
@@ -242,6 +263,16 @@ func (t *Task) Polls() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.polls
+}
+
+// PollError is the error of the task's latest tasks/get when it got no answer from the
+// server (it could not reach it, or timed out), nil when it was answered: a front end
+// that stops following the task can tell the user whether the server was last seen
+// holding it. It is nil before the first poll.
+func (t *Task) PollError() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.pollErr
 }
 
 // Done is closed once the outcome is known (or the task is gone).

@@ -477,6 +477,19 @@ func (c *HTTPClientConn) failRequest(id jsonrpc.ID, format string, args ...any) 
 	c.enqueue(&jsonrpc.Response{ID: id, Error: jsonrpc.NewError(jsonrpc.CodeConnectionClosed, msg)})
 }
 
+// failRequestErr is failRequest with a Go error, which the call fails with as it is
+// (errors.Is finds what it wraps, such as [ErrUnreachable]): the connection is told of it
+// as of a response that could not be taken ([jsonrpc.DecodeError] with Response and
+// Cause).
+func (c *HTTPClientConn) failRequestErr(id jsonrpc.ID, err error) {
+	if !id.IsValid() || c.ctx.Err() != nil {
+		return
+	}
+	c.log.Warn("request failed in transport", "id", id.String(), "reason", err)
+	c.push(inbound{err: &jsonrpc.DecodeError{ID: id, Response: true,
+		Err: jsonrpc.NewError(jsonrpc.CodeConnectionClosed, err.Error()), Cause: err}})
+}
+
 // end makes Read return err (after queued messages) and stops every stream.
 func (c *HTTPClientConn) end(err error) {
 	c.qmu.Lock()
@@ -927,6 +940,15 @@ func (c *HTTPClientConn) readRequestStream(ctx context.Context, cancel func(), d
 			}
 			if errors.Is(rerr, ErrSessionExpired) {
 				c.end(rerr)
+				return
+			}
+			if errors.Is(rerr, ErrUnreachable) {
+				// Nothing listens at the server's address any more (it exited, or was
+				// killed, as the dropped stream suggested): the stream it held went with
+				// it, and waiting out the retries would only keep the caller waiting, up
+				// to half a minute, for an answer that cannot come. The call fails now,
+				// with an error that matches ErrUnreachable.
+				c.failRequestErr(id, fmt.Errorf("the event stream ended before the response, and the server can no longer be reached to resume it: %w", rerr))
 				return
 			}
 			var herr *HTTPError

@@ -31,6 +31,7 @@ func Sentence(err error) string {
 		moved     *transport.RedirectError
 		input     *client.InputError
 		abandoned *client.AbandonedError
+		lost      *client.TaskLostError
 	)
 	switch {
 	case err == nil:
@@ -43,6 +44,12 @@ func Sentence(err error) string {
 		return support.Error()
 	case authError(err) != nil:
 		return AuthSentence(err)
+	case errors.As(err, &lost):
+		why := Lost(lost.Err)
+		if why == "" {
+			why = Sentence(lost.Err)
+		}
+		return fmt.Sprintf("mcpi stopped following the task %q: %d polls in a row got no answer (%s); it may still be running on the server", lost.TaskID, lost.Polls, why)
 	case errors.As(err, &moved):
 		return fmt.Sprintf("the server redirected to %s, another origin, which mcpi does not follow with your headers and session (name it with --url if you trust it)", moved.Location)
 	case errors.As(err, &timeout):

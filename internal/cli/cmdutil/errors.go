@@ -220,6 +220,9 @@ type InterruptedTaskError struct {
 	Stdio string
 	// Fetch is the command that fetches the result of a task left running.
 	Fetch string
+	// Unanswered is the error of the task's latest poll when the server did not answer it
+	// (see [client.Task.PollError]): whether the task still runs is not known.
+	Unanswered error
 }
 
 func (e *InterruptedTaskError) Error() string {
@@ -235,8 +238,51 @@ func (e *InterruptedTaskError) Error() string {
 		return fmt.Sprintf("interrupted; the task %q ends with the embedded demo server", e.ID)
 	case e.Stdio != "":
 		return fmt.Sprintf("interrupted; the task %q ends with the stdio server %s, which mcpi stops as it exits", e.ID, e.Stdio)
+	case e.Unanswered != nil:
+		return fmt.Sprintf("interrupted; the server did not answer the latest poll of the task %q (%s): it may still be running there; get its result with \"%s\" once the server is back", e.ID, lostCause(e.Unanswered), e.Fetch)
 	}
 	return fmt.Sprintf("interrupted; the task %q is still running on the server: get its result with \"%s\"", e.ID, e.Fetch)
+}
+
+// LostTaskError is a followed task that mcpi stopped following because its polls got no
+// answer from the server (a [*client.TaskLostError]): the server is gone, or no longer
+// answers. Whether the task still runs there is not known.
+type LostTaskError struct {
+	ID string
+	// Server names the server as the user did (its URL), or is "".
+	Server string
+	// Fetch is the command that fetches the task's result.
+	Fetch string
+	Err   error
+}
+
+func (e *LostTaskError) Error() string {
+	who := "the server"
+	if e.Server != "" {
+		who += " at " + e.Server
+	}
+	what := who + " stopped answering"
+	if errors.Is(e.Err, transport.ErrUnreachable) {
+		what = who + " is no longer reachable"
+	}
+	return fmt.Sprintf("%s (%s): the task %q may still be running there; get its result with \"%s\" once it is back", what, lostCause(e.Err), e.ID, e.Fetch)
+}
+
+func (e *LostTaskError) Unwrap() error { return e.Err }
+
+// lostCause says in a few words why the polls of a lost task failed: the system's reason
+// for a refused or broken connection ("connection refused"), else the sentence of the
+// last poll's error.
+func lostCause(err error) string {
+	var lost *client.TaskLostError
+	if errors.As(err, &lost) {
+		err = lost.Err
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno.Error()
+	}
+	return strings.TrimPrefix(look.Sentence(err), "the connection to the server failed: ")
 }
 
 // Describe is the one place where errors become what the user of the CLI sees: a single
@@ -264,6 +310,8 @@ func describe(err error) (sentence string, code int) {
 		end      *client.TaskEndError
 		intr     *InterruptedTaskError
 		login    *LoginNeededError
+		lostCLI  *LostTaskError
+		lost     *client.TaskLostError
 	)
 	switch {
 	case err == nil:
@@ -292,6 +340,11 @@ func describe(err error) (sentence string, code int) {
 		return look.Sentence(err), ExitMCPError
 	case errors.As(err, &intr):
 		return intr.Error(), ExitUsage
+	case errors.As(err, &lostCLI):
+		// No answer from the server: the connection failed, as a stdio server's exit does.
+		return lostCLI.Error(), ExitUsage
+	case errors.As(err, &lost):
+		return look.Sentence(err), ExitUsage
 	case errors.As(err, &tool):
 		return tool.Error(), ExitMCPError
 	case errors.As(err, &support):

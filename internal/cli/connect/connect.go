@@ -281,6 +281,19 @@ type Target struct {
 	Flow *auth.Flow
 }
 
+// ServerURL is the URL of the Streamable HTTP server s selects (with --url, or an entry
+// of --config), for messages; "" for any other server, or when s is nil or cannot be
+// resolved.
+func (s *Selection) ServerURL() string {
+	if s == nil {
+		return ""
+	}
+	if t, err := s.Resolve(); err == nil {
+		return t.URL
+	}
+	return ""
+}
+
 // Resolve checks the flags and returns the transport they select, without connecting.
 func (s *Selection) Resolve() (*Target, error) {
 	switch p := s.Protocol; {

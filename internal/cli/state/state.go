@@ -350,22 +350,29 @@ func writeAtomic(path, pattern string, data []byte) error {
 // String describes the store for messages.
 func (s *Store) String() string { return fmt.Sprintf("the state file %s", s.Path) }
 
+// FetchCommand is the command that fetches the result of task id, created in protocol
+// version protocol, from the server sel selects, with the flags that select it (and the
+// --protocol of a task of 2025-11-25, which --protocol auto would not choose with a
+// server that speaks both).
+func FetchCommand(sel *connect.Selection, protocol, id string) string {
+	fetch := "mcpi"
+	if f := FromSelection(sel).Flags(); f != "" {
+		fetch += " " + f
+	}
+	if protocol != "" && !mcp.IsModernProtocolVersion(protocol) {
+		fetch += " --protocol " + cmdutil.ShellQuote(protocol)
+	}
+	return fetch + " tasks result " + cmdutil.ShellQuote(id)
+}
+
 // Remember records a task that mcpi leaves running on the server sel selects, created
 // in protocol version protocol, in store (nil: the default state file), and returns the
 // command that fetches its result: with no server flags when the task was recorded, else
-// with them (and the --protocol of a task of 2025-11-25, which --protocol auto would not
-// choose with a server that speaks both). The error says why it could not be recorded;
-// the command is good either way.
+// with them ([FetchCommand]). The error says why it could not be recorded; the command
+// is good either way.
 func Remember(store *Store, sel *connect.Selection, tool, protocol string, t mcp.Task) (fetch string, err error) {
 	srv := FromSelection(sel)
-	withFlags := "mcpi"
-	if f := srv.Flags(); f != "" {
-		withFlags += " " + f
-	}
-	if protocol != "" && !mcp.IsModernProtocolVersion(protocol) {
-		withFlags += " --protocol " + cmdutil.ShellQuote(protocol)
-	}
-	withFlags += " tasks result " + cmdutil.ShellQuote(t.TaskID)
+	withFlags := FetchCommand(sel, protocol, t.TaskID)
 	if store == nil {
 		if store, err = Default(); err != nil {
 			return withFlags, err

@@ -3,6 +3,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
+	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
 	"github.com/mcpi-dev/mcpi/internal/look"
@@ -241,7 +243,10 @@ func (p *printer) finish(sess *cmdutil.Session, task *client.Task, e client.Task
 	if refused := sess.Refusal(e.Result, e.Err); refused != nil {
 		return refused
 	}
+	var lost *client.TaskLostError
 	switch {
+	case errors.As(e.Err, &lost):
+		return &cmdutil.LostTaskError{ID: st.TaskID, Server: opts.Selection.ServerURL(), Fetch: state.FetchCommand(opts.Selection, sess.ProtocolVersion(), st.TaskID), Err: e.Err}
 	case e.Err != nil:
 		return e.Err // the task's own error, or a *client.TaskEndError: cancelled or gone
 	case e.Result.IsError || st.Status == mcp.TaskStatusFailed:

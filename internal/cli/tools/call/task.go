@@ -165,6 +165,9 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 				if live != nil {
 					live.Stop(true)
 				}
+				if lost := (*client.TaskLostError)(nil); errors.As(e.Err, &lost) {
+					return lostTask(opts, task, sess.ProtocolVersion(), e.Err)
+				}
 				return finishJSON(opts, sess, nil, e.Err)
 			}
 		}
@@ -201,6 +204,18 @@ func detach(opts *Options, task *client.Task, protocol string, st mcp.Task) erro
 	return err
 }
 
+// lostTask is the error of a task whose follower gave up on a server that did not
+// answer its polls: the task, of a session of protocol version protocol, is recorded,
+// as one left running, since it may be.
+func lostTask(opts *Options, task *client.Task, protocol string, err error) error {
+	fetch, rerr := state.Remember(opts.State, opts.Selection, task.Tool, protocol, task.State())
+	if rerr != nil {
+		msg, _ := cmdutil.Describe(rerr)
+		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
+	}
+	return &cmdutil.LostTaskError{ID: task.ID(), Server: opts.Selection.ServerURL(), Fetch: fetch, Err: err}
+}
+
 // leave handles Ctrl-C while following: on a terminal it asks whether to cancel the
 // task or leave it running; without one it leaves it running and records it.
 func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *client.Task) error {
@@ -231,5 +246,5 @@ func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *clie
 		msg, _ := cmdutil.Describe(err)
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
 	}
-	return &cmdutil.InterruptedTaskError{ID: id, Fetch: fetch}
+	return &cmdutil.InterruptedTaskError{ID: id, Fetch: fetch, Unanswered: task.PollError()}
 }

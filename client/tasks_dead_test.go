@@ -1,0 +1,170 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/tasks"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+// slowTaskServer is a server of the era of version, over Streamable HTTP on 127.0.0.1,
+// with a tool "wait" that runs as a task until release is closed (or the server closes).
+func slowTaskServer(t *testing.T, version string) (srv *server.Server, ts *httptest.Server, release chan struct{}) {
+	t.Helper()
+	srv = server.New(mcp.Implementation{Name: "s", Version: "1"}, &server.Options{
+		Modern: version == mcp.ModernProtocolVersions[0],
+		Tasks:  &tasks.Options{PollInterval: 500 * time.Millisecond},
+	})
+	release = make(chan struct{})
+	srv.AddTool(&mcp.Tool{Name: "wait", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("done")}}, nil
+		})
+	ts = httptest.NewServer(srv.HTTPHandler(nil))
+	t.Cleanup(func() {
+		srv.Close()
+		ts.Close()
+	})
+	return srv, ts, release
+}
+
+// kill stops ts as kill -9 stops a server process: nothing listens at its address any
+// more, and every connection to it is closed.
+func kill(ts *httptest.Server) {
+	ts.Listener.Close()
+	ts.CloseClientConnections()
+}
+
+// TestFollowServerKilled: the Streamable HTTP server of a followed task dies. The
+// follower's polls cannot reach it; a few are tried again, with growing waits, and then
+// the task ends with a *TaskLostError that matches transport.ErrUnreachable, within
+// seconds, and the polls stop. (Before, the follower polled for ever, the task stayed
+// "working", and nothing said why.)
+func TestFollowServerKilled(t *testing.T) {
+	for _, version := range []string{"2025-11-25", mcp.ModernProtocolVersions[0]} {
+		t.Run(version, func(t *testing.T) {
+			_, ts, _ := slowTaskServer(t, version)
+			// The server runs outside the bubble; the client, its timers and its polls
+			// inside. Fake time stands still while a connection to the server is open,
+			// and runs once the server is gone.
+			synctest.Test(t, func(t *testing.T) {
+				s, err := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{
+					ProtocolVersion: version,
+					RequestTimeout:  3 * time.Second,
+				}).Connect(t.Context(), &transport.HTTPClient{URL: ts.URL})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				task, err := s.StartToolTask(t.Context(), &mcp.CallToolParams{Name: "wait"}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				kill(ts)
+				killed := time.Now()
+				select {
+				case <-task.Done():
+				case <-time.After(time.Minute):
+					t.Fatalf("still following the task a minute after its server died, after %d polls", task.Polls())
+				}
+				took := time.Since(killed)
+				_, err = task.Outcome()
+				var lost *client.TaskLostError
+				if !errors.As(err, &lost) {
+					t.Fatalf("outcome: %v, want a *client.TaskLostError", err)
+				}
+				if !errors.Is(err, transport.ErrUnreachable) {
+					t.Errorf("outcome: %v, want it to match transport.ErrUnreachable", err)
+				}
+				if lost.TaskID != task.ID() || lost.Polls != client.MaxFailedPolls {
+					t.Errorf("lost = %+v, want task %s after %d polls", lost, task.ID(), client.MaxFailedPolls)
+				}
+				// A poll interval (0.5s and its spread), then waits of 1s, 2s and 4s.
+				if took < 7*time.Second || took > 9*time.Second {
+					t.Errorf("the follower gave up %s after the server died, want about 7.5s", took)
+				}
+				if !errors.Is(task.PollError(), transport.ErrUnreachable) {
+					t.Errorf("PollError = %v, want the last poll's error", task.PollError())
+				}
+				polls := task.Polls()
+				time.Sleep(time.Minute)
+				if n := task.Polls(); n != polls {
+					t.Errorf("%d more polls after the task ended", n-polls)
+				}
+			})
+		})
+	}
+}
+
+// TestFollowServerBackSoon: a server that is back before the follower gives up (a
+// restart that keeps its tasks) loses the follower nothing: the failed polls are retried,
+// and the task ends with its result.
+func TestFollowServerBackSoon(t *testing.T) {
+	version := mcp.ModernProtocolVersions[0] // no session to lose with the restart
+	srv, ts, release := slowTaskServer(t, version)
+	addr := ts.Listener.Addr().String()
+	// No idle connections: fake time stands still while one is open.
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	// The server comes back outside the bubble, as it runs there.
+	restart, restarted := make(chan struct{}), make(chan error, 1)
+	go func() {
+		<-restart
+		l, err := net.Listen("tcp", addr)
+		restarted <- err
+		if err != nil {
+			return
+		}
+		back := &http.Server{Handler: srv.HTTPHandler(nil)}
+		t.Cleanup(func() { back.Close() })
+		_ = back.Serve(l)
+	}()
+	synctest.Test(t, func(t *testing.T) {
+		s, err := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{
+			ProtocolVersion: version,
+		}).Connect(t.Context(), &transport.HTTPClient{URL: ts.URL, Client: hc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		task, err := s.StartToolTask(t.Context(), &mcp.CallToolParams{Name: "wait"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kill(ts)
+		time.Sleep(2 * time.Second) // a poll or two fail
+		if task.PollError() == nil {
+			t.Fatal("no poll failed while the server was down")
+		}
+		close(restart)
+		if err := <-restarted; err != nil {
+			t.Skipf("the server's address was taken meanwhile: %v", err)
+		}
+		close(release)
+		select {
+		case <-task.Done():
+		case <-time.After(time.Minute):
+			t.Fatalf("the task did not end after the server came back (%d polls)", task.Polls())
+		}
+		res, err := task.Outcome()
+		if err != nil || len(res.Content) != 1 || res.Content[0].Text != "done" {
+			t.Fatalf("outcome: %+v, %v; want the result", res, err)
+		}
+		if task.PollError() != nil {
+			t.Errorf("PollError = %v after answered polls", task.PollError())
+		}
+	})
+}

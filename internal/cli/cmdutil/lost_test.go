@@ -1,0 +1,31 @@
+package cmdutil
+
+import (
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+// A task whose polls could not reach the server is described in one sentence that names
+// the server and the cause, does not claim the task is running, and exits 2.
+func TestDescribeLostTask(t *testing.T) {
+	refused := fmt.Errorf("tasks/get: sending tasks/get: %w: cannot connect to http://127.0.0.1:1/mcp: dial tcp: %w", transport.ErrUnreachable, syscall.ECONNREFUSED)
+	lost := &client.TaskLostError{TaskID: "t1", Polls: client.MaxFailedPolls, Err: refused}
+	msg, code := Describe(&LostTaskError{ID: "t1", Server: "http://127.0.0.1:1/mcp", Fetch: "mcpi tasks result t1", Err: lost})
+	want := `the server at http://127.0.0.1:1/mcp is no longer reachable (connection refused): the task "t1" may still be running there; get its result with "mcpi tasks result t1" once it is back`
+	if msg != want || code != ExitUsage {
+		t.Errorf("Describe = %q, %d\nwant %q, %d", msg, code, want, ExitUsage)
+	}
+	msg, code = Describe(lost) // from a command that does not know the server
+	if !strings.Contains(msg, `"t1"`) || !strings.Contains(msg, "no longer reachable") || code != ExitUsage {
+		t.Errorf("Describe(TaskLostError) = %q, %d", msg, code)
+	}
+	msg, _ = Describe(&InterruptedTaskError{ID: "t1", Fetch: "mcpi tasks result t1", Unanswered: refused})
+	if strings.Contains(msg, "is still running") || !strings.Contains(msg, "may still be running") {
+		t.Errorf("interrupted while polls fail: %q", msg)
+	}
+}
