@@ -851,32 +851,16 @@ func TestServerLogLevel(t *testing.T) {
 				if code, out := p.post("c1/call", `{"name":"log_levels","arguments":{"message":"`+message+`"}}`); code != 200 {
 					t.Fatalf("log_levels: %d %s", code, out)
 				}
-				var ev struct {
-					Data struct {
-						Conns []struct {
-							Info struct{ LogLevel string }
-							Log  []struct{ Message json.RawMessage }
-						}
+				// The Log takes the messages from the session's events on a goroutine
+				// of its own: the last (emergency, sent at every level) may come after
+				// the result. A liveness bound.
+				for deadline := time.Now().Add(10 * time.Second); ; {
+					got := p.logLevels(ctx, message)
+					if slices.Contains(got, "emergency") || time.Now().After(deadline) {
+						return got
 					}
+					time.Sleep(5 * time.Millisecond)
 				}
-				if err := json.Unmarshal([]byte(p.snapshot(ctx)), &ev); err != nil || len(ev.Data.Conns) != 1 {
-					t.Fatalf("snapshot: %v", err)
-				}
-				snap := ev.Data
-				var got []string
-				for _, r := range snap.Conns[0].Log {
-					var m struct {
-						Method string
-						Params struct {
-							Level string
-							Data  string
-						}
-					}
-					if json.Unmarshal(r.Message, &m) == nil && m.Method == "notifications/message" && strings.HasSuffix(m.Params.Data, message) {
-						got = append(got, m.Params.Level)
-					}
-				}
-				return append(got, "level "+snap.Conns[0].Info.LogLevel)
 			}
 			want := []string{"info", "notice", "warning", "error", "critical", "alert", "emergency", "level info"}
 			if got := levels("first"); !slices.Equal(got, want) {
@@ -894,4 +878,33 @@ func TestServerLogLevel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// logLevels is the levels of the server's log messages ending with message in the Log of
+// the page's first connection, then "level " and the connection's log level.
+func (p *page) logLevels(ctx context.Context, message string) []string {
+	p.t.Helper()
+	var ev struct {
+		Data struct {
+			Conns []struct {
+				Info struct{ LogLevel string }
+				Log  []struct{ Message json.RawMessage }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(p.snapshot(ctx)), &ev); err != nil || len(ev.Data.Conns) != 1 {
+		p.t.Fatalf("snapshot: %v", err)
+	}
+	c := ev.Data.Conns[0]
+	var got []string
+	for _, r := range c.Log {
+		var m struct {
+			Method string
+			Params struct{ Level, Data string }
+		}
+		if json.Unmarshal(r.Message, &m) == nil && m.Method == "notifications/message" && strings.HasSuffix(m.Params.Data, message) {
+			got = append(got, m.Params.Level)
+		}
+	}
+	return append(got, "level "+c.Info.LogLevel)
 }
