@@ -167,7 +167,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	case m.filtering:
 		return []key.Binding{keyApply, keyClear}
 	case m.detail:
-		return []key.Binding{keyClear, ui.PagerUp, ui.PagerPageUp}
+		return []key.Binding{keyClear, ui.PagerUp, ui.PagerPageUp, ui.PagerWrap}
 	}
 	b := []key.Binding{ui.Up, ui.Down, keyExpand, keyFilter, keySource, keyFollow}
 	if m.src == ServerLog && m.logging() {

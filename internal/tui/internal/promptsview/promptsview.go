@@ -74,7 +74,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	case modeForm:
 		return append([]key.Binding{keySubmit, keyBack}, form.Keys()[:2]...)
 	case modeResult:
-		return []key.Binding{keyBack, ui.PagerUp, ui.PagerPageUp}
+		return []key.Binding{keyBack, ui.PagerUp, ui.PagerPageUp, ui.PagerWrap}
 	}
 	return []key.Binding{ui.Up, ui.Down, keyOpen, keyReload}
 }

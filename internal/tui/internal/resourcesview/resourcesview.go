@@ -91,7 +91,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	case modeURI:
 		return []key.Binding{keyRead, keyBack}
 	case modeContent:
-		return []key.Binding{keyBack, ui.PagerUp, ui.PagerPageUp, keyReload}
+		return []key.Binding{keyBack, ui.PagerUp, ui.PagerPageUp, ui.PagerWrap, keyReload}
 	}
 	return []key.Binding{ui.Up, ui.Down, keyRead, keySubscribe, keyReload}
 }

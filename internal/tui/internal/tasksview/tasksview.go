@@ -133,7 +133,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	case modeConfirm:
 		return []key.Binding{keyYes, keyNo}
 	case modeDetail:
-		return []key.Binding{keyBack, ui.PagerUp, ui.PagerPageUp, keyCancel, keyPrompt}
+		return []key.Binding{keyBack, ui.PagerUp, ui.PagerPageUp, ui.PagerWrap, keyCancel, keyPrompt}
 	}
 	return []key.Binding{ui.Up, ui.Down, keyDetail, keyCancel, keyPrompt, keyRefresh}
 }

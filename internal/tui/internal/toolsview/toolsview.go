@@ -119,7 +119,7 @@ func (m *Model) ShortHelp() []key.Binding {
 		}
 		return append(b, form.Keys()[:3]...)
 	case modeResult:
-		b := []key.Binding{keyBack, ui.PagerUp, ui.PagerPageUp}
+		b := []key.Binding{keyBack, ui.PagerUp, ui.PagerPageUp, ui.PagerWrap}
 		if m.calling != nil {
 			b = append(b, keyStop)
 		}

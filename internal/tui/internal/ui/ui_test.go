@@ -112,3 +112,73 @@ func TestPagerReachesLastLine(t *testing.T) {
 		t.Errorf("short content reads %q", got)
 	}
 }
+
+// A line wider than the view wraps onto the rows below it, so that all of it can be read
+// (a tool's long text was cut with "…" and could not be seen); w cuts long lines
+// instead, and again wraps them. At the bottom the last row of a wrapped last line shows.
+func TestPagerWrapsLongLines(t *testing.T) {
+	long := "start " + strings.Repeat("0123456789", 10) + " end"
+	var p Pager
+	p.SetLines([]string{"first", long})
+	got := ansi.Strip(p.View(40, 10))
+	squeeze := strings.NewReplacer(" ", "", "\n", "")
+	if !strings.Contains(squeeze.Replace(got), squeeze.Replace(long)) {
+		t.Errorf("the long line is not whole over its rows:\n%s", got)
+	}
+	// Wrapped at spaces where it can be ("start", 100 digits cut at 40, "end").
+	if rows := strings.Count(strings.TrimRight(got, " \n"), "\n") + 1; rows != 5 {
+		t.Errorf("%d rows, want first and four of the long line:\n%s", rows, got)
+	}
+	p.Update(tea.KeyPressMsg{Code: 'w', Text: "w"})
+	got = ansi.Strip(p.View(40, 10))
+	if strings.Contains(got, " end") || strings.Count(strings.TrimRight(got, " \n"), "\n") != 1 {
+		t.Errorf("w does not cut long lines:\n%s", got)
+	}
+	p.Update(tea.KeyPressMsg{Code: 'w', Text: "w"})
+	// Taller than the view: G shows the end of the long line above the footer, and the
+	// footer says how to cut.
+	lines := []string{}
+	for i := range 20 {
+		lines = append(lines, "line "+strconv.Itoa(i+1))
+	}
+	p.SetLines(append(lines, long))
+	p.View(40, 10)
+	p.Update(tea.KeyPressMsg{Code: 'G', Text: "G"})
+	rows := strings.Split(ansi.Strip(p.View(40, 10)), "\n")
+	if above := strings.TrimSpace(rows[len(rows)-2]); !strings.HasSuffix(above, "end") {
+		t.Errorf("at the bottom the row above the footer is %q, want the long line's end", above)
+	}
+	if foot := rows[len(rows)-1]; !strings.Contains(foot, "of 21") || !strings.Contains(foot, "w cuts") {
+		t.Errorf("footer %q", foot)
+	}
+	// j from the top walks the long line row by row, then stops at the end.
+	p.Top()
+	for range 100 {
+		p.Update(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	}
+	if again := strings.Split(ansi.Strip(p.View(40, 10)), "\n"); strings.Join(again, "\n") != strings.Join(rows, "\n") {
+		t.Errorf("j to the end shows\n%s\nnot, as G did,\n%s", strings.Join(again, "\n"), strings.Join(rows, "\n"))
+	}
+}
+
+// A server's result of megabytes in one line is wrapped once: scrolling through it and
+// drawing it again costs the rows on screen, not the line.
+func TestPagerLongLineWrappedOnce(t *testing.T) {
+	huge := strings.Repeat("x", 4<<20)
+	var p Pager
+	p.SetLines([]string{"head", huge, "tail"})
+	p.View(120, 30)
+	allocs := testing.AllocsPerRun(20, func() {
+		p.Update(tea.KeyPressMsg{Code: tea.KeyPgDown})
+		p.SetLines([]string{"head", huge, "tail"}) // a view builds its lines again at each tick
+		p.View(120, 30)
+	})
+	if allocs > 500 {
+		t.Errorf("a page down and a draw of a 4 MiB line cost %.0f allocations, want those of the rows shown", allocs)
+	}
+	p.Update(tea.KeyPressMsg{Code: 'G', Text: "G"})
+	rows := strings.Split(ansi.Strip(p.View(120, 30)), "\n")
+	if strings.TrimSpace(rows[len(rows)-2]) != "tail" {
+		t.Errorf("the end is not reached: %q", rows[len(rows)-2])
+	}
+}
