@@ -200,6 +200,8 @@ type Session struct {
 	// localWrites: writing a message is a local write, not a round trip (see
 	// transport.Stream.LocalWrites), so the reading goroutine may send requests itself.
 	localWrites bool
+	// reach is the connection's reachability, over HTTP; nil otherwise.
+	reach reachability
 	// modern is the wire of the 2026-07-28 era; nil in the 2025-11-25 era.
 	modern *modernWire
 	events hub
@@ -436,6 +438,9 @@ func (c *Client) open(ctx context.Context, t transport.Transport) (*Session, err
 	if lw, ok := conn.(interface{ LocalWrites() bool }); ok {
 		s.localWrites = lw.LocalWrites()
 	}
+	if r, ok := conn.(reachability); ok {
+		s.reach = r
+	}
 	s.tasks.init()
 	s.recv = s.newReceiver()
 	s.conn = jsonrpc.NewConn(conn, jsonrpc.Options{
@@ -449,6 +454,9 @@ func (c *Client) open(ctx context.Context, t transport.Transport) (*Session, err
 			}
 		},
 	})
+	if s.reach != nil {
+		go s.watchReach()
+	}
 	go func() {
 		<-s.conn.Done()
 		s.tasks.endAll(s.conn.Err()) // the tasks no follower watches
@@ -1014,5 +1022,39 @@ func AllCapabilities() *mcp.ClientCapabilities {
 				Elicitation: &mcp.TaskElicitationRequests{Create: &struct{}{}},
 			},
 		},
+	}
+}
+
+// reachability is a connection that says whether the server answers (HTTP, whose server
+// can go away without ending anything).
+type reachability interface {
+	Reachability() (changed <-chan struct{}, err error)
+}
+
+// Unreachable returns why the server of a Streamable HTTP session is not answering: the
+// error (matching transport.ErrUnreachable) of the latest request, which found nothing
+// listening at its URL. It is nil while the server answers, and for other transports,
+// whose end ends the session.
+func (s *Session) Unreachable() error {
+	if s.reach == nil {
+		return nil
+	}
+	_, err := s.reach.Reachability()
+	return err
+}
+
+// watchReach publishes a [ReachabilityEvent] at each change of the server's
+// reachability, until the session ends.
+func (s *Session) watchReach() {
+	changed, _ := s.reach.Reachability()
+	for {
+		select {
+		case <-changed:
+		case <-s.conn.Done():
+			return
+		}
+		var err error
+		changed, err = s.reach.Reachability()
+		s.events.publish(&ReachabilityEvent{At: At{s.now()}, Err: err})
 	}
 }

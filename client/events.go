@@ -39,6 +39,15 @@ type ProgressEvent struct {
 	Params mcp.ProgressNotificationParams
 }
 
+// ReachabilityEvent says that the server of a Streamable HTTP session stopped answering
+// (Err: the latest request found nothing listening at its URL) or answers again (Err
+// nil). Over HTTP a server that goes away ends no connection: the session lives on, and
+// a request reaches the server once it is back. [Session.Unreachable] gives the state.
+type ReachabilityEvent struct {
+	At
+	Err error
+}
+
 // ListChangedEvent says the server's tools, prompts or resources changed; Method is the
 // notification's method.
 type ListChangedEvent struct {

@@ -140,6 +140,7 @@ func TestFollowServerBackSoon(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
+		sub := s.Subscribe()
 		task, err := s.StartToolTask(t.Context(), &mcp.CallToolParams{Name: "wait"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -148,6 +149,10 @@ func TestFollowServerBackSoon(t *testing.T) {
 		time.Sleep(2 * time.Second) // a poll or two fail
 		if task.PollError() == nil {
 			t.Fatal("no poll failed while the server was down")
+		}
+		// The session says the server does not answer (over HTTP its end ends nothing).
+		if err := s.Unreachable(); !errors.Is(err, transport.ErrUnreachable) {
+			t.Errorf("Unreachable = %v while the server is down, want transport.ErrUnreachable", err)
 		}
 		close(restart)
 		if err := <-restarted; err != nil {
@@ -165,6 +170,20 @@ func TestFollowServerBackSoon(t *testing.T) {
 		}
 		if task.PollError() != nil {
 			t.Errorf("PollError = %v after answered polls", task.PollError())
+		}
+		if err := s.Unreachable(); err != nil {
+			t.Errorf("Unreachable = %v once the server answers again", err)
+		}
+		// Subscribers were told of both changes, in order.
+		s.Close()
+		var reach []error
+		for e := range sub.All(t.Context()) {
+			if r, ok := e.(*client.ReachabilityEvent); ok {
+				reach = append(reach, r.Err)
+			}
+		}
+		if len(reach) != 2 || !errors.Is(reach[0], transport.ErrUnreachable) || reach[1] != nil {
+			t.Errorf("reachability events %v, want the server's absence then its return", reach)
 		}
 	})
 }

@@ -353,6 +353,38 @@ type HTTPClientConn struct {
 	getStarted bool
 	closing    bool // set by Close before it waits for wg: no goroutine may join wg after
 	closeOnce  sync.Once
+
+	// unreachable is the error of the latest request that found nothing listening at
+	// the URL, nil once a later one got an answer; reachChange is closed when it goes
+	// from one to the other (made when first asked for).
+	rmu         sync.Mutex
+	unreachable error
+	reachChange chan struct{}
+}
+
+// Reachability returns the error of the latest request that found nothing listening at
+// the server's URL (nil: the latest got an answer, or none was sent yet), and a channel
+// closed when that changes: over HTTP a server that went away ends no connection, and
+// the requests after it fail one by one.
+func (c *HTTPClientConn) Reachability() (changed <-chan struct{}, err error) {
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	if c.reachChange == nil {
+		c.reachChange = make(chan struct{})
+	}
+	return c.reachChange, c.unreachable
+}
+
+// noteReach records how the latest request went: err matching [ErrUnreachable], or nil.
+func (c *HTTPClientConn) noteReach(err error) {
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	changed := (c.unreachable == nil) != (err == nil)
+	c.unreachable = err
+	if changed && c.reachChange != nil {
+		close(c.reachChange)
+		c.reachChange = nil
+	}
 }
 
 // track adds one goroutine to wg, unless Close has begun waiting for them (a WaitGroup
@@ -598,10 +630,13 @@ func (c *HTTPClientConn) do(ctx context.Context, method string, body []byte, las
 		}
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {
-			return nil, fmt.Errorf("%w: cannot connect to %s: %w", ErrUnreachable, c.url, op)
+			err = fmt.Errorf("%w: cannot connect to %s: %w", ErrUnreachable, c.url, op)
+			c.noteReach(err)
+			return nil, err
 		}
 		return nil, err
 	}
+	c.noteReach(nil)
 	return resp, nil
 }
 

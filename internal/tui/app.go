@@ -54,6 +54,9 @@ const (
 	connected connState = iota
 	disconnected
 	reconnecting
+	// unreachable: an HTTP server stopped answering (nothing listens at its URL); the
+	// session lives, and its next request that gets through makes it connected again.
+	unreachable
 )
 
 // layout is how the screen's lines are shared: the header, then the tab bar, then the
@@ -143,6 +146,9 @@ func New(ctx context.Context, sess *client.Session, opts Options) *Model {
 	case <-sess.Done():
 		m.conn, m.connErr = disconnected, sess.Err()
 	default:
+		if err := sess.Unreachable(); err != nil {
+			m.conn, m.connErr = unreachable, err
+		}
 	}
 	m.resize()
 	return m
@@ -242,8 +248,16 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		for _, e := range msg.Events {
-			if c, ok := e.(*client.ClosedEvent); ok {
-				m.conn, m.connErr = disconnected, c.Err
+			switch e := e.(type) {
+			case *client.ClosedEvent:
+				m.conn, m.connErr = disconnected, e.Err
+			case *client.ReachabilityEvent:
+				switch {
+				case e.Err != nil && m.conn == connected:
+					m.conn, m.connErr = unreachable, e.Err
+				case e.Err == nil && m.conn == unreachable:
+					m.conn, m.connErr = connected, nil
+				}
 			}
 		}
 		cmds := m.broadcast(msg)
@@ -532,6 +546,16 @@ func (m *Model) statusLine(w int) string {
 		}
 		if m.opts.Reconnect != nil {
 			msg += " — press R to reconnect"
+		}
+		return ui.Fit(ui.Error.Render(msg), w)
+	case m.conn == unreachable:
+		msg := look.Lost(m.connErr)
+		if msg == "" {
+			msg = look.Sentence(m.connErr)
+		}
+		msg += " — the session goes on once it answers again"
+		if m.opts.Reconnect != nil {
+			msg += "; R reconnects"
 		}
 		return ui.Fit(ui.Error.Render(msg), w)
 	}

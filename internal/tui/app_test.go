@@ -3,7 +3,11 @@ package tui_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +21,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // start runs the root model over sess at w x h.
@@ -737,5 +742,46 @@ func TestCallAsTask2026(t *testing.T) {
 	screen = d.WaitText("Keys of the Tools view")
 	if strings.Contains(screen, "ctrl+t") || strings.Contains(screen, "call as task") {
 		t.Errorf("the help offers ctrl+t in 2026-07-28:\n%s", screen)
+	}
+}
+
+// An HTTP server that stops answering ends no connection: the header says it is
+// unreachable (it said "connected" while every request failed), and connected again once
+// a request gets through.
+func TestUnreachableHTTPServer(t *testing.T) {
+	srv := tuitest.DemoBoth()
+	ts := httptest.NewServer(srv.HTTPHandler(nil))
+	addr := ts.Listener.Addr().String()
+	t.Cleanup(func() { ts.Close(); srv.Close() })
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	ctx := tuitest.Context(t)
+	sess, err := client.New(mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &transport.HTTPClient{URL: ts.URL, Client: hc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	_, d := start(t, sess, 100, 24)
+	d.WaitText("● connected")
+
+	ts.Listener.Close()
+	ts.CloseClientConnections()
+	if err := sess.Ping(ctx); !errors.Is(err, transport.ErrUnreachable) {
+		t.Fatalf("ping of a server that is gone: %v", err)
+	}
+	d.WaitText("○ unreachable", "the server is no longer reachable — the session goes on once it answers again")
+
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("the server's address was taken meanwhile: %v", err)
+	}
+	back := &http.Server{Handler: srv.HTTPHandler(nil)}
+	go back.Serve(l)
+	t.Cleanup(func() { back.Close() })
+	if err := sess.Ping(ctx); err != nil {
+		t.Fatalf("ping once the server is back: %v", err)
+	}
+	screen := d.WaitText("● connected")
+	if strings.Contains(screen, "no longer reachable") {
+		t.Errorf("the status still says the server is gone:\n%s", screen)
 	}
 }

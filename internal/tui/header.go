@@ -126,6 +126,8 @@ func (m *Model) headerView(w int) string {
 		state = ui.Warn.Render("◌ authorization needed")
 	case m.conn == reconnecting:
 		state = ui.Warn.Render("◌ reconnecting…")
+	case m.conn == unreachable:
+		state = ui.Error.Render("○ unreachable")
 	default:
 		state = ui.Error.Render("○ disconnected")
 	}

@@ -120,6 +120,9 @@ type connInfo struct {
 	Instructions string                  `json:"instructions,omitempty"`
 	// LogLevel is the server log level asked for, when the server has a log.
 	LogLevel mcp.LoggingLevel `json:"logLevel,omitempty"`
+	// Unreachable says why a connected HTTP server does not answer (the latest request
+	// found nothing listening); empty while it answers. The session goes on.
+	Unreachable string `json:"unreachable,omitempty"`
 }
 
 // taskRow is one task as the Tasks view shows it, sent whole at every change.
@@ -472,6 +475,8 @@ func (c *conn) follow(ctx context.Context, sess *client.Session, sub *client.Sub
 			}
 		case *client.RequestEvent:
 			c.requestEvent(e, gen)
+		case *client.ReachabilityEvent:
+			c.reachability(e, gen)
 		case *client.ReceiverPollEvent:
 			c.receiverPoll(e, gen)
 		case *client.ReceiverResultEvent:
@@ -575,6 +580,24 @@ func (c *conn) resync(sess *client.Session, e *client.DroppedEvent, gen int) {
 	for _, r := range unseen {
 		c.requestEvent(&client.RequestEvent{At: client.At{Time: now}, Request: r}, gen)
 	}
+}
+
+// reachability shows on the page whether the server of connection generation gen
+// answers.
+func (c *conn) reachability(e *client.ReachabilityEvent, gen int) {
+	c.mu.Lock()
+	if gen != c.gen {
+		c.mu.Unlock()
+		return
+	}
+	c.info.Unreachable = ""
+	if e.Err != nil {
+		if c.info.Unreachable = look.Lost(e.Err); c.info.Unreachable == "" {
+			c.info.Unreachable = look.Sentence(e.Err)
+		}
+	}
+	c.mu.Unlock()
+	c.publishInfo()
 }
 
 // logRow adds row to the connection's log and sends it to the pages.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"iter"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -907,4 +908,70 @@ func (p *page) logLevels(ctx context.Context, message string) []string {
 		}
 	}
 	return append(got, "level "+c.Info.LogLevel)
+}
+
+// An HTTP server that stops answering ends no connection: the connection's info says
+// why it does not answer (the page showed "connected" while every request failed), and
+// says nothing once a request gets through again.
+func TestUnreachableHTTPServer(t *testing.T) {
+	srv := demo.New(nil)
+	ts := httptest.NewServer(srv.HTTPHandler(nil))
+	addr := ts.Listener.Addr().String()
+	t.Cleanup(func() { ts.Close(); srv.Close() })
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	w := web.New(web.Options{Dial: func(ctx context.Context, tg web.Target, co *client.Options, _ web.LoginFunc) (*client.Session, web.Dialed, error) {
+		s, err := client.New(mcp.Implementation{Name: "mcpi-web-test", Version: "0"}, co).Connect(ctx, &transport.HTTPClient{URL: tg.URL, Client: hc})
+		return s, web.Dialed{Name: tg.URL, Transport: "Streamable HTTP"}, err
+	}})
+	p := open(t, w)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if _, err := w.Open(ctx, web.Target{URL: ts.URL}); err != nil {
+		t.Fatal(err)
+	}
+	unreachable := func() string {
+		var ev struct {
+			Data struct {
+				Conns []struct {
+					Info struct{ State, Unreachable string }
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(p.snapshot(ctx)), &ev); err != nil || len(ev.Data.Conns) != 1 {
+			t.Fatalf("snapshot: %v", err)
+		}
+		if st := ev.Data.Conns[0].Info.State; st != "connected" {
+			t.Errorf("state %q, want connected: the session goes on", st)
+		}
+		return ev.Data.Conns[0].Info.Unreachable
+	}
+	// The info changes on the connection's own goroutine: a liveness bound.
+	wait := func(want string) {
+		t.Helper()
+		got := ""
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if got = unreachable(); got == want {
+				return
+			}
+		}
+		t.Errorf("unreachable %q, want %q", got, want)
+	}
+	wait("")
+	ts.Listener.Close()
+	ts.CloseClientConnections()
+	if code, out := p.post("c1/call", `{"name":"add","arguments":{"a":1,"b":2}}`); code == 200 {
+		t.Fatalf("a call to a server that is gone: %d %s", code, out)
+	}
+	wait("the server is no longer reachable")
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("the server's address was taken meanwhile: %v", err)
+	}
+	back := &http.Server{Handler: srv.HTTPHandler(nil)}
+	go back.Serve(l)
+	t.Cleanup(func() { back.Close() })
+	if code, out := p.post("c1/call", `{"name":"add","arguments":{"a":1,"b":2}}`); code != 200 {
+		t.Fatalf("a call once the server is back: %d %s", code, out)
+	}
+	wait("")
 }

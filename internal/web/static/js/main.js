@@ -65,7 +65,7 @@ function renderConns() {
     }
     t.el.classList.toggle('active', c.info.id === state.active);
     t.el.title = clean(c.info.name);
-    t.dot.className = 'dot ' + (c.info.state || 'connecting');
+    t.dot.className = 'dot ' + (c.info.unreachable ? 'failed' : (c.info.state || 'connecting'));
     // The protocol tells apart two tabs on one server.
     const name = clean(short(c.info.server ? c.info.server.name : c.info.name)) + (c.info.protocol ? ' · ' + c.info.protocol.slice(0, 7) : '');
     if (t.name.textContent !== name) t.name.textContent = name;
@@ -91,6 +91,7 @@ function renderHeader() {
   const caps = i.capabilities ? Object.keys(i.capabilities).filter((k) => i.capabilities[k]).join(' ') : '';
   fill(el,
     h('span.state.' + i.state, i.state),
+    i.unreachable ? h('span.error', { id: 'unreachable' }, 'but ' + clean(i.unreachable) + ': the session goes on once it answers') : null,
     i.server ? h('b', clean(i.server.name) + ' ' + clean(i.server.version)) : h('b', clean(i.name)),
     i.transport ? h('span.muted', '· ' + i.transport) : null,
     i.protocol ? h('span', { id: 'era' }, '· protocol ' + clean(i.protocol) + ' (' + clean(i.era) + ' era)') : null,
