@@ -129,6 +129,21 @@ func (s *IOStreams) SetStatusLine(text string) {
 	st.shown = true
 }
 
+// Note writes line to stderr above the status line, which is drawn again below it: a
+// line written while the status line shows would run on from its end.
+func (s *IOStreams) Note(line string) {
+	st := &s.status
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.shown {
+		fmt.Fprint(s.ErrOut, "\r\033[K")
+	}
+	fmt.Fprintln(s.ErrOut, line)
+	if st.shown {
+		fmt.Fprint(s.ErrOut, st.text)
+	}
+}
+
 // ClearStatusLine erases the status line and forgets it.
 func (s *IOStreams) ClearStatusLine() {
 	st := &s.status

@@ -27,3 +27,23 @@ func TestStatusLineFitsTheTerminal(t *testing.T) {
 		})
 	}
 }
+
+// A note goes above the status line, which is drawn again below it (a note written after
+// it ran on from the status line's end); without a status line it is a line.
+func TestNoteAboveTheStatusLine(t *testing.T) {
+	ios, _, _, errOut := Test()
+	ios.SetStderrTTY(true)
+	ios.SetTerminalWidth(40)
+	ios.SetStatusLine("working 1/5")
+	errOut.Reset()
+	ios.Note("The server runs the call as task t1.")
+	if got, want := errOut.String(), "\r\x1b[KThe server runs the call as task t1.\nworking 1/5"; got != want {
+		t.Errorf("wrote %q, want %q", got, want)
+	}
+	ios.ClearStatusLine()
+	errOut.Reset()
+	ios.Note("plain")
+	if got := errOut.String(); got != "plain\n" {
+		t.Errorf("without a status line: %q", got)
+	}
+}

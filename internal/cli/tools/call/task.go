@@ -47,7 +47,7 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 	// user is told what it chose.
 	chose := func(msg string) {
 		if sess.Modern() && !opts.JSON {
-			fmt.Fprintln(opts.IO.ErrOut, msg)
+			opts.IO.Note(msg)
 		}
 	}
 	events := make(chan client.TaskEvent)
