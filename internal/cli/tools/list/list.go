@@ -26,7 +26,8 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		Use:   "list",
 		Short: "List the server's tools",
 		Long: "List every tool the server offers (all pages), with its task support:\n" +
-			"forbidden, optional or required.",
+			"forbidden, optional or required. In protocol 2026-07-28 tools say nothing of\n" +
+			"tasks (the server decides, call by call), so there is no such column.",
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
