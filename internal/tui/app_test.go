@@ -785,3 +785,23 @@ func TestUnreachableHTTPServer(t *testing.T) {
 		t.Errorf("the status still says the server is gone:\n%s", screen)
 	}
 }
+
+// x on a running plain call says that the user cancelled it (it said "Error from slow:
+// interrupted"), in both eras.
+func TestStoppedCallSaysSo(t *testing.T) {
+	for _, srv := range []*server.Server{tuitest.Demo(), tuitest.DemoBoth()} {
+		sess := tuitest.Connect(t, srv)
+		_, d := start(t, sess, 100, 30)
+		selectTool(t, d, "slow")
+		d.Key("enter")
+		d.WaitText("tools/call slow")
+		d.Type("30")
+		d.Key("ctrl+s")
+		d.WaitText("Calling slow")
+		d.Key("x")
+		screen := d.WaitText("Cancelled slow after", "You cancelled the call")
+		if strings.Contains(screen, "Error from slow") || strings.Contains(screen, "interrupted") {
+			t.Errorf("the cancelled call reads as an error:\n%s", screen)
+		}
+	}
+}

@@ -5,6 +5,7 @@ package toolsview
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -45,6 +46,7 @@ type call struct {
 	cancel   context.CancelFunc
 	started  time.Time
 	progress *mcp.ProgressNotificationParams
+	stopped  bool // the user cancelled it (x)
 }
 
 // Model is the Tools view.
@@ -229,6 +231,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.calling = nil
+		if msg.c.stopped && errors.Is(msg.err, context.Canceled) {
+			m.mode, m.pager = modeResult, ui.Pager{}
+			m.title = ui.Warn.Render("Cancelled " + msg.c.tool + " after " + look.Duration(msg.elapsed))
+			m.pager.SetLines([]string{"You cancelled the call: mcpi withdrew the request (the server is told) and waits for no answer."})
+			return nil
+		}
 		m.showResult(msg.c.tool, msg.res, msg.err, msg.elapsed)
 	case taskMsg:
 		if msg.gen != m.gen {
@@ -338,6 +346,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 				m.mode = modeList
 			}
 		case key.Matches(msg, keyStop) && m.calling != nil:
+			m.calling.stopped = true
 			m.calling.cancel()
 		default:
 			m.pager.Update(msg)
