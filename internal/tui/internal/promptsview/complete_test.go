@@ -71,4 +71,3 @@ func keysHelp(m *Model, k string) bool {
 	}
 	return false
 }
-
