@@ -39,13 +39,22 @@ const (
 
 // Keys.
 var (
-	KeyAccept = key.NewBinding(key.WithKeys("ctrl+space", "ctrl+@", "ctrl+y"), key.WithHelp("ctrl+space/y", "accept suggestion"))
-	KeyNext   = key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n/p", "next/previous suggestion"))
+	// KeyAccept takes the highlighted suggestion into the field. Tab and the arrows move
+	// between a form's fields; ctrl+space is the editors' completion key, and ctrl+y
+	// (vi's) stands in where the system keeps ctrl+space (macOS input sources).
+	KeyAccept = key.NewBinding(key.WithKeys("ctrl+space", "ctrl+@", "ctrl+y"), key.WithHelp("ctrl+space", "take suggestion"))
+	KeyNext   = key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n/p", "pick"))
 	KeyPrev   = key.NewBinding(key.WithKeys("ctrl+p"))
+
+	keyAcceptHelp = key.NewBinding(key.WithKeys("ctrl+space"), key.WithHelp("ctrl+space/ctrl+y", "take the suggestion"))
+	keyNextHelp   = key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n/ctrl+p", "next/previous suggestion"))
 )
 
-// Keys are the completion keys, for the help.
-func Keys() []key.Binding { return []key.Binding{KeyAccept, KeyNext} }
+// ShortKeys are the completion keys for the help bar.
+func ShortKeys() []key.Binding { return []key.Binding{KeyAccept, KeyNext} }
+
+// Keys are the completion keys for the help screen.
+func Keys() []key.Binding { return []key.Binding{keyAcceptHelp, keyNextHelp} }
 
 // Model completes the text fields of one form against one reference (a prompt or a
 // resource template). The zero of its state shows nothing.

@@ -76,7 +76,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	case modeForm:
 		keys := []key.Binding{keySubmit, keyBack}
 		if m.comp != nil && m.comp.Showing(m.form) {
-			keys = append(keys, complete.Keys()...)
+			keys = append(keys, complete.ShortKeys()...)
 		}
 		return append(keys, form.Keys()[:2]...)
 	case modeResult:
@@ -88,7 +88,7 @@ func (m *Model) ShortHelp() []key.Binding {
 // FullHelp is the full help of the view.
 func (m *Model) FullHelp() [][]key.Binding {
 	keys := [][]key.Binding{{ui.Up, ui.Down, keyOpen, keyReload}, {keySubmit, keyBack}, form.Keys()}
-	if m.mode != modeList && m.comp != nil && m.comp.On() {
+	if m.sess.ServerCapabilities().Completions != nil {
 		keys = append(keys, complete.Keys())
 	}
 	return keys

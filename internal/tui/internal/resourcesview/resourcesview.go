@@ -103,7 +103,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	case modeTemplate:
 		keys := []key.Binding{keyReadForm, keyBack}
 		if m.comp.Showing(m.vars) {
-			keys = append(keys, complete.Keys()...)
+			keys = append(keys, complete.ShortKeys()...)
 		}
 		return append(keys, form.Keys()[:2]...)
 	case modeContent:
@@ -115,11 +115,10 @@ func (m *Model) ShortHelp() []key.Binding {
 // FullHelp is the full help of the view.
 func (m *Model) FullHelp() [][]key.Binding {
 	keys := [][]key.Binding{{ui.Up, ui.Down, keyRead, keyBack}, {keySubscribe, keyReload}}
-	if m.mode == modeTemplate {
-		keys = append(keys, []key.Binding{keyReadForm}, form.Keys())
-		if m.comp.On() {
-			keys = append(keys, complete.Keys())
-		}
+	// A template's form: its keys show here too, as '?' is typed into a form.
+	keys = append(keys, []key.Binding{keyReadForm}, form.Keys())
+	if m.sess.ServerCapabilities().Completions != nil {
+		keys = append(keys, complete.Keys())
 	}
 	return keys
 }
