@@ -173,6 +173,10 @@ type Form struct {
 	// Validate, when set, checks the values (with the schema) and returns every problem
 	// it finds, each at its field ("" for the values as a whole).
 	Validate func(values map[string]any) []Problem
+	// Below, when set, returns lines to draw under the focused field's input, each at
+	// most w cells (the input's width), such as the values a server suggests for it.
+	// They are drawn indented to the input's column and seen through [ui.Safe].
+	Below func(fl *Field, w int) []string
 
 	focus   int
 	err     string
@@ -221,6 +225,27 @@ func (f *Form) Field(name string) *Field {
 		}
 	}
 	return nil
+}
+
+// Focused returns the focused field, or nil when a button has the focus.
+func (f *Form) Focused() *Field {
+	if f.focus < len(f.Fields) {
+		return f.Fields[f.focus]
+	}
+	return nil
+}
+
+// SetFieldText sets the text of the field named name as if it had been typed: the
+// cursor goes to its end and the form is checked again.
+func (f *Form) SetFieldText(name, text string) {
+	fl := f.Field(name)
+	if fl == nil || !fl.isText() {
+		return
+	}
+	fl.input.SetValue(text)
+	fl.input.CursorEnd()
+	fl.touched = true
+	f.revalidate()
 }
 
 // Editing reports whether a text input has the focus (so letters are typed, not
@@ -550,6 +575,12 @@ func (f *Form) fieldLines(fl *Field, focused bool, labelW, inputW, w int) []stri
 		label = ui.Bold.Render(label)
 	}
 	lines := []string{mark + label + " " + fl.render(focused, inputW)}
+	if focused && f.Below != nil && fl.isText() {
+		indent := strings.Repeat(" ", 2+labelW+1)
+		for _, l := range f.Below(fl, inputW) {
+			lines = append(lines, indent+ui.Cut(l, inputW))
+		}
+	}
 	if focused {
 		about := fl.Hint
 		if fl.Description != "" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/look"
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/complete"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/form"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -42,6 +43,7 @@ type Model struct {
 	mode    mode
 	prompt  *mcp.Prompt
 	form    *form.Form
+	comp    *complete.Model // suggests the arguments' values
 	title   string
 	pager   ui.Pager
 }
@@ -72,7 +74,11 @@ var (
 func (m *Model) ShortHelp() []key.Binding {
 	switch m.mode {
 	case modeForm:
-		return append([]key.Binding{keySubmit, keyBack}, form.Keys()[:2]...)
+		keys := []key.Binding{keySubmit, keyBack}
+		if m.comp != nil && m.comp.Showing(m.form) {
+			keys = append(keys, complete.ShortKeys()...)
+		}
+		return append(keys, form.Keys()[:2]...)
 	case modeResult:
 		return []key.Binding{keyBack, ui.PagerUp, ui.PagerPageUp, ui.PagerWrap}
 	}
@@ -81,7 +87,11 @@ func (m *Model) ShortHelp() []key.Binding {
 
 // FullHelp is the full help of the view.
 func (m *Model) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{ui.Up, ui.Down, keyOpen, keyReload}, {keySubmit, keyBack}, form.Keys()}
+	keys := [][]key.Binding{{ui.Up, ui.Down, keyOpen, keyReload}, {keySubmit, keyBack}, form.Keys()}
+	if m.sess.ServerCapabilities().Completions != nil {
+		keys = append(keys, complete.Keys())
+	}
+	return keys
 }
 
 type listMsg struct {
@@ -117,6 +127,11 @@ func (m *Model) load() tea.Cmd {
 
 // Update handles results, client events, keys and the mouse.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if m.comp != nil {
+		if cmd, ok := m.comp.Update(msg); ok {
+			return cmd
+		}
+	}
 	switch msg := msg.(type) {
 	case listMsg:
 		if msg.gen == m.gen {
@@ -148,6 +163,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case ui.SessionMsg:
 		m.sess, m.gen = msg.Session, msg.Gen
 		m.mode = modeList
+		m.closeForm()
 		return m.load()
 	case tea.KeyPressMsg:
 		return m.key(msg)
@@ -156,7 +172,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			i := m.offset + msg.Y - 1
 			if i >= 0 && i < len(m.prompts) {
 				if i == m.cursor {
-					m.openForm()
+					return m.openForm()
 				}
 				m.cursor = i
 			}
@@ -177,15 +193,18 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case key.Matches(msg, keyBack):
 			m.mode = modeList
+			m.closeForm()
 			return ui.FormDone()
 		case key.Matches(msg, keySubmit):
 			return m.get()
+		case m.comp.Key(msg, m.form):
+			return nil
 		}
 		cmd, pressed := m.form.Update(msg)
 		if pressed >= 0 {
 			return m.get()
 		}
-		return cmd
+		return tea.Batch(cmd, m.comp.Changed(m.form))
 	case modeResult:
 		if key.Matches(msg, keyBack) {
 			m.mode = modeForm
@@ -197,17 +216,27 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case ui.ListNav(msg, &m.cursor, len(m.prompts), m.height-1):
 	case key.Matches(msg, keyOpen):
-		m.openForm()
+		return m.openForm()
 	case key.Matches(msg, keyReload):
 		return m.load()
 	}
 	return nil
 }
 
-func (m *Model) openForm() {
-	if m.cursor >= len(m.prompts) {
-		return
+// closeForm puts the form's completer away.
+func (m *Model) closeForm() {
+	if m.comp != nil {
+		m.comp.Close()
 	}
+}
+
+// openForm opens the form of the prompt under the cursor, asking for the completions
+// of its first argument.
+func (m *Model) openForm() tea.Cmd {
+	if m.cursor >= len(m.prompts) {
+		return nil
+	}
+	m.closeForm()
 	p := m.prompts[m.cursor]
 	m.prompt = &p
 	var fields []*form.Field
@@ -222,7 +251,10 @@ func (m *Model) openForm() {
 	if len(fields) == 0 {
 		m.form.FocusButton(btnGet)
 	}
+	m.comp = complete.New(m.ctx, m.sess, mcp.CompleteReference{Type: mcp.RefTypePrompt, Name: p.Name})
+	m.form.Below = m.comp.Lines
 	m.mode = modeForm
+	return m.comp.Changed(m.form)
 }
 
 func (m *Model) get() tea.Cmd {

@@ -14,6 +14,8 @@ import (
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/look"
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/complete"
+	"github.com/mcpi-dev/mcpi/internal/tui/internal/form"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -35,8 +37,11 @@ type mode int
 const (
 	modeList mode = iota
 	modeURI
+	modeTemplate // a template's variables, filled in a form
 	modeContent
 )
+
+const btnRead = "Read"
 
 // Model is the Resources view.
 type Model struct {
@@ -52,6 +57,9 @@ type Model struct {
 	height     int
 	mode       mode
 	uri        textinput.Model
+	tmpl       *mcp.ResourceTemplate
+	vars       *form.Form      // the variables of tmpl
+	comp       *complete.Model // suggests their values
 	openURI    string
 	title      string
 	pager      ui.Pager
@@ -74,8 +82,9 @@ func (m *Model) Init() tea.Cmd { return m.load() }
 // SetSize sets the size the view renders at.
 func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
 
-// Capturing reports whether the view wants every key (a URI is being typed).
-func (m *Model) Capturing() bool { return m.mode == modeURI }
+// Capturing reports whether the view wants every key (a URI or a template's variables
+// are being typed).
+func (m *Model) Capturing() bool { return m.mode == modeURI || m.mode == modeTemplate }
 
 // Keys.
 var (
@@ -83,6 +92,7 @@ var (
 	keySubscribe = key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "subscribe"))
 	keyReload    = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload"))
 	keyBack      = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"))
+	keyReadForm  = key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "read"))
 )
 
 // ShortHelp is the help bar of the current mode.
@@ -90,6 +100,12 @@ func (m *Model) ShortHelp() []key.Binding {
 	switch m.mode {
 	case modeURI:
 		return []key.Binding{keyRead, keyBack}
+	case modeTemplate:
+		keys := []key.Binding{keyReadForm, keyBack}
+		if m.comp.Showing(m.vars) {
+			keys = append(keys, complete.ShortKeys()...)
+		}
+		return append(keys, form.Keys()[:2]...)
 	case modeContent:
 		return []key.Binding{keyBack, ui.PagerUp, ui.PagerPageUp, ui.PagerWrap, keyReload}
 	}
@@ -98,7 +114,13 @@ func (m *Model) ShortHelp() []key.Binding {
 
 // FullHelp is the full help of the view.
 func (m *Model) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{ui.Up, ui.Down, keyRead, keyBack}, {keySubscribe, keyReload}}
+	keys := [][]key.Binding{{ui.Up, ui.Down, keyRead, keyBack}, {keySubscribe, keyReload}}
+	// A template's form: its keys show here too, as '?' is typed into a form.
+	keys = append(keys, []key.Binding{keyReadForm}, form.Keys())
+	if m.sess.ServerCapabilities().Completions != nil {
+		keys = append(keys, complete.Keys())
+	}
+	return keys
 }
 
 type listMsg struct {
@@ -157,6 +179,11 @@ func (m *Model) read(uri string) tea.Cmd {
 
 // Update handles results, client events, keys and the mouse.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if m.comp != nil {
+		if cmd, ok := m.comp.Update(msg); ok {
+			return cmd
+		}
+	}
 	switch msg := msg.(type) {
 	case listMsg:
 		if msg.gen == m.gen {
@@ -206,6 +233,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.sess, m.gen = msg.Session, msg.Gen
 		m.subscribed = map[string]bool{}
 		m.mode = modeList
+		m.closeTemplate()
 		return m.load()
 	case tea.KeyPressMsg:
 		return m.key(msg)
@@ -245,10 +273,29 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return cmd
 		}
 		return nil
+	case modeTemplate:
+		switch {
+		case key.Matches(msg, keyBack):
+			m.mode = modeList
+			m.closeTemplate()
+			return nil
+		case key.Matches(msg, keyReadForm):
+			return m.readTemplate()
+		case m.comp.Key(msg, m.vars):
+			return nil
+		}
+		cmd, pressed := m.vars.Update(msg)
+		if pressed >= 0 {
+			return m.readTemplate()
+		}
+		return tea.Batch(cmd, m.comp.Changed(m.vars))
 	case modeContent:
 		switch {
 		case key.Matches(msg, keyBack):
 			m.mode = modeList
+			if m.vars != nil {
+				m.mode = modeTemplate // back to the variables read with
+			}
 		case key.Matches(msg, keyReload):
 			return m.read(m.openURI)
 		default:
@@ -274,11 +321,57 @@ func (m *Model) open() tea.Cmd {
 	}
 	it := m.items[m.cursor]
 	if it.res != nil {
+		m.closeTemplate()
 		return m.read(it.res.URI)
 	}
+	if vars := templateVars(it.tmpl.URITemplate); len(vars) > 0 {
+		return m.openTemplate(it.tmpl, vars)
+	}
+	m.closeTemplate()
 	m.mode = modeURI
 	m.uri.SetValue(it.tmpl.URITemplate)
 	return m.uri.Focus()
+}
+
+// openTemplate opens a form of the template's variables, asking for the completions of
+// the first.
+func (m *Model) openTemplate(t *mcp.ResourceTemplate, vars []string) tea.Cmd {
+	m.closeTemplate()
+	var fields []*form.Field
+	for _, v := range vars {
+		f := form.NewField(v, "", form.String)
+		f.Hint = "a variable of the URI template"
+		fields = append(fields, f)
+	}
+	m.tmpl = t
+	m.vars = form.New(fields, btnRead)
+	m.comp = complete.New(m.ctx, m.sess, mcp.CompleteReference{Type: mcp.RefTypeResource, URI: t.URITemplate})
+	m.vars.Below = m.comp.Lines
+	m.mode = modeTemplate
+	return m.comp.Changed(m.vars)
+}
+
+// closeTemplate puts the variables' form away.
+func (m *Model) closeTemplate() {
+	if m.comp != nil {
+		m.comp.Close()
+	}
+	m.tmpl, m.vars, m.comp = nil, nil, nil
+}
+
+// templateURI is the template with the variables as filled in.
+func (m *Model) templateURI() string {
+	values := map[string]string{}
+	for _, f := range m.vars.Fields {
+		values[f.Name] = f.Text()
+	}
+	return expand(m.tmpl.URITemplate, values)
+}
+
+// readTemplate reads the URI the variables make (a variable left empty is left out, as
+// RFC 6570 leaves out an undefined one).
+func (m *Model) readTemplate() tea.Cmd {
+	return tea.Batch(ui.FormDone(), m.read(m.templateURI()))
 }
 
 func (m *Model) toggleSubscription() tea.Cmd {
@@ -335,6 +428,13 @@ func (m *Model) View() string {
 	switch m.mode {
 	case modeContent:
 		return ui.Stack(w, h, ui.Block([]string{m.title}, w, 1), m.pager.View(w, h-1))
+	case modeTemplate:
+		head := []string{ui.Title.Render("Read a resource from the template " + m.tmpl.URITemplate)}
+		if m.tmpl.Description != "" {
+			head = append(head, ui.Dim.Render(ui.Cut(ui.OneLine(m.tmpl.Description), w)))
+		}
+		head = append(head, ui.Dim.Render("URI: ")+ui.Cut(m.templateURI(), w-5), "")
+		return ui.Stack(w, h, ui.Block(head, w, len(head)), m.vars.View(w, h-len(head)))
 	case modeURI:
 		m.uri.SetWidth(w - 8)
 		lines := []string{ui.Title.Render("Read a resource from the template " + m.items[m.cursor].tmpl.URITemplate), "",
