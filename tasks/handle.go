@@ -88,19 +88,33 @@ func (h *Handle) RelatedRequest() (jsonrpc.ID, bool) {
 // task ends.
 func (h *Handle) AwaitNextRequestor(ctx context.Context) (jsonrpc.ID, bool) {
 	h.m.wmu.Lock()
-	if h.t.waiterAdded == nil {
-		h.t.waiterAdded = make(chan struct{})
-	}
-	added := h.t.waiterAdded
+	added := h.waiterAddedLocked()
 	h.m.wmu.Unlock()
-	select {
-	case <-added:
-	case <-h.t.done:
-		return jsonrpc.ID{}, false
-	case <-ctx.Done():
+	if !h.await(ctx, added) {
 		return jsonrpc.ID{}, false
 	}
 	return h.RelatedRequest()
+}
+
+// waiterAddedLocked returns the channel closed when the next tasks/result starts
+// waiting; h.m.wmu is held.
+func (h *Handle) waiterAddedLocked() <-chan struct{} {
+	if h.t.waiterAdded == nil {
+		h.t.waiterAdded = make(chan struct{})
+	}
+	return h.t.waiterAdded
+}
+
+// await waits for ch to close, and reports false when the task or ctx ends first.
+func (h *Handle) await(ctx context.Context, ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	case <-h.t.done:
+		return false
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // AwaitRequestor waits until a tasks/result request is waiting on the task and returns
@@ -114,16 +128,9 @@ func (h *Handle) AwaitRequestor(ctx context.Context) (jsonrpc.ID, bool) {
 			h.m.wmu.Unlock()
 			return id, true
 		}
-		if h.t.waiterAdded == nil {
-			h.t.waiterAdded = make(chan struct{})
-		}
-		added := h.t.waiterAdded
+		added := h.waiterAddedLocked()
 		h.m.wmu.Unlock()
-		select {
-		case <-added:
-		case <-h.t.done:
-			return jsonrpc.ID{}, false
-		case <-ctx.Done():
+		if !h.await(ctx, added) {
 			return jsonrpc.ID{}, false
 		}
 	}

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/bounce"
 	"github.com/mcpi-dev/mcpi/internal/tui"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
@@ -750,12 +749,11 @@ func TestCallAsTask2026(t *testing.T) {
 // a request gets through.
 func TestUnreachableHTTPServer(t *testing.T) {
 	srv := tuitest.DemoBoth()
-	ts := httptest.NewServer(srv.HTTPHandler(nil))
-	addr := ts.Listener.Addr().String()
-	t.Cleanup(func() { ts.Close(); srv.Close() })
+	t.Cleanup(srv.Close)
+	bs := bounce.New(t, srv.HTTPHandler(nil))
 	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	ctx := tuitest.Context(t)
-	sess, err := client.New(mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &transport.HTTPClient{URL: ts.URL, Client: hc})
+	sess, err := client.New(mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &transport.HTTPClient{URL: bs.URL, Client: hc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -763,20 +761,13 @@ func TestUnreachableHTTPServer(t *testing.T) {
 	_, d := start(t, sess, 100, 24)
 	d.WaitText("● connected")
 
-	ts.Listener.Close()
-	ts.CloseClientConnections()
+	bs.Stop()
 	if err := sess.Ping(ctx); !errors.Is(err, transport.ErrUnreachable) {
 		t.Fatalf("ping of a server that is gone: %v", err)
 	}
 	d.WaitText("○ unreachable", "the server is no longer reachable — the session goes on once it answers again")
 
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Skipf("the server's address was taken meanwhile: %v", err)
-	}
-	back := &http.Server{Handler: srv.HTTPHandler(nil)}
-	go back.Serve(l)
-	t.Cleanup(func() { back.Close() })
+	bs.Start()
 	if err := sess.Ping(ctx); err != nil {
 		t.Fatalf("ping once the server is back: %v", err)
 	}

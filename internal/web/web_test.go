@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"iter"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/demo"
+	"github.com/mcpi-dev/mcpi/internal/bounce"
 	"github.com/mcpi-dev/mcpi/internal/web"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -915,9 +915,8 @@ func (p *page) logLevels(ctx context.Context, message string) []string {
 // says nothing once a request gets through again.
 func TestUnreachableHTTPServer(t *testing.T) {
 	srv := demo.New(nil)
-	ts := httptest.NewServer(srv.HTTPHandler(nil))
-	addr := ts.Listener.Addr().String()
-	t.Cleanup(func() { ts.Close(); srv.Close() })
+	t.Cleanup(srv.Close)
+	bs := bounce.New(t, srv.HTTPHandler(nil))
 	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	w := web.New(web.Options{Dial: func(ctx context.Context, tg web.Target, co *client.Options, _ web.LoginFunc) (*client.Session, web.Dialed, error) {
 		s, err := client.New(mcp.Implementation{Name: "mcpi-web-test", Version: "0"}, co).Connect(ctx, &transport.HTTPClient{URL: tg.URL, Client: hc})
@@ -926,7 +925,7 @@ func TestUnreachableHTTPServer(t *testing.T) {
 	p := open(t, w)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	if _, err := w.Open(ctx, web.Target{URL: ts.URL}); err != nil {
+	if _, err := w.Open(ctx, web.Target{URL: bs.URL}); err != nil {
 		t.Fatal(err)
 	}
 	unreachable := func() string {
@@ -957,19 +956,12 @@ func TestUnreachableHTTPServer(t *testing.T) {
 		t.Errorf("unreachable %q, want %q", got, want)
 	}
 	wait("")
-	ts.Listener.Close()
-	ts.CloseClientConnections()
+	bs.Stop()
 	if code, out := p.post("c1/call", `{"name":"add","arguments":{"a":1,"b":2}}`); code == 200 {
 		t.Fatalf("a call to a server that is gone: %d %s", code, out)
 	}
 	wait("the server is no longer reachable")
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Skipf("the server's address was taken meanwhile: %v", err)
-	}
-	back := &http.Server{Handler: srv.HTTPHandler(nil)}
-	go back.Serve(l)
-	t.Cleanup(func() { back.Close() })
+	bs.Start()
 	if code, out := p.post("c1/call", `{"name":"add","arguments":{"a":1,"b":2}}`); code != 200 {
 		t.Fatalf("a call once the server is back: %d %s", code, out)
 	}

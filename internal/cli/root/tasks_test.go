@@ -164,35 +164,10 @@ func TestTasksBinary(t *testing.T) {
 func TestInterruptBinary(t *testing.T) {
 	url := serveDemoHTTP(t)
 	state := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, mcpiBin, "--url", url, "tools", "call", "side_effect_task", "--arg", "seconds=30", "--arg", "path=side-effect", "--task", "--json")
-	cmd.Env = append(os.Environ(), "MCPI_STATE_DIR="+state)
-	var errOut bytes.Buffer
-	cmd.Stderr = &errOut
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Wait for the created event, then interrupt.
-	line, err := bufio.NewReader(out).ReadString('\n')
-	var created taskview.Event
-	if err != nil || json.Unmarshal([]byte(line), &created) != nil || created.Event != "created" {
-		t.Fatalf("first line %q, %v", line, err)
-	}
-	id := created.Task.TaskID
-	cmd.Process.Signal(syscall.SIGINT)
-	err = cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
-		t.Fatalf("exit: %v", err)
-	}
+	id, stderr := interruptAfterCreated(t, state, "--url", url, "tools", "call", "side_effect_task", "--arg", "seconds=30", "--arg", "path=side-effect", "--task", "--json")
 	want := `mcpi: interrupted; the task "` + id + `" is still running on the server: get its result with "mcpi tasks result ` + id + `"` + "\n"
-	if errOut.String() != want {
-		t.Errorf("stderr:\n%q\nwant\n%q", errOut.String(), want)
+	if stderr != want {
+		t.Errorf("stderr:\n%q\nwant\n%q", stderr, want)
 	}
 	stdout, _, code := run(t, state, "tasks", "get", id, "--json")
 	var st mcp.Task
@@ -389,9 +364,24 @@ func TestStdioTasksBinary(t *testing.T) {
 		t.Errorf("--detach over stdio: exit %d, stderr %q\nwant exit 2, %q", code, stderr, want)
 	}
 
+	id, stderr := interruptAfterCreated(t, state, "--stdio", server, "tools", "call", "slow_task", "--arg", "seconds=30", "--task", "--json")
+	want := `mcpi: interrupted; the task "` + id + `" ends with the stdio server "` + server + `", which mcpi stops as it exits` + "\n"
+	if stderr != want {
+		t.Errorf("stderr:\n%q\nwant\n%q", stderr, want)
+	}
+	if stdout, _, _ := run(t, state, "tasks", "list", "--local"); strings.Contains(stdout, id) {
+		t.Errorf("the task was recorded as left running:\n%s", stdout)
+	}
+}
+
+// interruptAfterCreated runs mcpi with args (a task call with --json) and state as its
+// state directory, sends it SIGINT once the created event is out, checks that it exits
+// 2, and returns the task's id and what mcpi wrote to stderr.
+func interruptAfterCreated(t *testing.T, state string, args ...string) (id, stderr string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, mcpiBin, "--stdio", server, "tools", "call", "slow_task", "--arg", "seconds=30", "--task", "--json")
+	cmd := exec.CommandContext(ctx, mcpiBin, args...)
 	cmd.Env = append(os.Environ(), "MCPI_STATE_DIR="+state)
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut
@@ -407,18 +397,11 @@ func TestStdioTasksBinary(t *testing.T) {
 	if err != nil || json.Unmarshal([]byte(line), &created) != nil || created.Event != "created" {
 		t.Fatalf("first line %q, %v", line, err)
 	}
-	id := created.Task.TaskID
 	cmd.Process.Signal(syscall.SIGINT)
 	err = cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
 		t.Fatalf("exit: %v", err)
 	}
-	want := `mcpi: interrupted; the task "` + id + `" ends with the stdio server "` + server + `", which mcpi stops as it exits` + "\n"
-	if errOut.String() != want {
-		t.Errorf("stderr:\n%q\nwant\n%q", errOut.String(), want)
-	}
-	if stdout, _, _ := run(t, state, "tasks", "list", "--local"); strings.Contains(stdout, id) {
-		t.Errorf("the task was recorded as left running:\n%s", stdout)
-	}
+	return created.Task.TaskID, errOut.String()
 }
