@@ -1055,6 +1055,13 @@ func (s *Session) watchReach() {
 		}
 		var err error
 		changed, err = s.reach.Reachability()
+		if err != nil {
+			// No notification comes from a server that is gone: the tasks that waited
+			// for them poll at their own interval, and so learn of it sooner.
+			for _, t := range s.tasks.all() {
+				t.streamLost()
+			}
+		}
 		s.events.publish(&ReachabilityEvent{At: At{s.now()}, Err: err})
 	}
 }

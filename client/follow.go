@@ -333,8 +333,9 @@ func (t *Task) pollDue(e *pollEntry) {
 	t.startFollowerLocked(true)
 }
 
-// streamLost is an extension task left with no stream to hear of it on: its next poll
-// is at its own interval, no longer thinned out for notifications that cannot come.
+// streamLost is a task left with no stream to hear of it on (an extension task's listen
+// ended, or the server stopped answering): its next poll is at its own interval, no
+// longer thinned out for notifications that cannot come.
 func (t *Task) streamLost() {
 	t.mu.Lock()
 	if t.ended || t.unheard {

@@ -187,3 +187,62 @@ func TestFollowServerBackSoon(t *testing.T) {
 		}
 	})
 }
+
+// TestFollowServerKilledAfterNotifications: a 2025-11-25 task of a server that has sent
+// status notifications polls only every NotifiedPollInterval (10 s); once the server is
+// gone no notification can come, so the follower goes back to the task's own interval
+// as soon as the session finds the server unreachable (its notification stream cannot
+// reconnect), and gives up as soon as without notifications (it took up to 10 s more).
+func TestFollowServerKilledAfterNotifications(t *testing.T) {
+	version := "2025-11-25"
+	srv := server.New(mcp.Implementation{Name: "s", Version: "1"}, &server.Options{
+		Tasks: &tasks.Options{PollInterval: 500 * time.Millisecond},
+	})
+	srv.AddTool(&mcp.Tool{Name: "wait", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			if h, ok := server.TaskFromContext(ctx); ok {
+				_ = h.SetStatus(mcp.TaskStatusWorking, "started") // a status notification
+			}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	ts := httptest.NewServer(srv.HTTPHandler(nil))
+	t.Cleanup(func() {
+		srv.Close()
+		ts.Close()
+	})
+	synctest.Test(t, func(t *testing.T) {
+		s, err := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{
+			ProtocolVersion: version,
+			RequestTimeout:  3 * time.Second,
+		}).Connect(t.Context(), &transport.HTTPClient{URL: ts.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		task, err := s.StartToolTask(t.Context(), &mcp.CallToolParams{Name: "wait"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for e := range task.Events(t.Context()) { // a wait on a channel: fake time may pass
+			if e.State.StatusMessage == "started" {
+				break
+			}
+		}
+		kill(ts)
+		killed := time.Now()
+		select {
+		case <-task.Done():
+		case <-time.After(time.Minute):
+			t.Fatalf("still following the task a minute after its server died, after %d polls", task.Polls())
+		}
+		if _, err := task.Outcome(); !errors.As(err, new(*client.TaskLostError)) {
+			t.Fatalf("outcome: %v, want a *client.TaskLostError", err)
+		}
+		// The stream's reconnection finds nothing (its first retry, 1 s), then a poll at
+		// the task's interval and waits of 1, 2 and 4 s.
+		if took := time.Since(killed); took > 10*time.Second {
+			t.Errorf("the follower gave up %s after the server died, want under 10 s (the notified interval)", took)
+		}
+	})
+}
