@@ -799,8 +799,8 @@ func (c *conn) requestEvent(e *client.RequestEvent, gen int) {
 		if !waits {
 			continue
 		}
-		if req.Task != "" {
-			r.Name = req.Method
+		if req.Task != "" && r.Role == "receiver" {
+			r.Name = req.Method // the task the request made, not the tool task it belongs to
 		}
 		if e.Settled {
 			if r.Request == id {

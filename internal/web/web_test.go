@@ -967,3 +967,37 @@ func TestUnreachableHTTPServer(t *testing.T) {
 	}
 	wait("")
 }
+
+// A tool task whose question the server runs as a task on the client keeps its name: the
+// question's method names the client's (receiver) row, not the tool's (in 2025-11-25 the
+// tool's row was renamed elicitation/create, for good).
+func TestToolTaskKeepsItsNameWhileItAsks(t *testing.T) {
+	srv := web.New(web.Options{Dial: demoDialer(t, nil)})
+	p := open(t, srv)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if _, err := srv.Open(ctx, web.Target{Protocol: "2025-11-25"}); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := p.post("c1/call", `{"name":"ask_user_task","arguments":{},"task":true}`); code != 200 {
+		t.Fatalf("call: %d %s", code, out)
+	}
+	// The rows as a page that opens now gets them, once the client's task is there.
+	names := map[string]string{}
+	for deadline := time.Now().Add(10 * time.Second); names["receiver"] == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		var ev struct {
+			Data struct {
+				Conns []struct{ Tasks []struct{ Role, Name string } }
+			}
+		}
+		if err := json.Unmarshal([]byte(p.snapshot(ctx)), &ev); err != nil || len(ev.Data.Conns) != 1 {
+			t.Fatalf("snapshot: %v", err)
+		}
+		for _, r := range ev.Data.Conns[0].Tasks {
+			names[r.Role] = r.Name
+		}
+	}
+	if names["requestor"] != "ask_user_task" {
+		t.Errorf("the tool task's row is named %q, want ask_user_task (rows: %v)", names["requestor"], names)
+	}
+}
