@@ -88,6 +88,9 @@ func (s *Server) command(ctx context.Context, path string, body []byte) (any, in
 		if err := decode(&t); err != nil {
 			return nil, http.StatusBadRequest, err
 		}
+		if err := t.check(); err != nil {
+			return nil, http.StatusBadRequest, err
+		}
 		id, err := s.Open(ctx, t)
 		if err != nil {
 			return nil, http.StatusBadGateway, err

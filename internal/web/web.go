@@ -43,6 +43,36 @@ type Target struct {
 	Server string `json:"server,omitempty"`
 	// Protocol is "auto" (or empty), or the protocol version to speak.
 	Protocol string `json:"protocol,omitempty"`
+	// Kind is what the page's form asked for: "stdio", "url", "config" or "demo" (the
+	// embedded demo server, which a Target naming nothing also means). With a kind, the
+	// field it needs must be given: an empty command is not the demo server.
+	Kind string `json:"kind,omitempty"`
+}
+
+// check refuses a Target whose Kind lacks the field it needs, in one sentence.
+func (t Target) check() error {
+	missing := ""
+	switch t.Kind {
+	case "", "demo":
+	case "stdio":
+		if strings.TrimSpace(t.Stdio) == "" {
+			missing = "a command to run the server"
+		}
+	case "url":
+		if strings.TrimSpace(t.URL) == "" {
+			missing = "the server's URL"
+		}
+	case "config":
+		if strings.TrimSpace(t.Config) == "" {
+			missing = "the config file"
+		}
+	default:
+		return bad("no kind of server %q (stdio, url, config or demo)", t.Kind)
+	}
+	if missing != "" {
+		return bad("give %s", missing)
+	}
+	return nil
 }
 
 // Dialed is what a Dialer says of the connection it opened.

@@ -1001,3 +1001,24 @@ func TestToolTaskKeepsItsNameWhileItAsks(t *testing.T) {
 		t.Errorf("the tool task's row is named %q, want ask_user_task (rows: %v)", names["requestor"], names)
 	}
 }
+
+// The Connect form's kind of server needs its field: an empty command or URL is refused
+// with a sentence (it opened the embedded demo server, as a target naming nothing does).
+func TestConnectNeedsItsField(t *testing.T) {
+	srv := web.New(web.Options{Dial: demoDialer(t, nil)})
+	p := open(t, srv)
+	for _, c := range []struct{ body, want string }{
+		{`{"kind":"stdio","stdio":"  "}`, "give a command to run the server"},
+		{`{"kind":"url","url":""}`, "give the server's URL"},
+		{`{"kind":"config"}`, "give the config file"},
+		{`{"kind":"telepathy"}`, `no kind of server \"telepathy\"`},
+	} {
+		code, out := p.post("connect", c.body)
+		if code != http.StatusBadRequest || !strings.Contains(string(out["error"]), c.want) {
+			t.Errorf("%s: %d %s, want 400 and %q", c.body, code, out, c.want)
+		}
+	}
+	if code, out := p.post("connect", `{"kind":"demo"}`); code != 200 || !strings.Contains(string(out["conn"]), "c1") {
+		t.Errorf("the demo server: %d %s", code, out)
+	}
+}

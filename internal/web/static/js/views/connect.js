@@ -40,7 +40,7 @@ function render() {
     on: {
       submit: async (e) => {
         e.preventDefault();
-        const t = { protocol: protocol.value };
+        const t = { protocol: protocol.value, kind: kind.value };
         if (kind.value === 'stdio') t.stdio = stdio.value.trim();
         if (kind.value === 'url') {
           t.url = url.value.trim();
