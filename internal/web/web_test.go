@@ -1022,3 +1022,52 @@ func TestConnectNeedsItsField(t *testing.T) {
 		t.Errorf("the demo server: %d %s", code, out)
 	}
 }
+
+// A reconnection marks the rows of the session before as of an earlier connection on the
+// open pages too (only a page opened after it saw them so).
+func TestReconnectMarksRowsOnOpenPages(t *testing.T) {
+	srv := web.New(web.Options{Dial: demoDialer(t, nil)})
+	p := open(t, srv)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if _, err := srv.Open(ctx, web.Target{Protocol: "2025-11-25"}); err != nil {
+		t.Fatal(err)
+	}
+	next, done := iter.Pull(p.events(ctx))
+	defer done()
+	if _, ok := next(); !ok {
+		t.Fatal("no snapshot")
+	}
+	if code, out := p.post("c1/call", `{"name":"sleep_task","arguments":{"seconds":0},"task":true}`); code != 200 {
+		t.Fatalf("call: %d %s", code, out)
+	}
+	type row struct {
+		Key    string
+		Status string
+		Stale  bool
+	}
+	rowEvent := func(want func(row) bool) row {
+		t.Helper()
+		for {
+			d, ok := next()
+			if !ok {
+				t.Fatal("the stream ended")
+			}
+			var ev struct {
+				Type string
+				Data row
+			}
+			if json.Unmarshal([]byte(d), &ev) == nil && ev.Type == "task" && want(ev.Data) {
+				return ev.Data
+			}
+		}
+	}
+	ended := rowEvent(func(r row) bool { return r.Status == "completed" })
+	if code, out := p.post("c1/reconnect", `{}`); code != 200 {
+		t.Fatalf("reconnect: %d %s", code, out)
+	}
+	stale := rowEvent(func(r row) bool { return r.Key == ended.Key && r.Stale })
+	if stale.Status != "completed" {
+		t.Errorf("the stale row: %+v", stale)
+	}
+}
