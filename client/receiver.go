@@ -181,6 +181,7 @@ func (s *Session) handleReceiverTasks(ctx context.Context, req *jsonrpc.Request)
 		if err != nil {
 			return nil, err
 		}
+		s.receiverCancelled(t)
 		return &mcp.CancelTaskResult{Task: t}, nil
 	}
 }
@@ -195,6 +196,16 @@ type ReceiverPollEvent struct {
 	Task mcp.Task
 	// Polls counts the server's tasks/get of the task so far, this one included.
 	Polls int
+}
+
+// ReceiverCancelEvent says the server cancelled a receiver task (tasks/cancel): the
+// request it ran is withdrawn, and Task is the task as the client answered the cancel
+// (cancelled, or how it had ended before).
+type ReceiverCancelEvent struct {
+	At
+	// Request is the request the task ran.
+	Request *Request
+	Task    mcp.Task
 }
 
 // ReceiverResultEvent says the server fetched the outcome of a receiver task with
@@ -293,6 +304,18 @@ func (s *Session) receiverFetched(id string, res json.RawMessage, rpcErr *jsonrp
 }
 
 // receiverPolled counts a tasks/get of a receiver task and tells the front ends.
+// receiverCancelled tells the session's subscribers that the server cancelled t.
+func (s *Session) receiverCancelled(t mcp.Task) {
+	p := &s.polled
+	p.mu.Lock()
+	var r *Request
+	if e := p.byID[t.TaskID]; e != nil {
+		r = e.r
+	}
+	p.mu.Unlock()
+	s.events.publish(&ReceiverCancelEvent{At: At{s.now()}, Request: r, Task: t})
+}
+
 func (s *Session) receiverPolled(t mcp.Task) {
 	p := &s.polled
 	p.mu.Lock()

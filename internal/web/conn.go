@@ -479,6 +479,8 @@ func (c *conn) follow(ctx context.Context, sess *client.Session, sub *client.Sub
 			c.reachability(e, gen)
 		case *client.ReceiverPollEvent:
 			c.receiverPoll(e, gen)
+		case *client.ReceiverCancelEvent:
+			c.receiverCancel(e, gen)
 		case *client.ReceiverResultEvent:
 			c.receiverResult(e, gen)
 		case *client.ListChangedEvent:
@@ -717,6 +719,18 @@ func (c *conn) receiverRow(id string, gen int) *taskRow {
 	r := &taskRow{Key: k, ID: id, Role: "receiver", Dialect: mcp.LatestProtocolVersion, Name: "(server task)", Started: c.s.opts.Now()}
 	c.addRow(r)
 	return r
+}
+
+// receiverCancel shows a receiver task the server cancelled as it now is.
+func (c *conn) receiverCancel(e *client.ReceiverCancelEvent, gen int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.receiverRow(e.Task.TaskID, gen)
+	r.setState(e.Task)
+	if e.Task.Status.IsTerminal() && r.Ended == nil {
+		r.end(e.Time)
+	}
+	c.publishTask(r)
 }
 
 func (c *conn) receiverPoll(e *client.ReceiverPollEvent, gen int) {

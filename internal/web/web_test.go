@@ -1071,3 +1071,42 @@ func TestReconnectMarksRowsOnOpenPages(t *testing.T) {
 		t.Errorf("the stale row: %+v", stale)
 	}
 }
+
+// A question the server ran as a task on the client and then cancelled shows cancelled
+// (its row stayed "working" for ever: a cancel was no event).
+func TestReceiverTaskCancelledByTheServer(t *testing.T) {
+	srv := web.New(web.Options{Dial: demoDialer(t, nil)})
+	p := open(t, srv)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if _, err := srv.Open(ctx, web.Target{Protocol: "2025-11-25"}); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := p.post("c1/call", `{"name":"ask_then_cancel","arguments":{"seconds":0.1}}`); code != 200 || !strings.Contains(string(out["result"]), "cancelled") {
+		t.Fatalf("ask_then_cancel: %d %s", code, out)
+	}
+	var status string
+	for deadline := time.Now().Add(10 * time.Second); status != "cancelled" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		var ev struct {
+			Data struct {
+				Conns []struct {
+					Tasks []struct {
+						Role, Status string
+						Ended        *time.Time
+					}
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(p.snapshot(ctx)), &ev); err != nil || len(ev.Data.Conns) != 1 {
+			t.Fatalf("snapshot: %v", err)
+		}
+		for _, r := range ev.Data.Conns[0].Tasks {
+			if r.Role == "receiver" && (r.Status != "cancelled" || r.Ended != nil) {
+				status = r.Status
+			}
+		}
+	}
+	if status != "cancelled" {
+		t.Errorf("the client's task the server cancelled is %q, want cancelled and ended", status)
+	}
+}
