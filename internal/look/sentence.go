@@ -33,6 +33,9 @@ func Sentence(err error) string {
 		abandoned *client.AbandonedError
 		lost      *client.TaskLostError
 	)
+	if s, ok := err.(interface{ Sentence() string }); ok {
+		return s.Sentence() // worded by the front end that made it (the CLI's connect errors)
+	}
 	switch {
 	case err == nil:
 		return ""

@@ -124,6 +124,9 @@ func (c *conn) command(ctx context.Context, verb string, decode func(any) error)
 	case "reconnect":
 		return struct{}{}, c.dial(ctx)
 	case "forget":
+		c.mu.Lock()
+		c.gone = true
+		c.mu.Unlock()
 		c.close()
 		c.s.forget(c.id)
 		return struct{}{}, nil

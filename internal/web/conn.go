@@ -89,6 +89,12 @@ type conn struct {
 	// logLevel is the server log level the page chose ("" until it chose:
 	// defaultLogLevel), asked of the server at each connection.
 	logLevel mcp.LoggingLevel
+	// dialCancel ends the context of the latest dial: the dial, if it is still in
+	// progress, and what the session tied to it (a transport's process or stream). gone
+	// is set once the page removed the connection: a dial that ends after it opens
+	// nothing and tells no page.
+	dialCancel context.CancelFunc
+	gone       bool
 }
 
 // defaultLogLevel is the server log level a connection asks for until the page picks
@@ -299,8 +305,24 @@ func clientOptions() *client.Options {
 
 // dial opens (or reopens) the connection's session and starts following its events.
 func (c *conn) dial(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	c.mu.Lock()
+	prev := c.dialCancel
+	c.dialCancel = cancel
+	c.mu.Unlock()
 	sess, d, err := c.s.opts.Dial(ctx, c.target, clientOptions(), c.login)
 	c.mu.Lock()
+	if c.gone {
+		c.mu.Unlock()
+		cancel()
+		if sess != nil {
+			sess.Close()
+		}
+		return errGone
+	}
+	if prev != nil {
+		defer prev() // the session before, which this dial replaces or which had failed
+	}
 	if err != nil {
 		c.info.State, c.info.Error, c.info.AuthURL = "failed", look.Sentence(err), ""
 		c.mu.Unlock()
@@ -314,7 +336,10 @@ func (c *conn) dial(ctx context.Context) error {
 	c.sess = sess
 	c.gen++
 	for _, r := range c.tasks {
-		r.Stale = true
+		if !r.Stale {
+			r.Stale = true
+			c.publishTask(r) // the pages mark it too, not only those that open later
+		}
 	}
 	init := sess.InitializeResult()
 	c.info = connInfo{
@@ -397,6 +422,10 @@ func (c *conn) close() {
 	c.mu.Lock()
 	sess, stop := c.sess, c.stop
 	c.sess, c.stop = nil, nil
+	if c.dialCancel != nil {
+		c.dialCancel() // a connection closed while it connects connects no more
+		c.dialCancel = nil
+	}
 	if c.info.State != "failed" {
 		c.info.State = "closed"
 	}
@@ -432,10 +461,15 @@ func (c *conn) listTools(ctx context.Context, sess *client.Session, gen int) {
 
 func (c *conn) publishInfo() {
 	c.mu.Lock()
-	info := c.info
+	info, gone := c.info, c.gone
 	c.mu.Unlock()
-	c.s.hub.publish(event{Type: evConn, Conn: c.id, Data: info})
+	if !gone {
+		c.s.hub.publish(event{Type: evConn, Conn: c.id, Data: info})
+	}
 }
+
+// errGone is the error of a dial whose connection the page removed meanwhile.
+var errGone = errors.New("the connection was removed while it connected")
 
 // session returns the open session, or an error that says there is none.
 func (c *conn) session() (*client.Session, error) {

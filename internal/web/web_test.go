@@ -1110,3 +1110,60 @@ func TestReceiverTaskCancelledByTheServer(t *testing.T) {
 		t.Errorf("the client's task the server cancelled is %q, want cancelled and ended", status)
 	}
 }
+
+// A server removed while it connects is gone: its dial ends at once, and no tab comes
+// back when the dial would have ended (it came back as a failed tab that could not be
+// removed, 30 s later).
+func TestRemovedWhileConnecting(t *testing.T) {
+	dialing := make(chan struct{})
+	srv := web.New(web.Options{Dial: func(ctx context.Context, tg web.Target, co *client.Options, _ web.LoginFunc) (*client.Session, web.Dialed, error) {
+		close(dialing)
+		<-ctx.Done() // a server that never answers initialize
+		return nil, web.Dialed{}, ctx.Err()
+	}})
+	p := open(t, srv)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	opened := make(chan error, 1)
+	go func() {
+		_, err := srv.Open(ctx, web.Target{Stdio: "sleep 100"})
+		opened <- err
+	}()
+	<-dialing
+	if code, out := p.post("c1/forget", `{}`); code != 200 {
+		t.Fatalf("forget: %d %s", code, out)
+	}
+	select {
+	case err := <-opened:
+		if err == nil {
+			t.Error("the removed connection's dial succeeded")
+		}
+	case <-ctx.Done():
+		t.Fatal("the removed connection's dial went on")
+	}
+	if d := p.snapshot(ctx); strings.Contains(d, `"id":"c1"`) {
+		t.Errorf("the removed connection is back: %s", d)
+	}
+}
+
+// An error of connecting that carries its own sentence (the CLI's dialer words them as
+// the CLI does) is shown as it is.
+func TestConnectErrorsSentence(t *testing.T) {
+	srv := web.New(web.Options{Dial: func(ctx context.Context, tg web.Target, co *client.Options, _ web.LoginFunc) (*client.Session, web.Dialed, error) {
+		return nil, web.Dialed{}, worded{"nothing is listening at " + tg.URL}
+	}})
+	p := open(t, srv)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if _, err := srv.Open(ctx, web.Target{URL: "http://127.0.0.1:1/mcp"}); err == nil {
+		t.Fatal("the dial succeeded")
+	}
+	if d := p.snapshot(ctx); !strings.Contains(d, `"error":"nothing is listening at http://127.0.0.1:1/mcp"`) {
+		t.Errorf("the connection's error is not the dialer's sentence: %s", d)
+	}
+}
+
+type worded struct{ s string }
+
+func (w worded) Error() string    { return "connecting: dial tcp: connection refused" }
+func (w worded) Sentence() string { return w.s }

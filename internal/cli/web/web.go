@@ -168,12 +168,26 @@ func dialer(base *connect.Selection) web.Dialer {
 		}
 		resolved, err := sel.Resolve()
 		if err != nil {
-			return nil, web.Dialed{}, err
+			return nil, web.Dialed{}, described{err}
 		}
 		sess, err := sel.Connect(ctx, opts)
 		if err != nil {
-			return nil, web.Dialed{}, err
+			return nil, web.Dialed{}, described{err}
 		}
 		return sess, web.Dialed{Name: resolved.Name, Transport: look.TransportName(resolved.Transport)}, nil
 	}
+}
+
+// described is an error of connecting, worded for the page as the CLI words it ("nothing
+// is listening at URL", "the server command "x" was not found"), not as the library's
+// chain of causes reads.
+type described struct{ err error }
+
+func (d described) Error() string { return d.err.Error() }
+func (d described) Unwrap() error { return d.err }
+
+// Sentence is the CLI's sentence for the error.
+func (d described) Sentence() string {
+	s, _ := cmdutil.Describe(d.err)
+	return s
 }
