@@ -264,6 +264,9 @@ func (c *conn) call(ctx context.Context, sess *client.Session, decode func(any) 
 	if p.Name == "" {
 		return nil, bad("call needs the tool's name")
 	}
+	if p.TTL < 0 {
+		return nil, bad("the task's ttl must be positive, not %d ms (leave it out to let the server choose)", p.TTL)
+	}
 	// The one check of arguments the CLI and the terminal UI make too, so that a call
 	// the server would refuse (from the raw-JSON mode, say) is not sent.
 	if tool, err := sess.Tool(ctx, p.Name); err == nil {

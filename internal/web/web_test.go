@@ -1167,3 +1167,18 @@ type worded struct{ s string }
 
 func (w worded) Error() string    { return "connecting: dial tcp: connection refused" }
 func (w worded) Sentence() string { return w.s }
+
+// A negative ttl is refused before anything is sent.
+func TestCallRefusesNegativeTTL(t *testing.T) {
+	srv := web.New(web.Options{Dial: demoDialer(t, nil)})
+	p := open(t, srv)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if _, err := srv.Open(ctx, web.Target{Protocol: "2025-11-25"}); err != nil {
+		t.Fatal(err)
+	}
+	code, out := p.post("c1/call", `{"name":"sleep_task","arguments":{"seconds":0},"task":true,"ttl":-5}`)
+	if code != http.StatusBadRequest || !strings.Contains(string(out["error"]), "the task's ttl must be positive, not -5 ms") {
+		t.Errorf("a negative ttl: %d %s", code, out)
+	}
+}
