@@ -72,6 +72,10 @@ func Sentence(err error) string {
 		return fmt.Sprintf("the server no longer knows the task %q (it expired, or the server restarted)", end.TaskID)
 	case errors.Is(err, client.ErrTaskGone):
 		return "the server no longer knows the task (it expired, or the server restarted)"
+	case errors.Is(err, transport.ErrSessionExpired):
+		// Before the JSON-RPC error a server may put in its 404 ("session not found"):
+		// what happened is that the session is over.
+		return "the connection to the server failed: " + Lost(err)
 	case errors.As(err, &input) && !errors.Is(err, context.Canceled):
 		// The client's own answer (a refusal by the user or the answers file, a request
 		// it cannot serve), not the server's: 2026-07-28 has no way to send it back, so
