@@ -917,3 +917,58 @@ func TestBrowserFlood(t *testing.T) {
 	figures.Store(flood+": long tasks, worst (ms)", fmt.Sprintf("%d, %.0f", len(long), worst))
 	t.Logf("result shown after %v, log settled after %v; %d long tasks of the main thread, the worst %.0f ms; %d snapshots", shown, settled, len(long), worst, snapshots)
 }
+
+// A call's state is the page's, not the pane's: a running call (its progress, its Cancel
+// button, the Call button held) and its result survive leaving the Tools view, which
+// answering the server's request needs.
+func TestBrowserCallSurvivesViews(t *testing.T) {
+	s := startWeb(t)
+	s.run("open", chromedp.Navigate(s.url), chromedp.WaitVisible(chromedp.CSS(`li[data-tool="ask_user"]`)))
+	s.watchBlocked()
+	s.run("ask_user, answered in Requests",
+		openTool("ask_user"),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#pending-badge`)),
+		chromedp.Click(chromedp.CSS(`button[data-view="requests"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`form.elicit input[name="name"]`)),
+		chromedp.SendKeys(chromedp.CSS(`form.elicit input[name="name"]`), "Ada"),
+		chromedp.Click(chromedp.CSS(`button[data-action="accept"]`)),
+		waitJS(`window.__lastResult !== undefined`),
+		chromedp.Click(chromedp.CSS(`button[data-view="tools"]`)),
+		waitJS(`(() => { const h = document.querySelector('.call-out h3'); return h !== null && h.textContent.startsWith('Result of ask_user') && document.querySelector('.call-out .result').textContent.includes('Ada'); })()`),
+	)
+	if v := value(s, "the Call button", chromedp.Evaluate[bool](`document.querySelector('button[data-action="call"]').disabled`)); v {
+		t.Error("the Call button stays disabled after the result")
+	}
+
+	s.run("slow, away and back",
+		openTool("slow"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="steps"]`)),
+		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "60"),
+		chromedp.SetValue(chromedp.CSS(`input[name="steps"]`), "600"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(`(() => { const bar = document.querySelector('.call-progress progress'); return bar !== null && bar.value >= 1; })()`),
+		chromedp.Click(chromedp.CSS(`button[data-view="requests"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`main[data-view="requests"]`)),
+		openTool("ask_user"),
+		waitJS(`document.querySelector('.call-out .result') !== null`),
+		openTool("slow"),
+		waitJS(`(() => {
+			const bar = document.querySelector('.call-progress progress');
+			return bar !== null && bar.max === 600 && bar.value >= 2 && document.querySelector('.progress-text').textContent.includes('/600')
+				&& document.querySelector('button[data-action="stop"]') !== null;
+		})()`),
+	)
+	if !value(s, "the Call button while calling", chromedp.Evaluate[bool](`document.querySelector('button[data-action="call"]').disabled`)) {
+		t.Error("the Call button is enabled again while the call runs")
+	}
+	if v := value(s, "the arguments", chromedp.Evaluate[string](`document.querySelector('input[name="seconds"]').value`)); v != "60" {
+		t.Errorf("the form's seconds after coming back: %q, want the call's 60", v)
+	}
+	s.run("cancel slow",
+		chromedp.Click(chromedp.CSS(`button[data-action="stop"]`)),
+		waitJS(`(() => { const h = document.querySelector('.call-out h3'); return h !== null && h.textContent.startsWith('Cancelled slow'); })()`),
+		waitJS(`!document.querySelector('button[data-action="call"]').disabled`),
+	)
+}

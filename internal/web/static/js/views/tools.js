@@ -12,9 +12,16 @@ let list = null;
 let pane = null;
 let selected = null; // the tool's name
 let filter = '';
-// The plain calls waiting for their results, by the name the page gave them: what shows
-// their progress.
-const running = new Map();
+
+// The calls made from this page, one per connection and tool: what the pane of that tool
+// shows (the call running, its progress, its result), kept here so that it survives the
+// pane being drawn again, as it is every time the Tools view is shown (answering a
+// server's request needs the Requests view, in the middle of a call).
+const calls = new Map();   // callKey(conn id, tool) -> call
+const running = new Map(); // the page's name for a running call -> call
+let shown = null;          // what the pane shows: {key, out, buttons}
+
+function callKey(id, tool) { return id + '\n' + tool; }
 
 async function load(c, force) {
   if (c.tools && !force) return c.tools;
@@ -48,58 +55,19 @@ function select(c, name) {
 function renderPane(c) {
   const t = (c.tools || []).find((x) => x.name === selected);
   if (!t) {
+    shown = null;
     fill(pane, h('p.muted', c.tools ? 'Pick a tool.' : 'Listing tools…'));
     return;
   }
+  const key = callKey(c.info.id, t.name);
+  const last = calls.get(key);
   const sup = support(c, t);
-  const editor = argumentsEditor(t.inputSchema, undefined);
+  // The arguments of the last call stay in the form.
+  const editor = argumentsEditor(t.inputSchema, last && last.args);
   const out = h('div.call-out');
-  const ttl = h('input', { type: 'number', min: 0, step: 'any', value: String(state.taskTTL / 1000), name: 'ttl', 'aria-label': 'task ttl in seconds' });
-  const run = async (asTask) => {
-    const { value, errors } = editor.value();
-    if (errors.length) {
-      fill(out, h('div.error', 'Fix the arguments first; nothing was sent.'), h('ul', errors.map((e) => h('li', clean(e)))));
-      return;
-    }
-    // One call at a time from this pane, as in the terminal UI: a second would leave the
-    // first's result to land over it. Cancel ends the one running.
-    for (const b of buttons) if (b.tagName === 'BUTTON') b.disabled = true;
-    const started = performance.now();
-    // getRandomValues, not randomUUID: the page may be served where it is not a secure context.
-    const call = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
-    const bar = h('progress', { 'aria-label': 'progress' });
-    const said = h('span.progress-text.muted', 'no progress from the server yet');
-    let stopped = false;
-    const stop = h('button', { type: 'button', 'data-action': 'stop', on: { click: async () => {
-      stop.disabled = true;
-      stopped = true;
-      try { await api(c.info.id).stop(call); } catch (e) { toast(e.message, 'error'); }
-    } } }, 'Cancel');
-    fill(out, h('div.muted.calling', `Calling ${clean(t.name)}… `, stop), h('div.call-progress', bar, ' ', said));
-    running.set(call, { bar, said });
-    const p = { name: t.name, arguments: value, call };
-    if (asTask) { p.task = true; p.ttl = Math.round(Number(ttl.value || 0) * 1000); }
-    try {
-      let r;
-      try { r = await api(c.info.id).call(p); } finally { running.delete(call); }
-      const took = duration(performance.now() - started);
-      if (r.task) {
-        fill(out, h('div.muted', `${clean(t.name)} runs as a task: follow it in Tasks.`));
-        toast(modern(c) ? `the server runs ${t.name} as a task` : `${t.name} runs as a task`);
-        show('tasks', { key: r.task });
-        return;
-      }
-      window.__lastResult = r.result; // for the browser tests
-      fill(out, h('h3', `Result of ${clean(t.name)} in ${took}`, asTask && !modern(c) ? h('span.warn', ' (the server ran it plainly, not as a task)') : null),
-        resultView(r.result, t.outputSchema));
-    } catch (err) {
-      if (stopped) fill(out, h('h3.warn', `Cancelled ${clean(t.name)}`), h('div.muted', clean(err.message)));
-      else fill(out, h('h3.error', `Error from ${clean(t.name)}`), h('div.error', clean(err.message)));
-    } finally {
-      for (const b of buttons) if (b.tagName === 'BUTTON') b.disabled = false;
-    }
-  };
+  const ttl = h('input', { type: 'number', min: 0, step: 'any', value: last && last.ttl !== undefined ? String(last.ttl / 1000) : String(state.taskTTL / 1000), name: 'ttl', 'aria-label': 'task ttl in seconds' });
   const buttons = [];
+  const run = (asTask) => start(c, t, editor, asTask ? ttl : null);
   if (modern(c)) {
     buttons.push(h('button.primary', { type: 'button', 'data-action': 'call', on: { click: () => run(false) } }, 'Call'),
       h('span.muted', ' the server decides whether the call becomes a task'));
@@ -110,6 +78,16 @@ function renderPane(c) {
         h('label.ttl', ' ttl ', ttl, ' s'));
     }
   }
+  // Enter in a one-line field of the form calls the tool (as the first button would).
+  editor.el.addEventListener('keydown', (e) => {
+    const el = e.target;
+    if (e.key !== 'Enter' || e.isComposing || e.shiftKey || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (el.tagName !== 'INPUT' || ['checkbox', 'radio', 'button', 'submit'].includes(el.type)) return;
+    e.preventDefault();
+    const first = buttons.find((b) => b.tagName === 'BUTTON' && !b.disabled);
+    if (first) first.click();
+  });
+  shown = { key, out, buttons: buttons.filter((b) => b.tagName === 'BUTTON') };
   fill(pane,
     h('h2', 'tools/call ', h('span.tool-name', clean(t.name)), t.title ? h('span.muted', ' ' + clean(t.title)) : null,
       h('span.tag.' + sup, modern(c) ? 'server decides' : 'taskSupport ' + sup)),
@@ -118,6 +96,123 @@ function renderPane(c) {
     editor.el,
     h('div.buttons', buttons),
     out);
+  paint(last);
+}
+
+// paint draws a call's state into the pane, if the pane shows its tool.
+function paint(k) {
+  if (!shown || !pane || !pane.isConnected || (k && k.key !== shown.key)) return;
+  const busy = !!k && k.state === 'running';
+  // One call at a time from a tool's pane, as in the terminal UI: a second would leave the
+  // first's result to land over it. Cancel ends the one running.
+  for (const b of shown.buttons) b.disabled = busy;
+  const out = shown.out;
+  if (!k) { fill(out); return; }
+  const name = clean(k.tool);
+  switch (k.state) {
+    case 'invalid':
+      fill(out, h('div.error', 'Fix the arguments first; nothing was sent.'), h('ul', k.errors.map((e) => h('li', clean(e)))));
+      return;
+    case 'running': {
+      const bar = h('progress', { 'aria-label': 'progress' });
+      const said = h('span.progress-text.muted', 'no progress from the server yet');
+      const stop = h('button', { type: 'button', 'data-action': 'stop', disabled: k.stopped, on: { click: async () => {
+        stop.disabled = true;
+        k.stopped = true;
+        try { await api(k.conn).stop(k.name); } catch (e) { toast(e.message, 'error'); }
+      } } }, 'Cancel');
+      k.view = { bar, said };
+      showProgress(k);
+      fill(out, h('div.muted.calling', `Calling ${name}… `, stop), h('div.call-progress', bar, ' ', said));
+      return;
+    }
+    case 'task':
+      fill(out, h('div.muted', `${name} runs as a task: follow it in Tasks.`));
+      return;
+    case 'result':
+      fill(out, h('h3', `Result of ${name} in ${k.took}`, k.plain ? h('span.warn', ' (the server ran it plainly, not as a task)') : null),
+        resultView(k.result, k.outputSchema));
+      return;
+    case 'cancelled':
+      fill(out, h('h3.warn', `Cancelled ${name}`), h('div.muted', clean(k.error)));
+      return;
+    default:
+      fill(out, h('h3.error', `Error from ${name}`), h('div.error', clean(k.error)));
+  }
+}
+
+function showProgress(k) {
+  const v = k.view;
+  const d = k.progress;
+  if (!v || !d) return;
+  const total = Number(d.total);
+  if (total > 0) { v.bar.max = total; v.bar.value = Math.min(Number(d.progress) || 0, total); } else v.bar.removeAttribute('value');
+  v.said.textContent = clean(`${d.progress}${total > 0 ? '/' + total : ''}${d.message ? ' · ' + d.message : ''}`);
+}
+
+// ttlOf reads the ttl field in milliseconds, or says what is wrong with it.
+function ttlOf(input) {
+  const raw = input.value.trim();
+  if (input.validity && input.validity.badInput) return { error: 'ttl: not a number' };
+  if (raw === '') return { ms: 0 };
+  const v = Number(raw);
+  if (!isFinite(v)) return { error: 'ttl: not a number' };
+  if (v < 0) return { error: 'ttl: a negative ttl; give 0 or more seconds' };
+  if (v * 1000 > Number.MAX_SAFE_INTEGER) return { error: 'ttl: out of range' };
+  return { ms: Math.round(v * 1000) };
+}
+
+// start calls tool t of connection c with the form's arguments; ttlInput is set for a
+// call as a task (2025-11-25).
+async function start(c, t, editor, ttlInput) {
+  const key = callKey(c.info.id, t.name);
+  const prev = calls.get(key);
+  if (prev && prev.state === 'running') return;
+  const { value, errors } = editor.value();
+  let ttl;
+  if (ttlInput) {
+    const r = ttlOf(ttlInput);
+    if (r.error) errors.push(r.error);
+    ttl = r.ms;
+  }
+  if (errors.length) {
+    const k = { key, conn: c.info.id, tool: t.name, state: 'invalid', errors, args: prev && prev.args, ttl: prev && prev.ttl };
+    calls.set(key, k);
+    paint(k);
+    return;
+  }
+  // getRandomValues, not randomUUID: the page may be served where it is not a secure context.
+  const name = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
+  const k = { key, conn: c.info.id, tool: t.name, name, state: 'running', args: value, ttl, progress: null, stopped: false, outputSchema: t.outputSchema };
+  calls.set(key, k);
+  running.set(name, k);
+  paint(k);
+  const started = performance.now();
+  const p = { name: t.name, arguments: value, call: name };
+  if (ttlInput) { p.task = true; p.ttl = ttl; }
+  try {
+    let r;
+    try { r = await api(c.info.id).call(p); } finally { running.delete(name); }
+    if (r.task) {
+      k.state = 'task';
+      toast(modern(c) ? `the server runs ${t.name} as a task` : `${t.name} runs as a task`);
+      if (state.view === 'tools' && shown && shown.key === key && pane && pane.isConnected) {
+        show('tasks', { key: r.task });
+        return;
+      }
+    } else {
+      window.__lastResult = r.result; // for the browser tests
+      k.state = 'result';
+      k.result = r.result;
+      k.took = duration(performance.now() - started);
+      k.plain = !!ttlInput && !modern(c);
+    }
+  } catch (err) {
+    k.state = k.stopped ? 'cancelled' : 'error';
+    k.error = err.message;
+  }
+  k.view = null;
+  paint(k);
 }
 
 function annotations(t) {
@@ -171,11 +266,10 @@ on('list', (c, d) => {
   if (d.method === 'notifications/tools/list_changed') c.tools = null;
 });
 on('progress', (c, d) => {
-  const v = running.get(d.call);
-  if (!v) return;
-  const total = Number(d.total);
-  if (total > 0) { v.bar.max = total; v.bar.value = Math.min(Number(d.progress) || 0, total); } else v.bar.removeAttribute('value');
-  v.said.textContent = clean(`${d.progress}${total > 0 ? '/' + total : ''}${d.message ? ' · ' + d.message : ''}`);
+  const k = running.get(d.call);
+  if (!k) return;
+  k.progress = { progress: d.progress, total: d.total, message: d.message };
+  showProgress(k);
 });
 on('tools', (c) => {
   if (c === activeConn() && state.view === 'tools' && root && root.isConnected) refresh(c, false);
