@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/mcpi-dev/mcpi/auth"
 	"github.com/mcpi-dev/mcpi/demo"
@@ -971,4 +972,124 @@ func TestBrowserCallSurvivesViews(t *testing.T) {
 		waitJS(`(() => { const h = document.querySelector('.call-out h3'); return h !== null && h.textContent.startsWith('Cancelled slow'); })()`),
 		waitJS(`!document.querySelector('button[data-action="call"]').disabled`),
 	)
+}
+
+// The Tasks view: a task that is gone shows as such (and filters as such), the detail's
+// elapsed time and ttl move on as the row's do, a tool result's text shows plainly, and
+// the rows take the keyboard.
+func TestBrowserTasksDetail(t *testing.T) {
+	s := startWeb(t)
+	s.run("open", chromedp.Navigate(s.url), chromedp.WaitVisible(chromedp.CSS(`li[data-tool="slow_task"]`)))
+	s.watchBlocked()
+
+	// A running task's detail moves on by itself, between the task's events (sleep_task
+	// sends none while it sleeps).
+	s.run("sleep_task for 4 s",
+		openTool("sleep_task"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="seconds"]`)),
+		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "4"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`main[data-view="tasks"] .trow[data-status="working"]`)),
+		chromedp.Click(chromedp.CSS(`.trow[data-status="working"]`)),
+		waitJS(`document.querySelector('.tdetail h3') !== null`),
+	)
+	line := `document.querySelector('.tdetail h3 + p').textContent`
+	first := value(s, "the detail's line", chromedp.Evaluate[string](line))
+	s.run("a second later", waitJSFor(line+` !== `+strconv.Quote(first)+` && `+line+`.includes('working')`, 3*time.Second))
+
+	// Its result: the text as text, the JSON below.
+	s.run("the result",
+		waitJS(`document.querySelector('.trow.selected') && document.querySelector('.trow.selected').dataset.status === 'completed'`),
+		waitJS(`document.querySelector('.tdetail .task-result pre.content.text') !== null && document.querySelector('.tdetail .task-result .json') !== null`),
+	)
+
+	// The rows take the keyboard: focus, arrows, Enter.
+	s.run("a second task",
+		openTool("slow_task"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="seconds"]`)),
+		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "0.2"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(`document.querySelectorAll('main[data-view="tasks"] .trow[data-status="completed"]').length === 2`),
+		chromedp.Focus(chromedp.CSS(`.trow:not(.selected)`)),
+		chromedp.Evaluate[chromedp.Void](`window.__first = document.activeElement.dataset.key`),
+		chromedp.KeyEvent("\r"),
+		waitJS(`document.activeElement.classList.contains('selected') && document.querySelector('.trow.selected').dataset.key === window.__first`),
+		chromedp.KeyEvent(kb.ArrowDown),
+		waitJS(`document.querySelector('.trow.selected').dataset.key !== window.__first && document.activeElement === document.querySelector('.trow.selected')`),
+		chromedp.KeyEvent(kb.ArrowUp),
+		waitJS(`document.querySelector('.trow.selected').dataset.key === window.__first`),
+	)
+
+	// A task the server forgets when its ttl runs out: expired, not working.
+	s.run("short_ttl_task",
+		openTool("short_ttl_task"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="seconds"]`)),
+		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "5"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`main[data-view="tasks"] .trow[data-status="working"]`)),
+		waitJS(`document.querySelector('.trow[data-status="expired"]') !== null && document.querySelector('.trow[data-status="expired"] .c-status').textContent.includes('expired')`),
+		chromedp.SetValue(chromedp.CSS(`select[aria-label="status"]`), "working"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('select[aria-label="status"]').dispatchEvent(new Event('change'))`),
+		waitJS(`[...document.querySelectorAll('.trow')].filter(r => !r.hidden).length === 0`),
+		chromedp.SetValue(chromedp.CSS(`select[aria-label="status"]`), "gone"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('select[aria-label="status"]').dispatchEvent(new Event('change'))`),
+		waitJS(`(() => { const rs = [...document.querySelectorAll('.trow')].filter(r => !r.hidden); return rs.length === 1 && rs[0].textContent.includes('short_ttl_task'); })()`),
+	)
+}
+
+// At 600 px wide the Tasks view shows every column (its header and rows scroll sideways
+// together) and the Tools form stays inside its pane.
+func TestBrowserNarrow(t *testing.T) {
+	s := startWeb(t)
+	s.run("open at 600 px",
+		chromedp.EmulateViewport(600, 800),
+		chromedp.Navigate(s.url),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="slow"]`)),
+		openTool("slow"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="steps"]`)),
+	)
+	s.watchBlocked()
+	s.shot("web-narrow-tools")
+	over := value(s, "the form's fields", chromedp.Evaluate[[]string](`(() => {
+		const pane = document.querySelector('.pane').getBoundingClientRect();
+		const out = [];
+		for (const el of document.querySelectorAll('.pane input, .pane select, .pane textarea, .pane button')) {
+			const r = el.getBoundingClientRect();
+			if (r.width > 0 && (r.right > pane.right + 1 || r.left < pane.left - 1)) out.push((el.name || el.textContent) + ' ' + r.left + '-' + r.right + ' in ' + pane.left + '-' + pane.right);
+		}
+		if (pane.right > window.innerWidth + 1) out.push('the pane ends at ' + pane.right);
+		return out;
+	})()`))
+	if len(over) > 0 {
+		t.Errorf("at 600 px the form overflows its pane: %v", over)
+	}
+	s.run("a task",
+		openTool("slow_task"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="seconds"]`)),
+		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "0.2"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`main[data-view="tasks"] .trow[data-status="completed"]`)),
+	)
+	// Scrolled as far right as it goes (the view and its list), every column of the row
+	// is in sight, under its header.
+	bad := value(s, "the columns", chromedp.Evaluate[[]string](`(() => {
+		const main = document.querySelector('main');
+		main.scrollLeft = main.scrollWidth;
+		const sc = document.querySelector('.tscroll');
+		sc.scrollLeft = sc.scrollWidth;
+		const box = sc.getBoundingClientRect();
+		const row = document.querySelector('.trow[data-status="completed"]');
+		const out = [];
+		for (const k of ['elapsed', 'ttl', 'polls', 'wait']) {
+			const c = row.querySelector('.c-' + k).getBoundingClientRect();
+			const hd = document.querySelector('.thead .c-' + k).getBoundingClientRect();
+			if (c.right > box.right + 1 || c.left < box.left - 1 || c.right > window.innerWidth + 1) out.push(k + ': the cell is at ' + c.left + '-' + c.right + ', the list shows ' + box.left + '-' + box.right);
+			if (Math.abs(c.left - hd.left) > 1) out.push(k + ': the cell at ' + c.left + ', its header at ' + hd.left);
+		}
+		return out;
+	})()`))
+	if len(bad) > 0 {
+		t.Errorf("at 600 px: %v", bad)
+	}
+	s.shot("web-narrow-tasks")
 }

@@ -86,6 +86,9 @@ export function duration(ms) {
 
 export const statusSymbol = {
   working: '◐', input_required: '?', completed: '✓', failed: '✗', cancelled: '⊘',
+  // mcpi's own ends of a task: it is gone (forgotten by the server, or the server is
+  // gone), its ttl ran out, or its outcome could not be had.
+  gone: '∅', expired: '⌛', error: '✗',
 };
 
 export function statusText(s) {
@@ -94,7 +97,7 @@ export function statusText(s) {
 }
 
 export function terminal(s) {
-  return s === 'completed' || s === 'failed' || s === 'cancelled';
+  return s === 'completed' || s === 'failed' || s === 'cancelled' || s === 'gone' || s === 'expired' || s === 'error';
 }
 
 let toastTimer;
