@@ -1093,3 +1093,135 @@ func TestBrowserNarrow(t *testing.T) {
 	}
 	s.shot("web-narrow-tasks")
 }
+
+// The keyboard: Enter on a list item of Resources, Prompts and Requests does what a click
+// does, Enter in a tool form's field calls the tool, and a disabled button looks it.
+func TestBrowserKeyboard(t *testing.T) {
+	s := startWeb(t)
+	s.run("open", chromedp.Navigate(s.url), chromedp.WaitVisible(chromedp.CSS(`li[data-tool="echo"]`)))
+	s.watchBlocked()
+	s.run("Enter in a tool's field calls it",
+		openTool("echo"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="text"]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name="text"]`), "hi from the keyboard\r"),
+		waitJS(`window.__lastResult !== undefined && window.__lastResult.content[0].text.includes('hi from the keyboard')`),
+	)
+	s.run("a disabled button",
+		openTool("slow"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="steps"]`)),
+		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "30"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(`document.querySelector('button[data-action="call"]').disabled`),
+	)
+	look := value(s, "the disabled Call button", chromedp.Evaluate[map[string]string](`(() => {
+		const st = getComputedStyle(document.querySelector('button[data-action="call"]'));
+		return {opacity: st.opacity, cursor: st.cursor};
+	})()`))
+	if look["opacity"] == "1" && look["cursor"] == "pointer" {
+		t.Errorf("a disabled Call button looks like an enabled one: %v", look)
+	}
+	s.run("stop slow", chromedp.Click(chromedp.CSS(`button[data-action="stop"]`)), waitJS(`!document.querySelector('button[data-action="call"]').disabled`))
+
+	s.run("Enter on a resource",
+		chromedp.Click(chromedp.CSS(`button[data-view="resources"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-uri="demo://about"]`)),
+		chromedp.Focus(chromedp.CSS(`li[data-uri="demo://about"]`)),
+		chromedp.KeyEvent("\r"),
+		waitJS(`document.querySelector('.pane .content.resource') !== null`),
+		chromedp.Focus(chromedp.CSS(`li[data-template="demo://greetings/{name}"]`)),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(chromedp.CSS(`.pane input[name="name"]`)),
+	)
+	s.run("Enter on a prompt",
+		chromedp.Click(chromedp.CSS(`button[data-view="prompts"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-prompt="greet"]`)),
+		chromedp.Focus(chromedp.CSS(`li[data-prompt="greet"]`)),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(chromedp.CSS(`.pane input[name="name"]`)),
+	)
+	// Two requests wait: Enter on the second shows it, and their ages move on.
+	s.run("two requests",
+		openTool("ask_user"),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		openTool("ask_model"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="prompt"]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name="prompt"]`), "Say hi"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(`document.querySelector('#pending-badge') !== null && document.querySelector('#pending-badge').textContent === '2'`),
+		chromedp.Click(chromedp.CSS(`button[data-view="requests"]`)),
+		waitJS(`document.querySelectorAll('li[data-request]').length === 2`),
+		chromedp.Focus(chromedp.CSS(`li[data-request]:not(.selected)`)),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(chromedp.CSS(`textarea[name="reply"]`)),
+	)
+	age := `document.querySelector('li[data-request] .age').textContent`
+	was := value(s, "a request's age", chromedp.Evaluate[string](age))
+	s.run("the ages move on", waitJSFor(age+` !== `+strconv.Quote(was), 3*time.Second))
+}
+
+// The Log says how many messages it holds, and a request's one-line preview starts with
+// what the request is about, not the _meta every 2026-07-28 request carries; a number
+// field says what is wrong with what was typed; a negative ttl is refused; and the page
+// asks for no favicon.
+func TestBrowserLogAndFields(t *testing.T) {
+	s := startWebOn(t, processServer("TestFormsServerProcess", formsEnv))
+	s.run("open",
+		chromedp.Navigate(s.url),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="shape"]`)),
+	)
+	s.watchBlocked()
+	if icons := value(s, "the favicon requests", chromedp.Evaluate[[]string](`performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('favicon'))`)); len(icons) > 0 {
+		t.Errorf("the page fetched %v", icons)
+	}
+	if href := value(s, "the icon", chromedp.Evaluate[string](`(document.querySelector('link[rel="icon"]') || {}).href || ''`)); !strings.HasPrefix(href, "data:") {
+		t.Errorf("the page's icon is %q, want a data: URL", href)
+	}
+	s.run("open the form",
+		chromedp.Click(chromedp.CSS(`li[data-tool="shape"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-field="origin"] input[name="x"]`)),
+	)
+	for _, c := range []struct{ typed, want string }{{"abc", "not a number"}, {"1e400", "out of range"}} {
+		s.run("type "+c.typed,
+			chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-field="origin"] input[name="x"]').value = ''; document.querySelector('.call-out').replaceChildren()`),
+			chromedp.SendKeys(chromedp.CSS(`[data-field="origin"] input[name="x"]`), c.typed),
+			chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+			waitJS(`document.querySelector('.call-out').textContent.includes('nothing was sent')`),
+		)
+		if said := value(s, "the error", chromedp.Text(chromedp.CSS(`.call-out ul`))); !strings.Contains(said, c.want) || strings.Contains(said, "required") {
+			t.Errorf("%q in an integer field: %q, want %q", c.typed, said, c.want)
+		}
+	}
+	s.run("call",
+		chromedp.SetValue(chromedp.CSS(`[data-field="origin"] input[name="x"]`), "2"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(`window.__lastResult !== undefined`),
+	)
+	s.run("the log",
+		chromedp.Click(chromedp.CSS(`button[data-view="log"]`)),
+		waitJS(`document.querySelectorAll('.lrow').length > 0 && /^\d+ messages/.test(document.querySelector('#log-count').textContent)`),
+	)
+	preview := value(s, "the call's preview", chromedp.Evaluate[string](`[...document.querySelectorAll('.lrow.out')].find(r => r.querySelector('.l-method').textContent.startsWith('tools/call')).querySelector('.l-body').textContent`))
+	if !strings.HasPrefix(preview, `{"name":"shape","arguments":{`) {
+		t.Errorf("the tools/call preview: %q", preview)
+	}
+}
+
+// A task's ttl below zero is refused in the form (2025-11-25).
+func TestBrowserNegativeTTL(t *testing.T) {
+	s := startWebOn(t, &connect.Selection{Protocol: "2025-11-25"})
+	s.run("open", chromedp.Navigate(s.url), chromedp.WaitVisible(chromedp.CSS(`li[data-tool="sleep_task"]`)))
+	s.watchBlocked()
+	s.run("a negative ttl",
+		openTool("sleep_task"),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="task"]`)),
+		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "1"),
+		chromedp.SetValue(chromedp.CSS(`input[name="ttl"]`), "-5"),
+		chromedp.Click(chromedp.CSS(`button[data-action="task"]`)),
+		waitJS(`document.querySelector('.call-out').textContent.includes('nothing was sent') && document.querySelector('.call-out').textContent.includes('negative')`),
+	)
+	s.run("a moment", chromedp.Sleep(300*time.Millisecond))
+	if n := value(s, "the tasks' count", chromedp.Text(chromedp.CSS(`button[data-view="tasks"]`))); n != "Tasks" {
+		t.Errorf("a task was made: the Tasks tab says %q", n)
+	}
+}

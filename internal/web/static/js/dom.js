@@ -36,6 +36,17 @@ function append(el, children) {
   }
 }
 
+// enter is a keydown handler that runs fn on Enter (or Space): what a click on a list item
+// does, from the keyboard.
+export function enter(fn) {
+  return (e) => {
+    if ((e.key === 'Enter' || e.key === ' ') && !e.altKey && !e.ctrlKey && !e.metaKey && e.target === e.currentTarget) {
+      e.preventDefault();
+      fn();
+    }
+  };
+}
+
 // clear empties el and appends children.
 export function fill(el, ...children) {
   el.replaceChildren();
