@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/mcpi-dev/mcpi/auth"
 	"github.com/mcpi-dev/mcpi/demo"
@@ -916,4 +917,311 @@ func TestBrowserFlood(t *testing.T) {
 	figures.Store(flood+": log settled (ms)", settled.Milliseconds())
 	figures.Store(flood+": long tasks, worst (ms)", fmt.Sprintf("%d, %.0f", len(long), worst))
 	t.Logf("result shown after %v, log settled after %v; %d long tasks of the main thread, the worst %.0f ms; %d snapshots", shown, settled, len(long), worst, snapshots)
+}
+
+// A call's state is the page's, not the pane's: a running call (its progress, its Cancel
+// button, the Call button held) and its result survive leaving the Tools view, which
+// answering the server's request needs.
+func TestBrowserCallSurvivesViews(t *testing.T) {
+	s := startWeb(t)
+	s.run("open", chromedp.Navigate(s.url), chromedp.WaitVisible(chromedp.CSS(`li[data-tool="ask_user"]`)))
+	s.watchBlocked()
+	s.run("ask_user, answered in Requests",
+		openTool("ask_user"),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#pending-badge`)),
+		chromedp.Click(chromedp.CSS(`button[data-view="requests"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`form.elicit input[name="name"]`)),
+		chromedp.SendKeys(chromedp.CSS(`form.elicit input[name="name"]`), "Ada"),
+		chromedp.Click(chromedp.CSS(`button[data-action="accept"]`)),
+		waitJS(`window.__lastResult !== undefined`),
+		chromedp.Click(chromedp.CSS(`button[data-view="tools"]`)),
+		waitJS(`(() => { const h = document.querySelector('.call-out h3'); return h !== null && h.textContent.startsWith('Result of ask_user') && document.querySelector('.call-out .result').textContent.includes('Ada'); })()`),
+	)
+	if v := value(s, "the Call button", chromedp.Evaluate[bool](`document.querySelector('button[data-action="call"]').disabled`)); v {
+		t.Error("the Call button stays disabled after the result")
+	}
+
+	s.run("slow, away and back",
+		openTool("slow"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="steps"]`)),
+		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "60"),
+		chromedp.SetValue(chromedp.CSS(`input[name="steps"]`), "600"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(`(() => { const bar = document.querySelector('.call-progress progress'); return bar !== null && bar.value >= 1; })()`),
+		chromedp.Click(chromedp.CSS(`button[data-view="requests"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`main[data-view="requests"]`)),
+		openTool("ask_user"),
+		waitJS(`document.querySelector('.call-out .result') !== null`),
+		openTool("slow"),
+		waitJS(`(() => {
+			const bar = document.querySelector('.call-progress progress');
+			return bar !== null && bar.max === 600 && bar.value >= 2 && document.querySelector('.progress-text').textContent.includes('/600')
+				&& document.querySelector('button[data-action="stop"]') !== null;
+		})()`),
+	)
+	if !value(s, "the Call button while calling", chromedp.Evaluate[bool](`document.querySelector('button[data-action="call"]').disabled`)) {
+		t.Error("the Call button is enabled again while the call runs")
+	}
+	if v := value(s, "the arguments", chromedp.Evaluate[string](`document.querySelector('input[name="seconds"]').value`)); v != "60" {
+		t.Errorf("the form's seconds after coming back: %q, want the call's 60", v)
+	}
+	s.run("cancel slow",
+		chromedp.Click(chromedp.CSS(`button[data-action="stop"]`)),
+		waitJS(`(() => { const h = document.querySelector('.call-out h3'); return h !== null && h.textContent.startsWith('Cancelled slow'); })()`),
+		waitJS(`!document.querySelector('button[data-action="call"]').disabled`),
+	)
+}
+
+// The Tasks view: a task that is gone shows as such (and filters as such), the detail's
+// elapsed time and ttl move on as the row's do, a tool result's text shows plainly, and
+// the rows take the keyboard.
+func TestBrowserTasksDetail(t *testing.T) {
+	s := startWeb(t)
+	s.run("open", chromedp.Navigate(s.url), chromedp.WaitVisible(chromedp.CSS(`li[data-tool="slow_task"]`)))
+	s.watchBlocked()
+
+	// A running task's detail moves on by itself, between the task's events (sleep_task
+	// sends none while it sleeps).
+	s.run("sleep_task for 4 s",
+		openTool("sleep_task"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="seconds"]`)),
+		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "4"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`main[data-view="tasks"] .trow[data-status="working"]`)),
+		chromedp.Click(chromedp.CSS(`.trow[data-status="working"]`)),
+		waitJS(`document.querySelector('.tdetail h3') !== null`),
+	)
+	line := `document.querySelector('.tdetail h3 + p').textContent`
+	first := value(s, "the detail's line", chromedp.Evaluate[string](line))
+	s.run("a second later", waitJSFor(line+` !== `+strconv.Quote(first)+` && `+line+`.includes('working')`, 3*time.Second))
+
+	// Its result: the text as text, the JSON below.
+	s.run("the result",
+		waitJS(`document.querySelector('.trow.selected') && document.querySelector('.trow.selected').dataset.status === 'completed'`),
+		waitJS(`document.querySelector('.tdetail .task-result pre.content.text') !== null && document.querySelector('.tdetail .task-result .json') !== null`),
+	)
+
+	// The rows take the keyboard: focus, arrows, Enter.
+	s.run("a second task",
+		openTool("slow_task"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="seconds"]`)),
+		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "0.2"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(`document.querySelectorAll('main[data-view="tasks"] .trow[data-status="completed"]').length === 2`),
+		chromedp.Focus(chromedp.CSS(`.trow:not(.selected)`)),
+		chromedp.Evaluate[chromedp.Void](`window.__first = document.activeElement.dataset.key`),
+		chromedp.KeyEvent("\r"),
+		waitJS(`document.activeElement.classList.contains('selected') && document.querySelector('.trow.selected').dataset.key === window.__first`),
+		chromedp.KeyEvent(kb.ArrowDown),
+		waitJS(`document.querySelector('.trow.selected').dataset.key !== window.__first && document.activeElement === document.querySelector('.trow.selected')`),
+		chromedp.KeyEvent(kb.ArrowUp),
+		waitJS(`document.querySelector('.trow.selected').dataset.key === window.__first`),
+	)
+
+	// A task the server forgets when its ttl runs out: expired, not working.
+	s.run("short_ttl_task",
+		openTool("short_ttl_task"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="seconds"]`)),
+		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "5"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`main[data-view="tasks"] .trow[data-status="working"]`)),
+		waitJS(`document.querySelector('.trow[data-status="expired"]') !== null && document.querySelector('.trow[data-status="expired"] .c-status').textContent.includes('expired')`),
+		chromedp.SetValue(chromedp.CSS(`select[aria-label="status"]`), "working"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('select[aria-label="status"]').dispatchEvent(new Event('change'))`),
+		waitJS(`[...document.querySelectorAll('.trow')].filter(r => !r.hidden).length === 0`),
+		chromedp.SetValue(chromedp.CSS(`select[aria-label="status"]`), "gone"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('select[aria-label="status"]').dispatchEvent(new Event('change'))`),
+		waitJS(`(() => { const rs = [...document.querySelectorAll('.trow')].filter(r => !r.hidden); return rs.length === 1 && rs[0].textContent.includes('short_ttl_task'); })()`),
+	)
+}
+
+// At 600 px wide the Tasks view shows every column (its header and rows scroll sideways
+// together) and the Tools form stays inside its pane.
+func TestBrowserNarrow(t *testing.T) {
+	s := startWeb(t)
+	s.run("open at 600 px",
+		chromedp.EmulateViewport(600, 800),
+		chromedp.Navigate(s.url),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="slow"]`)),
+		openTool("slow"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="steps"]`)),
+	)
+	s.watchBlocked()
+	s.shot("web-narrow-tools")
+	over := value(s, "the form's fields", chromedp.Evaluate[[]string](`(() => {
+		const pane = document.querySelector('.pane').getBoundingClientRect();
+		const out = [];
+		for (const el of document.querySelectorAll('.pane input, .pane select, .pane textarea, .pane button')) {
+			const r = el.getBoundingClientRect();
+			if (r.width > 0 && (r.right > pane.right + 1 || r.left < pane.left - 1)) out.push((el.name || el.textContent) + ' ' + r.left + '-' + r.right + ' in ' + pane.left + '-' + pane.right);
+		}
+		if (pane.right > window.innerWidth + 1) out.push('the pane ends at ' + pane.right);
+		return out;
+	})()`))
+	if len(over) > 0 {
+		t.Errorf("at 600 px the form overflows its pane: %v", over)
+	}
+	s.run("a task",
+		openTool("slow_task"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="seconds"]`)),
+		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "0.2"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`main[data-view="tasks"] .trow[data-status="completed"]`)),
+	)
+	// Scrolled as far right as it goes (the view and its list), every column of the row
+	// is in sight, under its header.
+	bad := value(s, "the columns", chromedp.Evaluate[[]string](`(() => {
+		const main = document.querySelector('main');
+		main.scrollLeft = main.scrollWidth;
+		const sc = document.querySelector('.tscroll');
+		sc.scrollLeft = sc.scrollWidth;
+		const box = sc.getBoundingClientRect();
+		const row = document.querySelector('.trow[data-status="completed"]');
+		const out = [];
+		for (const k of ['elapsed', 'ttl', 'polls', 'wait']) {
+			const c = row.querySelector('.c-' + k).getBoundingClientRect();
+			const hd = document.querySelector('.thead .c-' + k).getBoundingClientRect();
+			if (c.right > box.right + 1 || c.left < box.left - 1 || c.right > window.innerWidth + 1) out.push(k + ': the cell is at ' + c.left + '-' + c.right + ', the list shows ' + box.left + '-' + box.right);
+			if (Math.abs(c.left - hd.left) > 1) out.push(k + ': the cell at ' + c.left + ', its header at ' + hd.left);
+		}
+		return out;
+	})()`))
+	if len(bad) > 0 {
+		t.Errorf("at 600 px: %v", bad)
+	}
+	s.shot("web-narrow-tasks")
+}
+
+// The keyboard: Enter on a list item of Resources, Prompts and Requests does what a click
+// does, Enter in a tool form's field calls the tool, and a disabled button looks it.
+func TestBrowserKeyboard(t *testing.T) {
+	s := startWeb(t)
+	s.run("open", chromedp.Navigate(s.url), chromedp.WaitVisible(chromedp.CSS(`li[data-tool="echo"]`)))
+	s.watchBlocked()
+	s.run("Enter in a tool's field calls it",
+		openTool("echo"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="text"]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name="text"]`), "hi from the keyboard\r"),
+		waitJS(`window.__lastResult !== undefined && window.__lastResult.content[0].text.includes('hi from the keyboard')`),
+	)
+	s.run("a disabled button",
+		openTool("slow"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="steps"]`)),
+		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "30"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(`document.querySelector('button[data-action="call"]').disabled`),
+	)
+	look := value(s, "the disabled Call button", chromedp.Evaluate[map[string]string](`(() => {
+		const st = getComputedStyle(document.querySelector('button[data-action="call"]'));
+		return {opacity: st.opacity, cursor: st.cursor};
+	})()`))
+	if look["opacity"] == "1" && look["cursor"] == "pointer" {
+		t.Errorf("a disabled Call button looks like an enabled one: %v", look)
+	}
+	s.run("stop slow", chromedp.Click(chromedp.CSS(`button[data-action="stop"]`)), waitJS(`!document.querySelector('button[data-action="call"]').disabled`))
+
+	s.run("Enter on a resource",
+		chromedp.Click(chromedp.CSS(`button[data-view="resources"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-uri="demo://about"]`)),
+		chromedp.Focus(chromedp.CSS(`li[data-uri="demo://about"]`)),
+		chromedp.KeyEvent("\r"),
+		waitJS(`document.querySelector('.pane .content.resource') !== null`),
+		chromedp.Focus(chromedp.CSS(`li[data-template="demo://greetings/{name}"]`)),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(chromedp.CSS(`.pane input[name="name"]`)),
+	)
+	s.run("Enter on a prompt",
+		chromedp.Click(chromedp.CSS(`button[data-view="prompts"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-prompt="greet"]`)),
+		chromedp.Focus(chromedp.CSS(`li[data-prompt="greet"]`)),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(chromedp.CSS(`.pane input[name="name"]`)),
+	)
+	// Two requests wait: Enter on the second shows it, and their ages move on.
+	s.run("two requests",
+		openTool("ask_user"),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		openTool("ask_model"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="prompt"]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name="prompt"]`), "Say hi"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(`document.querySelector('#pending-badge') !== null && document.querySelector('#pending-badge').textContent === '2'`),
+		chromedp.Click(chromedp.CSS(`button[data-view="requests"]`)),
+		waitJS(`document.querySelectorAll('li[data-request]').length === 2`),
+		chromedp.Focus(chromedp.CSS(`li[data-request]:not(.selected)`)),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(chromedp.CSS(`textarea[name="reply"]`)),
+	)
+	age := `document.querySelector('li[data-request] .age').textContent`
+	was := value(s, "a request's age", chromedp.Evaluate[string](age))
+	s.run("the ages move on", waitJSFor(age+` !== `+strconv.Quote(was), 3*time.Second))
+}
+
+// The Log says how many messages it holds, and a request's one-line preview starts with
+// what the request is about, not the _meta every 2026-07-28 request carries; a number
+// field says what is wrong with what was typed; a negative ttl is refused; and the page
+// asks for no favicon.
+func TestBrowserLogAndFields(t *testing.T) {
+	s := startWebOn(t, processServer("TestFormsServerProcess", formsEnv))
+	s.run("open",
+		chromedp.Navigate(s.url),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="shape"]`)),
+	)
+	s.watchBlocked()
+	if icons := value(s, "the favicon requests", chromedp.Evaluate[[]string](`performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('favicon'))`)); len(icons) > 0 {
+		t.Errorf("the page fetched %v", icons)
+	}
+	if href := value(s, "the icon", chromedp.Evaluate[string](`(document.querySelector('link[rel="icon"]') || {}).href || ''`)); !strings.HasPrefix(href, "data:") {
+		t.Errorf("the page's icon is %q, want a data: URL", href)
+	}
+	s.run("open the form",
+		chromedp.Click(chromedp.CSS(`li[data-tool="shape"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-field="origin"] input[name="x"]`)),
+	)
+	for _, c := range []struct{ typed, want string }{{"abc", "not a number"}, {"1e400", "out of range"}} {
+		s.run("type "+c.typed,
+			chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-field="origin"] input[name="x"]').value = ''; document.querySelector('.call-out').replaceChildren()`),
+			chromedp.SendKeys(chromedp.CSS(`[data-field="origin"] input[name="x"]`), c.typed),
+			chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+			waitJS(`document.querySelector('.call-out').textContent.includes('nothing was sent')`),
+		)
+		if said := value(s, "the error", chromedp.Text(chromedp.CSS(`.call-out ul`))); !strings.Contains(said, c.want) || strings.Contains(said, "required") {
+			t.Errorf("%q in an integer field: %q, want %q", c.typed, said, c.want)
+		}
+	}
+	s.run("call",
+		chromedp.SetValue(chromedp.CSS(`[data-field="origin"] input[name="x"]`), "2"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(`window.__lastResult !== undefined`),
+	)
+	s.run("the log",
+		chromedp.Click(chromedp.CSS(`button[data-view="log"]`)),
+		waitJS(`document.querySelectorAll('.lrow').length > 0 && /^\d+ messages/.test(document.querySelector('#log-count').textContent)`),
+	)
+	preview := value(s, "the call's preview", chromedp.Evaluate[string](`[...document.querySelectorAll('.lrow.out')].find(r => r.querySelector('.l-method').textContent.startsWith('tools/call')).querySelector('.l-body').textContent`))
+	if !strings.HasPrefix(preview, `{"name":"shape","arguments":{`) {
+		t.Errorf("the tools/call preview: %q", preview)
+	}
+}
+
+// A task's ttl below zero is refused in the form (2025-11-25).
+func TestBrowserNegativeTTL(t *testing.T) {
+	s := startWebOn(t, &connect.Selection{Protocol: "2025-11-25"})
+	s.run("open", chromedp.Navigate(s.url), chromedp.WaitVisible(chromedp.CSS(`li[data-tool="sleep_task"]`)))
+	s.watchBlocked()
+	s.run("a negative ttl",
+		openTool("sleep_task"),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="task"]`)),
+		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "1"),
+		chromedp.SetValue(chromedp.CSS(`input[name="ttl"]`), "-5"),
+		chromedp.Click(chromedp.CSS(`button[data-action="task"]`)),
+		waitJS(`document.querySelector('.call-out').textContent.includes('nothing was sent') && document.querySelector('.call-out').textContent.includes('negative')`),
+	)
+	s.run("a moment", chromedp.Sleep(300*time.Millisecond))
+	if n := value(s, "the tasks' count", chromedp.Text(chromedp.CSS(`button[data-view="tasks"]`))); n != "Tasks" {
+		t.Errorf("a task was made: the Tasks tab says %q", n)
+	}
 }

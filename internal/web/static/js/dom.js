@@ -36,6 +36,17 @@ function append(el, children) {
   }
 }
 
+// enter is a keydown handler that runs fn on Enter (or Space): what a click on a list item
+// does, from the keyboard.
+export function enter(fn) {
+  return (e) => {
+    if ((e.key === 'Enter' || e.key === ' ') && !e.altKey && !e.ctrlKey && !e.metaKey && e.target === e.currentTarget) {
+      e.preventDefault();
+      fn();
+    }
+  };
+}
+
 // clear empties el and appends children.
 export function fill(el, ...children) {
   el.replaceChildren();
@@ -86,6 +97,9 @@ export function duration(ms) {
 
 export const statusSymbol = {
   working: '◐', input_required: '?', completed: '✓', failed: '✗', cancelled: '⊘',
+  // mcpi's own ends of a task: it is gone (forgotten by the server, or the server is
+  // gone), its ttl ran out, or its outcome could not be had.
+  gone: '∅', expired: '⌛', error: '✗',
 };
 
 export function statusText(s) {
@@ -94,7 +108,7 @@ export function statusText(s) {
 }
 
 export function terminal(s) {
-  return s === 'completed' || s === 'failed' || s === 'cancelled';
+  return s === 'completed' || s === 'failed' || s === 'cancelled' || s === 'gone' || s === 'expired' || s === 'error';
 }
 
 let toastTimer;

@@ -153,10 +153,13 @@ function stringField(s, name, required, init) {
   };
 }
 
+// A JSON number, as the user may type it.
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+// numberField is a text field, not type=number: a number field hands the page an empty
+// value for "abc" or 1e400, which would read as "required"; this one says what is wrong.
 function numberField(s, name, required, type, init) {
-  const input = h('input', { name, type: 'number', step: type === 'integer' ? '1' : 'any' });
-  if (s.minimum !== undefined) input.min = s.minimum;
-  if (s.maximum !== undefined) input.max = s.maximum;
+  const input = h('input.number', { name, type: 'text', autocomplete: 'off', spellcheck: 'false' });
   if (init !== undefined && init !== null) input.value = String(init);
   const r = row(name, s, required, input);
   return {
@@ -169,8 +172,10 @@ function numberField(s, name, required, type, init) {
       }
       const v = Number(raw);
       let msg = '';
-      if (!isFinite(v)) msg = 'not a number';
+      if (!NUMBER.test(raw) || isNaN(v)) msg = `not a number: ${raw.length > 40 ? raw.slice(0, 40) + '…' : raw}`;
+      else if (!isFinite(v)) msg = 'out of range: too large for a number';
       else if (type === 'integer' && !Number.isInteger(v)) msg = 'must be a whole number';
+      else if (type === 'integer' && !Number.isSafeInteger(v)) msg = 'out of range: too large for a whole number';
       else if (s.minimum !== undefined && v < s.minimum) msg = `at least ${s.minimum}`;
       else if (s.maximum !== undefined && v > s.maximum) msg = `at most ${s.maximum}`;
       else if (s.exclusiveMinimum !== undefined && v <= s.exclusiveMinimum) msg = `more than ${s.exclusiveMinimum}`;

@@ -36,8 +36,9 @@ export function contentView(c) {
   return h('div.content', jsonView(c));
 }
 
-// resultView renders a CallToolResult; schema is the tool's outputSchema, if any.
-export function resultView(res, schema) {
+// resultView renders a CallToolResult; schema is the tool's outputSchema, if any;
+// opts.raw false leaves out the raw result (shown beside it already).
+export function resultView(res, schema, opts = {}) {
   const parts = [];
   if (res.isError) parts.push(h('div.is-error', 'isError: the tool reports a failure'));
   for (const c of res.content || []) parts.push(contentView(c));
@@ -54,7 +55,7 @@ export function resultView(res, schema) {
   } else if (schema) {
     parts.push(h('div.bad', 'the tool has an output schema but returned no structuredContent'));
   }
-  parts.push(h('details.raw', h('summary', 'raw result'), jsonView(res, { open: 1 })));
+  if (opts.raw !== false) parts.push(h('details.raw', h('summary', 'raw result'), jsonView(res, { open: 1 })));
   return h('div.result', parts);
 }
 

@@ -14,6 +14,7 @@ let detail = null;
 let shown = [];
 let follow = true;
 let dirty = false;
+let countEl = null;
 const filters = { dir: 'all', method: '', task: '' };
 
 function parse(row) {
@@ -71,6 +72,11 @@ function recompute() {
   if (c) name(c.log);
   shown = c ? c.log.filter(matches) : [];
   spacer.style.height = shown.length * LINE + 'px';
+  if (countEl) {
+    const total = c ? c.log.length : 0;
+    const t = `${total} message${total === 1 ? '' : 's'}${shown.length !== total ? ` · ${shown.length} shown` : ''}`;
+    if (countEl.textContent !== t) countEl.textContent = t;
+  }
   if (follow) scroller.scrollTop = scroller.scrollHeight;
 }
 
@@ -94,7 +100,7 @@ function draw() {
         h('span.l-dir', row.dir === 'in' ? '←' : '→'),
         h('span.l-method', clean(methodOf(m, row))),
         t ? h('span.l-task', clean(String(t).slice(0, 8))) : h('span.l-task'),
-        h('span.l-body', clean(JSON.stringify(m.params || m.result || m.error || {})).slice(0, 300)));
+        h('span.l-body', clean(preview(m.params || m.result || m.error || {})).slice(0, 300)));
     }
     // Set through the style object: the page's Content-Security-Policy drops style
     // attributes, which put every row at the top.
@@ -102,6 +108,17 @@ function draw() {
     els.push(el);
   }
   lines.replaceChildren(...els);
+}
+
+// preview is a message's params (or result, or error) on one line, its _meta last: in
+// 2026-07-28 every request carries the client's capabilities there, before what the
+// request is about.
+function preview(p) {
+  if (p && typeof p === 'object' && !Array.isArray(p) && '_meta' in p) {
+    const { _meta, ...rest } = p;
+    return JSON.stringify({ ...rest, _meta });
+  }
+  return JSON.stringify(p);
 }
 
 function see(row) {
@@ -145,7 +162,8 @@ function mount(el) {
     draw();
   }, { passive: true });
   detail = h('section.ldetail');
-  fill(el, h('div.tbar', h('span.count', { id: 'log-count' }), dir, method, task,
+  countEl = h('span.count', { id: 'log-count' });
+  fill(el, h('div.tbar', countEl, dir, method, task,
     c.info.capabilities && c.info.capabilities.logging ? h('label', 'server log level ', level) : null),
   h('div.lsplit', scroller, detail));
   recompute();

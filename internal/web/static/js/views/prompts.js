@@ -1,5 +1,5 @@
 // Prompts: the list, arguments completed from the server, and the prompt's messages.
-import { h, fill, clean } from '../dom.js';
+import { h, fill, clean, enter } from '../dom.js';
 import { conn as api } from '../api.js';
 import { contentView } from '../result.js';
 import { jsonView } from '../json.js';
@@ -56,7 +56,7 @@ async function load(c) {
   try {
     const r = await api(c.info.id).prompts();
     if (c !== activeConn() || !listEl) return;
-    fill(listEl, r.items.map((p) => h('li', { 'data-prompt': p.name, tabindex: 0, on: { click: () => form(c, p) } },
+    fill(listEl, r.items.map((p) => h('li', { 'data-prompt': p.name, tabindex: 0, on: { click: () => form(c, p), keydown: enter(() => form(c, p)) } },
       h('span.name', clean(p.name)), p.description ? h('div.muted', clean(p.description).slice(0, 100)) : null)));
   } catch (err) {
     fill(listEl, h('li.error', clean(err.message)));

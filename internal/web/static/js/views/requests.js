@@ -12,6 +12,7 @@ let listEl = null;
 let pane = null;
 let selected = null;
 let paneFor = null; // the id of the request the pane shows: it is not drawn again while it stays
+let ticker = null;
 
 function pending(c) {
   return [...c.requests.values()].sort((a, b) => Date.parse(a.received) - Date.parse(b.received));
@@ -39,12 +40,33 @@ function renderList() {
   const rs = pending(c);
   if (selected && !c.requests.has(selected)) selected = null;
   if (!selected && rs.length) selected = rs[0].id;
+  const pick = (id) => {
+    selected = id;
+    renderList();
+    renderPane();
+    const li = listEl.querySelector(`li[data-request="${CSS.escape(id)}"]`);
+    if (li) li.focus();
+  };
   fill(listEl, rs.length ? rs.map((r) => h('li' + (r.id === selected ? '.selected' : ''), {
-    'data-request': r.id, tabindex: 0, on: { click: () => { selected = r.id; renderList(); renderPane(); } },
+    'data-request': r.id, tabindex: 0, on: {
+      click: () => pick(r.id),
+      keydown: (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); pick(r.id); } },
+    },
   }, h('span.method', r.method === 'elicitation/create' ? '? elicitation' : '? sampling'),
   h('span.muted', ' ' + channel(r)),
   h('div.q', clean(question(r)).slice(0, 120)),
-  h('span.muted.age', duration(Date.now() - Date.parse(r.received)) + ' ago'))) : h('li.muted', 'Nothing waits for you.'));
+  h('span.muted.age', { dataset: { received: r.received } }, age(r.received)))) : h('li.muted', 'Nothing waits for you.'));
+}
+
+function age(received) { return duration(Date.now() - Date.parse(received)) + ' ago'; }
+
+// ages moves the "N ago" of the requests listed on, in place (the list keeps its focus).
+function ages() {
+  if (!listEl) return;
+  for (const el of listEl.querySelectorAll('.age')) {
+    const t = age(el.dataset.received);
+    if (el.textContent !== t) el.textContent = t;
+  }
 }
 
 function renderPane(force) {
@@ -118,6 +140,8 @@ function mount(el, arg) {
   fill(el, h('div.split', h('aside.side', h('div.side-head', 'Waiting for you'), listEl), pane));
   renderList();
   renderPane();
+  clearInterval(ticker);
+  ticker = setInterval(() => { if (root && root.isConnected) ages(); else clearInterval(ticker); }, 1000);
 }
 
 export const requestsView = { name: 'requests', title: 'Requests', mount };

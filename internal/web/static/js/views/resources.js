@@ -1,6 +1,6 @@
 // Resources: the list, templates with completion of their variables, read, subscribe, and
 // a subscribed resource read again when the server says it changed.
-import { h, fill, clean, toast } from '../dom.js';
+import { h, fill, clean, toast, enter } from '../dom.js';
 import { conn as api } from '../api.js';
 import { contentView } from '../result.js';
 import { jsonView } from '../json.js';
@@ -65,14 +65,14 @@ async function load(c) {
   const items = [];
   if (rs.status === 'fulfilled') {
     for (const r of rs.value.items) {
-      items.push(h('li', { 'data-uri': r.uri, tabindex: 0, on: { click: () => read(c, r.uri) } },
+      items.push(h('li', { 'data-uri': r.uri, tabindex: 0, on: { click: () => read(c, r.uri), keydown: enter(() => read(c, r.uri)) } },
         h('span.name', clean(r.name || r.uri)), h('div.muted.uri', clean(r.uri))));
     }
   } else items.push(h('li.error', clean(rs.reason.message)));
   if (ts.status === 'fulfilled' && ts.value.items.length) {
     items.push(h('li.section', 'Templates'));
     for (const t of ts.value.items) {
-      items.push(h('li', { 'data-template': t.uriTemplate, tabindex: 0, on: { click: () => templateForm(c, t) } },
+      items.push(h('li', { 'data-template': t.uriTemplate, tabindex: 0, on: { click: () => templateForm(c, t), keydown: enter(() => templateForm(c, t)) } },
         h('span.name', clean(t.name || t.uriTemplate)), h('div.muted.uri', clean(t.uriTemplate))));
     }
   }

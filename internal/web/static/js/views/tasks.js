@@ -3,9 +3,11 @@
 import { h, fill, clean, toast, duration, statusText, terminal } from '../dom.js';
 import { conn as api } from '../api.js';
 import { jsonView } from '../json.js';
+import { resultView, contentView } from '../result.js';
 import { state, on, activeConn, show } from '../store.js';
 
 const ROW = 28;       // px, every row
+const HEAD = 24;      // px, the header row, which scrolls sideways with the rows
 const OVERSCAN = 8;   // rows drawn beyond the visible ones
 
 let root = null;
@@ -23,11 +25,26 @@ const filters = { role: 'all', status: 'all', text: '' };
 // perf records, for the browser tests, how long after its client event a row was drawn.
 const perf = (window.__mcpiPerf = window.__mcpiPerf || { taskLatency: [] });
 
+// statusOf is a row's status as the list shows and filters it: a task mcpi stopped
+// following because it is gone (its ttl ran out, the server forgot it or is gone itself)
+// is "expired" or "gone", whatever its last status said; one whose outcome mcpi could
+// not get is "error".
+function statusOf(r) {
+  if (r.gone) {
+    const end = r.ended ? Date.parse(r.ended) : Date.now();
+    return r.ttl !== undefined && r.ttl !== null && r.createdAt && Date.parse(r.createdAt) + r.ttl <= end ? 'expired' : 'gone';
+  }
+  if (r.error && !terminal(r.status)) return 'error';
+  return r.status;
+}
+
 function matches(r) {
   if (filters.role !== 'all' && r.role !== filters.role) return false;
-  if (filters.status === 'active' && (terminal(r.status) || r.ended)) return false;
-  if (filters.status === 'ended' && !(terminal(r.status) || r.ended)) return false;
-  if (!['all', 'active', 'ended'].includes(filters.status) && r.status !== filters.status) return false;
+  const st = statusOf(r);
+  if (filters.status === 'active' && (terminal(st) || r.ended)) return false;
+  if (filters.status === 'ended' && !(terminal(st) || r.ended)) return false;
+  if (filters.status === 'gone' && st !== 'gone' && st !== 'expired') return false;
+  if (!['all', 'active', 'ended', 'gone'].includes(filters.status) && st !== filters.status) return false;
   if (filters.text) {
     const t = filters.text;
     if (!(r.name || '').toLowerCase().includes(t) && !(r.id || '').toLowerCase().includes(t) && !(r.statusMessage || '').toLowerCase().includes(t)) return false;
@@ -54,6 +71,7 @@ function elapsed(r) {
 }
 
 function ttlLeft(r) {
+  if (r.gone) return '-';
   if (r.ttl === undefined || r.ttl === null || !r.createdAt) return '-';
   const left = Date.parse(r.createdAt) + r.ttl - Date.now();
   return left <= 0 ? 'expired' : duration(left);
@@ -73,8 +91,14 @@ let pool = [];
 
 function newSlot() {
   const cells = {};
-  const el = h('div.trow', { role: 'row' }, CELLS.map((k) => (cells[k] = h('span.c-' + k))));
+  const el = h('div.trow', { role: 'row', tabindex: 0 }, CELLS.map((k) => (cells[k] = h('span.c-' + k))));
   el.addEventListener('click', () => { if (el.dataset.key) select(el.dataset.key); });
+  // Enter (or Space) shows a row's detail; the arrows move to the next row up or down.
+  el.addEventListener('keydown', (e) => {
+    if (!el.dataset.key || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); select(el.dataset.key); }
+    else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') { e.preventDefault(); move(el.dataset.key, e.key === 'ArrowDown' ? 1 : -1); }
+  });
   return { el, cells, row: null, top: -1, sel: false, text: {} };
 }
 
@@ -95,14 +119,16 @@ function fillSlot(slot, r, i) {
   if (slot.row !== r || slot.sel !== sel) {
     slot.row = r;
     slot.sel = sel;
-    slot.el.className = 'trow' + (sel ? ' selected' : '') + (r.stale ? ' stale' : '') + ' s-' + (r.status || 'none');
+    const st = statusOf(r);
+    slot.el.className = 'trow' + (sel ? ' selected' : '') + (r.stale ? ' stale' : '') + ' s-' + (st || 'none');
     slot.el.dataset.key = r.key;
-    slot.el.dataset.status = r.status || '';
+    slot.el.dataset.status = st || '';
     set(slot, 'role', r.role === 'receiver' ? '←' : '→');
     slot.cells.role.title = r.role === 'receiver' ? 'asked by the server' : 'asked of the server';
     set(slot, 'id', clean((r.id || '…').slice(0, 8)));
     set(slot, 'name', clean(r.name) + (r.dialect === '2026-07-28' ? ' · ext' : ''));
-    set(slot, 'status', statusText(r.status));
+    set(slot, 'status', statusText(statusOf(r)));
+    slot.cells.status.title = r.error ? clean(r.error.message) : '';
     set(slot, 'msg', clean(r.statusMessage || (r.progress && r.progress.message) || ''));
     set(slot, 'prog', progress(r));
     set(slot, 'polls', String(r.polls || 0));
@@ -115,7 +141,7 @@ function fillSlot(slot, r, i) {
 // draw draws the rows in sight, reusing the drawn ones.
 function draw() {
   if (!scroller) return;
-  const top = scroller.scrollTop;
+  const top = Math.max(0, scroller.scrollTop - HEAD);
   const first = Math.max(0, Math.floor(top / ROW) - OVERSCAN);
   const last = Math.min(rows.length, Math.ceil((top + scroller.clientHeight) / ROW) + OVERSCAN);
   const n = last - first;
@@ -163,6 +189,33 @@ function select(key) {
   renderDetail();
 }
 
+// move selects the row d rows from the row key, brings it into sight, and focuses it.
+function move(key, d) {
+  const j = rows.findIndex((r) => r.key === key) + d;
+  if (j < 0 || j >= rows.length || rows.findIndex((r) => r.key === key) < 0) return;
+  const top = HEAD + j * ROW;
+  if (top - HEAD < scroller.scrollTop) scroller.scrollTop = top - HEAD;
+  else if (top + ROW > scroller.scrollTop + scroller.clientHeight) scroller.scrollTop = top + ROW - scroller.clientHeight;
+  select(rows[j].key);
+  const slot = pool.find((x) => !x.el.hidden && x.row && x.row.key === rows[j].key);
+  if (slot) slot.el.focus();
+}
+
+// liveLine is the detail's line of what moves on its own: elapsed time, ttl left.
+function liveLine(r) {
+  return statusText(statusOf(r)) + (r.statusMessage ? ' · ' + clean(r.statusMessage) : '') + ` · ${elapsed(r)} · ttl left ${ttlLeft(r)} · ${r.polls || 0} polls`;
+}
+
+let live = null; // the detail's live line
+
+// resultOf shows a task's result: a tool result's content as the Tools view shows it (its
+// text plainly), and the JSON below.
+function resultOf(v) {
+  if (v && typeof v === 'object' && Array.isArray(v.content)) return [resultView(v, undefined, { raw: false }), jsonView(v, { open: 1 })];
+  if (v && typeof v === 'object' && v.content && typeof v.content === 'object' && !Array.isArray(v.content)) return [contentView(v.content), jsonView(v, { open: 1 })];
+  return jsonView(v);
+}
+
 let detailFor = null; // the row object the detail shows
 
 function renderDetail() {
@@ -170,9 +223,9 @@ function renderDetail() {
   const r = c && c.tasks.get(selected);
   if (r && r === detailFor) return; // unchanged
   detailFor = r || null;
-  if (!r) { fill(detail, h('p.muted', 'Pick a task to see it whole.')); return; }
+  if (!r) { live = null; fill(detail, h('p.muted', 'Pick a task to see it whole.')); return; }
   const actions = [];
-  if (r.role === 'requestor' && !terminal(r.status) && !r.ended && !r.stale) {
+  if (r.role === 'requestor' && !terminal(statusOf(r)) && !r.ended && !r.stale) {
     actions.push(h('button.danger', { type: 'button', 'data-action': 'cancel', on: { click: () => confirmCancel(c, r) } }, 'Cancel task…'));
   }
   if (r.request) {
@@ -183,11 +236,11 @@ function renderDetail() {
   if (r.result) {
     let v;
     try { v = JSON.parse(typeof r.result === 'string' ? r.result : JSON.stringify(r.result)); } catch { v = r.result; }
-    result = h('div', h('h4', r.role === 'receiver' ? 'Answer sent to the server' : 'Result'), jsonView(v));
+    result = h('div.task-result', h('h4', r.role === 'receiver' ? 'Answer sent to the server' : 'Result'), resultOf(v));
   }
   fill(detail,
     h('h3', r.role === 'receiver' ? '← ' : '→ ', clean(r.name), ' ', h('span.muted', clean(r.id || '')), r.dialect === '2026-07-28' ? h('span.ext', ' Tasks extension') : null),
-    h('p', statusText(r.status), r.statusMessage ? ' · ' + clean(r.statusMessage) : '', ` · ${elapsed(r)} · ttl left ${ttlLeft(r)} · ${r.polls || 0} polls`),
+    live = h('p.tlive', liveLine(r)),
     r.stale ? h('p.muted', 'from an earlier connection') : null,
     actions.length ? h('div.buttons', actions) : null,
     r.error ? h('div', h('h4.error', r.gone ? 'Gone' : 'Error'), h('p.error', clean(r.error.message)), r.error.code ? jsonView(r.error) : null) : null,
@@ -225,7 +278,11 @@ function mount(el, arg) {
   spacer = h('div.tspacer');
   rowsBox = h('div.trows');
   pool = [];
-  scroller.append(spacer, rowsBox);
+  // The header is in the scroller, so that it moves sideways with the rows in a narrow
+  // window; it stays at the top as they scroll down.
+  const head = h('div.thead', { role: 'row' }, h('span.c-role', ''), h('span.c-id', 'ID'), h('span.c-name', 'TOOL / METHOD'), h('span.c-status', 'STATUS'),
+    h('span.c-msg', 'MESSAGE'), h('span.c-prog', 'PROG'), h('span.c-elapsed', 'ELAPSED'), h('span.c-ttl', 'TTL LEFT'), h('span.c-polls', 'POLLS'), h('span.c-wait', { title: 'waits for your answer' }, '⚑'));
+  scroller.append(head, spacer, rowsBox);
   scroller.addEventListener('scroll', () => draw(), { passive: true });
   detail = h('section.tdetail');
   detailFor = null;
@@ -237,21 +294,23 @@ function mount(el, arg) {
   fill(el,
     h('div.tbar', countEl,
       sel('role', [['all', 'both roles'], ['requestor', '→ asked of the server'], ['receiver', '← asked by the server']], 'role'),
-      sel('status', [['all', 'any status'], ['active', 'active'], ['ended', 'ended'], ['working', 'working'], ['input_required', 'input_required'], ['completed', 'completed'], ['failed', 'failed'], ['cancelled', 'cancelled']], 'status'),
+      sel('status', [['all', 'any status'], ['active', 'active'], ['ended', 'ended'], ['working', 'working'], ['input_required', 'input_required'], ['completed', 'completed'], ['failed', 'failed'], ['cancelled', 'cancelled'], ['gone', 'gone or expired'], ['error', 'error']], 'status'),
       text, discover),
-    h('div.thead', h('span.c-role', ''), h('span.c-id', 'ID'), h('span.c-name', 'TOOL / METHOD'), h('span.c-status', 'STATUS'),
-      h('span.c-msg', 'MESSAGE'), h('span.c-prog', 'PROG'), h('span.c-elapsed', 'ELAPSED'), h('span.c-ttl', 'TTL LEFT'), h('span.c-polls', 'POLLS'), h('span.c-wait', '')),
     h('div.tsplit', scroller, detail));
   recompute();
   if (selected) {
     const i = rows.findIndex((r) => r.key === selected);
-    if (i >= 0) scroller.scrollTop = Math.max(0, i * ROW - scroller.clientHeight / 2);
+    if (i >= 0) scroller.scrollTop = Math.max(0, HEAD + i * ROW - scroller.clientHeight / 2);
   }
   draw();
   renderDetail();
   clearInterval(ticker);
   // Elapsed and ttl left move on their own.
-  ticker = setInterval(() => { if (root && root.isConnected) { draw(); } else clearInterval(ticker); }, 1000);
+  ticker = setInterval(() => {
+    if (!root || !root.isConnected) { clearInterval(ticker); return; }
+    draw();
+    if (live && detailFor) live.textContent = liveLine(detailFor);
+  }, 1000);
 }
 
 export const tasksView = { name: 'tasks', title: 'Tasks', mount };

@@ -1,7 +1,7 @@
 // Tools: the server's tools; a form from the input schema (or raw JSON); call, or call as
 // a task with a ttl (2025-11-25), or call and let the server decide (2026-07-28); the
 // result rendered.
-import { h, fill, clean, toast, duration } from '../dom.js';
+import { h, fill, clean, toast, duration, enter } from '../dom.js';
 import { conn as api } from '../api.js';
 import { argumentsEditor } from '../form.js';
 import { resultView } from '../result.js';
@@ -42,14 +42,18 @@ function renderList(c) {
   const tools = (c.tools || []).filter((t) => !filter || t.name.toLowerCase().includes(filter));
   fill(list, tools.map((t) => h('li' + (t.name === selected ? '.selected' : ''), {
     'data-tool': t.name, tabindex: 0,
-    on: { click: () => select(c, t.name), keydown: (e) => { if (e.key === 'Enter') select(c, t.name); } },
+    on: { click: () => select(c, t.name), keydown: enter(() => select(c, t.name, true)) },
   }, h('span.name', clean(t.name)), modern(c) ? null : h('span.tag.' + support(c, t), support(c, t)))));
 }
 
-function select(c, name) {
+function select(c, name, focus) {
   selected = name;
   renderList(c);
   renderPane(c);
+  if (focus) {
+    const li = list.querySelector(`li[data-tool="${CSS.escape(name)}"]`);
+    if (li) li.focus();
+  }
 }
 
 function renderPane(c) {
