@@ -319,7 +319,7 @@ export function argumentsEditor(schema, initial) {
     } else {
       let v;
       try { v = JSON.parse(raw.value || '{}'); } catch (e) { rawErr.textContent = 'not valid JSON (' + e.message + '): fix it to go back to the form'; return; }
-      if (!v || typeof v !== 'object' || Array.isArray(v)) { rawErr.textContent = 'the arguments are a JSON object'; return; }
+      if (!v || typeof v !== 'object' || Array.isArray(v)) { rawErr.textContent = 'the arguments must be a JSON object'; return; }
       rawErr.textContent = '';
       form = schemaForm(schema || { type: 'object' }, schema, v);
       formBox.replaceChildren(form.el);
@@ -337,7 +337,7 @@ export function argumentsEditor(schema, initial) {
       if (mode === 'form') return form.value();
       try {
         const v = JSON.parse(raw.value || '{}');
-        if (!v || typeof v !== 'object' || Array.isArray(v)) return { value: null, errors: ['the arguments are a JSON object'] };
+        if (!v || typeof v !== 'object' || Array.isArray(v)) return { value: null, errors: ['the arguments must be a JSON object'] };
         return { value: v, errors: [] };
       } catch (e) {
         rawErr.textContent = 'not valid JSON: ' + e.message;
