@@ -840,13 +840,7 @@ func TestToolsListChangedFloodListsOnce(t *testing.T) {
 func TestServerLogLevel(t *testing.T) {
 	for _, proto := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(proto, func(t *testing.T) {
-			srv := web.New(web.Options{Dial: demoDialer(t, nil)})
-			p := open(t, srv)
-			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-			defer cancel()
-			if _, err := srv.Open(ctx, web.Target{Protocol: proto}); err != nil {
-				t.Fatal(err)
-			}
+			p, ctx := openDemo(t, proto)
 			levels := func(message string) []string {
 				t.Helper()
 				if code, out := p.post("c1/call", `{"name":"log_levels","arguments":{"message":"`+message+`"}}`); code != 200 {
@@ -972,13 +966,7 @@ func TestUnreachableHTTPServer(t *testing.T) {
 // question's method names the client's (receiver) row, not the tool's (in 2025-11-25 the
 // tool's row was renamed elicitation/create, for good).
 func TestToolTaskKeepsItsNameWhileItAsks(t *testing.T) {
-	srv := web.New(web.Options{Dial: demoDialer(t, nil)})
-	p := open(t, srv)
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	if _, err := srv.Open(ctx, web.Target{Protocol: "2025-11-25"}); err != nil {
-		t.Fatal(err)
-	}
+	p, ctx := openDemo(t, "2025-11-25")
 	if code, out := p.post("c1/call", `{"name":"ask_user_task","arguments":{},"task":true}`); code != 200 {
 		t.Fatalf("call: %d %s", code, out)
 	}
@@ -1026,13 +1014,7 @@ func TestConnectNeedsItsField(t *testing.T) {
 // A reconnection marks the rows of the session before as of an earlier connection on the
 // open pages too (only a page opened after it saw them so).
 func TestReconnectMarksRowsOnOpenPages(t *testing.T) {
-	srv := web.New(web.Options{Dial: demoDialer(t, nil)})
-	p := open(t, srv)
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	if _, err := srv.Open(ctx, web.Target{Protocol: "2025-11-25"}); err != nil {
-		t.Fatal(err)
-	}
+	p, ctx := openDemo(t, "2025-11-25")
 	next, done := iter.Pull(p.events(ctx))
 	defer done()
 	if _, ok := next(); !ok {
@@ -1075,13 +1057,7 @@ func TestReconnectMarksRowsOnOpenPages(t *testing.T) {
 // A question the server ran as a task on the client and then cancelled shows cancelled
 // (its row stayed "working" for ever: a cancel was no event).
 func TestReceiverTaskCancelledByTheServer(t *testing.T) {
-	srv := web.New(web.Options{Dial: demoDialer(t, nil)})
-	p := open(t, srv)
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	if _, err := srv.Open(ctx, web.Target{Protocol: "2025-11-25"}); err != nil {
-		t.Fatal(err)
-	}
+	p, ctx := openDemo(t, "2025-11-25")
 	if code, out := p.post("c1/call", `{"name":"ask_then_cancel","arguments":{"seconds":0.1}}`); code != 200 || !strings.Contains(string(out["result"]), "cancelled") {
 		t.Fatalf("ask_then_cancel: %d %s", code, out)
 	}
@@ -1170,15 +1146,23 @@ func (w worded) Sentence() string { return w.s }
 
 // A negative ttl is refused before anything is sent.
 func TestCallRefusesNegativeTTL(t *testing.T) {
-	srv := web.New(web.Options{Dial: demoDialer(t, nil)})
-	p := open(t, srv)
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	if _, err := srv.Open(ctx, web.Target{Protocol: "2025-11-25"}); err != nil {
-		t.Fatal(err)
-	}
+	p, _ := openDemo(t, "2025-11-25")
 	code, out := p.post("c1/call", `{"name":"sleep_task","arguments":{"seconds":0},"task":true,"ttl":-5}`)
 	if code != http.StatusBadRequest || !strings.Contains(string(out["error"]), "the task's ttl must be positive, not -5 ms") {
 		t.Errorf("a negative ttl: %d %s", code, out)
 	}
+}
+
+// openDemo opens a page's connection to a fresh demo server speaking protocol, and
+// returns the page and a context that ends with the test, 20 s at most.
+func openDemo(t *testing.T, protocol string) (*page, context.Context) {
+	t.Helper()
+	srv := web.New(web.Options{Dial: demoDialer(t, nil)})
+	p := open(t, srv)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	t.Cleanup(cancel)
+	if _, err := srv.Open(ctx, web.Target{Protocol: protocol}); err != nil {
+		t.Fatal(err)
+	}
+	return p, ctx
 }
