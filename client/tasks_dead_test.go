@@ -62,18 +62,7 @@ func TestFollowServerKilled(t *testing.T) {
 			// inside. Fake time stands still while a connection to the server is open,
 			// and runs once the server is gone.
 			synctest.Test(t, func(t *testing.T) {
-				s, err := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{
-					ProtocolVersion: version,
-					RequestTimeout:  3 * time.Second,
-				}).Connect(t.Context(), &transport.HTTPClient{URL: ts.URL})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer s.Close()
-				task, err := s.StartToolTask(t.Context(), &mcp.CallToolParams{Name: "wait"}, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
+				task := startWait(t, version, ts.URL)
 				kill(ts)
 				killed := time.Now()
 				select {
@@ -82,7 +71,7 @@ func TestFollowServerKilled(t *testing.T) {
 					t.Fatalf("still following the task a minute after its server died, after %d polls", task.Polls())
 				}
 				took := time.Since(killed)
-				_, err = task.Outcome()
+				_, err := task.Outcome()
 				var lost *client.TaskLostError
 				if !errors.As(err, &lost) {
 					t.Fatalf("outcome: %v, want a *client.TaskLostError", err)
@@ -212,18 +201,7 @@ func TestFollowServerKilledAfterNotifications(t *testing.T) {
 		ts.Close()
 	})
 	synctest.Test(t, func(t *testing.T) {
-		s, err := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{
-			ProtocolVersion: version,
-			RequestTimeout:  3 * time.Second,
-		}).Connect(t.Context(), &transport.HTTPClient{URL: ts.URL})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		task, err := s.StartToolTask(t.Context(), &mcp.CallToolParams{Name: "wait"}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		task := startWait(t, version, ts.URL)
 		for e := range task.Events(t.Context()) { // a wait on a channel: fake time may pass
 			if e.State.StatusMessage == "started" {
 				break
@@ -245,4 +223,23 @@ func TestFollowServerKilledAfterNotifications(t *testing.T) {
 			t.Errorf("the follower gave up %s after the server died, want under 10 s (the notified interval)", took)
 		}
 	})
+}
+
+// startWait connects to the server at url in version, with a request timeout of 3 s,
+// and starts its tool "wait" as a task; the session ends with the test (or its bubble).
+func startWait(t *testing.T, version, url string) *client.Task {
+	t.Helper()
+	s, err := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{
+		ProtocolVersion: version,
+		RequestTimeout:  3 * time.Second,
+	}).Connect(t.Context(), &transport.HTTPClient{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	task, err := s.StartToolTask(t.Context(), &mcp.CallToolParams{Name: "wait"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return task
 }
