@@ -27,6 +27,12 @@ import (
 // Options configures a [Client].
 type Options struct {
 	Logger *slog.Logger
+	// LogLevel, when set, asks the server from the start for its log messages of that
+	// level and more severe (when it declares logging): in the 2025-11-25 era with
+	// logging/setLevel right after initialize (a refusal is logged, the session used all
+	// the same), in 2026-07-28 in the _meta of every request. [Session.SetLogLevel]
+	// changes it later.
+	LogLevel mcp.LoggingLevel
 	// Capabilities replaces the default declaration (roots, sampling, form and URL
 	// elicitation).
 	Capabilities *mcp.ClientCapabilities
@@ -226,6 +232,24 @@ type Session struct {
 // [Options.ProtocolVersion] asks for: the initialize handshake of 2025-11-25, or
 // server/discover of 2026-07-28, or (by default) whichever the server speaks.
 func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, error) {
+	s, err := c.connect(ctx, t)
+	if err != nil || c.opts.LogLevel == "" || s.ServerCapabilities().Logging == nil {
+		return s, err
+	}
+	lctx, cancel := context.WithTimeout(ctx, logLevelWait)
+	defer cancel()
+	if err := s.SetLogLevel(lctx, c.opts.LogLevel); err != nil {
+		c.opts.Logger.Warn("the server refused the log level; its log comes at its own", "level", c.opts.LogLevel, "error", err)
+	}
+	return s, nil
+}
+
+// logLevelWait bounds the logging/setLevel of [Options.LogLevel]: a server that does
+// not answer it is used all the same.
+const logLevelWait = 5 * time.Second
+
+// connect opens a session in the era the options ask for, or the server speaks.
+func (c *Client) connect(ctx context.Context, t transport.Transport) (*Session, error) {
 	mode := c.opts.ProtocolVersion
 	if mode == "" || mode == ProtocolAuto {
 		return c.connectAuto(ctx, t)

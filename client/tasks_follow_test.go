@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -152,5 +153,47 @@ func TestInputLeftForTheNextSession(t *testing.T) {
 	res, err := followed.Outcome()
 	if err != nil || len(res.Content) != 1 || res.Content[0].Text != "Ada" {
 		t.Fatalf("outcome = %+v, %v; want the second session's answer", res, err)
+	}
+}
+
+// Options.LogLevel asks for the server's log from the start, in both eras (a session
+// that names no level gets every message in 2025-11-25, and none in 2026-07-28).
+func TestOptionsLogLevel(t *testing.T) {
+	for _, version := range []string{"2025-11-25", mcp.ModernProtocolVersions[0]} {
+		t.Run(version, func(t *testing.T) {
+			srv := server.New(mcp.Implementation{Name: "s", Version: "1"}, &server.Options{Modern: version != "2025-11-25"})
+			defer srv.Close()
+			srv.AddTool(&mcp.Tool{Name: "log"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+				for _, l := range []mcp.LoggingLevel{mcp.LoggingLevelDebug, mcp.LoggingLevelInfo, mcp.LoggingLevelError} {
+					if err := req.Session.Log(ctx, l, "t", string(l)); err != nil {
+						return nil, err
+					}
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("logged")}}, nil
+			})
+			tr := transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
+				srv.Connect(ctx, conn)
+				return nil
+			}}
+			ctx := t.Context()
+			s, err := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{ProtocolVersion: version, LogLevel: mcp.LoggingLevelInfo}).Connect(ctx, tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sub := s.Subscribe()
+			if _, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "log"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			var got []mcp.LoggingLevel
+			for e := range sub.All(ctx) {
+				if l, ok := e.(*client.LogEvent); ok {
+					got = append(got, l.Params.Level)
+				}
+			}
+			if want := []mcp.LoggingLevel{mcp.LoggingLevelInfo, mcp.LoggingLevelError}; !slices.Equal(got, want) {
+				t.Errorf("log levels %v, want %v", got, want)
+			}
+		})
 	}
 }

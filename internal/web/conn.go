@@ -101,9 +101,6 @@ type conn struct {
 // another: in 2026-07-28 a request that names none gets no log at all.
 const defaultLogLevel = mcp.LoggingLevelInfo
 
-// setLevelWait bounds the logging/setLevel of a new connection.
-const setLevelWait = 5 * time.Second
-
 // connInfo is what the page shows of a connection in its header and Connect view.
 type connInfo struct {
 	ID        string `json:"id"`
@@ -295,11 +292,13 @@ func describeTarget(t Target) string {
 }
 
 // clientOptions are those of a web session: every capability, receiver tasks on, no
-// OnRequest (the page answers server requests), and every message reported for the Log.
-func clientOptions() *client.Options {
+// OnRequest (the page answers server requests), every message reported for the Log, and
+// the server's log asked for at level (the one the page shows) from the start.
+func clientOptions(level mcp.LoggingLevel) *client.Options {
 	return &client.Options{
 		Capabilities: client.AllCapabilities(),
 		Receiver:     &client.ReceiverOptions{},
+		LogLevel:     level,
 	}
 }
 
@@ -309,8 +308,12 @@ func (c *conn) dial(ctx context.Context) error {
 	c.mu.Lock()
 	prev := c.dialCancel
 	c.dialCancel = cancel
+	if c.logLevel == "" {
+		c.logLevel = defaultLogLevel
+	}
+	level := c.logLevel
 	c.mu.Unlock()
-	sess, d, err := c.s.opts.Dial(ctx, c.target, clientOptions(), c.login)
+	sess, d, err := c.s.opts.Dial(ctx, c.target, clientOptions(level), c.login)
 	c.mu.Lock()
 	if c.gone {
 		c.mu.Unlock()
@@ -347,10 +350,6 @@ func (c *conn) dial(ctx context.Context) error {
 		Protocol: sess.ProtocolVersion(), Era: look.Era(sess.Modern()), Dialect: dialect(sess),
 		Server: &init.ServerInfo, Capabilities: &init.Capabilities, Instructions: init.Instructions,
 	}
-	if c.logLevel == "" {
-		c.logLevel = defaultLogLevel
-	}
-	level := c.logLevel
 	if init.Capabilities.Logging != nil {
 		c.info.LogLevel = level
 	}
@@ -359,16 +358,6 @@ func (c *conn) dial(ctx context.Context) error {
 	c.stop = stop
 	gen := c.gen
 	c.mu.Unlock()
-	if init.Capabilities.Logging != nil {
-		// The level the page shows, in both eras, before anything else is asked: in
-		// 2026-07-28 it rides on every request from now on, in 2025-11-25 it is
-		// logging/setLevel (bounded: a server that does not answer it is still used).
-		lctx, cancel := context.WithTimeout(ctx, setLevelWait)
-		if err := sess.SetLogLevel(lctx, level); err != nil {
-			c.s.log.Warn("the server refused logging/setLevel", "level", level, "error", err)
-		}
-		cancel()
-	}
 	if old != nil {
 		go old.Close()
 	}

@@ -54,9 +54,9 @@ type entry struct {
 	gap    int    // events the view's subscription left out here (client.DroppedEvent)
 }
 
-// DefaultLevel is the server log level the view asks for until the user picks another,
-// as the web inspector does.
-const DefaultLevel = mcp.LoggingLevelInfo
+// DefaultLevel is the server log level the view shows until the user picks another:
+// the one a session for the terminal UI asks for from the start.
+const DefaultLevel = ui.DefaultLogLevel
 
 // levels are the logging levels from the least to the most severe.
 var levels = []mcp.LoggingLevel{
@@ -87,9 +87,8 @@ type Model struct {
 	methods   map[string]string // "out:ID" / "in:ID" → the method of that request
 }
 
-// New returns the Log view of sess (nil in tests of the view alone). In the 2026-07-28
-// era it asks at once for the server's log at [DefaultLevel] in every later request; in
-// 2025-11-25 [Model.Init] asks with logging/setLevel.
+// New returns the Log view of sess (nil in tests of the view alone), a session opened
+// with [ui.ClientOptions], which asks for the server's log at [DefaultLevel].
 func New(ctx context.Context, sess *client.Session) *Model {
 	f := textinput.New()
 	f.Prompt = "/"
@@ -97,20 +96,11 @@ func New(ctx context.Context, sess *client.Session) *Model {
 	s := textinput.DefaultDarkStyles()
 	s.Cursor.Blink = false
 	f.SetStyles(s)
-	m := &Model{ctx: ctx, sess: sess, level: DefaultLevel, follow: true, filter: f, methods: map[string]string{}}
-	if sess != nil && sess.Modern() {
-		m.setLevel()
-	}
-	return m
+	return &Model{ctx: ctx, sess: sess, level: DefaultLevel, follow: true, filter: f, methods: map[string]string{}}
 }
 
-// Init asks the server, in the 2025-11-25 era, for its log at the view's level.
-func (m *Model) Init() tea.Cmd {
-	if m.sess == nil || m.sess.Modern() {
-		return nil
-	}
-	return m.setLevel()
-}
+// Init does nothing: the session asked for the log as it started.
+func (m *Model) Init() tea.Cmd { return nil }
 
 // Level is the server log level the view asks for.
 func (m *Model) Level() mcp.LoggingLevel { return m.level }
@@ -127,17 +117,13 @@ func (m *Model) logging() bool {
 	return m.sess != nil && m.sess.ServerCapabilities() != nil && m.sess.ServerCapabilities().Logging != nil
 }
 
-// setLevel asks the server for its log at m.level. In 2026-07-28 that is no request:
-// the level goes in the _meta of every later one.
+// setLevel asks the server for its log at m.level ([client.Session.SetLogLevel], which
+// knows how in each era).
 func (m *Model) setLevel() tea.Cmd {
 	if !m.logging() {
 		return nil
 	}
 	sess, ctx, gen, lvl := m.sess, m.ctx, m.gen, m.level
-	if sess.Modern() {
-		_ = sess.SetLogLevel(ctx, lvl) // stored, never fails
-		return nil
-	}
 	return func() tea.Msg { return levelSetMsg{gen: gen, level: lvl, err: sess.SetLogLevel(ctx, lvl)} }
 }
 
@@ -200,7 +186,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.sess = msg.Session
 		m.methods = map[string]string{}
 		m.add(&client.MessageEvent{}) // a separator: nil message
-		return m.setLevel()
+		if m.level != DefaultLevel {
+			return m.setLevel() // the session asked for the default as it started
+		}
 	case levelSetMsg:
 		if msg.gen != m.gen {
 			return nil
