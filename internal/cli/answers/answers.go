@@ -30,6 +30,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/cut"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -236,7 +237,8 @@ func (s *Set) Answer(r *client.Request, tool string) (bool, error) {
 				err = client.ValidateElicitContent(r.Elicitation.RequestedSchema, content)
 			}
 			if err != nil {
-				return false, cmdutil.UsageErrorf("the answers file %s does not fit the form the server sent for %s: %v", s.File, toolName(tool), err)
+				// The problem may quote the server's field names: a line's worth of them.
+				return false, cmdutil.UsageErrorf("the answers file %s does not fit the form the server sent for %s: %s", s.File, toolName(tool), cut.Bytes(err.Error(), 300))
 			}
 			_ = r.Accept(content)
 		}
@@ -277,6 +279,9 @@ func fitForm(schema json.RawMessage, content map[string]any) (map[string]any, er
 				if len(names) > 20 {
 					names = append(names[:20], "…")
 				}
+				for i, n := range names {
+					names[i] = cut.Bytes(n, 64)
+				}
 				return nil, &client.FormError{Field: k, Problem: "is not a field of this form (its fields: " + strings.Join(names, ", ") + ")"}
 			}
 		}
@@ -315,7 +320,11 @@ func Example(schema json.RawMessage) string {
 	}
 	defaults := mcp.ApplySchemaDefaults(schema, nil)
 	var fields []string
-	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+	names := slices.Sorted(maps.Keys(s.Properties))
+	if len(names) > maxExampleFields {
+		names = names[:maxExampleFields] // a sentence's worth of a server's form
+	}
+	for _, name := range names {
 		p := s.Properties[name]
 		v, ok := defaults[name]
 		switch {
@@ -334,13 +343,16 @@ func Example(schema json.RawMessage) string {
 			v = "..."
 		}
 		b, err := json.Marshal(v)
-		if err != nil {
+		if err != nil || len(b) > 64 {
 			b = []byte(`"..."`)
 		}
-		fields = append(fields, fmt.Sprintf("%q: %s", name, b))
+		fields = append(fields, fmt.Sprintf("%q: %s", cut.Bytes(name, 64), b))
 	}
 	return strings.Join(fields, ", ")
 }
+
+// maxExampleFields bounds the fields of an [Example].
+const maxExampleFields = 20
 
 func toolName(tool string) string {
 	if tool == "" {

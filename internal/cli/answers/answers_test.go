@@ -3,6 +3,7 @@ package answers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"errors"
 	"os"
 	"path/filepath"
@@ -238,6 +239,9 @@ func TestExample(t *testing.T) {
 			`"tone":{"type":"string","enum":["calm","loud"],"default":"loud"},"n":{"type":"number","default":2.5}}}`,
 			`"age": 0, "colour": "red", "n": 2.5, "name": "...", "size": "s", "subscribe": false, "tags": [], "tone": "loud"`},
 		{`{"type":"object"}`, `"field": "value"`},
+		// A hostile form: a default too long to quote, a name cut.
+		{`{"type":"object","properties":{"` + strings.Repeat("n", 100) + `":{"type":"string","default":"` + strings.Repeat("d", 100) + `"}}}`,
+			`"` + strings.Repeat("n", 64) + `…": "..."`},
 		{`not json`, `"field": "value"`},
 		{``, `"field": "value"`},
 	}
@@ -245,5 +249,33 @@ func TestExample(t *testing.T) {
 		if got := Example(json.RawMessage(tt.schema)); got != tt.want {
 			t.Errorf("Example(%s)\n got %s\nwant %s", tt.schema, got, tt.want)
 		}
+	}
+}
+
+// A hostile form's field names (the problem quotes them) are cut to a line's worth.
+func TestAnswerProblemQuotesTheFormBriefly(t *testing.T) {
+	long := strings.Repeat("n", 100_000)
+	form := `{"type":"object","properties":{"` + long + `":{"type":"string"}},"required":["` + long + `"]}`
+	for _, answer := range []string{`{"x": "y"}`, `{}`} {
+		set, err := Parse("a.json", []byte(`{"elicitation": {"t": `+answer+`}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := call(t, connectForm(t, set, "t", form))
+		if len(got) > 600 || !strings.Contains(got, "does not fit the form") {
+			t.Errorf("%s: %d bytes: %.200s", answer, len(got), got)
+		}
+	}
+}
+
+// An example names at most 20 of a form's fields.
+func TestExampleOfManyFields(t *testing.T) {
+	var props []string
+	for i := range 1000 {
+		props = append(props, fmt.Sprintf(`"f%04d":{"type":"boolean"}`, i))
+	}
+	got := Example(json.RawMessage(`{"type":"object","properties":{` + strings.Join(props, ",") + `}}`))
+	if n := strings.Count(got, `": false`); n != 20 || !strings.HasPrefix(got, `"f0000": false`) {
+		t.Errorf("%d fields: %.200s", n, got)
 	}
 }
