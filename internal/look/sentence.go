@@ -146,6 +146,18 @@ func Lost(err error) string {
 	return ""
 }
 
+// Why says in a few words why a connection stopped serving: [Lost]'s words when err is
+// one of the ends it knows, else [Sentence]'s; "" for nil.
+func Why(err error) string {
+	if err == nil {
+		return ""
+	}
+	if lost := Lost(err); lost != "" {
+		return lost
+	}
+	return Sentence(err)
+}
+
 // ExitDetail says how the server process whose end err reports ended, to follow the
 // words "the server exited": " (exit status 3); its last output: boom". It is "" when err
 // holds no [*transport.ExitError], or one of a process that closed its output without

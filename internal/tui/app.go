@@ -538,22 +538,15 @@ func (m *Model) statusLine(w int) string {
 		return ui.Fit(ui.Accent.Render("• "+m.flash), w)
 	case m.conn == disconnected:
 		msg := "the session has ended"
-		switch lost := look.Lost(m.connErr); {
-		case lost != "":
-			msg += ": " + lost
-		case m.connErr != nil:
-			msg += ": " + look.Sentence(m.connErr)
+		if why := look.Why(m.connErr); why != "" {
+			msg += ": " + why
 		}
 		if m.opts.Reconnect != nil {
 			msg += " — press R to reconnect"
 		}
 		return ui.Fit(ui.Error.Render(msg), w)
 	case m.conn == unreachable:
-		msg := look.Lost(m.connErr)
-		if msg == "" {
-			msg = look.Sentence(m.connErr)
-		}
-		msg += " — the session goes on once it answers again"
+		msg := look.Why(m.connErr) + " — the session goes on once it answers again"
 		if m.opts.Reconnect != nil {
 			msg += "; R reconnects"
 		}

@@ -615,12 +615,7 @@ func (c *conn) reachability(e *client.ReachabilityEvent, gen int) {
 		c.mu.Unlock()
 		return
 	}
-	c.info.Unreachable = ""
-	if e.Err != nil {
-		if c.info.Unreachable = look.Lost(e.Err); c.info.Unreachable == "" {
-			c.info.Unreachable = look.Sentence(e.Err)
-		}
-	}
+	c.info.Unreachable = look.Why(e.Err)
 	c.mu.Unlock()
 	c.publishInfo()
 }
@@ -746,27 +741,28 @@ func (c *conn) receiverRow(id string, gen int) *taskRow {
 
 // receiverCancel shows a receiver task the server cancelled as it now is.
 func (c *conn) receiverCancel(e *client.ReceiverCancelEvent, gen int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r := c.receiverRow(e.Task.TaskID, gen)
-	r.setState(e.Task)
-	if e.Task.Status.IsTerminal() && r.Ended == nil {
-		r.end(e.Time)
-	}
-	c.publishTask(r)
+	c.receiverState(e.Task, e.Time, gen, func(*taskRow) {})
 }
 
 func (c *conn) receiverPoll(e *client.ReceiverPollEvent, gen int) {
+	c.receiverState(e.Task, e.Time, gen, func(r *taskRow) {
+		r.Polls = e.Polls
+		if e.Request != nil {
+			r.Name = e.Request.Method
+		}
+	})
+}
+
+// receiverState shows receiver task st, of connection generation gen, as the client
+// reported it at at; more changes the row further.
+func (c *conn) receiverState(st mcp.Task, at time.Time, gen int, more func(*taskRow)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r := c.receiverRow(e.Task.TaskID, gen)
-	r.setState(e.Task)
-	r.Polls = e.Polls
-	if e.Request != nil {
-		r.Name = e.Request.Method
-	}
-	if e.Task.Status.IsTerminal() && r.Ended == nil {
-		r.end(e.Time)
+	r := c.receiverRow(st.TaskID, gen)
+	r.setState(st)
+	more(r)
+	if st.Status.IsTerminal() && r.Ended == nil {
+		r.end(at)
 	}
 	c.publishTask(r)
 }
