@@ -432,7 +432,7 @@ func (t *Task) follow(poll bool) {
 				continue // the wait ends the task
 			}
 			if lost := t.pollFailed(err); lost != nil {
-				s.log.Warn("tasks/get got no answer; giving up on the task", "task", st.TaskID, "polls", lost.Polls, "error", err)
+				s.log.Warn("tasks/get failed; giving up on the task", "task", st.TaskID, "polls", lost.Polls, "error", err)
 				t.finish(nil, lost)
 				return
 			}
@@ -454,11 +454,14 @@ func (t *Task) follow(poll bool) {
 // that the server is gone, not watch a task stay "working" while polls go unanswered. A
 // server back within those seconds loses the follower nothing; after MaxFailedPolls
 // failures in a row (7s or so after the first) the task ends with a [*TaskLostError],
-// which says that its fate is unknown. A JSON-RPC error is an answer: the server is
-// there, and the poll is tried again at the task's interval as before.
+// which says that its fate is unknown. A poll answered with a JSON-RPC error (other than
+// -32602, the server's word that it does not know the task) counts the same: the server
+// is there, but says nothing of the task, and one that answers every poll so (a store it
+// cannot reach, a method it does not serve) would otherwise be polled for as long as it
+// runs, the task "working" all the while.
 const (
-	// MaxFailedPolls is how many polls of a task in a row may get no answer before its
-	// follower gives up with a [*TaskLostError].
+	// MaxFailedPolls is how many polls of a task in a row may fail (no answer, or a
+	// JSON-RPC error) before its follower gives up with a [*TaskLostError].
 	MaxFailedPolls = 4
 	// pollRetryDelay is the wait after the first failed poll, doubled after each other.
 	pollRetryDelay = time.Second
@@ -467,11 +470,9 @@ const (
 // pollFailed records the outcome of a poll: err is its error, nil for one that was
 // answered. It returns the task's end when err is the last failure allowed.
 func (t *Task) pollFailed(err error) *TaskLostError {
-	var rpc *jsonrpc.Error
-	answered := err == nil || errors.As(err, &rpc) && rpc.Code != jsonrpc.CodeConnectionClosed
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if answered {
+	if err == nil {
 		t.failed, t.pollErr = 0, nil
 		return nil
 	}

@@ -163,10 +163,11 @@ func (e *TaskEndError) Unwrap() []error {
 }
 
 // TaskLostError is the outcome of a task whose follower gave up: its polls (tasks/get)
-// got no answer from the server, [MaxFailedPolls] of them in a row, with growing waits
-// between them. The server could not be reached (errors.Is finds
-// [transport.ErrUnreachable] then), broke the connections, answered with an HTTP error
-// that is no JSON-RPC answer, or did not answer within [Options.RequestTimeout]. The
+// failed, [MaxFailedPolls] of them in a row, with growing waits between them. The server
+// could not be reached (errors.Is finds [transport.ErrUnreachable] then), broke the
+// connections, answered with an HTTP error that is no JSON-RPC answer, or did not answer
+// within [Options.RequestTimeout]; or it answered each poll with a JSON-RPC error other
+// than -32602, or with a result that is no task's state ([TaskLostError.Answered]). The
 // task's fate is not known: it may still be running on the server, or have gone with it.
 type TaskLostError struct {
 	TaskID string
@@ -176,10 +177,30 @@ type TaskLostError struct {
 }
 
 func (e *TaskLostError) Error() string {
+	if e.Answered() {
+		return fmt.Sprintf("lost track of task %s: the server answered %d polls in a row with an error; the last: %v", e.TaskID, e.Polls, e.Err)
+	}
 	return fmt.Sprintf("lost track of task %s: %d polls in a row got no answer from the server; the last: %v", e.TaskID, e.Polls, e.Err)
 }
 
 func (e *TaskLostError) Unwrap() error { return e.Err }
+
+// Answered reports whether the server answered the last poll (see [ServerAnswered]),
+// rather than not at all: the server is there, but did not say how the task is.
+func (e *TaskLostError) Answered() bool { return ServerAnswered(e.Err) }
+
+// ServerAnswered reports whether err, the error of a request, is the server's answer to
+// it (a JSON-RPC error, or a result that is not of the request's shape) rather than a
+// failure to get one (the server could not be reached, the connection ended, the
+// request timed out).
+func ServerAnswered(err error) bool {
+	var (
+		rpc  *jsonrpc.Error
+		call *jsonrpc.CallError
+	)
+	return errors.As(err, &rpc) && rpc.Code != jsonrpc.CodeConnectionClosed ||
+		errors.As(err, &call) && call.Op == jsonrpc.OpDecode
+}
 
 // Task is a tool task the session follows. Its methods are safe for concurrent use.
 type Task struct {
@@ -196,8 +217,8 @@ type Task struct {
 	notified   bool   // the server has sent a status notification for it
 	notes      uint64 // status notifications taken, to order a poll's answer after them (getCore)
 	polls      int
-	failed     int           // the polls in a row that got no answer (see pollFailed)
-	pollErr    error         // the error of the latest poll, if it got no answer
+	failed     int           // the polls in a row that failed (see pollFailed)
+	pollErr    error         // the error of the latest poll, if it failed
 	resulting  bool          // a call that fetches the outcome (tasks/result; in 2026-07-28 tasks/get) is in flight
 	waiting    bool          // that call is an early tasks/result, sent as the task was created working
 	askedEarly bool          // an early tasks/result was sent: there is no second
@@ -265,10 +286,10 @@ func (t *Task) Polls() int {
 	return t.polls
 }
 
-// PollError is the error of the task's latest tasks/get when it got no answer from the
-// server (it could not reach it, or timed out), nil when it was answered: a front end
-// that stops following the task can tell the user whether the server was last seen
-// holding it. It is nil before the first poll.
+// PollError is the error of the task's latest tasks/get when it failed: it got no answer
+// from the server (it could not reach it, or timed out), or a JSON-RPC error; nil when it
+// was answered with the task's state: a front end that stops following the task can tell
+// the user whether the server was last seen holding it. It is nil before the first poll.
 func (t *Task) PollError() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()

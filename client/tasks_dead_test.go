@@ -1,16 +1,23 @@
 package client_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
 	"github.com/mcpi-dev/mcpi/tasks"
@@ -229,10 +236,18 @@ func TestFollowServerKilledAfterNotifications(t *testing.T) {
 // and starts its tool "wait" as a task; the session ends with the test (or its bubble).
 func startWait(t *testing.T, version, url string) *client.Task {
 	t.Helper()
+	return startWaitWith(t, version, url, nil)
+}
+
+// startWaitWith is startWait with the HTTP client hc (nil: the default one). Fake time
+// stands still while a connection is open, an idle one too: a server that stays up is
+// reached with hc that keeps none.
+func startWaitWith(t *testing.T, version, url string, hc *http.Client) *client.Task {
+	t.Helper()
 	s, err := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{
 		ProtocolVersion: version,
 		RequestTimeout:  3 * time.Second,
-	}).Connect(t.Context(), &transport.HTTPClient{URL: url})
+	}).Connect(t.Context(), &transport.HTTPClient{URL: url, Client: hc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,4 +257,127 @@ func startWait(t *testing.T, version, url string) *client.Task {
 		t.Fatal(err)
 	}
 	return task
+}
+
+// failingPolls wraps the Streamable HTTP handler h: while fail reports true for a
+// request's method, the request is answered with a JSON-RPC error -32603 ("database
+// down") instead of reaching h, as a server whose task store is down answers; a GET
+// (the notification stream of 2025-11-25) is refused with 405, as by a server that
+// offers none. It counts the failed answers by method.
+func failingPolls(h http.Handler, fail func(method string) bool, failed map[string]*atomic.Int32) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			http.Error(w, "no stream", http.StatusMethodNotAllowed)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(body, &msg) == nil && msg.ID != nil && fail(msg.Method) {
+			if n := failed[msg.Method]; n != nil {
+				n.Add(1)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"database down"}}`, msg.ID)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	})
+}
+
+// TestFollowServerAnsweringErrors: a server that answers every poll of a task with a
+// JSON-RPC error (its task store is down) is there, but says nothing of the task. The
+// follower tries again with growing waits and then gives up with a *TaskLostError that
+// says the server answered (the error found by errors.As), within seconds: before, it
+// polled at the task's interval for as long as the server ran, the task "working" all
+// the while. The session is not taken for unreachable.
+func TestFollowServerAnsweringErrors(t *testing.T) {
+	for _, version := range []string{"2025-11-25", mcp.ModernProtocolVersions[0]} {
+		t.Run(version, func(t *testing.T) {
+			srv, _, _ := slowTaskServer(t, version)
+			failed := map[string]*atomic.Int32{mcp.MethodTasksGet: new(atomic.Int32)}
+			ts := httptest.NewServer(failingPolls(srv.HTTPHandler(nil), func(method string) bool {
+				// tasks/result (2025-11-25) would wait for the task, and a listen stream
+				// (2026-07-28) would tell of it: a task store that is down serves neither.
+				return method == mcp.MethodTasksGet || method == mcp.MethodTasksResult || method == mcp.MethodSubscriptionsListen
+			}, failed))
+			t.Cleanup(ts.Close)
+			synctest.Test(t, func(t *testing.T) {
+				task := startWaitWith(t, version, ts.URL, noKeepAlives())
+				started := time.Now()
+				select {
+				case <-task.Done():
+				case <-time.After(time.Minute):
+					t.Fatalf("still following the task a minute after its polls began to fail, after %d polls", task.Polls())
+				}
+				took := time.Since(started)
+				_, err := task.Outcome()
+				var lost *client.TaskLostError
+				if !errors.As(err, &lost) {
+					t.Fatalf("outcome: %v, want a *client.TaskLostError", err)
+				}
+				if !lost.Answered() || !errors.Is(err, jsonrpc.ErrInternal) || errors.Is(err, transport.ErrUnreachable) {
+					t.Errorf("outcome: %v (answered %v), want the server's -32603 answer", err, lost.Answered())
+				}
+				if lost.Polls != client.MaxFailedPolls || failed[mcp.MethodTasksGet].Load() != int32(client.MaxFailedPolls) {
+					t.Errorf("gave up after %d failed polls (%d answered with the error), want %d", lost.Polls, failed[mcp.MethodTasksGet].Load(), client.MaxFailedPolls)
+				}
+				if took > 10*time.Second {
+					t.Errorf("the follower gave up %s after the task began, want within 10 s", took)
+				}
+				if !strings.Contains(err.Error(), "answered 4 polls in a row with an error") {
+					t.Errorf("error = %q", err)
+				}
+			})
+		})
+	}
+}
+
+// TestFollowServerErrorsPass: a server whose polls fail for a moment (two error answers)
+// loses the follower nothing: the task ends with its result.
+func TestFollowServerErrorsPass(t *testing.T) {
+	for _, version := range []string{"2025-11-25", mcp.ModernProtocolVersions[0]} {
+		t.Run(version, func(t *testing.T) {
+			srv, _, release := slowTaskServer(t, version)
+			failed := map[string]*atomic.Int32{mcp.MethodTasksGet: new(atomic.Int32)}
+			var down atomic.Bool
+			down.Store(true)
+			ts := httptest.NewServer(failingPolls(srv.HTTPHandler(nil), func(method string) bool {
+				if method == mcp.MethodTasksGet && down.Load() && failed[method].Load() == 1 {
+					// The second error answer is the last: the task has ended meanwhile.
+					close(release)
+					down.Store(false)
+					return true
+				}
+				return down.Load() && (method == mcp.MethodTasksGet || method == mcp.MethodTasksResult || method == mcp.MethodSubscriptionsListen)
+			}, failed))
+			t.Cleanup(ts.Close)
+			synctest.Test(t, func(t *testing.T) {
+				task := startWaitWith(t, version, ts.URL, noKeepAlives())
+				select {
+				case <-task.Done():
+				case <-time.After(time.Minute):
+					t.Fatalf("still following the task a minute after its polls recovered, after %d polls", task.Polls())
+				}
+				res, err := task.Outcome()
+				if err != nil || len(res.Content) != 1 || res.Content[0].Text != "done" {
+					t.Fatalf("outcome %+v, %v; want the task's result", res, err)
+				}
+				if n := failed[mcp.MethodTasksGet].Load(); n != 2 {
+					t.Errorf("%d polls failed, want 2", n)
+				}
+				if task.PollError() != nil {
+					t.Errorf("PollError = %v after a poll that was answered", task.PollError())
+				}
+			})
+		})
+	}
+}
+
+// noKeepAlives is an HTTP client that keeps no idle connection (see startWaitWith).
+func noKeepAlives() *http.Client {
+	return &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 }

@@ -47,12 +47,10 @@ func Sentence(err error) string {
 		return support.Error()
 	case authError(err) != nil:
 		return AuthSentence(err)
+	case errors.As(err, &lost) && lost.Answered():
+		return fmt.Sprintf("mcpi stopped following the task %q: the server answered %d polls in a row with an error (%s); it may still be running on the server", lost.TaskID, lost.Polls, PollFailure(lost.Err))
 	case errors.As(err, &lost):
-		why := Lost(lost.Err)
-		if why == "" {
-			why = Sentence(lost.Err)
-		}
-		return fmt.Sprintf("mcpi stopped following the task %q: %d polls in a row got no answer (%s); it may still be running on the server", lost.TaskID, lost.Polls, why)
+		return fmt.Sprintf("mcpi stopped following the task %q: %d polls in a row got no answer (%s); it may still be running on the server", lost.TaskID, lost.Polls, PollFailure(lost.Err))
 	case errors.As(err, &moved):
 		return fmt.Sprintf("the server redirected to %s, another origin, which mcpi does not follow with your headers and session (name it with --url if you trust it)", moved.Location)
 	case errors.As(err, &timeout):
@@ -144,6 +142,20 @@ func Lost(err error) string {
 		return "the server closed the connection"
 	}
 	return ""
+}
+
+// PollFailure says in a few words why a poll of a task failed, to go in parentheses: the
+// server's own message and code for a JSON-RPC error ("database down, JSON-RPC error
+// -32603"), [Lost]'s words for a lost connection, else [Sentence]'s.
+func PollFailure(err error) string {
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) && rpc.Code != jsonrpc.CodeConnectionClosed {
+		if rpc.Message == "" {
+			return fmt.Sprintf("JSON-RPC error %d", rpc.Code)
+		}
+		return fmt.Sprintf("%s, JSON-RPC error %d", strings.TrimSuffix(rpc.Message, "."), rpc.Code)
+	}
+	return Why(err)
 }
 
 // Why says in a few words why a connection stopped serving: [Lost]'s words when err is

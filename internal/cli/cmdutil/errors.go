@@ -220,9 +220,9 @@ type InterruptedTaskError struct {
 	Stdio string
 	// Fetch is the command that fetches the result of a task left running.
 	Fetch string
-	// Unanswered is the error of the task's latest poll when the server did not answer it
-	// (see [client.Task.PollError]): whether the task still runs is not known.
-	Unanswered error
+	// PollErr is the error of the task's latest poll when it failed (see
+	// [client.Task.PollError]): whether the task still runs is not known.
+	PollErr error
 }
 
 func (e *InterruptedTaskError) Error() string {
@@ -238,8 +238,10 @@ func (e *InterruptedTaskError) Error() string {
 		return fmt.Sprintf("interrupted; the task %q ends with the embedded demo server", e.ID)
 	case e.Stdio != "":
 		return fmt.Sprintf("interrupted; the task %q ends with the stdio server %s, which mcpi stops as it exits", e.ID, e.Stdio)
-	case e.Unanswered != nil:
-		return fmt.Sprintf("interrupted; the server did not answer the latest poll of the task %q (%s): it may still be running there; get its result with \"%s\" once the server is back", e.ID, lostCause(e.Unanswered), e.Fetch)
+	case e.PollErr != nil && client.ServerAnswered(e.PollErr):
+		return fmt.Sprintf("interrupted; the server answered the latest poll of the task %q with an error (%s): it may still be running there; get its result with \"%s\" later", e.ID, lostCause(e.PollErr), e.Fetch)
+	case e.PollErr != nil:
+		return fmt.Sprintf("interrupted; the server did not answer the latest poll of the task %q (%s): it may still be running there; get its result with \"%s\" once the server is back", e.ID, lostCause(e.PollErr), e.Fetch)
 	}
 	return fmt.Sprintf("interrupted; the task %q is still running on the server: get its result with \"%s\"", e.ID, e.Fetch)
 }
@@ -261,12 +263,16 @@ func (e *LostTaskError) Error() string {
 	if e.Server != "" {
 		who += " at " + e.Server
 	}
+	if client.ServerAnswered(e.Err) {
+		return fmt.Sprintf("%s answered the latest polls of the task %q with an error (%s): it may still be running there; get its result with \"%s\" later", who, e.ID, lostCause(e.Err), e.Fetch)
+	}
 	what := who + " stopped answering"
 	if errors.Is(e.Err, transport.ErrUnreachable) {
 		what = who + " is no longer reachable"
 	}
 	return fmt.Sprintf("%s (%s): the task %q may still be running there; get its result with \"%s\" once it is back", what, lostCause(e.Err), e.ID, e.Fetch)
 }
+
 
 func (e *LostTaskError) Unwrap() error { return e.Err }
 
@@ -282,7 +288,7 @@ func lostCause(err error) string {
 	if errors.As(err, &errno) {
 		return errno.Error()
 	}
-	return strings.TrimPrefix(look.Sentence(err), "the connection to the server failed: ")
+	return look.PollFailure(err)
 }
 
 // Describe is the one place where errors become what the user of the CLI sees: a single
@@ -340,9 +346,13 @@ func describe(err error) (sentence string, code int) {
 		return look.Sentence(err), ExitMCPError
 	case errors.As(err, &intr):
 		return intr.Error(), ExitUsage
+	case errors.As(err, &lostCLI) && client.ServerAnswered(err):
+		return lostCLI.Error(), ExitMCPError
 	case errors.As(err, &lostCLI):
 		// No answer from the server: the connection failed, as a stdio server's exit does.
 		return lostCLI.Error(), ExitUsage
+	case errors.As(err, &lost) && lost.Answered():
+		return look.Sentence(err), ExitMCPError
 	case errors.As(err, &lost):
 		return look.Sentence(err), ExitUsage
 	case errors.As(err, &tool):

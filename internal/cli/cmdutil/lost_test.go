@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/transport"
 )
 
@@ -24,8 +25,31 @@ func TestDescribeLostTask(t *testing.T) {
 	if !strings.Contains(msg, `"t1"`) || !strings.Contains(msg, "no longer reachable") || code != ExitUsage {
 		t.Errorf("Describe(TaskLostError) = %q, %d", msg, code)
 	}
-	msg, _ = Describe(&InterruptedTaskError{ID: "t1", Fetch: "mcpi tasks result t1", Unanswered: refused})
+	msg, _ = Describe(&InterruptedTaskError{ID: "t1", Fetch: "mcpi tasks result t1", PollErr: refused})
 	if strings.Contains(msg, "is still running") || !strings.Contains(msg, "may still be running") {
 		t.Errorf("interrupted while polls fail: %q", msg)
+	}
+}
+
+// A task whose polls the server answered, each with an error, is described as the
+// server's error (exit 1), not as a server that is gone: the server's message is quoted
+// and the fetch command offered for later.
+func TestDescribeTaskOfErringPolls(t *testing.T) {
+	down := fmt.Errorf("tasks/get: %w", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "database down"})
+	lost := &client.TaskLostError{TaskID: "t1", Polls: client.MaxFailedPolls, Err: down}
+	msg, code := Describe(&LostTaskError{ID: "t1", Server: "http://127.0.0.1:1/mcp", Fetch: "mcpi tasks result t1", Err: lost})
+	want := `the server at http://127.0.0.1:1/mcp answered the latest polls of the task "t1" with an error (database down, JSON-RPC error -32603): it may still be running there; get its result with "mcpi tasks result t1" later`
+	if msg != want || code != ExitMCPError {
+		t.Errorf("Describe = %q, %d\nwant %q, %d", msg, code, want, ExitMCPError)
+	}
+	msg, code = Describe(lost)
+	want = `mcpi stopped following the task "t1": the server answered 4 polls in a row with an error (database down, JSON-RPC error -32603); it may still be running on the server`
+	if msg != want || code != ExitMCPError {
+		t.Errorf("Describe(TaskLostError) = %q, %d\nwant %q, %d", msg, code, want, ExitMCPError)
+	}
+	msg, _ = Describe(&InterruptedTaskError{ID: "t1", Fetch: "mcpi tasks result t1", PollErr: down})
+	want = `interrupted; the server answered the latest poll of the task "t1" with an error (database down, JSON-RPC error -32603): it may still be running there; get its result with "mcpi tasks result t1" later`
+	if msg != want {
+		t.Errorf("interrupted while polls are answered with errors: %q\nwant %q", msg, want)
 	}
 }

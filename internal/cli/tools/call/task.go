@@ -246,5 +246,5 @@ func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *clie
 		msg, _ := cmdutil.Describe(err)
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
 	}
-	return &cmdutil.InterruptedTaskError{ID: id, Fetch: fetch, Unanswered: task.PollError()}
+	return &cmdutil.InterruptedTaskError{ID: id, Fetch: fetch, PollErr: task.PollError()}
 }
