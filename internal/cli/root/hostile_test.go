@@ -48,6 +48,7 @@ func TestHostileServerCannotDriveTheTerminal(t *testing.T) {
 		{name: "resources list", args: []string{"resources", "list"}},
 		{name: "resources read", args: []string{"resources", "read", hostile.ResourceURI}},
 		{name: "ping", args: []string{"ping"}},
+		{name: "info", args: []string{"info"}},
 		{name: "tools call", args: []string{"tools", "call", hostile.Plain}},
 		{name: "tools call error", args: []string{"tools", "call", hostile.Fail}, code: 1},
 		{name: "tools call --task", args: []string{"tools", "call", hostile.Slow, "--task"}},

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/factory"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/cli/info"
 	"github.com/mcpi-dev/mcpi/internal/cli/ping"
 	"github.com/mcpi-dev/mcpi/internal/cli/prompts"
 	"github.com/mcpi-dev/mcpi/internal/cli/resources"
@@ -78,6 +79,7 @@ them (see "mcpi tools call --help" and "mcpi tasks --help").`,
 		prompts.NewCmd(f),
 		resources.NewCmd(f),
 		ping.NewCmd(f, nil),
+		info.NewCmd(f, nil),
 		serve.NewCmd(f, sel.IsSet),
 		tuicmd.NewCmd(f, sel),
 		webcmd.NewCmd(f, sel),
