@@ -11,6 +11,7 @@
 //   - ask_model {prompt, maxTokens?}: asks the client's model through sampling.
 //   - log_levels {message?}: sends one log message at every level.
 //   - bench_stats {reset?}: requests received per method and the peak RSS.
+//   - list_roots: asks the client for its roots (roots/list) and returns them.
 //
 // and these task tools (revision 2025-11-25 tool tasks; the server declares
 // tasks{list, cancel, requests.tools.call}, suggests a pollInterval of 1 s, and lets a
@@ -88,6 +89,7 @@ const (
 	ToolAskModel   = "ask_model"
 	ToolLogLevels  = "log_levels"
 	ToolBenchStats = "bench_stats"
+	ToolListRoots  = "list_roots"
 
 	PromptGreet      = "greet"
 	ResourceAbout    = "demo://about"

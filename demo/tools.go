@@ -103,6 +103,14 @@ func (d *demo) addTools(srv *server.Server) {
 			`"additionalProperties":false}`),
 		Annotations: &mcp.ToolAnnotations{OpenWorldHint: ptr(false)},
 	}, d.benchStats)
+
+	srv.AddTool(&mcp.Tool{
+		Name:        ToolListRoots,
+		Title:       "List the client's roots",
+		Description: "Asks the client for its roots (roots/list) and returns them, one per line, and as structured content {\"roots\": [...]}.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: ptr(true), OpenWorldHint: ptr(false)},
+	}, d.listRoots)
 }
 
 // textResult returns a result with one text item.
@@ -305,6 +313,34 @@ func (d *demo) askUser(ctx context.Context, req *server.ToolRequest) (*mcp.CallT
 	r := textResult(text)
 	r.StructuredContent = structured
 	return r, nil
+}
+
+func (d *demo) listRoots(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+	if req.ClientCapabilities().Roots == nil {
+		return toolError("the client declares no roots, so list_roots cannot ask for them"), nil
+	}
+	res, err := req.Session.ListRoots(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return toolError("the roots were not listed: %v", err), nil
+	}
+	text := "the client has no roots"
+	if len(res.Roots) > 0 {
+		lines := make([]string, len(res.Roots))
+		for i, r := range res.Roots {
+			lines[i] = r.URI
+			if r.Name != "" {
+				lines[i] += " (" + r.Name + ")"
+			}
+		}
+		text = strings.Join(lines, "\n")
+	}
+	structured, _ := json.Marshal(map[string]any{"roots": res.Roots})
+	out := textResult(text)
+	out.StructuredContent = structured
+	return out, nil
 }
 
 func (d *demo) askModel(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {

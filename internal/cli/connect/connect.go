@@ -64,6 +64,8 @@ type Selection struct {
 	Eras EraMemory
 	// Auth is how HTTP servers that ask for OAuth are logged in to.
 	Auth Auth
+	// Roots are served to the server's roots/list (--root).
+	Roots []mcp.Root
 }
 
 // EraMemory remembers the protocol version a server spoke last. Server is
@@ -249,6 +251,7 @@ func (s *Selection) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&s.Headers, "header", nil, "send the HTTP header `K=V` with every request (repeatable)")
 	fs.Var(text{&s.Config}, "config", "read servers from `FILE` in the mcpServers JSON format")
 	fs.Var(text{&s.Server}, "server", "use the server `NAME` of the --config file")
+	fs.Var(rootFlag{&s.Roots}, "root", "serve `DIR` (a path, or a file: URI) to the server as one of its roots (repeatable)")
 	fs.StringVar(&s.Protocol, "protocol", client.ProtocolAuto, "the protocol `VERSION`: 2025-11-25 (initialize; or an older revision, 2025-06-18, 2025-03-26, 2024-11-05), 2026-07-28 (server/discover, no session), or auto (whichever the server speaks, 2026-07-28 first)")
 	s.Limits.addFlags(fs)
 	s.Auth.addFlags(fs)
@@ -417,6 +420,9 @@ func (s *Selection) Connect(ctx context.Context, opts *client.Options) (*client.
 	defer cancel()
 	o := s.Limits.apply(opts)
 	o.ProtocolVersion = s.Protocol
+	if o.Roots == nil {
+		o.Roots = s.Roots
+	}
 	auto := s.Protocol == "" || s.Protocol == client.ProtocolAuto
 	if auto && s.Eras != nil && t.Key != "" {
 		o.TryFirst = s.Eras.Lookup(t.Key)
