@@ -222,7 +222,7 @@ func oneLine(s string) string {
 }
 
 // Live is the status line of one followed task on the terminal: it is redrawn on every
-// change and every tick (for the elapsed time). Its methods are safe for concurrent use.
+// change and every tick (for the elapsed time and the count of polls). Its methods are safe for concurrent use.
 type Live struct {
 	io    *iostreams.IOStreams
 	now   func() time.Time
@@ -230,6 +230,9 @@ type Live struct {
 
 	mu   sync.Mutex
 	line Line
+	// task is the followed task, whose polls are counted at each redraw: the follower
+	// polls between the task's events, and no event says so.
+	task *client.Task
 	stop chan struct{}
 	done chan struct{}
 }
@@ -282,7 +285,7 @@ func (l *Live) Observe(e client.TaskEvent) {
 			line.Message = e.State.StatusMessage
 		}
 		if e.Task != nil {
-			line.Polls = e.Task.Polls()
+			l.task = e.Task
 		}
 		if e.Kind == client.TaskProgress && e.Progress != nil {
 			p := e.Progress.Progress
@@ -296,8 +299,11 @@ func (l *Live) Observe(e client.TaskEvent) {
 // Text is the line as it is drawn now.
 func (l *Live) Text() string {
 	l.mu.Lock()
-	line := l.line
+	line, task := l.line, l.task
 	l.mu.Unlock()
+	if task != nil {
+		line.Polls = task.Polls()
+	}
 	line.Elapsed = l.now().Sub(l.start)
 	return line.String()
 }
