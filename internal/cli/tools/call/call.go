@@ -16,6 +16,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/render"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -120,6 +121,13 @@ hour): it is answered the same way, and mcpi shows that the server polls it, on
 a terminal with the line "the server is polling this request as task ID (N
 polls)", with --json as "polled" event lines (on stderr for a call without
 --task, whose stdout holds the result alone).
+
+A server that needs the user to open a web page before it can answer (the
+JSON-RPC error -32042, URL elicitation required) has its pages named on stderr,
+each with the server's message; a URL that is not an http or https address is
+quoted and marked as not to be opened. With --json stdout also has the error
+with its data: {"error":{"code":-32042,"message":S,"data":{"elicitations":[...]}}},
+or with --task its "error" event line. Open the pages, then call again.
 
 Exit status: 0 on success, 1 when the tool reports an error (isError), the
 server answers with a JSON-RPC error, or the task was cancelled or lost, 2 on bad
@@ -258,7 +266,21 @@ func Run(ctx context.Context, opts *Options) error {
 	res, err := sess.CallTool(ctx, params, &client.CallOptions{SendAnyway: opts.SendAnyway})
 	stop()
 	stopPolls()
+	if opts.JSON && needsPages(err) {
+		// The script has pages to open before it calls again: it gets them as the
+		// server sent them.
+		if perr := cmdutil.PrintJSON(opts.IO.Out, map[string]*taskview.Error{"error": taskview.ErrorOf(err)}); perr != nil {
+			return perr
+		}
+	}
 	return finish(opts, sess, res, err)
+}
+
+// needsPages reports whether err is the server's URL-elicitation-required error (-32042)
+// naming pages the user must open before the call can succeed.
+func needsPages(err error) bool {
+	list, _ := look.URLElicitations(err)
+	return len(list) > 0
 }
 
 // finish prints a call's outcome (unless printed already) and returns the error that

@@ -96,9 +96,10 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 			}
 			if e.Task == nil {
 				// The call failed before a task existed. In 2026-07-28 a server's error
-				// is its inline answer, as a result would be: --json shows it too.
+				// is its inline answer, as a result would be: --json shows it too, as it
+				// does in either era an error naming pages to open first (-32042).
 				var rpc *jsonrpc.Error
-				if out != nil && sess.Modern() && errors.As(e.Err, &rpc) {
+				if out != nil && errors.As(e.Err, &rpc) && (sess.Modern() || needsPages(e.Err)) {
 					failed := e
 					failed.Kind = client.TaskError
 					if ev, ok := taskview.FromTaskEvent(failed); ok {

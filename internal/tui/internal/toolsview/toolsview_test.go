@@ -9,6 +9,7 @@ import (
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -109,4 +110,17 @@ func TestFormValidatesThenCalls(t *testing.T) {
 	d.WaitText("tools/call instant_task")
 	d.Key("ctrl+s")
 	d.WaitText("Result of instant_task", `"text": "done"`)
+}
+
+// A call the server refuses until the user opens a page (-32042) shows the pages in the
+// result view.
+func TestResultNamesPagesToOpen(t *testing.T) {
+	m, _, _ := newView(t, 100, 30)
+	err := jsonrpc.NewError(mcp.CodeURLElicitationRequired, "Needs a login").
+		WithData(mcp.URLElicitationRequiredData{Elicitations: []mcp.ElicitParams{
+			{Mode: mcp.ElicitModeURL, URL: "https://auth.example/login", Message: "Log in", ElicitationID: "e1"}}})
+	m.showResult("authorize", nil, err, 0)
+	if got := strings.Join(m.pager.Lines(), "\n"); !strings.Contains(got, "open https://auth.example/login (Log in)") {
+		t.Errorf("the result view does not name the page:\n%s", got)
+	}
 }
