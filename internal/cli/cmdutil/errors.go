@@ -273,7 +273,6 @@ func (e *LostTaskError) Error() string {
 	return fmt.Sprintf("%s (%s): the task %q may still be running there; get its result with \"%s\" once it is back", what, lostCause(e.Err), e.ID, e.Fetch)
 }
 
-
 func (e *LostTaskError) Unwrap() error { return e.Err }
 
 // lostCause says in a few words why the polls of a lost task failed: the system's reason

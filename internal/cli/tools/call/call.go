@@ -113,7 +113,11 @@ An elicitation answer is an object of field values (the requested schema's
 defaults fill in the rest), "decline" or "cancel"; a sampling answer is the
 reply's text, or "decline". Field values are checked against the form the
 server sends, read by its types as --arg values are ("true" for a boolean); an
-answer that does not fit is not sent, and mcpi says which field is wrong.
+answer that does not fit is not sent, and mcpi says which field is wrong. A
+request mcpi cannot answer (no terminal and no answer, or one that does not fit)
+is refused (the server is told only "the client could not answer this request",
+error -1), and the command exits 2 with the reason, even when the server goes on
+without the answer and its result is printed.
 
 The server may run such a request as a task on mcpi (mcpi accepts sampling and
 elicitation tasks, kept 10 minutes unless the server asks otherwise, at most an
