@@ -108,6 +108,27 @@ func (e *ToolError) Error() string {
 	return fmt.Sprintf("the tool %q reported an error", e.Tool)
 }
 
+// OutputSchemaError is a tool result that does not fit the tool's output schema (Err, a
+// [*client.OutputError]): the server broke a rule of the protocol, so the exit code is 1.
+// The result itself was already printed.
+type OutputSchemaError struct {
+	Tool string
+	Err  *client.OutputError
+}
+
+func (e *OutputSchemaError) Error() string {
+	if e.Err.Missing {
+		return fmt.Sprintf("the tool %q returned no structuredContent, which its output schema calls for", e.Tool)
+	}
+	what := "it " + e.Err.Problem
+	if e.Err.Field != "" {
+		what = fmt.Sprintf("field %q %s", e.Err.Field, e.Err.Problem)
+	}
+	return fmt.Sprintf("the tool %q returned a structured result that does not fit its output schema: %s", e.Tool, what)
+}
+
+func (e *OutputSchemaError) Unwrap() error { return e.Err }
+
 // NeedTerminalError says that the server asked for the user's input while mcpi could
 // not ask: it was not running on a terminal, and no answers file answered it.
 type NeedTerminalError struct {
@@ -308,6 +329,7 @@ func describe(err error) (sentence string, code int) {
 		unknownS *UnknownServerError
 		connect  *ConnectError
 		tool     *ToolError
+		output   *OutputSchemaError
 		terminal *NeedTerminalError
 		rpc      *jsonrpc.Error
 		support  *client.TaskSupportError
@@ -356,6 +378,8 @@ func describe(err error) (sentence string, code int) {
 		return look.Sentence(err), ExitUsage
 	case errors.As(err, &tool):
 		return tool.Error(), ExitMCPError
+	case errors.As(err, &output):
+		return output.Error(), ExitMCPError
 	case errors.As(err, &support):
 		// The flag that gets past the refusal is the CLI's to name.
 		if support.AsTask {

@@ -4,6 +4,7 @@ package call
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -52,6 +53,10 @@ type Options struct {
 	// (0: 100ms; negative: only on changes).
 	Now  func() time.Time
 	Tick time.Duration
+
+	// tool is the tool called, as the server lists it: its output schema checks the
+	// result.
+	tool *mcp.Tool
 }
 
 // NewCmd returns the command; runF replaces [Run] in tests of the flag handling. sel is
@@ -126,6 +131,12 @@ a terminal with the line "the server is polling this request as task ID (N
 polls)", with --json as "polled" event lines (on stderr for a call without
 --task, whose stdout holds the result alone).
 
+The result's structuredContent is checked against the tool's output schema
+(servers must give a tool with one results that fit it): a result that does
+not fit, or has no structuredContent, is printed as it came, and mcpi says on
+stderr what is wrong and exits 1, as for a server's error; with --task --json
+the "result" event also carries the sentence as "outputProblem".
+
 A server that needs the user to open a web page before it can answer (the
 JSON-RPC error -32042, URL elicitation required) has its pages named on stderr,
 each with the server's message; a URL that is not an http or https address is
@@ -133,9 +144,10 @@ quoted and marked as not to be opened. With --json stdout also has the error
 with its data: {"error":{"code":-32042,"message":S,"data":{"elicitations":[...]}}},
 or with --task its "error" event line. Open the pages, then call again.
 
-Exit status: 0 on success, 1 when the tool reports an error (isError), the
-server answers with a JSON-RPC error, or the task was cancelled or lost, 2 on bad
-usage, a refused call, a connection failure or an interruption.`,
+Exit status: 0 on success, 1 when the tool reports an error (isError), its result
+does not fit its output schema, the server answers with a JSON-RPC error, or the
+task was cancelled or lost, 2 on bad usage, a refused call, a connection failure
+or an interruption.`,
 		Example: `  mcpi tools call add --arg a=2 --arg b=3
   mcpi tools call echo --args-json '{"text":"hi"}' --json
   mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --arg seconds=5 --arg steps=5 --task
@@ -250,6 +262,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 
+	opts.tool = tool
 	params := &mcp.CallToolParams{Name: opts.Name, Arguments: args}
 	if opts.Task {
 		return runTask(ctx, opts, sess, params)
@@ -302,8 +315,18 @@ func finish(opts *Options, sess *cmdutil.Session, res *mcp.CallToolResult, err e
 	if err := printResult(opts, res); err != nil {
 		return err
 	}
+	return outcome(opts, res)
+}
+
+// outcome is the error that gives the exit code of a result that was printed: a tool
+// error, or a result that does not fit the tool's output schema.
+func outcome(opts *Options, res *mcp.CallToolResult) error {
 	if res.IsError {
 		return &cmdutil.ToolError{Tool: opts.Name}
+	}
+	var out *client.OutputError
+	if errors.As(client.ValidateStructuredContent(opts.tool, res), &out) {
+		return &cmdutil.OutputSchemaError{Tool: opts.Name, Err: out}
 	}
 	return nil
 }

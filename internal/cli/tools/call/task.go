@@ -116,6 +116,7 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 			}
 			if out != nil && (!opts.Detach || e.Kind == client.TaskCreated) {
 				if ev, ok := taskview.FromTaskEvent(e); ok {
+					ev.OutputProblem = outputProblem(opts, e.Result)
 					if err := out.Write(ev); err != nil {
 						return err
 					}
@@ -146,6 +147,7 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 					// With --json the answer is an event line, as every line of --task is.
 					if out != nil {
 						if ev, ok := taskview.FromTaskEvent(e); ok {
+							ev.OutputProblem = outputProblem(opts, e.Result)
 							if err := out.Write(ev); err != nil {
 								return err
 							}
@@ -175,6 +177,16 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 	}
 }
 
+// outputProblem says how res, when it is a result, does not fit the tool's output
+// schema, for the "outputProblem" member of its result event; "" when it fits.
+func outputProblem(opts *Options, res *mcp.CallToolResult) string {
+	var out *client.OutputError
+	if res != nil && errors.As(client.ValidateStructuredContent(opts.tool, res), &out) {
+		return (&cmdutil.OutputSchemaError{Tool: opts.Name, Err: out}).Error()
+	}
+	return ""
+}
+
 // idGrace is how long Ctrl-C waits for the id of a task the server has not created yet.
 const idGrace = 2 * time.Second
 
@@ -186,10 +198,7 @@ func finishJSON(opts *Options, sess *cmdutil.Session, res *mcp.CallToolResult, e
 	if err != nil {
 		return err
 	}
-	if res.IsError {
-		return &cmdutil.ToolError{Tool: opts.Name}
-	}
-	return nil
+	return outcome(opts, res)
 }
 
 // detach records the created task, of a session of protocol version protocol, and

@@ -124,3 +124,19 @@ func TestResultNamesPagesToOpen(t *testing.T) {
 		t.Errorf("the result view does not name the page:\n%s", got)
 	}
 }
+
+// A result whose structuredContent does not fit the tool's output schema is flagged in
+// the result view, above the result; one that fits is not.
+func TestResultFlagsOutputSchema(t *testing.T) {
+	m, _, _ := newView(t, 100, 30)
+	bad := &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("42")}, StructuredContent: []byte(`{"sum":"forty-two"}`)}
+	m.showResult("add", bad, nil, 0)
+	want := `field "sum" must be a number, not a string`
+	if got := strings.Join(m.pager.Lines(), "\n"); !strings.Contains(got, want) || !strings.Contains(m.title, "output schema") {
+		t.Errorf("the result view does not flag the result (title %q):\n%s", m.title, got)
+	}
+	m.showResult("add", &mcp.CallToolResult{StructuredContent: []byte(`{"sum":42}`)}, nil, 0)
+	if got := strings.Join(m.pager.Lines(), "\n"); strings.Contains(got, "output schema") || strings.Contains(m.title, "output schema") {
+		t.Errorf("a result that fits is flagged (title %q):\n%s", m.title, got)
+	}
+}
