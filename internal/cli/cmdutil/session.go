@@ -134,3 +134,21 @@ func (s *Session) Left() error {
 func (s *Session) Choose(ctx context.Context, question, letters string) (byte, error) {
 	return s.requests.Choose(ctx, question, letters)
 }
+
+// NeedPrompts refuses, before anything is sent, a prompts request to a server that
+// declares no prompts capability (in either era: initialize's capabilities, or those of
+// server/discover), which would only answer "method not found".
+func NeedPrompts(sess *client.Session) error {
+	if sess.ServerCapabilities().Prompts == nil {
+		return UsageErrorf("the server offers no prompts (it declares no prompts capability)")
+	}
+	return nil
+}
+
+// NeedResources is [NeedPrompts] for resources.
+func NeedResources(sess *client.Session) error {
+	if sess.ServerCapabilities().Resources == nil {
+		return UsageErrorf("the server offers no resources (it declares no resources capability)")
+	}
+	return nil
+}
