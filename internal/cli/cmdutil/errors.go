@@ -241,6 +241,9 @@ type InterruptedTaskError struct {
 	Stdio string
 	// Fetch is the command that fetches the result of a task left running.
 	Fetch string
+	// NoCancel says why the task could not be cancelled (the server declares no
+	// tasks.cancel), when that is why it was left running without asking.
+	NoCancel string
 	// PollErr is the error of the task's latest poll when it failed (see
 	// [client.Task.PollError]): whether the task still runs is not known.
 	PollErr error
@@ -263,6 +266,9 @@ func (e *InterruptedTaskError) Error() string {
 		return fmt.Sprintf("interrupted; the server answered the latest poll of the task %q with an error (%s): it may still be running there; get its result with \"%s\" later", e.ID, lostCause(e.PollErr), e.Fetch)
 	case e.PollErr != nil:
 		return fmt.Sprintf("interrupted; the server did not answer the latest poll of the task %q (%s): it may still be running there; get its result with \"%s\" once the server is back", e.ID, lostCause(e.PollErr), e.Fetch)
+	}
+	if e.NoCancel != "" {
+		return fmt.Sprintf("interrupted; the task %q is still running on the server, which cannot be asked to cancel it (%s): get its result with \"%s\"", e.ID, e.NoCancel, e.Fetch)
 	}
 	return fmt.Sprintf("interrupted; the task %q is still running on the server: get its result with \"%s\"", e.ID, e.Fetch)
 }

@@ -97,8 +97,9 @@ their tasks with them); the task is recorded in the local state file, so that
 "mcpi tasks result ID" finds its server again without flags ("mcpi tasks list
 --local" shows the recorded tasks). Ctrl-C while following asks, on a terminal,
 whether to cancel the task on the server or leave it running; without a
-terminal it leaves it running, records it, and says how to fetch its result (a
-task of a stdio server ends with it, as mcpi stops it on exit).
+terminal, or with a server that declares no tasks.cancel (which "mcpi tasks
+cancel" refuses too), it leaves it running, records it, and says how to fetch
+its result (a task of a stdio server ends with it, as mcpi stops it on exit).
 Ctrl-C before the server has created the task waits two seconds for its id,
 then withdraws the call.
 

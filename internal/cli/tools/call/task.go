@@ -9,6 +9,7 @@ import (
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
 	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -242,7 +243,16 @@ func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *clie
 	}
 	bg, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if opts.IO.CanPrompt() {
+	// One rule with "tasks cancel": a server that declares it cannot cancel tasks is
+	// not offered the choice, and the task is left running.
+	noCancel := ""
+	if shared.NeedCancel(sess.Session) != nil {
+		noCancel = "it declares no tasks.cancel capability"
+		if sess.Modern() {
+			noCancel = "it declares no " + mcp.ExtensionTasks + " extension"
+		}
+	}
+	if opts.IO.CanPrompt() && noCancel == "" {
 		c, err := sess.Choose(bg, "Cancel the task on the server, or leave it running? [c/l]", "cl")
 		if err == nil && c == 'c' {
 			if _, err := task.Cancel(bg); err != nil {
@@ -256,5 +266,5 @@ func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *clie
 		msg, _ := cmdutil.Describe(err)
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
 	}
-	return &cmdutil.InterruptedTaskError{ID: id, Fetch: fetch, PollErr: task.PollError()}
+	return &cmdutil.InterruptedTaskError{ID: id, Fetch: fetch, PollErr: task.PollError(), NoCancel: noCancel}
 }

@@ -1,6 +1,7 @@
 package toolsview
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
 )
 
 func newView(t *testing.T, w, h int) (*Model, *tuitest.Driver, *client.Session) {
@@ -138,5 +140,27 @@ func TestResultFlagsOutputSchema(t *testing.T) {
 	m.showResult("add", &mcp.CallToolResult{StructuredContent: []byte(`{"sum":42}`)}, nil, 0)
 	if got := strings.Join(m.pager.Lines(), "\n"); strings.Contains(got, "output schema") || strings.Contains(m.title, "output schema") {
 		t.Errorf("a result that fits is flagged (title %q):\n%s", m.title, got)
+	}
+}
+
+// A tool of a 2026-07-28 server without the Tasks extension reads as having no tasks,
+// not as one whose server decides per call.
+func TestDetailWithoutTasksExtension(t *testing.T) {
+	srv := server.New(mcp.Implementation{Name: "no-tasks", Version: "1"}, &server.Options{Modern: true})
+	srv.AddTool(&mcp.Tool{Name: "noop", InputSchema: []byte(`{"type":"object"}`)},
+		func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	sess := tuitest.Connect(t, srv)
+	if !sess.Modern() {
+		t.Fatalf("the session speaks %s", sess.ProtocolVersion())
+	}
+	m := New(tuitest.Context(t), sess, time.Minute, nil)
+	m.SetSize(120, 30)
+	d := tuitest.New(t, m)
+	d.Run(m.Init())
+	d.WaitText("no tasks: the server declares no tasks extension")
+	if strings.Contains(d.Screen(), "decides per call") {
+		t.Errorf("the detail says the server decides per call:\n%s", d.Screen())
 	}
 }
