@@ -618,7 +618,7 @@ func describeConnect(e *ConnectError) string {
 	case errors.As(e.Err, &rpc):
 		return fmt.Sprintf("%s refused to start a session: %s (JSON-RPC error %d)", e.who(), strings.TrimSuffix(rpc.Message, "."), rpc.Code)
 	case errors.As(e.Err, &timeout):
-		return fmt.Sprintf("%s did not answer initialize within %s (--timeout raises the bound)", e.who(), look.Duration(timeout.Timeout))
+		return fmt.Sprintf("%s did not answer %s within %s (--timeout raises the bound)", e.who(), timeout.Method, look.Duration(timeout.Timeout))
 	case errors.Is(e.Err, context.DeadlineExceeded):
 		return fmt.Sprintf("%s did not finish initializing within %s", e.who(), e.Timeout)
 	case errors.Is(e.Err, context.Canceled):
