@@ -52,7 +52,7 @@ func ValidateArguments(tool *mcp.Tool, args json.RawMessage) error {
 	if err != nil {
 		return nil
 	}
-	vs := checkSchema(schema, inst, false)
+	vs := checkSchema(schema, inst, inputSchema)
 	if len(vs) == 0 {
 		return nil
 	}

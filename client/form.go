@@ -50,7 +50,7 @@ func ValidateElicitContent(schema json.RawMessage, content map[string]any) error
 	if inst == nil {
 		inst = map[string]any{}
 	}
-	vs := checkSchema(s, inst, true)
+	vs := checkSchema(s, inst, formSchema)
 	if len(vs) == 0 {
 		return nil
 	}

@@ -40,27 +40,39 @@ const maxSchemaSteps = 200_000
 // maxUniqueItems bounds the arrays whose uniqueItems is checked (the check is quadratic).
 const maxUniqueItems = 2000
 
+// schemaOf is what a checked schema belongs to.
+type schemaOf int
+
+const (
+	inputSchema  schemaOf = iota // a tool's input schema
+	formSchema                   // an elicitation form's requested schema
+	outputSchema                 // a tool's output schema
+)
+
 type schemaCheck struct {
 	root  any
 	out   []violation
 	steps *int // shared with the checks of alternatives
-	// form: the schema is an elicitation form's, not a tool's (for the wording).
-	form bool
+	// of is what the schema belongs to (for the wording).
+	of schemaOf
 }
 
 // checkSchema returns the violations of inst against schema (both decoded with
-// UseNumber); form says the schema is an elicitation form's rather than a tool's.
-func checkSchema(schema, inst any, form bool) []violation {
+// UseNumber); of says whose schema it is.
+func checkSchema(schema, inst any, of schemaOf) []violation {
 	steps := 0
-	c := &schemaCheck{root: schema, steps: &steps, form: form}
+	c := &schemaCheck{root: schema, steps: &steps, of: of}
 	c.check(schema, inst, nil, 0)
 	return c.out
 }
 
 // owner names what the schema belongs to, for a problem's wording.
 func (c *schemaCheck) owner() string {
-	if c.form {
+	switch c.of {
+	case formSchema:
 		return "the form"
+	case outputSchema:
+		return "the output schema"
 	}
 	return "the tool"
 }
@@ -71,7 +83,7 @@ func (c *schemaCheck) add(loc []string, keyword, problem string) {
 
 // valid reports whether inst fits s, without recording why.
 func (c *schemaCheck) valid(s, inst any, loc []string, depth int) bool {
-	sub := &schemaCheck{root: c.root, steps: c.steps, form: c.form}
+	sub := &schemaCheck{root: c.root, steps: c.steps, of: c.of}
 	sub.check(s, inst, loc, depth)
 	return len(sub.out) == 0
 }
@@ -362,9 +374,13 @@ func (c *schemaCheck) properties(s map[string]any, v map[string]any, loc []strin
 		if b, ok := extra.(bool); ok && !b {
 			problem := "is not allowed here"
 			if len(loc) == 0 {
-				problem = "is not a parameter of this tool"
-				if c.form {
+				switch c.of {
+				case inputSchema:
+					problem = "is not a parameter of this tool"
+				case formSchema:
 					problem = "is not a field of this form"
+				case outputSchema:
+					problem = "is not a field of the output schema"
 				}
 			}
 			c.out = append(c.out, violation{loc: slices.Clone(loc), keyword: "additionalProperties", field: at, problem: problem})

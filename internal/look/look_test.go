@@ -208,3 +208,39 @@ func TestLost(t *testing.T) {
 		{transport.ErrUnreachable, "the server is no longer reachable"},
 	})
 }
+
+// A URL-elicitation-required error (-32042) names the pages of its data; only http and
+// https URLs with a host are offered as web pages, and a long list is cut.
+func TestURLElicitationSentence(t *testing.T) {
+	page := func(u, msg string) mcp.ElicitParams {
+		return mcp.ElicitParams{Mode: mcp.ElicitModeURL, URL: u, Message: msg, ElicitationID: "e"}
+	}
+	many := make([]mcp.ElicitParams, 10)
+	for i := range many {
+		many[i] = page(fmt.Sprintf("https://a.example/%d", i), "")
+	}
+	for _, tt := range []struct {
+		pages []mcp.ElicitParams
+		want  string
+	}{
+		{[]mcp.ElicitParams{page("https://a.example/x", "Log in.")},
+			"the server needs you to open a web page first: Needs a login (JSON-RPC error -32042); open https://a.example/x (Log in), then try again"},
+		{[]mcp.ElicitParams{page("file:///etc/passwd", "")},
+			`the server needs you to open a web page first: Needs a login (JSON-RPC error -32042); it names "file:///etc/passwd", which is no web address and not to be opened`},
+		{[]mcp.ElicitParams{{Mode: mcp.ElicitModeForm, Message: "a form"}},
+			"the server returned an error: Needs a login (JSON-RPC error -32042)"},
+		{many, "the server needs you to open web pages first: Needs a login (JSON-RPC error -32042); open https://a.example/0; https://a.example/1; https://a.example/2; https://a.example/3; https://a.example/4; https://a.example/5; https://a.example/6; https://a.example/7; 2 more, then try again"},
+	} {
+		err := fmt.Errorf("calling: %w", jsonrpc.NewError(mcp.CodeURLElicitationRequired, "Needs a login.").
+			WithData(mcp.URLElicitationRequiredData{Elicitations: tt.pages}))
+		if got := Sentence(err); got != tt.want {
+			t.Errorf("got  %q\nwant %q", got, tt.want)
+		}
+	}
+	for u, ok := range map[string]bool{"https://a.example/x?y=1": true, "http://127.0.0.1:9/": true,
+		"javascript:alert(1)": false, "data:text/html,x": false, "/relative": false, "https:///nohost": false} {
+		if _, got := WebURL(u); got != ok {
+			t.Errorf("WebURL(%q) ok = %v, want %v", u, got, ok)
+		}
+	}
+}

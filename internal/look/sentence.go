@@ -88,6 +88,8 @@ func Sentence(err error) string {
 		return fmt.Sprintf("the server's %s request was not answered, so the call ended: %s", input.Method, why)
 	case errors.As(err, &abandoned):
 		return fmt.Sprintf("mcpi cancelled the task %q: %s", abandoned.TaskID, Sentence(abandoned.Err))
+	case errors.As(err, &rpc) && urlElicitationSentence(rpc, err) != "":
+		return urlElicitationSentence(rpc, err)
 	case errors.As(err, &rpc):
 		if rpc.Message == "" {
 			return fmt.Sprintf("the server returned an error (JSON-RPC error %d)", rpc.Code)

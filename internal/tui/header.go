@@ -17,13 +17,13 @@ func Dialect(init *mcp.InitializeResult) string {
 	switch {
 	case mcp.IsModernProtocolVersion(init.ProtocolVersion):
 		if _, ok := init.Capabilities.Extensions[mcp.ExtensionTasks]; !ok {
-			return "2026-07-28 tasks extension (the server declares none)"
+			return "no tasks: the server declares no tasks extension (" + mcp.ExtensionTasks + ")"
 		}
 		return "2026-07-28 tasks extension"
 	case init.ProtocolVersion < mcp.LatestProtocolVersion:
 		return "none (protocol " + init.ProtocolVersion + " has no tasks)"
 	case init.Capabilities.Tasks == nil:
-		return "2025-11-25 core tasks (the server declares none)"
+		return "no tasks: the server declares no tasks capability (2025-11-25 core tasks)"
 	}
 	return "2025-11-25 core tasks"
 }

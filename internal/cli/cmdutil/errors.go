@@ -108,6 +108,27 @@ func (e *ToolError) Error() string {
 	return fmt.Sprintf("the tool %q reported an error", e.Tool)
 }
 
+// OutputSchemaError is a tool result that does not fit the tool's output schema (Err, a
+// [*client.OutputError]): the server broke a rule of the protocol, so the exit code is 1.
+// The result itself was already printed.
+type OutputSchemaError struct {
+	Tool string
+	Err  *client.OutputError
+}
+
+func (e *OutputSchemaError) Error() string {
+	if e.Err.Missing {
+		return fmt.Sprintf("the tool %q returned no structuredContent, which its output schema calls for", e.Tool)
+	}
+	what := "it " + e.Err.Problem
+	if e.Err.Field != "" {
+		what = fmt.Sprintf("field %q %s", e.Err.Field, e.Err.Problem)
+	}
+	return fmt.Sprintf("the tool %q returned a structured result that does not fit its output schema: %s", e.Tool, what)
+}
+
+func (e *OutputSchemaError) Unwrap() error { return e.Err }
+
 // NeedTerminalError says that the server asked for the user's input while mcpi could
 // not ask: it was not running on a terminal, and no answers file answered it.
 type NeedTerminalError struct {
@@ -220,6 +241,9 @@ type InterruptedTaskError struct {
 	Stdio string
 	// Fetch is the command that fetches the result of a task left running.
 	Fetch string
+	// NoCancel says why the task could not be cancelled (the server declares no
+	// tasks.cancel), when that is why it was left running without asking.
+	NoCancel string
 	// PollErr is the error of the task's latest poll when it failed (see
 	// [client.Task.PollError]): whether the task still runs is not known.
 	PollErr error
@@ -242,6 +266,9 @@ func (e *InterruptedTaskError) Error() string {
 		return fmt.Sprintf("interrupted; the server answered the latest poll of the task %q with an error (%s): it may still be running there; get its result with \"%s\" later", e.ID, lostCause(e.PollErr), e.Fetch)
 	case e.PollErr != nil:
 		return fmt.Sprintf("interrupted; the server did not answer the latest poll of the task %q (%s): it may still be running there; get its result with \"%s\" once the server is back", e.ID, lostCause(e.PollErr), e.Fetch)
+	}
+	if e.NoCancel != "" {
+		return fmt.Sprintf("interrupted; the task %q is still running on the server, which cannot be asked to cancel it (%s): get its result with \"%s\"", e.ID, e.NoCancel, e.Fetch)
 	}
 	return fmt.Sprintf("interrupted; the task %q is still running on the server: get its result with \"%s\"", e.ID, e.Fetch)
 }
@@ -308,6 +335,7 @@ func describe(err error) (sentence string, code int) {
 		unknownS *UnknownServerError
 		connect  *ConnectError
 		tool     *ToolError
+		output   *OutputSchemaError
 		terminal *NeedTerminalError
 		rpc      *jsonrpc.Error
 		support  *client.TaskSupportError
@@ -356,6 +384,8 @@ func describe(err error) (sentence string, code int) {
 		return look.Sentence(err), ExitUsage
 	case errors.As(err, &tool):
 		return tool.Error(), ExitMCPError
+	case errors.As(err, &output):
+		return output.Error(), ExitMCPError
 	case errors.As(err, &support):
 		// The flag that gets past the refusal is the CLI's to name.
 		if support.AsTask {
@@ -588,7 +618,7 @@ func describeConnect(e *ConnectError) string {
 	case errors.As(e.Err, &rpc):
 		return fmt.Sprintf("%s refused to start a session: %s (JSON-RPC error %d)", e.who(), strings.TrimSuffix(rpc.Message, "."), rpc.Code)
 	case errors.As(e.Err, &timeout):
-		return fmt.Sprintf("%s did not answer initialize within %s (--timeout raises the bound)", e.who(), look.Duration(timeout.Timeout))
+		return fmt.Sprintf("%s did not answer %s within %s (--timeout raises the bound)", e.who(), timeout.Method, look.Duration(timeout.Timeout))
 	case errors.Is(e.Err, context.DeadlineExceeded):
 		return fmt.Sprintf("%s did not finish initializing within %s", e.who(), e.Timeout)
 	case errors.Is(e.Err, context.Canceled):

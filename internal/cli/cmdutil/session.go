@@ -78,9 +78,12 @@ func (s *Session) Close() error {
 
 // Refusal returns why the session refused a request for want of a good answer (a
 // [*NeedTerminalError], which says how to give the answer, or the answers file's answer
-// that does not fit) when a call ended in
-// failure, with err a JSON-RPC error or res a result with isError: the failure is then
-// most likely the server's reaction to the refusal. Otherwise it returns nil.
+// that does not fit) once the server has given the call's outcome, with err a JSON-RPC
+// error, res a result (with isError or not), or the task's end: the refusal is a mistake
+// in how mcpi was used, which the command reports (exit status 2) whatever the server
+// made of it, since a server may well go on without the answer. It returns nil when
+// nothing was refused, and when the call has no outcome from the server (interrupted, or
+// the connection lost), whose own error says what happened.
 func (s *Session) Refusal(res *mcp.CallToolResult, err error) error {
 	refused := s.requests.Refused()
 	if refused == nil {
@@ -91,9 +94,9 @@ func (s *Session) Refusal(res *mcp.CallToolResult, err error) error {
 		end *client.TaskEndError
 	)
 	switch {
-	case errors.As(err, &end):
-		return nil // cancelled or gone: no refusal explains that
-	case errors.As(err, &rpc), err == nil && res != nil && res.IsError:
+	case errors.Is(err, context.Canceled):
+		return nil
+	case errors.As(err, &end), errors.As(err, &rpc), err == nil && res != nil:
 		return refused
 	}
 	return nil
@@ -130,4 +133,22 @@ func (s *Session) Left() error {
 // first. It fails when input ends or ctx is done.
 func (s *Session) Choose(ctx context.Context, question, letters string) (byte, error) {
 	return s.requests.Choose(ctx, question, letters)
+}
+
+// NeedPrompts refuses, before anything is sent, a prompts request to a server that
+// declares no prompts capability (in either era: initialize's capabilities, or those of
+// server/discover), which would only answer "method not found".
+func NeedPrompts(sess *client.Session) error {
+	if sess.ServerCapabilities().Prompts == nil {
+		return UsageErrorf("the server offers no prompts (it declares no prompts capability)")
+	}
+	return nil
+}
+
+// NeedResources is [NeedPrompts] for resources.
+func NeedResources(sess *client.Session) error {
+	if sess.ServerCapabilities().Resources == nil {
+		return UsageErrorf("the server offers no resources (it declares no resources capability)")
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -19,8 +20,9 @@ func (refusing) Choose(context.Context, string, string) (byte, error) {
 func (refusing) Wait()                 {}
 func (refusing) Left() <-chan struct{} { return nil }
 
-// A call's failure is put down to a refused request only when it is the server's answer:
-// a JSON-RPC error or a tool error.
+// A refused request is reported once the server has given the call's outcome, whatever it
+// is (a server may go on without the answer), but not when the call has none: it was
+// interrupted, or ended without a word from the server.
 func TestRefusal(t *testing.T) {
 	refused := &NeedTerminalError{What: "elicitation", Tool: "ask"}
 	rpc := fmt.Errorf("tools/call: %w", jsonrpc.NewError(-32050, "no answer"))
@@ -34,7 +36,8 @@ func TestRefusal(t *testing.T) {
 	}{
 		{"JSON-RPC error", refused, nil, rpc, refused},
 		{"tool error", refused, isError, nil, refused},
-		{"success", refused, ok, nil, nil},
+		{"success", refused, ok, nil, refused},
+		{"task ended", refused, nil, &client.TaskEndError{TaskID: "t", Reason: client.ErrTaskCancelled}, refused},
 		{"interrupted", refused, nil, context.Canceled, nil},
 		{"no outcome", refused, nil, nil, nil},
 		{"nothing refused", nil, isError, nil, nil},

@@ -423,6 +423,12 @@ func (s *Selection) Connect(ctx context.Context, opts *client.Options) (*client.
 	if o.Roots == nil {
 		o.Roots = s.Roots
 	}
+	if mcp.IsModernProtocolVersion(s.Protocol) {
+		// No probe: the user chose the era, so server/discover is a request like any
+		// other, which --timeout bounds (and the initialization's own bound), not the
+		// few seconds that tell a server of the older era in auto mode.
+		o.ProbeTimeout = timeout
+	}
 	auto := s.Protocol == "" || s.Protocol == client.ProtocolAuto
 	if auto && s.Eras != nil && t.Key != "" {
 		o.TryFirst = s.Eras.Lookup(t.Key)

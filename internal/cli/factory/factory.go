@@ -178,9 +178,15 @@ func (h *handler) refuse(req *client.Request, err error) {
 		h.leftOnce.Do(func() { close(h.left) })
 		return
 	}
-	msg, _ := cmdutil.Describe(err)
-	_ = req.Refuse(msg)
+	// The sentence is for the user of mcpi (it names the answers file, and suggests an
+	// answer): the server is told no more than that no answer came.
+	_ = req.Refuse(RefusalMessage)
 }
+
+// RefusalMessage is the message of the error (code -1, [client.CodeUserRejected]) with
+// which mcpi refuses a server's request it could not put to the user, or whose answer
+// from the answers file does not fit the request.
+const RefusalMessage = "the client could not answer this request"
 
 // Left is closed once a request is left unanswered.
 func (h *handler) Left() <-chan struct{} { return h.left }

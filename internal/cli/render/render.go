@@ -8,9 +8,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/cut"
 	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -28,13 +31,18 @@ func ToolResult(ios *iostreams.IOStreams, r *mcp.CallToolResult) error {
 	return nil
 }
 
-// Content writes one content block, ending with a newline.
+// Content writes one content block, ending with a newline. A block whose annotations
+// say it is not for the user (audience without "user"), or give it a priority, is marked
+// so on a line of its own before it.
 func Content(w io.Writer, c mcp.Content) {
+	if mark := annotations(c.Annotations); mark != "" {
+		fmt.Fprintf(w, "[%s]\n", mark)
+	}
 	switch c.Type {
 	case mcp.ContentTypeText:
 		fmt.Fprintln(w, look.SafeLines(strings.TrimRight(c.Text, "\n")))
 	case mcp.ContentTypeImage, mcp.ContentTypeAudio:
-		fmt.Fprintf(w, "[%s %s, %s]\n", look.Safe(c.Type), look.Safe(c.MimeType), size(len(c.Data)*3/4))
+		fmt.Fprintf(w, "[%s %s, %s]\n", look.Safe(c.Type), look.Safe(c.MimeType), size(base64Len(c.Data)))
 	case mcp.ContentTypeResourceLink:
 		fmt.Fprintf(w, "[resource link %s", look.Safe(c.URI))
 		if c.Name != "" {
@@ -47,14 +55,60 @@ func Content(w io.Writer, c mcp.Content) {
 			return
 		}
 		if c.Resource.IsBlob() {
-			fmt.Fprintf(w, "[resource %s, %s, %s]\n", look.Safe(c.Resource.URI), look.Safe(c.Resource.MimeType), size(len(c.Resource.Blob)*3/4))
+			fmt.Fprintf(w, "[%s]\n", describe("resource "+look.Safe(c.Resource.URI), c.Resource.MimeType, size(base64Len(c.Resource.Blob))))
 			return
 		}
+		// The same header as a blob's, so that the text is not taken for the tool's own.
+		fmt.Fprintf(w, "[%s]\n", describe("resource "+look.Safe(c.Resource.URI), c.Resource.MimeType, ""))
 		fmt.Fprintln(w, look.SafeLines(strings.TrimRight(c.Resource.Text, "\n")))
 	default:
 		b, _ := json.Marshal(c)
 		fmt.Fprintf(w, "[%s content] %s\n", look.Safe(c.Type), look.Safe(string(b)))
 	}
+}
+
+// describe joins what a content block is, its MIME type and its size, leaving out those
+// that are empty: "resource file:///a.png, image/png, 56 bytes".
+func describe(what, mime, size string) string {
+	parts := []string{what}
+	if mime != "" {
+		parts = append(parts, look.Safe(mime))
+	}
+	if size != "" {
+		parts = append(parts, size)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// annotations describes the annotations worth a mark: an audience without the user
+// ("audience: assistant"), and a priority; "" for none.
+func annotations(a *mcp.Annotations) string {
+	if a == nil {
+		return ""
+	}
+	var parts []string
+	if len(a.Audience) > 0 && !slices.Contains(a.Audience, mcp.RoleUser) {
+		var roles []string
+		for i, r := range a.Audience {
+			if i == 4 { // a server's list can be of any length
+				roles = append(roles, "…")
+				break
+			}
+			roles = append(roles, look.Safe(cut.Bytes(string(r), 32)))
+		}
+		parts = append(parts, "audience: "+strings.Join(roles, ", "))
+	}
+	if a.Priority != nil {
+		parts = append(parts, "priority "+strconv.FormatFloat(*a.Priority, 'g', 3, 64))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// base64Len is the number of bytes that the base64 text s encodes, its padding left out
+// (a length times 3/4 counts one byte too many for each "=").
+func base64Len(s string) int {
+	s = strings.TrimRight(s, "=")
+	return len(s) * 3 / 4
 }
 
 // PromptResult writes a rendered prompt: each message under its role.

@@ -29,7 +29,7 @@ const EventsHelp = `With --json, every event is one JSON object on its own line 
   {"event":"status","time":T,"task":TASK,"dropped":N}
   {"event":"progress","time":T,"task":TASK,"progress":{"progress":N,"total":N,"message":S}}
   {"event":"input","time":T,"task":TASK,"input":{"method":M,"message":S}}
-  {"event":"result","time":T,"task":TASK,"result":CALLTOOLRESULT}
+  {"event":"result","time":T,"task":TASK,"result":CALLTOOLRESULT,"outputProblem":S}
   {"event":"error","time":T,"task":TASK,"error":{"code":N,"message":S,"data":ANY}}
   {"event":"gone","time":T,"task":TASK,"error":{"code":N,"message":S}}
 
@@ -38,11 +38,12 @@ statusMessage, createdAt, lastUpdatedAt, ttl, pollInterval). T is when mcpi saw 
 event (RFC 3339). "total" and "message" of progress are left out when the server
 sends none; "input" is a request of the server (method elicitation/create or
 sampling/createMessage) waiting for an answer. The last line is "result" (the exact
-CallToolResult of tasks/result), "error" (the exact JSON-RPC error of tasks/result;
-"code" is left out when the error did not come from the server, such as a
-cancelled task or input mcpi did not give) or "gone" (the server no longer knows
-the task: "error" is how mcpi learnt it, with the server's "code" when the server
-said so). A status line with
+CallToolResult of tasks/result; with "tools call", "outputProblem" says how its
+structuredContent does not fit the tool's output schema, when it does not),
+"error" (the exact JSON-RPC error of tasks/result; "code" is left out when the
+error did not come from the server, such as a cancelled task or input mcpi did
+not give) or "gone" (the server no longer knows the task: "error" is how mcpi
+learnt it, with the server's "code" when the server said so). A status line with
 "dropped" stands for N events left out because the lines were not read as fast as
 the server sent them (stdout blocked); the task is as known then, and the last line
 is never left out.`
@@ -55,7 +56,10 @@ type Event struct {
 	Progress *Progress           `json:"progress,omitempty"`
 	Input    *Input              `json:"input,omitempty"`
 	Result   *mcp.CallToolResult `json:"result,omitempty"`
-	Error    *Error              `json:"error,omitempty"`
+	// OutputProblem, on a "result" event, says how the result does not fit the tool's
+	// output schema.
+	OutputProblem string `json:"outputProblem,omitempty"`
+	Error         *Error `json:"error,omitempty"`
 	// Dropped counts the events left out before a "status" event (client.TaskEvent.Dropped).
 	Dropped int `json:"dropped,omitempty"`
 	// Polled is set on "polled" events (see [ReceiverEventsHelp]).
@@ -222,7 +226,7 @@ func oneLine(s string) string {
 }
 
 // Live is the status line of one followed task on the terminal: it is redrawn on every
-// change and every tick (for the elapsed time). Its methods are safe for concurrent use.
+// change and every tick (for the elapsed time and the count of polls). Its methods are safe for concurrent use.
 type Live struct {
 	io    *iostreams.IOStreams
 	now   func() time.Time
@@ -230,6 +234,9 @@ type Live struct {
 
 	mu   sync.Mutex
 	line Line
+	// task is the followed task, whose polls are counted at each redraw: the follower
+	// polls between the task's events, and no event says so.
+	task *client.Task
 	stop chan struct{}
 	done chan struct{}
 }
@@ -282,7 +289,7 @@ func (l *Live) Observe(e client.TaskEvent) {
 			line.Message = e.State.StatusMessage
 		}
 		if e.Task != nil {
-			line.Polls = e.Task.Polls()
+			l.task = e.Task
 		}
 		if e.Kind == client.TaskProgress && e.Progress != nil {
 			p := e.Progress.Progress
@@ -296,8 +303,11 @@ func (l *Live) Observe(e client.TaskEvent) {
 // Text is the line as it is drawn now.
 func (l *Live) Text() string {
 	l.mu.Lock()
-	line := l.line
+	line, task := l.line, l.task
 	l.mu.Unlock()
+	if task != nil {
+		line.Polls = task.Polls()
+	}
 	line.Elapsed = l.now().Sub(l.start)
 	return line.String()
 }

@@ -1,14 +1,18 @@
 package taskview
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/scripted"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -145,4 +149,41 @@ func TestErrorOfWhoseError(t *testing.T) {
 			t.Errorf("ErrorOf(%v) = %+v (code %v), want code %v, %q", tt.err, got, got.Code, tt.code, tt.msg)
 		}
 	}
+}
+
+// The count of polls moves on at each redraw, not only when the task changes: a task
+// that stays working for a while is polled all along, and no event says so.
+func TestLivePollsBetweenEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := scripted.New(t)
+		f.Answer(mcp.MethodToolsCall, string(scripted.TaskJSON("task", "t1", mcp.TaskStatusWorking, 1000, "")))
+		f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+			return scripted.TaskJSON("complete", "t1", mcp.TaskStatusWorking, 1000, ""), nil
+		})
+		ctx := context.Background()
+		sess := f.MustConnect(ctx, nil)
+		task, err := sess.StartToolTask(ctx, &mcp.CallToolParams{Name: "slow"}, &client.CallOptions{SendAnyway: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ios, _, _, errOut := iostreams.Test()
+		ios.SetStderrTTY(true)
+		l := NewLive(ios, time.Now(), nil, 100*time.Millisecond)
+		l.Observe(client.TaskEvent{Kind: client.TaskCreated, Task: task, State: task.State()})
+		time.Sleep(3500 * time.Millisecond)
+		synctest.Wait()
+		polls := task.Polls()
+		if polls < 3 {
+			t.Fatalf("the task was polled %d times in 3.5s, want 3 or more", polls)
+		}
+		want := fmt.Sprintf("%d polls", polls)
+		if got := l.Text(); !strings.Contains(got, want) {
+			t.Errorf("the line reads %q, want %q", got, want)
+		}
+		l.Stop(false)
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("no redraw showed %q:\n%q", want, errOut)
+		}
+		sess.Close()
+	})
 }

@@ -59,6 +59,9 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer sess.Close()
+	if err := cmdutil.NeedPrompts(sess.Session); err != nil {
+		return err
+	}
 	p := &mcp.GetPromptParams{Name: opts.Name}
 	if len(args) > 0 {
 		p.Arguments = args

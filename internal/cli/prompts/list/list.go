@@ -44,6 +44,9 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer sess.Close()
+	if err := cmdutil.NeedPrompts(sess.Session); err != nil {
+		return err
+	}
 	items, err := cmdutil.Collect(sess.Prompts(ctx, nil))
 	if err != nil {
 		return err

@@ -43,6 +43,9 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer sess.Close()
+	if err := cmdutil.NeedResources(sess.Session); err != nil {
+		return err
+	}
 	items, err := cmdutil.Collect(sess.Resources(ctx, nil))
 	if err != nil {
 		return err

@@ -48,6 +48,9 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer sess.Close()
+	if err := cmdutil.NeedResources(sess.Session); err != nil {
+		return err
+	}
 	res, err := sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: opts.URI})
 	if err != nil {
 		return err

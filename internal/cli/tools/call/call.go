@@ -4,6 +4,7 @@ package call
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/render"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -51,6 +53,10 @@ type Options struct {
 	// (0: 100ms; negative: only on changes).
 	Now  func() time.Time
 	Tick time.Duration
+
+	// tool is the tool called, as the server lists it: its output schema checks the
+	// result.
+	tool *mcp.Tool
 }
 
 // NewCmd returns the command; runF replaces [Run] in tests of the flag handling. sel is
@@ -91,8 +97,9 @@ their tasks with them); the task is recorded in the local state file, so that
 "mcpi tasks result ID" finds its server again without flags ("mcpi tasks list
 --local" shows the recorded tasks). Ctrl-C while following asks, on a terminal,
 whether to cancel the task on the server or leave it running; without a
-terminal it leaves it running, records it, and says how to fetch its result (a
-task of a stdio server ends with it, as mcpi stops it on exit).
+terminal, or with a server that declares no tasks.cancel (which "mcpi tasks
+cancel" refuses too), it leaves it running, records it, and says how to fetch
+its result (a task of a stdio server ends with it, as mcpi stops it on exit).
 Ctrl-C before the server has created the task waits two seconds for its id,
 then withdraws the call.
 
@@ -112,7 +119,11 @@ An elicitation answer is an object of field values (the requested schema's
 defaults fill in the rest), "decline" or "cancel"; a sampling answer is the
 reply's text, or "decline". Field values are checked against the form the
 server sends, read by its types as --arg values are ("true" for a boolean); an
-answer that does not fit is not sent, and mcpi says which field is wrong.
+answer that does not fit is not sent, and mcpi says which field is wrong. A
+request mcpi cannot answer (no terminal and no answer, or one that does not fit)
+is refused (the server is told only "the client could not answer this request",
+error -1), and the command exits 2 with the reason, even when the server goes on
+without the answer and its result is printed.
 
 The server may run such a request as a task on mcpi (mcpi accepts sampling and
 elicitation tasks, kept 10 minutes unless the server asks otherwise, at most an
@@ -121,9 +132,23 @@ a terminal with the line "the server is polling this request as task ID (N
 polls)", with --json as "polled" event lines (on stderr for a call without
 --task, whose stdout holds the result alone).
 
-Exit status: 0 on success, 1 when the tool reports an error (isError), the
-server answers with a JSON-RPC error, or the task was cancelled or lost, 2 on bad
-usage, a refused call, a connection failure or an interruption.`,
+The result's structuredContent is checked against the tool's output schema
+(servers must give a tool with one results that fit it): a result that does
+not fit, or has no structuredContent, is printed as it came, and mcpi says on
+stderr what is wrong and exits 1, as for a server's error; with --task --json
+the "result" event also carries the sentence as "outputProblem".
+
+A server that needs the user to open a web page before it can answer (the
+JSON-RPC error -32042, URL elicitation required) has its pages named on stderr,
+each with the server's message; a URL that is not an http or https address is
+quoted and marked as not to be opened. With --json stdout also has the error
+with its data: {"error":{"code":-32042,"message":S,"data":{"elicitations":[...]}}},
+or with --task its "error" event line. Open the pages, then call again.
+
+Exit status: 0 on success, 1 when the tool reports an error (isError), its result
+does not fit its output schema, the server answers with a JSON-RPC error, or the
+task was cancelled or lost, 2 on bad usage, a refused call, a connection failure
+or an interruption.`,
 		Example: `  mcpi tools call add --arg a=2 --arg b=3
   mcpi tools call echo --args-json '{"text":"hi"}' --json
   mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --arg seconds=5 --arg steps=5 --task
@@ -238,6 +263,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 
+	opts.tool = tool
 	params := &mcp.CallToolParams{Name: opts.Name, Arguments: args}
 	if opts.Task {
 		return runTask(ctx, opts, sess, params)
@@ -258,7 +284,21 @@ func Run(ctx context.Context, opts *Options) error {
 	res, err := sess.CallTool(ctx, params, &client.CallOptions{SendAnyway: opts.SendAnyway})
 	stop()
 	stopPolls()
+	if opts.JSON && needsPages(err) {
+		// The script has pages to open before it calls again: it gets them as the
+		// server sent them.
+		if perr := cmdutil.PrintJSON(opts.IO.Out, map[string]*taskview.Error{"error": taskview.ErrorOf(err)}); perr != nil {
+			return perr
+		}
+	}
 	return finish(opts, sess, res, err)
+}
+
+// needsPages reports whether err is the server's URL-elicitation-required error (-32042)
+// naming pages the user must open before the call can succeed.
+func needsPages(err error) bool {
+	list, _ := look.URLElicitations(err)
+	return len(list) > 0
 }
 
 // finish prints a call's outcome (unless printed already) and returns the error that
@@ -276,8 +316,18 @@ func finish(opts *Options, sess *cmdutil.Session, res *mcp.CallToolResult, err e
 	if err := printResult(opts, res); err != nil {
 		return err
 	}
+	return outcome(opts, res)
+}
+
+// outcome is the error that gives the exit code of a result that was printed: a tool
+// error, or a result that does not fit the tool's output schema.
+func outcome(opts *Options, res *mcp.CallToolResult) error {
 	if res.IsError {
 		return &cmdutil.ToolError{Tool: opts.Name}
+	}
+	var out *client.OutputError
+	if errors.As(client.ValidateStructuredContent(opts.tool, res), &out) {
+		return &cmdutil.OutputSchemaError{Tool: opts.Name, Err: out}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
 	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -96,9 +97,10 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 			}
 			if e.Task == nil {
 				// The call failed before a task existed. In 2026-07-28 a server's error
-				// is its inline answer, as a result would be: --json shows it too.
+				// is its inline answer, as a result would be: --json shows it too, as it
+				// does in either era an error naming pages to open first (-32042).
 				var rpc *jsonrpc.Error
-				if out != nil && sess.Modern() && errors.As(e.Err, &rpc) {
+				if out != nil && errors.As(e.Err, &rpc) && (sess.Modern() || needsPages(e.Err)) {
 					failed := e
 					failed.Kind = client.TaskError
 					if ev, ok := taskview.FromTaskEvent(failed); ok {
@@ -115,6 +117,7 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 			}
 			if out != nil && (!opts.Detach || e.Kind == client.TaskCreated) {
 				if ev, ok := taskview.FromTaskEvent(e); ok {
+					ev.OutputProblem = outputProblem(opts, e.Result)
 					if err := out.Write(ev); err != nil {
 						return err
 					}
@@ -145,6 +148,7 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 					// With --json the answer is an event line, as every line of --task is.
 					if out != nil {
 						if ev, ok := taskview.FromTaskEvent(e); ok {
+							ev.OutputProblem = outputProblem(opts, e.Result)
 							if err := out.Write(ev); err != nil {
 								return err
 							}
@@ -174,6 +178,16 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 	}
 }
 
+// outputProblem says how res, when it is a result, does not fit the tool's output
+// schema, for the "outputProblem" member of its result event; "" when it fits.
+func outputProblem(opts *Options, res *mcp.CallToolResult) string {
+	var out *client.OutputError
+	if res != nil && errors.As(client.ValidateStructuredContent(opts.tool, res), &out) {
+		return (&cmdutil.OutputSchemaError{Tool: opts.Name, Err: out}).Error()
+	}
+	return ""
+}
+
 // idGrace is how long Ctrl-C waits for the id of a task the server has not created yet.
 const idGrace = 2 * time.Second
 
@@ -185,10 +199,7 @@ func finishJSON(opts *Options, sess *cmdutil.Session, res *mcp.CallToolResult, e
 	if err != nil {
 		return err
 	}
-	if res.IsError {
-		return &cmdutil.ToolError{Tool: opts.Name}
-	}
-	return nil
+	return outcome(opts, res)
 }
 
 // detach records the created task, of a session of protocol version protocol, and
@@ -232,7 +243,16 @@ func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *clie
 	}
 	bg, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if opts.IO.CanPrompt() {
+	// One rule with "tasks cancel": a server that declares it cannot cancel tasks is
+	// not offered the choice, and the task is left running.
+	noCancel := ""
+	if shared.NeedCancel(sess.Session) != nil {
+		noCancel = "it declares no tasks.cancel capability"
+		if sess.Modern() {
+			noCancel = "it declares no " + mcp.ExtensionTasks + " extension"
+		}
+	}
+	if opts.IO.CanPrompt() && noCancel == "" {
 		c, err := sess.Choose(bg, "Cancel the task on the server, or leave it running? [c/l]", "cl")
 		if err == nil && c == 'c' {
 			if _, err := task.Cancel(bg); err != nil {
@@ -246,5 +266,5 @@ func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *clie
 		msg, _ := cmdutil.Describe(err)
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
 	}
-	return &cmdutil.InterruptedTaskError{ID: id, Fetch: fetch, PollErr: task.PollError()}
+	return &cmdutil.InterruptedTaskError{ID: id, Fetch: fetch, PollErr: task.PollError(), NoCancel: noCancel}
 }

@@ -515,6 +515,12 @@ func (m *Model) showResult(tool string, res *mcp.CallToolResult, err error, elap
 			m.title = ui.Error.Render("Result of " + tool + took + " (isError: the tool reports a failure)")
 		}
 		b, _ := json.Marshal(res)
-		m.pager.SetLines(ui.HighlightJSON(b))
+		lines := ui.HighlightJSON(b)
+		if err := client.ValidateStructuredContent(m.find(tool), res); err != nil {
+			// The server broke its tool's output schema: said above the result.
+			m.title += "  " + ui.Error.Render("(does not fit the output schema)")
+			lines = append([]string{ui.Error.Render(look.Sentence(err)), ""}, lines...)
+		}
+		m.pager.SetLines(lines)
 	}
 }

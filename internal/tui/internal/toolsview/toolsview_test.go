@@ -1,6 +1,7 @@
 package toolsview
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -9,7 +10,9 @@ import (
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
 )
 
 func newView(t *testing.T, w, h int) (*Model, *tuitest.Driver, *client.Session) {
@@ -109,4 +112,55 @@ func TestFormValidatesThenCalls(t *testing.T) {
 	d.WaitText("tools/call instant_task")
 	d.Key("ctrl+s")
 	d.WaitText("Result of instant_task", `"text": "done"`)
+}
+
+// A call the server refuses until the user opens a page (-32042) shows the pages in the
+// result view.
+func TestResultNamesPagesToOpen(t *testing.T) {
+	m, _, _ := newView(t, 100, 30)
+	err := jsonrpc.NewError(mcp.CodeURLElicitationRequired, "Needs a login").
+		WithData(mcp.URLElicitationRequiredData{Elicitations: []mcp.ElicitParams{
+			{Mode: mcp.ElicitModeURL, URL: "https://auth.example/login", Message: "Log in", ElicitationID: "e1"}}})
+	m.showResult("authorize", nil, err, 0)
+	if got := strings.Join(m.pager.Lines(), "\n"); !strings.Contains(got, "open https://auth.example/login (Log in)") {
+		t.Errorf("the result view does not name the page:\n%s", got)
+	}
+}
+
+// A result whose structuredContent does not fit the tool's output schema is flagged in
+// the result view, above the result; one that fits is not.
+func TestResultFlagsOutputSchema(t *testing.T) {
+	m, _, _ := newView(t, 100, 30)
+	bad := &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("42")}, StructuredContent: []byte(`{"sum":"forty-two"}`)}
+	m.showResult("add", bad, nil, 0)
+	want := `field "sum" must be a number, not a string`
+	if got := strings.Join(m.pager.Lines(), "\n"); !strings.Contains(got, want) || !strings.Contains(m.title, "output schema") {
+		t.Errorf("the result view does not flag the result (title %q):\n%s", m.title, got)
+	}
+	m.showResult("add", &mcp.CallToolResult{StructuredContent: []byte(`{"sum":42}`)}, nil, 0)
+	if got := strings.Join(m.pager.Lines(), "\n"); strings.Contains(got, "output schema") || strings.Contains(m.title, "output schema") {
+		t.Errorf("a result that fits is flagged (title %q):\n%s", m.title, got)
+	}
+}
+
+// A tool of a 2026-07-28 server without the Tasks extension reads as having no tasks,
+// not as one whose server decides per call.
+func TestDetailWithoutTasksExtension(t *testing.T) {
+	srv := server.New(mcp.Implementation{Name: "no-tasks", Version: "1"}, &server.Options{Modern: true})
+	srv.AddTool(&mcp.Tool{Name: "noop", InputSchema: []byte(`{"type":"object"}`)},
+		func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	sess := tuitest.Connect(t, srv)
+	if !sess.Modern() {
+		t.Fatalf("the session speaks %s", sess.ProtocolVersion())
+	}
+	m := New(tuitest.Context(t), sess, time.Minute, nil)
+	m.SetSize(120, 30)
+	d := tuitest.New(t, m)
+	d.Run(m.Init())
+	d.WaitText("no tasks: the server declares no tasks extension")
+	if strings.Contains(d.Screen(), "decides per call") {
+		t.Errorf("the detail says the server decides per call:\n%s", d.Screen())
+	}
 }

@@ -215,6 +215,9 @@ func (m *Model) tag(t *mcp.Tool) string {
 // words is supportWords in the session's era.
 func (m *Model) words(t *mcp.Tool) string {
 	if m.sess.Modern() {
+		if _, ok := m.sess.ServerCapabilities().Extensions[mcp.ExtensionTasks]; !ok {
+			return "no tasks: the server declares no tasks extension, so it answers every call at once"
+		}
 		return "the server decides per call (Tasks extension of 2026-07-28): a call it makes a task moves to the Tasks view"
 	}
 	return supportWords(t, m.declared())
