@@ -170,12 +170,17 @@ func TestFollowServerBackSoon(t *testing.T) {
 		if err := s.Unreachable(); err != nil {
 			t.Errorf("Unreachable = %v once the server answers again", err)
 		}
-		// Subscribers were told of both changes, in order.
-		s.Close()
+		// Subscribers were told of both changes, in order. The second is published by
+		// the session's own goroutine after the transport's state changed: it is waited
+		// for (closing the session first could end that goroutine before it tells).
+		wait, stop := context.WithTimeout(t.Context(), time.Minute)
+		defer stop()
 		var reach []error
-		for e := range sub.All(t.Context()) {
+		for e := range sub.All(wait) {
 			if r, ok := e.(*client.ReachabilityEvent); ok {
-				reach = append(reach, r.Err)
+				if reach = append(reach, r.Err); len(reach) == 2 {
+					break
+				}
 			}
 		}
 		if len(reach) != 2 || !errors.Is(reach[0], transport.ErrUnreachable) || reach[1] != nil {
