@@ -33,8 +33,17 @@ type Options struct {
 	// the same), in 2026-07-28 in the _meta of every request. [Session.SetLogLevel]
 	// changes it later.
 	LogLevel mcp.LoggingLevel
-	// Capabilities replaces the default declaration (roots, sampling, form and URL
-	// elicitation).
+	// Capabilities replaces the default declaration: roots, sampling, form and URL
+	// elicitation, and an empty tasks capability (in 2025-11-25, so that servers which
+	// offer tasks only to task-aware clients offer them; [Options.Receiver] fills it in).
+	// With the default declaration, a sampling or elicitation request that nothing on the
+	// client can answer (no OnRequest, and nobody subscribed to the session's events or
+	// to those of the task it belongs to) is refused at once with -32601, in 2026-07-28
+	// by ending the call that asked for it with an [*InputError]. A declaration given
+	// here is taken at its word: a front end that answers through events and subscribes
+	// after Connect sets it (see [AllCapabilities]), so that a request that comes before
+	// its subscription waits in [Session.PendingRequests] for it. Such a request waits
+	// until it is answered, withdrawn, or the session ends.
 	Capabilities *mcp.ClientCapabilities
 	// Roots are served to the server's roots/list.
 	Roots []mcp.Root
@@ -58,7 +67,10 @@ type Options struct {
 	// [*InputRoundsError]. A negative value removes the bound.
 	MaxInputRounds int
 	// OnRequest, when set, is called on its own goroutine for every server request queued
-	// for the user; it may answer it. Front ends that prefer events can leave it nil.
+	// for the user; it may answer it. Front ends that prefer events can leave it nil: a
+	// [RequestEvent] (and, for a request of a task, a [TaskInput] event) carries each
+	// request. With neither, and the default capabilities, the server's requests are
+	// refused at once (see [Options.Capabilities]) rather than left unanswered.
 	OnRequest func(ctx context.Context, r *Request)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time

@@ -235,11 +235,29 @@ func (s *Session) queue(ctx context.Context, req *jsonrpc.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := s.unanswerable(r); err != nil {
+		return nil, err
+	}
 	// A task asked of a client that did not declare it is ignored, as the spec requires.
 	if task != nil && s.recv != nil && s.receives(req.Method) {
 		return s.startReceiverTask(r, task)
 	}
 	return s.await(r)
+}
+
+// unanswerable returns the error that refuses r at once when nothing on this client can
+// answer it: the client declares the default capabilities (see [Options.Capabilities]),
+// has no [Options.OnRequest], and nobody subscribes to the session's events or to the
+// events of the task r belongs to. Queued, r would wait for ever, and the server's
+// request (or, in 2026-07-28, the call that asked for it) with it. A client given its
+// capabilities declares what it answers, and its requests wait for a subscriber to come.
+func (s *Session) unanswerable(r *Request) error {
+	o := &s.client.opts
+	if o.Capabilities != nil || o.OnRequest != nil || s.events.active() || s.tasks.watched(r.RelatedTask) {
+		return nil
+	}
+	s.log.Warn("a server request was refused: nothing on this client answers it", "method", r.Method)
+	return jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "nothing on this client answers %s: it has no request handler and no event subscriber", r.Method)
 }
 
 // await puts r in the pending queue until it is answered or withdrawn (r.ctx ends).

@@ -1,0 +1,111 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/demo"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+// The library's API as a program that embeds it meets it, against the demo server over
+// an in-memory pipe, in both eras.
+
+// eras are the protocol versions a demo session is opened with.
+var eras = []string{mcp.LatestProtocolVersion, mcp.ProtocolVersion20260728}
+
+// demoSession connects a client with opts (nil: the defaults) to a demo server, in the
+// era of version, and returns it with a context that bounds the test.
+func demoSession(t *testing.T, version string, opts *client.Options) (context.Context, *client.Session) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	t.Cleanup(cancel)
+	var o client.Options
+	if opts != nil {
+		o = *opts
+	}
+	o.ProtocolVersion = version
+	srv := demo.New(nil)
+	s, err := client.New(mcp.Implementation{Name: "mcpi-api-test", Version: "1"}, &o).Connect(ctx, transport.PipeTransport{
+		Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
+			srv.Connect(ctx, conn)
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return ctx, s
+}
+
+// A client with the default capabilities and nothing to answer the server's requests
+// (no OnRequest, nobody subscribed) refuses them at once, rather than leave the tool
+// call waiting for ever: in 2025-11-25 the server gets -32601 and the tool says so, in
+// 2026-07-28 the call ends with the client's *InputError.
+func TestUnansweredRequestsRefusedAtOnce(t *testing.T) {
+	for _, version := range eras {
+		t.Run(version, func(t *testing.T) {
+			ctx, s := demoSession(t, version, nil)
+			for _, c := range []struct{ tool, args, method string }{
+				{demo.ToolAskUser, `{}`, mcp.MethodElicitationCreate},
+				{demo.ToolAskModel, `{"prompt":"6*7?"}`, mcp.MethodSamplingCreateMessage},
+			} {
+				cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				res, err := s.CallTool(cctx, &mcp.CallToolParams{Name: c.tool, Arguments: []byte(c.args)}, nil)
+				cancel()
+				if errors.Is(err, context.DeadlineExceeded) {
+					t.Fatalf("%s: still waiting after 5s; pending requests: %d", c.tool, len(s.PendingRequests()))
+				}
+				if s.Modern() {
+					var input *client.InputError
+					if !errors.As(err, &input) || input.Method != c.method || !errors.Is(err, jsonrpc.ErrMethodNotFound) {
+						t.Errorf("%s: %v, want an *InputError for %s matching -32601", c.tool, err, c.method)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", c.tool, err)
+				}
+				if !res.IsError || len(res.Content) != 1 || !strings.Contains(res.Content[0].Text, "nothing on this client answers "+c.method) {
+					t.Errorf("%s: %+v, want the tool's error quoting the refusal", c.tool, res)
+				}
+			}
+			if n := len(s.PendingRequests()); n != 0 {
+				t.Errorf("%d requests pending", n)
+			}
+		})
+	}
+}
+
+// A subscriber of the session's events answers through them, with the default
+// capabilities too: its requests are queued, not refused.
+func TestSubscriberAnswersWithDefaultCapabilities(t *testing.T) {
+	for _, version := range eras {
+		t.Run(version, func(t *testing.T) {
+			ctx, s := demoSession(t, version, nil)
+			sub := s.Subscribe()
+			defer sub.Close()
+			go func() {
+				for e := range sub.All(ctx) {
+					if re, ok := e.(*client.RequestEvent); ok && !re.Settled {
+						_ = re.Request.Accept(map[string]any{"name": "Ada", "color": "green"})
+					}
+				}
+			}()
+			res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: demo.ToolAskUser}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError || !strings.Contains(res.Content[0].Text, "Hello, Ada!") {
+				t.Errorf("ask_user = %+v", res)
+			}
+		})
+	}
+}
