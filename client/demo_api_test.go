@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -105,6 +106,97 @@ func TestSubscriberAnswersWithDefaultCapabilities(t *testing.T) {
 			}
 			if res.IsError || !strings.Contains(res.Content[0].Text, "Hello, Ada!") {
 				t.Errorf("ask_user = %+v", res)
+			}
+		})
+	}
+}
+
+// answerSeen runs check on each server request as OnRequest, and reports its failure.
+func answerSeen(check func(r *client.Request) error) (*client.Options, <-chan error) {
+	errs := make(chan error, 4)
+	return &client.Options{OnRequest: func(_ context.Context, r *client.Request) {
+		errs <- check(r)
+	}}, errs
+}
+
+// misfit checks that each of answers is refused with ErrInvalidAnswer and leaves r
+// unanswered.
+func misfit(r *client.Request, answers map[string]func() error) error {
+	for what, answer := range answers {
+		if err := answer(); !errors.Is(err, client.ErrInvalidAnswer) {
+			return fmt.Errorf("%s to %s: %v, want ErrInvalidAnswer", what, r.Method, err)
+		}
+		select {
+		case <-r.Done():
+			return fmt.Errorf("%s to %s was sent", what, r.Method)
+		default:
+		}
+	}
+	return nil
+}
+
+// An answer that does not fit its request is refused, and nothing is sent: the request
+// waits for one that fits, which may be a value as well as a pointer.
+func TestAnswersMustFitTheRequest(t *testing.T) {
+	for _, version := range eras {
+		t.Run(version, func(t *testing.T) {
+			opts, errs := answerSeen(func(r *client.Request) error {
+				if r.Elicitation != nil {
+					if err := misfit(r, map[string]func() error{
+						"a sampling result": func() error {
+							return r.Respond(&mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: []mcp.Content{mcp.TextContent("hi")}})
+						},
+						"a string":            func() error { return r.Respond("hello") },
+						"nil":                 func() error { return r.Respond(nil) },
+						"a nil *ElicitResult": func() error { return r.Respond((*mcp.ElicitResult)(nil)) },
+						"the action maybe":    func() error { return r.Respond(&mcp.ElicitResult{Action: "maybe"}) },
+						"decline with content": func() error {
+							return r.Respond(&mcp.ElicitResult{Action: mcp.ElicitActionDecline, Content: map[string]any{"name": "Ada"}})
+						},
+						"an empty ElicitResult": func() error { return r.Respond(mcp.ElicitResult{}) },
+					}); err != nil {
+						return err
+					}
+					// A value, whose content takes the schema's defaults as a pointer's does.
+					if err := r.Respond(mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: map[string]any{"name": "Ada"}}); err != nil {
+						return err
+					}
+					res, _ := r.Answer()
+					er, ok := res.(*mcp.ElicitResult)
+					if !ok || er.Content["color"] != "blue" || er.Content["subscribe"] != false {
+						return fmt.Errorf("answered with %#v, want the schema's defaults filled in", res)
+					}
+					return nil
+				}
+				if err := misfit(r, map[string]func() error{
+					"Decline":             r.Decline,
+					"Dismiss":             r.Dismiss,
+					"Accept":              func() error { return r.Accept(map[string]any{"name": "Ada"}) },
+					"an elicitation":      func() error { return r.Respond(&mcp.ElicitResult{Action: mcp.ElicitActionAccept}) },
+					"the role robot":      func() error { return r.Respond(&mcp.CreateMessageResult{Role: "robot", Model: "m"}) },
+					"an int":              func() error { return r.Respond(42) },
+					"a nil sampling":      func() error { return r.Respond((*mcp.CreateMessageResult)(nil)) },
+					"an empty value role": func() error { return r.Respond(mcp.CreateMessageResult{}) },
+				}); err != nil {
+					return err
+				}
+				return r.Respond(mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: []mcp.Content{mcp.TextContent("42")}})
+			})
+			ctx, s := demoSession(t, version, opts)
+			for _, c := range []struct{ tool, args, want string }{
+				{demo.ToolAskUser, `{}`, "Hello, Ada! Favourite colour: blue."},
+				{demo.ToolAskModel, `{"prompt":"6*7?"}`, "42"},
+			} {
+				res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: []byte(c.args)}, nil)
+				if err != nil {
+					t.Fatalf("%s: %v", c.tool, err)
+				}
+				if err := <-errs; err != nil {
+					t.Error(err)
+				}
+				if res.IsError || !strings.Contains(res.Content[0].Text, c.want) {
+					t.Errorf("%s = %+v, want %q", c.tool, res, c.want)
+				}
 			}
 		})
 	}
