@@ -201,3 +201,53 @@ func TestAnswersMustFitTheRequest(t *testing.T) {
 		})
 	}
 }
+
+// Every method that names a task by id says the same of an id the server does not know,
+// in either era: an error matching ErrTaskGone, through which the server's -32602 is
+// still found.
+func TestUnknownTaskIsGoneEverywhere(t *testing.T) {
+	for _, version := range eras {
+		t.Run(version, func(t *testing.T) {
+			ctx, s := demoSession(t, version, nil)
+			const id = "no-such-task"
+			calls := map[string]func() error{
+				"GetTask":    func() error { _, err := s.GetTask(ctx, id); return err },
+				"FollowTask": func() error { _, err := s.FollowTask(ctx, id); return err },
+				"TaskResult": func() error { _, err := s.TaskResult(ctx, id); return err },
+				"CancelTask": func() error { _, err := s.CancelTask(ctx, id); return err },
+			}
+			if s.Modern() {
+				calls["TaskDetail"] = func() error { _, err := s.TaskDetail(ctx, id); return err }
+			}
+			for name, call := range calls {
+				err := call()
+				var rpc *jsonrpc.Error
+				if !errors.Is(err, client.ErrTaskGone) || !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams {
+					t.Errorf("%s of an unknown task: %v, want ErrTaskGone and the server's -32602", name, err)
+				}
+			}
+		})
+	}
+}
+
+// In 2025-11-25 a server refuses the cancel of a task that has ended with -32602, as it
+// does an unknown one: the task is not gone, and its state comes with the error. In
+// 2026-07-28 the cancel is acknowledged, and the state is the task's final one.
+func TestCancelEndedTaskIsNotGone(t *testing.T) {
+	for _, version := range eras {
+		t.Run(version, func(t *testing.T) {
+			ctx, s := demoSession(t, version, nil)
+			task, _, err := s.RunToolTask(ctx, &mcp.CallToolParams{Name: demo.ToolSlowTask, Arguments: []byte(`{"seconds":0,"steps":1}`)}, nil)
+			if err != nil || task.ID() == "" {
+				t.Fatalf("slow_task: %v (task %q)", err, task.ID())
+			}
+			st, err := s.CancelTask(ctx, task.ID())
+			if errors.Is(err, client.ErrTaskGone) || st.Status != mcp.TaskStatusCompleted {
+				t.Fatalf("cancel of an ended task: %+v, %v; want its state, completed, and no ErrTaskGone", st, err)
+			}
+			if !s.Modern() && !errors.Is(err, jsonrpc.ErrInvalidParams) {
+				t.Errorf("cancel of an ended task: %v, want the server's -32602", err)
+			}
+		})
+	}
+}

@@ -374,7 +374,7 @@ func (t *Task) Cancel(ctx context.Context) (mcp.Task, error) {
 	if ext {
 		// An acknowledgement, not a state: the follower polls at once to learn it.
 		if err := t.s.call(ctx, mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, nil); err != nil {
-			return t.State(), err
+			return t.State(), t.s.goneError(id, err)
 		}
 		t.pollSoon()
 		return t.State(), nil
@@ -728,7 +728,8 @@ func (s *Session) taskAnswer(ctx context.Context, t *Task, p *mcp.CallToolParams
 // FollowTask follows a task the session did not start: one found again with
 // [Session.ServerTasks] after a reconnect, or named by id. Its events then flow like
 // those of a task the session started, status notifications included; a task the
-// session follows already is returned as it is.
+// session follows already is returned as it is. A task the server does not know gives a
+// [*TaskEndError] matching [ErrTaskGone] (and the server's -32602).
 func (s *Session) FollowTask(ctx context.Context, id string) (*Task, error) {
 	if t := s.tasks.get(id); t != nil {
 		return t, nil
@@ -744,7 +745,7 @@ func (s *Session) FollowTask(ctx context.Context, id string) (*Task, error) {
 		st, err = s.GetTask(ctx, id)
 	}
 	if err != nil {
-		return nil, err
+		return nil, s.goneError(id, err)
 	}
 	started, perr := mcp.ParseTime(st.CreatedAt)
 	if perr != nil {
@@ -814,17 +815,19 @@ func (s *Session) track(t *Task, early []mcp.Task, cancelNow bool) {
 	}
 }
 
-// GetTask asks the server for a task's state.
+// GetTask asks the server for a task's state. A task the server does not know (-32602:
+// it expired, was never made, or went with a restart) gives a [*TaskEndError] matching
+// [ErrTaskGone], through which errors.As finds the server's *jsonrpc.Error.
 func (s *Session) GetTask(ctx context.Context, id string) (mcp.Task, error) {
 	if s.modern != nil {
 		d, err := s.getDetail(ctx, id)
 		if err != nil {
-			return mcp.Task{}, err
+			return mcp.Task{}, s.goneError(id, err)
 		}
 		return d.ToTask(), nil
 	}
 	st, _, err := s.getCore(ctx, id, nil)
-	return st, err
+	return st, s.goneError(id, err)
 }
 
 // answeredFor checks that got, the task in an answer to method, is the task id asked
@@ -862,6 +865,10 @@ func (s *Session) TaskResult(ctx context.Context, id string) (*mcp.CallToolResul
 
 // CancelTask asks the server to cancel a task. In the 2026-07-28 era the server only
 // acknowledges the request, and the state returned is what tasks/get says right after.
+// A task the server does not know gives a [*TaskEndError] matching [ErrTaskGone] (and
+// the server's -32602), in either era. In 2025-11-25 the server refuses with -32602 the
+// cancel of a task that has ended too: tasks/get tells the two apart, and a task that
+// has ended gives its state with the server's error.
 func (s *Session) CancelTask(ctx context.Context, id string) (mcp.Task, error) {
 	if s.modern != nil {
 		if err := s.call(ctx, mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, nil); err != nil {
@@ -871,6 +878,16 @@ func (s *Session) CancelTask(ctx context.Context, id string) (mcp.Task, error) {
 	}
 	var r mcp.CancelTaskResult
 	if err := s.call(ctx, mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, &r); err != nil {
+		if !errors.Is(err, jsonrpc.ErrInvalidParams) {
+			return mcp.Task{}, err
+		}
+		st, gerr := s.GetTask(ctx, id)
+		switch {
+		case errors.Is(gerr, ErrTaskGone):
+			return mcp.Task{}, s.goneError(id, err)
+		case gerr == nil:
+			return st, err
+		}
 		return mcp.Task{}, err
 	}
 	if err := answeredFor(mcp.MethodTasksCancel, id, r.Task); err != nil {
