@@ -726,9 +726,13 @@ func (e *UnknownToolError) Error() string {
 	return fmt.Sprintf("the server has no tool named %q", e.Name)
 }
 
-// CallTool calls a tool and waits for its result; opts may be nil. A tool whose
-// taskSupport is required is refused locally; use [Session.CallToolTask], or set
-// [CallOptions.SendAnyway].
+// CallTool calls a tool and waits for its result; opts may be nil. It never runs the
+// call as a task: a tool that runs only as one gives a [*TaskSupportError] in either
+// era, and is called with [Session.CallToolTask], [Session.RunToolTask] or
+// [Session.StartToolTask]. In 2025-11-25 a tool whose taskSupport is required is refused
+// locally ([CallOptions.SendAnyway] sends it all the same); in 2026-07-28, where the
+// server decides per call, it is the server's refusal (-32021 naming the Tasks
+// extension), which the error wraps.
 func (s *Session) CallTool(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions) (*mcp.CallToolResult, error) {
 	if opts == nil {
 		opts = &CallOptions{}
@@ -748,6 +752,9 @@ func (s *Session) CallTool(ctx context.Context, p *mcp.CallToolParams, opts *Cal
 	}
 	var r mcp.CallToolResult
 	if err := s.call(ctx, mcp.MethodToolsCall, p, &r); err != nil {
+		if s.modern != nil && needsTaskCall(err) {
+			return nil, &TaskSupportError{Tool: p.Name, Support: mcp.TaskSupportRequired, Err: err}
+		}
 		return nil, err
 	}
 	return &r, nil

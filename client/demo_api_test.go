@@ -251,3 +251,26 @@ func TestCancelEndedTaskIsNotGone(t *testing.T) {
 		})
 	}
 }
+
+// A plain call of a tool that runs only as a task gives a *TaskSupportError matching
+// -32601 in either era: refused locally in 2025-11-25, by the server (-32021, which the
+// error wraps) in 2026-07-28.
+func TestCallToolOfTaskOnlyTool(t *testing.T) {
+	for _, version := range eras {
+		t.Run(version, func(t *testing.T) {
+			ctx, s := demoSession(t, version, nil)
+			_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: demo.ToolSlowTask, Arguments: []byte(`{"seconds":0,"steps":1}`)}, nil)
+			var support *client.TaskSupportError
+			if !errors.As(err, &support) || support.Tool != demo.ToolSlowTask || support.AsTask || !errors.Is(err, jsonrpc.ErrMethodNotFound) {
+				t.Fatalf("CallTool(slow_task): %v, want a *TaskSupportError matching -32601", err)
+			}
+			var rpc *jsonrpc.Error
+			if s.Modern() && (!errors.As(err, &rpc) || rpc.Code != mcp.CodeMissingRequiredClientCapability) {
+				t.Errorf("CallTool(slow_task): %v, want the server's -32021 within", err)
+			}
+			if !strings.Contains(err.Error(), `"slow_task"`) || !strings.Contains(err.Error(), "task") {
+				t.Errorf("the error reads %q", err)
+			}
+		})
+	}
+}

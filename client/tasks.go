@@ -20,20 +20,28 @@ import (
 // input_required by calling tasks/result at once, and fetches the exact outcome. This
 // file holds the API; follow.go the follower, taskregistry.go the session's index.
 
-// TaskSupportError is a call refused locally because it breaks the task rules of the
-// spec: a required tool called plainly, a forbidden tool called as a task, or a task
-// asked of a server that does not accept tool tasks. [CallOptions.SendAnyway] sends it
-// all the same, for testing servers.
+// TaskSupportError is a call that breaks the task rules of the spec: a required tool
+// called plainly, a forbidden tool called as a task, or a task asked of a server that
+// does not accept tool tasks. In 2025-11-25 it is refused locally, and
+// [CallOptions.SendAnyway] sends it all the same, for testing servers. In 2026-07-28,
+// where the server decides, it is the server's refusal of a plain call to a tool it runs
+// only as a task (-32021 naming the Tasks extension): Err holds that error.
 type TaskSupportError struct {
 	Tool    string
 	Support mcp.TaskSupport
 	AsTask  bool
 	// ServerDeclines is set when the server declared no tasks.requests.tools.call.
 	ServerDeclines bool
+	// Err is the server's refusal, when it was the server that refused; errors.As finds
+	// it.
+	Err error
 }
 
 func (e *TaskSupportError) Error() string {
+	var rpc *jsonrpc.Error
 	switch {
+	case errors.As(e.Err, &rpc):
+		return fmt.Sprintf("the server runs the tool %q only as a task (JSON-RPC error %d)", e.Tool, rpc.Code)
 	case e.AsTask && e.ServerDeclines:
 		return fmt.Sprintf("the server does not accept tool calls as tasks, so %q cannot run as one", e.Tool)
 	case e.AsTask:
@@ -43,8 +51,27 @@ func (e *TaskSupportError) Error() string {
 	}
 }
 
-// Is matches -32601, the code a server gives for the same violation.
+// Is matches -32601, the code a server of 2025-11-25 gives for the same violation, in
+// either era.
 func (e *TaskSupportError) Is(target error) bool { return errors.Is(jsonrpc.ErrMethodNotFound, target) }
+
+func (e *TaskSupportError) Unwrap() error { return e.Err }
+
+// needsTaskCall reports whether err is the server's refusal of a plain tools/call of a
+// tool it runs only as a task: -32021 with the Tasks extension among the required
+// capabilities.
+func needsTaskCall(err error) bool {
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != mcp.CodeMissingRequiredClientCapability {
+		return false
+	}
+	var d mcp.MissingCapabilityData
+	if json.Unmarshal(rpc.Data, &d) != nil {
+		return false
+	}
+	_, ok := d.RequiredCapabilities.Extensions[mcp.ExtensionTasks]
+	return ok
+}
 
 // CallOptions tunes a tool call.
 type CallOptions struct {

@@ -357,8 +357,9 @@ func describe(err error) (sentence string, code int) {
 		return look.Sentence(err), ExitUsage
 	case errors.As(err, &tool):
 		return tool.Error(), ExitMCPError
-	case errors.As(err, &support):
-		// The flag that gets past the refusal is the CLI's to name.
+	case errors.As(err, &support) && support.Err == nil:
+		// The flag that gets past the refusal is the CLI's to name. The server's own
+		// refusal (2026-07-28) is worded below, with its code.
 		if support.AsTask {
 			return look.Sentence(err) + "; call it without --task", ExitUsage
 		}
