@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -272,5 +273,25 @@ func TestCallToolOfTaskOnlyTool(t *testing.T) {
 				t.Errorf("the error reads %q", err)
 			}
 		})
+	}
+}
+
+// Only pointers are Events, as only pointers are published: a type switch's case of an
+// event's value type is a compile error, not a case that never matches.
+func TestOnlyPointersAreEvents(t *testing.T) {
+	event := reflect.TypeFor[client.Event]()
+	for _, v := range []any{
+		client.MessageEvent{}, client.LogEvent{}, client.ProgressEvent{}, client.ReachabilityEvent{},
+		client.ListChangedEvent{}, client.ResourceUpdatedEvent{}, client.RequestEvent{}, client.ClosedEvent{},
+		client.DroppedEvent{}, client.ReceiverPollEvent{}, client.ReceiverCancelEvent{}, client.ReceiverResultEvent{},
+		client.TaskEvent{},
+	} {
+		typ := reflect.TypeOf(v)
+		if typ.Implements(event) {
+			t.Errorf("%s is an Event; only *%s should be", typ, typ.Name())
+		}
+		if !reflect.PointerTo(typ).Implements(event) {
+			t.Errorf("*%s is not an Event", typ.Name())
+		}
 	}
 }
