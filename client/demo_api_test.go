@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -293,5 +294,46 @@ func TestOnlyPointersAreEvents(t *testing.T) {
 		if !reflect.PointerTo(typ).Implements(event) {
 			t.Errorf("*%s is not an Event", typ.Name())
 		}
+	}
+}
+
+// A receiver task the server cancels is kept, cancelled, until its ttl: its polls, after
+// the cancel too, are counted and published, and the cancel names its request.
+func TestReceiverPollsOfCancelledTask(t *testing.T) {
+	ctx, s := demoSession(t, mcp.LatestProtocolVersion, &client.Options{Receiver: &client.ReceiverOptions{}})
+	sub := s.Subscribe() // a front end that does not answer
+	defer sub.Close()
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: demo.ToolAskThenCancel, Arguments: []byte(`{"seconds":0}`)}, nil)
+	if err != nil || res.IsError {
+		t.Fatalf("ask_then_cancel: %+v, %v", res, err)
+	}
+	tasks := s.ReceiverTasks()
+	if len(tasks) != 1 || tasks[0].Status != mcp.TaskStatusCancelled {
+		t.Fatalf("receiver tasks %+v, want one, cancelled", tasks)
+	}
+	id := tasks[0].TaskID
+	polls, lastPoll := s.ReceiverPolls(id), 0
+	var cancelled *client.ReceiverCancelEvent
+	// What the session published before the call's answer came, with a context that
+	// has ended: the queued events are read, and no more are waited for.
+	ectx, cancel := context.WithCancel(ctx)
+	cancel()
+	for e := range sub.All(ectx) {
+		switch e := e.(type) {
+		case *client.ReceiverPollEvent:
+			lastPoll = e.Polls
+		case *client.ReceiverCancelEvent:
+			cancelled = e
+		}
+	}
+	var rep demo.ClientTaskReport
+	if err := json.Unmarshal(res.StructuredContent, &rep); err != nil || rep.Polls < 1 {
+		t.Fatalf("the tool's report %s (%v), want the server's polls in it", res.StructuredContent, err)
+	}
+	if polls != rep.Polls || lastPoll != polls {
+		t.Errorf("ReceiverPolls = %d, last ReceiverPollEvent's count %d; want the server's %d polls", polls, lastPoll, rep.Polls)
+	}
+	if cancelled == nil || cancelled.Request == nil || cancelled.Request.Task != id {
+		t.Errorf("ReceiverCancelEvent %+v, want one naming the task's request", cancelled)
 	}
 }
