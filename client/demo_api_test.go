@@ -337,3 +337,21 @@ func TestReceiverPollsOfCancelledTask(t *testing.T) {
 		t.Errorf("ReceiverCancelEvent %+v, want one naming the task's request", cancelled)
 	}
 }
+
+// A task's dialect is its session's, a call the server answered without a task included.
+func TestTaskDialectIsTheSessions(t *testing.T) {
+	for version, want := range map[string]client.Dialect{mcp.LatestProtocolVersion: client.DialectCore, mcp.ProtocolVersion20260728: client.DialectExtension} {
+		ctx, s := demoSession(t, version, nil)
+		task, _, err := s.RunToolTask(ctx, &mcp.CallToolParams{Name: demo.ToolSlowTask, Arguments: []byte(`{"seconds":0,"steps":1}`)}, nil)
+		if err != nil || task.ID() == "" || task.Dialect() != want {
+			t.Errorf("%s: slow_task as a task: %v, id %q, dialect %q; want %q", version, err, task.ID(), task.Dialect(), want)
+		}
+		if !s.Modern() {
+			continue
+		}
+		task, res, err := s.RunToolTask(ctx, &mcp.CallToolParams{Name: demo.ToolEcho, Arguments: []byte(`{"text":"hi"}`)}, nil)
+		if err != nil || res == nil || task.ID() != "" || task.Dialect() != want {
+			t.Errorf("%s: echo, answered without a task: %v, id %q, dialect %q; want %q", version, err, task.ID(), task.Dialect(), want)
+		}
+	}
+}

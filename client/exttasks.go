@@ -33,9 +33,10 @@ const (
 	DialectExtension Dialect = "2026-07-28 extension"
 )
 
-// Dialect says which task protocol the task follows.
+// Dialect says which task protocol the task follows: its session's, which a call the
+// server answered without a task (one with no ID) reports too.
 func (t *Task) Dialect() Dialect {
-	if t.ext {
+	if t.ext || t.s.modern != nil {
 		return DialectExtension
 	}
 	return DialectCore
