@@ -51,7 +51,9 @@ type Options struct {
 	// the server speaks, 2026-07-28 when it speaks both: server/discover is sent first,
 	// and initialize if the server does not answer it as a 2026-07-28 server would. A
 	// version of the 2025-11-25 era (or earlier) sends only initialize, asking for it;
-	// 2026-07-28 only server/discover.
+	// 2026-07-28 only server/discover. A version mcpi does not know (neither one of
+	// mcp.SupportedProtocolVersions nor of mcp.ModernProtocolVersions) fails Connect with
+	// an [*UnknownVersionError] before anything is sent.
 	ProtocolVersion string
 	// TryFirst, in auto mode, is the version to try first: a version of the 2025-11-25
 	// era sends initialize first (and server/discover only if initialize fails: with
@@ -265,6 +267,9 @@ func (c *Client) connect(ctx context.Context, t transport.Transport) (*Session, 
 	mode := c.opts.ProtocolVersion
 	if mode == "" || mode == ProtocolAuto {
 		return c.connectAuto(ctx, t)
+	}
+	if !mcp.IsModernProtocolVersion(mode) && !mcp.IsSupportedProtocolVersion(mode) {
+		return nil, &UnknownVersionError{Version: mode}
 	}
 	s, err := c.open(ctx, t)
 	if err != nil {
@@ -526,6 +531,15 @@ func (s *Session) initialize(ctx context.Context, version string) error {
 		return fmt.Errorf("initialize: %w", err)
 	}
 	return nil
+}
+
+// UnknownVersionError is an [Options.ProtocolVersion] that mcpi does not know: Connect
+// refuses it rather than speak another.
+type UnknownVersionError struct{ Version string }
+
+func (e *UnknownVersionError) Error() string {
+	known := append(slices.Clone(mcp.ModernProtocolVersions), mcp.SupportedProtocolVersions...)
+	return fmt.Sprintf("mcpi does not know protocol version %q: it speaks %s (or %s, whichever the server speaks)", e.Version, strings.Join(known, ", "), ProtocolAuto)
 }
 
 // VersionError is a server that chose, in its initialize result, a protocol version this

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -353,5 +354,58 @@ func TestTaskDialectIsTheSessions(t *testing.T) {
 		if err != nil || res == nil || task.ID() != "" || task.Dialect() != want {
 			t.Errorf("%s: echo, answered without a task: %v, id %q, dialect %q; want %q", version, err, task.ID(), task.Dialect(), want)
 		}
+	}
+}
+
+// A ProtocolVersion mcpi does not know fails Connect with an *UnknownVersionError before
+// anything is sent; the older versions it knows are still asked for.
+func TestUnknownProtocolVersionRefused(t *testing.T) {
+	var connected atomic.Bool
+	c := client.New(mcp.Implementation{Name: "mcpi-api-test", Version: "1"}, &client.Options{ProtocolVersion: "1999-01-01"})
+	s, err := c.Connect(t.Context(), transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
+		connected.Store(true)
+		demo.New(nil).Connect(ctx, conn)
+		return nil
+	}})
+	var unknown *client.UnknownVersionError
+	if !errors.As(err, &unknown) || unknown.Version != "1999-01-01" || !strings.Contains(err.Error(), mcp.ProtocolVersion20260728) {
+		if s != nil {
+			t.Errorf("connected at %s", s.ProtocolVersion())
+			s.Close()
+		}
+		t.Fatalf("Connect with protocol 1999-01-01: %v, want an *UnknownVersionError", err)
+	}
+	if connected.Load() {
+		t.Error("the transport was connected")
+	}
+	_, s = demoSession(t, "2025-06-18", nil)
+	if got := s.ProtocolVersion(); got != "2025-06-18" {
+		t.Errorf("asked for 2025-06-18, connected at %s", got)
+	}
+}
+
+// A CallToolTask whose ctx ends before the outcome says so with its last event, a
+// TaskStatus carrying ctx's error; the task goes on, and ends as the session follows it.
+func TestCallToolTaskEndsWithItsContext(t *testing.T) {
+	for _, version := range eras {
+		t.Run(version, func(t *testing.T) {
+			ctx, s := demoSession(t, version, nil)
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			var last client.TaskEvent
+			for ev := range s.CallToolTask(cctx, &mcp.CallToolParams{Name: demo.ToolSlowTask, Arguments: []byte(`{"seconds":0.2,"steps":1}`)}, nil) {
+				if ev.Kind == client.TaskCreated {
+					cancel()
+				}
+				last = ev
+			}
+			if last.Kind != client.TaskStatus || !errors.Is(last.Err, context.Canceled) || last.Task == nil || last.State.TaskID == "" {
+				t.Fatalf("last event %s (err %v, task %v), want a TaskStatus of the task with context.Canceled", last.Kind, last.Err, last.Task != nil)
+			}
+			res, err := last.Task.Wait(ctx)
+			if err != nil || res == nil || res.IsError {
+				t.Errorf("the task's outcome: %+v, %v; want it completed", res, err)
+			}
+		})
 	}
 }

@@ -75,11 +75,16 @@ func needsTaskCall(err error) bool {
 
 // CallOptions tunes a tool call.
 type CallOptions struct {
-	// TTL asks for a task lifetime; 0 leaves it to the server. Plain calls ignore it.
+	// TTL asks for a task lifetime; 0 leaves it to the server. Plain calls ignore it, and
+	// so do the task calls of 2026-07-28, whose Tasks extension has the server choose
+	// the ttl with no word from the client.
 	TTL time.Duration
 	// SendAnyway skips the local task-support checks.
 	SendAnyway bool
-	// Progress asks the server for progress notifications.
+	// Progress asks the server for progress notifications. Those of a task arrive as
+	// [TaskProgress] events in 2025-11-25 only: the Tasks extension of 2026-07-28 has no
+	// progress for tasks (a task's statusMessage says how it goes), so there they come
+	// only while the call is answered inline.
 	Progress bool
 }
 
@@ -114,8 +119,14 @@ func (s *Session) checkTaskSupport(ctx context.Context, name string, asTask bool
 type TaskEventKind string
 
 const (
-	TaskCreated  TaskEventKind = "created"
-	TaskStatus   TaskEventKind = "status"
+	TaskCreated TaskEventKind = "created"
+	// TaskStatus is the task's state, as the server reported it. One with Err set ends
+	// the events of [Session.CallToolTask] whose ctx ended before the outcome: the task
+	// goes on, followed by the session.
+	TaskStatus TaskEventKind = "status"
+	// TaskProgress is a notifications/progress of the task's call ([CallOptions.Progress]).
+	// Only tasks of 2025-11-25 have them: the Tasks extension of 2026-07-28 sends none
+	// for a task.
 	TaskProgress TaskEventKind = "progress"
 	// TaskInput is a server request linked to the task, waiting in the pending queue.
 	TaskInput TaskEventKind = "input"
@@ -422,7 +433,9 @@ func (t *Task) Cancel(ctx context.Context) (mcp.Task, error) {
 // overtakes the CreateTaskResult included: with it comes the [*Task], which can be
 // cancelled before its id is known.) A reader that falls far behind gets, in place of
 // the events left out, a TaskStatus event with the task as known then
-// ([TaskEvent.Dropped]).
+// ([TaskEvent.Dropped]). When ctx ends before the outcome, the last event is a TaskStatus
+// with Err set to ctx's error (its cause): the events stop there, and the task goes on,
+// followed by the session ([Task.Wait], [Task.Events]).
 func (s *Session) CallToolTask(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions) iter.Seq[TaskEvent] {
 	return func(yield func(TaskEvent) bool) {
 		t, sub, err := s.startToolTask(ctx, p, opts, true)
@@ -431,10 +444,19 @@ func (s *Session) CallToolTask(ctx context.Context, p *mcp.CallToolParams, opts 
 			return
 		}
 		defer sub.Close()
+		ended := false
 		for e := range sub.All(ctx) {
-			if ev, ok := t.eventOf(e); ok && !yield(ev) {
+			ev, ok := t.eventOf(e)
+			if !ok {
+				continue
+			}
+			ended = ended || ev.Kind.IsOutcome()
+			if !yield(ev) {
 				return
 			}
+		}
+		if !ended && ctx.Err() != nil {
+			yield(TaskEvent{At: At{s.now()}, Kind: TaskStatus, Task: t, State: t.State(), Err: context.Cause(ctx)})
 		}
 	}
 }
