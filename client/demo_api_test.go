@@ -409,3 +409,26 @@ func TestCallToolTaskEndsWithItsContext(t *testing.T) {
 		})
 	}
 }
+
+// The input a task asks for is refused at once too when nothing can answer it: the task
+// ends, rather than wait for ever for the user.
+func TestUnansweredTaskInputRefusedAtOnce(t *testing.T) {
+	for _, version := range eras {
+		t.Run(version, func(t *testing.T) {
+			ctx, s := demoSession(t, version, nil)
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			task, res, err := s.RunToolTask(cctx, &mcp.CallToolParams{Name: demo.ToolAskTask, Arguments: []byte(`{}`)}, nil)
+			if errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("ask_task: still waiting after 5s; pending requests: %d", len(s.PendingRequests()))
+			}
+			if task == nil || task.ID() == "" {
+				t.Fatalf("ask_task: %v, want a task", err)
+			}
+			if err == nil && (res == nil || !res.IsError) {
+				t.Errorf("ask_task: %+v, want an error for the refused input", res)
+			}
+			t.Logf("ask_task: %v", err)
+		})
+	}
+}
