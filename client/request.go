@@ -212,7 +212,10 @@ func (r *Request) Refuse(msg string) error {
 	return r.settle(nil, jsonrpc.NewError(CodeUserRejected, msg))
 }
 
-// PendingRequests returns the requests waiting for an answer, oldest first.
+// PendingRequests returns the requests waiting for an answer, oldest first. A program
+// that answers from here alone, with no OnRequest and no subscription, declares its
+// capabilities ([Options.Capabilities]): with the default ones, the client refuses the
+// requests that nothing it can see would answer.
 func (s *Session) PendingRequests() []*Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
