@@ -33,8 +33,17 @@ type Options struct {
 	// the same), in 2026-07-28 in the _meta of every request. [Session.SetLogLevel]
 	// changes it later.
 	LogLevel mcp.LoggingLevel
-	// Capabilities replaces the default declaration (roots, sampling, form and URL
-	// elicitation).
+	// Capabilities replaces the default declaration: roots, sampling, form and URL
+	// elicitation, and an empty tasks capability (in 2025-11-25, so that servers which
+	// offer tasks only to task-aware clients offer them; [Options.Receiver] fills it in).
+	// With the default declaration, a sampling or elicitation request that nothing on the
+	// client can answer (no OnRequest, and nobody subscribed to the session's events or
+	// to those of the task it belongs to) is refused at once with -32601, in 2026-07-28
+	// by ending the call that asked for it with an [*InputError]. A declaration given
+	// here is taken at its word: a front end that answers through events and subscribes
+	// after Connect sets it (see [AllCapabilities]), so that a request that comes before
+	// its subscription waits in [Session.PendingRequests] for it. Such a request waits
+	// until it is answered, withdrawn, or the session ends.
 	Capabilities *mcp.ClientCapabilities
 	// Roots are served to the server's roots/list.
 	Roots []mcp.Root
@@ -42,7 +51,9 @@ type Options struct {
 	// the server speaks, 2026-07-28 when it speaks both: server/discover is sent first,
 	// and initialize if the server does not answer it as a 2026-07-28 server would. A
 	// version of the 2025-11-25 era (or earlier) sends only initialize, asking for it;
-	// 2026-07-28 only server/discover.
+	// 2026-07-28 only server/discover. A version mcpi does not know (neither one of
+	// mcp.SupportedProtocolVersions nor of mcp.ModernProtocolVersions) fails Connect with
+	// an [*UnknownVersionError] before anything is sent.
 	ProtocolVersion string
 	// TryFirst, in auto mode, is the version to try first: a version of the 2025-11-25
 	// era sends initialize first (and server/discover only if initialize fails: with
@@ -58,7 +69,10 @@ type Options struct {
 	// [*InputRoundsError]. A negative value removes the bound.
 	MaxInputRounds int
 	// OnRequest, when set, is called on its own goroutine for every server request queued
-	// for the user; it may answer it. Front ends that prefer events can leave it nil.
+	// for the user; it may answer it. Front ends that prefer events can leave it nil: a
+	// [RequestEvent] (and, for a request of a task, a [TaskInput] event) carries each
+	// request. With neither, and the default capabilities, the server's requests are
+	// refused at once (see [Options.Capabilities]) rather than left unanswered.
 	OnRequest func(ctx context.Context, r *Request)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -253,6 +267,9 @@ func (c *Client) connect(ctx context.Context, t transport.Transport) (*Session, 
 	mode := c.opts.ProtocolVersion
 	if mode == "" || mode == ProtocolAuto {
 		return c.connectAuto(ctx, t)
+	}
+	if !mcp.IsModernProtocolVersion(mode) && !mcp.IsSupportedProtocolVersion(mode) {
+		return nil, &UnknownVersionError{Version: mode}
 	}
 	s, err := c.open(ctx, t)
 	if err != nil {
@@ -516,6 +533,15 @@ func (s *Session) initialize(ctx context.Context, version string) error {
 	return nil
 }
 
+// UnknownVersionError is an [Options.ProtocolVersion] that mcpi does not know: Connect
+// refuses it rather than speak another.
+type UnknownVersionError struct{ Version string }
+
+func (e *UnknownVersionError) Error() string {
+	known := append(slices.Clone(mcp.ModernProtocolVersions), mcp.SupportedProtocolVersions...)
+	return fmt.Sprintf("mcpi does not know protocol version %q: it speaks %s (or %s, whichever the server speaks)", e.Version, strings.Join(known, ", "), ProtocolAuto)
+}
+
 // VersionError is a server that chose, in its initialize result, a protocol version this
 // client does not speak.
 type VersionError struct{ Version string }
@@ -714,9 +740,13 @@ func (e *UnknownToolError) Error() string {
 	return fmt.Sprintf("the server has no tool named %q", e.Name)
 }
 
-// CallTool calls a tool and waits for its result; opts may be nil. A tool whose
-// taskSupport is required is refused locally; use [Session.CallToolTask], or set
-// [CallOptions.SendAnyway].
+// CallTool calls a tool and waits for its result; opts may be nil. It never runs the
+// call as a task: a tool that runs only as one gives a [*TaskSupportError] in either
+// era, and is called with [Session.CallToolTask], [Session.RunToolTask] or
+// [Session.StartToolTask]. In 2025-11-25 a tool whose taskSupport is required is refused
+// locally ([CallOptions.SendAnyway] sends it all the same); in 2026-07-28, where the
+// server decides per call, it is the server's refusal (-32021 naming the Tasks
+// extension), which the error wraps.
 func (s *Session) CallTool(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions) (*mcp.CallToolResult, error) {
 	if opts == nil {
 		opts = &CallOptions{}
@@ -736,6 +766,9 @@ func (s *Session) CallTool(ctx context.Context, p *mcp.CallToolParams, opts *Cal
 	}
 	var r mcp.CallToolResult
 	if err := s.call(ctx, mcp.MethodToolsCall, p, &r); err != nil {
+		if s.modern != nil && needsTaskCall(err) {
+			return nil, &TaskSupportError{Tool: p.Name, Support: mcp.TaskSupportRequired, Err: err}
+		}
 		return nil, err
 	}
 	return &r, nil

@@ -12,13 +12,15 @@ import (
 )
 
 // Event is something that happened on a [Session]. Front ends render events; they never
-// read the wire themselves.
+// read the wire themselves. Every event is a pointer (*LogEvent, *TaskEvent, ...): only
+// pointers are Events, so that a type switch with a case of a value type (LogEvent)
+// does not compile, rather than never match.
 type Event interface{ eventTime() time.Time }
 
 // At is when an event happened.
 type At struct{ Time time.Time }
 
-func (a At) eventTime() time.Time { return a.Time }
+func (a *At) eventTime() time.Time { return a.Time }
 
 // MessageEvent is one JSON-RPC message, either way: the raw traffic view.
 type MessageEvent struct {

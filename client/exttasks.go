@@ -33,9 +33,10 @@ const (
 	DialectExtension Dialect = "2026-07-28 extension"
 )
 
-// Dialect says which task protocol the task follows.
+// Dialect says which task protocol the task follows: its session's, which a call the
+// server answered without a task (one with no ID) reports too.
 func (t *Task) Dialect() Dialect {
-	if t.ext {
+	if t.ext || t.s.modern != nil {
 		return DialectExtension
 	}
 	return DialectCore
@@ -101,12 +102,14 @@ func decodeDetail(id string, res json.RawMessage) (*mcp.DetailedTask, error) {
 }
 
 // TaskDetail returns a task of the 2026-07-28 era as tasks/get gives it, with its result,
-// error or input requests inlined.
+// error or input requests inlined. A task the server does not know gives a
+// [*TaskEndError] matching [ErrTaskGone] (and the server's -32602).
 func (s *Session) TaskDetail(ctx context.Context, id string) (*mcp.DetailedTask, error) {
 	if s.modern == nil {
 		return nil, errors.New("tasks/get inlines nothing in protocol 2025-11-25: use TaskResult")
 	}
-	return s.getDetail(ctx, id)
+	d, err := s.getDetail(ctx, id)
+	return d, s.goneError(id, err)
 }
 
 // setDetail keeps the latest detailed state of an extension task, unless it is older
@@ -487,10 +490,11 @@ func (t *Task) takePollNow() bool {
 	return p
 }
 
-// goneError makes -32602 for task id a [*TaskEndError] with [ErrTaskGone]: the
-// extension's word for a task the server does not know (expired, or never made).
+// goneError makes -32602 for task id a [*TaskEndError] with [ErrTaskGone], which keeps
+// the server's error for errors.As: the word of both eras for a task the server does not
+// know (expired, or never made), in answer to a request whose one param is the id.
 func (s *Session) goneError(id string, err error) error {
-	if errors.Is(err, jsonrpc.ErrInvalidParams) {
+	if errors.Is(err, jsonrpc.ErrInvalidParams) && !errors.Is(err, ErrTaskGone) {
 		return &TaskEndError{TaskID: id, Reason: ErrTaskGone, Err: err}
 	}
 	return err

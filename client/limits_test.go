@@ -254,6 +254,7 @@ func TestServerRequestsBounded(t *testing.T) {
 
 	t.Run("count", func(t *testing.T) {
 		s, srv := rawServerConn(t, nil, endless)
+		defer s.Subscribe().Close() // a front end that has not answered yet
 		const extra = 100
 		errs := elicit(ctx, srv, client.DefaultMaxServerRequests+extra, 10)
 		refusedIn(t, errs, extra) // the refusals come first: the others wait for the user
@@ -271,6 +272,7 @@ func TestServerRequestsBounded(t *testing.T) {
 	})
 	t.Run("bytes", func(t *testing.T) {
 		s, srv := rawServerConn(t, &client.Options{MaxServerRequests: -1, MaxServerRequestBytes: 1 << 20}, endless)
+		defer s.Subscribe().Close() // a front end that has not answered yet
 		errs := elicit(ctx, srv, 10, 300<<10)
 		refusedIn(t, errs, 7) // three of about 300 KiB fit in 1 MiB
 		pendingNow(t, s, 3)

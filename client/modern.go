@@ -514,6 +514,9 @@ func (s *Session) inputRequest(ctx context.Context, key string, in mcp.InputRequ
 		}
 		r.InputKey = key
 		r.RelatedTask = related
+		if err := s.unanswerable(r); err != nil {
+			return nil, err
+		}
 		return r, nil
 	}
 	return nil, fmt.Errorf("%q is not a method a server may ask for input with", in.Method)

@@ -98,9 +98,12 @@ func (s *Session) startReceiverTask(r *Request, requested *mcp.TaskMetadata) (an
 		finish := func() { h.Finish(receiverOutcome(s.unqueue(r))) }
 		if errors.Is(r.err, errNoAnswer) {
 			finish() // the task has ended: there is nothing to announce
-			// Nor is there anything left to poll: a pending task that expires leaves the
-			// engine silently, and its entry would stay until a new task swept it.
-			s.forgetReceiverRequest(t.TaskID)
+			// A task that expired has left the engine silently, and nothing is left to
+			// poll: its entry would stay until a new task swept it. One the server
+			// cancelled is kept, and polled, until its ttl: its polls count on.
+			if _, kept := s.recv.Owner(t.TaskID); !kept {
+				s.forgetReceiverRequest(t.TaskID)
+			}
 		} else {
 			go finish() // the status notification is not sent on the answering goroutine
 		}

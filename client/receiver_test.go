@@ -19,7 +19,10 @@ import (
 )
 
 // receiverPair connects a client with receiver tasks to a bare server over an in-memory
-// pipe and returns both sessions.
+// pipe and returns both sessions. Unless opts answer the server's requests (OnRequest) or
+// declare their own capabilities, the client has a subscriber that reads nothing: a front
+// end that is there but has not answered yet, without which the client would refuse the
+// server's requests at once.
 func receiverPair(t *testing.T, opts *client.Options) (*client.Session, *server.Session) {
 	t.Helper()
 	srv := server.New(mcp.Implementation{Name: "requestor", Version: "1"}, nil)
@@ -36,6 +39,10 @@ func receiverPair(t *testing.T, opts *client.Options) (*client.Session, *server.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
+	if opts.OnRequest == nil && opts.Capabilities == nil {
+		sub := cs.Subscribe()
+		t.Cleanup(sub.Close)
+	}
 	return cs, ss
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -106,29 +107,93 @@ func (r *Request) whenSettled(f func()) {
 	r.hookMu.Unlock()
 }
 
-// Respond answers with a complete result (an [mcp.CreateMessageResult] or an
-// [mcp.ElicitResult]).
+// ErrInvalidAnswer is matched (errors.Is) by the error of an answer that does not fit
+// its request: a result of the other method, nil, an elicitation action the protocol does
+// not know or content with an action other than accept, a sampling role other than user
+// or assistant, and [Request.Decline] or [Request.Dismiss] of a sampling request. Nothing
+// is sent: the request waits for an answer that fits.
+var ErrInvalidAnswer = errors.New("the answer does not fit the request")
+
+// Respond answers with a complete result: an [mcp.ElicitResult] to elicitation/create,
+// an [mcp.CreateMessageResult] to sampling/createMessage, each as a value or a pointer.
+// An accepted elicitation's content takes the defaults the requested schema gives for
+// the fields it leaves out, as [Request.Accept]'s does. An answer that does not fit the
+// request is refused with an error matching [ErrInvalidAnswer], and nothing is sent.
+// The result is copied: the caller may reuse it.
 func (r *Request) Respond(result any) error {
-	if er, ok := result.(*mcp.ElicitResult); ok && er.Action == mcp.ElicitActionAccept && r.Elicitation != nil {
-		er.Content = mcp.ApplySchemaDefaults(r.Elicitation.RequestedSchema, er.Content)
+	res, err := r.fit(result)
+	if err != nil {
+		return err
 	}
-	return r.settle(result, nil)
+	return r.settle(res, nil)
+}
+
+// fit checks that result answers r, and returns the copy of it that is sent.
+func (r *Request) fit(result any) (any, error) {
+	switch res := result.(type) {
+	case mcp.ElicitResult:
+		return r.fit(&res)
+	case mcp.CreateMessageResult:
+		return r.fit(&res)
+	case *mcp.ElicitResult:
+		if res == nil {
+			return nil, fmt.Errorf("%w: a nil result", ErrInvalidAnswer)
+		}
+		if r.Elicitation == nil {
+			return nil, fmt.Errorf("%w: an elicitation result cannot answer %s", ErrInvalidAnswer, r.Method)
+		}
+		switch res.Action {
+		case mcp.ElicitActionAccept, mcp.ElicitActionDecline, mcp.ElicitActionCancel:
+		default:
+			return nil, fmt.Errorf("%w: the action %q is none of accept, decline and cancel", ErrInvalidAnswer, res.Action)
+		}
+		if res.Action != mcp.ElicitActionAccept && len(res.Content) > 0 {
+			return nil, fmt.Errorf("%w: content goes only with the action accept, not %s", ErrInvalidAnswer, res.Action)
+		}
+		c := *res
+		c.Meta = res.Meta.Clone()
+		if c.Action == mcp.ElicitActionAccept {
+			c.Content = mcp.ApplySchemaDefaults(r.Elicitation.RequestedSchema, res.Content)
+		}
+		return &c, nil
+	case *mcp.CreateMessageResult:
+		if res == nil {
+			return nil, fmt.Errorf("%w: a nil result", ErrInvalidAnswer)
+		}
+		if r.Sampling == nil {
+			return nil, fmt.Errorf("%w: a sampling result cannot answer %s", ErrInvalidAnswer, r.Method)
+		}
+		if res.Role != mcp.RoleAssistant && res.Role != mcp.RoleUser {
+			return nil, fmt.Errorf("%w: the role %q is neither assistant nor user", ErrInvalidAnswer, res.Role)
+		}
+		c := *res
+		c.Meta = res.Meta.Clone()
+		return &c, nil
+	case nil:
+		return nil, fmt.Errorf("%w: a nil result", ErrInvalidAnswer)
+	}
+	return nil, fmt.Errorf("%w: a %T answers neither elicitation/create nor sampling/createMessage", ErrInvalidAnswer, result)
 }
 
 // Accept answers an elicitation with content; fields the user left out take the
-// defaults the requested schema gives.
+// defaults the requested schema gives. The content is sent as it is: a front end that
+// takes it from somewhere other than a form of its own checks it against the schema
+// first with [ValidateElicitContent].
 func (r *Request) Accept(content map[string]any) error {
 	return r.Respond(&mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: content})
 }
 
-// Decline answers an elicitation with "decline": the user said no.
+// Decline answers an elicitation with "decline": the user said no. A sampling request
+// has no such answer (see [Request.Refuse]): it is refused with [ErrInvalidAnswer].
 func (r *Request) Decline() error {
-	return r.settle(&mcp.ElicitResult{Action: mcp.ElicitActionDecline}, nil)
+	return r.Respond(&mcp.ElicitResult{Action: mcp.ElicitActionDecline})
 }
 
 // Dismiss answers an elicitation with "cancel": the user closed it without choosing.
+// A sampling request has no such answer (see [Request.Refuse]): it is refused with
+// [ErrInvalidAnswer].
 func (r *Request) Dismiss() error {
-	return r.settle(&mcp.ElicitResult{Action: mcp.ElicitActionCancel}, nil)
+	return r.Respond(&mcp.ElicitResult{Action: mcp.ElicitActionCancel})
 }
 
 // Reject answers with a JSON-RPC error; a non-[*jsonrpc.Error] becomes -32603. For a
@@ -147,7 +212,10 @@ func (r *Request) Refuse(msg string) error {
 	return r.settle(nil, jsonrpc.NewError(CodeUserRejected, msg))
 }
 
-// PendingRequests returns the requests waiting for an answer, oldest first.
+// PendingRequests returns the requests waiting for an answer, oldest first. A program
+// that answers from here alone, with no OnRequest and no subscription, declares its
+// capabilities ([Options.Capabilities]): with the default ones, the client refuses the
+// requests that nothing it can see would answer.
 func (s *Session) PendingRequests() []*Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -235,11 +303,29 @@ func (s *Session) queue(ctx context.Context, req *jsonrpc.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := s.unanswerable(r); err != nil {
+		return nil, err
+	}
 	// A task asked of a client that did not declare it is ignored, as the spec requires.
 	if task != nil && s.recv != nil && s.receives(req.Method) {
 		return s.startReceiverTask(r, task)
 	}
 	return s.await(r)
+}
+
+// unanswerable returns the error that refuses r at once when nothing on this client can
+// answer it: the client declares the default capabilities (see [Options.Capabilities]),
+// has no [Options.OnRequest], and nobody subscribes to the session's events or to the
+// events of the task r belongs to. Queued, r would wait for ever, and the server's
+// request (or, in 2026-07-28, the call that asked for it) with it. A client given its
+// capabilities declares what it answers, and its requests wait for a subscriber to come.
+func (s *Session) unanswerable(r *Request) error {
+	o := &s.client.opts
+	if o.Capabilities != nil || o.OnRequest != nil || s.events.active() || s.tasks.watched(r.RelatedTask) {
+		return nil
+	}
+	s.log.Warn("a server request was refused: nothing on this client answers it", "method", r.Method)
+	return jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "nothing on this client answers %s: it has no request handler and no event subscriber", r.Method)
 }
 
 // await puts r in the pending queue until it is answered or withdrawn (r.ctx ends).

@@ -102,6 +102,22 @@ func (r *taskRegistry) calling(d int) {
 	r.mu.Unlock()
 }
 
+// watched reports whether someone may see a request that belongs to task id through
+// the task's own events: a registered task that someone follows ([Task.Events],
+// [Session.CallToolTask]), or a task not registered yet while a task call is in flight
+// (its events may be followed once it is).
+func (r *taskRegistry) watched(id string) bool {
+	if id == "" {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t := r.byID[id]; t != nil {
+		return t.sub.active()
+	}
+	return r.inflight > 0
+}
+
 // taskFor returns the registered task id, or keeps req, a request that belongs to it,
 // for the task: while a task call is in flight, or while the task, registered, replays
 // what was kept for it (catchUp), which req must not overtake.

@@ -20,20 +20,28 @@ import (
 // input_required by calling tasks/result at once, and fetches the exact outcome. This
 // file holds the API; follow.go the follower, taskregistry.go the session's index.
 
-// TaskSupportError is a call refused locally because it breaks the task rules of the
-// spec: a required tool called plainly, a forbidden tool called as a task, or a task
-// asked of a server that does not accept tool tasks. [CallOptions.SendAnyway] sends it
-// all the same, for testing servers.
+// TaskSupportError is a call that breaks the task rules of the spec: a required tool
+// called plainly, a forbidden tool called as a task, or a task asked of a server that
+// does not accept tool tasks. In 2025-11-25 it is refused locally, and
+// [CallOptions.SendAnyway] sends it all the same, for testing servers. In 2026-07-28,
+// where the server decides, it is the server's refusal of a plain call to a tool it runs
+// only as a task (-32021 naming the Tasks extension): Err holds that error.
 type TaskSupportError struct {
 	Tool    string
 	Support mcp.TaskSupport
 	AsTask  bool
 	// ServerDeclines is set when the server declared no tasks.requests.tools.call.
 	ServerDeclines bool
+	// Err is the server's refusal, when it was the server that refused; errors.As finds
+	// it.
+	Err error
 }
 
 func (e *TaskSupportError) Error() string {
+	var rpc *jsonrpc.Error
 	switch {
+	case errors.As(e.Err, &rpc):
+		return fmt.Sprintf("the server runs the tool %q only as a task (JSON-RPC error %d)", e.Tool, rpc.Code)
 	case e.AsTask && e.ServerDeclines:
 		return fmt.Sprintf("the server does not accept tool calls as tasks, so %q cannot run as one", e.Tool)
 	case e.AsTask:
@@ -43,16 +51,40 @@ func (e *TaskSupportError) Error() string {
 	}
 }
 
-// Is matches -32601, the code a server gives for the same violation.
+// Is matches -32601, the code a server of 2025-11-25 gives for the same violation, in
+// either era.
 func (e *TaskSupportError) Is(target error) bool { return errors.Is(jsonrpc.ErrMethodNotFound, target) }
+
+func (e *TaskSupportError) Unwrap() error { return e.Err }
+
+// needsTaskCall reports whether err is the server's refusal of a plain tools/call of a
+// tool it runs only as a task: -32021 with the Tasks extension among the required
+// capabilities.
+func needsTaskCall(err error) bool {
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != mcp.CodeMissingRequiredClientCapability {
+		return false
+	}
+	var d mcp.MissingCapabilityData
+	if json.Unmarshal(rpc.Data, &d) != nil {
+		return false
+	}
+	_, ok := d.RequiredCapabilities.Extensions[mcp.ExtensionTasks]
+	return ok
+}
 
 // CallOptions tunes a tool call.
 type CallOptions struct {
-	// TTL asks for a task lifetime; 0 leaves it to the server. Plain calls ignore it.
+	// TTL asks for a task lifetime; 0 leaves it to the server. Plain calls ignore it, and
+	// so do the task calls of 2026-07-28, whose Tasks extension has the server choose
+	// the ttl with no word from the client.
 	TTL time.Duration
 	// SendAnyway skips the local task-support checks.
 	SendAnyway bool
-	// Progress asks the server for progress notifications.
+	// Progress asks the server for progress notifications. Those of a task arrive as
+	// [TaskProgress] events in 2025-11-25 only: the Tasks extension of 2026-07-28 has no
+	// progress for tasks (a task's statusMessage says how it goes), so there they come
+	// only while the call is answered inline.
 	Progress bool
 }
 
@@ -87,8 +119,14 @@ func (s *Session) checkTaskSupport(ctx context.Context, name string, asTask bool
 type TaskEventKind string
 
 const (
-	TaskCreated  TaskEventKind = "created"
-	TaskStatus   TaskEventKind = "status"
+	TaskCreated TaskEventKind = "created"
+	// TaskStatus is the task's state, as the server reported it. One with Err set ends
+	// the events of [Session.CallToolTask] whose ctx ended before the outcome: the task
+	// goes on, followed by the session.
+	TaskStatus TaskEventKind = "status"
+	// TaskProgress is a notifications/progress of the task's call ([CallOptions.Progress]).
+	// Only tasks of 2025-11-25 have them: the Tasks extension of 2026-07-28 sends none
+	// for a task.
 	TaskProgress TaskEventKind = "progress"
 	// TaskInput is a server request linked to the task, waiting in the pending queue.
 	TaskInput TaskEventKind = "input"
@@ -374,7 +412,7 @@ func (t *Task) Cancel(ctx context.Context) (mcp.Task, error) {
 	if ext {
 		// An acknowledgement, not a state: the follower polls at once to learn it.
 		if err := t.s.call(ctx, mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, nil); err != nil {
-			return t.State(), err
+			return t.State(), t.s.goneError(id, err)
 		}
 		t.pollSoon()
 		return t.State(), nil
@@ -395,7 +433,9 @@ func (t *Task) Cancel(ctx context.Context) (mcp.Task, error) {
 // overtakes the CreateTaskResult included: with it comes the [*Task], which can be
 // cancelled before its id is known.) A reader that falls far behind gets, in place of
 // the events left out, a TaskStatus event with the task as known then
-// ([TaskEvent.Dropped]).
+// ([TaskEvent.Dropped]). When ctx ends before the outcome, the last event is a TaskStatus
+// with Err set to ctx's error (its cause): the events stop there, and the task goes on,
+// followed by the session ([Task.Wait], [Task.Events]).
 func (s *Session) CallToolTask(ctx context.Context, p *mcp.CallToolParams, opts *CallOptions) iter.Seq[TaskEvent] {
 	return func(yield func(TaskEvent) bool) {
 		t, sub, err := s.startToolTask(ctx, p, opts, true)
@@ -404,10 +444,19 @@ func (s *Session) CallToolTask(ctx context.Context, p *mcp.CallToolParams, opts 
 			return
 		}
 		defer sub.Close()
+		ended := false
 		for e := range sub.All(ctx) {
-			if ev, ok := t.eventOf(e); ok && !yield(ev) {
+			ev, ok := t.eventOf(e)
+			if !ok {
+				continue
+			}
+			ended = ended || ev.Kind.IsOutcome()
+			if !yield(ev) {
 				return
 			}
+		}
+		if !ended && ctx.Err() != nil {
+			yield(TaskEvent{At: At{s.now()}, Kind: TaskStatus, Task: t, State: t.State(), Err: context.Cause(ctx)})
 		}
 	}
 }
@@ -728,7 +777,8 @@ func (s *Session) taskAnswer(ctx context.Context, t *Task, p *mcp.CallToolParams
 // FollowTask follows a task the session did not start: one found again with
 // [Session.ServerTasks] after a reconnect, or named by id. Its events then flow like
 // those of a task the session started, status notifications included; a task the
-// session follows already is returned as it is.
+// session follows already is returned as it is. A task the server does not know gives a
+// [*TaskEndError] matching [ErrTaskGone] (and the server's -32602).
 func (s *Session) FollowTask(ctx context.Context, id string) (*Task, error) {
 	if t := s.tasks.get(id); t != nil {
 		return t, nil
@@ -744,7 +794,7 @@ func (s *Session) FollowTask(ctx context.Context, id string) (*Task, error) {
 		st, err = s.GetTask(ctx, id)
 	}
 	if err != nil {
-		return nil, err
+		return nil, s.goneError(id, err)
 	}
 	started, perr := mcp.ParseTime(st.CreatedAt)
 	if perr != nil {
@@ -814,17 +864,19 @@ func (s *Session) track(t *Task, early []mcp.Task, cancelNow bool) {
 	}
 }
 
-// GetTask asks the server for a task's state.
+// GetTask asks the server for a task's state. A task the server does not know (-32602:
+// it expired, was never made, or went with a restart) gives a [*TaskEndError] matching
+// [ErrTaskGone], through which errors.As finds the server's *jsonrpc.Error.
 func (s *Session) GetTask(ctx context.Context, id string) (mcp.Task, error) {
 	if s.modern != nil {
 		d, err := s.getDetail(ctx, id)
 		if err != nil {
-			return mcp.Task{}, err
+			return mcp.Task{}, s.goneError(id, err)
 		}
 		return d.ToTask(), nil
 	}
 	st, _, err := s.getCore(ctx, id, nil)
-	return st, err
+	return st, s.goneError(id, err)
 }
 
 // answeredFor checks that got, the task in an answer to method, is the task id asked
@@ -862,6 +914,10 @@ func (s *Session) TaskResult(ctx context.Context, id string) (*mcp.CallToolResul
 
 // CancelTask asks the server to cancel a task. In the 2026-07-28 era the server only
 // acknowledges the request, and the state returned is what tasks/get says right after.
+// A task the server does not know gives a [*TaskEndError] matching [ErrTaskGone] (and
+// the server's -32602), in either era. In 2025-11-25 the server refuses with -32602 the
+// cancel of a task that has ended too: tasks/get tells the two apart, and a task that
+// has ended gives its state with the server's error.
 func (s *Session) CancelTask(ctx context.Context, id string) (mcp.Task, error) {
 	if s.modern != nil {
 		if err := s.call(ctx, mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, nil); err != nil {
@@ -871,6 +927,16 @@ func (s *Session) CancelTask(ctx context.Context, id string) (mcp.Task, error) {
 	}
 	var r mcp.CancelTaskResult
 	if err := s.call(ctx, mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, &r); err != nil {
+		if !errors.Is(err, jsonrpc.ErrInvalidParams) {
+			return mcp.Task{}, err
+		}
+		st, gerr := s.GetTask(ctx, id)
+		switch {
+		case errors.Is(gerr, ErrTaskGone):
+			return mcp.Task{}, s.goneError(id, err)
+		case gerr == nil:
+			return st, err
+		}
 		return mcp.Task{}, err
 	}
 	if err := answeredFor(mcp.MethodTasksCancel, id, r.Task); err != nil {

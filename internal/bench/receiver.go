@@ -83,7 +83,11 @@ func Receiver(ctx context.Context, o ReceiverOptions) (*ReceiverResult, error) {
 		ss = srv.Connect(ctx, conn)
 		return nil
 	}}
-	c := client.New(Impl, &client.Options{Receiver: &client.ReceiverOptions{
+	// The tasks wait for a user who never answers: the capabilities are declared, as a
+	// front end declares them, so that the client keeps the requests for one rather than
+	// refuse them for want of a subscriber (which would cost the events this measures
+	// without).
+	c := client.New(Impl, &client.Options{Capabilities: client.AllCapabilities(), Receiver: &client.ReceiverOptions{
 		MaxActive: o.Tasks + 16,
 		MaxTTL:    24 * time.Hour,
 	}})

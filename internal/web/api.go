@@ -385,6 +385,9 @@ func (c *conn) answer(decode func(any) error) (any, error) {
 	default:
 		return nil, bad("unknown action %q: accept, decline, cancel, respond or reject", look.Safe(p.Action))
 	}
+	if errors.Is(err, client.ErrInvalidAnswer) {
+		return nil, badRequest{err} // the page's answer, not the server's doing
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -386,8 +386,9 @@ func describe(err error) (sentence string, code int) {
 		return tool.Error(), ExitMCPError
 	case errors.As(err, &output):
 		return output.Error(), ExitMCPError
-	case errors.As(err, &support):
-		// The flag that gets past the refusal is the CLI's to name.
+	case errors.As(err, &support) && support.Err == nil:
+		// The flag that gets past the refusal is the CLI's to name. The server's own
+		// refusal (2026-07-28) is worded below, with its code.
 		if support.AsTask {
 			return look.Sentence(err) + "; call it without --task", ExitUsage
 		}

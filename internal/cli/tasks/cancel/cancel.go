@@ -74,11 +74,10 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 	}
 	t, err := sess.CancelTask(ctx, opts.ID)
-	if errors.Is(err, jsonrpc.ErrInvalidParams) {
-		// Unknown, or already ended: the spec gives -32602 for both. Ask which.
-		if st, gerr := sess.GetTask(ctx, opts.ID); gerr == nil && st.Status.IsTerminal() {
-			return &cmdutil.TaskError{ID: opts.ID, Reason: cmdutil.TaskEnded, Status: string(st.Status)}
-		}
+	if errors.Is(err, jsonrpc.ErrInvalidParams) && t.Status.IsTerminal() {
+		// The spec gives -32602 for a task that has ended as for an unknown one: the
+		// client asked tasks/get which, and gives the state of one that has ended.
+		return &cmdutil.TaskError{ID: opts.ID, Reason: cmdutil.TaskEnded, Status: string(t.Status)}
 	}
 	if err != nil {
 		return opts.TaskErr(err, opts.ID)
