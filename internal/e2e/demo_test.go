@@ -19,7 +19,7 @@ import (
 var allTools = []string{
 	demo.ToolAdd, demo.ToolAskModel, demo.ToolAskModelTask, demo.ToolAskTask, demo.ToolAskThenCancel,
 	demo.ToolAskUser, demo.ToolAskUserTask, demo.ToolBenchStats, demo.ToolEcho, demo.ToolFailTask,
-	demo.ToolInstantTask, demo.ToolListClientTasks, demo.ToolLogLevels, demo.ToolShortTTLTask,
+	demo.ToolInstantTask, demo.ToolListClientTasks, demo.ToolListRoots, demo.ToolLogLevels, demo.ToolShortTTLTask,
 	demo.ToolSideEffectTask, demo.ToolSleepTask, demo.ToolSlow, demo.ToolSlowTask,
 }
 
