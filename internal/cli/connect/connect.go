@@ -66,6 +66,9 @@ type Selection struct {
 	Auth Auth
 	// Roots are served to the server's roots/list (--root).
 	Roots []mcp.Root
+	// ServerLog, when set, asks the server for its log messages of this level and above
+	// (--server-log): a command prints them on stderr as they come.
+	ServerLog mcp.LoggingLevel
 }
 
 // EraMemory remembers the protocol version a server spoke last. Server is
@@ -153,6 +156,26 @@ func (t timeout) String() string {
 }
 
 func (t timeout) Type() string { return "duration" }
+
+// logLevel is a flag of a log level of the protocol.
+type logLevel struct{ p *mcp.LoggingLevel }
+
+func (l logLevel) Set(s string) error {
+	if mcp.LoggingLevel(s).Severity() < 0 {
+		return errors.New("want one of debug, info, notice, warning, error, critical, alert, emergency")
+	}
+	*l.p = mcp.LoggingLevel(s)
+	return nil
+}
+
+func (l logLevel) String() string {
+	if l.p == nil {
+		return ""
+	}
+	return string(*l.p)
+}
+
+func (l logLevel) Type() string { return "level" }
 
 // text is a string flag that is not empty: "--url $UNSET" must not mean no --url at
 // all, and quietly the demo server.
@@ -251,6 +274,7 @@ func (s *Selection) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&s.Headers, "header", nil, "send the HTTP header `K=V` with every request (repeatable)")
 	fs.Var(text{&s.Config}, "config", "read servers from `FILE` in the mcpServers JSON format")
 	fs.Var(text{&s.Server}, "server", "use the server `NAME` of the --config file")
+	fs.Var(logLevel{&s.ServerLog}, "server-log", "print the server's log messages of `LEVEL` and above on stderr as they come (debug, info, notice, warning, error, critical, alert, emergency)")
 	fs.Var(rootFlag{&s.Roots}, "root", "serve `DIR` (a path, or a file: URI) to the server as one of its roots (repeatable)")
 	fs.StringVar(&s.Protocol, "protocol", client.ProtocolAuto, "the protocol `VERSION`: 2025-11-25 (initialize; or an older revision, 2025-06-18, 2025-03-26, 2024-11-05), 2026-07-28 (server/discover, no session), or auto (whichever the server speaks, 2026-07-28 first)")
 	s.Limits.addFlags(fs)
@@ -422,6 +446,9 @@ func (s *Selection) Connect(ctx context.Context, opts *client.Options) (*client.
 	o.ProtocolVersion = s.Protocol
 	if o.Roots == nil {
 		o.Roots = s.Roots
+	}
+	if o.LogLevel == "" {
+		o.LogLevel = s.ServerLog
 	}
 	if mcp.IsModernProtocolVersion(s.Protocol) {
 		// No probe: the user chose the era, so server/discover is a request like any

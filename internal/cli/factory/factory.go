@@ -5,6 +5,7 @@ package factory
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -15,6 +16,9 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/cli/prompt"
+	"github.com/mcpi-dev/mcpi/internal/cut"
+	"github.com/mcpi-dev/mcpi/internal/look"
+	"github.com/mcpi-dev/mcpi/mcp"
 )
 
 // New returns a factory whose Connect opens a session with the server sel selects
@@ -68,7 +72,46 @@ func (w *wiring) connect(ctx context.Context, policy cmdutil.RequestPolicy) (*cm
 	h.mu.Lock()
 	h.sess = sess
 	h.mu.Unlock()
+	if sel.ServerLog != "" {
+		h.logs = make(chan struct{})
+		go printLogs(w.io, sess.Subscribe(), sel.ServerLog, h.logs)
+	}
 	return cmdutil.NewSession(sess, h), nil
+}
+
+// maxLogData bounds what is printed of one log message's data: a server's message can be
+// as large as any.
+const maxLogData = 4096
+
+// printLogs prints the log messages of level and above that sub brings, each on one line
+// of stderr above the status line, until the session ends; then it closes done. The
+// server was asked for that level; one that sends lower levels all the same is not
+// echoed.
+func printLogs(io *iostreams.IOStreams, sub *client.Subscription, level mcp.LoggingLevel, done chan struct{}) {
+	defer close(done)
+	for e := range sub.All(context.Background()) {
+		le, ok := e.(*client.LogEvent)
+		if !ok || le.Params.Level.Severity() < level.Severity() {
+			continue
+		}
+		io.Note(LogLine(le.Params))
+	}
+}
+
+// LogLine words a server's log message for stderr, on one line made safe for a terminal:
+// "server warning (LOGGER): DATA", a string's data as its text, other data as JSON, cut to
+// 4 KiB.
+func LogLine(p mcp.LoggingMessageNotificationParams) string {
+	data := string(p.Data)
+	var text string
+	if json.Unmarshal(p.Data, &text) == nil {
+		data = text
+	}
+	who := "server " + string(p.Level)
+	if p.Logger != "" {
+		who += " (" + cut.Bytes(p.Logger, 100) + ")"
+	}
+	return look.Safe(who + ": " + cut.Bytes(data, maxLogData))
 }
 
 // ReceiverOptions are the CLI's receiver task options: mcpi lets servers run sampling
@@ -104,6 +147,9 @@ type handler struct {
 	// running counts the requests being answered; Add only under mu, while !done, so
 	// that no Add races with Wait.
 	running sync.WaitGroup
+	// logs, with --server-log, is closed once every log message of the session is
+	// printed.
+	logs chan struct{}
 }
 
 // toolOf finds the tool a request belongs to: the tool of its related task when the
@@ -209,4 +255,7 @@ func (h *handler) Wait() {
 	h.done = true
 	h.mu.Unlock()
 	h.running.Wait()
+	if h.logs != nil {
+		<-h.logs // the session has ended: its subscription ends too
+	}
 }
