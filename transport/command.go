@@ -25,10 +25,12 @@ import (
 // The connection's Close stops the server as MCP's stdio transport recommends: it
 // closes the server's stdin, sends SIGTERM to its process group 2 s later if it has not
 // exited, and SIGKILL 2 s after that; it returns within about 5 s, even when processes
-// the server started hold its stdout or stderr, or left its group. The connection also
-// has a method CloseContext(ctx context.Context) error, which hurries that sequence
-// once ctx has ended (SIGTERM at once, SIGKILL a tenth of a second later): a client
-// whose Connect failed for its context's deadline closes it so.
+// the server started hold its stdout or stderr, or left its group. What the server
+// started and left in its group is sent SIGTERM once the server has exited.
+//
+// The connection also has a method CloseContext(ctx context.Context) error, which
+// hurries that sequence once ctx has ended (SIGTERM at once, SIGKILL a tenth of a second
+// later): a client whose Connect failed for its context's deadline closes it so.
 type Command struct {
 	Path string
 	Args []string
@@ -287,6 +289,13 @@ func (p *process) CloseContext(ctx context.Context) error {
 		}
 		p.waitFor(context.Background(), end, processGrace)
 	})
+	// What the server started and left in its group goes with it, as before a terminal
+	// that hangs up (the group's id is not reused while a member lives).
+	select {
+	case <-p.reaped:
+		terminate(p.cmd)
+	default:
+	}
 	// A process the server started may still hold stderr and stdout: let go of our ends,
 	// which also unblocks a read.
 	_ = p.stderr.Close()
