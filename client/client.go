@@ -245,6 +245,11 @@ type Session struct {
 // Connect opens a connection with t and starts a session in the era that
 // [Options.ProtocolVersion] asks for: the initialize handshake of 2025-11-25, or
 // server/discover of 2026-07-28, or (by default) whichever the server speaks.
+//
+// When the session cannot start, the connection is closed before Connect returns. A
+// server process ([transport.Command]) is then asked to stop as Close asks it, unless
+// ctx has ended: then it gets SIGTERM at once and SIGKILL a tenth of a second later, so
+// that Connect returns shortly after ctx's deadline.
 func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, error) {
 	s, err := c.connect(ctx, t)
 	if err != nil || c.opts.LogLevel == "" || s.ServerCapabilities().Logging == nil {
@@ -289,7 +294,7 @@ func (c *Client) connect(ctx context.Context, t transport.Transport) (*Session, 
 		err = s.initialize(ctx, mode)
 	}
 	if err != nil {
-		s.conn.Close()
+		s.abandon(ctx)
 		return nil, err
 	}
 	return s, nil
@@ -306,14 +311,14 @@ func (c *Client) connectAuto(ctx context.Context, t transport.Transport) (*Sessi
 		return nil, err
 	}
 	fail := func(err error) (*Session, error) {
-		s.conn.Close()
+		s.abandon(ctx)
 		return nil, err
 	}
 	reopen := func() error {
 		if s.conn.Err() == nil {
 			return nil
 		}
-		s.conn.Close()
+		s.abandon(ctx)
 		s, err = c.open(ctx, t)
 		return err
 	}
@@ -567,6 +572,16 @@ func (s *Session) Done() <-chan struct{} { return s.ended }
 
 // Err is why the session ended, or nil while it is open.
 func (s *Session) Err() error { return s.conn.Err() }
+
+// abandon closes a session whose start failed. Once ctx has ended, the transport's
+// shutdown is hurried (see transport.Command), so that Connect does not outlast its
+// context by the grace periods a server process gets to stop.
+func (s *Session) abandon(ctx context.Context) {
+	if c, ok := s.raw.(interface{ CloseContext(context.Context) error }); ok {
+		_ = c.CloseContext(ctx)
+	}
+	s.conn.Close()
+}
 
 // Close ends the session and waits until what was bound to it is freed.
 func (s *Session) Close() error {

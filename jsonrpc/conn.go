@@ -281,6 +281,12 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	req := &Request{ID: id, Method: method, Params: raw}
 	if err := c.write(ctx, req); err != nil {
 		c.forget(id)
+		if cerr := c.Err(); cerr != nil {
+			// The connection ended while the request was being written (over Streamable
+			// HTTP a request's write lasts until its answer starts to come): the call
+			// fails as the calls waiting for an answer do, not as a send that failed.
+			return cerr
+		}
 		return &CallError{Method: method, Op: OpSend, Err: err}
 	}
 	select {

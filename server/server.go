@@ -460,11 +460,15 @@ func (s *Server) Run(ctx context.Context, t transport.Transport) error {
 	return nil
 }
 
-// HTTPHandler serves the server over Streamable HTTP, one session per MCP session.
+// HTTPHandler serves the server over Streamable HTTP, one session per MCP session. The
+// transport logs to opts.Logger, or to the server's [Options.Logger] when opts names none.
 func (s *Server) HTTPHandler(opts *transport.HTTPOptions) http.Handler {
 	o := transport.HTTPOptions{}
 	if opts != nil {
 		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = s.opts.Logger
 	}
 	if s.opts.Modern {
 		if o.ModernProtocolVersions == nil {

@@ -21,6 +21,16 @@ import (
 // Command is a [Transport] that starts an MCP server as a child process and speaks to it
 // over its stdin and stdout. The child's stderr goes to Logger, and its last lines are
 // quoted when the child exits, because that is where servers say why they failed.
+//
+// The connection's Close stops the server as MCP's stdio transport recommends: it
+// closes the server's stdin, sends SIGTERM to its process group 2 s later if it has not
+// exited, and SIGKILL 2 s after that; it returns within about 5 s, even when processes
+// the server started hold its stdout or stderr, or left its group. What the server
+// started and left in its group is sent SIGTERM once the server has exited.
+//
+// The connection also has a method CloseContext(ctx context.Context) error, which
+// hurries that sequence once ctx has ended (SIGTERM at once, SIGKILL a tenth of a second
+// later): a client whose Connect failed for its context's deadline closes it so.
 type Command struct {
 	Path string
 	Args []string
@@ -84,6 +94,16 @@ const stderrLines = 3
 // SIGTERM), and how long a closed stdout waits for the exit status. Tests shorten it.
 var processGrace = 2 * time.Second
 
+// pipeGrace is how long the end of a server that has exited waits for the end of its
+// stderr, which a process it started may hold open for as long as that one lives (a
+// daemon, a "sleep &"): its last lines are written by then. It is shorter than
+// processGrace, so that a read that found the output closed still gets the exit status.
+var pipeGrace = processGrace / 4
+
+// hurriedGrace is the time a server gets to stop after SIGTERM when the one who closes
+// it cannot wait: see [process.CloseContext].
+var hurriedGrace = 100 * time.Millisecond
+
 // Connect starts the process.
 func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 	if c.Path == "" {
@@ -118,16 +138,23 @@ func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 		return nil, err
 	}
 	cmd.Stdout = stdoutW
-	stderr, err := cmd.StderrPipe()
+	// Not cmd.StderrPipe either: Wait would wait for the pipe's end, which a process the
+	// server started may hold for as long as it lives; and exec's WaitDelay, which bounds
+	// that, closes our end, so that such a process dies of SIGPIPE at its next log line,
+	// though it may be the one serving (a launcher that exits and leaves its child).
+	stderr, stderrW, err := os.Pipe()
 	if err != nil {
 		stdout.Close()
 		stdoutW.Close()
 		return nil, err
 	}
+	cmd.Stderr = stderrW
 	err = cmd.Start()
-	stdoutW.Close() // the child has its own copy
+	stdoutW.Close() // the child has its own copies
+	stderrW.Close()
 	if err != nil {
 		stdout.Close()
+		stderr.Close()
 		return nil, fmt.Errorf("starting server %q: %w", c.Path, err)
 	}
 	log := c.Logger
@@ -138,6 +165,8 @@ func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 		Stream: NewStream(stdout, stdin, c.MaxMessageSize),
 		cmd:    cmd,
 		stdin:  stdin,
+		stderr: stderr,
+		reaped: make(chan struct{}),
 		exited: make(chan struct{}),
 		tail:   &tailBuffer{max: stderrLines},
 	}
@@ -150,7 +179,6 @@ func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 		})
 	}()
 	go func() {
-		<-stderrDone // Wait closes the pipes; finish reading stderr first
 		p.waitErr = cmd.Wait()
 		switch {
 		case cmd.ProcessState != nil:
@@ -158,6 +186,15 @@ func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 		case p.waitErr != nil:
 			p.status = p.waitErr.Error()
 		}
+		close(p.reaped)
+		// The last lines come with the end of stderr, unless a process the server
+		// started holds it open.
+		t := time.NewTimer(pipeGrace)
+		select {
+		case <-stderrDone:
+		case <-t.C:
+		}
+		t.Stop()
 		close(p.exited)
 	}()
 	return p, nil
@@ -167,8 +204,12 @@ type process struct {
 	*Stream
 	cmd    *exec.Cmd
 	stdin  io.Closer
+	stderr io.Closer
+	// reaped is closed when the process has exited; exited, when its stderr has also
+	// ended, or pipeGrace later.
+	reaped chan struct{}
 	exited chan struct{}
-	// waitErr and status are set before exited is closed.
+	// waitErr and status are set before reaped is closed.
 	waitErr error
 	status  string
 	tail    *tailBuffer
@@ -216,27 +257,69 @@ func (p *process) exitError() error {
 }
 
 // Close asks the server to stop by closing its stdin, then signals it if it lingers, as
-// the MCP stdio shutdown sequence recommends.
-func (p *process) Close() error {
+// the MCP stdio shutdown sequence recommends: SIGTERM to its process group after a grace
+// period, SIGKILL to the group after another. It returns within about two grace periods
+// (2 s each) and a half, whatever the server and the processes it started do.
+func (p *process) Close() error { return p.CloseContext(context.Background()) }
+
+// CloseContext is Close for a caller that cannot wait past ctx (a Connect that failed
+// because its context ended): once ctx has ended, the server is sent SIGTERM at once and
+// SIGKILL a tenth of a second later, and CloseContext returns as soon as it has been
+// reaped, without waiting for the end of its stderr.
+func (p *process) CloseContext(ctx context.Context) error {
 	p.once.Do(func() {
 		_ = p.stdin.Close()
-		select {
-		case <-p.exited:
+		if p.waitFor(ctx, p.exited, processGrace) {
 			return
-		case <-time.After(processGrace):
 		}
 		terminate(p.cmd)
-		select {
-		case <-p.exited:
+		if p.waitFor(ctx, p.exited, processGrace) {
 			return
-		case <-time.After(processGrace):
 		}
-		_ = p.cmd.Process.Kill()
-		<-p.exited
+		hurried := ctx.Err() != nil
+		if hurried && p.waitFor(context.Background(), p.reaped, hurriedGrace) {
+			return
+		}
+		kill(p.cmd)
+		// SIGKILL is not refused: the wait is short, and bounded all the same (a process
+		// stuck in the kernel is not reaped until it leaves).
+		end := p.exited
+		if hurried {
+			end = p.reaped
+		}
+		p.waitFor(context.Background(), end, processGrace)
 	})
-	// Also unblocks a read of output that a descendant of the server still holds open.
+	// What the server started and left in its group goes with it, as before a terminal
+	// that hangs up (the group's id is not reused while a member lives).
+	select {
+	case <-p.reaped:
+		terminate(p.cmd)
+	default:
+	}
+	// A process the server started may still hold stderr and stdout: let go of our ends,
+	// which also unblocks a read.
+	_ = p.stderr.Close()
 	_ = p.Stream.Close()
 	return nil
+}
+
+// waitFor waits until ch is closed, d has passed or ctx has ended, and reports whether ch
+// was closed.
+func (p *process) waitFor(ctx context.Context, ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // maxStderrLine is how much of one stderr line is kept, for the log and the tail an

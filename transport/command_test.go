@@ -201,9 +201,9 @@ func cmdWait[T any](t *testing.T, ch <-chan T, what string) T {
 
 // cmdShortGrace shortens the shutdown grace periods for one test.
 func cmdShortGrace(t *testing.T) {
-	old := processGrace
-	processGrace = 20 * time.Millisecond
-	t.Cleanup(func() { processGrace = old })
+	old, oldPipe := processGrace, pipeGrace
+	processGrace, pipeGrace = 20*time.Millisecond, 5*time.Millisecond
+	t.Cleanup(func() { processGrace, pipeGrace = old, oldPipe })
 }
 
 // cmdLogBuffer collects log output safely.

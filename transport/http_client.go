@@ -121,8 +121,18 @@ var ErrUnreachable = errors.New("server unreachable")
 // session id: the server ended the session, and a new one must be initialized.
 var ErrSessionExpired = errors.New("the server ended the session")
 
-// errClientClosed is returned by writes after Close.
-var errClientClosed = errors.New("transport: the HTTP connection is closed")
+// errClientClosed is returned by writes after Close, and by those Close ended while they
+// waited for the answer to start. It matches [jsonrpc.ErrClosed], as the end of every
+// connection does.
+var errClientClosed error = closedError("transport: the HTTP connection is closed")
+
+// closedError is an error that matches [jsonrpc.ErrClosed].
+type closedError string
+
+func (e closedError) Error() string { return string(e) }
+
+// Is reports whether target is [jsonrpc.ErrClosed].
+func (e closedError) Is(target error) bool { return target == jsonrpc.ErrClosed }
 
 // RedirectError is a redirect to another origin (scheme, host and port), which the HTTP
 // client does not follow: the request would take the caller's headers (credentials

@@ -216,8 +216,8 @@ func TestHTTPClientCloseSendsDelete(t *testing.T) {
 	if n := ts.h.SessionCount(); n != 0 {
 		t.Fatalf("%d sessions left on the server", n)
 	}
-	if err := conn.Write(context.Background(), &jsonrpc.Request{Method: "x"}); err == nil {
-		t.Fatal("Write after Close succeeded")
+	if err := conn.Write(context.Background(), &jsonrpc.Request{Method: "x"}); !errors.Is(err, jsonrpc.ErrClosed) {
+		t.Fatalf("Write after Close: %v, want an error that matches jsonrpc.ErrClosed", err)
 	}
 }
 

@@ -112,8 +112,13 @@ type HTTPOptions struct {
 	// MaxRetainedBytes bounds the bytes of messages one session keeps for clients that are
 	// not reading them now: streams kept for resumption after the client went away,
 	// events already delivered, and messages waiting for a GET stream. Beyond it the
-	// oldest go first. Messages being written to a connected client are not dropped,
-	// except on a stream whose client reads too slowly. Zero means
+	// oldest go first. It bounds what is kept for replay, not the size of a message: a
+	// connected client gets every message of a stream it reads, however large, while it
+	// keeps up, and the newest one in any case; only a stream whose client is still busy
+	// reading earlier messages when the session is over the bound loses the older of
+	// those it has not had. A response that must go is replaced by a short JSON-RPC
+	// error (-32603) for its request, kept beyond the bound, so that a client that
+	// resumes the stream learns what became of its request. Zero means
 	// [DefaultMaxRetainedBytes].
 	MaxRetainedBytes int
 	// EventRetention is how many events each stream keeps for resumption (and for a
@@ -734,16 +739,24 @@ type serverStream struct {
 	bytes  int  // data bytes of events, counted in the session's retained
 	seq    int  // seq of the last event added
 	sent   int  // highest seq written to any delivery
-	done   bool // the response has been added: no more events
-	wake   chan struct{}
-	owner  chan struct{} // kick channel of the delivery holding the stream, nil if none
-	warned bool          // an overflow was logged
+	done   bool // the response has been added (or the request cancelled): no more events
+	// answered: the last event is the response to req (false for a cancelled request).
+	answered bool
+	// writing: the delivery holding the stream is writing events it took; while it waits
+	// for more, the events it has not had are on their way and stay.
+	writing bool
+	wake    chan struct{}
+	owner   chan struct{} // kick channel of the delivery holding the stream, nil if none
+	warned  bool          // an overflow was logged
 }
 
 type streamEvent struct {
 	seq   int
 	order uint64 // the session's order, to find the oldest event of any stream
 	data  []byte
+	// final: the response that stays to the end of its stream, in its place or as the
+	// short error that replaced it (see keepResponseLocked).
+	final bool
 }
 
 func (st *serverStream) eventID(seq int) string { return st.id + ":" + strconv.Itoa(seq) }
@@ -814,8 +827,10 @@ func (s *HTTPServerConn) Write(ctx context.Context, m jsonrpc.Message) error {
 			return fmt.Errorf("transport: no open HTTP request awaits the response to request %s", m.ID)
 		}
 		delete(s.byRequest, m.ID)
+		// Done before it is added, so that the trimming the addition makes knows the
+		// event for the response it is.
+		st.done, st.answered = true, true
 		s.appendLocked(st, data)
-		st.done = true
 		if st.owner == nil {
 			s.lingerLocked(st)
 		}
@@ -889,14 +904,25 @@ func (s *HTTPServerConn) forgetLocked(st *serverStream) {
 }
 
 // trimLocked keeps the session within MaxRetainedBytes, dropping the oldest first: the
-// streams kept only for clients that went away, then events delivered already, then
-// events no client is reading now, and last those of a client that reads too slowly. The
-// response on a stream being delivered stays: it is on its way.
+// streams kept only for clients that went away (down to their responses, see
+// keepResponseLocked), then events delivered already, then events no client is reading
+// now, and last the older undelivered events of a client that reads too slowly. What a
+// connected client is being sent stays: the newest event of a stream it reads, and every
+// event while the stream's delivery waits for more.
 func (s *HTTPServerConn) trimLocked() {
 	limit := s.h.opts.MaxRetainedBytes
 	for limit > 0 && s.retained > limit {
-		if i := slices.IndexFunc(s.lingering, func(st *serverStream) bool { return st.owner == nil }); i >= 0 {
-			s.forgetLocked(s.lingering[i])
+		if i := slices.IndexFunc(s.lingering, func(st *serverStream) bool {
+			return st.owner == nil && (len(st.events) != 1 || !st.events[0].final)
+		}); i >= 0 {
+			if st := s.lingering[i]; st.answered && len(st.events) > 0 && st.events[len(st.events)-1].seq > st.sent {
+				if n := len(st.events) - 1; n > 0 {
+					s.dropEventsLocked(st, n)
+				}
+				s.keepResponseLocked(st)
+			} else {
+				s.forgetLocked(st)
+			}
 			continue
 		}
 		var victim *serverStream
@@ -910,6 +936,10 @@ func (s *HTTPServerConn) trimLocked() {
 		if victim == nil {
 			return
 		}
+		if vrank == 2 && victim.answered && len(victim.events) == 1 {
+			s.keepResponseLocked(victim)
+			continue
+		}
 		s.dropEventsLocked(victim, 1)
 		if victim != s.standalone && victim.done && victim.owner == nil && len(victim.events) == 0 {
 			s.forgetLocked(victim)
@@ -918,21 +948,53 @@ func (s *HTTPServerConn) trimLocked() {
 }
 
 // dropRank says how readily the oldest event of st goes when the session is over its
-// bytes (lowest first): 1 delivered, 2 no client reading, 3 a client reading; 0 never.
+// bytes (lowest first): 1 delivered, 2 no client reading, 3 a client reading but busy
+// with earlier events; 0 never.
 func (s *HTTPServerConn) dropRank(st *serverStream) int {
 	if len(st.events) == 0 {
 		return 0
 	}
 	ev := st.events[0]
 	switch {
+	case ev.final:
+		return 0
 	case ev.seq <= st.sent:
 		return 1
 	case st.owner == nil:
 		return 2
-	case st.done && ev.seq == st.seq && st != s.standalone:
+	case ev.seq == st.seq || !st.writing:
+		// On its way to a client that keeps up, or the newest: a message larger than the
+		// whole budget reaches a connected client all the same.
 		return 0
 	}
 	return 3
+}
+
+// maxKeptResponse is the size up to which a response that has to go stays as it is: the
+// short error that replaces a larger one is about as long.
+const maxKeptResponse = 512
+
+// keepResponseLocked makes the response of st, its only event now and not delivered, the
+// event that stays to the end of the stream, for its client to resume: as it is when it
+// is short, else replaced by a short JSON-RPC error for its request that says it was
+// dropped. Such an event never goes to make room (it is small, and the streams that
+// hold one are few: see maxLingeringStreams).
+func (s *HTTPServerConn) keepResponseLocked(st *serverStream) {
+	ev := &st.events[0]
+	if len(ev.data) > maxKeptResponse {
+		if !st.warned {
+			st.warned = true
+			s.h.log.Warn("SSE stream buffer full: dropping an undelivered response",
+				"session", s.id, "stream", st.id, "bytes", len(ev.data))
+		}
+		msg := fmt.Sprintf("the server dropped its response to this request (%d bytes) before the client read it: "+
+			"the session keeps at most %d bytes of messages for clients that are not reading", len(ev.data), s.h.opts.MaxRetainedBytes)
+		data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: st.req, Error: jsonrpc.NewError(jsonrpc.CodeInternalError, msg)})
+		st.bytes += len(data) - len(ev.data)
+		s.retained += len(data) - len(ev.data)
+		ev.data = data
+	}
+	ev.final = true
 }
 
 // lingerLocked keeps a finished but not fully delivered stream for a while, so that the
@@ -1173,7 +1235,7 @@ func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *ser
 		if st.owner != nil {
 			close(st.owner) // a resumption takes over from a connection the client gave up
 		}
-		st.owner = kick
+		st.owner, st.writing = kick, false
 	}
 	s.mu.Unlock()
 
@@ -1217,6 +1279,7 @@ func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *ser
 				"session", s.id, "stream", st.id, "lost", batch[0].seq-cursor-1)
 		}
 		finished := st.done && (len(batch) == 0 || batch[len(batch)-1].seq == st.seq)
+		st.writing = len(batch) > 0
 		s.mu.Unlock()
 
 		if len(batch) > 0 {
@@ -1234,6 +1297,10 @@ func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *ser
 			cursor = batch[len(batch)-1].seq
 			s.mu.Lock()
 			st.sent = max(st.sent, cursor)
+			if st.owner == kick {
+				st.writing = false
+			}
+			s.trimLocked() // what was kept only until it was written may go now
 			s.mu.Unlock()
 		}
 		if finished {
@@ -1266,6 +1333,7 @@ func (s *HTTPServerConn) release(st *serverStream, kick chan struct{}) {
 	defer s.mu.Unlock()
 	if st.owner == kick {
 		st.owner = nil
+		st.writing = false
 		if st.done && st != s.standalone {
 			s.lingerLocked(st)
 		}
