@@ -183,3 +183,29 @@ func TestResumeRefusals(t *testing.T) {
 		}
 	}
 }
+
+// Some servers (the TypeScript SDK's examples) answer a session id they do not know with
+// 400, as a request without one, not with 404: the session is taken for ended all the
+// same.
+func TestResumeSessionUnknownAs400(t *testing.T) {
+	var sawSession atomic.Value
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sawSession.Store(r.Header.Get(transport.HeaderSessionID) + " " + r.Header.Get(transport.HeaderProtocolVersion))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}`))
+	}))
+	defer ts.Close()
+	c := client.New(mcp.Implementation{Name: "c", Version: "1"}, nil)
+	r := &client.Resumption{SessionID: "gone", Initialize: &mcp.InitializeResult{ProtocolVersion: mcp.LatestProtocolVersion}}
+	s, err := c.Resume(context.Background(), &transport.HTTPClient{URL: ts.URL}, r)
+	if !errors.Is(err, transport.ErrSessionExpired) {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("Resume: %v, want ErrSessionExpired", err)
+	}
+	if got, want := sawSession.Load(), "gone "+mcp.LatestProtocolVersion; got != want {
+		t.Errorf("the request carried session and version %q, want %q", got, want)
+	}
+}

@@ -431,7 +431,9 @@ func (c *HTTPClientConn) ProtocolVersion() string {
 // initialize negotiated, as MCP-Protocol-Version, from the first on. No initialize is to
 // be sent on it. A server that has ended the session answers the first request 404, which
 // ends the connection with [ErrSessionExpired], as it does for any session the server
-// ends. The standalone GET stream opens once the server has answered a request. It fails
+// ends; so does a 400 before the server has answered any request of the resumed session,
+// as some servers answer a session id they do not know as they answer a request without
+// one. The standalone GET stream opens once the server has answered a request. It fails
 // once a message has been written, and for an id or version that is not a header value
 // of visible ASCII characters (as the transport requires of session ids).
 func (c *HTTPClientConn) ResumeSession(id, version string) error {
@@ -775,6 +777,7 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 
 	c.mu.Lock()
 	sentSession := c.sessionID != ""
+	unconfirmed := c.resumed
 	c.mu.Unlock()
 	resp, err := c.do(sctx, http.MethodPost, body, "", extra)
 	if err != nil {
@@ -789,7 +792,7 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		herr := c.httpError(http.MethodPost, resp)
 		cancel()
-		if resp.StatusCode == http.StatusNotFound && sentSession {
+		if sentSession && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusBadRequest && unconfirmed) {
 			err := fmt.Errorf("%w: %w", ErrSessionExpired, herr)
 			c.end(err)
 			return err
