@@ -12,6 +12,7 @@ import (
 	"io"
 	"iter"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -261,6 +262,14 @@ type Resumption struct {
 	Initialize *mcp.InitializeResult `json:"initialize"`
 }
 
+// The ids of a resumed session's requests start at random between resumedIDs and
+// maxSafeID-resumedIDs; maxSafeID is 2^53, past which a JavaScript number no longer holds
+// every integer.
+const (
+	resumedIDs = 1 << 32
+	maxSafeID  = 1 << 53
+)
+
 // sessionKeeper is a connection whose session can outlive it
 // ([transport.HTTPClientConn]).
 type sessionKeeper interface {
@@ -306,7 +315,11 @@ func (c *Client) Resume(ctx context.Context, t transport.Transport, r *Resumptio
 	case !mcp.IsSupportedProtocolVersion(r.Initialize.ProtocolVersion):
 		return nil, &VersionError{Version: r.Initialize.ProtocolVersion}
 	}
-	s, err := c.open(ctx, t)
+	// The connections that used the session before counted their ids up from 1, and the
+	// server may still be handling some of their requests (a tasks/result that waits for
+	// its task, say): this one's ids start at random far above, where no other
+	// connection's are, and stay within the integers a JavaScript peer holds exactly.
+	s, err := c.openAt(ctx, t, resumedIDs+rand.Int64N(maxSafeID-2*resumedIDs))
 	if err != nil {
 		return nil, err
 	}
@@ -536,6 +549,11 @@ func (s *Session) start(ctx context.Context, version string) error {
 
 // open connects t and sets up a session on it, with no request sent yet.
 func (c *Client) open(ctx context.Context, t transport.Transport) (*Session, error) {
+	return c.openAt(ctx, t, 0)
+}
+
+// openAt is open with the requests' ids counting up from firstID (0: from 1).
+func (c *Client) openAt(ctx context.Context, t transport.Transport, firstID int64) (*Session, error) {
 	conn, err := t.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -562,6 +580,7 @@ func (c *Client) open(ctx context.Context, t transport.Transport) (*Session, err
 		Logger:           c.opts.Logger,
 		MaxInFlight:      max(c.opts.MaxServerRequests, 0),
 		MaxInFlightBytes: max(c.opts.MaxServerRequestBytes, 0),
+		FirstID:          firstID,
 		Tap: func(dir jsonrpc.Direction, m jsonrpc.Message) {
 			if s.events.active() { // the raw traffic view, when someone shows it
 				s.events.publish(&MessageEvent{At: At{s.now()}, Dir: dir, Message: m})
