@@ -61,14 +61,16 @@ func (w *wiring) connect(ctx context.Context, policy cmdutil.RequestPolicy) (*cm
 	// they are parsed.
 	sel := *w.sel
 	sel.Auth.Show = cmdutil.ShowLogin(w.io, sel.Auth.NoBrowser, w.browser)
-	sess, err := sel.Connect(ctx, &client.Options{OnRequest: h.handle, Receiver: ReceiverOptions()})
+	sess, resumed, err := sel.ConnectResuming(ctx, &client.Options{OnRequest: h.handle, Receiver: ReceiverOptions()})
 	if err != nil {
 		return nil, err
 	}
 	h.mu.Lock()
 	h.sess = sess
 	h.mu.Unlock()
-	return cmdutil.NewSession(sess, h), nil
+	s := cmdutil.NewSession(sess, h)
+	s.Resumed, s.SessionEnded = resumed == connect.SessionResumed, resumed == connect.SessionEnded
+	return s, nil
 }
 
 // ReceiverOptions are the CLI's receiver task options: mcpi lets servers run sampling
