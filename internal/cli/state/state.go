@@ -1,6 +1,7 @@
 // Package state is mcpi's small local state file: the tasks that mcpi started and left
 // running on a server (detached with --detach, or left running on Ctrl-C), with the
-// server flags that reach them again, so that "mcpi tasks result ID" needs no flags.
+// server flags that reach them again (and the session, for servers that bind a task to
+// the session that created it), so that "mcpi tasks result ID" needs no flags.
 //
 // The file is tasks.json in $MCPI_STATE_DIR, else $XDG_STATE_HOME/mcpi, else
 // ~/.local/state/mcpi. It is written atomically (a temporary file renamed over it), under
