@@ -12,6 +12,7 @@ import (
 	"io"
 	"iter"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -252,14 +253,116 @@ type Session struct {
 // that Connect returns shortly after ctx's deadline.
 func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, error) {
 	s, err := c.connect(ctx, t)
-	if err != nil || c.opts.LogLevel == "" || s.ServerCapabilities().Logging == nil {
-		return s, err
+	if err != nil {
+		return nil, err
+	}
+	c.askLogLevel(ctx, s)
+	return s, nil
+}
+
+// askLogLevel asks the server of a new session for the log of [Options.LogLevel].
+func (c *Client) askLogLevel(ctx context.Context, s *Session) {
+	if c.opts.LogLevel == "" || s.ServerCapabilities().Logging == nil {
+		return
 	}
 	lctx, cancel := context.WithTimeout(ctx, logLevelWait)
 	defer cancel()
 	if err := s.SetLogLevel(lctx, c.opts.LogLevel); err != nil {
 		c.opts.Logger.Warn("the server refused the log level; its log comes at its own", "level", c.opts.LogLevel, "error", err)
 	}
+}
+
+// Resumption is what a later connection needs to take up a session of the 2025-11-25
+// era on Streamable HTTP with [Client.Resume]: the session id the server gave, and the
+// initialize result the session goes by (its protocol version, the server's capabilities
+// and information). [Session.Keep] returns it.
+type Resumption struct {
+	SessionID  string                `json:"sessionId"`
+	Initialize *mcp.InitializeResult `json:"initialize"`
+}
+
+// The ids of a resumed session's requests start at random between resumedIDs and
+// maxSafeID-resumedIDs; maxSafeID is 2^53, past which a JavaScript number no longer holds
+// every integer.
+const (
+	resumedIDs = 1 << 32
+	maxSafeID  = 1 << 53
+)
+
+// sessionKeeper is a connection whose session can outlive it
+// ([transport.HTTPClientConn]).
+type sessionKeeper interface {
+	KeepSession() string
+	ResumeSession(id, version string) error
+}
+
+// Keep makes Close leave the session open on the server, when a later connection can
+// take it up: a session of the 2025-11-25 era on Streamable HTTP to which the server gave
+// an id. Close then sends no DELETE, and the server keeps the session, with what it binds
+// to it, until it ends it itself. Some servers bind tasks to the session that created
+// them, reachable from no other: a task left running on such a server for a later
+// connection is reached only by resuming its session. Keep returns what [Client.Resume]
+// needs, or nil, with Close ending the session as always, for any other session.
+func (s *Session) Keep() *Resumption {
+	k, ok := s.raw.(sessionKeeper)
+	if !ok || s.modern != nil {
+		return nil
+	}
+	id := k.KeepSession()
+	if id == "" {
+		return nil
+	}
+	return &Resumption{SessionID: id, Initialize: s.initResult}
+}
+
+// Resume takes up a session of the 2025-11-25 era that an earlier connection began over
+// Streamable HTTP and left open ([Session.Keep]), instead of beginning a new one: t's
+// connection sends r's session id from its first request, with no initialize, and the
+// session goes by r's initialize result. Resume pings the server to see that it still
+// has the session: a server that has ended it (or restarted) answers 404, and Resume
+// fails with an error matching [transport.ErrSessionExpired]; a new session, from
+// [Client.Connect], is then the only way on. t must be a transport whose connections can
+// resume a session ([transport.HTTPClient]). What the earlier connection had in hand
+// (followed tasks, the server's requests, receiver tasks) is not carried over: tasks
+// the server runs are followed again by id ([Session.FollowTask], [Session.TaskResult]).
+func (c *Client) Resume(ctx context.Context, t transport.Transport, r *Resumption) (*Session, error) {
+	switch {
+	case r == nil || r.SessionID == "" || r.Initialize == nil:
+		return nil, errors.New("resuming a session needs its id and its initialize result")
+	case mcp.IsModernProtocolVersion(r.Initialize.ProtocolVersion):
+		return nil, fmt.Errorf("protocol %s has no sessions to resume", r.Initialize.ProtocolVersion)
+	case !mcp.IsSupportedProtocolVersion(r.Initialize.ProtocolVersion):
+		return nil, &VersionError{Version: r.Initialize.ProtocolVersion}
+	}
+	// The connections that used the session before counted their ids up from 1, and the
+	// server may still be handling some of their requests (a tasks/result that waits for
+	// its task, say): this one's ids start at random far above, where no other
+	// connection's are, and stay within the integers a JavaScript peer holds exactly.
+	s, err := c.openAt(ctx, t, resumedIDs+rand.Int64N(maxSafeID-2*resumedIDs))
+	if err != nil {
+		return nil, err
+	}
+	k, ok := s.raw.(sessionKeeper)
+	if !ok {
+		s.Close()
+		return nil, errors.New("the transport cannot resume a session (Streamable HTTP can)")
+	}
+	if err := k.ResumeSession(r.SessionID, r.Initialize.ProtocolVersion); err != nil {
+		s.Close()
+		return nil, err
+	}
+	init := *r.Initialize
+	s.initResult = &init
+	// Any answer, an error among them, shows that the server has the session; a ping it
+	// does not know is its own affair. A session that could not be checked (the server
+	// is unreachable, say) is left as it is, for another try.
+	var rpc *jsonrpc.Error
+	if err := s.Ping(ctx); err != nil && (!errors.As(err, &rpc) || errors.Is(err, transport.ErrSessionExpired)) {
+		k.KeepSession()
+		s.Close()
+		return nil, fmt.Errorf("resuming session %q: %w", r.SessionID, err)
+	}
+	c.askLogLevel(ctx, s)
 	return s, nil
 }
 
@@ -468,6 +571,11 @@ func (s *Session) start(ctx context.Context, version string) error {
 
 // open connects t and sets up a session on it, with no request sent yet.
 func (c *Client) open(ctx context.Context, t transport.Transport) (*Session, error) {
+	return c.openAt(ctx, t, 0)
+}
+
+// openAt is open with the requests' ids counting up from firstID (0: from 1).
+func (c *Client) openAt(ctx context.Context, t transport.Transport, firstID int64) (*Session, error) {
 	conn, err := t.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -494,6 +602,7 @@ func (c *Client) open(ctx context.Context, t transport.Transport) (*Session, err
 		Logger:           c.opts.Logger,
 		MaxInFlight:      max(c.opts.MaxServerRequests, 0),
 		MaxInFlightBytes: max(c.opts.MaxServerRequestBytes, 0),
+		FirstID:          firstID,
 		Tap: func(dir jsonrpc.Direction, m jsonrpc.Message) {
 			if s.events.active() { // the raw traffic view, when someone shows it
 				s.events.publish(&MessageEvent{At: At{s.now()}, Dir: dir, Message: m})

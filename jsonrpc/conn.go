@@ -96,6 +96,12 @@ type Options struct {
 	// without limit. Zero means no bound. A [NewServingConn] has its owner's bounds.
 	MaxInFlight      int
 	MaxInFlightBytes int
+	// FirstID is the id of the first request the Conn sends, the later ones counting up
+	// from it; zero means 1. A Conn that continues a session another connection began (a
+	// resumed Streamable HTTP session) starts where that connection's ids cannot be: the
+	// peer may still be handling its requests, and an id must not be used twice in a
+	// session.
+	FirstID int64
 }
 
 // Conn is a JSON-RPC 2.0 peer over a [Connection]: it sends calls and matches their
@@ -177,6 +183,9 @@ func newConn(ctx context.Context, cancel context.CancelCauseFunc, c Connection, 
 	}
 	if conn.log == nil {
 		conn.log = slog.New(slog.DiscardHandler)
+	}
+	if opts.FirstID != 0 {
+		conn.nextID.Store(opts.FirstID - 1)
 	}
 	return conn
 }

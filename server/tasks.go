@@ -121,24 +121,55 @@ func callInTask(ctx context.Context, target *Session, method string, params, res
 	}
 }
 
-// sendInTask sends the request of callInTask once and waits for the answer.
+// sendInTask sends the request of callInTask and waits for the answer. A later
+// tasks/result of the task from the same session gets the request again, on that
+// request's stream: the client that left the request unanswered may have gone and come
+// back on the same session (resuming it over Streamable HTTP), and the stream that
+// carried the request went with it. The first answer counts; the copies still waiting
+// are then withdrawn (notifications/cancelled).
 func sendInTask(ctx context.Context, w *taskWork, target *Session, method string, params any) (json.RawMessage, error) {
 	type answer struct {
 		raw json.RawMessage
 		err error
 	}
 	ch := make(chan answer, 1)
-	var err error
-	if !w.h.WhileRunning(func() {
-		err = target.conn.Go(ctx, method, params, func(raw json.RawMessage, err error) { ch <- answer{raw, err} })
-	}) {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "task %s has ended", w.h.ID())
+	settle := func(raw json.RawMessage, err error) {
+		select {
+		case ch <- answer{raw, err}:
+		default: // another copy was answered first
+		}
 	}
-	if err != nil {
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	send := func(ctx context.Context) error {
+		var err error
+		if !w.h.WhileRunning(func() { err = target.conn.Go(ctx, method, params, settle) }) {
+			return jsonrpc.Errorf(jsonrpc.CodeInternalError, "task %s has ended", w.h.ID())
+		}
+		return err
+	}
+	if err := send(sctx); err != nil {
 		return nil, err
 	}
-	a := <-ch
-	return a.raw, a.err
+	for {
+		next := make(chan jsonrpc.ID, 1)
+		go func() {
+			if id, ok := w.h.AwaitNextRequestor(sctx); ok {
+				next <- id
+			}
+		}()
+		select {
+		case a := <-ch:
+			return a.raw, a.err
+		case id := <-next:
+			if target.server.taskSession(w.h.ID()) != target {
+				continue // another session's: callInTask goes there once this one ends
+			}
+			if err := send(jsonrpc.WithRelatedRequest(sctx, id)); err != nil {
+				target.server.log.Debug("asking again for a task's input failed", "task", w.h.ID(), "error", err)
+			}
+		}
+	}
 }
 
 // nextRequestor waits for a tasks/result of the task h from a live session other than

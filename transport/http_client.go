@@ -355,10 +355,15 @@ type HTTPClientConn struct {
 	endErr error
 	ended  bool
 
-	mu         sync.Mutex
-	sessionID  string
-	version    string
-	initID     jsonrpc.ID
+	mu        sync.Mutex
+	sessionID string
+	version   string
+	initID    jsonrpc.ID
+	// wrote is set by the first Write; resumed by ResumeSession, until the first answer
+	// to a request of the resumed session opens the standalone stream.
+	wrote, resumed bool
+	// keep is set by KeepSession: Close sends no DELETE.
+	keep       bool
 	retry      time.Duration // the latest retry any stream advertised
 	getStarted bool
 	closing    bool // set by Close before it waits for wg: no goroutine may join wg after
@@ -427,6 +432,62 @@ func (c *HTTPClientConn) ProtocolVersion() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.version
+}
+
+// ResumeSession takes up, on a connection that has sent nothing yet, a session of the
+// 2025-11-25 era that the server began on an earlier connection (one that was closed
+// after [HTTPClientConn.KeepSession]), instead of beginning one with initialize: every
+// request carries id as Mcp-Session-Id, and version, the protocol version the session's
+// initialize negotiated, as MCP-Protocol-Version, from the first on. No initialize is to
+// be sent on it. A server that has ended the session answers the first request 404, which
+// ends the connection with [ErrSessionExpired], as it does for any session the server
+// ends; so does a 400 before the server has answered any request of the resumed session,
+// as some servers answer a session id they do not know as they answer a request without
+// one. The standalone GET stream opens once the server has answered a request. It fails
+// once a message has been written, and for an id or version that is not a header value
+// of visible ASCII characters (as the transport requires of session ids).
+func (c *HTTPClientConn) ResumeSession(id, version string) error {
+	if !visibleASCII(id) {
+		return fmt.Errorf("transport: cannot resume a session whose id %q is not visible ASCII", id)
+	}
+	if !visibleASCII(version) {
+		return fmt.Errorf("transport: cannot resume a session in protocol version %q", version)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.wrote {
+		return errors.New("transport: a session can be resumed only before the connection's first message")
+	}
+	c.sessionID, c.version, c.resumed = id, version, true
+	return nil
+}
+
+// visibleASCII reports whether s is a non-empty string of the characters 0x21 to 0x7E.
+func visibleASCII(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// KeepSession makes Close leave the session to the server instead of ending it with
+// DELETE: the server keeps it, and what it binds to it (some servers bind tasks to the
+// session that created them), until it ends the session itself, and a later connection
+// may take it up with [HTTPClientConn.ResumeSession]. It returns the session id, or ""
+// when there is no session to keep (the server gave none, or has ended it).
+func (c *HTTPClientConn) KeepSession() string {
+	if errors.Is(c.endError(), ErrSessionExpired) {
+		return ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.keep = true
+	return c.sessionID
 }
 
 // inbound is what Read returns next: a message, or a [*jsonrpc.DecodeError] for one that
@@ -557,16 +618,16 @@ func (c *HTTPClientConn) endError() error {
 	return c.endErr
 }
 
-// Close stops every stream, ends the session with DELETE (a 405 is fine), and makes Read
-// return io.EOF.
+// Close stops every stream, ends the session with DELETE (a 405 is fine) unless
+// [HTTPClientConn.KeepSession] said to keep it, and makes Read return io.EOF.
 func (c *HTTPClientConn) Close() error {
 	c.closeOnce.Do(func() {
 		expired := c.endError() != nil
 		c.end(io.EOF)
 		c.mu.Lock()
-		sid := c.sessionID
+		sid, keep := c.sessionID, c.keep
 		c.mu.Unlock()
-		if sid != "" && !expired {
+		if sid != "" && !expired && !keep {
 			ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
 			resp, err := c.do(ctx, http.MethodDelete, nil, "", nil)
 			cancel()
@@ -682,6 +743,9 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
+	c.mu.Lock()
+	c.wrote = true
+	c.mu.Unlock()
 	var reqID jsonrpc.ID
 	var extra http.Header
 	modern := false // of revision 2026-07-28, which has no session
@@ -723,6 +787,7 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 
 	c.mu.Lock()
 	sentSession := c.sessionID != ""
+	unconfirmed := c.resumed
 	c.mu.Unlock()
 	resp, err := c.do(sctx, http.MethodPost, body, "", extra)
 	if err != nil {
@@ -737,7 +802,7 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		herr := c.httpError(http.MethodPost, resp)
 		cancel()
-		if resp.StatusCode == http.StatusNotFound && sentSession {
+		if sentSession && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusBadRequest && unconfirmed) {
 			err := fmt.Errorf("%w: %w", ErrSessionExpired, herr)
 			c.end(err)
 			return err
@@ -787,7 +852,13 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 			c.failRequest(reqID, "the server answered HTTP %d with no response (Content-Type %q)", resp.StatusCode, ct)
 		}
 	}
-	if method == "notifications/initialized" {
+	c.mu.Lock()
+	resumed := c.resumed && reqID.IsValid()
+	c.resumed = c.resumed && !resumed
+	c.mu.Unlock()
+	if method == "notifications/initialized" || resumed {
+		// A resumed session has no notifications/initialized: its stream opens once the
+		// server has shown, by answering, that it still has the session.
 		c.startStandalone(ctx)
 	}
 	return nil

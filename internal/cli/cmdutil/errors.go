@@ -199,7 +199,24 @@ type TaskError struct {
 	// Recorded is set for an unknown task that the local state file recorded on that
 	// server, and Forgotten once its entry is removed.
 	Recorded, Forgotten bool
+	// Session says what became of the session a recorded task was created in.
+	Session TaskSession
 }
+
+// TaskSession is what became of the session of the 2025-11-25 era that created a task
+// the server no longer knows (TaskUnknown): some servers bind a task to its session.
+type TaskSession int
+
+const (
+	// SessionAlive: the session was taken up, or plays no part (another era, transport
+	// or server).
+	SessionAlive TaskSession = iota
+	// SessionEnded: the server had ended the session that created the task.
+	SessionEnded
+	// SessionUnknown: the task was recorded without its session (by an older mcpi), which
+	// may have held it and has ended since.
+	SessionUnknown
+)
 
 func (e *TaskError) Error() string {
 	switch e.Reason {
@@ -213,14 +230,21 @@ func (e *TaskError) Error() string {
 	case TaskOtherEra:
 		return fmt.Sprintf("the task %q was created in protocol %s and cannot be reached in %s; ask again with --protocol %s (or --protocol auto)", e.ID, e.Era, e.Asked, e.Era)
 	}
-	switch {
-	case e.Forgotten:
-		return fmt.Sprintf("the server no longer knows the task %q (it expired, or the server restarted); mcpi has removed it from its local list of tasks", e.ID)
-	case e.Recorded:
-		return fmt.Sprintf("the server no longer knows the task %q (it expired, or the server restarted)", e.ID)
+	if e.Recorded {
+		msg := fmt.Sprintf("the server no longer knows the task %q (it expired, or the server restarted)", e.ID)
+		switch e.Session {
+		case SessionEnded:
+			msg = fmt.Sprintf("the server no longer knows the task %q: it kept the task in the session that created it, which has ended (the server ended it, or restarted), and it may bind tasks to their session", e.ID)
+		case SessionUnknown:
+			msg = fmt.Sprintf("the server no longer knows the task %q (it expired, the server restarted, or it kept the task in the session that created it, which has ended)", e.ID)
+		}
+		if e.Forgotten {
+			msg += "; mcpi has removed it from its local list of tasks"
+		}
+		return msg
 	}
 	if e.Embedded {
-		return fmt.Sprintf("the embedded demo server has no task %q (a task of an earlier mcpi run lives on the server it ran on: name that server with --url, --stdio or --config)", e.ID)
+		return fmt.Sprintf("the task %q is not in mcpi's local list of tasks, and the embedded demo server (used when no server is named) has no such task: name the server it runs on with --url, --stdio or --config", e.ID)
 	}
 	return fmt.Sprintf("the server has no task %q (it may have expired)", e.ID)
 }

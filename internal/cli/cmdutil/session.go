@@ -60,6 +60,11 @@ type RequestHandler interface {
 type Session struct {
 	*client.Session
 	requests RequestHandler
+	// Resumed is set for a session that an earlier command left open on the server and
+	// this one took up (see [client.Client.Resume]): Close leaves it open again, as the
+	// task recorded with it may be reached only through it. SessionEnded is set when
+	// the server had ended the session to take up, and this one is new.
+	Resumed, SessionEnded bool
 }
 
 // NewSession returns s with its requests answered by h.
@@ -71,6 +76,9 @@ func NewSession(s *client.Session, h RequestHandler) *Session {
 // terminal back (and draws the status line it held back, see
 // [iostreams.IOStreams.KeepStatusLine]) before the command returns.
 func (s *Session) Close() error {
+	if s.Resumed {
+		s.Session.Keep()
+	}
 	err := s.Session.Close()
 	s.requests.Wait()
 	return err

@@ -69,7 +69,27 @@ type Selection struct {
 	// ServerLog, when set, asks the server for its log messages of this level and above
 	// (--server-log): a command prints them on stderr as they come.
 	ServerLog mcp.LoggingLevel
+	// Resume, when set, is a session of the 2025-11-25 era that an earlier command left
+	// open on the selected HTTP server, taken up instead of a new one (see
+	// [client.Client.Resume]) unless Protocol names the 2026-07-28 era; a new session is
+	// begun when the server has ended it. It is not a flag: "mcpi tasks" commands set it
+	// from the state file's record of a task.
+	Resume *client.Resumption
 }
+
+// Resumed says what became of [Selection.Resume] when a session was opened.
+type Resumed int
+
+const (
+	// NotResumed: there was no session to take up (or not one that this server and
+	// protocol can take up), and a new one was begun.
+	NotResumed Resumed = iota
+	// SessionResumed: the session was taken up.
+	SessionResumed
+	// SessionEnded: the server had ended the session (it answered 404, or 400 as some
+	// do), and a new one was begun.
+	SessionEnded
+)
 
 // EraMemory remembers the protocol version a server spoke last. Server is
 // [Target.Key].
@@ -419,12 +439,19 @@ func embedded() *Target {
 	}
 }
 
-// Connect opens a session with the selected server and initializes it. Every failure is
-// a [*cmdutil.UsageError], a config error or a [*cmdutil.ConnectError].
+// Connect opens a session with the selected server and initializes it, or takes up
+// [Selection.Resume]. Every failure is a [*cmdutil.UsageError], a config error or a
+// [*cmdutil.ConnectError].
 func (s *Selection) Connect(ctx context.Context, opts *client.Options) (*client.Session, error) {
+	sess, _, err := s.ConnectResuming(ctx, opts)
+	return sess, err
+}
+
+// ConnectResuming is Connect, which also says what became of [Selection.Resume].
+func (s *Selection) ConnectResuming(ctx context.Context, opts *client.Options) (*client.Session, Resumed, error) {
 	t, err := s.Resolve()
 	if err != nil {
-		return nil, err
+		return nil, NotResumed, err
 	}
 	timeout := s.InitTimeout
 	if timeout <= 0 {
@@ -436,7 +463,7 @@ func (s *Selection) Connect(ctx context.Context, opts *client.Options) (*client.
 	}
 	if t.Flow != nil && !s.Auth.ClientCredentials {
 		if err := loginFirst(ctx, t.Flow, t.URL, t.Header, open, t.Key); err != nil {
-			return nil, &cmdutil.ConnectError{Target: t.Name, Err: err}
+			return nil, NotResumed, &cmdutil.ConnectError{Target: t.Name, Err: err}
 		}
 	}
 	rec := &recorder{Transport: t.Transport}
@@ -460,12 +487,27 @@ func (s *Selection) Connect(ctx context.Context, opts *client.Options) (*client.
 	if auto && s.Eras != nil && t.Key != "" {
 		o.TryFirst = s.Eras.Lookup(t.Key)
 	}
-	sess, err := client.New(Impl, o).Connect(ictx, rec)
+	c := client.New(Impl, o)
+	resumed := NotResumed
+	if s.Resume != nil && t.URL != "" && !mcp.IsModernProtocolVersion(s.Protocol) {
+		sess, err := c.Resume(ictx, rec, s.Resume)
+		switch {
+		case err == nil:
+			return sess, SessionResumed, nil
+		case !errors.Is(err, transport.ErrSessionExpired):
+			if ctx.Err() != nil {
+				err = context.Cause(ctx)
+			}
+			return nil, NotResumed, &cmdutil.ConnectError{Target: t.Name, Timeout: timeout, Err: err}
+		}
+		resumed = SessionEnded
+	}
+	sess, err := c.Connect(ictx, rec)
 	if err == nil {
 		if auto && s.Eras != nil && t.Key != "" && o.TryFirst != sess.ProtocolVersion() {
 			_ = s.Eras.Remember(t.Key, sess.ProtocolVersion()) // a cache: failing costs a probe
 		}
-		return sess, nil
+		return sess, resumed, nil
 	}
 	// A server that exits at once may make the initialize request fail to be written
 	// before its exit is noticed; the exit, with its stderr, is the better explanation.
@@ -480,7 +522,7 @@ func (s *Selection) Connect(ctx context.Context, opts *client.Options) (*client.
 	if ctx.Err() != nil {
 		err = context.Cause(ctx)
 	}
-	return nil, &cmdutil.ConnectError{Target: t.Name, Stdio: t.Stdio, Timeout: timeout, Err: err}
+	return nil, resumed, &cmdutil.ConnectError{Target: t.Name, Stdio: t.Stdio, Timeout: timeout, Err: err}
 }
 
 // recorder remembers the exit error of a server process that ends during Connect.

@@ -65,7 +65,7 @@ func (w *wiring) connect(ctx context.Context, policy cmdutil.RequestPolicy) (*cm
 	// they are parsed.
 	sel := *w.sel
 	sel.Auth.Show = cmdutil.ShowLogin(w.io, sel.Auth.NoBrowser, w.browser)
-	sess, err := sel.Connect(ctx, &client.Options{OnRequest: h.handle, Receiver: ReceiverOptions()})
+	sess, resumed, err := sel.ConnectResuming(ctx, &client.Options{OnRequest: h.handle, Receiver: ReceiverOptions()})
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,9 @@ func (w *wiring) connect(ctx context.Context, policy cmdutil.RequestPolicy) (*cm
 		h.logs = make(chan struct{})
 		go printLogs(w.io, sess.Subscribe(), sel.ServerLog, h.logs)
 	}
-	return cmdutil.NewSession(sess, h), nil
+	s := cmdutil.NewSession(sess, h)
+	s.Resumed, s.SessionEnded = resumed == connect.SessionResumed, resumed == connect.SessionEnded
+	return s, nil
 }
 
 // maxLogData bounds what is printed of one log message's data: a server's message can be

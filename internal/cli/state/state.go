@@ -1,6 +1,7 @@
 // Package state is mcpi's small local state file: the tasks that mcpi started and left
 // running on a server (detached with --detach, or left running on Ctrl-C), with the
-// server flags that reach them again, so that "mcpi tasks result ID" needs no flags.
+// server flags that reach them again (and the session, for servers that bind a task to
+// the session that created it), so that "mcpi tasks result ID" needs no flags.
 //
 // The file is tasks.json in $MCPI_STATE_DIR, else $XDG_STATE_HOME/mcpi, else
 // ~/.local/state/mcpi. It is written atomically (a temporary file renamed over it), under
@@ -136,6 +137,33 @@ type Entry struct {
 	// Protocol is the protocol version of the session that created the task, the only
 	// one it can be reached in; empty in the records of older mcpi versions (unknown).
 	Protocol string `json:"protocol,omitempty"`
+	// Session is the Streamable HTTP session of the 2025-11-25 era that created the
+	// task, which mcpi left open on the server so that later commands take it up: some
+	// servers bind a task to its session, reachable from no other. Nil for tasks of
+	// other servers and eras, when the server gave no session id, and in the records of
+	// older mcpi versions.
+	Session *client.Resumption `json:"session,omitempty"`
+}
+
+// MaxSessionSize bounds what a record keeps of a session (its id and the server's
+// initialize result, without the instructions): a server's capabilities may be of any
+// size, and the file is read whole by every command. A larger session is not recorded,
+// and later commands begin a new one.
+const MaxSessionSize = 64 << 10
+
+// keptSession is what an entry keeps of r: r without the server's instructions, which no
+// command on a task needs, or nil when that is larger than MaxSessionSize.
+func keptSession(r *client.Resumption) *client.Resumption {
+	if r == nil || r.Initialize == nil {
+		return nil
+	}
+	init := *r.Initialize
+	init.Instructions = ""
+	k := &client.Resumption{SessionID: r.SessionID, Initialize: &init}
+	if b, err := json.Marshal(k); err != nil || len(b) > MaxSessionSize {
+		return nil
+	}
+	return k
 }
 
 // Reachable reports whether the task can be reached in protocol version (2025-11-25
@@ -263,6 +291,19 @@ func (s *Store) Add(e Entry) error {
 	})
 }
 
+// SetSession replaces the recorded session of task id (nil: none), if the task is
+// recorded.
+func (s *Store) SetSession(id string, r *client.Resumption) error {
+	return s.change(func(entries []Entry) []Entry {
+		for i := range entries {
+			if entries[i].TaskID == id {
+				entries[i].Session = keptSession(r)
+			}
+		}
+		return entries
+	})
+}
+
 // Forget removes the entry of a task id, if there is one.
 func (s *Store) Forget(id string) error {
 	return s.change(func(entries []Entry) []Entry {
@@ -366,11 +407,12 @@ func FetchCommand(sel *connect.Selection, protocol, id string) string {
 }
 
 // Remember records a task that mcpi leaves running on the server sel selects, created
-// in protocol version protocol, in store (nil: the default state file), and returns the
-// command that fetches its result: with no server flags when the task was recorded, else
-// with them ([FetchCommand]). The error says why it could not be recorded; the command
-// is good either way.
-func Remember(store *Store, sel *connect.Selection, tool, protocol string, t mcp.Task) (fetch string, err error) {
+// in protocol version protocol, in store (nil: the default state file), with the session
+// that created it and that mcpi left open on the server (nil: none; see
+// [client.Session.Keep]), and returns the command that fetches its result: with no server
+// flags when the task was recorded, else with them ([FetchCommand]). The error says why
+// it could not be recorded; the command is good either way.
+func Remember(store *Store, sel *connect.Selection, tool, protocol string, t mcp.Task, session *client.Resumption) (fetch string, err error) {
 	srv := FromSelection(sel)
 	withFlags := FetchCommand(sel, protocol, t.TaskID)
 	if store == nil {
@@ -381,7 +423,7 @@ func Remember(store *Store, sel *connect.Selection, tool, protocol string, t mcp
 	// The ttl is counted on this machine's clock from now (the task was created at most
 	// a round trip ago): the server's createdAt is on its own clock, and one running
 	// behind would have the entry pruned at once.
-	e := Entry{TaskID: t.TaskID, Tool: tool, Server: srv, Created: store.now(), TTL: t.TTL, Protocol: protocol}
+	e := Entry{TaskID: t.TaskID, Tool: tool, Server: srv, Created: store.now(), TTL: t.TTL, Protocol: protocol, Session: keptSession(session)}
 	if err := store.Add(e); err != nil {
 		return withFlags, err
 	}

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -161,7 +163,7 @@ func TestRemember(t *testing.T) {
 	// machine's clock.
 	ttl := int64(60_000)
 	task := mcp.Task{TaskID: "abc", Status: mcp.TaskStatusWorking, CreatedAt: "2026-08-01T10:00:00Z", TTL: &ttl}
-	fetch, err := Remember(s, &connect.Selection{URL: "http://h/mcp"}, "slow_task", "", task)
+	fetch, err := Remember(s, &connect.Selection{URL: "http://h/mcp"}, "slow_task", "", task, nil)
 	if err != nil || fetch != "mcpi tasks result abc" {
 		t.Fatalf("Remember = %q, %v", fetch, err)
 	}
@@ -174,7 +176,7 @@ func TestRemember(t *testing.T) {
 	}
 	// An unusable state file: the command names the server itself.
 	bad := &Store{Path: filepath.Join(s.Path, "under-a-file", FileName)}
-	fetch, err = Remember(bad, &connect.Selection{URL: "http://h/mcp"}, "slow_task", "", task)
+	fetch, err = Remember(bad, &connect.Selection{URL: "http://h/mcp"}, "slow_task", "", task, nil)
 	if err == nil || fetch != "mcpi --url http://h/mcp tasks result abc" {
 		t.Errorf("Remember on a bad path = %q, %v", fetch, err)
 	}
@@ -185,7 +187,7 @@ func TestRemember(t *testing.T) {
 func TestRememberProtocol(t *testing.T) {
 	s := &Store{Path: filepath.Join(t.TempDir(), FileName)}
 	task := mcp.Task{TaskID: "old-era", Status: mcp.TaskStatusWorking}
-	if _, err := Remember(s, &connect.Selection{URL: "http://h/mcp"}, "slow_task", mcp.LatestProtocolVersion, task); err != nil {
+	if _, err := Remember(s, &connect.Selection{URL: "http://h/mcp"}, "slow_task", mcp.LatestProtocolVersion, task, nil); err != nil {
 		t.Fatal(err)
 	}
 	e, ok, _ := s.Find("old-era")
@@ -206,7 +208,7 @@ func TestRememberProtocol(t *testing.T) {
 	}
 	// Without a state file, the command names the protocol with the server.
 	bad := &Store{Path: filepath.Join(s.Path, "under-a-file", FileName)}
-	if fetch, _ := Remember(bad, &connect.Selection{URL: "http://h/mcp"}, "slow_task", mcp.LatestProtocolVersion, task); fetch != "mcpi --url http://h/mcp --protocol 2025-11-25 tasks result old-era" {
+	if fetch, _ := Remember(bad, &connect.Selection{URL: "http://h/mcp"}, "slow_task", mcp.LatestProtocolVersion, task, nil); fetch != "mcpi --url http://h/mcp --protocol 2025-11-25 tasks result old-era" {
 		t.Errorf("Remember on a bad path = %q", fetch)
 	}
 
@@ -220,5 +222,45 @@ func TestRememberProtocol(t *testing.T) {
 	sel = &connect.Selection{Protocol: "auto"}
 	if e.ApplyProtocol(sel); sel.Protocol != "auto" {
 		t.Errorf("an old record changed --protocol auto to %q", sel.Protocol)
+	}
+}
+
+// A task's session is recorded without the server's instructions, and not at all when
+// it is too large; state files of older mcpi versions, without sessions, still load.
+func TestRememberSession(t *testing.T) {
+	s := &Store{Path: filepath.Join(t.TempDir(), FileName)}
+	task := mcp.Task{TaskID: "t1", TTL: ptr[int64](60_000)}
+	init := &mcp.InitializeResult{ProtocolVersion: mcp.LatestProtocolVersion, Instructions: "long text",
+		ServerInfo: mcp.Implementation{Name: "srv", Version: "1"}}
+	if _, err := Remember(s, &connect.Selection{URL: "http://h/mcp"}, "slow_task", mcp.LatestProtocolVersion, task, &client.Resumption{SessionID: "sid", Initialize: init}); err != nil {
+		t.Fatal(err)
+	}
+	e, ok, err := s.Find("t1")
+	if err != nil || !ok || e.Session == nil || e.Session.SessionID != "sid" || e.Session.Initialize.ServerInfo.Name != "srv" ||
+		e.Session.Initialize.ProtocolVersion != mcp.LatestProtocolVersion || e.Session.Initialize.Instructions != "" {
+		t.Fatalf("recorded %+v, %v, %v", e.Session, ok, err)
+	}
+	if err := s.SetSession("t1", nil); err != nil {
+		t.Fatal(err)
+	}
+	if e, _, _ := s.Find("t1"); e.Session != nil {
+		t.Errorf("SetSession nil kept %+v", e.Session)
+	}
+
+	huge := *init
+	huge.Capabilities.Experimental = map[string]json.RawMessage{"x": json.RawMessage(`"` + strings.Repeat("a", MaxSessionSize) + `"`)}
+	if _, err := Remember(s, &connect.Selection{URL: "http://h/mcp"}, "slow_task", mcp.LatestProtocolVersion, mcp.Task{TaskID: "t2"}, &client.Resumption{SessionID: "sid", Initialize: &huge}); err != nil {
+		t.Fatal(err)
+	}
+	if e, ok, _ := s.Find("t2"); !ok || e.Session != nil {
+		t.Errorf("an oversized session was recorded: %v", ok)
+	}
+
+	old := `{"tasks": [{"taskId": "t3", "tool": "slow_task", "server": {"url": "http://h/mcp"}, "created": "` + time.Now().Format(time.RFC3339) + `", "ttl": null}]}`
+	if err := os.WriteFile(s.Path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if e, ok, err := s.Find("t3"); err != nil || !ok || e.Session != nil || e.Server.URL != "http://h/mcp" {
+		t.Errorf("an older state file: %+v, %v, %v", e, ok, err)
 	}
 }

@@ -53,7 +53,7 @@ func TestLostTaskForgotten(t *testing.T) {
 		}},
 	} {
 		err := tt.run(clitest.New(t, tt.sel), tt.id)
-		want := `mcpi: the server no longer knows the task "` + tt.id + `" (it expired, or the server restarted); mcpi has removed it from its local list of tasks (exit 1)`
+		want := `mcpi: the server no longer knows the task "` + tt.id + `" (it expired, the server restarted, or it kept the task in the session that created it, which has ended); mcpi has removed it from its local list of tasks (exit 1)`
 		if got := describe(err); got != want {
 			t.Errorf("%s: %s, want %s", tt.id, got, want)
 		}

@@ -362,12 +362,12 @@ func TestModernList(t *testing.T) {
 	clitest.StateDir(t)
 	// A task mcpi recorded for another server.
 	other := scripted.New(t)
-	if _, err := state.Remember(nil, &connect.Selection{URL: other.HTTP()}, "greet", "", mcp.Task{TaskID: "t0", CreatedAt: mcp.FormatTime(time.Now())}); err != nil {
+	if _, err := state.Remember(nil, &connect.Selection{URL: other.HTTP()}, "greet", "", mcp.Task{TaskID: "t0", CreatedAt: mcp.FormatTime(time.Now())}, nil); err != nil {
 		t.Fatal(err)
 	}
 	f, url, mark := modernDetached(t)
 	// And one the server no longer knows: forgotten by the first listing.
-	if _, err := state.Remember(nil, &connect.Selection{URL: url}, "greet", mcp.ProtocolVersion20260728, mcp.Task{TaskID: "lost", CreatedAt: mcp.FormatTime(time.Now())}); err != nil {
+	if _, err := state.Remember(nil, &connect.Selection{URL: url}, "greet", mcp.ProtocolVersion20260728, mcp.Task{TaskID: "lost", CreatedAt: mcp.FormatTime(time.Now())}, nil); err != nil {
 		t.Fatal(err)
 	}
 	f.On(mcp.MethodTasksGet, func(_ context.Context, req *jsonrpc.Request) (any, error) {
@@ -485,7 +485,7 @@ func TestModernGone(t *testing.T) {
 			}
 			// Now not recorded: without server flags it is looked for on the embedded
 			// demo server.
-			checkDescribed(t, run(fresh(t)), `mcpi: the embedded demo server has no task "t1" (a task of an earlier mcpi run lives on the server it ran on: name that server with --url, --stdio or --config) (exit 1)`)
+			checkDescribed(t, run(fresh(t)), `mcpi: the task "t1" is not in mcpi's local list of tasks, and the embedded demo server (used when no server is named) has no such task: name the server it runs on with --url, --stdio or --config (exit 1)`)
 		})
 	}
 }

@@ -29,8 +29,11 @@ $MCPI_STATE_DIR, else $XDG_STATE_HOME/mcpi, else ~/.local/state/mcpi; it keeps
 tasks until their TTL runs out, and at most 500.
 
 A server lists only the tasks of the current session; tasks of earlier mcpi runs
-are reached by id (servers that allow it, such as "mcpi serve demo", let a new
-session take over a task whose session ended).`,
+are reached by id. A 2025-11-25 task that mcpi left running on a Streamable HTTP
+server is recorded with its session, which mcpi leaves open on the server, and
+get, result, cancel and watch take that session up: some servers bind a task to
+the session that created it. Others (such as "mcpi serve demo") let a new session
+take over a task whose session ended.`,
 		Args: cmdutil.NoArgs,
 		RunE: cmdutil.ShowHelp,
 	}

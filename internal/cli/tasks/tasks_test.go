@@ -240,7 +240,7 @@ func TestUnknownTask(t *testing.T) {
 	for _, sel := range []*connect.Selection{{URL: url}, {}} {
 		want := `mcpi: the server has no task "x" (it may have expired) (exit 1)`
 		if !sel.IsSet() {
-			want = `mcpi: the embedded demo server has no task "x" (a task of an earlier mcpi run lives on the server it ran on: name that server with --url, --stdio or --config) (exit 1)`
+			want = `mcpi: the task "x" is not in mcpi's local list of tasks, and the embedded demo server (used when no server is named) has no such task: name the server it runs on with --url, --stdio or --config (exit 1)`
 		}
 		runs := map[string]func(env *clitest.Env) error{
 			"get": func(env *clitest.Env) error {

@@ -103,19 +103,36 @@ func Serve(t testing.TB, srv *server.Server) *Demo {
 // DemoHTTP is [ServeDemo]'s URL.
 func DemoHTTP(t testing.TB, opts *demo.Options) string { return ServeDemo(t, opts).URL }
 
-// WaitIdle waits until the server has no session left: after a command that left a task
-// running, the server has seen its session end, so that the next command's session may
-// take the orphaned task over. The server notices an ended session on its own goroutine,
-// so this polls, with a deadline.
+// WaitIdle waits until the server has no session left but those that commands left open
+// for their tasks, which the state file records: after a command that ended its
+// session, the server has seen it end, so that the next command's session may take an
+// orphaned task over. The server notices an ended session on its own goroutine, so this
+// polls, with a deadline.
 func (d *Demo) WaitIdle(t testing.TB) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for len(d.Server.Sessions()) > 0 {
+	for len(d.Server.Sessions()) > keptSessions() {
 		if time.Now().After(deadline) {
-			t.Fatalf("the server still has %d sessions", len(d.Server.Sessions()))
+			t.Fatalf("the server still has %d sessions, %d of them kept for tasks", len(d.Server.Sessions()), keptSessions())
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// keptSessions counts the sessions the default state file records for its tasks.
+func keptSessions() int {
+	store, err := state.Default()
+	if err != nil {
+		return 0
+	}
+	entries, _ := store.Load()
+	ids := map[string]bool{}
+	for _, e := range entries {
+		if e.Session != nil {
+			ids[e.Session.SessionID] = true
+		}
+	}
+	return len(ids)
 }
 
 // StateDir points the local state file at a fresh directory for the test (through

@@ -54,7 +54,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if _, _, err := opts.Resolve(opts.ID); err != nil {
 		return err
 	}
-	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{})
+	sess, err := opts.Open(ctx, cmdutil.RequestPolicy{})
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{})
+	sess, err := opts.Open(ctx, cmdutil.RequestPolicy{})
 	if err != nil {
 		return err
 	}

@@ -32,9 +32,11 @@ tool call would have returned. With --json: the CallToolResult.
 
 Without server flags, a task recorded in the local state file (by --detach, or
 Ctrl-C while following) is fetched from the server it was started on, in the
-protocol version it was created in (unless --protocol names one). When that
-server no longer knows the task (it expired, or the server restarted), the task
-is removed from the state file, and mcpi says so.
+protocol version it was created in (unless --protocol names one), and through
+the session it was created in when mcpi left that open (a task of a 2025-11-25
+Streamable HTTP server, which may bind it to that session). When that server no
+longer knows the task (it expired, the server restarted, or it ended the task's
+session), the task is removed from the state file, and mcpi says so.
 
 While it waits, the server may ask for input for the task (elicitation, sampling):
 it is answered at a prompt on a terminal, or from --answers FILE (see "mcpi tools
@@ -69,7 +71,7 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	// Input mcpi cannot give is left for a later command: refusing it would have the
 	// server fail the task (or mcpi cancel it), which this command did not start.
-	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{Answers: opts.Answers, Tool: entry.Tool, Leave: true})
+	sess, err := opts.Open(ctx, cmdutil.RequestPolicy{Answers: opts.Answers, Tool: entry.Tool, Leave: true})
 	if err != nil {
 		return err
 	}

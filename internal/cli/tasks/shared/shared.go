@@ -4,6 +4,7 @@
 package shared
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +36,8 @@ type Options struct {
 	// recorded is the state file's entry of the task, once Resolve has found it and the
 	// selected server is the one it records.
 	recorded *state.Entry
+	// sessionEnded is set by Open when the server had ended the recorded session.
+	sessionEnded bool
 }
 
 // NewOptions returns the options of a command built from f.
@@ -56,7 +59,9 @@ func (o *Options) Store() (*state.Store, error) {
 // Resolve finds the server of task id: with server flags given, those (and the state
 // file only for the task's tool); without, the server the state file recorded for id,
 // which fills in the selection. A task recorded on the selected server is reached in the
-// protocol version it was created in, unless --protocol names one. found is false when the state file does not know id.
+// protocol version it was created in, unless --protocol names one, and through the
+// session it was created in when mcpi left that open. found is false when the state file
+// does not know id.
 func (o *Options) Resolve(id string) (entry state.Entry, found bool, err error) {
 	store, err := o.Store()
 	if err != nil {
@@ -80,8 +85,27 @@ func (o *Options) Resolve(id string) (entry state.Entry, found bool, err error) 
 		// The task is reached in the protocol it was created in, unless --protocol says
 		// otherwise: auto would pick 2026-07-28 with a server that speaks both.
 		entry.ApplyProtocol(o.Selection)
+		// Some servers bind a task to the session that created it.
+		o.Selection.Resume = entry.Session
 	}
 	return entry, found, nil
+}
+
+// Open connects as o.Connect does, taking up the task's recorded session (see Resolve).
+// When the server has ended that session, the record loses it: a new session was begun,
+// and later commands begin one too.
+func (o *Options) Open(ctx context.Context, requests cmdutil.RequestPolicy) (*cmdutil.Session, error) {
+	sess, err := o.Connect(ctx, requests)
+	if err != nil {
+		return nil, err
+	}
+	if sess.SessionEnded && o.recorded != nil {
+		o.sessionEnded = true
+		if store, err := o.Store(); err == nil {
+			_ = store.SetSession(o.recorded.TaskID, nil) // at worst the next command finds it ended too
+		}
+	}
+	return sess, nil
 }
 
 // TaskErr turns the error of tasks/get or tasks/cancel of id into the sentence the user
@@ -130,14 +154,22 @@ func (o *Options) OutcomeErr(err error, id string) error {
 
 // unknown is the error of a task id the server does not know. A task the state file
 // records on that server can never be reached again (its ttl has not run out, or the
-// file would have dropped it: the server restarted, or lost it otherwise), so its entry
-// is removed, and the error says so.
+// file would have dropped it: the server restarted, or lost it otherwise, or it bound
+// the task to a session that has ended), so its entry is removed, and the error says so.
 func (o *Options) unknown(id string) error {
 	e := &cmdutil.TaskError{ID: id, Reason: cmdutil.TaskUnknown, Embedded: o.Embedded()}
 	if o.recorded == nil || o.recorded.TaskID != id {
 		return e
 	}
 	e.Recorded = true
+	switch r := o.recorded; {
+	case o.sessionEnded:
+		e.Session = cmdutil.SessionEnded
+	case r.Session == nil && r.Server.URL != "" && !mcp.IsModernProtocolVersion(r.Protocol):
+		// Recorded without its session (by an older mcpi, or from a server that gave no
+		// session id): the session may have held it.
+		e.Session = cmdutil.SessionUnknown
+	}
 	if store, err := o.Store(); err == nil && store.Forget(id) == nil {
 		e.Forgotten = true
 	}

@@ -95,11 +95,15 @@ event) and exits at
 once (not with a stdio server or the embedded one, which end with mcpi, and
 their tasks with them); the task is recorded in the local state file, so that
 "mcpi tasks result ID" finds its server again without flags ("mcpi tasks list
---local" shows the recorded tasks). Ctrl-C while following asks, on a terminal,
+--local" shows the recorded tasks). A task of a 2025-11-25 Streamable HTTP
+session is recorded with that session, which mcpi leaves open on the server (some
+servers bind a task to the session that created it), and the "mcpi tasks"
+commands on it take that session up. Ctrl-C while following asks, on a terminal,
 whether to cancel the task on the server or leave it running; without a
 terminal, or with a server that declares no tasks.cancel (which "mcpi tasks
-cancel" refuses too), it leaves it running, records it, and says how to fetch
-its result (a task of a stdio server ends with it, as mcpi stops it on exit).
+cancel" refuses too), it leaves it running, records it (with its session, as
+--detach does), and says how to fetch its result (a task of a stdio server ends
+with it, as mcpi stops it on exit).
 Ctrl-C before the server has created the task waits two seconds for its id,
 then withdraws the call.
 

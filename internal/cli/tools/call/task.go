@@ -132,8 +132,11 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 				chose("The server runs the call as task " + look.Safe(e.State.TaskID) + ".")
 				if opts.Detach {
 					protocol := sess.ProtocolVersion()
-					sess.Close() // at once: the session has nothing more to do
-					return detach(opts, task, protocol, e.State)
+					// The session stays open on the server, where the task may be bound to
+					// it, and ends here at once: it has nothing more to do.
+					kept := sess.Keep()
+					sess.Close()
+					return detach(opts, task, protocol, e.State, kept)
 				}
 				stopPolls = taskview.WatchReceiver(sess.Session, opts.IO, out, live)
 				if interrupted {
@@ -170,7 +173,7 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 					live.Stop(true)
 				}
 				if lost := (*client.TaskLostError)(nil); errors.As(e.Err, &lost) {
-					return lostTask(opts, task, sess.ProtocolVersion(), e.Err)
+					return lostTask(opts, sess, task, e.Err)
 				}
 				return finishJSON(opts, sess, nil, e.Err)
 			}
@@ -202,10 +205,10 @@ func finishJSON(opts *Options, sess *cmdutil.Session, res *mcp.CallToolResult, e
 	return outcome(opts, res)
 }
 
-// detach records the created task, of a session of protocol version protocol, and
-// prints its id.
-func detach(opts *Options, task *client.Task, protocol string, st mcp.Task) error {
-	fetch, err := state.Remember(opts.State, opts.Selection, task.Tool, protocol, st)
+// detach records the created task, of a session of protocol version protocol that was
+// left open on the server as kept (nil: none), and prints its id.
+func detach(opts *Options, task *client.Task, protocol string, st mcp.Task, kept *client.Resumption) error {
+	fetch, err := state.Remember(opts.State, opts.Selection, task.Tool, protocol, st, kept)
 	if !opts.JSON {
 		fmt.Fprintln(opts.IO.Out, look.Safe(st.TaskID))
 		if opts.IO.IsStderrTTY() {
@@ -216,10 +219,10 @@ func detach(opts *Options, task *client.Task, protocol string, st mcp.Task) erro
 }
 
 // lostTask is the error of a task whose follower gave up on a server that did not
-// answer its polls: the task, of a session of protocol version protocol, is recorded,
-// as one left running, since it may be.
-func lostTask(opts *Options, task *client.Task, protocol string, err error) error {
-	fetch, rerr := state.Remember(opts.State, opts.Selection, task.Tool, protocol, task.State())
+// answer its polls: the task is recorded, as one left running, since it may be, with its
+// session, which is left open on the server.
+func lostTask(opts *Options, sess *cmdutil.Session, task *client.Task, err error) error {
+	fetch, rerr := state.Remember(opts.State, opts.Selection, task.Tool, sess.ProtocolVersion(), task.State(), sess.Keep())
 	if rerr != nil {
 		msg, _ := cmdutil.Describe(rerr)
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
@@ -261,7 +264,8 @@ func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *clie
 			return &cmdutil.InterruptedTaskError{ID: id, Cancelled: true}
 		}
 	}
-	fetch, err := state.Remember(opts.State, opts.Selection, task.Tool, sess.ProtocolVersion(), task.State())
+	// The session stays open on the server, where the task may be bound to it.
+	fetch, err := state.Remember(opts.State, opts.Selection, task.Tool, sess.ProtocolVersion(), task.State(), sess.Keep())
 	if err != nil {
 		msg, _ := cmdutil.Describe(err)
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
