@@ -356,8 +356,23 @@ func (s *Server) NotifyResourceUpdated(ctx context.Context, uri string) {
 // Tasks returns the server's task engine, or nil when tool tasks are off.
 func (s *Server) Tasks() *tasks.Manager { return s.tasks }
 
-// Close ends every session and stops all task work.
+// Close ends every session and stops all task work: the context of each task's work
+// ends, and Close waits for the work to return for at most [tasks.DefaultCloseWait].
+// Work still running then (a handler that ignores its context) is logged at Warn and
+// left to run; its outcome is dropped. See [Server.Shutdown] to choose the wait.
 func (s *Server) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), tasks.DefaultCloseWait)
+	defer cancel()
+	_ = s.Shutdown(ctx)
+}
+
+// Shutdown is [Server.Close] with a wait of one's own: it ends every session, stops all
+// task work, and waits for the work to return until ctx ends, as net/http's
+// Server.Shutdown waits for its connections. When ctx ends first, the tasks whose work
+// is still running are logged at Warn and left to run, and Shutdown returns an error
+// that wraps ctx's. Requests that are not tasks end with their sessions and are not
+// waited for.
+func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeOnce.Do(func() { close(s.closing) })
 	// An open subscriptions/listen ends with its final result, which tells the client
 	// the server ended it, before its connection closes; a client that stopped reading
@@ -369,9 +384,9 @@ func (s *Server) Close() {
 	}
 	s.mu.RUnlock()
 	if len(listening) > 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), listenDrainTimeout)
+		drain, cancel := context.WithTimeout(ctx, listenDrainTimeout)
 		for _, ss := range listening {
-			_ = ss.conn.Drain(ctx)
+			_ = ss.conn.Drain(drain)
 		}
 		cancel()
 	}
@@ -379,8 +394,9 @@ func (s *Server) Close() {
 		ss.Close()
 	}
 	if s.tasks != nil {
-		s.tasks.Close()
+		return s.tasks.Shutdown(ctx)
 	}
+	return nil
 }
 
 // Sessions returns the sessions connected now.

@@ -28,6 +28,9 @@ func (h *Handle) Finish(out Outcome) {
 	}
 	h.m.finish(h.t, out)
 	h.release()
+	h.m.mu.Lock()
+	delete(h.m.unfinished, h.t)
+	h.m.mu.Unlock()
 	h.m.running.Done()
 }
 

@@ -48,7 +48,8 @@ type Outcome struct {
 }
 
 // RunFunc does a task's work. ctx ends when the task is cancelled or expires, or the
-// manager closes. It reports input_required and working through h.
+// manager closes; work that ignores it is waited for by [Manager.Close] for a while
+// only. It reports input_required and working through h.
 type RunFunc func(ctx context.Context, h *Handle) Outcome
 
 // Options configures a [Manager]. Zero values take the defaults shown.
@@ -211,6 +212,9 @@ type Manager struct {
 	pruneAt  int // the buckets' size at which the next prune runs (ratelimit.go)
 	closed   bool
 	running  sync.WaitGroup
+	// unfinished are the tasks counted in running, for Shutdown to name those whose
+	// work did not return.
+	unfinished map[*task]struct{}
 
 	// workers run the work of tasks made by Create; Close ends them.
 	workers *workpool.Pool
@@ -277,7 +281,7 @@ func (m *Manager) Run(h *Handle, run RunFunc) {
 // manager closes. stop, if not nil, is called then too, once, on the goroutine that ended
 // the task and without locks held, unless Finish came first; the work should give up
 // and call Finish (whose outcome is dropped once the task has ended). [Manager.Close]
-// waits for Finish.
+// waits for Finish, for a while ([Manager.Shutdown]).
 func (m *Manager) Defer(owner string, requested *mcp.TaskMetadata, stop func()) (*Handle, error) {
 	return m.register(DialectCore, owner, requested, stop)
 }
@@ -383,6 +387,10 @@ func (m *Manager) register(d Dialect, owner string, requested *mcp.TaskMetadata,
 		m.armTimer(now)
 	}
 	m.running.Add(1)
+	if m.unfinished == nil {
+		m.unfinished = map[*task]struct{}{}
+	}
+	m.unfinished[t] = struct{}{}
 	m.mu.Unlock()
 
 	// Checked first: the arguments would be boxed, on every task, even when the level
@@ -843,9 +851,24 @@ func (m *Manager) unlockDeleted(unended []deletion) {
 	}
 }
 
-// Close stops every task's work, deletes all tasks and waits for the work to return and
-// for the goroutines kept to run work to end.
+// DefaultCloseWait is how long [Manager.Close] waits for the work of the tasks it stops.
+const DefaultCloseWait = 5 * time.Second
+
+// Close stops every task's work, deletes all tasks, and waits for the work to return,
+// for at most [DefaultCloseWait]: it is [Manager.Shutdown] with that bound.
 func (m *Manager) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultCloseWait)
+	defer cancel()
+	_ = m.Shutdown(ctx)
+}
+
+// Shutdown stops every task's work (its context ends), deletes all tasks, and waits
+// until the work has returned and the goroutines kept to run work have ended, or ctx
+// ends. Work that ignores its context may never return: when ctx ends first, each task
+// whose work is still running is logged (Warn) and left to run, and Shutdown returns
+// ctx's error. What such work does later is harmless: its Finish finds the task gone
+// and drops the outcome. A manager is shut down once; later calls only wait again.
+func (m *Manager) Shutdown(ctx context.Context) error {
 	m.mu.Lock()
 	m.closed = true
 	var cancels []context.CancelFunc
@@ -862,10 +885,38 @@ func (m *Manager) Close() {
 	for _, c := range cancels {
 		c()
 	}
-	m.running.Wait()
-	// After the work: a task registered before Close may still be handed to a worker.
-	m.workers.Close()
-	m.workers.Wait()
+	done := make(chan struct{})
+	go func() {
+		m.running.Wait()
+		// After the work: a task registered before Close may still be handed to a worker.
+		m.workers.Close()
+		m.workers.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	type running struct {
+		seq       uint64
+		id, owner string
+	}
+	m.mu.Lock()
+	stuck := make([]running, 0, len(m.unfinished))
+	for t := range m.unfinished {
+		stuck = append(stuck, running{t.seq, t.state.TaskID, t.owner})
+	}
+	m.mu.Unlock()
+	if len(stuck) == 0 {
+		return nil // the work returned; the idle workers end on their own
+	}
+	slices.SortFunc(stuck, func(a, b running) int { return cmp.Compare(a.seq, b.seq) })
+	for _, t := range stuck {
+		m.opts.Logger.Warn("task work did not return after its context ended; no longer waiting for it",
+			"task", t.id, "owner", t.owner)
+	}
+	return fmt.Errorf("tasks: shutting down: %d tasks' work still running: %w", len(stuck), ctx.Err())
 }
 
 // removeLocked deletes t; waiters wake and find it gone.
