@@ -11,9 +11,11 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
 	"github.com/mcpi-dev/mcpi/tasks"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // syncBuffer is a log sink that handlers on many goroutines may write at once.
@@ -82,6 +84,94 @@ func TestCloseDoesNotWaitForEverForStuckWork(t *testing.T) {
 			synctest.Wait()
 			if n := srv.Tasks().Len(); n != 0 {
 				t.Errorf("%d tasks held after Close", n)
+			}
+		})
+	}
+}
+
+// initialized starts a 2025-11-25 session on conn with a bare JSON-RPC connection.
+func initialized(t *testing.T, conn jsonrpc.Connection) *jsonrpc.Conn {
+	t.Helper()
+	c := jsonrpc.NewConn(conn, jsonrpc.Options{})
+	t.Cleanup(func() { c.Close() })
+	params := &mcp.InitializeParams{ProtocolVersion: mcp.LatestProtocolVersion, ClientInfo: mcp.Implementation{Name: "t", Version: "1"}}
+	if err := c.Call(t.Context(), mcp.MethodInitialize, params, &mcp.InitializeResult{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Notify(t.Context(), mcp.NotificationInitialized, nil); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestTasksEndWithTheirSession: without AdoptOrphanTasks nobody can reach the tasks of a
+// session that ended, so they end with it: their work's context ends and they are
+// deleted, whether the session ended with its connection (a pipe) or with an HTTP
+// DELETE. They ran on until their TTL, held against the caps. With adoption on, they run
+// on for a later session to adopt.
+func TestTasksEndWithTheirSession(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		http  bool
+		adopt bool
+	}{{"pipe", false, false}, {"http", true, false}, {"pipe with adoption", false, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := server.New(mcp.Implementation{Name: "orphans", Version: "1"}, &server.Options{
+				Tasks: &tasks.Options{}, AdoptOrphanTasks: c.adopt})
+			defer srv.Close()
+			stopped := make(chan struct{})
+			srv.AddTool(&mcp.Tool{Name: "long", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
+				func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+					<-ctx.Done()
+					close(stopped)
+					return nil, ctx.Err()
+				})
+			connect := func() jsonrpc.Connection {
+				if !c.http {
+					a, b := transport.Pipe()
+					srv.Connect(context.Background(), a)
+					return b
+				}
+				ts := serveHTTP(t, srv)
+				conn, err := (&transport.HTTPClient{URL: ts.URL}).Connect(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return conn
+			}
+			first := initialized(t, connect())
+			var created mcp.CreateTaskResult
+			if err := first.Call(t.Context(), mcp.MethodToolsCall, &mcp.CallToolParams{Name: "long", Task: &mcp.TaskMetadata{}}, &created); err != nil {
+				t.Fatal(err)
+			}
+			first.Close() // over HTTP: DELETE
+			if !c.adopt {
+				select {
+				case <-stopped:
+				case <-time.After(5 * time.Second):
+					t.Fatal("the work of the ended session's task runs on")
+				}
+			}
+			second := initialized(t, connect())
+			var got mcp.GetTaskResult
+			err := second.Call(t.Context(), mcp.MethodTasksGet, &mcp.GetTaskParams{TaskID: created.Task.TaskID}, &got)
+			if c.adopt {
+				select {
+				case <-stopped:
+					err = errors.New("its work was stopped")
+				default:
+				}
+				if err != nil || got.Task.Status != mcp.TaskStatusWorking {
+					t.Fatalf("tasks/get from the adopting session: %+v, %v", got.Task, err)
+				}
+				return
+			}
+			var rerr *jsonrpc.Error
+			if !errors.As(err, &rerr) || rerr.Code != jsonrpc.CodeInvalidParams {
+				t.Errorf("tasks/get from another session: %v, want -32602", err)
+			}
+			if n := srv.Tasks().Len(); n != 0 {
+				t.Errorf("%d tasks held after their session ended", n)
 			}
 		})
 	}

@@ -128,10 +128,16 @@ type Options struct {
 	Capabilities *mcp.ServerCapabilities
 	// Tasks, when set, turns on tool tasks with these engine options.
 	Tasks *tasks.Options
-	// AdoptOrphanTasks lets a session reach, by id, a task whose session has ended; the
-	// task then belongs to it. Task ids carry 128 random bits, so only a client that was
-	// told an id can name it. Leave it off where an authorization context should bind
-	// tasks instead.
+	// AdoptOrphanTasks lets a session reach, by id, a task of 2025-11-25 whose session
+	// has ended; the task then belongs to it. Task ids carry 128 random bits, so only a
+	// client that was told an id can name it. Leave it off where an authorization
+	// context should bind tasks instead.
+	//
+	// Off (the default), a task of 2025-11-25 is reached only from the session that
+	// made it, so when that session ends (its connection closes, or an HTTP client
+	// DELETEs it) its tasks are cancelled (their work's context ends) and deleted at
+	// once. On, they run on and wait, until their TTL, for a session to adopt them.
+	// Tasks of the 2026-07-28 extension have no session and are not affected.
 	AdoptOrphanTasks bool
 	// Modern makes the server speak revision 2026-07-28 as well as 2025-11-25: a stdio
 	// connection that opens with server/discover (or a request whose _meta names a
@@ -457,6 +463,12 @@ func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session 
 		delete(s.sessions, ss)
 		delete(s.owners, ss.owner)
 		s.mu.Unlock()
+		if s.tasks != nil && !s.opts.AdoptOrphanTasks {
+			// Nobody can reach the session's tasks of 2025-11-25 any more: their work
+			// would run on, and their records stay and count against the caps, until
+			// their TTL, for no one.
+			s.tasks.DropOwner(ss.owner)
+		}
 	}()
 	return ss
 }

@@ -17,7 +17,8 @@ import (
 // Tool tasks: with [Options.Tasks] set, the server declares
 // tasks{list, cancel, requests.tools.call}, runs task-augmented tools/call through the
 // shared task engine, and answers tasks/get, tasks/result, tasks/list and tasks/cancel.
-// Tasks are bound to the session that created them.
+// Tasks are bound to the session that created them, and end with it unless
+// [Options.AdoptOrphanTasks] lets a later session take them over.
 
 // taskWork is what a tool's context carries while it runs as a task, so that requests
 // the tool sends to the client go through the side channel.
@@ -96,9 +97,9 @@ func (s *Session) sideChannel(ctx context.Context, meta *mcp.Meta) (context.Cont
 // target and waits for the answer. The request is written only while the task has not
 // ended, in order with its changes: never after the announcement of its end.
 //
-// A session that ends before it answers (its client went away and left the input for
-// a later one, as "mcpi tasks result" does when it cannot ask its user) does not fail
-// the task: the request waits, as long as the task lives, for the next session that
+// With [Options.AdoptOrphanTasks], a session that ends before it answers (its client
+// went away and left the input for a later one, as "mcpi tasks result" does when it
+// cannot ask its user) does not fail the task: the request waits, as long as the task lives, for the next session that
 // reaches the task with tasks/result (adopting it), and goes again to that one.
 func callInTask(ctx context.Context, target *Session, method string, params, result any) error {
 	w, ok := ctx.Value(taskWorkKey{}).(*taskWork)
