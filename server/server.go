@@ -139,6 +139,22 @@ type Options struct {
 	// once. On, they run on and wait, until their TTL, for a session to adopt them.
 	// Tasks of the 2026-07-28 extension have no session and are not affected.
 	AdoptOrphanTasks bool
+	// TaskOwner, when set, names the caller of a 2026-07-28 request over HTTP, in place
+	// of its Authorization header: a task of the Tasks extension made by a request it
+	// names is reached (tasks/get, tasks/update, tasks/cancel, subscriptions/listen for
+	// it) only by requests it names the same; to any other request the task is what an
+	// unknown id is (-32602), so that its existence is not revealed. "" names nobody.
+	// Without TaskOwner, a request is named by its Authorization header (its hash), if
+	// it has one.
+	//
+	// A task made by a request that names nobody (no credentials; stdio) is reached by
+	// whoever names its id: 128 random bits that only its maker was told, and no
+	// tasks/list. It is not bound to the address it came from, which a client fetching
+	// its outcome later may no longer have.
+	//
+	// In 2025-11-25 a task is bound to the session that made it (the session id is the
+	// client's secret) and TaskOwner plays no part; see AdoptOrphanTasks.
+	TaskOwner func(r *http.Request) string
 	// Modern makes the server speak revision 2026-07-28 as well as 2025-11-25: a stdio
 	// connection that opens with server/discover (or a request whose _meta names a
 	// protocol version), and a Streamable HTTP request without a session that carries

@@ -181,6 +181,10 @@ type task struct {
 	// dialect is the task protocol the task was created in; it is reached in that one
 	// alone.
 	dialect Dialect
+	// bound is set on a task that its owner alone may reach in either dialect
+	// ([Manager.DeferBound]); a task of [DialectCore] is reached by its owner alone in
+	// its own dialect all the same.
+	bound bool
 	// ext holds what only a task of [DialectExtension] has: its input requests and
 	// their answers. Guarded by the manager's mu.
 	ext *extState
@@ -239,7 +243,7 @@ const workerIdle = time.Second
 // Create registers a task in status working, starts run on a context of its own, and
 // returns the task as the CreateTaskResult should report it. requested is params.task.
 func (m *Manager) Create(owner string, requested *mcp.TaskMetadata, run RunFunc) (mcp.Task, error) {
-	h, err := m.register(DialectCore, owner, requested, nil)
+	h, err := m.register(DialectCore, owner, requested, nil, false)
 	if err != nil {
 		return mcp.Task{}, err
 	}
@@ -283,18 +287,26 @@ func (m *Manager) Run(h *Handle, run RunFunc) {
 // and call Finish (whose outcome is dropped once the task has ended). [Manager.Close]
 // waits for Finish, for a while ([Manager.Shutdown]).
 func (m *Manager) Defer(owner string, requested *mcp.TaskMetadata, stop func()) (*Handle, error) {
-	return m.register(DialectCore, owner, requested, stop)
+	return m.register(DialectCore, owner, requested, stop, false)
 }
 
 // DeferIn is [Manager.Defer] for a task of dialect d: a task of one dialect is never
 // reached through the methods of the other.
 func (m *Manager) DeferIn(d Dialect, owner string, requested *mcp.TaskMetadata, stop func()) (*Handle, error) {
-	return m.register(d, owner, requested, stop)
+	return m.register(d, owner, requested, stop, false)
+}
+
+// DeferBound is [Manager.DeferIn] for a task that owner alone may reach, in either
+// dialect. A task of [DialectExtension] is otherwise reached by whoever names its id;
+// bound, it is what an unknown id is ([ErrNotFound]) to every other owner. A server
+// binds the tasks of requests that carry credentials to those credentials.
+func (m *Manager) DeferBound(d Dialect, owner string, requested *mcp.TaskMetadata, stop func()) (*Handle, error) {
+	return m.register(d, owner, requested, stop, true)
 }
 
 // register adds a task in status working and counts it as running until its Handle's
 // Finish.
-func (m *Manager) register(d Dialect, owner string, requested *mcp.TaskMetadata, stop func()) (*Handle, error) {
+func (m *Manager) register(d Dialect, owner string, requested *mcp.TaskMetadata, stop func(), bound bool) (*Handle, error) {
 	now := m.opts.Now()
 	ttl := m.opts.DefaultTTL
 	if requested != nil && requested.TTL != nil && *requested.TTL >= 0 {
@@ -308,7 +320,7 @@ func (m *Manager) register(d Dialect, owner string, requested *mcp.TaskMetadata,
 		return nil, fmt.Errorf("tasks: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &task{owner: owner, cancel: cancel, done: make(chan struct{}), index: -1, tindex: -1, aindex: -1, dialect: d}
+	t := &task{owner: owner, cancel: cancel, done: make(chan struct{}), index: -1, tindex: -1, aindex: -1, dialect: d, bound: bound}
 	if d == DialectExtension {
 		t.ext = &extState{}
 	}
@@ -515,19 +527,21 @@ func (m *Manager) lookup(owner, id string) (*task, error) {
 }
 
 // lookupIn finds task id of owner among the tasks of dialect d; a task of the other
-// dialect is an error that says so. A task of [DialectExtension] is anyone's who has its
-// id (that dialect has no session to bind it to): owner is then who asks, whose rate
-// limit the lookup counts against.
+// dialect is an error that says so. A task of [DialectExtension] not made with
+// [Manager.DeferBound] is anyone's who has its id (that dialect has no session to bind
+// it to): owner is then who asks, whose rate limit the lookup counts against.
 func (m *Manager) lookupIn(d Dialect, owner, id string) (*task, error) {
 	if err := m.allowLocked(owner); err != nil {
 		return nil, err
 	}
 	t, ok := m.tasks[id]
-	if ok && !t.gone && t.dialect != d {
+	// A bound task is to everyone else what an unknown id is, whatever the dialect.
+	hidden := ok && t.bound && t.owner != owner
+	if ok && !t.gone && !hidden && t.dialect != d {
 		m.opts.Logger.Info("task lookup in the wrong dialect", "task", logID(id), "dialect", t.dialect, "asked", d)
 		return nil, otherDialect(id, t.dialect, d)
 	}
-	if !ok || (t.owner != owner && d != DialectExtension) || t.gone {
+	if !ok || hidden || (t.owner != owner && d != DialectExtension) || t.gone {
 		// Logged: a stream of misses from one owner is what id probing looks like.
 		m.opts.Logger.Info("task lookup failed", "task", logID(id), "owner", owner)
 		return nil, ErrNotFound
