@@ -209,13 +209,7 @@ func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any
 	}
 	done := make(chan toolOutcome, 1)
 	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				s.server.log.Error("tool handler panicked", "tool", p.Name, "panic", r)
-				done <- toolOutcome{err: jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error in tool %s", p.Name)}
-			}
-		}()
-		res, err := s.runTool(work, t, &p)
+		res, err := s.runTool(work, t, &p) // recovers a panic of the handler's
 		done <- toolOutcome{res, err}
 	}()
 	wait := t.opts.TaskAfter
@@ -290,17 +284,7 @@ func (s *Session) startExtTaskLocked(ctx context.Context, t *tool, round *inputR
 		h.Finish(extOutcome(*finished))
 	} else {
 		work := func(context.Context, *tasks.Handle) tasks.Outcome {
-			var o toolOutcome
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						s.server.log.Error("tool handler panicked", "tool", t.def.Name, "panic", r)
-						o = toolOutcome{err: jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error in tool %s", t.def.Name)}
-					}
-				}()
-				o = run()
-			}()
-			return extOutcome(o)
+			return extOutcome(run()) // run's runTool recovers a panic of the handler's
 		}
 		m := s.server.tasks
 		if !jsonrpc.AfterResponse(ctx, func() { m.Run(h, work) }) {
@@ -320,11 +304,7 @@ func extOutcome(o toolOutcome) tasks.Outcome {
 	if o.err != nil {
 		return tasks.Outcome{Error: jsonrpc.AsError(o.err)}
 	}
-	res := o.res
-	if res == nil {
-		res = &mcp.CallToolResult{}
-	}
-	raw, err := res.MarshalJSON()
+	raw, err := o.res.MarshalJSON() // runTool gives a result or an error
 	if err != nil {
 		return tasks.Outcome{Error: jsonrpc.Errorf(jsonrpc.CodeInternalError, "encoding the result: %v", err)}
 	}

@@ -59,6 +59,11 @@ import (
 
 // ToolHandler runs one tool call. A returned error becomes a JSON-RPC error reply; a tool
 // that failed in a way the model should see returns a result with IsError set instead.
+//
+// A handler that panics, or returns neither a result nor an error, is a bug: the call
+// (or its task) gets the internal error -32603 naming the tool and nothing more, and
+// the server logs it at Error, with the stack of a panic, on [Options.Logger] (on
+// slog.Default() when that is nil, so that no panic goes untold).
 type ToolHandler func(ctx context.Context, req *ToolRequest) (*mcp.CallToolResult, error)
 
 // ToolRequest is one call of a tool.
@@ -460,7 +465,7 @@ func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session 
 		<-ready
 		return ss.handle(ctx, req)
 	})
-	opts := jsonrpc.Options{Handler: handler, Logger: s.log}
+	opts := jsonrpc.Options{Handler: handler, Logger: s.opts.Logger}
 	if s.opts.Tap != nil {
 		opts.Tap = func(dir jsonrpc.Direction, m jsonrpc.Message) { s.opts.Tap(ss, dir, m) }
 	}
@@ -542,7 +547,7 @@ func (s *Server) serveStateless(ctx context.Context, conn *transport.StatelessCo
 		return
 	}
 	ss := &Session{server: s, transport: conn, era: eraModern}
-	opts := jsonrpc.Options{Handler: jsonrpc.HandlerFunc(ss.handle), Logger: s.log}
+	opts := jsonrpc.Options{Handler: jsonrpc.HandlerFunc(ss.handle), Logger: s.opts.Logger}
 	if s.opts.Tap != nil {
 		opts.Tap = func(dir jsonrpc.Direction, m jsonrpc.Message) { s.opts.Tap(ss, dir, m) }
 	}

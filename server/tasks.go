@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/mcpi-dev/mcpi/internal/jsonwire"
+	"github.com/mcpi-dev/mcpi/internal/stack"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/tasks"
@@ -280,10 +281,21 @@ func (s *Session) startToolTask(ctx context.Context, t *tool, p *mcp.CallToolPar
 	return &mcp.CreateTaskResult{Task: h.Created()}, nil
 }
 
+// runTool runs a tool's handler, in any era, inline or as a task. A panic or a nil
+// result without an error is the handler's bug: the client gets an internal error that
+// names the tool and nothing of the panic (its value may hold anything), and the log
+// gets the rest.
 func (s *Session) runTool(ctx context.Context, t *tool, p *mcp.CallToolParams) (res *mcp.CallToolResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			stack.Logger(s.server.opts.Logger).Error("tool handler panicked", "tool", p.Name, "panic", v, "stack", stack.Trace())
+			res, err = nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error in tool %s", p.Name)
+		}
+	}()
 	res, err = t.handler(ctx, &ToolRequest{Session: s, Params: p, ctx: ctx})
 	if err == nil && res == nil {
-		res = &mcp.CallToolResult{}
+		stack.Logger(s.server.opts.Logger).Error("tool handler returned neither a result nor an error", "tool", p.Name)
+		err = jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error in tool %s: it returned neither a result nor an error", p.Name)
 	}
 	return res, err
 }

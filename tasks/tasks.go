@@ -31,6 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/stack"
 	"github.com/mcpi-dev/mcpi/internal/workpool"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -222,6 +223,9 @@ type Manager struct {
 
 	// workers run the work of tasks made by Create; Close ends them.
 	workers *workpool.Pool
+	// logger is Options.Logger as given, nil if none: a panic of a task's work is
+	// logged all the same (internal/stack.Logger).
+	logger *slog.Logger
 
 	// wmu guards the tasks/result requests waiting on tasks. It is a leaf lock, taken
 	// after mu or notifyMu and never before them, so that OnChange may call Waiter.
@@ -231,9 +235,10 @@ type Manager struct {
 
 // New returns a manager.
 func New(opts Options) *Manager {
+	logger := opts.Logger
 	opts.defaults()
 	return &Manager{opts: opts, epoch: opts.Now(), tasks: map[string]*task{}, owners: map[string]*ownerSet{},
-		workers: workpool.New(workpool.Options{IdleTimeout: workerIdle})}
+		workers: workpool.New(workpool.Options{IdleTimeout: workerIdle}), logger: logger}
 }
 
 // workerIdle is how long a worker waits for the next task's work, so that a manager
@@ -265,7 +270,7 @@ func (m *Manager) Run(h *Handle, run RunFunc) {
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
-				m.opts.Logger.Error("task work panicked", "task", h.Created().TaskID, "panic", p)
+				stack.Logger(m.logger).Error("task work panicked", "task", h.Created().TaskID, "panic", p, "stack", stack.Trace())
 				out = Outcome{Error: jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error in the work of task %s", h.Created().TaskID)}
 			}
 		}()
