@@ -118,3 +118,40 @@ func TestToolReturningNothing(t *testing.T) {
 		t.Errorf("%d lines logged, want 4:\n%s", n, logs.String())
 	}
 }
+
+// TestRequiredTaskToolNeedsTasks: a tool that can only run as a task, added to a server
+// that runs no tool tasks, is refused with a panic naming it (it was listed with
+// taskSupport required while initialize declared no tasks, and its calls ran plainly).
+func TestRequiredTaskToolNeedsTasks(t *testing.T) {
+	required := &mcp.Tool{Name: "only_task", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}}
+	h := func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	}
+	ownTasks := &mcp.ServerCapabilities{Tasks: &mcp.ServerTasksCapability{
+		Requests: &mcp.ServerTaskRequests{Tools: &mcp.TaskToolRequests{Call: &struct{}{}}}}}
+	for _, c := range []struct {
+		name   string
+		opts   *server.Options
+		panics bool
+	}{
+		{"no tasks", nil, true},
+		{"no tasks, modern", &server.Options{Modern: true}, true},
+		{"tasks", &server.Options{Tasks: &tasks.Options{}}, false},
+		{"task handlers of its own", &server.Options{Capabilities: ownTasks}, false},
+	} {
+		srv := server.New(mcp.Implementation{Name: "t", Version: "1"}, c.opts)
+		var got any
+		func() {
+			defer func() { got = recover() }()
+			srv.AddTool(required, h)
+		}()
+		msg, _ := got.(string)
+		if c.panics != (got != nil) || (c.panics && !strings.Contains(msg, `"only_task"`)) {
+			t.Errorf("%s: AddTool panicked with %v, want a panic: %v", c.name, got, c.panics)
+		}
+		if _, listed := srv.Tool("only_task"); listed == c.panics {
+			t.Errorf("%s: the tool is listed: %v", c.name, listed)
+		}
+		srv.Close()
+	}
+}

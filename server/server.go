@@ -312,7 +312,16 @@ func (s *Server) AddTool(t *mcp.Tool, h ToolHandler) {
 }
 
 // AddToolWith registers a tool with options.
+//
+// A tool whose execution.taskSupport is required can be called only as a task. On a
+// server that runs no tool tasks (no [Options.Tasks], nor tasks.requests.tools.call in
+// [Options.Capabilities] for task handlers of one's own) no client could call it, and
+// the server would list it while declaring no tasks: that is a mistake in the program,
+// which AddToolWith reports by panicking, as net/http's Handle does a bad pattern.
 func (s *Server) AddToolWith(t *mcp.Tool, h ToolHandler, opts *ToolOptions) {
+	if t.TaskSupport() == mcp.TaskSupportRequired && !s.runsToolTasks() {
+		panic(fmt.Sprintf("server: tool %q has taskSupport required, but the server runs no tool tasks (set Options.Tasks)", t.Name))
+	}
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
@@ -324,6 +333,15 @@ func (s *Server) AddToolWith(t *mcp.Tool, h ToolHandler, opts *ToolOptions) {
 	s.tools[t.Name] = tl
 	s.mu.Unlock()
 	s.broadcast(mcp.NotificationToolsListChanged)
+}
+
+// runsToolTasks reports whether the server declares tool tasks.
+func (s *Server) runsToolTasks() bool {
+	if s.tasks != nil {
+		return true
+	}
+	c := s.opts.Capabilities
+	return c != nil && c.Tasks != nil && c.Tasks.Requests != nil && c.Tasks.Requests.Tools != nil && c.Tasks.Requests.Tools.Call != nil
 }
 
 // RemoveTool unregisters a tool.
