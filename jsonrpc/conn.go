@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/jsonwire"
+	"github.com/mcpi-dev/mcpi/internal/stack"
 	"github.com/mcpi-dev/mcpi/internal/workpool"
 )
 
@@ -182,13 +183,16 @@ func newConn(ctx context.Context, cancel context.CancelCauseFunc, c Connection, 
 		done:   make(chan struct{}),
 	}
 	if conn.log == nil {
-		conn.log = slog.New(slog.DiscardHandler)
+		conn.log = discard
 	}
 	if opts.FirstID != 0 {
 		conn.nextID.Store(opts.FirstID - 1)
 	}
 	return conn
 }
+
+// discard is the logger of a connection given none.
+var discard = slog.New(slog.DiscardHandler)
 
 // dispatch handles one message read: a response goes to its call, a notification is
 // handled in order, a request on a worker, or on the calling goroutine when inline.
@@ -542,7 +546,7 @@ func (c *Conn) handleNotification(req *Request) {
 	defer func() {
 		// A panic here would otherwise take the whole program down with the reader.
 		if p := recover(); p != nil {
-			c.log.Error("notification handler panicked", "method", req.Method, "panic", p)
+			stack.Logger(c.opts.Logger).Error("notification handler panicked", "method", req.Method, "panic", p, "stack", stack.Trace())
 		}
 	}()
 	if _, err := c.opts.Handler.Handle(ctx, req); err != nil {
@@ -676,7 +680,8 @@ func (c *Conn) serveRequest(in inbound) {
 func (c *Conn) handle(ctx context.Context, req *Request) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.log.Error("handler panicked", "method", req.Method, "panic", p)
+			// The client is told nothing of the panic: its value may hold anything.
+			stack.Logger(c.opts.Logger).Error("handler panicked", "method", req.Method, "panic", p, "stack", stack.Trace())
 			result, err = nil, Errorf(CodeInternalError, "internal error handling %s", req.Method)
 		}
 	}()

@@ -63,12 +63,15 @@ const DefaultTaskAfter = 250 * time.Millisecond
 const afterInputGrace = 100 * time.Millisecond
 
 // modernOwnerPrefix begins the owner of every task made by a 2026-07-28 request. There is
-// no session to bind such a task to: its id carries 128 random bits and there is no
-// tasks/list, so it is reached only by a client that was told its id, from any
-// connection. The owner is who made it, for the engine's caps and rate limit (MaxActive,
-// RatePerSecond, the terminal tasks kept): the connection on stdio; over HTTP the
-// credentials the request carries (Authorization), else the address it came from. One
-// client's burst then does not use up every other's share.
+// no session to bind such a task to. The owner is who made it, for the engine's caps
+// and rate limit (MaxActive, RatePerSecond, the terminal tasks kept): over HTTP the
+// caller's identity ([Options.TaskOwner], else the credentials the request carries in
+// Authorization), else the address it came from; on stdio the connection. One client's
+// burst then does not use up every other's share.
+//
+// A task made by a request with an identity is bound to it: requests without that same
+// identity cannot reach it ([tasks.Manager.DeferBound]). Any other task is reached by
+// whoever names its id, which carries 128 random bits and which no tasks/list reveals.
 const modernOwnerPrefix = "2026-07-28 "
 
 func isModernOwner(owner string) bool { return strings.HasPrefix(owner, modernOwnerPrefix) }
@@ -77,23 +80,37 @@ func isModernOwner(owner string) bool { return strings.HasPrefix(owner, modernOw
 type remoteConn interface {
 	Header() http.Header
 	RemoteAddr() string
+	HTTPRequest() *http.Request
 }
 
-// modernOwner is the owner of the tasks s makes and asks about in 2026-07-28.
-func (s *Session) modernOwner() string {
+// modernOwner is the owner of the tasks s makes and asks about in 2026-07-28, and
+// whether its tasks are bound to it: they are when it is the caller's identity.
+func (s *Session) modernOwner() (owner string, bound bool) {
 	rc, ok := s.transport.(remoteConn)
 	if !ok {
-		return modernOwnerPrefix + "conn " + s.owner
+		return modernOwnerPrefix + "conn " + s.owner, false
 	}
-	if auth := rc.Header().Get("Authorization"); auth != "" {
+	// Hashed: the owner is kept with each task and shows in logs, and credentials
+	// must do neither.
+	if f := s.server.opts.TaskOwner; f != nil {
+		if id := f(rc.HTTPRequest()); id != "" {
+			sum := sha256.Sum256([]byte(id))
+			return modernOwnerPrefix + "id " + hex.EncodeToString(sum[:12]), true
+		}
+	} else if auth := rc.Header().Get("Authorization"); auth != "" {
 		sum := sha256.Sum256([]byte(auth))
-		return modernOwnerPrefix + "auth " + hex.EncodeToString(sum[:12])
+		return modernOwnerPrefix + "auth " + hex.EncodeToString(sum[:12]), true
 	}
+	// A task made without an identity is not bound to the address it came from: the
+	// client that fetches its outcome may well come from another (a CLI run again
+	// later, over another connection, through another NAT address or IPv6 instead of
+	// IPv4), and the address would lose it its task while protecting nothing that the
+	// id, which only its maker was told, does not.
 	host, _, err := net.SplitHostPort(rc.RemoteAddr())
 	if err != nil {
 		host = rc.RemoteAddr()
 	}
-	return modernOwnerPrefix + "addr " + host
+	return modernOwnerPrefix + "addr " + host, false
 }
 
 func (t *tool) policy() TaskPolicy {
@@ -192,13 +209,7 @@ func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any
 	}
 	done := make(chan toolOutcome, 1)
 	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				s.server.log.Error("tool handler panicked", "tool", p.Name, "panic", r)
-				done <- toolOutcome{err: jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error in tool %s", p.Name)}
-			}
-		}()
-		res, err := s.runTool(work, t, &p)
+		res, err := s.runTool(work, t, &p) // recovers a panic of the handler's
 		done <- toolOutcome{res, err}
 	}()
 	wait := t.opts.TaskAfter
@@ -257,7 +268,12 @@ func (s *Session) startExtTaskLocked(ctx context.Context, t *tool, round *inputR
 		ms := max.Milliseconds()
 		requested = &mcp.TaskMetadata{TTL: &ms}
 	}
-	h, err := s.server.tasks.DeferIn(tasks.DialectExtension, s.modernOwner(), requested, stop)
+	register := s.server.tasks.DeferIn
+	owner, bound := s.modernOwner()
+	if bound {
+		register = s.server.tasks.DeferBound
+	}
+	h, err := register(tasks.DialectExtension, owner, requested, stop)
 	if err != nil {
 		stop()
 		return nil, err
@@ -268,17 +284,7 @@ func (s *Session) startExtTaskLocked(ctx context.Context, t *tool, round *inputR
 		h.Finish(extOutcome(*finished))
 	} else {
 		work := func(context.Context, *tasks.Handle) tasks.Outcome {
-			var o toolOutcome
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						s.server.log.Error("tool handler panicked", "tool", t.def.Name, "panic", r)
-						o = toolOutcome{err: jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error in tool %s", t.def.Name)}
-					}
-				}()
-				o = run()
-			}()
-			return extOutcome(o)
+			return extOutcome(run()) // run's runTool recovers a panic of the handler's
 		}
 		m := s.server.tasks
 		if !jsonrpc.AfterResponse(ctx, func() { m.Run(h, work) }) {
@@ -298,11 +304,7 @@ func extOutcome(o toolOutcome) tasks.Outcome {
 	if o.err != nil {
 		return tasks.Outcome{Error: jsonrpc.AsError(o.err)}
 	}
-	res := o.res
-	if res == nil {
-		res = &mcp.CallToolResult{}
-	}
-	raw, err := res.MarshalJSON()
+	raw, err := o.res.MarshalJSON() // runTool gives a result or an error
 	if err != nil {
 		return tasks.Outcome{Error: jsonrpc.Errorf(jsonrpc.CodeInternalError, "encoding the result: %v", err)}
 	}
@@ -331,7 +333,7 @@ func (s *Session) handleExtTasks(ctx context.Context, req *jsonrpc.Request) (any
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "%s needs params.taskId", req.Method)
 	}
 	m := s.server.tasks
-	owner := s.modernOwner()
+	owner, _ := s.modernOwner()
 	ack := func() (any, error) { return json.RawMessage(`{"resultType":"complete"}`), nil }
 	switch req.Method {
 	case mcp.MethodTasksGet:

@@ -248,8 +248,9 @@ func (s *Session) listen(ctx context.Context, req *jsonrpc.Request) (any, error)
 		if s.server.tasks == nil || !extensionDeclared(ctx) {
 			return nil, errExtensionRequired
 		}
+		owner, _ := s.modernOwner()
 		for _, id := range distinct(p.Notifications.TaskIDs) {
-			if s.server.tasks.IsExtension(id) {
+			if s.server.tasks.ExtensionFor(owner, id) {
 				ack.TaskIDs = append(ack.TaskIDs, id)
 			}
 		}

@@ -254,7 +254,12 @@ func postExt(t *testing.T, ctx context.Context, url, auth, method string, params
 	if id, ok := params["taskId"].(string); ok {
 		hdr["Mcp-Name"] = id
 	}
-	resp := postModern(t, ctx, url, method, params, hdr)
+	return decodeHTTP(t, postModern(t, ctx, url, method, params, hdr))
+}
+
+// decodeHTTP reads the result or error of a response, a JSON body or one event.
+func decodeHTTP(t *testing.T, resp *http.Response) (map[string]json.RawMessage, *jsonrpc.Error) {
+	t.Helper()
 	defer resp.Body.Close()
 	var m struct {
 		Result map[string]json.RawMessage
@@ -265,14 +270,13 @@ func postExt(t *testing.T, ctx context.Context, url, auth, method string, params
 		body = d
 	}
 	if err := json.Unmarshal(body, &m); err != nil {
-		t.Fatalf("%s: %v: %s", method, err, body)
+		t.Fatalf("%s: %v: %s", resp.Request.Header.Get("Mcp-Method"), err, body)
 	}
 	return m.Result, m.Error
 }
 
 // In 2026-07-28 the engine's caps count per client: over HTTP per credentials (else per
-// address), on stdio per connection. With MaxActive 1, each client runs one task, and
-// every client reaches every task by its id.
+// address), on stdio per connection. With MaxActive 1, each client runs one task.
 func TestExtTaskOwnersPerClient(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
@@ -300,8 +304,8 @@ func TestExtTaskOwnersPerClient(t *testing.T) {
 		t.Errorf("a task without credentials: %v, %v", res, rerr)
 	}
 	id := str(first["taskId"])
-	if res, rerr := call("Bearer bob", mcp.MethodTasksGet, map[string]any{"taskId": id}); rerr != nil || str(res["status"]) != "working" {
-		t.Errorf("bob's tasks/get of alice's task: %v, %v", res, rerr)
+	if res, rerr := call("Bearer alice", mcp.MethodTasksGet, map[string]any{"taskId": id}); rerr != nil || str(res["status"]) != "working" {
+		t.Errorf("alice's tasks/get of her task: %v, %v", res, rerr)
 	}
 
 	// stdio: one owner per connection.

@@ -59,6 +59,11 @@ import (
 
 // ToolHandler runs one tool call. A returned error becomes a JSON-RPC error reply; a tool
 // that failed in a way the model should see returns a result with IsError set instead.
+//
+// A handler that panics, or returns neither a result nor an error, is a bug: the call
+// (or its task) gets the internal error -32603 naming the tool and nothing more, and
+// the server logs it at Error, with the stack of a panic, on [Options.Logger] (on
+// slog.Default() when that is nil, so that no panic goes untold).
 type ToolHandler func(ctx context.Context, req *ToolRequest) (*mcp.CallToolResult, error)
 
 // ToolRequest is one call of a tool.
@@ -128,11 +133,33 @@ type Options struct {
 	Capabilities *mcp.ServerCapabilities
 	// Tasks, when set, turns on tool tasks with these engine options.
 	Tasks *tasks.Options
-	// AdoptOrphanTasks lets a session reach, by id, a task whose session has ended; the
-	// task then belongs to it. Task ids carry 128 random bits, so only a client that was
-	// told an id can name it. Leave it off where an authorization context should bind
-	// tasks instead.
+	// AdoptOrphanTasks lets a session reach, by id, a task of 2025-11-25 whose session
+	// has ended; the task then belongs to it. Task ids carry 128 random bits, so only a
+	// client that was told an id can name it. Leave it off where an authorization
+	// context should bind tasks instead.
+	//
+	// Off (the default), a task of 2025-11-25 is reached only from the session that
+	// made it, so when that session ends (its connection closes, or an HTTP client
+	// DELETEs it) its tasks are cancelled (their work's context ends) and deleted at
+	// once. On, they run on and wait, until their TTL, for a session to adopt them.
+	// Tasks of the 2026-07-28 extension have no session and are not affected.
 	AdoptOrphanTasks bool
+	// TaskOwner, when set, names the caller of a 2026-07-28 request over HTTP, in place
+	// of its Authorization header: a task of the Tasks extension made by a request it
+	// names is reached (tasks/get, tasks/update, tasks/cancel, subscriptions/listen for
+	// it) only by requests it names the same; to any other request the task is what an
+	// unknown id is (-32602), so that its existence is not revealed. "" names nobody.
+	// Without TaskOwner, a request is named by its Authorization header (its hash), if
+	// it has one.
+	//
+	// A task made by a request that names nobody (no credentials; stdio) is reached by
+	// whoever names its id: 128 random bits that only its maker was told, and no
+	// tasks/list. It is not bound to the address it came from, which a client fetching
+	// its outcome later may no longer have.
+	//
+	// In 2025-11-25 a task is bound to the session that made it (the session id is the
+	// client's secret) and TaskOwner plays no part; see AdoptOrphanTasks.
+	TaskOwner func(r *http.Request) string
 	// Modern makes the server speak revision 2026-07-28 as well as 2025-11-25: a stdio
 	// connection that opens with server/discover (or a request whose _meta names a
 	// protocol version), and a Streamable HTTP request without a session that carries
@@ -285,7 +312,16 @@ func (s *Server) AddTool(t *mcp.Tool, h ToolHandler) {
 }
 
 // AddToolWith registers a tool with options.
+//
+// A tool whose execution.taskSupport is required can be called only as a task. On a
+// server that runs no tool tasks (no [Options.Tasks], nor tasks.requests.tools.call in
+// [Options.Capabilities] for task handlers of one's own) no client could call it, and
+// the server would list it while declaring no tasks: that is a mistake in the program,
+// which AddToolWith reports by panicking, as net/http's Handle does a bad pattern.
 func (s *Server) AddToolWith(t *mcp.Tool, h ToolHandler, opts *ToolOptions) {
+	if t.TaskSupport() == mcp.TaskSupportRequired && !s.runsToolTasks() {
+		panic(fmt.Sprintf("server: tool %q has taskSupport required, but the server runs no tool tasks (set Options.Tasks)", t.Name))
+	}
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
@@ -297,6 +333,15 @@ func (s *Server) AddToolWith(t *mcp.Tool, h ToolHandler, opts *ToolOptions) {
 	s.tools[t.Name] = tl
 	s.mu.Unlock()
 	s.broadcast(mcp.NotificationToolsListChanged)
+}
+
+// runsToolTasks reports whether the server declares tool tasks.
+func (s *Server) runsToolTasks() bool {
+	if s.tasks != nil {
+		return true
+	}
+	c := s.opts.Capabilities
+	return c != nil && c.Tasks != nil && c.Tasks.Requests != nil && c.Tasks.Requests.Tools != nil && c.Tasks.Requests.Tools.Call != nil
 }
 
 // RemoveTool unregisters a tool.
@@ -356,8 +401,23 @@ func (s *Server) NotifyResourceUpdated(ctx context.Context, uri string) {
 // Tasks returns the server's task engine, or nil when tool tasks are off.
 func (s *Server) Tasks() *tasks.Manager { return s.tasks }
 
-// Close ends every session and stops all task work.
+// Close ends every session and stops all task work: the context of each task's work
+// ends, and Close waits for the work to return for at most [tasks.DefaultCloseWait].
+// Work still running then (a handler that ignores its context) is logged at Warn and
+// left to run; its outcome is dropped. See [Server.Shutdown] to choose the wait.
 func (s *Server) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), tasks.DefaultCloseWait)
+	defer cancel()
+	_ = s.Shutdown(ctx)
+}
+
+// Shutdown is [Server.Close] with a wait of one's own: it ends every session, stops all
+// task work, and waits for the work to return until ctx ends, as net/http's
+// Server.Shutdown waits for its connections. When ctx ends first, the tasks whose work
+// is still running are logged at Warn and left to run, and Shutdown returns an error
+// that wraps ctx's. Requests that are not tasks end with their sessions and are not
+// waited for.
+func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeOnce.Do(func() { close(s.closing) })
 	// An open subscriptions/listen ends with its final result, which tells the client
 	// the server ended it, before its connection closes; a client that stopped reading
@@ -369,9 +429,9 @@ func (s *Server) Close() {
 	}
 	s.mu.RUnlock()
 	if len(listening) > 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), listenDrainTimeout)
+		drain, cancel := context.WithTimeout(ctx, listenDrainTimeout)
 		for _, ss := range listening {
-			_ = ss.conn.Drain(ctx)
+			_ = ss.conn.Drain(drain)
 		}
 		cancel()
 	}
@@ -379,8 +439,9 @@ func (s *Server) Close() {
 		ss.Close()
 	}
 	if s.tasks != nil {
-		s.tasks.Close()
+		return s.tasks.Shutdown(ctx)
 	}
+	return nil
 }
 
 // Sessions returns the sessions connected now.
@@ -422,7 +483,7 @@ func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session 
 		<-ready
 		return ss.handle(ctx, req)
 	})
-	opts := jsonrpc.Options{Handler: handler, Logger: s.log}
+	opts := jsonrpc.Options{Handler: handler, Logger: s.opts.Logger}
 	if s.opts.Tap != nil {
 		opts.Tap = func(dir jsonrpc.Direction, m jsonrpc.Message) { s.opts.Tap(ss, dir, m) }
 	}
@@ -441,6 +502,12 @@ func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session 
 		delete(s.sessions, ss)
 		delete(s.owners, ss.owner)
 		s.mu.Unlock()
+		if s.tasks != nil && !s.opts.AdoptOrphanTasks {
+			// Nobody can reach the session's tasks of 2025-11-25 any more: their work
+			// would run on, and their records stay and count against the caps, until
+			// their TTL, for no one.
+			s.tasks.DropOwner(ss.owner)
+		}
 	}()
 	return ss
 }
@@ -502,7 +569,7 @@ func (s *Server) serveStateless(ctx context.Context, conn *transport.StatelessCo
 		return
 	}
 	ss := &Session{server: s, transport: conn, era: eraModern}
-	opts := jsonrpc.Options{Handler: jsonrpc.HandlerFunc(ss.handle), Logger: s.log}
+	opts := jsonrpc.Options{Handler: jsonrpc.HandlerFunc(ss.handle), Logger: s.opts.Logger}
 	if s.opts.Tap != nil {
 		opts.Tap = func(dir jsonrpc.Direction, m jsonrpc.Message) { s.opts.Tap(ss, dir, m) }
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/mcpi-dev/mcpi/internal/jsonwire"
+	"github.com/mcpi-dev/mcpi/internal/stack"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/tasks"
@@ -17,7 +18,8 @@ import (
 // Tool tasks: with [Options.Tasks] set, the server declares
 // tasks{list, cancel, requests.tools.call}, runs task-augmented tools/call through the
 // shared task engine, and answers tasks/get, tasks/result, tasks/list and tasks/cancel.
-// Tasks are bound to the session that created them.
+// Tasks are bound to the session that created them, and end with it unless
+// [Options.AdoptOrphanTasks] lets a later session take them over.
 
 // taskWork is what a tool's context carries while it runs as a task, so that requests
 // the tool sends to the client go through the side channel.
@@ -96,9 +98,9 @@ func (s *Session) sideChannel(ctx context.Context, meta *mcp.Meta) (context.Cont
 // target and waits for the answer. The request is written only while the task has not
 // ended, in order with its changes: never after the announcement of its end.
 //
-// A session that ends before it answers (its client went away and left the input for
-// a later one, as "mcpi tasks result" does when it cannot ask its user) does not fail
-// the task: the request waits, as long as the task lives, for the next session that
+// With [Options.AdoptOrphanTasks], a session that ends before it answers (its client
+// went away and left the input for a later one, as "mcpi tasks result" does when it
+// cannot ask its user) does not fail the task: the request waits, as long as the task lives, for the next session that
 // reaches the task with tasks/result (adopting it), and goes again to that one.
 func callInTask(ctx context.Context, target *Session, method string, params, result any) error {
 	w, ok := ctx.Value(taskWorkKey{}).(*taskWork)
@@ -310,10 +312,21 @@ func (s *Session) startToolTask(ctx context.Context, t *tool, p *mcp.CallToolPar
 	return &mcp.CreateTaskResult{Task: h.Created()}, nil
 }
 
+// runTool runs a tool's handler, in any era, inline or as a task. A panic or a nil
+// result without an error is the handler's bug: the client gets an internal error that
+// names the tool and nothing of the panic (its value may hold anything), and the log
+// gets the rest.
 func (s *Session) runTool(ctx context.Context, t *tool, p *mcp.CallToolParams) (res *mcp.CallToolResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			stack.Logger(s.server.opts.Logger).Error("tool handler panicked", "tool", p.Name, "panic", v, "stack", stack.Trace())
+			res, err = nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error in tool %s", p.Name)
+		}
+	}()
 	res, err = t.handler(ctx, &ToolRequest{Session: s, Params: p, ctx: ctx})
 	if err == nil && res == nil {
-		res = &mcp.CallToolResult{}
+		stack.Logger(s.server.opts.Logger).Error("tool handler returned neither a result nor an error", "tool", p.Name)
+		err = jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error in tool %s: it returned neither a result nor an error", p.Name)
 	}
 	return res, err
 }

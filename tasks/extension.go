@@ -198,6 +198,16 @@ func (m *Manager) IsExtension(id string) bool {
 	return ok && !t.gone && t.dialect == DialectExtension
 }
 
+// ExtensionFor reports whether task id exists, is of [DialectExtension], and owner may
+// reach it (see [Manager.DeferBound]). Unlike a lookup it neither counts against owner's
+// rate limit nor logs a miss.
+func (m *Manager) ExtensionFor(owner, id string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.tasks[id]
+	return ok && !t.gone && t.dialect == DialectExtension && (!t.bound || t.owner == owner)
+}
+
 func (t *task) detailedLocked() mcp.DetailedTask {
 	d := mcp.DetailedTask{ExtTask: mcp.ExtTaskFrom(t.state)}
 	switch t.state.Status {

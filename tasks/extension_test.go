@@ -258,3 +258,65 @@ func TestUpdateChecksWithoutTheLock(t *testing.T) {
 		t.Errorf("after a refused answer: %+v, want a still outstanding", d)
 	}
 }
+
+// An extension task is input_required exactly while it asks for input: SetStatus may
+// not make it input_required (tasks/get would show the status without the inputRequests
+// the extension requires with it), nor working while requests are outstanding (tasks/get
+// would hide them and the work wait for ever). A core task is set input_required by its
+// server when it sends a side-channel request, through SetStatus.
+func TestSetStatusLeavesInputRequiredToAskInput(t *testing.T) {
+	m := tasks.New(tasks.Options{})
+	defer m.Close()
+	h, err := m.DeferIn(tasks.DialectExtension, "x", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Finish(tasks.Outcome{})
+	if err := h.SetStatus(mcp.TaskStatusInputRequired, "waiting"); err == nil {
+		t.Error("SetStatus(input_required) of an extension task succeeded")
+	}
+	if d, _ := m.Detailed("x", h.ID()); d.Status != mcp.TaskStatusWorking {
+		t.Errorf("status %s, want working", d.Status)
+	}
+	asked := make(chan error, 1)
+	go func() {
+		_, err := h.AskInput(context.Background(), map[string]mcp.InputRequest{"k": elicit("?")})
+		asked <- err
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for d, _ := m.Detailed("x", h.ID()); d.Status != mcp.TaskStatusInputRequired; d, _ = m.Detailed("x", h.ID()) {
+		if time.Now().After(deadline) {
+			t.Fatal("the task never asked")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := h.SetStatus(mcp.TaskStatusWorking, "done asking?"); err == nil {
+		t.Error("SetStatus(working) with a request outstanding succeeded")
+	}
+	if d, _ := m.Detailed("x", h.ID()); d.Status != mcp.TaskStatusInputRequired || len(d.InputRequests) != 1 {
+		t.Errorf("after SetStatus: %s with %d requests, want input_required with 1", d.Status, len(d.InputRequests))
+	}
+	if err := m.Update("x", h.ID(), map[string]json.RawMessage{"k": json.RawMessage(`{}`)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-asked:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("AskInput still waits after its answer")
+	}
+	if err := h.SetStatus(mcp.TaskStatusWorking, "step 2"); err != nil {
+		t.Errorf("SetStatus(working) with a message, once answered: %v", err)
+	}
+
+	core, err := m.Defer("x", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer core.Finish(tasks.Outcome{})
+	if err := core.SetStatus(mcp.TaskStatusInputRequired, "asking"); err != nil {
+		t.Errorf("SetStatus(input_required) of a core task: %v", err)
+	}
+}

@@ -28,6 +28,9 @@ func (h *Handle) Finish(out Outcome) {
 	}
 	h.m.finish(h.t, out)
 	h.release()
+	h.m.mu.Lock()
+	delete(h.m.unfinished, h.t)
+	h.m.mu.Unlock()
 	h.m.running.Done()
 }
 
@@ -57,11 +60,24 @@ func (h *Handle) Context() context.Context { return h.ctx }
 // SetStatus moves the task to input_required or back to working, with a message. It
 // fails once the task has ended (cancelled, for instance), which the work should take as
 // a sign to stop.
+//
+// A task of [DialectExtension] is input_required exactly while it has input requests
+// outstanding, which tasks/get must then show: [Handle.AskInput] sets that status and
+// the answers clear it. SetStatus refuses input_required for such a task, and working
+// while requests are outstanding; it may still set the message of the status it has.
 func (h *Handle) SetStatus(status mcp.TaskStatus, message string) error {
 	if status.IsTerminal() {
 		return fmt.Errorf("tasks: a task's work ends it by returning, not with status %q", status)
 	}
 	return h.m.update(h.t, func(s *mcp.Task) error {
+		if x := h.t.ext; x != nil && status != s.Status {
+			if status == mcp.TaskStatusInputRequired {
+				return fmt.Errorf("tasks: task %s is of %s: it is input_required only while it asks for input (Handle.AskInput)", s.TaskID, h.t.dialect)
+			}
+			if len(x.asked) > 0 {
+				return fmt.Errorf("tasks: task %s has input requests outstanding: it stays input_required until they are answered", s.TaskID)
+			}
+		}
 		if !mcp.ValidTransition(s.Status, status) {
 			return fmt.Errorf("tasks: task %s cannot go from %s to %s", s.TaskID, s.Status, status)
 		}

@@ -31,6 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/stack"
 	"github.com/mcpi-dev/mcpi/internal/workpool"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -48,7 +49,8 @@ type Outcome struct {
 }
 
 // RunFunc does a task's work. ctx ends when the task is cancelled or expires, or the
-// manager closes. It reports input_required and working through h.
+// manager closes; work that ignores it is waited for by [Manager.Close] for a while
+// only. It reports input_required and working through h.
 type RunFunc func(ctx context.Context, h *Handle) Outcome
 
 // Options configures a [Manager]. Zero values take the defaults shown.
@@ -180,6 +182,10 @@ type task struct {
 	// dialect is the task protocol the task was created in; it is reached in that one
 	// alone.
 	dialect Dialect
+	// bound is set on a task that its owner alone may reach in either dialect
+	// ([Manager.DeferBound]); a task of [DialectCore] is reached by its owner alone in
+	// its own dialect all the same.
+	bound bool
 	// ext holds what only a task of [DialectExtension] has: its input requests and
 	// their answers. Guarded by the manager's mu.
 	ext *extState
@@ -211,9 +217,15 @@ type Manager struct {
 	pruneAt  int // the buckets' size at which the next prune runs (ratelimit.go)
 	closed   bool
 	running  sync.WaitGroup
+	// unfinished are the tasks counted in running, for Shutdown to name those whose
+	// work did not return.
+	unfinished map[*task]struct{}
 
 	// workers run the work of tasks made by Create; Close ends them.
 	workers *workpool.Pool
+	// logger is Options.Logger as given, nil if none: a panic of a task's work is
+	// logged all the same (internal/stack.Logger).
+	logger *slog.Logger
 
 	// wmu guards the tasks/result requests waiting on tasks. It is a leaf lock, taken
 	// after mu or notifyMu and never before them, so that OnChange may call Waiter.
@@ -223,9 +235,10 @@ type Manager struct {
 
 // New returns a manager.
 func New(opts Options) *Manager {
+	logger := opts.Logger
 	opts.defaults()
 	return &Manager{opts: opts, epoch: opts.Now(), tasks: map[string]*task{}, owners: map[string]*ownerSet{},
-		workers: workpool.New(workpool.Options{IdleTimeout: workerIdle})}
+		workers: workpool.New(workpool.Options{IdleTimeout: workerIdle}), logger: logger}
 }
 
 // workerIdle is how long a worker waits for the next task's work, so that a manager
@@ -235,7 +248,7 @@ const workerIdle = time.Second
 // Create registers a task in status working, starts run on a context of its own, and
 // returns the task as the CreateTaskResult should report it. requested is params.task.
 func (m *Manager) Create(owner string, requested *mcp.TaskMetadata, run RunFunc) (mcp.Task, error) {
-	h, err := m.register(DialectCore, owner, requested, nil)
+	h, err := m.register(DialectCore, owner, requested, nil, false)
 	if err != nil {
 		return mcp.Task{}, err
 	}
@@ -257,7 +270,7 @@ func (m *Manager) Run(h *Handle, run RunFunc) {
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
-				m.opts.Logger.Error("task work panicked", "task", h.Created().TaskID, "panic", p)
+				stack.Logger(m.logger).Error("task work panicked", "task", h.Created().TaskID, "panic", p, "stack", stack.Trace())
 				out = Outcome{Error: jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error in the work of task %s", h.Created().TaskID)}
 			}
 		}()
@@ -277,20 +290,28 @@ func (m *Manager) Run(h *Handle, run RunFunc) {
 // manager closes. stop, if not nil, is called then too, once, on the goroutine that ended
 // the task and without locks held, unless Finish came first; the work should give up
 // and call Finish (whose outcome is dropped once the task has ended). [Manager.Close]
-// waits for Finish.
+// waits for Finish, for a while ([Manager.Shutdown]).
 func (m *Manager) Defer(owner string, requested *mcp.TaskMetadata, stop func()) (*Handle, error) {
-	return m.register(DialectCore, owner, requested, stop)
+	return m.register(DialectCore, owner, requested, stop, false)
 }
 
 // DeferIn is [Manager.Defer] for a task of dialect d: a task of one dialect is never
 // reached through the methods of the other.
 func (m *Manager) DeferIn(d Dialect, owner string, requested *mcp.TaskMetadata, stop func()) (*Handle, error) {
-	return m.register(d, owner, requested, stop)
+	return m.register(d, owner, requested, stop, false)
+}
+
+// DeferBound is [Manager.DeferIn] for a task that owner alone may reach, in either
+// dialect. A task of [DialectExtension] is otherwise reached by whoever names its id;
+// bound, it is what an unknown id is ([ErrNotFound]) to every other owner. A server
+// binds the tasks of requests that carry credentials to those credentials.
+func (m *Manager) DeferBound(d Dialect, owner string, requested *mcp.TaskMetadata, stop func()) (*Handle, error) {
+	return m.register(d, owner, requested, stop, true)
 }
 
 // register adds a task in status working and counts it as running until its Handle's
 // Finish.
-func (m *Manager) register(d Dialect, owner string, requested *mcp.TaskMetadata, stop func()) (*Handle, error) {
+func (m *Manager) register(d Dialect, owner string, requested *mcp.TaskMetadata, stop func(), bound bool) (*Handle, error) {
 	now := m.opts.Now()
 	ttl := m.opts.DefaultTTL
 	if requested != nil && requested.TTL != nil && *requested.TTL >= 0 {
@@ -304,7 +325,7 @@ func (m *Manager) register(d Dialect, owner string, requested *mcp.TaskMetadata,
 		return nil, fmt.Errorf("tasks: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &task{owner: owner, cancel: cancel, done: make(chan struct{}), index: -1, tindex: -1, aindex: -1, dialect: d}
+	t := &task{owner: owner, cancel: cancel, done: make(chan struct{}), index: -1, tindex: -1, aindex: -1, dialect: d, bound: bound}
 	if d == DialectExtension {
 		t.ext = &extState{}
 	}
@@ -383,6 +404,10 @@ func (m *Manager) register(d Dialect, owner string, requested *mcp.TaskMetadata,
 		m.armTimer(now)
 	}
 	m.running.Add(1)
+	if m.unfinished == nil {
+		m.unfinished = map[*task]struct{}{}
+	}
+	m.unfinished[t] = struct{}{}
 	m.mu.Unlock()
 
 	// Checked first: the arguments would be boxed, on every task, even when the level
@@ -507,19 +532,21 @@ func (m *Manager) lookup(owner, id string) (*task, error) {
 }
 
 // lookupIn finds task id of owner among the tasks of dialect d; a task of the other
-// dialect is an error that says so. A task of [DialectExtension] is anyone's who has its
-// id (that dialect has no session to bind it to): owner is then who asks, whose rate
-// limit the lookup counts against.
+// dialect is an error that says so. A task of [DialectExtension] not made with
+// [Manager.DeferBound] is anyone's who has its id (that dialect has no session to bind
+// it to): owner is then who asks, whose rate limit the lookup counts against.
 func (m *Manager) lookupIn(d Dialect, owner, id string) (*task, error) {
 	if err := m.allowLocked(owner); err != nil {
 		return nil, err
 	}
 	t, ok := m.tasks[id]
-	if ok && !t.gone && t.dialect != d {
+	// A bound task is to everyone else what an unknown id is, whatever the dialect.
+	hidden := ok && t.bound && t.owner != owner
+	if ok && !t.gone && !hidden && t.dialect != d {
 		m.opts.Logger.Info("task lookup in the wrong dialect", "task", logID(id), "dialect", t.dialect, "asked", d)
 		return nil, otherDialect(id, t.dialect, d)
 	}
-	if !ok || (t.owner != owner && d != DialectExtension) || t.gone {
+	if !ok || hidden || (t.owner != owner && d != DialectExtension) || t.gone {
 		// Logged: a stream of misses from one owner is what id probing looks like.
 		m.opts.Logger.Info("task lookup failed", "task", logID(id), "owner", owner)
 		return nil, ErrNotFound
@@ -843,9 +870,24 @@ func (m *Manager) unlockDeleted(unended []deletion) {
 	}
 }
 
-// Close stops every task's work, deletes all tasks and waits for the work to return and
-// for the goroutines kept to run work to end.
+// DefaultCloseWait is how long [Manager.Close] waits for the work of the tasks it stops.
+const DefaultCloseWait = 5 * time.Second
+
+// Close stops every task's work, deletes all tasks, and waits for the work to return,
+// for at most [DefaultCloseWait]: it is [Manager.Shutdown] with that bound.
 func (m *Manager) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultCloseWait)
+	defer cancel()
+	_ = m.Shutdown(ctx)
+}
+
+// Shutdown stops every task's work (its context ends), deletes all tasks, and waits
+// until the work has returned and the goroutines kept to run work have ended, or ctx
+// ends. Work that ignores its context may never return: when ctx ends first, each task
+// whose work is still running is logged (Warn) and left to run, and Shutdown returns
+// ctx's error. What such work does later is harmless: its Finish finds the task gone
+// and drops the outcome. A manager is shut down once; later calls only wait again.
+func (m *Manager) Shutdown(ctx context.Context) error {
 	m.mu.Lock()
 	m.closed = true
 	var cancels []context.CancelFunc
@@ -862,10 +904,38 @@ func (m *Manager) Close() {
 	for _, c := range cancels {
 		c()
 	}
-	m.running.Wait()
-	// After the work: a task registered before Close may still be handed to a worker.
-	m.workers.Close()
-	m.workers.Wait()
+	done := make(chan struct{})
+	go func() {
+		m.running.Wait()
+		// After the work: a task registered before Close may still be handed to a worker.
+		m.workers.Close()
+		m.workers.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	type running struct {
+		seq       uint64
+		id, owner string
+	}
+	m.mu.Lock()
+	stuck := make([]running, 0, len(m.unfinished))
+	for t := range m.unfinished {
+		stuck = append(stuck, running{t.seq, t.state.TaskID, t.owner})
+	}
+	m.mu.Unlock()
+	if len(stuck) == 0 {
+		return nil // the work returned; the idle workers end on their own
+	}
+	slices.SortFunc(stuck, func(a, b running) int { return cmp.Compare(a.seq, b.seq) })
+	for _, t := range stuck {
+		m.opts.Logger.Warn("task work did not return after its context ended; no longer waiting for it",
+			"task", t.id, "owner", t.owner)
+	}
+	return fmt.Errorf("tasks: shutting down: %d tasks' work still running: %w", len(stuck), ctx.Err())
 }
 
 // removeLocked deletes t; waiters wake and find it gone.

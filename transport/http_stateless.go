@@ -332,7 +332,7 @@ func (h *HTTPHandler) serveStateless(w http.ResponseWriter, r *http.Request, req
 		h.wg.Done()
 	}()
 	ctx := r.Context()
-	c := &StatelessConn{req: req, hdr: r.Header, remote: r.RemoteAddr, ctx: ctx, w: w, canSSE: acceptsSSE(accept), done: make(chan struct{})}
+	c := &StatelessConn{req: req, hreq: r, hdr: r.Header, remote: r.RemoteAddr, ctx: ctx, w: w, canSSE: acceptsSSE(accept), done: make(chan struct{})}
 	h.serve(ctx, c)
 	// A serve function that runs the connection on other goroutines may return before
 	// the answer is written: wait for it, or for the client to leave.
@@ -356,6 +356,7 @@ func (h *HTTPHandler) serveStateless(w http.ResponseWriter, r *http.Request, req
 // event stream) ends the connection, and the writes after it fail too.
 type StatelessConn struct {
 	req    *jsonrpc.Request
+	hreq   *http.Request
 	hdr    http.Header
 	remote string
 	ctx    context.Context // the HTTP request's: ends when the client leaves
@@ -380,6 +381,11 @@ func (c *StatelessConn) Header() http.Header { return c.hdr }
 
 // RemoteAddr is the address the request came from (http.Request.RemoteAddr).
 func (c *StatelessConn) RemoteAddr() string { return c.remote }
+
+// HTTPRequest returns the HTTP request that carried the message, for what the server
+// learns of its caller there (an identity an authentication middleware put in its
+// context, a TLS client certificate). Its body has been read; it must not be modified.
+func (c *StatelessConn) HTTPRequest() *http.Request { return c.hreq }
 
 // Read returns the request, then io.EOF once the connection is closed, its response
 // written or its client gone.
