@@ -398,9 +398,38 @@ func (c *Client) connect(ctx context.Context, t transport.Transport) (*Session, 
 	}
 	if err != nil {
 		s.abandon(ctx)
-		return nil, err
+		return nil, s.strayOutput(err)
 	}
 	return s, nil
+}
+
+// StrayOutputError is a handshake that failed while the server wrote lines on its
+// output that are no JSON-RPC message: a stdio server that writes its log, a banner or
+// a prompt on stdout, where MCP messages alone belong. Those lines are most likely why:
+// the server's answers are lost among them, or it never began to speak MCP.
+type StrayOutputError struct {
+	// Lines is how many such lines the server wrote; Last is the latest, cut to 200
+	// bytes.
+	Lines int
+	Last  string
+	Err   error
+}
+
+func (e *StrayOutputError) Error() string {
+	return fmt.Sprintf("%v (the server wrote %d lines on its stdout that are no JSON-RPC message; the last: %q)", e.Err, e.Lines, e.Last)
+}
+
+func (e *StrayOutputError) Unwrap() error { return e.Err }
+
+// strayOutput is err, the handshake's failure, wrapped in a [*StrayOutputError] when the
+// connection read lines that are no JSON-RPC message.
+func (s *Session) strayOutput(err error) error {
+	if st, ok := s.raw.(interface{ StrayLines() (int, string) }); ok {
+		if n, last := st.StrayLines(); n > 0 {
+			return &StrayOutputError{Lines: n, Last: last, Err: err}
+		}
+	}
+	return err
 }
 
 // connectAuto tells the eras apart. A server of 2026-07-28 answers server/discover, or
@@ -415,7 +444,7 @@ func (c *Client) connectAuto(ctx context.Context, t transport.Transport) (*Sessi
 	}
 	fail := func(err error) (*Session, error) {
 		s.abandon(ctx)
-		return nil, err
+		return nil, s.strayOutput(err)
 	}
 	reopen := func() error {
 		if s.conn.Err() == nil {

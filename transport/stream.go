@@ -38,6 +38,26 @@ type Stream struct {
 	wmu       chan struct{}
 	closeOnce sync.Once
 	closeErr  error
+
+	// stray counts the lines read that were no JSON-RPC message, and strayLast is the
+	// latest of them, cut (see StrayLines).
+	strayMu   sync.Mutex
+	stray     int
+	strayLast string
+}
+
+// maxStrayLine is how much of a stray line is kept.
+const maxStrayLine = 200
+
+// StrayLines returns how many lines read so far were no JSON-RPC message (invalid JSON,
+// or JSON of another kind: a server that writes its log or a banner on stdout), and the
+// latest of them, cut to 200 bytes. Such a line is answered with an error and skipped as
+// any malformed message is; a client whose handshake fails quotes them, as they are
+// most likely why.
+func (s *Stream) StrayLines() (n int, last string) {
+	s.strayMu.Lock()
+	defer s.strayMu.Unlock()
+	return s.stray, s.strayLast
 }
 
 // NewStream returns a connection reading r and writing w. Close closes both if they are
@@ -66,7 +86,16 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		return jsonrpc.DecodeMessage(line)
+		m, err := jsonrpc.DecodeMessage(line)
+		var de *jsonrpc.DecodeError
+		if err != nil && errors.As(err, &de) && !de.Response {
+			last := string(bytes.ToValidUTF8(line[:min(len(line), maxStrayLine)], nil)) // a copy: line is the reader's
+			s.strayMu.Lock()
+			s.stray++
+			s.strayLast = last
+			s.strayMu.Unlock()
+		}
+		return m, err
 	}
 }
 

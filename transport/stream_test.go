@@ -546,3 +546,29 @@ func (w *heldWriter) Write(p []byte) (int, error) {
 	<-w.release
 	return w.buf.Write(p)
 }
+
+// Lines that are no JSON-RPC message (a log on stdout, JSON of another kind) are
+// counted, the latest kept cut, and skipped; messages around them are read, and a
+// response the client could not decode is no stray line.
+func TestStreamStrayLines(t *testing.T) {
+	in := "starting server on port 3000\n" +
+		`{"jsonrpc":"2.0","method":"ping","id":1}` + "\n" +
+		`{"level":30,"msg":"listening"}` + "\n" +
+		strings.Repeat("x", 1000) + "\n" +
+		`{"jsonrpc":"2.0","method":"ping","id":2}` + "\n"
+	s := transport.NewStream(strings.NewReader(in), io.Discard, 0)
+	var ids []string
+	for {
+		m, err := s.Read(context.Background())
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err == nil {
+			ids = append(ids, m.(*jsonrpc.Request).ID.String())
+		}
+	}
+	n, last := s.StrayLines()
+	if n != 3 || last != strings.Repeat("x", 200) || strings.Join(ids, ",") != "1,2" {
+		t.Errorf("stray %d, last %q, messages %v; want 3 stray, the last cut to 200 bytes, messages 1,2", n, last, ids)
+	}
+}

@@ -244,3 +244,12 @@ func TestURLElicitationSentence(t *testing.T) {
 		}
 	}
 }
+
+// A handshake that failed while the server wrote stray lines says so after its cause.
+func TestStraySentence(t *testing.T) {
+	err := &client.StrayOutputError{Lines: 3, Last: "ready", Err: fmt.Errorf("initialize: %w", context.DeadlineExceeded)}
+	want := `initialize: context deadline exceeded; it wrote 3 lines on its stdout that are no MCP message (the last: "ready"): a stdio server writes only MCP messages there, and its log to stderr`
+	if got := Sentence(err); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}

@@ -36,9 +36,12 @@ func Sentence(err error) string {
 	if s, ok := err.(interface{ Sentence() string }); ok {
 		return s.Sentence() // worded by the front end that made it (the CLI's connect errors)
 	}
+	var stray *client.StrayOutputError
 	switch {
 	case err == nil:
 		return ""
+	case errors.As(err, &stray):
+		return Sentence(stray.Err) + "; " + Stray(stray)
 	case errors.As(err, &unknown):
 		return unknown.Error()
 	case errors.As(err, &arg):
@@ -144,6 +147,18 @@ func Lost(err error) string {
 		return "the server closed the connection"
 	}
 	return ""
+}
+
+// Stray words what a server whose handshake failed wrote on its stdout that is no
+// message, and where it belongs: "it wrote a line on its stdout that is no MCP message
+// ("listening on :3000"): a stdio server writes only MCP messages there, and its log to
+// stderr".
+func Stray(e *client.StrayOutputError) string {
+	what := fmt.Sprintf("a line on its stdout that is no MCP message (%q)", e.Last)
+	if e.Lines > 1 {
+		what = fmt.Sprintf("%d lines on its stdout that are no MCP message (the last: %q)", e.Lines, e.Last)
+	}
+	return "it wrote " + what + ": a stdio server writes only MCP messages there, and its log to stderr"
 }
 
 // PollFailure says in a few words why a poll of a task failed, to go in parentheses: the

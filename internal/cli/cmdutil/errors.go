@@ -591,6 +591,17 @@ func position(data []byte, off int64) (line, col int) {
 }
 
 func describeConnect(e *ConnectError) string {
+	msg := describeConnectCause(e)
+	var stray *client.StrayOutputError
+	if errors.As(e.Err, &stray) {
+		msg += "; " + look.Stray(stray)
+	}
+	return msg
+}
+
+// describeConnectCause is describeConnect without what the server wrote that is no
+// message.
+func describeConnectCause(e *ConnectError) string {
 	var (
 		execErr *exec.Error
 		dnsErr  *net.DNSError

@@ -564,6 +564,15 @@ type recConn struct {
 	exit error
 }
 
+// StrayLines forwards the stdio connection's count of lines that are no message (see
+// [transport.Stream.StrayLines]), which the client quotes when the handshake fails.
+func (c *recConn) StrayLines() (int, string) {
+	if st, ok := c.Connection.(interface{ StrayLines() (int, string) }); ok {
+		return st.StrayLines()
+	}
+	return 0, ""
+}
+
 func (c *recConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := c.Connection.Read(ctx)
 	if err != nil && errors.Is(err, transport.ErrServerExited) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -182,5 +183,18 @@ func TestCrossOriginRedirect(t *testing.T) {
 	}
 	if n := got.Load(); n != 0 {
 		t.Errorf("the other origin got %d requests", n)
+	}
+}
+
+// A stdio server that writes its log on stdout and never answers: the sentence says it
+// did not answer, and quotes what it wrote there instead, with where its log belongs.
+func TestStrayStdoutQuoted(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	_, stderr, code := mcpi(t, "--stdio", `sh -c 'echo "Server running on port 3000"; exec cat >/dev/null'`, "--protocol", "2025-11-25", "--timeout", "300ms", "tools", "list")
+	want := `did not answer initialize within 300ms (--timeout raises the bound); it wrote a line on its stdout that is no MCP message ("Server running on port 3000"): a stdio server writes only MCP messages there, and its log to stderr`
+	if code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, %q\nwant it to end %q", code, stderr, want)
 	}
 }
