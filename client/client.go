@@ -218,6 +218,8 @@ type Session struct {
 	client *Client
 	conn   *jsonrpc.Conn
 	raw    jsonrpc.Connection
+	// handshake is what [Session.Handshake] returns.
+	handshake []*MessageEvent
 	// localWrites: writing a message is a local write, not a round trip (see
 	// transport.Stream.LocalWrites), so the reading goroutine may send requests itself.
 	localWrites bool
@@ -252,12 +254,70 @@ type Session struct {
 // ctx has ended: then it gets SIGTERM at once and SIGKILL a tenth of a second later, so
 // that Connect returns shortly after ctx's deadline.
 func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, error) {
+	hs := &handshake{}
+	ctx = context.WithValue(ctx, handshakeKey{}, hs)
 	s, err := c.connect(ctx, t)
 	if err != nil {
 		return nil, err
 	}
 	c.askLogLevel(ctx, s)
+	s.handshake = hs.finish()
 	return s, nil
+}
+
+// Handshake returns the messages of the session's start, oldest first: those of
+// [Client.Connect] (the server/discover probe and its answer, initialize, its result and
+// notifications/initialized, a connection given up for another era among them, the
+// logging/setLevel of [Options.LogLevel]) or of [Client.Resume]. A subscriber comes after
+// Connect returns, too late for them: a front end that shows the traffic shows these
+// first. At most 64 messages and 1 MiB of them are kept.
+func (s *Session) Handshake() []*MessageEvent { return slices.Clone(s.handshake) }
+
+// handshake records the messages of one Connect, across the connections it opens.
+type handshake struct {
+	// over is set once nothing more is recorded (the handshake ended, or filled its
+	// bounds): the connection's every message asks.
+	over   atomic.Bool
+	mu     sync.Mutex
+	events []*MessageEvent
+	bytes  int
+}
+
+// handshakeKey is the context key of the [handshake] a connection records its messages
+// in, for as long as its Connect runs.
+type handshakeKey struct{}
+
+// Bounds of [Session.Handshake]: a server's answers may be as large as any message.
+const (
+	maxHandshakeMessages = 64
+	maxHandshakeBytes    = 1 << 20
+)
+
+// add records e, if the handshake is still going on and within its bounds.
+func (h *handshake) add(e *MessageEvent) {
+	size := eventSize(e)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.over.Load() || h.bytes+size > maxHandshakeBytes {
+		h.over.Store(true)
+		return
+	}
+	h.events = append(h.events, e)
+	h.bytes += size
+	if len(h.events) == maxHandshakeMessages {
+		h.over.Store(true)
+	}
+}
+
+// recording reports whether add may take a message, so that none is made for nothing.
+func (h *handshake) recording() bool { return !h.over.Load() }
+
+// finish ends the recording and returns what was recorded.
+func (h *handshake) finish() []*MessageEvent {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.over.Store(true)
+	return h.events
 }
 
 // askLogLevel asks the server of a new session for the log of [Options.LogLevel].
@@ -326,6 +386,8 @@ func (s *Session) Keep() *Resumption {
 // (followed tasks, the server's requests, receiver tasks) is not carried over: tasks
 // the server runs are followed again by id ([Session.FollowTask], [Session.TaskResult]).
 func (c *Client) Resume(ctx context.Context, t transport.Transport, r *Resumption) (*Session, error) {
+	hs := &handshake{}
+	ctx = context.WithValue(ctx, handshakeKey{}, hs)
 	switch {
 	case r == nil || r.SessionID == "" || r.Initialize == nil:
 		return nil, errors.New("resuming a session needs its id and its initialize result")
@@ -363,6 +425,7 @@ func (c *Client) Resume(ctx context.Context, t transport.Transport, r *Resumptio
 		return nil, fmt.Errorf("resuming session %q: %w", r.SessionID, err)
 	}
 	c.askLogLevel(ctx, s)
+	s.handshake = hs.finish()
 	return s, nil
 }
 
@@ -609,6 +672,7 @@ func (c *Client) openAt(ctx context.Context, t transport.Transport, firstID int6
 	if err != nil {
 		return nil, err
 	}
+	hs, _ := ctx.Value(handshakeKey{}).(*handshake)
 	s := &Session{
 		client: c,
 		raw:    conn,
@@ -633,8 +697,16 @@ func (c *Client) openAt(ctx context.Context, t transport.Transport, firstID int6
 		MaxInFlightBytes: max(c.opts.MaxServerRequestBytes, 0),
 		FirstID:          firstID,
 		Tap: func(dir jsonrpc.Direction, m jsonrpc.Message) {
+			record := hs != nil && hs.recording()
+			if !record && !s.events.active() {
+				return
+			}
+			ev := &MessageEvent{At: At{s.now()}, Dir: dir, Message: m}
+			if record {
+				hs.add(ev)
+			}
 			if s.events.active() { // the raw traffic view, when someone shows it
-				s.events.publish(&MessageEvent{At: At{s.now()}, Dir: dir, Message: m})
+				s.events.publish(ev)
 			}
 		},
 	})

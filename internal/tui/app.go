@@ -133,6 +133,9 @@ func New(ctx context.Context, sess *client.Session, opts Options) *Model {
 		ttl = DefaultTaskTTL
 	}
 	m := &Model{ctx: ctx, opts: opts, sess: sess, help: help.New(), width: 80, height: 24}
+	// Subscribed first: the views' first requests are in the Log, after the handshake
+	// (see logview.New).
+	m.sub = sess.Subscribe()
 	m.tools = toolsview.New(ctx, sess, max(ttl, 0), opts.Now)
 	m.tasks = tasksview.New(ctx, sess, opts.Now)
 	m.requests = requestsview.New(ctx, sess, opts.Now)
@@ -140,7 +143,6 @@ func New(ctx context.Context, sess *client.Session, opts Options) *Model {
 	m.prompts = promptsview.New(ctx, sess)
 	m.log = logview.New(ctx, sess)
 	m.views = [numTabs]view{m.tools, m.tasks, m.requests, m.resources, m.prompts, m.log}
-	m.sub = sess.Subscribe()
 	listenForChanges(ctx, sess)
 	select {
 	case <-sess.Done():

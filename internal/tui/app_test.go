@@ -796,3 +796,24 @@ func TestStoppedCallSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// The Log shows the session's start (initialize and its answer, notifications/initialized
+// in 2025-11-25; server/discover in 2026-07-28), which came before the view subscribed
+// to the session's events.
+func TestLogShowsTheHandshake(t *testing.T) {
+	for _, era := range []struct {
+		name string
+		srv  func() *server.Server
+		want []string
+	}{
+		{"2025-11-25", tuitest.Demo, []string{"initialize", "notifications/initialized"}},
+		{"2026-07-28", tuitest.DemoBoth, []string{"server/discover"}},
+	} {
+		t.Run(era.name, func(t *testing.T) {
+			sess := tuitest.Connect(t, era.srv())
+			_, d := start(t, sess, 120, 35)
+			d.Key("6")
+			d.WaitText(era.want...)
+		})
+	}
+}

@@ -488,6 +488,10 @@ func (c *conn) follow(ctx context.Context, sess *client.Session, sub *client.Sub
 			}
 		}
 	}()
+	// The start of the session came before its events were subscribed to.
+	for _, e := range sess.Handshake() {
+		c.message(e)
+	}
 	for e := range sub.All(ctx) {
 		switch e := e.(type) {
 		case *client.MessageEvent:

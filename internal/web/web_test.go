@@ -1166,3 +1166,22 @@ func openDemo(t *testing.T, protocol string) (*page, context.Context) {
 	}
 	return p, ctx
 }
+
+// The page's Log has the session's start (initialize and notifications/initialized in
+// 2025-11-25, server/discover in 2026-07-28), which came before the follower subscribed.
+func TestLogHasTheHandshake(t *testing.T) {
+	for proto, methods := range map[string][]string{
+		"2025-11-25": {mcp.MethodInitialize, mcp.NotificationInitialized},
+		"2026-07-28": {mcp.MethodServerDiscover},
+	} {
+		t.Run(proto, func(t *testing.T) {
+			p, ctx := openDemo(t, proto)
+			d := p.snapshot(ctx)
+			for _, m := range methods {
+				if !strings.Contains(d, `"method":"`+m+`"`) {
+					t.Errorf("the Log lacks %s", m)
+				}
+			}
+		})
+	}
+}

@@ -96,7 +96,20 @@ func New(ctx context.Context, sess *client.Session) *Model {
 	s := textinput.DefaultDarkStyles()
 	s.Cursor.Blink = false
 	f.SetStyles(s)
-	return &Model{ctx: ctx, sess: sess, level: DefaultLevel, follow: true, filter: f, methods: map[string]string{}}
+	m := &Model{ctx: ctx, sess: sess, level: DefaultLevel, follow: true, filter: f, methods: map[string]string{}}
+	m.addHandshake()
+	return m
+}
+
+// addHandshake adds the messages of the session's start, which came before its events
+// were subscribed to.
+func (m *Model) addHandshake() {
+	if m.sess == nil {
+		return
+	}
+	for _, e := range m.sess.Handshake() {
+		m.add(e)
+	}
 }
 
 // Init does nothing: the session asked for the log as it started.
@@ -186,6 +199,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.sess = msg.Session
 		m.methods = map[string]string{}
 		m.add(&client.MessageEvent{}) // a separator: nil message
+		m.addHandshake()
 		if m.level != DefaultLevel {
 			return m.setLevel() // the session asked for the default as it started
 		}
