@@ -240,6 +240,24 @@ func ServerAnswered(err error) bool {
 		errors.As(err, &call) && call.Op == jsonrpc.OpDecode
 }
 
+// CancelRefusedError is the error of a tasks/cancel that a 2025-11-25 server refused
+// with -32602, which it answers both for a task that has ended and for one it does not
+// know, when tasks/get, asked which of the two, failed too (with an error other than
+// -32602). The task may have ended, or be unknown: it is not [ErrTaskGone]. errors.As
+// finds the server's -32602 (Err) first, and the failure of tasks/get (GetErr) after it.
+type CancelRefusedError struct {
+	TaskID string
+	// Err is the server's refusal of tasks/cancel (-32602); GetErr is the error of the
+	// tasks/get that followed.
+	Err, GetErr error
+}
+
+func (e *CancelRefusedError) Error() string {
+	return fmt.Sprintf("tasks/cancel of task %s: refused (%v), and tasks/get, asked whether the task has ended or is unknown, failed: %v", e.TaskID, e.Err, e.GetErr)
+}
+
+func (e *CancelRefusedError) Unwrap() []error { return []error{e.Err, e.GetErr} }
+
 // Task is a tool task the session follows. Its methods are safe for concurrent use.
 type Task struct {
 	s        *Session
@@ -917,7 +935,9 @@ func (s *Session) TaskResult(ctx context.Context, id string) (*mcp.CallToolResul
 // A task the server does not know gives a [*TaskEndError] matching [ErrTaskGone] (and
 // the server's -32602), in either era. In 2025-11-25 the server refuses with -32602 the
 // cancel of a task that has ended too: tasks/get tells the two apart, and a task that
-// has ended gives its state with the server's error.
+// has ended gives its state with the server's error. When that tasks/get fails (with an
+// error other than -32602, which says the task is unknown), which it is is not known:
+// the error is a [*CancelRefusedError].
 func (s *Session) CancelTask(ctx context.Context, id string) (mcp.Task, error) {
 	if s.modern != nil {
 		if err := s.call(ctx, mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, nil); err != nil {
@@ -937,7 +957,7 @@ func (s *Session) CancelTask(ctx context.Context, id string) (mcp.Task, error) {
 		case gerr == nil:
 			return st, err
 		}
-		return mcp.Task{}, err
+		return mcp.Task{}, &CancelRefusedError{TaskID: id, Err: err, GetErr: gerr}
 	}
 	if err := answeredFor(mcp.MethodTasksCancel, id, r.Task); err != nil {
 		return mcp.Task{}, err

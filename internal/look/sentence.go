@@ -32,6 +32,7 @@ func Sentence(err error) string {
 		input     *client.InputError
 		abandoned *client.AbandonedError
 		lost      *client.TaskLostError
+		refused   *client.CancelRefusedError
 	)
 	if s, ok := err.(interface{ Sentence() string }); ok {
 		return s.Sentence() // worded by the front end that made it (the CLI's connect errors)
@@ -91,6 +92,8 @@ func Sentence(err error) string {
 		return fmt.Sprintf("the server's %s request was not answered, so the call ended: %s", input.Method, why)
 	case errors.As(err, &abandoned):
 		return fmt.Sprintf("mcpi cancelled the task %q: %s", abandoned.TaskID, Sentence(abandoned.Err))
+	case errors.As(err, &refused):
+		return fmt.Sprintf("the server refused to cancel the task %q (%s), its answer for a task that has ended and for one it does not know, and tasks/get, asked which, failed (%s)", refused.TaskID, PollFailure(refused.Err), PollFailure(refused.GetErr))
 	case errors.As(err, &rpc) && urlElicitationSentence(rpc, err) != "":
 		return urlElicitationSentence(rpc, err)
 	case errors.As(err, &rpc):

@@ -34,8 +34,14 @@ Without server flags, a task recorded in the local state file is cancelled on th
 server it was started on, in the protocol version it was created in (unless
 --protocol names one).
 
-Exit status: 0 when the task was cancelled, 1 when the server has no such task or
-it had already ended, 2 on bad usage or a connection failure.`,
+A 2025-11-25 server refuses (-32602) the cancel of a task that has ended as that
+of one it does not know, and mcpi asks tasks/get which: a task the server no
+longer knows is removed from the state file; when tasks/get fails, mcpi says so
+and keeps the record.
+
+Exit status: 0 when the task was cancelled, 1 when the server has no such task,
+it had already ended, or the server refused the cancel, 2 on bad usage or a
+connection failure.`,
 		Args: cmdutil.ExactArgs(1, "a task id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
@@ -74,10 +80,13 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 	}
 	t, err := sess.CancelTask(ctx, opts.ID)
-	if errors.Is(err, jsonrpc.ErrInvalidParams) && t.Status.IsTerminal() {
+	if errors.Is(err, jsonrpc.ErrInvalidParams) && t.TaskID != "" {
 		// The spec gives -32602 for a task that has ended as for an unknown one: the
-		// client asked tasks/get which, and gives the state of one that has ended.
-		return &cmdutil.TaskError{ID: opts.ID, Reason: cmdutil.TaskEnded, Status: string(t.Status)}
+		// client asked tasks/get which, and gives the state of one the server has.
+		if t.Status.IsTerminal() {
+			return &cmdutil.TaskError{ID: opts.ID, Reason: cmdutil.TaskEnded, Status: string(t.Status)}
+		}
+		return err // refused, though the task has not ended: the server's error as it is
 	}
 	if err != nil {
 		return opts.TaskErr(err, opts.ID)

@@ -109,10 +109,16 @@ func (o *Options) Open(ctx context.Context, requests cmdutil.RequestPolicy) (*cm
 }
 
 // TaskErr turns the error of tasks/get or tasks/cancel of id into the sentence the user
-// sees: -32602 means the server has no such task.
+// sees: -32602 means the server has no such task, unless it refused a cancel of a task
+// that tasks/get could not say was unknown ([client.CancelRefusedError]), whose record
+// stays.
 func (o *Options) TaskErr(err error, id string) error {
 	if e := otherEra(err, id); e != nil {
 		return e
+	}
+	var refused *client.CancelRefusedError
+	if errors.As(err, &refused) {
+		return err
 	}
 	if errors.Is(err, jsonrpc.ErrInvalidParams) {
 		return o.unknown(id)
