@@ -30,9 +30,11 @@ type Options struct {
 // initialize result in 2025-11-25; in 2026-07-28 the server/discover result, whose
 // server info travels in its _meta), with the session's era.
 type Result struct {
-	ServerInfo      mcp.Implementation `json:"serverInfo"`
-	ProtocolVersion string             `json:"protocolVersion"`
-	Era             string             `json:"era"`
+	// ServerInfo is nil when a 2026-07-28 server put none in the _meta of
+	// server/discover, where it is optional.
+	ServerInfo      *mcp.Implementation `json:"serverInfo,omitempty"`
+	ProtocolVersion string              `json:"protocolVersion"`
+	Era             string              `json:"era"`
 	// SupportedVersions is what a 2026-07-28 server lists in server/discover.
 	SupportedVersions []string               `json:"supportedVersions,omitempty"`
 	Capabilities      mcp.ServerCapabilities `json:"capabilities"`
@@ -50,7 +52,10 @@ the protocol version agreed (and, in 2026-07-28, every version it supports), eac
 capability it declares (tools, prompts, resources, logging, completions, tasks, and
 the extensions of 2026-07-28) and its instructions to the model, whole.
 
---json prints them as the server sent them, with the era of the session.`,
+--json prints them as the server sent them, with the era of the session:
+{"serverInfo","protocolVersion","era","supportedVersions","capabilities",
+"instructions"}. A 2026-07-28 server may leave its serverInfo out of
+server/discover: the text says "not given", and the JSON has no serverInfo.`,
 		Example: `  mcpi info
   mcpi --stdio "npx -y @modelcontextprotocol/server-everything" info --json`,
 		Args: cmdutil.NoArgs,
@@ -74,7 +79,7 @@ func Run(ctx context.Context, opts *Options) error {
 	defer sess.Close()
 	init := sess.InitializeResult()
 	r := Result{
-		ServerInfo:      init.ServerInfo,
+		ServerInfo:      &init.ServerInfo,
 		ProtocolVersion: sess.ProtocolVersion(),
 		Era:             look.Era(sess.Modern()),
 		Capabilities:    init.Capabilities,
@@ -82,6 +87,9 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	if d := sess.Discover(); d != nil {
 		r.SupportedVersions = d.SupportedVersions
+		if _, ok := d.ServerInfo(); !ok {
+			r.ServerInfo = nil
+		}
 	}
 	if opts.JSON {
 		return cmdutil.PrintJSON(opts.IO.Out, r)
@@ -93,16 +101,20 @@ func Run(ctx context.Context, opts *Options) error {
 // write prints r as labelled lines, every text of the server made safe for a terminal.
 func write(w io.Writer, r *Result) {
 	line := func(label, value string) { fmt.Fprintf(w, "%-13s %s\n", label, value) }
-	name := look.Safe(r.ServerInfo.Name)
-	if r.ServerInfo.Version != "" {
-		name += " " + look.Safe(r.ServerInfo.Version)
-	}
-	if r.ServerInfo.Title != "" && r.ServerInfo.Title != r.ServerInfo.Name {
-		name += fmt.Sprintf(" (%s)", look.Safe(r.ServerInfo.Title))
-	}
-	line("server", name)
-	if r.ServerInfo.Description != "" {
-		line("description", look.Safe(r.ServerInfo.Description))
+	if si := r.ServerInfo; si == nil {
+		line("server", "not given (the server sent no serverInfo)")
+	} else {
+		name := look.Safe(si.Name)
+		if si.Version != "" {
+			name += " " + look.Safe(si.Version)
+		}
+		if si.Title != "" && si.Title != si.Name {
+			name += fmt.Sprintf(" (%s)", look.Safe(si.Title))
+		}
+		line("server", name)
+		if si.Description != "" {
+			line("description", look.Safe(si.Description))
+		}
 	}
 	proto := fmt.Sprintf("%s (%s era)", look.Safe(r.ProtocolVersion), r.Era)
 	if len(r.SupportedVersions) > 0 {
