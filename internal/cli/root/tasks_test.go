@@ -344,7 +344,7 @@ func TestRecordedProtocolBinary(t *testing.T) {
 	}
 
 	stdout, stderr, code := run(t, state, "--url", url, "tasks", "list")
-	if code != 0 || strings.Contains(stdout, id) || strings.Contains(stdout, long) || !strings.Contains(stderr, "2 more recorded for it were created in protocol 2025-11-25") {
+	if code != 0 || strings.Contains(stdout, id) || strings.Contains(stdout, long) || !strings.Contains(stderr, "2 more tasks recorded for it were created in protocol 2025-11-25") {
 		t.Errorf("tasks list in 2026-07-28: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	stdout, _, code = run(t, state, "tasks", "list", "--local")

@@ -370,6 +370,10 @@ func TestModernList(t *testing.T) {
 	if _, err := state.Remember(nil, &connect.Selection{URL: url}, "greet", mcp.ProtocolVersion20260728, mcp.Task{TaskID: "lost", CreatedAt: mcp.FormatTime(time.Now())}, nil); err != nil {
 		t.Fatal(err)
 	}
+	// And one created in 2025-11-25, which this protocol cannot reach: counted, not asked for.
+	if _, err := state.Remember(nil, &connect.Selection{URL: url}, "greet", mcp.LatestProtocolVersion, mcp.Task{TaskID: "old", CreatedAt: mcp.FormatTime(time.Now())}, nil); err != nil {
+		t.Fatal(err)
+	}
 	f.On(mcp.MethodTasksGet, func(_ context.Context, req *jsonrpc.Request) (any, error) {
 		var p mcp.GetTaskParams
 		_ = json.Unmarshal(req.Params, &p)
@@ -383,9 +387,10 @@ func TestModernList(t *testing.T) {
 		if err := list.Run(clitest.Context(t), &list.Options{Options: sharedOpts(env, jsonOut)}); err != nil {
 			t.Fatal(describe(err))
 		}
-		want := "The server speaks protocol 2026-07-28, whose Tasks extension has no tasks/list; these are the tasks mcpi recorded for it, as the server has them now.\n"
+		want := "The server speaks protocol 2026-07-28, whose Tasks extension has no tasks/list; these are the tasks mcpi recorded for it, as the server has them now.\n" +
+			"1 more task recorded for it was created in protocol 2025-11-25 and can be reached only in it: \"mcpi tasks list --local\" lists it, and \"mcpi tasks result ID\" fetches one.\n"
 		if i == 0 {
-			want += "1 recorded for it the server no longer knows (they expired, or the server restarted): forgotten.\n"
+			want += "1 task recorded for it the server no longer knows (it expired, or the server restarted): forgotten.\n"
 		}
 		if got := env.ErrOut.String(); got != want {
 			t.Errorf("stderr %q, want %q", got, want)
@@ -419,10 +424,63 @@ func TestModernList(t *testing.T) {
 	if n := len(other.Requests()); n != 0 {
 		t.Errorf("the other server received %d requests", n)
 	}
-	// watch without an id needs tasks/list: refused.
+}
+
+// "tasks watch" without an id follows the tasks "tasks list" lists, those mcpi recorded
+// for the server (the extension has no tasks/list), until they end; one the server no
+// longer knows is forgotten, and one of 2025-11-25 counted.
+func TestModernWatchAll(t *testing.T) {
+	clitest.StateDir(t)
+	f, url, mark := modernDetached(t)
+	for id, protocol := range map[string]string{"lost": mcp.ProtocolVersion20260728, "old": mcp.LatestProtocolVersion} {
+		if _, err := state.Remember(nil, &connect.Selection{URL: url}, "greet", protocol, mcp.Task{TaskID: id, CreatedAt: mcp.FormatTime(time.Now())}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var gets atomic.Int32
+	f.On(mcp.MethodTasksGet, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+		var p mcp.GetTaskParams
+		_ = json.Unmarshal(req.Params, &p)
+		if p.TaskID != "t1" {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "no such task")
+		}
+		if gets.Add(1) == 1 {
+			return scripted.TaskJSON("complete", "t1", mcp.TaskStatusWorking, 10, `"statusMessage":"step 1"`), nil
+		}
+		return scripted.TaskJSON("complete", "t1", mcp.TaskStatusCompleted, 10, scripted.ResultDone), nil
+	})
 	env := clitest.New(t, &connect.Selection{URL: url})
-	checkDescribed(t, watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, false)}),
-		"mcpi: the server speaks protocol 2026-07-28, whose Tasks extension has no tasks/list: name a task by its id (exit 2)")
+	now := time.Date(2026, 7, 28, 12, 0, 0, 0, time.Local)
+	if err := watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, false), Now: func() time.Time { return now }}); err != nil {
+		t.Fatal(describe(err))
+	}
+	if got, want := env.Out.String(), "12:00:00  t1  ◐ working  step 1\n12:00:00  t1  ✓ completed\n"; got != want {
+		t.Errorf("stdout %q, want %q", got, want)
+	}
+	wantErr := "The server speaks protocol 2026-07-28, whose Tasks extension has no tasks/list; mcpi follows the tasks it recorded for it.\n" +
+		"1 more task recorded for it was created in protocol 2025-11-25 and can be reached only in it: \"mcpi tasks list --local\" lists it, and \"mcpi tasks result ID\" fetches one.\n" +
+		"1 task recorded for it the server no longer knows (it expired, or the server restarted): forgotten.\n"
+	if got := env.ErrOut.String(); got != wantErr {
+		t.Errorf("stderr %q\nwant   %q", got, wantErr)
+	}
+	if _, ok, _ := (&shared.Options{}).Resolve("lost"); ok {
+		t.Error("the task the server no longer knows is still recorded")
+	}
+	for _, m := range requestsSince(f, mark) {
+		if m == mcp.MethodTasksList {
+			t.Error("tasks/list sent in 2026-07-28")
+		}
+	}
+
+	// Nothing recorded that the server still has: said so, exit 0.
+	f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "no such task")
+	})
+	env = clitest.New(t, &connect.Selection{URL: url})
+	if err := watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, false)}); err != nil || env.Out.Len() != 0 ||
+		!strings.HasSuffix(env.ErrOut.String(), "No tasks recorded for this server that it still has. (\"mcpi tasks list --local\" shows every task mcpi left running.)\n") {
+		t.Errorf("watch of no tasks: %s, stdout %q, stderr %q", describe(err), env.Out, env.ErrOut)
+	}
 }
 
 // A task that failed (an error inlined in tasks/get): the error, exit 1.

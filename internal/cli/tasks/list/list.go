@@ -3,9 +3,7 @@ package list
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -85,11 +83,13 @@ func Run(ctx context.Context, opts *Options) error {
 	defer sess.Close()
 	var res mcp.ListTasksResult
 	if sess.Modern() {
-		tasks, err := recordedTasks(ctx, opts, sess)
+		fmt.Fprintf(opts.IO.ErrOut, "The server speaks protocol %s, whose Tasks extension has no tasks/list; these are the tasks mcpi recorded for it, as the server has them now.\n", look.Safe(sess.ProtocolVersion()))
+		rec, err := opts.RecordedTasks(ctx, sess)
 		if err != nil {
 			return err
 		}
-		res.Tasks = tasks
+		rec.Report(opts.IO.ErrOut)
+		res.Tasks = rec.Tasks
 	} else {
 		if err := shared.NeedList(sess.Session); err != nil {
 			return err
@@ -119,89 +119,6 @@ func Run(ctx context.Context, opts *Options) error {
 		tw.Row(t.TaskID, shared.StatusText(t.Status), shared.Created(t.CreatedAt), look.TTL(t.TTL), cmdutil.OrDash(t.StatusMessage))
 	}
 	return tw.Flush()
-}
-
-// maxRecordedGets bounds the tasks/get of a 2026-07-28 listing: the most recent ones
-// recorded are asked for, and the others counted.
-const maxRecordedGets = 200
-
-// recordedTasks is the listing of protocol 2026-07-28, whose Tasks extension has no
-// tasks/list: the tasks mcpi recorded for the server, each as the server has it now
-// (tasks/get, a few at a time). A task the server no longer knows is forgotten, and one
-// created in 2025-11-25, which cannot be reached in this protocol, is left out; both are
-// counted on stderr.
-func recordedTasks(ctx context.Context, opts *Options, sess *cmdutil.Session) ([]mcp.Task, error) {
-	fmt.Fprintf(opts.IO.ErrOut, "The server speaks protocol %s, whose Tasks extension has no tasks/list; these are the tasks mcpi recorded for it, as the server has them now.\n", look.Safe(sess.ProtocolVersion()))
-	store, err := opts.Store()
-	if err != nil {
-		return nil, err
-	}
-	all, err := store.Load()
-	if err != nil {
-		return nil, err
-	}
-	server := state.FromSelection(opts.Selection)
-	var ids []string
-	other, hidden := "", 0
-	for _, e := range all {
-		switch {
-		case !e.Server.Same(server):
-		case !e.Reachable(sess.ProtocolVersion()):
-			hidden++
-			other = e.Protocol
-		default:
-			ids = append(ids, e.TaskID)
-		}
-	}
-	if hidden > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "%d more recorded for it were created in protocol %s and can be reached only in it: \"mcpi tasks list --local\" lists them, and \"mcpi tasks result ID\" fetches one.\n", hidden, look.Safe(other))
-	}
-	if len(ids) > maxRecordedGets {
-		fmt.Fprintf(opts.IO.ErrOut, "%d older ones recorded for it are not asked for (\"mcpi tasks list --local\" lists them).\n", len(ids)-maxRecordedGets)
-		ids = ids[len(ids)-maxRecordedGets:]
-	}
-	type got struct {
-		task mcp.Task
-		err  error
-	}
-	results := make([]got, len(ids))
-	sem := make(chan struct{}, 8)
-	var wg sync.WaitGroup
-	for i, id := range ids {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			d, err := sess.TaskDetail(ctx, id)
-			if err == nil {
-				results[i].task = d.ToTask()
-			}
-			results[i].err = err
-		})
-	}
-	wg.Wait()
-	var tasks []mcp.Task
-	gone := 0
-	for i, r := range results {
-		if r.err == nil {
-			tasks = append(tasks, r.task)
-			continue
-		}
-		var te *cmdutil.TaskError
-		switch err := opts.TaskErr(r.err, ids[i]); {
-		case errors.As(err, &te) && te.Reason == cmdutil.TaskUnknown:
-			if store.Forget(ids[i]) == nil {
-				gone++
-			}
-		case errors.As(err, &te) && te.Reason == cmdutil.TaskOtherEra:
-			// Recorded before records kept their protocol: reachable in the other only.
-		default:
-			return nil, err
-		}
-	}
-	if gone > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "%d recorded for it the server no longer knows (they expired, or the server restarted): forgotten.\n", gone)
-	}
-	return tasks, nil
 }
 
 func runLocal(opts *Options, now time.Time) error {

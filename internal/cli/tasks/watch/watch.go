@@ -23,7 +23,8 @@ import (
 type Options struct {
 	shared.Options
 
-	// ID is the task to follow; empty follows every task the server lists.
+	// ID is the task to follow; empty follows every task the server lists (in
+	// 2026-07-28, every task the state file records for it).
 	ID string
 	// Answers is the --answers file.
 	Answers string
@@ -56,7 +57,10 @@ it was started on, in the protocol version it was created in (unless --protocol
 names one).
 
 Without an ID, every task the server lists (tasks/list) is followed until all
-have ended; each new task and each change is one line.
+have ended; each new task and each change is one line. In protocol 2026-07-28,
+whose Tasks extension has no tasks/list, the tasks mcpi recorded for the server
+when the watch starts are followed instead, those "mcpi tasks list" lists (a
+task the server no longer knows is forgotten; stderr counts those left out).
 
 With --json every event is one JSON object per line, as for "mcpi tools call
 --task --json": {"event":"status","time":T,"task":TASK} for the task as first
@@ -111,7 +115,7 @@ func Run(ctx context.Context, opts *Options) error {
 	wait, stop := sess.Answerable(ctx)
 	defer stop()
 	if opts.ID == "" {
-		err = watchAll(wait, opts, sess.Session)
+		err = watchAll(wait, opts, sess)
 	} else {
 		err = watchOne(wait, opts, sess)
 	}
@@ -256,9 +260,21 @@ func (p *printer) finish(sess *cmdutil.Session, task *client.Task, e client.Task
 }
 
 // watchAll follows every task the server lists until all have ended: tasks/list finds
-// them, and the client's follower follows each that is still running.
-func watchAll(ctx context.Context, opts *Options, sess *client.Session) error {
-	if err := shared.NeedList(sess); err != nil {
+// them, and the client's follower follows each that is still running. In 2026-07-28,
+// whose Tasks extension has no tasks/list, the tasks are those the state file records
+// for the server when it starts, as "tasks list" lists them.
+func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
+	sess := cs.Session
+	list := func(ctx context.Context) ([]mcp.Task, error) { return cmdutil.Collect(sess.ServerTasks(ctx, nil)) }
+	if sess.Modern() {
+		fmt.Fprintf(opts.IO.ErrOut, "The server speaks protocol %s, whose Tasks extension has no tasks/list; mcpi follows the tasks it recorded for it.\n", look.Safe(sess.ProtocolVersion()))
+		rec, err := opts.RecordedTasks(ctx, cs)
+		if err != nil {
+			return err
+		}
+		rec.Report(opts.IO.ErrOut)
+		list = func(context.Context) ([]mcp.Task, error) { return rec.Tasks, nil }
+	} else if err := shared.NeedList(sess); err != nil {
 		return err
 	}
 	ctx, stop := context.WithCancel(ctx)
@@ -323,25 +339,26 @@ func watchAll(ctx context.Context, opts *Options, sess *client.Session) error {
 				return nil
 			}
 		case <-relist.C:
-			var list []mcp.Task
-			for t, err := range sess.ServerTasks(ctx, nil) {
-				if err != nil {
-					if ctx.Err() != nil {
-						return ctx.Err()
-					}
-					return err
+			tasks, err := list(ctx)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
 				}
-				list = append(list, t)
+				return err
 			}
-			if first && len(list) == 0 {
-				if !opts.JSON {
+			if first && len(tasks) == 0 {
+				switch {
+				case opts.JSON:
+				case sess.Modern():
+					fmt.Fprintln(opts.IO.ErrOut, `No tasks recorded for this server that it still has. ("mcpi tasks list --local" shows every task mcpi left running.)`)
+				default:
 					fmt.Fprintln(opts.IO.ErrOut, "No tasks. (A server lists the tasks of the current session only.)")
 				}
 				return nil
 			}
 			first = false
 			listed := map[string]bool{}
-			for _, t := range list {
+			for _, t := range tasks {
 				listed[t.TaskID] = true
 				if followed[t.TaskID] {
 					continue
@@ -368,7 +385,9 @@ func watchAll(ctx context.Context, opts *Options, sess *client.Session) error {
 			if running == 0 {
 				return nil
 			}
-			relist.Reset(DefaultInterval)
+			if !sess.Modern() { // the recorded tasks are followed to their end, none listed anew
+				relist.Reset(DefaultInterval)
+			}
 		}
 	}
 }
