@@ -294,7 +294,7 @@ func (s *Selection) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&s.Headers, "header", nil, "send the HTTP header `K=V` with every request (repeatable)")
 	fs.Var(text{&s.Config}, "config", "read servers from `FILE` in the mcpServers JSON format")
 	fs.Var(text{&s.Server}, "server", "use the server `NAME` of the --config file")
-	fs.Var(logLevel{&s.ServerLog}, "server-log", "print the server's log messages of `LEVEL` and above on stderr as they come (debug, info, notice, warning, error, critical, alert, emergency)")
+	fs.Var(logLevel{&s.ServerLog}, "server-log", "print the server's log messages of `LEVEL` and above on stderr as they come (debug, info, notice, warning, error, critical, alert, emergency); in 2026-07-28 a call's messages stop once the server makes it a task, as the Tasks extension has no log messages for tasks")
 	fs.Var(rootFlag{&s.Roots}, "root", "serve `DIR` (a path, or a file: URI) to the server as one of its roots (repeatable)")
 	fs.StringVar(&s.Protocol, "protocol", client.ProtocolAuto, "the protocol `VERSION`: 2025-11-25 (initialize; or an older revision, 2025-06-18, 2025-03-26, 2024-11-05), 2026-07-28 (server/discover, no session), or auto (whichever the server speaks, 2026-07-28 first)")
 	s.Limits.addFlags(fs)

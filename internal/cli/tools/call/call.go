@@ -172,7 +172,7 @@ or an interruption.`,
 	cmd.Flags().StringVar(&opts.ArgsJSON, "args-json", "", "the arguments as a `JSON` object")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the CallToolResult as JSON (with --task: one JSON event per line)")
 	cmd.Flags().BoolVar(&opts.Task, "task", false, "call the tool as a task and follow it")
-	cmd.Flags().DurationVar(&opts.TTL, "ttl", 0, "with --task, ask the server to keep the task for `DURATION` (such as 10m; more than 0: leave it out for the server's choice)")
+	cmd.Flags().DurationVar(&opts.TTL, "ttl", 0, "with --task, ask the server to keep the task and its result for `DURATION`, such as 10m (more than zero; without --ttl the server chooses, as it always does in 2026-07-28)")
 	cmd.Flags().BoolVar(&opts.Detach, "detach", false, "with --task, print the task id and exit once the task is created")
 	cmd.Flags().BoolVar(&opts.SendAnyway, "send-anyway", false, "send the call even when the tool's taskSupport says otherwise (testing servers)")
 	cmdutil.AnswersFlag(cmd, &opts.Answers)
