@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -81,11 +82,12 @@ func (s Server) Apply(sel *connect.Selection) {
 	sel.Config, sel.Server = s.Config, s.Server
 }
 
-// String names the server for a table: its URL, its command line, or FILE:NAME.
+// String names the server for a table: its URL (with a password in it redacted), its
+// command line, or FILE:NAME.
 func (s Server) String() string {
 	switch {
 	case s.URL != "":
-		return s.URL
+		return redactURL(s.URL)
 	case s.Stdio != "":
 		return s.Stdio
 	case s.Config != "" && s.Server != "":
@@ -94,6 +96,48 @@ func (s Server) String() string {
 		return s.Config
 	}
 	return connect.EmbeddedTarget
+}
+
+// Redacted is the placeholder that stands for a value kept out of a listing.
+const Redacted = "[redacted]"
+
+// Redacted returns s as a listing shows it: the values of --header and --env (an
+// Authorization header's credentials, an API key in the environment) replaced with
+// [Redacted], their names kept, and a password in the URL redacted.
+func (s Server) Redacted() Server {
+	redact := func(pairs []string) []string {
+		out := make([]string, len(pairs))
+		for i, p := range pairs {
+			k, v, _ := strings.Cut(p, "=")
+			if v != "" {
+				v = Redacted
+			}
+			out[i] = k + "=" + v
+		}
+		return out
+	}
+	r := s
+	if s.Headers != nil {
+		r.Headers = redact(s.Headers)
+	}
+	if s.Env != nil {
+		r.Env = redact(s.Env)
+	}
+	r.URL = redactURL(s.URL)
+	return r
+}
+
+// redactURL returns u with a password in it shown as "xxxxx" ([url.URL.Redacted]), or u
+// as it is when it has none or does not parse.
+func redactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.User == nil {
+		return u
+	}
+	if _, ok := p.User.Password(); !ok {
+		return u
+	}
+	return p.Redacted()
 }
 
 // Flags returns the mcpi flags that select the server, quoted for a shell.
@@ -143,6 +187,26 @@ type Entry struct {
 	// other servers and eras, when the server gave no session id, and in the records of
 	// older mcpi versions.
 	Session *client.Resumption `json:"session,omitempty"`
+}
+
+// Listed is an entry as "mcpi tasks list --local --json" shows it: its server's
+// credentials redacted ([Server.Redacted]), and whether mcpi keeps the task's session
+// rather than the session's id, which is the client's secret.
+type Listed struct {
+	TaskID   string    `json:"taskId"`
+	Tool     string    `json:"tool"`
+	Server   Server    `json:"server"`
+	Created  time.Time `json:"created"`
+	TTL      *int64    `json:"ttl"`
+	Protocol string    `json:"protocol,omitempty"`
+	// Session is set when the record keeps the session that created the task, which
+	// later commands take up.
+	Session bool `json:"session"`
+}
+
+// Listed returns e as a listing shows it.
+func (e Entry) Listed() Listed {
+	return Listed{TaskID: e.TaskID, Tool: e.Tool, Server: e.Server.Redacted(), Created: e.Created, TTL: e.TTL, Protocol: e.Protocol, Session: e.Session != nil}
 }
 
 // MaxSessionSize bounds what a record keeps of a session (its id and the server's

@@ -26,7 +26,13 @@ in the local state file with the server flags it was started with: "mcpi tasks
 list --local" shows them, and get, result, cancel and watch with a recorded id
 and no server flags go back to that server. The state file is tasks.json in
 $MCPI_STATE_DIR, else $XDG_STATE_HOME/mcpi, else ~/.local/state/mcpi; it keeps
-tasks until their TTL runs out, and at most 500.
+tasks until their TTL runs out, and at most 500. It holds what later commands
+send again: the server flags, the values of --header (an Authorization header
+given with it included) and --env among them, and the id of a kept session; so
+it is readable by its owner only (mode 0600, in a directory of mode 0700), and
+"tasks list --local" shows those names but not the values, nor the session's id.
+An OAuth login's token is never in it: later commands take it from the token
+store.
 
 A server lists only the tasks of the current session; tasks of earlier mcpi runs
 are reached by id. A 2025-11-25 task that mcpi left running on a Streamable HTTP

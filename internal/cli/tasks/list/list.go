@@ -25,9 +25,10 @@ type Options struct {
 	Now func() time.Time
 }
 
-// LocalList is the --json output of "tasks list --local".
+// LocalList is the --json output of "tasks list --local": the recorded tasks with their
+// server's credentials redacted and no session id.
 type LocalList struct {
-	Tasks []state.Entry `json:"tasks"`
+	Tasks []state.Listed `json:"tasks"`
 }
 
 // NewCmd returns the command; runF replaces [Run] in tests of the flag handling.
@@ -44,7 +45,10 @@ with the fields of the MCP Task.
 mcpi left running (--detach, or Ctrl-C), with their tool, the protocol version
 they were created in (the only one they can be reached in; "mcpi tasks result ID"
 uses it) and server. With --json:
-{"tasks":[{"taskId","tool","server":{flags},"created","ttl","protocol"}...]}.
+{"tasks":[{"taskId","tool","server":{flags},"created","ttl","protocol","session"}...]},
+where the server's flags show the names of --header and --env values, not the
+values ("Authorization=[redacted]"), and "session" is true when mcpi keeps the
+session that created the task (its id stays in the state file).
 
 In protocol 2026-07-28, whose Tasks extension has no tasks/list, the tasks mcpi
 recorded for the server are listed instead, each as the server has it now
@@ -142,10 +146,11 @@ func runLocalFiltered(opts *Options, now time.Time, keep func(state.Entry) bool)
 		}
 	}
 	if opts.JSON {
-		if entries == nil {
-			entries = []state.Entry{}
+		l := LocalList{Tasks: []state.Listed{}}
+		for _, e := range entries {
+			l.Tasks = append(l.Tasks, e.Listed())
 		}
-		return cmdutil.PrintJSON(opts.IO.Out, LocalList{Tasks: entries})
+		return cmdutil.PrintJSON(opts.IO.Out, l)
 	}
 	if len(entries) == 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "No tasks recorded in %s.\n", store.Path)
