@@ -130,7 +130,8 @@ func TestModernDetachThenResult(t *testing.T) {
 	if env.Selection.URL != url {
 		t.Errorf("the selection was not filled in from the state file: %+v", env.Selection)
 	}
-	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet, mcp.MethodTasksGet)
+	// tools/list finds the tool's output schema, to check the result against.
+	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet, mcp.MethodTasksGet, mcp.MethodToolsList)
 	for _, m := range f.RequestMethods() {
 		if m == mcp.MethodTasksResult || m == mcp.MethodTasksList {
 			t.Errorf("%s sent in 2026-07-28", m)
@@ -146,7 +147,7 @@ func TestModernDetachThenResult(t *testing.T) {
 	if err := json.Unmarshal(env.Out.Bytes(), &res); err != nil || len(res.Content) != 1 || res.Content[0].Text != "done" || res.IsError {
 		t.Errorf("--json: %s (%v)", env.Out, err)
 	}
-	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet) // completed at the first poll
+	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet, mcp.MethodToolsList) // completed at the first poll
 }
 
 // A task waiting for input, fetched with "tasks result ID --answers FILE": the answer goes
@@ -173,7 +174,7 @@ func TestModernResultAnswersInput(t *testing.T) {
 	if env.Out.String() != "Hello, Ada!\n" {
 		t.Errorf("stdout %q", env.Out)
 	}
-	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksGet)
+	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksGet, mcp.MethodToolsList)
 	if u := f.Last(mcp.MethodTasksUpdate); !strings.Contains(string(u.Params), `"inputResponses":{"name":{"action":"accept","content":{"name":"Ada"}}}`) {
 		t.Errorf("tasks/update: %s", u.Params)
 	}
@@ -341,7 +342,7 @@ func TestModernWatch(t *testing.T) {
 	if last.Result == nil || last.Result.Content[0].Text != "done" {
 		t.Errorf("result event: %+v", last)
 	}
-	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet, mcp.MethodTasksGet, mcp.MethodTasksGet)
+	checkSince(t, f, mark, mcp.MethodServerDiscover, mcp.MethodTasksGet, mcp.MethodTasksGet, mcp.MethodTasksGet, mcp.MethodToolsList)
 
 	// Text: a line per status (the first tasks/get finds it working, the next completed),
 	// at the watch's clock.

@@ -38,8 +38,9 @@ statusMessage, createdAt, lastUpdatedAt, ttl, pollInterval). T is when mcpi saw 
 event (RFC 3339). "total" and "message" of progress are left out when the server
 sends none; "input" is a request of the server (method elicitation/create or
 sampling/createMessage) waiting for an answer. The last line is "result" (the exact
-CallToolResult of tasks/result; with "tools call", "outputProblem" says how its
-structuredContent does not fit the tool's output schema, when it does not),
+CallToolResult of tasks/result; with "tools call", and "tasks watch ID" of a task
+whose tool is recorded, "outputProblem" says how its structuredContent does not
+fit the tool's output schema, when it does not),
 "error" (the exact JSON-RPC error of tasks/result; "code" is left out when the
 error did not come from the server, such as a cancelled task or input mcpi did
 not give) or "gone" (the server no longer knows the task: "error" is how mcpi

@@ -44,9 +44,16 @@ call --help"). Input mcpi cannot give (no terminal, and no answer in the file) i
 left unanswered: mcpi exits with status 2 and says how to answer, and the task
 keeps waiting for it, so that the command can be run again with --answers.
 
-Exit status: 0 on success, 1 when the tool reported an error (isError), the task
-ended with a JSON-RPC error or was cancelled, or the server has no such task, 2
-on bad usage, input mcpi could not give, or a connection failure.`,
+The result's structuredContent is checked against the tool's output schema, as
+"mcpi tools call" checks it, when the task's tool is known (recorded in the local
+state file): the tool is looked up in tools/list, and a result that does not fit,
+or has no structuredContent, is printed as it came, and mcpi says on stderr what
+is wrong and exits 1.
+
+Exit status: 0 on success, 1 when the tool reported an error (isError), its
+result does not fit its output schema, the task ended with a JSON-RPC error or
+was cancelled, or the server has no such task, 2 on bad usage, input mcpi could
+not give, or a connection failure.`,
 		Example: `  id=$(mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --task --detach)
   mcpi tasks result "$id"`,
 		Args: cmdutil.ExactArgs(1, "a task id"),
@@ -99,5 +106,5 @@ func Run(ctx context.Context, opts *Options) error {
 	if res.IsError {
 		return &cmdutil.ToolError{Tool: entry.Tool, Task: opts.ID}
 	}
-	return nil
+	return opts.CheckOutput(ctx, sess, entry.Tool, res)
 }

@@ -268,3 +268,27 @@ func PrintTask(w io.Writer, t mcp.Task, entry *state.Entry, now time.Time) {
 		row("Poll", look.Duration(mcp.Milliseconds(*t.PollInterval)))
 	}
 }
+
+// CheckOutput checks res, the result of a task of tool, against the tool's output
+// schema, as "tools call" checks the result of a call: it returns the
+// [*cmdutil.OutputSchemaError] of a result that does not fit, or nil. The tool is
+// found by its name in the server's tools/list (bounded as every listing is), which is
+// asked only for a result that is not a tool error (a tool error need not fit) and a
+// task whose tool is known (the state file records it): with no tool name there is
+// nothing to check against. When the tool cannot be found, a line on stderr says the
+// result was not checked, and the outcome stands.
+func (o *Options) CheckOutput(ctx context.Context, sess *cmdutil.Session, tool string, res *mcp.CallToolResult) error {
+	if tool == "" || res == nil || res.IsError {
+		return nil
+	}
+	t, err := sess.Tool(ctx, tool)
+	if err != nil {
+		fmt.Fprintln(o.IO.ErrOut, look.Safe(fmt.Sprintf("mcpi did not check the result against the output schema of the tool %q: %s.", tool, look.Sentence(err))))
+		return nil
+	}
+	var out *client.OutputError
+	if errors.As(client.ValidateStructuredContent(t, res), &out) {
+		return &cmdutil.OutputSchemaError{Tool: tool, Err: out}
+	}
+	return nil
+}

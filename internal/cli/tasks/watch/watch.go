@@ -33,6 +33,9 @@ type Options struct {
 	// (0: 100ms; negative: only on changes).
 	Now  func() time.Time
 	Tick time.Duration
+
+	// tool is the tool of the task, when the state file records it.
+	tool string
 }
 
 // DefaultInterval is how often "tasks watch" without an id lists the server's tasks to
@@ -68,9 +71,16 @@ seen and for every change, {"event":"input",...} for a request of the server
 linked to the task, and (for one task) a last "result" or "error" event;
 {"event":"gone","task":TASK,...} when the server stops knowing a task.
 
+The result of a task whose tool is known (recorded in the local state file) is
+checked against the tool's output schema, as "mcpi tools call" checks it (the
+tool is looked up in tools/list): a result that does not fit, or has no
+structuredContent, is said so on stderr and exits 1, and with --json its
+"result" event carries the sentence as "outputProblem".
+
 Exit status: 0 when the task completed (without an ID: when all listed tasks
-have ended), 1 when it failed or was cancelled or the server has no such task, 2
-on bad usage, input mcpi could not give, a connection failure or an interruption.`,
+have ended), 1 when it failed, was cancelled, its result does not fit the tool's
+output schema, or the server has no such task, 2 on bad usage, input mcpi could
+not give, a connection failure or an interruption.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return cmdutil.UsageErrorf("%q takes at most one task id, but was given %d arguments", cmd.CommandPath(), len(args))
@@ -104,6 +114,7 @@ func Run(ctx context.Context, opts *Options) error {
 			return err
 		}
 		tool = entry.Tool
+		opts.tool = tool
 	}
 	// Input mcpi cannot give is left for a later command: refusing it would have the
 	// server fail the task (or mcpi cancel it), which this command did not start.
@@ -219,7 +230,7 @@ func watchOne(ctx context.Context, opts *Options, sess *cmdutil.Session) error {
 			}
 			return e.Err
 		case client.TaskResult, client.TaskError:
-			return p.finish(sess, task, e)
+			return p.finish(ctx, sess, task, e)
 		default:
 			err = p.event(e)
 			if p.live != nil {
@@ -233,16 +244,29 @@ func watchOne(ctx context.Context, opts *Options, sess *cmdutil.Session) error {
 	return ctx.Err()
 }
 
-// finish shows the outcome and returns the error that gives the exit code.
-func (p *printer) finish(sess *cmdutil.Session, task *client.Task, e client.TaskEvent) error {
+// finish shows the outcome and returns the error that gives the exit code. A result is
+// checked against the tool's output schema as "tools call" checks it: the "result"
+// event says how it does not fit, and the exit code is 1.
+func (p *printer) finish(ctx context.Context, sess *cmdutil.Session, task *client.Task, e client.TaskEvent) error {
 	opts, st := p.opts, e.State
 	if p.live != nil {
 		p.live.Stop(false)
 		fmt.Fprintln(opts.IO.Out, taskview.Line{ID: st.TaskID, Status: st.Status, Message: st.StatusMessage,
 			Elapsed: opts.Now().Sub(task.Started), Polls: task.Polls()})
 	}
-	if err := p.event(e); err != nil {
-		return err
+	var output *cmdutil.OutputSchemaError
+	if e.Kind == client.TaskResult && e.Err == nil {
+		errors.As(opts.CheckOutput(ctx, sess, opts.tool, e.Result), &output)
+	}
+	if p.out != nil {
+		if ev, ok := taskview.FromTaskEvent(e); ok {
+			if output != nil {
+				ev.OutputProblem = output.Error()
+			}
+			if err := p.out.Write(ev); err != nil {
+				return err
+			}
+		}
 	}
 	if refused := sess.Refusal(e.Result, e.Err); refused != nil {
 		return refused
@@ -255,6 +279,8 @@ func (p *printer) finish(sess *cmdutil.Session, task *client.Task, e client.Task
 		return e.Err // the task's own error, or a *client.TaskEndError: cancelled or gone
 	case e.Result.IsError || st.Status == mcp.TaskStatusFailed:
 		return &cmdutil.TaskError{ID: st.TaskID, Reason: cmdutil.TaskFailed, Message: st.StatusMessage}
+	case output != nil:
+		return output
 	}
 	return nil
 }
