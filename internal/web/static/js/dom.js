@@ -54,12 +54,21 @@ export function fill(el, ...children) {
   return el;
 }
 
-// clean makes a server string safe to show on one line: control characters become
-// visible escapes, as the terminal front ends do.
+// clean makes a server string safe to show: control characters become visible, as the
+// terminal front ends show them (look.Safe): a C0 control as its control picture (ESC
+// as ␛, a lone CR as ␍), DEL as ␡, a C1 or bidi control, or a line or paragraph
+// separator, as its escape (\u202e). Tab and line feed stay, and so does a line end of
+// CRLF, as a line feed: an element that keeps white space shows the text's lines, and
+// one that does not shows a space.
 export function clean(s) {
   if (s === undefined || s === null) return '';
-  return String(s).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
-    (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  return String(s).replace(/\r\n|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    if (c === '\r\n') return '\n';
+    const n = c.charCodeAt(0);
+    if (n < 0x20) return String.fromCharCode(0x2400 + n);
+    if (n === 0x7f) return '\u2421';
+    return '\\u' + n.toString(16).padStart(4, '0');
+  });
 }
 
 // webURL returns u as a link the page may open (http: or https:, never javascript: or
