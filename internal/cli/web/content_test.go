@@ -4,12 +4,17 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/mcpi-dev/mcpi/demo"
+	"github.com/mcpi-dev/mcpi/internal/bounce"
+	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
 	"github.com/mcpi-dev/mcpi/transport"
@@ -156,4 +161,123 @@ func TestBrowserContent(t *testing.T) {
 	if got := value(s, "the header", chromedp.Evaluate[string](`document.querySelector('.pane .content.resource').firstChild.textContent`)); got != "resource content://png · image/png · 70 bytes" {
 		t.Errorf("the read PNG's header: %q", got)
 	}
+}
+
+// A call that waits on the user's answer to the server's request says so, with the way
+// to the Requests view, instead of "no progress from the server yet".
+func TestBrowserCallWaitsOnRequest(t *testing.T) {
+	for _, protocol := range []string{mcp.LatestProtocolVersion, mcp.ProtocolVersion20260728} {
+		t.Run(protocol, func(t *testing.T) {
+			s := startWebOn(t, &connect.Selection{Protocol: protocol})
+			s.run("open", chromedp.Navigate(s.url), chromedp.WaitVisible(chromedp.CSS(`li[data-tool="ask_user"]`)))
+			s.watchBlocked()
+			s.run("call ask_user",
+				openTool("ask_user"),
+				chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
+				chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`#pending-badge`)),
+				waitJS(`document.querySelector('.call-asks') !== null && !document.querySelector('.call-asks').hidden`),
+			)
+			out := value(s, "the call's pane", chromedp.Evaluate[map[string]any](`(() => {
+				const out = document.querySelector('.call-out');
+				return {text: out.innerText, progress: !document.querySelector('.call-progress').hidden};
+			})()`))
+			if text := out["text"].(string); !strings.Contains(text, "waits on your answer to a request") || strings.Contains(text, "no progress") || out["progress"] == true {
+				t.Errorf("the pane of a call that waits on a request: %v", out)
+			}
+			s.run("to the Requests view",
+				chromedp.Click(chromedp.CSS(`.call-asks button[data-action="requests"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`main[data-view="requests"] li[data-request]`)),
+			)
+		})
+	}
+}
+
+// swap is a handler that can be replaced: the server "restarts" as a new process would,
+// at the same address, knowing none of the old sessions.
+type swap struct{ h atomic.Pointer[http.Handler] }
+
+func (s *swap) ServeHTTP(w http.ResponseWriter, r *http.Request) { (*s.h.Load()).ServeHTTP(w, r) }
+
+func (s *swap) set(h http.Handler) { s.h.Store(&h) }
+
+// An HTTP server that stops answering is said to be unreachable, truthfully (the
+// session goes on only if the same server process answers), with a Reconnect at hand; a
+// call that fails because the restarted server forgot the session offers one too, and
+// Reconnect opens a new session that answers.
+func TestBrowserReconnect(t *testing.T) {
+	first := demo.New(nil)
+	t.Cleanup(first.Close)
+	h := &swap{}
+	h.set(first.HTTPHandler(nil))
+	bs := bounce.New(t, h)
+	s := startWebOn(t, &connect.Selection{URL: bs.URL, Protocol: mcp.LatestProtocolVersion})
+	s.run("open", chromedp.Navigate(s.url), chromedp.WaitVisible(chromedp.CSS(`li[data-tool="echo"]`)))
+	s.watchBlocked()
+	if n := value(s, "a Reconnect while connected", chromedp.Evaluate[int](`document.querySelectorAll('#conn-header button[data-action="reconnect"]').length`)); n != 0 {
+		t.Errorf("the header offers %d Reconnect buttons while the server answers", n)
+	}
+
+	bs.Stop()
+	s.run("a call to a server that is gone",
+		chromedp.Evaluate[chromedp.Void](`fetch('/api/c1/call', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({name: 'echo', arguments: {text: 'x'}})})`),
+		chromedp.WaitVisible(chromedp.CSS(`#unreachable`)),
+		chromedp.WaitVisible(chromedp.CSS(`#conn-header button[data-action="reconnect"]`)),
+	)
+	header := value(s, "the header", chromedp.Text(chromedp.CSS(`#conn-header`)))
+	if !strings.Contains(header, "not answering") || !strings.Contains(header, "the session goes on if the same server process answers again; a server that restarted has forgotten it") || strings.Contains(header, "connected") {
+		t.Errorf("the header of an unreachable server: %q", header)
+	}
+
+	// The server comes back as a new process: it does not know the session.
+	second := demo.New(nil)
+	t.Cleanup(second.Close)
+	h.set(second.HTTPHandler(nil))
+	bs.Start()
+	s.run("a call the new server refuses",
+		openTool("echo"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="text"]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name="text"]`), "again"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.call-out h3.error`)),
+		chromedp.WaitVisible(chromedp.CSS(`.call-out button[data-action="reconnect"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#conn-header button[data-action="reconnect"]`)),
+	)
+	if got := value(s, "the call's error", chromedp.Text(chromedp.CSS(`.call-out div.error`))); !strings.Contains(got, "ended the session") {
+		t.Errorf("the call's error: %q", got)
+	}
+	s.run("reconnect from the call",
+		chromedp.Click(chromedp.CSS(`.call-out button[data-action="reconnect"]`)),
+		waitJS(`document.querySelector('#conn-header .state').textContent === 'connected' && !document.querySelector('#unreachable') && !document.querySelector('button[data-action="reconnect"]')`),
+		openTool("echo"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="text"]`)),
+		chromedp.Evaluate[chromedp.Void](`window.__lastResult = undefined`),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		waitJS(`window.__lastResult !== undefined && JSON.stringify(window.__lastResult).includes('again')`),
+	)
+}
+
+// A 2026-07-28 server keeps no session: one that stops answering is said to be taken up
+// again by whatever server answers at its address, and Reconnect is at hand.
+func TestBrowserUnreachableModern(t *testing.T) {
+	srv := demo.New(nil)
+	t.Cleanup(srv.Close)
+	bs := bounce.New(t, srv.HTTPHandler(nil))
+	s := startWebOn(t, &connect.Selection{URL: bs.URL, Protocol: mcp.ProtocolVersion20260728})
+	s.run("open", chromedp.Navigate(s.url), chromedp.WaitVisible(chromedp.CSS(`li[data-tool="echo"]`)))
+	s.watchBlocked()
+	bs.Stop()
+	s.run("a call to a server that is gone",
+		chromedp.Evaluate[chromedp.Void](`fetch('/api/c1/call', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({name: 'echo', arguments: {text: 'x'}})})`),
+		chromedp.WaitVisible(chromedp.CSS(`#unreachable`)),
+		chromedp.WaitVisible(chromedp.CSS(`#conn-header button[data-action="reconnect"]`)),
+	)
+	if header := value(s, "the header", chromedp.Text(chromedp.CSS(`#unreachable`))); !strings.Contains(header, "mcpi goes on once a server answers there again (this protocol keeps no session)") {
+		t.Errorf("the header of an unreachable 2026-07-28 server: %q", header)
+	}
+	bs.Start()
+	s.run("reconnect",
+		chromedp.Click(chromedp.CSS(`#conn-header button[data-action="reconnect"]`)),
+		waitJS(`document.querySelector('#conn-header .state').textContent === 'connected' && !document.querySelector('#unreachable')`),
+	)
 }

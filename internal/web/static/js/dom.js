@@ -1,5 +1,6 @@
 // Small DOM helpers. Every string from a server goes in as text (textContent, attribute
 // values), never as markup.
+import { conn as api } from './api.js';
 
 // h builds an element: h('div.cls#id', {attrs, on: {click}}, ...children).
 export function h(tag, props, ...children) {
@@ -90,6 +91,37 @@ export function loginLink(info) {
     href ? h('a.auth-link', { href, target: '_blank', rel: 'noopener noreferrer' }, 'log in at the authorization server')
       : h('span.error', 'the login URL is not a web address: ' + clean(info.authURL)),
     h('span.muted', ' — mcpi goes on once you have logged in'));
+}
+
+// The connections being reconnected, whose Reconnect buttons wait for it.
+const reconnecting = new Set();
+
+// reconnectButton reconnects connection id: a new session with its server, which
+// replaces the one before. It is offered where that session is over or its server does
+// not answer (a server that restarted knows the session no more).
+export function reconnectButton(id) {
+  const b = h('button', { type: 'button', 'data-action': 'reconnect', 'data-conn': id }, 'Reconnect');
+  const mark = (busy) => {
+    for (const x of document.querySelectorAll(`button[data-action="reconnect"][data-conn="${CSS.escape(id)}"]`)) {
+      x.disabled = busy;
+      x.textContent = busy ? 'Reconnecting…' : 'Reconnect';
+    }
+  };
+  b.addEventListener('click', async () => {
+    reconnecting.add(id);
+    mark(true);
+    try {
+      await api(id).reconnect();
+      toast('reconnected');
+    } catch (e) {
+      toast(e.message, 'error');
+    } finally {
+      reconnecting.delete(id);
+      mark(false);
+    }
+  });
+  if (reconnecting.has(id)) { b.disabled = true; b.textContent = 'Reconnecting…'; }
+  return b;
 }
 
 // duration renders milliseconds like the CLI: 850ms, 1.2s, 3m04s, 1h02m.
