@@ -151,7 +151,8 @@ func TestBrowserContent(t *testing.T) {
 		t.Errorf("the text blob decodes to %q, want %q", got, blobText)
 	}
 
-	// A resource read is shown alike.
+	// A resource read is shown alike; a long URI in the list is cut, whole in its title,
+	// and the list does not scroll sideways.
 	s.run("read the PNG",
 		chromedp.Click(chromedp.CSS(`button[data-view="resources"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`li[data-uri="content://png"]`)),
@@ -160,6 +161,28 @@ func TestBrowserContent(t *testing.T) {
 	)
 	if got := value(s, "the header", chromedp.Evaluate[string](`document.querySelector('.pane .content.resource').firstChild.textContent`)); got != "resource content://png · image/png · 70 bytes" {
 		t.Errorf("the read PNG's header: %q", got)
+	}
+	side := value(s, "the list", chromedp.Evaluate[map[string]any](`(() => {
+		const side = document.querySelector('aside.side');
+		const uri = document.querySelector('li[data-uri="`+longURI+`"] .uri');
+		return {over: side.scrollWidth - side.clientWidth, title: uri.title, cut: uri.scrollWidth > uri.clientWidth};
+	})()`))
+	if side["over"].(float64) > 0 || side["title"] != longURI || side["cut"] != true {
+		t.Errorf("the list with a long URI: %v", side)
+	}
+
+	// A form's long label wraps in its column: the fields stay in line.
+	s.run("a question with a long label",
+		openTool("ask_long"),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#pending-badge`)),
+		chromedp.Click(chromedp.CSS(`button[data-view="requests"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.pane select[name="long"]`)),
+	)
+	lefts := value(s, "the selects", chromedp.Evaluate[[]float64](`['short', 'long'].map(n => document.querySelector('.pane select[name="' + n + '"]').getBoundingClientRect().left)`))
+	if lefts[0] != lefts[1] {
+		t.Errorf("the fields of a short and a long label start at %v: not in line", lefts)
 	}
 }
 
@@ -255,6 +278,59 @@ func TestBrowserReconnect(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
 		waitJS(`window.__lastResult !== undefined && JSON.stringify(window.__lastResult).includes('again')`),
 	)
+}
+
+// At 420 px wide the page does not scroll sideways: the view tabs wrap, each in sight;
+// the server's tab names its protocol whole; a tool's tag keeps its height next to a
+// long name; the Tasks count speaks of one task as one.
+func TestBrowserPhoneWidth(t *testing.T) {
+	s := startWeb(t)
+	s.run("open at 420 px",
+		chromedp.EmulateViewport(420, 800),
+		chromedp.Navigate(s.url),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="slow_task"]`)),
+	)
+	s.watchBlocked()
+	layout := value(s, "the layout", chromedp.Evaluate[map[string]any](`(() => {
+		const out = {pageOver: document.documentElement.scrollWidth - window.innerWidth, bodyOver: document.body.scrollWidth - window.innerWidth, hidden: []};
+		for (const b of document.querySelectorAll('#views .view-tab')) {
+			const r = b.getBoundingClientRect();
+			if (r.width === 0 || r.left < 0 || r.right > window.innerWidth || r.bottom > window.innerHeight) out.hidden.push(b.textContent);
+		}
+		out.tab = document.querySelector('.conn-tab .name').textContent;
+		return out;
+	})()`))
+	if layout["pageOver"].(float64) > 0 || layout["bodyOver"].(float64) > 0 || len(layout["hidden"].([]any)) > 0 {
+		t.Errorf("at 420 px: %v", layout)
+	}
+	if tab := layout["tab"].(string); !strings.HasSuffix(tab, "· 2026-07-28") {
+		t.Errorf("the server's tab: %q, want the protocol whole", tab)
+	}
+	// A long tool name wraps; its tag stays one line high.
+	tag := value(s, "a tool's tag", chromedp.Evaluate[map[string]float64](`(() => {
+		const li = document.querySelector('li[data-tool="slow_task"]');
+		li.querySelector('.name').textContent = 'a-tool-name-long-enough-to-wrap-in-the-list-of-tools-at-this-width-of-the-window';
+		const tag = li.querySelector('.tag') || li.appendChild(Object.assign(document.createElement('span'), {className: 'tag', textContent: 'optional'}));
+		return {tag: tag.getBoundingClientRect().height, name: li.querySelector('.name').getBoundingClientRect().height};
+	})()`))
+	if tag["name"] < 2*tag["tag"] || tag["tag"] > 24 {
+		t.Errorf("next to a wrapped name (%.0f px high) the tag is %.0f px high", tag["name"], tag["tag"])
+	}
+	s.run("a task",
+		openTool("slow_task"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="seconds"]`)),
+		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "0.1"),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`main[data-view="tasks"] .trow[data-status="completed"]`)),
+	)
+	row := value(s, "the task row", chromedp.Evaluate[map[string]any](`(() => {
+		const id = document.querySelector('.trow .c-id');
+		return {count: document.querySelector('main').innerText.match(/\d+ tasks? · \d+ active/)[0], title: id.title, shown: id.textContent, cut: id.scrollWidth > id.clientWidth,
+			pageOver: document.documentElement.scrollWidth - window.innerWidth};
+	})()`))
+	if row["count"] != "1 task · 0 active" || len(row["title"].(string)) < 8 || row["cut"] != false || row["pageOver"].(float64) > 0 {
+		t.Errorf("the Tasks view at 420 px: %v", row)
+	}
 }
 
 // A 2026-07-28 server keeps no session: one that stops answering is said to be taken up

@@ -64,10 +64,10 @@ function renderConns() {
       nav.append(t.el);
     }
     t.el.classList.toggle('active', c.info.id === state.active);
-    t.el.title = clean(c.info.name);
     t.dot.className = 'dot ' + (c.info.unreachable ? 'failed' : (c.info.state || 'connecting'));
     // The protocol tells apart two tabs on one server.
-    const name = clean(short(c.info.server ? c.info.server.name : c.info.name)) + (c.info.protocol ? ' · ' + c.info.protocol.slice(0, 7) : '');
+    const name = clean(short(c.info.server ? c.info.server.name : c.info.name)) + (c.info.protocol ? ' · ' + clean(c.info.protocol) : '');
+    t.el.title = clean(c.info.name) + (c.info.protocol ? ' · protocol ' + clean(c.info.protocol) : '');
     if (t.name.textContent !== name) t.name.textContent = name;
     const n = pendingCount(c);
     t.badge.hidden = !n;

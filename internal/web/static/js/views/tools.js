@@ -288,7 +288,7 @@ async function refresh(c, force = true) {
   }
   if (c !== activeConn() || !root || !root.isConnected) return;
   const count = document.getElementById('tool-count');
-  if (count) count.textContent = `${c.tools.length} tools`;
+  if (count) count.textContent = c.tools.length === 1 ? '1 tool' : `${c.tools.length} tools`;
   if (!selected || !c.tools.some((t) => t.name === selected)) selected = c.tools.length ? c.tools[0].name : null;
   renderList(c);
   renderPane(c);
