@@ -72,44 +72,54 @@ func URLElicitations(err error) (list []URLElicitation, more int) {
 }
 
 // urlElicitationSentence words a -32042 error with the pages it asks for, as "the server
-// needs you to open a web page first: MESSAGE (JSON-RPC error -32042); open URL
-// (MESSAGE), then try again"; a URL that is no web page ([WebURL]) is quoted and said to
-// be none. It is "" when err names no page.
+// needs you to open URL first, then try again (JSON-RPC error -32042: MESSAGE)". A page
+// the server says something of has it in parentheses, "URL (PAGE MESSAGE)", which then
+// stands for mcpi's "then try again" (a page's message tells what to do, and the two
+// said it twice); several pages are listed; a URL that is no web page ([WebURL]) is
+// quoted after the rest and said not to be opened. The error's message is said once,
+// without the "MCP error -32042: " that some servers' libraries put before it. It is ""
+// when err names no page.
 func urlElicitationSentence(rpc *jsonrpc.Error, err error) string {
 	list, more := URLElicitations(err)
 	if len(list) == 0 {
 		return ""
 	}
-	pages := make([]string, 0, len(list)+1)
-	web := false
+	var web, other []string
+	told := more == 0
 	for _, e := range list {
 		page := e.URL
 		if !e.Web {
 			page = fmt.Sprintf("%q", e.URL)
-		} else {
-			web = true
 		}
 		if e.Message != "" {
 			page += " (" + strings.TrimSuffix(e.Message, ".") + ")"
+		} else if e.Web {
+			told = false
 		}
-		if !e.Web {
-			page += ", which is no web address and not to be opened"
+		if e.Web {
+			web = append(web, page)
+		} else {
+			other = append(other, page)
 		}
-		pages = append(pages, page)
 	}
 	if more > 0 {
-		pages = append(pages, fmt.Sprintf("%d more", more))
+		web = append(web, fmt.Sprintf("%d more", more))
 	}
-	what := "a web page"
-	if len(list) > 1 {
-		what = "web pages"
+	code := fmt.Sprintf("JSON-RPC error %d", rpc.Code)
+	msg := strings.TrimPrefix(rpc.Message, fmt.Sprintf("MCP error %d: ", rpc.Code))
+	if m := strings.TrimSuffix(strings.TrimSpace(msg), "."); m != "" {
+		code += ": " + m
 	}
-	msg := ""
-	if m := strings.TrimSuffix(rpc.Message, "."); m != "" {
-		msg = m + " "
+	if len(web) == 0 {
+		return fmt.Sprintf("the server needs you to open a page first, but names no web address: %s, not to be opened (%s)", strings.Join(other, "; "), code)
 	}
-	if !web {
-		return fmt.Sprintf("the server needs you to open %s first: %s(JSON-RPC error %d); it names %s", what, msg, rpc.Code, strings.Join(pages, "; "))
+	then := ", then try again"
+	if told {
+		then = ""
 	}
-	return fmt.Sprintf("the server needs you to open %s first: %s(JSON-RPC error %d); open %s, then try again", what, msg, rpc.Code, strings.Join(pages, "; "))
+	s := fmt.Sprintf("the server needs you to open %s first%s (%s)", strings.Join(web, "; "), then, code)
+	if len(other) > 0 {
+		s += fmt.Sprintf("; it also names %s, no web address and not to be opened", strings.Join(other, "; "))
+	}
+	return s
 }

@@ -1,6 +1,7 @@
 package look
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -209,8 +210,10 @@ func TestLost(t *testing.T) {
 	})
 }
 
-// A URL-elicitation-required error (-32042) names the pages of its data; only http and
-// https URLs with a host are offered as web pages, and a long list is cut.
+// A URL-elicitation-required error (-32042) names the pages of its data, in a short
+// sentence that says nothing twice: the error's code and message once, a page's message
+// in place of mcpi's "then try again"; only http and https URLs with a host are offered
+// as web pages, and a long list is cut.
 func TestURLElicitationSentence(t *testing.T) {
 	page := func(u, msg string) mcp.ElicitParams {
 		return mcp.ElicitParams{Mode: mcp.ElicitModeURL, URL: u, Message: msg, ElicitationID: "e"}
@@ -220,18 +223,31 @@ func TestURLElicitationSentence(t *testing.T) {
 		many[i] = page(fmt.Sprintf("https://a.example/%d", i), "")
 	}
 	for _, tt := range []struct {
+		msg   string // the error's; "Needs a login." when empty
 		pages []mcp.ElicitParams
 		want  string
 	}{
-		{[]mcp.ElicitParams{page("https://a.example/x", "Log in.")},
-			"the server needs you to open a web page first: Needs a login (JSON-RPC error -32042); open https://a.example/x (Log in), then try again"},
-		{[]mcp.ElicitParams{page("file:///etc/passwd", "")},
-			`the server needs you to open a web page first: Needs a login (JSON-RPC error -32042); it names "file:///etc/passwd", which is no web address and not to be opened`},
-		{[]mcp.ElicitParams{{Mode: mcp.ElicitModeForm, Message: "a form"}},
+		{"", []mcp.ElicitParams{page("https://a.example/x", "Log in.")},
+			"the server needs you to open https://a.example/x (Log in) first (JSON-RPC error -32042: Needs a login)"},
+		{"", []mcp.ElicitParams{page("https://a.example/x", "")},
+			"the server needs you to open https://a.example/x first, then try again (JSON-RPC error -32042: Needs a login)"},
+		// What server-everything sends: its SDK's prefix of the message, and a page's
+		// message that says to try again.
+		{"MCP error -32042: This request requires browser-based authorization",
+			[]mcp.ElicitParams{page("https://modelcontextprotocol.io", "Open this link to satisfy the prerequisite, then retry the request")},
+			"the server needs you to open https://modelcontextprotocol.io (Open this link to satisfy the prerequisite, then retry the request) first (JSON-RPC error -32042: This request requires browser-based authorization)"},
+		{"", []mcp.ElicitParams{page("https://a.example/x", "Log in"), page("https://b.example/y", "")},
+			"the server needs you to open https://a.example/x (Log in); https://b.example/y first, then try again (JSON-RPC error -32042: Needs a login)"},
+		{"", []mcp.ElicitParams{page("file:///etc/passwd", "")},
+			`the server needs you to open a page first, but names no web address: "file:///etc/passwd", not to be opened (JSON-RPC error -32042: Needs a login)`},
+		{"", []mcp.ElicitParams{page("https://a.example/x", "Log in"), page("javascript:alert(1)", "Run this")},
+			`the server needs you to open https://a.example/x (Log in) first (JSON-RPC error -32042: Needs a login); it also names "javascript:alert(1)" (Run this), no web address and not to be opened`},
+		{"", []mcp.ElicitParams{{Mode: mcp.ElicitModeForm, Message: "a form"}},
 			"the server returned an error: Needs a login (JSON-RPC error -32042)"},
-		{many, "the server needs you to open web pages first: Needs a login (JSON-RPC error -32042); open https://a.example/0; https://a.example/1; https://a.example/2; https://a.example/3; https://a.example/4; https://a.example/5; https://a.example/6; https://a.example/7; 2 more, then try again"},
+		{"", many, "the server needs you to open https://a.example/0; https://a.example/1; https://a.example/2; https://a.example/3; https://a.example/4; https://a.example/5; https://a.example/6; https://a.example/7; 2 more first, then try again (JSON-RPC error -32042: Needs a login)"},
 	} {
-		err := fmt.Errorf("calling: %w", jsonrpc.NewError(mcp.CodeURLElicitationRequired, "Needs a login.").
+		msg := cmp.Or(tt.msg, "Needs a login.")
+		err := fmt.Errorf("calling: %w", jsonrpc.NewError(mcp.CodeURLElicitationRequired, msg).
 			WithData(mcp.URLElicitationRequiredData{Elicitations: tt.pages}))
 		if got := Sentence(err); got != tt.want {
 			t.Errorf("got  %q\nwant %q", got, tt.want)

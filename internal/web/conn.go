@@ -124,7 +124,9 @@ type connInfo struct {
 	// LogLevel is the server log level asked for, when the server has a log.
 	LogLevel mcp.LoggingLevel `json:"logLevel,omitempty"`
 	// Unreachable says why a connected HTTP server does not answer (the latest request
-	// found nothing listening); empty while it answers. The session goes on.
+	// found nothing listening); empty while it answers. The session goes on if the same
+	// server process answers again (a server that restarted knows it no more: the page
+	// offers to reconnect).
 	Unreachable string `json:"unreachable,omitempty"`
 }
 

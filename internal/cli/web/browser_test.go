@@ -795,7 +795,7 @@ func TestBrowserForms(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`button[data-action="subscribe"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`button[data-action="unsubscribe"]`)),
 		chromedp.Evaluate[chromedp.Void](`fetch('/api/c1/call', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({name: 'bump'})})`),
-		waitJS(`document.querySelector('.pane').textContent.includes('count 1') && document.querySelector('.pane').textContent.includes('1 updates')`),
+		waitJS(`document.querySelector('.pane').textContent.includes('count 1') && document.querySelector('.pane').textContent.includes(' 1 update')`),
 	)
 }
 

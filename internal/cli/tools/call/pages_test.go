@@ -36,8 +36,8 @@ func pagesServer(t *testing.T) string {
 // web page marked as such); with --json, stdout has the error with its data.
 func TestURLElicitationRequired(t *testing.T) {
 	url := pagesServer(t)
-	const want = `mcpi: the server needs you to open web pages first: This request requires browser-based authorization (JSON-RPC error -32042); ` +
-		`open https://auth.example/authorize?x=1 (Authorize ␛[2Jaccess); "javascript:alert(1)" (Run this), which is no web address and not to be opened, then try again`
+	const want = `mcpi: the server needs you to open https://auth.example/authorize?x=1 (Authorize ␛[2Jaccess) first ` +
+		`(JSON-RPC error -32042: This request requires browser-based authorization); it also names "javascript:alert(1)" (Run this), no web address and not to be opened`
 	for _, protocol := range []string{mcp.LatestProtocolVersion, mcp.ProtocolVersion20260728} {
 		for _, tt := range []struct {
 			name string

@@ -1,5 +1,6 @@
 // Small DOM helpers. Every string from a server goes in as text (textContent, attribute
 // values), never as markup.
+import { conn as api } from './api.js';
 
 // h builds an element: h('div.cls#id', {attrs, on: {click}}, ...children).
 export function h(tag, props, ...children) {
@@ -54,12 +55,21 @@ export function fill(el, ...children) {
   return el;
 }
 
-// clean makes a server string safe to show on one line: control characters become
-// visible escapes, as the terminal front ends do.
+// clean makes a server string safe to show: control characters become visible, as the
+// terminal front ends show them (look.Safe): a C0 control as its control picture (ESC
+// as ␛, a lone CR as ␍), DEL as ␡, a C1 or bidi control, or a line or paragraph
+// separator, as its escape (\u202e). Tab and line feed stay, and so does a line end of
+// CRLF, as a line feed: an element that keeps white space shows the text's lines, and
+// one that does not shows a space.
 export function clean(s) {
   if (s === undefined || s === null) return '';
-  return String(s).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
-    (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  return String(s).replace(/\r\n|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    if (c === '\r\n') return '\n';
+    const n = c.charCodeAt(0);
+    if (n < 0x20) return String.fromCharCode(0x2400 + n);
+    if (n === 0x7f) return '\u2421';
+    return '\\u' + n.toString(16).padStart(4, '0');
+  });
 }
 
 // webURL returns u as a link the page may open (http: or https:, never javascript: or
@@ -81,6 +91,37 @@ export function loginLink(info) {
     href ? h('a.auth-link', { href, target: '_blank', rel: 'noopener noreferrer' }, 'log in at the authorization server')
       : h('span.error', 'the login URL is not a web address: ' + clean(info.authURL)),
     h('span.muted', ' — mcpi goes on once you have logged in'));
+}
+
+// The connections being reconnected, whose Reconnect buttons wait for it.
+const reconnecting = new Set();
+
+// reconnectButton reconnects connection id: a new session with its server, which
+// replaces the one before. It is offered where that session is over or its server does
+// not answer (a server that restarted knows the session no more).
+export function reconnectButton(id) {
+  const b = h('button', { type: 'button', 'data-action': 'reconnect', 'data-conn': id }, 'Reconnect');
+  const mark = (busy) => {
+    for (const x of document.querySelectorAll(`button[data-action="reconnect"][data-conn="${CSS.escape(id)}"]`)) {
+      x.disabled = busy;
+      x.textContent = busy ? 'Reconnecting…' : 'Reconnect';
+    }
+  };
+  b.addEventListener('click', async () => {
+    reconnecting.add(id);
+    mark(true);
+    try {
+      await api(id).reconnect();
+      toast('reconnected');
+    } catch (e) {
+      toast(e.message, 'error');
+    } finally {
+      reconnecting.delete(id);
+      mark(false);
+    }
+  });
+  if (reconnecting.has(id)) { b.disabled = true; b.textContent = 'Reconnecting…'; }
+  return b;
 }
 
 // duration renders milliseconds like the CLI: 850ms, 1.2s, 3m04s, 1h02m.

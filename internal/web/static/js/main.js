@@ -1,6 +1,6 @@
 // The page: one event stream from the Go side keeps the state below, and the views render
 // it. Every server the page is connected to is a tab; the views show the active one.
-import { h, fill, clean, toast, loginLink } from './dom.js';
+import { h, fill, clean, toast, loginLink, reconnectButton } from './dom.js';
 import { state, emit, activeConn, setNavigation } from './store.js';
 import { connectView } from './views/connect.js';
 import { toolsView } from './views/tools.js';
@@ -64,10 +64,10 @@ function renderConns() {
       nav.append(t.el);
     }
     t.el.classList.toggle('active', c.info.id === state.active);
-    t.el.title = clean(c.info.name);
     t.dot.className = 'dot ' + (c.info.unreachable ? 'failed' : (c.info.state || 'connecting'));
     // The protocol tells apart two tabs on one server.
-    const name = clean(short(c.info.server ? c.info.server.name : c.info.name)) + (c.info.protocol ? ' · ' + c.info.protocol.slice(0, 7) : '');
+    const name = clean(short(c.info.server ? c.info.server.name : c.info.name)) + (c.info.protocol ? ' · ' + clean(c.info.protocol) : '');
+    t.el.title = clean(c.info.name) + (c.info.protocol ? ' · protocol ' + clean(c.info.protocol) : '');
     if (t.name.textContent !== name) t.name.textContent = name;
     const n = pendingCount(c);
     t.badge.hidden = !n;
@@ -89,14 +89,24 @@ function renderHeader() {
   }
   const i = c.info;
   const caps = i.capabilities ? Object.keys(i.capabilities).filter((k) => i.capabilities[k]).join(' ') : '';
+  // A session whose server does not answer goes on if the same server process answers
+  // again, and one that ended (a server that restarted knows it no more, a stdio server
+  // exited) needs a new one: a Reconnect is at hand for both. 2026-07-28 keeps no
+  // session: any server that answers at the address takes the next request.
+  const ended = !i.unreachable && (i.state === 'failed' || i.state === 'closed');
+  const unreachable = i.protocol === '2026-07-28'
+    ? ': mcpi goes on once a server answers there again (this protocol keeps no session)'
+    : ': the session goes on if the same server process answers again; a server that restarted has forgotten it and needs a new one';
   fill(el,
-    h('span.state.' + i.state, i.state),
-    i.unreachable ? h('span.error', { id: 'unreachable' }, 'but ' + clean(i.unreachable) + ': the session goes on once it answers') : null,
+    i.unreachable ? h('span.state.unreachable', 'not answering') : h('span.state.' + i.state, i.state),
+    i.unreachable ? h('span.warn', { id: 'unreachable' }, clean(i.unreachable) + unreachable) : null,
+    i.unreachable ? reconnectButton(i.id) : null,
     i.server ? h('b', clean(i.server.name) + ' ' + clean(i.server.version)) : h('b', clean(i.name)),
     i.transport ? h('span.muted', '· ' + i.transport) : null,
     i.protocol ? h('span', { id: 'era' }, '· protocol ' + clean(i.protocol) + ' (' + clean(i.era) + ' era)') : null,
     caps ? h('span.muted.caps', '· ' + clean(caps)) : null,
     i.error ? h('span.error', clean(i.error)) : null,
+    ended ? reconnectButton(i.id) : null,
     i.authURL ? loginLink(i) : null,
     i.instructions ? h('details.instructions', h('summary', 'instructions'), h('pre', clean(i.instructions))) : null,
   );

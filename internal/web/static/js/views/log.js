@@ -92,7 +92,7 @@ function draw() {
     if (row.dir === 'gap') {
       el = h('div.lrow.gap',
         h('span.l-time', new Date(row.time).toISOString().slice(11, 23)),
-        h('span.l-gap', `── ${Number(m.dropped) || 0} events not shown: this page's connection fell behind the server ──`));
+        h('span.l-gap', `── ${Number(m.dropped) || 0} event${Number(m.dropped) === 1 ? '' : 's'} not shown: this page's connection fell behind the server ──`));
     } else {
       const t = taskOf(m);
       el = h('div.lrow.' + row.dir, { title: 'click to see it whole', on: { click: () => see(row) } },

@@ -27,7 +27,7 @@ async function read(c, uri) {
       canSub ? h('div.buttons', s.has(uri)
         ? h('button', { type: 'button', 'data-action': 'unsubscribe', on: { click: async () => { try { await api(c.info.id).unsubscribe(uri); s.delete(uri); toast('unsubscribed'); read(c, uri); } catch (e) { toast(e.message, 'error'); } } } }, 'Unsubscribe')
         : h('button', { type: 'button', 'data-action': 'subscribe', on: { click: async () => { try { await api(c.info.id).subscribe(uri); s.add(uri); toast('subscribed'); read(c, uri); } catch (e) { toast(e.message, 'error'); } } } }, 'Subscribe'),
-      updates.get(uri) ? h('span.muted.updates', ` ${updates.get(uri)} updates`) : null) : null,
+      updates.get(uri) ? h('span.muted.updates', ` ${updates.get(uri)} update${updates.get(uri) === 1 ? '' : 's'}`) : null) : null,
       (r.contents || []).map((x) => contentView({ type: 'resource', resource: x })),
       h('details', h('summary', 'raw'), jsonView(r, { open: 1 })));
   } catch (err) {
@@ -66,14 +66,14 @@ async function load(c) {
   if (rs.status === 'fulfilled') {
     for (const r of rs.value.items) {
       items.push(h('li', { 'data-uri': r.uri, tabindex: 0, on: { click: () => read(c, r.uri), keydown: enter(() => read(c, r.uri)) } },
-        h('span.name', clean(r.name || r.uri)), h('div.muted.uri', clean(r.uri))));
+        h('span.name', { title: clean(r.name || r.uri) }, clean(r.name || r.uri)), h('div.muted.uri', { title: clean(r.uri) }, clean(r.uri))));
     }
   } else items.push(h('li.error', clean(rs.reason.message)));
   if (ts.status === 'fulfilled' && ts.value.items.length) {
     items.push(h('li.section', 'Templates'));
     for (const t of ts.value.items) {
       items.push(h('li', { 'data-template': t.uriTemplate, tabindex: 0, on: { click: () => templateForm(c, t), keydown: enter(() => templateForm(c, t)) } },
-        h('span.name', clean(t.name || t.uriTemplate)), h('div.muted.uri', clean(t.uriTemplate))));
+        h('span.name', { title: clean(t.name || t.uriTemplate) }, clean(t.name || t.uriTemplate)), h('div.muted.uri', { title: clean(t.uriTemplate) }, clean(t.uriTemplate))));
     }
   }
   fill(listEl, items);

@@ -59,7 +59,7 @@ function recompute() {
     const total = c ? c.tasks.size : 0;
     let active = 0;
     if (c) for (const r of c.tasks.values()) if (!terminal(r.status) && !r.ended) active++;
-    countEl.textContent = `${total} tasks · ${active} active${rows.length !== total ? ` · ${rows.length} shown` : ''}`;
+    countEl.textContent = `${total} ${total === 1 ? 'task' : 'tasks'} · ${active} active${rows.length !== total ? ` · ${rows.length} shown` : ''}`;
   }
   spacer.style.height = rows.length * ROW + 'px';
 }
@@ -126,7 +126,9 @@ function fillSlot(slot, r, i) {
     set(slot, 'role', r.role === 'receiver' ? '←' : '→');
     slot.cells.role.title = r.role === 'receiver' ? 'asked by the server' : 'asked of the server';
     set(slot, 'id', clean((r.id || '…').slice(0, 8)));
+    slot.cells.id.title = clean(r.id || '');
     set(slot, 'name', clean(r.name) + (r.dialect === '2026-07-28' ? ' · ext' : ''));
+    slot.cells.name.title = slot.text.name;
     set(slot, 'status', statusText(statusOf(r)));
     slot.cells.status.title = r.error ? clean(r.error.message) : '';
     set(slot, 'msg', clean(r.statusMessage || (r.progress && r.progress.message) || ''));
@@ -203,7 +205,7 @@ function move(key, d) {
 
 // liveLine is the detail's line of what moves on its own: elapsed time, ttl left.
 function liveLine(r) {
-  return statusText(statusOf(r)) + (r.statusMessage ? ' · ' + clean(r.statusMessage) : '') + ` · ${elapsed(r)} · ttl left ${ttlLeft(r)} · ${r.polls || 0} polls`;
+  return statusText(statusOf(r)) + (r.statusMessage ? ' · ' + clean(r.statusMessage) : '') + ` · ${elapsed(r)} · ttl left ${ttlLeft(r)} · ${r.polls || 0} poll${r.polls === 1 ? '' : 's'}`;
 }
 
 let live = null; // the detail's live line

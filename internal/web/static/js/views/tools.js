@@ -1,7 +1,7 @@
 // Tools: the server's tools; a form from the input schema (or raw JSON); call, or call as
 // a task with a ttl (2025-11-25), or call and let the server decide (2026-07-28); the
 // result rendered.
-import { h, fill, clean, toast, duration, enter } from '../dom.js';
+import { h, fill, clean, toast, duration, enter, reconnectButton } from '../dom.js';
 import { conn as api } from '../api.js';
 import { argumentsEditor } from '../form.js';
 import { resultView } from '../result.js';
@@ -125,9 +125,12 @@ function paint(k) {
         k.stopped = true;
         try { await api(k.conn).stop(k.name); } catch (e) { toast(e.message, 'error'); }
       } } }, 'Cancel');
-      k.view = { bar, said };
+      const progress = h('div.call-progress', bar, ' ', said);
+      const asks = h('div.call-asks', { hidden: true });
+      k.view = { bar, said, progress, asks };
       showProgress(k);
-      fill(out, h('div.muted.calling', `Calling ${name}… `, stop), h('div.call-progress', bar, ' ', said));
+      showAsks(k);
+      fill(out, h('div.muted.calling', `Calling ${name}… `, stop), progress, asks);
       return;
     }
     case 'task':
@@ -140,8 +143,14 @@ function paint(k) {
     case 'cancelled':
       fill(out, h('h3.warn', `Cancelled ${name}`), h('div.muted', clean(k.error)));
       return;
-    default:
-      fill(out, h('h3.error', `Error from ${name}`), h('div.error', clean(k.error)));
+    default: {
+      // A call that failed for its session (the server restarted and knows it no more,
+      // or does not answer) is made again on a new one.
+      const c = state.conns.get(k.conn);
+      const lost = c && (c.info.unreachable || c.info.state === 'failed' || c.info.state === 'closed');
+      fill(out, h('h3.error', `Error from ${name}`), h('div.error', clean(k.error)),
+        lost ? h('div.buttons', reconnectButton(k.conn), h('span.muted', 'connects to the server anew; then call again')) : null);
+    }
   }
 }
 
@@ -152,6 +161,30 @@ function showProgress(k) {
   const total = Number(d.total);
   if (total > 0) { v.bar.max = total; v.bar.value = Math.min(Number(d.progress) || 0, total); } else v.bar.removeAttribute('value');
   v.said.textContent = clean(`${d.progress}${total > 0 ? '/' + total : ''}${d.message ? ' · ' + d.message : ''}`);
+}
+
+// showAsks says, under a running call, that the server waits on the user's answer to a
+// request of its own (an elicitation or a sampling request, of no task), with the way
+// to the Requests view: a call whose server asks before it answers waits on that
+// answer, and its pane would say only that no progress came.
+function showAsks(k) {
+  const v = k.view;
+  if (!v) return;
+  const n = waiting(state.conns.get(k.conn));
+  v.asks.hidden = !n;
+  v.progress.hidden = !!n && !k.progress;
+  if (!n) return;
+  const what = n === 1 ? 'a request' : `${n} requests`;
+  fill(v.asks, h('span.warn', `The server waits on your answer to ${what} of its own; the call goes on once you answer. `),
+    h('button', { type: 'button', 'data-action': 'requests', on: { click: () => show('requests') } }, 'Answer in Requests'));
+}
+
+// waiting counts the server's requests of connection c that wait on the user and belong
+// to no task (those of a task show in Tasks).
+function waiting(c) {
+  let n = 0;
+  if (c) for (const r of c.requests.values()) if (!r.settled && !r.task && !r.relatedTask) n++;
+  return n;
 }
 
 // ttlOf reads the ttl field in milliseconds, or says what is wrong with it.
@@ -239,7 +272,7 @@ async function mount(el) {
     h('button', { title: 'List again', on: { click: () => refresh(c) } }, '↻')), list), pane));
   if (c.info.state !== 'connected' && !c.tools) {
     // The tools come with the connection (a "tools" event).
-    fill(list, h('li.muted', c.info.state === 'connecting' ? 'Connecting…' : 'Not connected: reconnect in Connect.'));
+    fill(list, h('li.muted', c.info.state === 'connecting' ? 'Connecting…' : 'Not connected: reconnect (above, or in Connect).'));
     fill(pane);
     return;
   }
@@ -255,7 +288,7 @@ async function refresh(c, force = true) {
   }
   if (c !== activeConn() || !root || !root.isConnected) return;
   const count = document.getElementById('tool-count');
-  if (count) count.textContent = `${c.tools.length} tools`;
+  if (count) count.textContent = c.tools.length === 1 ? '1 tool' : `${c.tools.length} tools`;
   if (!selected || !c.tools.some((t) => t.name === selected)) selected = c.tools.length ? c.tools[0].name : null;
   renderList(c);
   renderPane(c);
@@ -274,6 +307,18 @@ on('progress', (c, d) => {
   if (!k) return;
   k.progress = { progress: d.progress, total: d.total, message: d.message };
   showProgress(k);
+  showAsks(k);
+});
+on('request', (c) => {
+  for (const k of running.values()) if (k.conn === c.info.id) showAsks(k);
+});
+on('snapshot', () => {
+  for (const k of running.values()) showAsks(k);
+});
+on('conn', (c) => {
+  // A failed call offers a reconnection while its session is lost, and no longer after.
+  const k = shown && calls.get(shown.key);
+  if (k && k.conn === c.info.id && k.state === 'error') paint(k);
 });
 on('tools', (c) => {
   if (c === activeConn() && state.view === 'tools' && root && root.isConnected) refresh(c, false);
