@@ -106,8 +106,7 @@ func urlElicitationSentence(rpc *jsonrpc.Error, err error) string {
 		web = append(web, fmt.Sprintf("%d more", more))
 	}
 	code := fmt.Sprintf("JSON-RPC error %d", rpc.Code)
-	msg := strings.TrimPrefix(rpc.Message, fmt.Sprintf("MCP error %d: ", rpc.Code))
-	if m := strings.TrimSuffix(strings.TrimSpace(msg), "."); m != "" {
+	if m := ServerMessage(rpc); m != "" {
 		code += ": " + m
 	}
 	if len(web) == 0 {

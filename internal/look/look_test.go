@@ -269,3 +269,12 @@ func TestStraySentence(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+// A server library's "MCP error CODE: " before its message is not quoted: the sentence
+// gives the code once.
+func TestServerMessageWithoutItsCode(t *testing.T) {
+	err := fmt.Errorf("tools/call: %w", jsonrpc.NewError(-32603, "MCP error -32603: database down."))
+	if got, want := Sentence(err), "the server returned an error: database down (JSON-RPC error -32603)"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}

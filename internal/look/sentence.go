@@ -97,10 +97,11 @@ func Sentence(err error) string {
 	case errors.As(err, &rpc) && urlElicitationSentence(rpc, err) != "":
 		return urlElicitationSentence(rpc, err)
 	case errors.As(err, &rpc):
-		if rpc.Message == "" {
+		msg := ServerMessage(rpc)
+		if msg == "" {
 			return fmt.Sprintf("the server returned an error (JSON-RPC error %d)", rpc.Code)
 		}
-		return fmt.Sprintf("the server returned an error: %s (JSON-RPC error %d)", strings.TrimSuffix(rpc.Message, "."), rpc.Code)
+		return fmt.Sprintf("the server returned an error: %s (JSON-RPC error %d)", msg, rpc.Code)
 	}
 	if lost := Lost(err); lost != "" {
 		return "the connection to the server failed: " + lost
@@ -164,16 +165,24 @@ func Stray(e *client.StrayOutputError) string {
 	return "it wrote " + what + ": a stdio server writes only MCP messages there, and its log to stderr"
 }
 
+// ServerMessage is the message of a server's JSON-RPC error as a sentence quotes it:
+// without the "MCP error -32603: " that some servers' libraries put before it (the
+// sentence gives the code itself), nor a final full stop.
+func ServerMessage(rpc *jsonrpc.Error) string {
+	msg := strings.TrimPrefix(rpc.Message, fmt.Sprintf("MCP error %d: ", rpc.Code))
+	return strings.TrimSuffix(strings.TrimSpace(msg), ".")
+}
+
 // PollFailure says in a few words why a poll of a task failed, to go in parentheses: the
 // server's own message and code for a JSON-RPC error ("database down, JSON-RPC error
 // -32603"), [Lost]'s words for a lost connection, else [Sentence]'s.
 func PollFailure(err error) string {
 	var rpc *jsonrpc.Error
 	if errors.As(err, &rpc) && rpc.Code != jsonrpc.CodeConnectionClosed {
-		if rpc.Message == "" {
-			return fmt.Sprintf("JSON-RPC error %d", rpc.Code)
+		if msg := ServerMessage(rpc); msg != "" {
+			return fmt.Sprintf("%s, JSON-RPC error %d", msg, rpc.Code)
 		}
-		return fmt.Sprintf("%s, JSON-RPC error %d", strings.TrimSuffix(rpc.Message, "."), rpc.Code)
+		return fmt.Sprintf("JSON-RPC error %d", rpc.Code)
 	}
 	return Why(err)
 }
