@@ -166,7 +166,8 @@ func Stray(e *client.StrayOutputError) string {
 // -32603"), [Lost]'s words for a lost connection, else [Sentence]'s.
 func PollFailure(err error) string {
 	var rpc *jsonrpc.Error
-	if errors.As(err, &rpc) && rpc.Code != jsonrpc.CodeConnectionClosed {
+	// The JSON-RPC error of a server that ended the session (in its 404) answers no poll.
+	if errors.As(err, &rpc) && rpc.Code != jsonrpc.CodeConnectionClosed && !errors.Is(err, transport.ErrSessionExpired) {
 		if rpc.Message == "" {
 			return fmt.Sprintf("JSON-RPC error %d", rpc.Code)
 		}

@@ -299,7 +299,8 @@ func (e *InterruptedTaskError) Error() string {
 
 // LostTaskError is a followed task that mcpi stopped following because its polls got no
 // answer from the server (a [*client.TaskLostError]): the server is gone, or no longer
-// answers. Whether the task still runs there is not known.
+// answers; or because the server ended the session the task was followed in (Err matches
+// [transport.ErrSessionExpired]). Whether the task still runs there is not known.
 type LostTaskError struct {
 	ID string
 	// Server names the server as the user did (its URL), or is "".
@@ -313,6 +314,11 @@ func (e *LostTaskError) Error() string {
 	who := "the server"
 	if e.Server != "" {
 		who += " at " + e.Server
+	}
+	if errors.Is(e.Err, transport.ErrSessionExpired) {
+		// A server of 2025-11-25 may keep the task running for a later session to take
+		// over, or may have ended it with the session: only asking tells.
+		return fmt.Sprintf("%s ended the session while mcpi followed the task %q; a server that lets a new session take a task over (as mcpi serve demo does) may still run it: get its result with \"%s\"", who, e.ID, e.Fetch)
 	}
 	if client.ServerAnswered(e.Err) {
 		return fmt.Sprintf("%s answered the latest polls of the task %q with an error (%s): it may still be running there; get its result with \"%s\" later", who, e.ID, lostCause(e.Err), e.Fetch)
@@ -420,6 +426,12 @@ func describe(err error) (sentence string, code int) {
 	}
 	if msg, ok := describeEra(err); ok {
 		return msg, ExitMCPError
+	}
+	if look.Lost(err) != "" {
+		// The connection failed (the server exited, ended the session, or cannot be
+		// reached), whatever JSON-RPC error came with the end: a server that ended the
+		// session puts one in its HTTP 404, which answers no request.
+		return look.Sentence(err), ExitUsage
 	}
 	if errors.As(err, &rpc) && !errors.Is(err, context.Canceled) {
 		// The server answered, with an error.

@@ -76,7 +76,10 @@ is. The arguments are checked against the input schema before the call is sent.
 Tasks. With --task the tool runs as an MCP task ("call now, fetch later"): mcpi
 follows it live and prints its result like a plain call. On a terminal one
 status line on stderr shows the status, the status message, a progress bar when
-the total is known, the elapsed time and the number of polls. --ttl asks the
+the total is known, the elapsed time and the number of polls; without a
+terminal (and without --json, whose "created" event has it) mcpi says on stderr
+"The server runs the call as task ID." once the task exists, so that a script
+learns its id before the outcome. --ttl asks the
 server to keep the task (and its result) that long. A tool whose taskSupport is
 "required" must be called with --task, and one whose taskSupport is "forbidden"
 (or absent) without it; mcpi refuses otherwise before sending anything, unless
@@ -149,10 +152,19 @@ quoted and marked as not to be opened. With --json stdout also has the error
 with its data: {"error":{"code":-32042,"message":S,"data":{"elicitations":[...]}}},
 or with --task its "error" event line. Open the pages, then call again.
 
+A followed task whose fate mcpi cannot learn is lost: its polls failed (no
+answer, or an error each time), or the server ended the session (2025-11-25)
+while mcpi followed it. mcpi records it as it records a task left running (with
+its session, unless the server ended it) and says how to get its result later: a
+server may still run it, as "mcpi serve demo" lets a new session take over the
+tasks of an ended one.
+
 Exit status: 0 on success, 1 when the tool reports an error (isError), its result
-does not fit its output schema, the server answers with a JSON-RPC error, or the
-task was cancelled or lost, 2 on bad usage, a refused call, a connection failure
-or an interruption.`,
+does not fit its output schema, the server answers with a JSON-RPC error, the
+task was cancelled, or the server answered its polls with errors until mcpi gave
+up, 2 on bad usage, a refused call, a connection failure (the server exited,
+ended the session or cannot be reached, whatever error it sent with the end; a
+task lost so included) or an interruption.`,
 		Example: `  mcpi tools call add --arg a=2 --arg b=3
   mcpi tools call echo --args-json '{"text":"hi"}' --json
   mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --arg seconds=5 --arg steps=5 --task

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // runTask calls the tool as a task and follows it to its outcome, or until it is
@@ -115,13 +116,30 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 			if e.Kind.IsOutcome() {
 				stopPolls()
 			}
+			// A task whose fate mcpi does not know (its polls failed, or the server
+			// ended the session) is recorded before its event line, which names the
+			// command that fetches its result.
+			var lost error
+			fetch := ""
+			if e.Kind == client.TaskError && taskview.LostOf(e.Err) != nil {
+				if live != nil {
+					live.Stop(true)
+				}
+				fetch, lost = lostTask(opts, sess, task, e.Err)
+			}
 			if out != nil && (!opts.Detach || e.Kind == client.TaskCreated) {
 				if ev, ok := taskview.FromTaskEvent(e); ok {
 					ev.OutputProblem = outputProblem(opts, e.Result)
+					if ev.Lost != nil {
+						ev.Lost.Fetch = fetch
+					}
 					if err := out.Write(ev); err != nil {
 						return err
 					}
 				}
+			}
+			if lost != nil {
+				return lost
 			}
 			if live != nil {
 				live.Observe(e)
@@ -129,7 +147,16 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 			switch e.Kind {
 			case client.TaskCreated:
 				created = true
-				chose("The server runs the call as task " + look.Safe(e.State.TaskID) + ".")
+				said := "The server runs the call as task " + look.Safe(e.State.TaskID) + "."
+				switch {
+				case sess.Modern():
+					chose(said)
+				case !opts.JSON && !opts.Detach && live == nil:
+					// Without a terminal nothing else names the task until its outcome: a
+					// script that loses mcpi on the way (killed, or the connection failed)
+					// still learns the id to fetch the result by, as in 2026-07-28.
+					opts.IO.Note(said)
+				}
 				if opts.Detach {
 					protocol := sess.ProtocolVersion()
 					// The session stays open on the server, where the task may be bound to
@@ -171,9 +198,6 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 			case client.TaskError, client.TaskGone:
 				if live != nil {
 					live.Stop(true)
-				}
-				if lost := (*client.TaskLostError)(nil); errors.As(e.Err, &lost) {
-					return lostTask(opts, sess, task, e.Err)
 				}
 				return finishJSON(opts, sess, nil, e.Err)
 			}
@@ -218,16 +242,22 @@ func detach(opts *Options, task *client.Task, protocol string, st mcp.Task, kept
 	return err
 }
 
-// lostTask is the error of a task whose follower gave up on a server that did not
-// answer its polls: the task is recorded, as one left running, since it may be, with its
-// session, which is left open on the server.
-func lostTask(opts *Options, sess *cmdutil.Session, task *client.Task, err error) error {
-	fetch, rerr := state.Remember(opts.State, opts.Selection, task.Tool, sess.ProtocolVersion(), task.State(), sess.Keep())
+// lostTask records a task whose follower gave up on a server that did not answer its
+// polls, or whose session the server ended, as one left running, since it may be, and
+// returns the command that fetches its result and the error that says so. The session
+// is recorded with it, and left open on the server, unless the server ended it: a server
+// that lets a new session take the task over is reached without it.
+func lostTask(opts *Options, sess *cmdutil.Session, task *client.Task, err error) (fetch string, lost error) {
+	var kept *client.Resumption
+	if !errors.Is(err, transport.ErrSessionExpired) {
+		kept = sess.Keep()
+	}
+	fetch, rerr := state.Remember(opts.State, opts.Selection, task.Tool, sess.ProtocolVersion(), task.State(), kept)
 	if rerr != nil {
 		msg, _ := cmdutil.Describe(rerr)
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
 	}
-	return &cmdutil.LostTaskError{ID: task.ID(), Server: opts.Selection.ServerURL(), Fetch: fetch, Err: err}
+	return fetch, &cmdutil.LostTaskError{ID: task.ID(), Server: opts.Selection.ServerURL(), Fetch: fetch, Err: err}
 }
 
 // leave handles Ctrl-C while following: on a terminal it asks whether to cancel the
