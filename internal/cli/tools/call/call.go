@@ -106,7 +106,9 @@ whether to cancel the task on the server or leave it running; without a
 terminal, or with a server that declares no tasks.cancel (which "mcpi tasks
 cancel" refuses too), it leaves it running, records it (with its session, as
 --detach does), and says how to fetch its result (a task of a stdio server ends
-with it, as mcpi stops it on exit).
+with it, as mcpi stops it on exit). A task that ends while the question is
+open has its outcome printed, as if mcpi had followed it to the end; what
+--server-log prints meanwhile waits for the answer.
 Ctrl-C before the server has created the task waits two seconds for its id,
 then withdraws the call.
 

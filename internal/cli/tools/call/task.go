@@ -80,7 +80,14 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 			interrupt = nil
 			interrupted = true
 			if task != nil {
-				return leave(opts, sess, live, task)
+				ended, err := leave(opts, sess, live, task)
+				if !ended {
+					return err
+				}
+				// The task ended while mcpi asked: its outcome is on its way, and shown
+				// as if mcpi had followed it to the end. Its line was kept on the screen.
+				live = nil
+				continue
 			}
 			// Not created yet: the id may be on its way, and with it the task can be
 			// cancelled or left running, so it is waited for, but not for long.
@@ -167,7 +174,11 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 				}
 				stopPolls = taskview.WatchReceiver(sess.Session, opts.IO, out, live)
 				if interrupted {
-					return leave(opts, sess, live, task)
+					ended, err := leave(opts, sess, live, task)
+					if !ended {
+						return err
+					}
+					live = nil
 				}
 			case client.TaskResult:
 				if !created {
@@ -261,18 +272,21 @@ func lostTask(opts *Options, sess *cmdutil.Session, task *client.Task, err error
 }
 
 // leave handles Ctrl-C while following: on a terminal it asks whether to cancel the
-// task or leave it running; without one it leaves it running and records it.
-func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *client.Task) error {
+// task or leave it running; without one it leaves it running and records it. It
+// reports ended, with no error, when the task ended while the question was open (the
+// follower saw it): there is nothing left to cancel or leave running, and the caller
+// shows its outcome as it comes.
+func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *client.Task) (ended bool, err error) {
 	id := task.ID()
 	if live != nil {
 		live.Stop(true)
 	}
 	if opts.embedded() {
-		return &cmdutil.InterruptedTaskError{ID: id, Embedded: true}
+		return false, &cmdutil.InterruptedTaskError{ID: id, Embedded: true}
 	}
 	if srv := opts.stdioServer(); srv != "" {
 		// mcpi stops the server as it exits: there is nothing to leave running.
-		return &cmdutil.InterruptedTaskError{ID: id, Stdio: srv}
+		return false, &cmdutil.InterruptedTaskError{ID: id, Stdio: srv}
 	}
 	bg, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -287,11 +301,16 @@ func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *clie
 	}
 	if opts.IO.CanPrompt() && noCancel == "" {
 		c, err := sess.Choose(bg, "Cancel the task on the server, or leave it running? [c/l]", "cl")
+		// The user may think for a while, and the task go on to its end meanwhile.
+		if st := task.State(); st.Status.IsTerminal() {
+			opts.IO.Note(fmt.Sprintf("The task %s ended (%s) while mcpi asked.", look.Safe(id), look.Safe(string(st.Status))))
+			return true, nil
+		}
 		if err == nil && c == 'c' {
 			if _, err := task.Cancel(bg); err != nil {
-				return &cmdutil.InterruptedTaskError{ID: id, CancelErr: err}
+				return false, &cmdutil.InterruptedTaskError{ID: id, CancelErr: err}
 			}
-			return &cmdutil.InterruptedTaskError{ID: id, Cancelled: true}
+			return false, &cmdutil.InterruptedTaskError{ID: id, Cancelled: true}
 		}
 	}
 	// The session stays open on the server, where the task may be bound to it.
@@ -300,5 +319,5 @@ func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *clie
 		msg, _ := cmdutil.Describe(err)
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
 	}
-	return &cmdutil.InterruptedTaskError{ID: id, Fetch: fetch, PollErr: task.PollError(), NoCancel: noCancel}
+	return false, &cmdutil.InterruptedTaskError{ID: id, Fetch: fetch, PollErr: task.PollError(), NoCancel: noCancel}
 }
