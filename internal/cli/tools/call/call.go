@@ -18,6 +18,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
 	"github.com/mcpi-dev/mcpi/internal/look"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -146,6 +147,11 @@ The result's structuredContent is checked against the tool's output schema
 not fit, or has no structuredContent, is printed as it came, and mcpi says on
 stderr what is wrong and exits 1, as for a server's error; with --task --json
 the "result" event also carries the sentence as "outputProblem".
+
+With --json, a JSON-RPC error that the server answers the call with is printed
+on stdout as it came, data included, for scripts: {"error":{"code":N,"message":S,
+"data":ANY}} ("data" left out when the server sent none), or with --task its
+"error" event line; stderr has the sentence, as without --json.
 
 A server that needs the user to open a web page before it can answer (the
 JSON-RPC error -32042, URL elicitation required) has its pages named on stderr,
@@ -302,14 +308,22 @@ func Run(ctx context.Context, opts *Options) error {
 	res, err := sess.CallTool(ctx, params, &client.CallOptions{SendAnyway: opts.SendAnyway})
 	stop()
 	stopPolls()
-	if opts.JSON && needsPages(err) {
-		// The script has pages to open before it calls again: it gets them as the
-		// server sent them.
+	if opts.JSON && serverError(err) {
+		// The script gets the server's error as it was sent, with its data (the pages
+		// to open before calling again, for -32042): the sentence on stderr cannot
+		// carry it.
 		if perr := cmdutil.PrintJSON(opts.IO.Out, map[string]*taskview.Error{"error": taskview.ErrorOf(err)}); perr != nil {
 			return perr
 		}
 	}
 	return finish(opts, sess, res, err)
+}
+
+// serverError reports whether err is the server's JSON-RPC error answering the call,
+// rather than a failure to get an answer or mcpi's own refusal of the server's request.
+func serverError(err error) bool {
+	var rpc *jsonrpc.Error
+	return errors.As(err, &rpc) && client.ServerAnswered(err) && !errors.As(err, new(*client.InputError))
 }
 
 // needsPages reports whether err is the server's URL-elicitation-required error (-32042)

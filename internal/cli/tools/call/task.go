@@ -12,7 +12,6 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
 	"github.com/mcpi-dev/mcpi/internal/look"
-	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/transport"
 )
@@ -104,11 +103,10 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 				return fmt.Errorf("the task's events ended before its outcome: %w", sess.Err())
 			}
 			if e.Task == nil {
-				// The call failed before a task existed. In 2026-07-28 a server's error
-				// is its inline answer, as a result would be: --json shows it too, as it
-				// does in either era an error naming pages to open first (-32042).
-				var rpc *jsonrpc.Error
-				if out != nil && errors.As(e.Err, &rpc) && (sess.Modern() || needsPages(e.Err)) {
+				// The call failed before a task existed. The server's JSON-RPC error
+				// (in 2026-07-28 its inline answer, as a result would be) is shown with
+				// --json too, as for a plain call: a script gets its data.
+				if out != nil && serverError(e.Err) {
 					failed := e
 					failed.Kind = client.TaskError
 					if ev, ok := taskview.FromTaskEvent(failed); ok {
