@@ -87,7 +87,9 @@ func TestSecondInterruptKillsBinary(t *testing.T) {
 		},
 	})
 	srv.AddTool(&mcp.Tool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`), Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
-		func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	h := srv.HTTPHandler(nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() {
