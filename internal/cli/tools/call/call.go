@@ -133,7 +133,8 @@ answer that does not fit is not sent, and mcpi says which field is wrong. A
 request mcpi cannot answer (no terminal and no answer, or one that does not fit)
 is refused (the server is told only "the client could not answer this request",
 error -1), and the command exits 2 with the reason, even when the server goes on
-without the answer and its result is printed.
+without the answer and its result is printed. In 2026-07-28 a task's input cannot
+be refused: mcpi cancels the task instead, and says so with the reason.
 
 The server may run such a request as a task on mcpi (mcpi accepts sampling and
 elicitation tasks, kept 10 minutes unless the server asks otherwise, at most an

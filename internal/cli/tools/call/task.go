@@ -244,11 +244,15 @@ func detach(opts *Options, task *client.Task, protocol string, st mcp.Task, kept
 	fetch, err := state.Remember(opts.State, opts.Selection, task.Tool, protocol, st, kept)
 	if !opts.JSON {
 		fmt.Fprintln(opts.IO.Out, look.Safe(st.TaskID))
-		if opts.IO.IsStderrTTY() {
+		if opts.IO.IsStderrTTY() && err == nil {
 			fmt.Fprintf(opts.IO.ErrOut, "mcpi: the task runs on; get its result with %s\n", look.Safe(fetch))
 		}
 	}
-	return err
+	if err != nil {
+		// The task runs all the same: the sentence must not read as if it had failed.
+		return &cmdutil.UnrecordedTaskError{ID: st.TaskID, Fetch: fetch, Err: err}
+	}
+	return nil
 }
 
 // lostTask records a task whose follower gave up on a server that did not answer its
