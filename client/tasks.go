@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // Requestor tasks: the client asks the server to run a tools/call as a task, follows it
@@ -230,12 +231,17 @@ func (e *TaskLostError) Answered() bool { return ServerAnswered(e.Err) }
 // ServerAnswered reports whether err, the error of a request, is the server's answer to
 // it (a JSON-RPC error, or a result that is not of the request's shape) rather than a
 // failure to get one (the server could not be reached, the connection ended, the
-// request timed out).
+// request timed out). A server that ended the session answers with a JSON-RPC error in
+// its HTTP 404 ("session not found"), but that says nothing of the request: the session
+// is over, as a connection that ended is.
 func ServerAnswered(err error) bool {
 	var (
 		rpc  *jsonrpc.Error
 		call *jsonrpc.CallError
 	)
+	if errors.Is(err, transport.ErrSessionExpired) {
+		return false
+	}
 	return errors.As(err, &rpc) && rpc.Code != jsonrpc.CodeConnectionClosed ||
 		errors.As(err, &call) && call.Op == jsonrpc.OpDecode
 }

@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/cli/root"
@@ -16,16 +18,66 @@ import (
 var version = ""
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// The first Ctrl-C ends ctx, and the command winds down (a followed task asks
-	// whether to cancel it); a second one kills mcpi the usual way.
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
+	ctx, stop := interruptContext(repeatWindow)
 	code := root.Main(ctx, iostreams.System(), os.Args[1:], buildVersion())
 	stop()
 	os.Exit(code)
+}
+
+// repeatWindow is how long after the first Ctrl-C (SIGINT or SIGTERM) further ones are
+// taken for the same interruption. One Ctrl-C often arrives twice: GNU timeout sends it
+// to its child and then to its process group, and a shell or supervisor may signal both
+// the process and its group; the copies come milliseconds apart, tens of milliseconds
+// on a loaded machine. A person who presses Ctrl-C again does so on seeing that mcpi
+// has not ended, which takes longer than half a second, and a window that short keeps a
+// hurried second press meaningful.
+const repeatWindow = 500 * time.Millisecond
+
+// interruptContext returns a context that the first SIGINT or SIGTERM ends, so that the
+// command winds down (a followed task asks whether to cancel it, or is recorded as left
+// running). Repeats within window are ignored; after it, the signals are left to their
+// default action, and a second one kills mcpi the usual way.
+func interruptContext(window time.Duration) (ctx context.Context, stop func()) {
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer signal.Stop(sigs)
+		select {
+		case <-sigs:
+			cancel()
+		case <-done:
+			return
+		}
+		t := time.NewTimer(window)
+		defer t.Stop()
+		for {
+			select {
+			case <-sigs: // the same interruption, delivered again
+			case <-done:
+				return
+			case <-t.C:
+				signal.Stop(sigs)
+				// A signal that came as the window ended lost its default action while it
+				// waited here: it is sent again, to have it.
+				for {
+					select {
+					case s := <-sigs:
+						if p, err := os.FindProcess(os.Getpid()); err == nil {
+							_ = p.Signal(s)
+						}
+					default:
+						return
+					}
+				}
+			}
+		}
+	}()
+	return ctx, sync.OnceFunc(func() {
+		close(done)
+		cancel()
+	})
 }
 
 // buildVersion is the version set at link time, else the module version go install

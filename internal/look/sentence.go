@@ -178,7 +178,8 @@ func ServerMessage(rpc *jsonrpc.Error) string {
 // -32603"), [Lost]'s words for a lost connection, else [Sentence]'s.
 func PollFailure(err error) string {
 	var rpc *jsonrpc.Error
-	if errors.As(err, &rpc) && rpc.Code != jsonrpc.CodeConnectionClosed {
+	// The JSON-RPC error of a server that ended the session (in its 404) answers no poll.
+	if errors.As(err, &rpc) && rpc.Code != jsonrpc.CodeConnectionClosed && !errors.Is(err, transport.ErrSessionExpired) {
 		if msg := ServerMessage(rpc); msg != "" {
 			return fmt.Sprintf("%s, JSON-RPC error %d", msg, rpc.Code)
 		}

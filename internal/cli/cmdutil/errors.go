@@ -297,9 +297,40 @@ func (e *InterruptedTaskError) Error() string {
 	return fmt.Sprintf("interrupted; the task %q is still running on the server: get its result with \"%s\"", e.ID, e.Fetch)
 }
 
+// UnrecordedTaskError is a task that the server created and runs, left running by mcpi
+// (--detach), which the local state file could not record (Err says why): later
+// commands need the server named again, as Fetch does.
+type UnrecordedTaskError struct {
+	ID    string
+	Fetch string
+	Err   error
+}
+
+func (e *UnrecordedTaskError) Error() string {
+	return fmt.Sprintf("the task %q was created and runs on the server, but mcpi could not record it: %v", e.ID, e.Err)
+}
+
+func (e *UnrecordedTaskError) Unwrap() error { return e.Err }
+
+// CancelledForInputError is a task of 2026-07-28 that mcpi cancelled because it could
+// not give the input the task asked for (Refused says why: no terminal, or an answers
+// file without a fitting answer): the Tasks extension has no way to refuse input. It is
+// a mistake in how mcpi was used, as Refused is.
+type CancelledForInputError struct {
+	TaskID  string
+	Refused error
+}
+
+func (e *CancelledForInputError) Error() string {
+	return fmt.Sprintf("%v; so mcpi cancelled the task %q", e.Refused, e.TaskID)
+}
+
+func (e *CancelledForInputError) Unwrap() error { return e.Refused }
+
 // LostTaskError is a followed task that mcpi stopped following because its polls got no
 // answer from the server (a [*client.TaskLostError]): the server is gone, or no longer
-// answers. Whether the task still runs there is not known.
+// answers; or because the server ended the session the task was followed in (Err matches
+// [transport.ErrSessionExpired]). Whether the task still runs there is not known.
 type LostTaskError struct {
 	ID string
 	// Server names the server as the user did (its URL), or is "".
@@ -313,6 +344,11 @@ func (e *LostTaskError) Error() string {
 	who := "the server"
 	if e.Server != "" {
 		who += " at " + e.Server
+	}
+	if errors.Is(e.Err, transport.ErrSessionExpired) {
+		// A server of 2025-11-25 may keep the task running for a later session to take
+		// over, or may have ended it with the session: only asking tells.
+		return fmt.Sprintf("%s ended the session while mcpi followed the task %q; a server that lets a new session take a task over (as mcpi serve demo does) may still run it: get its result with \"%s\"", who, e.ID, e.Fetch)
 	}
 	if client.ServerAnswered(e.Err) {
 		return fmt.Sprintf("%s answered the latest polls of the task %q with an error (%s): it may still be running there; get its result with \"%s\" later", who, e.ID, lostCause(e.Err), e.Fetch)
@@ -354,6 +390,8 @@ func Describe(err error) (sentence string, code int) {
 
 func describe(err error) (sentence string, code int) {
 	var (
+		cancelIn *CancelledForInputError
+		unrec    *UnrecordedTaskError
 		usage    *UsageError
 		cfg      *ConfigError
 		unknownS *UnknownServerError
@@ -373,6 +411,14 @@ func describe(err error) (sentence string, code int) {
 	switch {
 	case err == nil:
 		return "", ExitOK
+	case errors.As(err, &unrec):
+		why, _ := describe(unrec.Err)
+		return fmt.Sprintf("the task %q was created and runs on the server, but mcpi could not record it (%s): get its result with \"%s\"", unrec.ID, strings.TrimSuffix(why, "."), unrec.Fetch), ExitUsage
+	case errors.As(err, &cancelIn):
+		// The reason first, as the same refusal reads in 2025-11-25, where it goes to
+		// the server: what the user has to change is the same.
+		why, code := describe(cancelIn.Refused)
+		return fmt.Sprintf("%s; so mcpi cancelled the task %q (in protocol 2026-07-28 a task's input cannot be refused)", strings.TrimSuffix(why, "."), cancelIn.TaskID), code
 	case errors.As(err, &login):
 		return login.Error(), ExitUsage
 	case errors.As(err, &usage):
@@ -420,6 +466,12 @@ func describe(err error) (sentence string, code int) {
 	}
 	if msg, ok := describeEra(err); ok {
 		return msg, ExitMCPError
+	}
+	if look.Lost(err) != "" {
+		// The connection failed (the server exited, ended the session, or cannot be
+		// reached), whatever JSON-RPC error came with the end: a server that ended the
+		// session puts one in its HTTP 404, which answers no request.
+		return look.Sentence(err), ExitUsage
 	}
 	if errors.As(err, &rpc) && !errors.Is(err, context.Canceled) {
 		// The server answered, with an error.

@@ -53,3 +53,25 @@ func TestDescribeTaskOfErringPolls(t *testing.T) {
 		t.Errorf("interrupted while polls are answered with errors: %q\nwant %q", msg, want)
 	}
 }
+
+// A session the server ended (its HTTP 404 carrying the JSON-RPC error "session not
+// found") is a connection failure, exit 2 as the root help says, not the server's answer
+// to the call; a task followed in it is said lost with the session, with the command that
+// fetches its result from a server that lets a new session take it over.
+func TestDescribeSessionEnded(t *testing.T) {
+	ended := fmt.Errorf("tools/call: %w", fmt.Errorf("%w: %w", transport.ErrSessionExpired,
+		&jsonrpc.Error{Code: -32001, Message: "session not found"}))
+	msg, code := Describe(ended)
+	if msg != "the connection to the server failed: the server ended the session" || code != ExitUsage {
+		t.Errorf("Describe(a plain call's ended session) = %q, %d; want exit %d", msg, code, ExitUsage)
+	}
+	following := fmt.Errorf("following task t1: %w", ended)
+	msg, code = Describe(&LostTaskError{ID: "t1", Server: "http://127.0.0.1:1/mcp", Fetch: "mcpi tasks result t1", Err: following})
+	want := `the server at http://127.0.0.1:1/mcp ended the session while mcpi followed the task "t1"; a server that lets a new session take a task over (as mcpi serve demo does) may still run it: get its result with "mcpi tasks result t1"`
+	if msg != want || code != ExitUsage {
+		t.Errorf("Describe = %q, %d\nwant %q, %d", msg, code, want, ExitUsage)
+	}
+	if client.ServerAnswered(following) {
+		t.Error("ServerAnswered(an ended session) = true")
+	}
+}

@@ -98,12 +98,17 @@ func (s *Session) Refusal(res *mcp.CallToolResult, err error) error {
 		return nil
 	}
 	var (
-		rpc *jsonrpc.Error
-		end *client.TaskEndError
+		rpc       *jsonrpc.Error
+		end       *client.TaskEndError
+		abandoned *client.AbandonedError
 	)
 	switch {
 	case errors.Is(err, context.Canceled):
 		return nil
+	case errors.As(err, &abandoned):
+		// A 2026-07-28 task cannot be told that its input was refused: mcpi cancelled it,
+		// which the user must hear of too.
+		return &CancelledForInputError{TaskID: abandoned.TaskID, Refused: refused}
 	case errors.As(err, &end), errors.As(err, &rpc), err == nil && res != nil:
 		return refused
 	}

@@ -36,7 +36,15 @@ type statusLine struct {
 	suspended int
 	// kept is a line to end with a newline once the prompt that suspended it is done.
 	kept bool
+	// held are the notes written while a prompt had the terminal, to be written once it
+	// is done, and skipped counts those left out past maxHeld.
+	held    []string
+	skipped int
 }
+
+// maxHeld bounds the notes held while a prompt has the terminal: a server may send log
+// messages without end while the user thinks.
+const maxHeld = 1000
 
 // System returns the process's own streams.
 func System() *IOStreams {
@@ -130,11 +138,21 @@ func (s *IOStreams) SetStatusLine(text string) {
 }
 
 // Note writes line to stderr above the status line, which is drawn again below it: a
-// line written while the status line shows would run on from its end.
+// line written while the status line shows would run on from its end. While a prompt has
+// the terminal (see [IOStreams.SuspendStatusLine]) the line is held, and written when the
+// prompt is done: written then, it would run on from the question, and push it away.
 func (s *IOStreams) Note(line string) {
 	st := &s.status
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if st.suspended > 0 {
+		if len(st.held) < maxHeld {
+			st.held = append(st.held, line)
+		} else {
+			st.skipped++
+		}
+		return
+	}
 	if st.shown {
 		fmt.Fprint(s.ErrOut, "\r\033[K")
 	}
@@ -191,7 +209,11 @@ func (s *IOStreams) SuspendStatusLine() (resume func()) {
 			st.mu.Lock()
 			defer st.mu.Unlock()
 			st.suspended--
-			if st.suspended > 0 || st.text == "" || !s.stderrTTY {
+			if st.suspended > 0 {
+				return
+			}
+			st.flushHeld(s.ErrOut)
+			if st.text == "" || !s.stderrTTY {
 				return
 			}
 			fmt.Fprintf(s.ErrOut, "\r\033[K%s", st.text)
@@ -202,4 +224,16 @@ func (s *IOStreams) SuspendStatusLine() (resume func()) {
 			}
 		})
 	}
+}
+
+// flushHeld writes the notes held while a prompt had the terminal; st.mu is held, and
+// the status line is not shown.
+func (st *statusLine) flushHeld(w io.Writer) {
+	for _, l := range st.held {
+		fmt.Fprintln(w, l)
+	}
+	if st.skipped > 0 {
+		fmt.Fprintf(w, "(%d more lines came while mcpi asked; they were left out)\n", st.skipped)
+	}
+	st.held, st.skipped = nil, 0
 }

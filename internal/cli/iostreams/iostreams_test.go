@@ -47,3 +47,34 @@ func TestNoteAboveTheStatusLine(t *testing.T) {
 		t.Errorf("without a status line: %q", got)
 	}
 }
+
+// A note written while a prompt has the terminal (a server's log line, say) is held and
+// written once the prompt is done: written at once, it would run on from the question
+// and push it off the screen. Past the bound, the notes left out are counted.
+func TestNotesHeldWhilePrompting(t *testing.T) {
+	ios, _, _, errOut := Test()
+	ios.SetStderrTTY(true)
+	ios.SetTerminalWidth(40)
+	ios.SetStatusLine("working")
+	resume := ios.SuspendStatusLine()
+	ios.Note("server info (sleeper): second 5")
+	errOut.WriteString("Cancel the task? [c/l] ") // the prompt writes its question itself
+	if got, want := errOut.String(), "\r\x1b[Kworking\r\x1b[KCancel the task? [c/l] "; got != want {
+		t.Fatalf("while prompting: %q, want %q", got, want)
+	}
+	errOut.WriteString("l\n") // the terminal echoes the answer
+	resume()
+	if got, want := errOut.String(), "\r\x1b[Kworking\r\x1b[KCancel the task? [c/l] l\nserver info (sleeper): second 5\n\r\x1b[Kworking"; got != want {
+		t.Fatalf("after the prompt: %q, want %q", got, want)
+	}
+
+	errOut.Reset()
+	resume = ios.SuspendStatusLine()
+	for i := range maxHeld + 3 {
+		ios.Note(strings.Repeat("x", i%3))
+	}
+	resume()
+	if got := errOut.String(); strings.Count(got, "\n") != maxHeld+1 || !strings.Contains(got, "(3 more lines came while mcpi asked; they were left out)\n") {
+		t.Errorf("after a flood: %d lines, ending %q", strings.Count(got, "\n"), got[max(0, len(got)-80):])
+	}
+}

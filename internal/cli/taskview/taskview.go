@@ -19,6 +19,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // EventsHelp documents the --json event lines, for command help.
@@ -32,6 +33,7 @@ const EventsHelp = `With --json, every event is one JSON object on its own line 
   {"event":"result","time":T,"task":TASK,"result":CALLTOOLRESULT,"outputProblem":S}
   {"event":"error","time":T,"task":TASK,"error":{"code":N,"message":S,"data":ANY}}
   {"event":"gone","time":T,"task":TASK,"error":{"code":N,"message":S}}
+  {"event":"lost","time":T,"task":TASK,"lost":{"reason":R,"polls":N,"fetch":CMD},"error":{"code":N,"message":S,"data":ANY}}
 
 TASK is the task as last known, with the fields of the MCP Task (taskId, status,
 statusMessage, createdAt, lastUpdatedAt, ttl, pollInterval). T is when mcpi saw the
@@ -44,7 +46,13 @@ fit the tool's output schema, when it does not),
 "error" (the exact JSON-RPC error of tasks/result; "code" is left out when the
 error did not come from the server, such as a cancelled task or input mcpi did
 not give) or "gone" (the server no longer knows the task: "error" is how mcpi
-learnt it, with the server's "code" when the server said so). A status line with
+learnt it, with the server's "code" when the server said so) or "lost" (mcpi
+stopped following a task whose fate it does not know, which may still run on the
+server: "reason" is "noAnswer" when N polls in a row got no answer, "errorAnswers"
+when the server answered N polls in a row with an error, "sessionEnded" when the
+server ended the session (2025-11-25) while mcpi followed the task; "error" is
+the last poll's error, with the server's "code" when it answered one; "fetch" is
+the command that gets the task's result later). A status line with
 "dropped" stands for N events left out because the lines were not read as fast as
 the server sent them (stdout blocked); the task is as known then, and the last line
 is never left out.`
@@ -65,6 +73,47 @@ type Event struct {
 	Dropped int `json:"dropped,omitempty"`
 	// Polled is set on "polled" events (see [ReceiverEventsHelp]).
 	Polled *Polled `json:"polled,omitempty"`
+	// Lost says why mcpi stopped following the task, on a "lost" event.
+	Lost *Lost `json:"lost,omitempty"`
+}
+
+// Why mcpi lost track of a task, in [Lost.Reason].
+const (
+	// LostNoAnswer: the polls got no answer (the server could not be reached, or did
+	// not answer in time).
+	LostNoAnswer = "noAnswer"
+	// LostErrorAnswers: the server answered the polls with errors.
+	LostErrorAnswers = "errorAnswers"
+	// LostSessionEnded: the server ended the session (2025-11-25) the task was
+	// followed in.
+	LostSessionEnded = "sessionEnded"
+)
+
+// Lost is what a "lost" event says of a task mcpi stopped following without learning
+// its outcome.
+type Lost struct {
+	Reason string `json:"reason"`
+	// Polls is how many polls in a row failed (0 when the session ended).
+	Polls int `json:"polls,omitempty"`
+	// Fetch is the command that gets the task's result later, when the command that
+	// wrote the event knows it.
+	Fetch string `json:"fetch,omitempty"`
+}
+
+// LostOf says why err, the error a followed task ended with, left its outcome unknown:
+// its polls failed ([*client.TaskLostError]) or the server ended the session. It is nil
+// for any other error, which is the task's own outcome.
+func LostOf(err error) *Lost {
+	var lost *client.TaskLostError
+	switch {
+	case errors.As(err, &lost) && lost.Answered():
+		return &Lost{Reason: LostErrorAnswers, Polls: lost.Polls}
+	case errors.As(err, &lost):
+		return &Lost{Reason: LostNoAnswer, Polls: lost.Polls}
+	case errors.Is(err, transport.ErrSessionExpired):
+		return &Lost{Reason: LostSessionEnded}
+	}
+	return nil
 }
 
 // Progress is a progress notification of the task.
@@ -136,7 +185,20 @@ func FromTaskEvent(e client.TaskEvent) (ev Event, ok bool) {
 	case client.TaskResult:
 		ev.Result = e.Result
 	case client.TaskError, client.TaskGone:
-		if e.Err != nil {
+		if lost := LostOf(e.Err); lost != nil && e.Kind == client.TaskError {
+			// Not the task's failure: mcpi stopped following it. The error is the last
+			// poll's, the server's own when it answered with one.
+			ev.Event, ev.Lost = "lost", lost
+			cause := e.Err
+			if tl := (*client.TaskLostError)(nil); errors.As(cause, &tl) {
+				cause = tl.Err
+			}
+			if client.ServerAnswered(cause) {
+				ev.Error = ErrorOf(cause)
+			} else {
+				ev.Error = &Error{Message: look.PollFailure(cause)}
+			}
+		} else if e.Err != nil {
 			ev.Error = ErrorOf(e.Err)
 		} else {
 			ev.Error = &Error{Message: "unknown error"}

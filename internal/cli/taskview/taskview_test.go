@@ -15,6 +15,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/scripted"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -78,6 +79,17 @@ func TestEventJSON(t *testing.T) {
 			`{"event":"error","time":"2026-08-01T10:00:00Z","error":{"message":"task t1 was cancelled"}}`},
 		{client.TaskEvent{At: client.At{Time: at}, Kind: client.TaskGone, Err: client.ErrTaskGone},
 			`{"event":"gone","time":"2026-08-01T10:00:00Z","error":{"message":"the task expired or is unknown to the server"}}`},
+		// A task mcpi lost track of is not the task's failure: a "lost" line, with the
+		// last poll's error.
+		{client.TaskEvent{At: client.At{Time: at}, Kind: client.TaskError, State: st, Err: &client.TaskLostError{TaskID: "t1", Polls: 4,
+			Err: fmt.Errorf("tasks/get: %w", &jsonrpc.Error{Code: -32603, Message: "database down"})}},
+			`{"event":"lost","time":"2026-08-01T10:00:00Z","task":{"taskId":"t1","status":"working","createdAt":"2026-08-01T10:00:00Z","lastUpdatedAt":"2026-08-01T10:00:00Z","ttl":1000,"pollInterval":500},"error":{"code":-32603,"message":"database down"},"lost":{"reason":"errorAnswers","polls":4}}`},
+		{client.TaskEvent{At: client.At{Time: at}, Kind: client.TaskError, Err: &client.TaskLostError{TaskID: "t1", Polls: 4,
+			Err: fmt.Errorf("tasks/get: %w: dial tcp: connection refused", transport.ErrUnreachable)}},
+			`{"event":"lost","time":"2026-08-01T10:00:00Z","error":{"message":"the server is no longer reachable"},"lost":{"reason":"noAnswer","polls":4}}`},
+		{client.TaskEvent{At: client.At{Time: at}, Kind: client.TaskError, Err: fmt.Errorf("following task t1: %w", fmt.Errorf("%w: %w",
+			transport.ErrSessionExpired, &jsonrpc.Error{Code: -32001, Message: "session not found"}))},
+			`{"event":"lost","time":"2026-08-01T10:00:00Z","error":{"message":"the server ended the session"},"lost":{"reason":"sessionEnded"}}`},
 	}
 	for _, tt := range tests {
 		ev, ok := FromTaskEvent(tt.e)

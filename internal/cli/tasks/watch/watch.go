@@ -3,7 +3,6 @@ package watch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -68,8 +67,10 @@ task the server no longer knows is forgotten; stderr counts those left out).
 With --json every event is one JSON object per line, as for "mcpi tools call
 --task --json": {"event":"status","time":T,"task":TASK} for the task as first
 seen and for every change, {"event":"input",...} for a request of the server
-linked to the task, and (for one task) a last "result" or "error" event;
-{"event":"gone","task":TASK,...} when the server stops knowing a task.
+linked to the task, and (for one task) a last "result", "error" or "lost"
+event (mcpi stopped following a task whose fate it does not know; see "mcpi
+tools call --help"); {"event":"gone","task":TASK,...} when the server stops
+knowing a task.
 
 The result of a task whose tool is known (recorded in the local state file) is
 checked against the tool's output schema, as "mcpi tools call" checks it (the
@@ -258,23 +259,27 @@ func (p *printer) finish(ctx context.Context, sess *cmdutil.Session, task *clien
 	if e.Kind == client.TaskResult && e.Err == nil {
 		errors.As(opts.CheckOutput(ctx, sess, opts.tool, e.Result), &output)
 	}
-	if p.out != nil {
-		if ev, ok := taskview.FromTaskEvent(e); ok {
-			if output != nil {
-				ev.OutputProblem = output.Error()
-			}
-			if err := p.out.Write(ev); err != nil {
-				return err
-			}
+	// A task mcpi lost track of (its polls failed, or the server ended the session) has
+	// a "lost" line naming the command that fetches its result later.
+	lost := taskview.LostOf(e.Err)
+	fetch := state.FetchCommand(opts.Selection, sess.ProtocolVersion(), st.TaskID)
+	if ev, ok := taskview.FromTaskEvent(e); ok && p.out != nil {
+		if output != nil {
+			ev.OutputProblem = output.Error()
+		}
+		if ev.Lost != nil {
+			ev.Lost.Fetch = fetch
+		}
+		if err := p.out.Write(ev); err != nil {
+			return err
 		}
 	}
 	if refused := sess.Refusal(e.Result, e.Err); refused != nil {
 		return refused
 	}
-	var lost *client.TaskLostError
 	switch {
-	case errors.As(e.Err, &lost):
-		return &cmdutil.LostTaskError{ID: st.TaskID, Server: opts.Selection.ServerURL(), Fetch: state.FetchCommand(opts.Selection, sess.ProtocolVersion(), st.TaskID), Err: e.Err}
+	case lost != nil:
+		return &cmdutil.LostTaskError{ID: st.TaskID, Server: opts.Selection.ServerURL(), Fetch: fetch, Err: e.Err}
 	case e.Err != nil:
 		return e.Err // the task's own error, or a *client.TaskEndError: cancelled or gone
 	case e.Result.IsError || st.Status == mcp.TaskStatusFailed:

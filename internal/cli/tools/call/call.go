@@ -18,6 +18,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
 	"github.com/mcpi-dev/mcpi/internal/look"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -76,7 +77,10 @@ is. The arguments are checked against the input schema before the call is sent.
 Tasks. With --task the tool runs as an MCP task ("call now, fetch later"): mcpi
 follows it live and prints its result like a plain call. On a terminal one
 status line on stderr shows the status, the status message, a progress bar when
-the total is known, the elapsed time and the number of polls. --ttl asks the
+the total is known, the elapsed time and the number of polls; without a
+terminal (and without --json, whose "created" event has it) mcpi says on stderr
+"The server runs the call as task ID." once the task exists, so that a script
+learns its id before the outcome. --ttl asks the
 server to keep the task (and its result) that long. A tool whose taskSupport is
 "required" must be called with --task, and one whose taskSupport is "forbidden"
 (or absent) without it; mcpi refuses otherwise before sending anything, unless
@@ -103,7 +107,9 @@ whether to cancel the task on the server or leave it running; without a
 terminal, or with a server that declares no tasks.cancel (which "mcpi tasks
 cancel" refuses too), it leaves it running, records it (with its session, as
 --detach does), and says how to fetch its result (a task of a stdio server ends
-with it, as mcpi stops it on exit).
+with it, as mcpi stops it on exit). A task that ends while the question is
+open has its outcome printed, as if mcpi had followed it to the end; what
+--server-log prints meanwhile waits for the answer.
 Ctrl-C before the server has created the task waits two seconds for its id,
 then withdraws the call.
 
@@ -127,7 +133,8 @@ answer that does not fit is not sent, and mcpi says which field is wrong. A
 request mcpi cannot answer (no terminal and no answer, or one that does not fit)
 is refused (the server is told only "the client could not answer this request",
 error -1), and the command exits 2 with the reason, even when the server goes on
-without the answer and its result is printed.
+without the answer and its result is printed. In 2026-07-28 a task's input cannot
+be refused: mcpi cancels the task instead, and says so with the reason.
 
 The server may run such a request as a task on mcpi (mcpi accepts sampling and
 elicitation tasks, kept 10 minutes unless the server asks otherwise, at most an
@@ -142,6 +149,11 @@ not fit, or has no structuredContent, is printed as it came, and mcpi says on
 stderr what is wrong and exits 1, as for a server's error; with --task --json
 the "result" event also carries the sentence as "outputProblem".
 
+With --json, a JSON-RPC error that the server answers the call with is printed
+on stdout as it came, data included, for scripts: {"error":{"code":N,"message":S,
+"data":ANY}} ("data" left out when the server sent none), or with --task its
+"error" event line; stderr has the sentence, as without --json.
+
 A server that needs the user to open a web page before it can answer (the
 JSON-RPC error -32042, URL elicitation required) has its pages named on stderr,
 each with the server's message; a URL that is not an http or https address is
@@ -149,10 +161,19 @@ quoted and marked as not to be opened. With --json stdout also has the error
 with its data: {"error":{"code":-32042,"message":S,"data":{"elicitations":[...]}}},
 or with --task its "error" event line. Open the pages, then call again.
 
+A followed task whose fate mcpi cannot learn is lost: its polls failed (no
+answer, or an error each time), or the server ended the session (2025-11-25)
+while mcpi followed it. mcpi records it as it records a task left running (with
+its session, unless the server ended it) and says how to get its result later: a
+server may still run it, as "mcpi serve demo" lets a new session take over the
+tasks of an ended one.
+
 Exit status: 0 on success, 1 when the tool reports an error (isError), its result
-does not fit its output schema, the server answers with a JSON-RPC error, or the
-task was cancelled or lost, 2 on bad usage, a refused call, a connection failure
-or an interruption.`,
+does not fit its output schema, the server answers with a JSON-RPC error, the
+task was cancelled, or the server answered its polls with errors until mcpi gave
+up, 2 on bad usage, a refused call, a connection failure (the server exited,
+ended the session or cannot be reached, whatever error it sent with the end; a
+task lost so included) or an interruption.`,
 		Example: `  mcpi tools call add --arg a=2 --arg b=3
   mcpi tools call echo --args-json '{"text":"hi"}' --json
   mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --arg seconds=5 --arg steps=5 --task
@@ -288,14 +309,22 @@ func Run(ctx context.Context, opts *Options) error {
 	res, err := sess.CallTool(ctx, params, &client.CallOptions{SendAnyway: opts.SendAnyway})
 	stop()
 	stopPolls()
-	if opts.JSON && needsPages(err) {
-		// The script has pages to open before it calls again: it gets them as the
-		// server sent them.
+	if opts.JSON && serverError(err) {
+		// The script gets the server's error as it was sent, with its data (the pages
+		// to open before calling again, for -32042): the sentence on stderr cannot
+		// carry it.
 		if perr := cmdutil.PrintJSON(opts.IO.Out, map[string]*taskview.Error{"error": taskview.ErrorOf(err)}); perr != nil {
 			return perr
 		}
 	}
 	return finish(opts, sess, res, err)
+}
+
+// serverError reports whether err is the server's JSON-RPC error answering the call,
+// rather than a failure to get an answer or mcpi's own refusal of the server's request.
+func serverError(err error) bool {
+	var rpc *jsonrpc.Error
+	return errors.As(err, &rpc) && client.ServerAnswered(err) && !errors.As(err, new(*client.InputError))
 }
 
 // needsPages reports whether err is the server's URL-elicitation-required error (-32042)

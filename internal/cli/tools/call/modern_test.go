@@ -235,15 +235,18 @@ func TestModernTaskInputFromAnswers(t *testing.T) {
 	checkRequests(t, f, mcp.MethodServerDiscover, mcp.MethodToolsList, mcp.MethodToolsCall, mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksGet)
 }
 
-// Neither a terminal nor an answer: the command says how to give one, and answers
-// nothing.
+// Neither a terminal nor an answer: the command says how to give one, answers nothing,
+// and says that it cancelled the task, which cannot be told of a refusal.
 func TestModernTaskInputUnanswered(t *testing.T) {
 	f, env := modernServer(t)
 	inputTask(f)
 	checkErr(t, runIn(t, env, &Options{Name: "greet", Task: true}),
-		`mcpi: the server asked for the user's input (elicitation for the tool "greet"), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"elicitation": {"greet": {"name": "..."}}}`, 2)
+		`mcpi: the server asked for the user's input (elicitation for the tool "greet"), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"elicitation": {"greet": {"name": "..."}}}; so mcpi cancelled the task "t1" (in protocol 2026-07-28 a task's input cannot be refused)`, 2)
 	if n := len(f.Requests(mcp.MethodTasksUpdate)); n != 0 {
 		t.Errorf("%d tasks/update, want none", n)
+	}
+	if n := len(f.Requests(mcp.MethodTasksCancel)); n != 1 {
+		t.Errorf("%d tasks/cancel, want one", n)
 	}
 }
 

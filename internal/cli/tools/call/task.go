@@ -12,8 +12,8 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
 	"github.com/mcpi-dev/mcpi/internal/look"
-	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // runTask calls the tool as a task and follows it to its outcome, or until it is
@@ -79,7 +79,14 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 			interrupt = nil
 			interrupted = true
 			if task != nil {
-				return leave(opts, sess, live, task)
+				ended, err := leave(opts, sess, live, task)
+				if !ended {
+					return err
+				}
+				// The task ended while mcpi asked: its outcome is on its way, and shown
+				// as if mcpi had followed it to the end. Its line was kept on the screen.
+				live = nil
+				continue
 			}
 			// Not created yet: the id may be on its way, and with it the task can be
 			// cancelled or left running, so it is waited for, but not for long.
@@ -96,11 +103,10 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 				return fmt.Errorf("the task's events ended before its outcome: %w", sess.Err())
 			}
 			if e.Task == nil {
-				// The call failed before a task existed. In 2026-07-28 a server's error
-				// is its inline answer, as a result would be: --json shows it too, as it
-				// does in either era an error naming pages to open first (-32042).
-				var rpc *jsonrpc.Error
-				if out != nil && errors.As(e.Err, &rpc) && (sess.Modern() || needsPages(e.Err)) {
+				// The call failed before a task existed. The server's JSON-RPC error
+				// (in 2026-07-28 its inline answer, as a result would be) is shown with
+				// --json too, as for a plain call: a script gets its data.
+				if out != nil && serverError(e.Err) {
 					failed := e
 					failed.Kind = client.TaskError
 					if ev, ok := taskview.FromTaskEvent(failed); ok {
@@ -115,13 +121,30 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 			if e.Kind.IsOutcome() {
 				stopPolls()
 			}
+			// A task whose fate mcpi does not know (its polls failed, or the server
+			// ended the session) is recorded before its event line, which names the
+			// command that fetches its result.
+			var lost error
+			fetch := ""
+			if e.Kind == client.TaskError && taskview.LostOf(e.Err) != nil {
+				if live != nil {
+					live.Stop(true)
+				}
+				fetch, lost = lostTask(opts, sess, task, e.Err)
+			}
 			if out != nil && (!opts.Detach || e.Kind == client.TaskCreated) {
 				if ev, ok := taskview.FromTaskEvent(e); ok {
 					ev.OutputProblem = outputProblem(opts, e.Result)
+					if ev.Lost != nil {
+						ev.Lost.Fetch = fetch
+					}
 					if err := out.Write(ev); err != nil {
 						return err
 					}
 				}
+			}
+			if lost != nil {
+				return lost
 			}
 			if live != nil {
 				live.Observe(e)
@@ -129,7 +152,16 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 			switch e.Kind {
 			case client.TaskCreated:
 				created = true
-				chose("The server runs the call as task " + look.Safe(e.State.TaskID) + ".")
+				said := "The server runs the call as task " + look.Safe(e.State.TaskID) + "."
+				switch {
+				case sess.Modern():
+					chose(said)
+				case !opts.JSON && !opts.Detach && live == nil:
+					// Without a terminal nothing else names the task until its outcome: a
+					// script that loses mcpi on the way (killed, or the connection failed)
+					// still learns the id to fetch the result by, as in 2026-07-28.
+					opts.IO.Note(said)
+				}
 				if opts.Detach {
 					protocol := sess.ProtocolVersion()
 					// The session stays open on the server, where the task may be bound to
@@ -140,7 +172,11 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 				}
 				stopPolls = taskview.WatchReceiver(sess.Session, opts.IO, out, live)
 				if interrupted {
-					return leave(opts, sess, live, task)
+					ended, err := leave(opts, sess, live, task)
+					if !ended {
+						return err
+					}
+					live = nil
 				}
 			case client.TaskResult:
 				if !created {
@@ -171,9 +207,6 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 			case client.TaskError, client.TaskGone:
 				if live != nil {
 					live.Stop(true)
-				}
-				if lost := (*client.TaskLostError)(nil); errors.As(e.Err, &lost) {
-					return lostTask(opts, sess, task, e.Err)
 				}
 				return finishJSON(opts, sess, nil, e.Err)
 			}
@@ -211,38 +244,51 @@ func detach(opts *Options, task *client.Task, protocol string, st mcp.Task, kept
 	fetch, err := state.Remember(opts.State, opts.Selection, task.Tool, protocol, st, kept)
 	if !opts.JSON {
 		fmt.Fprintln(opts.IO.Out, look.Safe(st.TaskID))
-		if opts.IO.IsStderrTTY() {
+		if opts.IO.IsStderrTTY() && err == nil {
 			fmt.Fprintf(opts.IO.ErrOut, "mcpi: the task runs on; get its result with %s\n", look.Safe(fetch))
 		}
 	}
-	return err
+	if err != nil {
+		// The task runs all the same: the sentence must not read as if it had failed.
+		return &cmdutil.UnrecordedTaskError{ID: st.TaskID, Fetch: fetch, Err: err}
+	}
+	return nil
 }
 
-// lostTask is the error of a task whose follower gave up on a server that did not
-// answer its polls: the task is recorded, as one left running, since it may be, with its
-// session, which is left open on the server.
-func lostTask(opts *Options, sess *cmdutil.Session, task *client.Task, err error) error {
-	fetch, rerr := state.Remember(opts.State, opts.Selection, task.Tool, sess.ProtocolVersion(), task.State(), sess.Keep())
+// lostTask records a task whose follower gave up on a server that did not answer its
+// polls, or whose session the server ended, as one left running, since it may be, and
+// returns the command that fetches its result and the error that says so. The session
+// is recorded with it, and left open on the server, unless the server ended it: a server
+// that lets a new session take the task over is reached without it.
+func lostTask(opts *Options, sess *cmdutil.Session, task *client.Task, err error) (fetch string, lost error) {
+	var kept *client.Resumption
+	if !errors.Is(err, transport.ErrSessionExpired) {
+		kept = sess.Keep()
+	}
+	fetch, rerr := state.Remember(opts.State, opts.Selection, task.Tool, sess.ProtocolVersion(), task.State(), kept)
 	if rerr != nil {
 		msg, _ := cmdutil.Describe(rerr)
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
 	}
-	return &cmdutil.LostTaskError{ID: task.ID(), Server: opts.Selection.ServerURL(), Fetch: fetch, Err: err}
+	return fetch, &cmdutil.LostTaskError{ID: task.ID(), Server: opts.Selection.ServerURL(), Fetch: fetch, Err: err}
 }
 
 // leave handles Ctrl-C while following: on a terminal it asks whether to cancel the
-// task or leave it running; without one it leaves it running and records it.
-func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *client.Task) error {
+// task or leave it running; without one it leaves it running and records it. It
+// reports ended, with no error, when the task ended while the question was open (the
+// follower saw it): there is nothing left to cancel or leave running, and the caller
+// shows its outcome as it comes.
+func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *client.Task) (ended bool, err error) {
 	id := task.ID()
 	if live != nil {
 		live.Stop(true)
 	}
 	if opts.embedded() {
-		return &cmdutil.InterruptedTaskError{ID: id, Embedded: true}
+		return false, &cmdutil.InterruptedTaskError{ID: id, Embedded: true}
 	}
 	if srv := opts.stdioServer(); srv != "" {
 		// mcpi stops the server as it exits: there is nothing to leave running.
-		return &cmdutil.InterruptedTaskError{ID: id, Stdio: srv}
+		return false, &cmdutil.InterruptedTaskError{ID: id, Stdio: srv}
 	}
 	bg, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -257,11 +303,16 @@ func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *clie
 	}
 	if opts.IO.CanPrompt() && noCancel == "" {
 		c, err := sess.Choose(bg, "Cancel the task on the server, or leave it running? [c/l]", "cl")
+		// The user may think for a while, and the task go on to its end meanwhile.
+		if st := task.State(); st.Status.IsTerminal() {
+			opts.IO.Note(fmt.Sprintf("The task %s ended (%s) while mcpi asked.", look.Safe(id), look.Safe(string(st.Status))))
+			return true, nil
+		}
 		if err == nil && c == 'c' {
 			if _, err := task.Cancel(bg); err != nil {
-				return &cmdutil.InterruptedTaskError{ID: id, CancelErr: err}
+				return false, &cmdutil.InterruptedTaskError{ID: id, CancelErr: err}
 			}
-			return &cmdutil.InterruptedTaskError{ID: id, Cancelled: true}
+			return false, &cmdutil.InterruptedTaskError{ID: id, Cancelled: true}
 		}
 	}
 	// The session stays open on the server, where the task may be bound to it.
@@ -270,5 +321,5 @@ func leave(opts *Options, sess *cmdutil.Session, live *taskview.Live, task *clie
 		msg, _ := cmdutil.Describe(err)
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
 	}
-	return &cmdutil.InterruptedTaskError{ID: id, Fetch: fetch, PollErr: task.PollError(), NoCancel: noCancel}
+	return false, &cmdutil.InterruptedTaskError{ID: id, Fetch: fetch, PollErr: task.PollError(), NoCancel: noCancel}
 }

@@ -1,0 +1,123 @@
+package root
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/tasks"
+)
+
+// One Ctrl-C delivered twice, milliseconds apart (GNU timeout sends SIGINT to its child
+// and then to its process group), is one interruption: mcpi leaves the task running,
+// records it and says so, rather than being killed by the copy with nothing recorded.
+func TestRepeatedInterruptBinary(t *testing.T) {
+	url := serveDemoHTTP(t)
+	state := t.TempDir()
+	// The copy comes at once, or a few milliseconds later, as a loaded machine delivers it.
+	for _, delay := range []time.Duration{0, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, mcpiBin, "--url", url, "tools", "call", "side_effect_task", "--arg", "seconds=30", "--arg", "path=side-effect", "--task", "--json")
+		cmd.Env = append(os.Environ(), "MCPI_STATE_DIR="+state)
+		var errOut bytes.Buffer
+		cmd.Stderr = &errOut
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, err := bufio.NewReader(out).ReadString('\n')
+		var created taskview.Event
+		if err != nil || json.Unmarshal([]byte(line), &created) != nil || created.Event != "created" {
+			t.Fatalf("first line %q, %v", line, err)
+		}
+		id := created.Task.TaskID
+		cmd.Process.Signal(syscall.SIGINT)
+		time.Sleep(delay)
+		cmd.Process.Signal(syscall.SIGINT)
+		err = cmd.Wait()
+		var ee *exec.ExitError
+		want := `mcpi: interrupted; the task "` + id + `" is still running on the server: get its result with "mcpi tasks result ` + id + `"` + "\n"
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || errOut.String() != want {
+			t.Fatalf("the copy %s after the first: exit: %v, stderr %q\nwant exit 2 and %q", delay, err, errOut.String(), want)
+		}
+		if stdout, _, code := run(t, state, "tasks", "list", "--local"); code != 0 || !strings.Contains(stdout, id) {
+			t.Errorf("the task left running was not recorded: exit %d\n%s", code, stdout)
+		}
+		if _, stderr, code := run(t, state, "tasks", "cancel", id); code != 0 {
+			t.Errorf("tasks cancel: exit %d, %s", code, stderr)
+		}
+	}
+}
+
+// A second Ctrl-C well after the first still kills mcpi, which may be stuck winding down:
+// here it waits for the id of a task the server never creates.
+func TestSecondInterruptKillsBinary(t *testing.T) {
+	called := make(chan struct{}, 1)
+	srv := server.New(mcp.Implementation{Name: "stuck", Version: "1"}, &server.Options{
+		Tasks: &tasks.Options{},
+		Handlers: map[string]server.MethodHandler{
+			mcp.MethodToolsCall: func(ctx context.Context, _ *server.Session, _ *jsonrpc.Request) (any, error) {
+				select {
+				case called <- struct{}{}:
+				default:
+				}
+				select {
+				case <-ctx.Done():
+				case <-time.After(30 * time.Second):
+				}
+				return nil, ctx.Err()
+			},
+		},
+	})
+	srv.AddTool(&mcp.Tool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`), Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
+		func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	h := srv.HTTPHandler(nil)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		ts.CloseClientConnections()
+		ts.Close()
+		srv.Close()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mcpiBin, "--url", ts.URL+"/mcp", "tools", "call", "wait", "--task")
+	cmd.Env = append(os.Environ(), "MCPI_STATE_DIR="+t.TempDir())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-called:
+	case <-ctx.Done():
+		t.Fatal("the call never came")
+	}
+	cmd.Process.Signal(syscall.SIGINT) // mcpi waits two seconds for the task's id
+	time.Sleep(time.Second)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("exit: %v, want killed by SIGINT", err)
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGINT {
+		t.Errorf("exit: %v, want killed by SIGINT", err)
+	}
+}
