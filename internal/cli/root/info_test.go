@@ -56,17 +56,13 @@ func TestInfo(t *testing.T) {
 	}
 }
 
-// The same over stdio and Streamable HTTP, in both eras.
+// The same over each transport, in both eras.
 func TestInfoOverEachTransport(t *testing.T) {
-	url := serveDemoHTTP(t)
-	for _, server := range [][]string{{"--stdio", mcpiBin + " serve demo"}, {"--url", url}} {
-		for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
-			t.Run(server[0]+" "+protocol, func(t *testing.T) {
-				stdout, stderr, code := mcpi(t, append(server, "--protocol", protocol, "info")...)
-				if code != 0 || !strings.Contains(stdout, "protocol      "+protocol+" (") || !strings.Contains(stdout, "\ninstructions\n  mcpi's demo server.") {
-					t.Errorf("exit %d:\n%s%s", code, stdout, stderr)
-				}
-			})
+	eachServerAndEra(t, serveDemoHTTP(t), func(t *testing.T, args []string) {
+		protocol := args[len(args)-1]
+		stdout, stderr, code := mcpi(t, append(args, "info")...)
+		if code != 0 || !strings.Contains(stdout, "protocol      "+protocol+" (") || !strings.Contains(stdout, "\ninstructions\n  mcpi's demo server.") {
+			t.Errorf("exit %d:\n%s%s", code, stdout, stderr)
 		}
-	}
+	})
 }

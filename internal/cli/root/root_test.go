@@ -252,3 +252,21 @@ func TestBinaryExitCodes(t *testing.T) {
 		t.Errorf("mcpi tools call add --arg a=1: %v, %q", err, out)
 	}
 }
+
+// eachServerAndEra runs f in a subtest for each way of naming the demo server (embedded,
+// a stdio subprocess, Streamable HTTP at url) in each era, with the flags that select
+// them (the embedded one needs none).
+func eachServerAndEra(t *testing.T, url string, f func(t *testing.T, args []string)) {
+	t.Helper()
+	for _, server := range [][]string{nil, {"--stdio", mcpiBin + " serve demo"}, {"--url", url}} {
+		for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
+			name := "embedded"
+			if server != nil {
+				name = server[0]
+			}
+			t.Run(name+" "+protocol, func(t *testing.T) {
+				f(t, append(append([]string(nil), server...), "--protocol", protocol))
+			})
+		}
+	}
+}

@@ -12,26 +12,17 @@ import (
 func TestRootsFlag(t *testing.T) {
 	dir := t.TempDir()
 	url := serveDemoHTTP(t)
-	for _, server := range [][]string{nil, {"--stdio", mcpiBin + " serve demo"}, {"--url", url}} {
-		for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
-			name := "embedded"
-			if server != nil {
-				name = server[0]
-			}
-			t.Run(name+" "+protocol, func(t *testing.T) {
-				args := append(append([]string(nil), server...), "--protocol", protocol)
-				stdout, stderr, code := mcpi(t, append(args, "--root", dir, "--root", "file:///srv/data", "tools", "call", "list_roots")...)
-				want := "file://" + filepath.ToSlash(dir) + " (" + filepath.Base(dir) + ")\nfile:///srv/data (data)\n"
-				if code != 0 || stdout != want {
-					t.Errorf("exit %d, stdout %q, want %q; stderr: %s", code, stdout, want, stderr)
-				}
-				stdout, stderr, code = mcpi(t, append(args, "tools", "call", "list_roots")...)
-				if code != 0 || stdout != "the client has no roots\n" {
-					t.Errorf("without --root: exit %d, %q; stderr: %s", code, stdout, stderr)
-				}
-			})
+	eachServerAndEra(t, url, func(t *testing.T, args []string) {
+		stdout, stderr, code := mcpi(t, append(args, "--root", dir, "--root", "file:///srv/data", "tools", "call", "list_roots")...)
+		want := "file://" + filepath.ToSlash(dir) + " (" + filepath.Base(dir) + ")\nfile:///srv/data (data)\n"
+		if code != 0 || stdout != want {
+			t.Errorf("exit %d, stdout %q, want %q; stderr: %s", code, stdout, want, stderr)
 		}
-	}
+		stdout, stderr, code = mcpi(t, append(args, "tools", "call", "list_roots")...)
+		if code != 0 || stdout != "the client has no roots\n" {
+			t.Errorf("without --root: exit %d, %q; stderr: %s", code, stdout, stderr)
+		}
+	})
 }
 
 // A root that is no file: URI, or a path that does not exist, is refused in one

@@ -13,25 +13,16 @@ func TestServerLogFlag(t *testing.T) {
 	want := "server warning (mcpi-demo): warning: hi\nserver error (mcpi-demo): error: hi\n" +
 		"server critical (mcpi-demo): critical: hi\nserver alert (mcpi-demo): alert: hi\n" +
 		"server emergency (mcpi-demo): emergency: hi\n"
-	for _, server := range [][]string{nil, {"--stdio", mcpiBin + " serve demo"}, {"--url", url}} {
-		for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
-			name := "embedded"
-			if server != nil {
-				name = server[0]
-			}
-			t.Run(name+" "+protocol, func(t *testing.T) {
-				args := append(append([]string(nil), server...), "--protocol", protocol)
-				stdout, stderr, code := mcpi(t, append(args, "--server-log", "warning", "tools", "call", "log_levels", "--arg", "message=hi")...)
-				if code != 0 || stdout != "logged \"hi\" at 8 levels\n" || stderr != want {
-					t.Errorf("exit %d\nstdout %q\nstderr %q\nwant   %q", code, stdout, stderr, want)
-				}
-				_, stderr, _ = mcpi(t, append(args, "tools", "call", "log_levels")...)
-				if stderr != "" {
-					t.Errorf("without --server-log, stderr %q", stderr)
-				}
-			})
+	eachServerAndEra(t, url, func(t *testing.T, args []string) {
+		stdout, stderr, code := mcpi(t, append(args, "--server-log", "warning", "tools", "call", "log_levels", "--arg", "message=hi")...)
+		if code != 0 || stdout != "logged \"hi\" at 8 levels\n" || stderr != want {
+			t.Errorf("exit %d\nstdout %q\nstderr %q\nwant   %q", code, stdout, stderr, want)
 		}
-	}
+		_, stderr, _ = mcpi(t, append(args, "tools", "call", "log_levels")...)
+		if stderr != "" {
+			t.Errorf("without --server-log, stderr %q", stderr)
+		}
+	})
 	_, stderr, code := mcpi(t, "--server-log", "loud", "ping")
 	if code != 2 || !strings.Contains(stderr, `invalid argument "loud" for "--server-log" flag: want one of debug, info,`) {
 		t.Errorf("--server-log loud: exit %d, %q", code, stderr)
