@@ -133,17 +133,35 @@ func (m *Model) ShortHelp() []key.Binding {
 	case modeConfirm:
 		return []key.Binding{keyYes, keyNo}
 	case modeDetail:
-		return []key.Binding{keyBack, ui.PagerUp, ui.PagerPageUp, ui.PagerWrap, keyCancel, keyPrompt}
+		return m.offered(keyBack, ui.PagerUp, ui.PagerPageUp, ui.PagerWrap, keyCancel, keyPrompt)
 	}
-	return []key.Binding{ui.Up, ui.Down, keyDetail, keyCancel, keyPrompt, keyRefresh}
+	return m.offered(ui.Up, ui.Down, keyDetail, keyCancel, keyPrompt, keyRefresh)
 }
 
 // FullHelp is the full help of the view.
 func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{ui.Up, ui.Down, keyTop, keyDetail, keyBack},
-		{keyCancel, keyPrompt, keyRefresh, ui.PagerPageUp},
+		m.offered(keyCancel, keyPrompt, keyRefresh, ui.PagerPageUp),
 	}
+}
+
+// offered is keys without the cancel when the selected task cannot be cancelled.
+func (m *Model) offered(keys ...key.Binding) []key.Binding {
+	if m.noCancel(m.selected()) == "" {
+		return keys
+	}
+	return slices.DeleteFunc(keys, func(k key.Binding) bool { return k.Help().Key == keyCancel.Help().Key })
+}
+
+// noCancel says why the requestor task r cannot be cancelled, or is "" when it can be
+// asked: a server of 2025-11-25 that declared no tasks.cancel is sent no tasks/cancel
+// (the client refuses it, [client.ErrNoTaskCancel]).
+func (m *Model) noCancel(r *row) string {
+	if r == nil || r.role != Requestor || r.gen != m.gen || m.sess == nil || m.sess.CancelsTasks() {
+		return ""
+	}
+	return look.Sentence(client.ErrNoTaskCancel)
 }
 
 type cancelledMsg struct {
@@ -315,6 +333,9 @@ func (m *Model) askCancel() tea.Cmd {
 	}
 	if r.state.Status.IsTerminal() || r.outcome || r.gone {
 		return ui.Flash(fmt.Sprintf("task %s has already ended (%s)", look.ShortID(r.id), m.statusText(r)))
+	}
+	if why := m.noCancel(r); why != "" {
+		return ui.Flash(fmt.Sprintf("task %s cannot be cancelled: %s", look.ShortID(r.id), why))
 	}
 	if r.role == Receiver && m.pendingRequest(r) == nil {
 		return ui.Flash(fmt.Sprintf("task %s was asked by the server and waits on no prompt mcpi could decline", look.ShortID(r.id)))

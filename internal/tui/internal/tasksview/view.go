@@ -223,6 +223,8 @@ func (m *Model) selectedLines(w int) []string {
 		second = ui.Error.Render("error: "+look.Sentence(r.err)) + ui.Dim.Render("  (enter shows it)")
 	case r.gen != m.gen:
 		second = ui.Dim.Render("from an earlier session")
+	case m.noCancel(r) != "":
+		second = ui.Dim.Render("enter: details   (no cancel: " + m.noCancel(r) + ")")
 	default:
 		second = ui.Dim.Render("enter: details   c: cancel")
 	}
@@ -295,6 +297,9 @@ func (m *Model) detailLines(r *row) []string {
 	}
 	if req := m.pendingRequest(r); req != nil {
 		lines = append(lines, field("Waits on", ui.Warn.Render(requestSummary(req))+"  "+ui.Key.Render("p")+" answers it"))
+	}
+	if why := m.noCancel(r); why != "" && !r.isEnded() {
+		lines = append(lines, field("Cancel", "not offered: "+why))
 	}
 	if r.gone {
 		lines = append(lines, field("Gone", "the receiver no longer knows this task (its TTL ran out, or it restarted)"))
