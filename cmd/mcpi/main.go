@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/cli/root"
 )
@@ -16,16 +17,34 @@ import (
 var version = ""
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stopped := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	// The first Ctrl-C ends ctx, and the command winds down (a followed task asks
 	// whether to cancel it); a second one kills mcpi the usual way.
 	go func() {
-		<-ctx.Done()
-		stop()
+		s := <-sigs
+		signal.Stop(sigs)
+		stopped(stopSignal{s})
 	}()
 	code := root.Main(ctx, iostreams.System(), os.Args[1:], buildVersion())
-	stop()
+	signal.Stop(sigs)
+	stopped(nil)
 	os.Exit(code)
+}
+
+// stopSignal is the cause of ctx's end when a signal stopped mcpi. Its message is the
+// one os/signal gives; what a server is told of the requests it withdraws (the reason of
+// notifications/cancelled) says who stopped them.
+type stopSignal struct{ sig os.Signal }
+
+func (e stopSignal) Error() string { return e.sig.String() + " signal received" }
+
+func (e stopSignal) CancelReason() string {
+	if e.sig == os.Interrupt {
+		return client.ErrCancelledByUser.Error()
+	}
+	return "mcpi was stopped (" + e.sig.String() + ")"
 }
 
 // buildVersion is the version set at link time, else the module version go install

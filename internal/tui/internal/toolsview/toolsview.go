@@ -43,7 +43,7 @@ const (
 type call struct {
 	tool     string
 	token    string
-	cancel   context.CancelFunc
+	cancel   context.CancelCauseFunc // the cause words the server's notifications/cancelled
 	started  time.Time
 	progress *mcp.ProgressNotificationParams
 	stopped  bool // the user cancelled it (x)
@@ -222,7 +222,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case ui.SessionMsg:
 		m.sess, m.gen = msg.Session, msg.Gen
 		if m.calling != nil {
-			m.calling.cancel()
+			m.calling.cancel(nil)
 			m.calling = nil
 		}
 		return m.load()
@@ -339,7 +339,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case key.Matches(msg, keyBack):
 			if m.calling != nil {
-				m.calling.cancel()
+				m.calling.cancel(client.ErrCancelledByUser)
 			}
 			m.mode = modeForm
 			if m.form == nil {
@@ -347,7 +347,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 		case key.Matches(msg, keyStop) && m.calling != nil:
 			m.calling.stopped = true
-			m.calling.cancel()
+			m.calling.cancel(client.ErrCancelledByUser)
 		default:
 			m.pager.Update(msg)
 		}
@@ -454,7 +454,7 @@ func (m *Model) send(asTask bool, values map[string]any, ttl time.Duration) tea.
 			return taskMsg{gen: gen, tool: tool, task: t, err: err}
 		}
 	}
-	cctx, cancel := context.WithCancel(ctx)
+	cctx, cancel := context.WithCancelCause(ctx)
 	c := &call{tool: tool, token: sess.NewProgressToken(), cancel: cancel, started: m.now()}
 	p.Meta.SetProgressToken(c.token)
 	m.calling = c
@@ -464,7 +464,7 @@ func (m *Model) send(asTask bool, values map[string]any, ttl time.Duration) tea.
 	now := m.now
 	if sess.Modern() {
 		return func() tea.Msg {
-			defer cancel() // the task, if the server makes one, outlives the call
+			defer cancel(nil) // the task, if the server makes one, outlives the call
 			t, err := sess.StartToolTask(cctx, p, nil)
 			if err == nil && t.ID() != "" {
 				return taskMsg{gen: gen, tool: tool, task: t, from: c}
@@ -477,7 +477,7 @@ func (m *Model) send(asTask bool, values map[string]any, ttl time.Duration) tea.
 		}
 	}
 	return func() tea.Msg {
-		defer cancel()
+		defer cancel(nil)
 		res, err := sess.CallTool(cctx, p, nil)
 		return callMsg{gen: gen, c: c, res: res, err: err, elapsed: now().Sub(c.started)}
 	}
