@@ -58,6 +58,7 @@ type row struct {
 	err      error           // why there is no result
 	errJSON  json.RawMessage // the JSON-RPC error object, when there is one
 	gone     bool            // expired or unknown to its receiver
+	lost     bool            // not ended when its session ended: no one follows it now
 	request  *client.Request // the prompt it waits on, while one is pending
 	shown    *outcomeView    // the outcome as shown, made once
 }
@@ -107,7 +108,7 @@ func (m *Model) Capturing() bool { return m.mode == modeConfirm }
 func (m *Model) Active() int {
 	n := 0
 	for _, r := range m.rows {
-		if !r.ended.IsZero() || r.gone || r.state.Status.IsTerminal() {
+		if !r.ended.IsZero() || r.gone || r.lost || r.state.Status.IsTerminal() {
 			continue
 		}
 		n++
@@ -300,7 +301,7 @@ func (m *Model) drop(key string) {
 	m.cursor = max(min(m.cursor, len(m.rows)-1), 0)
 }
 
-func (r *row) isEnded() bool { return r.outcome || r.gone || r.state.Status.IsTerminal() }
+func (r *row) isEnded() bool { return r.outcome || r.gone || r.lost || r.state.Status.IsTerminal() }
 
 func (m *Model) selected() *row {
 	if m.cursor < 0 || m.cursor >= len(m.rows) {
@@ -330,6 +331,9 @@ func (m *Model) askCancel() tea.Cmd {
 	r := m.selected()
 	if r == nil {
 		return nil
+	}
+	if r.lost {
+		return ui.Flash(fmt.Sprintf("task %s was lost with %s: mcpi can no longer reach it to cancel it", look.ShortID(r.id), m.sessionName(r)))
 	}
 	if r.state.Status.IsTerminal() || r.outcome || r.gone {
 		return ui.Flash(fmt.Sprintf("task %s has already ended (%s)", look.ShortID(r.id), m.statusText(r)))
@@ -437,7 +441,9 @@ func (m *Model) adopt(list []mcp.Task) tea.Cmd {
 	for _, t := range list {
 		known := false
 		for _, r := range m.rows {
-			if r.role == Requestor && r.id == t.TaskID {
+			// A row of an earlier session is not this session's: the task is shown
+			// again, as the current session's.
+			if r.role == Requestor && r.id == t.TaskID && r.gen == m.gen {
 				known = true
 				if r.task == nil {
 					r.state = t
@@ -539,7 +545,7 @@ func (m *Model) requestorRow(t *client.Task) *row {
 	r := &row{key: k, role: Requestor, gen: m.gen, task: t, name: t.Tool, started: t.Started, state: t.State(), id: t.ID()}
 	// A task found with tasks/list before is the same task: take its place.
 	for i, x := range m.rows {
-		if x.task == nil && x.role == Requestor && x.id == r.id {
+		if x.task == nil && x.role == Requestor && x.id == r.id && x.gen == r.gen {
 			m.rows[i] = r
 			delete(m.byKey, x.key)
 			m.byKey[k] = r
@@ -582,6 +588,7 @@ func (m *Model) refresh() {
 		m.receiverRow(t.TaskID)
 	}
 	now := m.now()
+	over := sessionOver(m.sess)
 	for _, r := range m.rows {
 		switch {
 		case r.task != nil:
@@ -609,11 +616,19 @@ func (m *Model) refresh() {
 				if c, err := mcp.ParseTime(t.CreatedAt); err == nil {
 					r.started = c
 				}
-			} else if r.state.Status != "" && !r.gone {
-				r.gone = true // expired: its TTL ran out, or the session ended
+			} else if r.state.Status != "" && !r.gone && !over {
+				r.gone = true // expired: its TTL ran out
 				if !r.state.Status.IsTerminal() {
 					m.end(r, now)
 				}
+			}
+		}
+		if !r.lost && (over || r.gen != m.gen) && !r.gone && !r.state.Status.IsTerminal() && r.result == nil {
+			// Its session ended (the server went, or a reconnection replaced it) before
+			// the task did: its fate is unknown, and no one follows it.
+			r.lost = true
+			if r.ended.IsZero() {
+				r.ended = now
 			}
 		}
 		if r.state.Status.IsTerminal() && r.ended.IsZero() {
@@ -633,8 +648,29 @@ func (m *Model) refresh() {
 	}
 }
 
-// statusText is the status as words: the task status, or "expired".
+// sessionOver reports whether s has ended.
+func sessionOver(s *client.Session) bool { return s != nil && s.Err() != nil }
+
+// sessionName names the session of r for a sentence: "the old session" once another has
+// replaced it, else "its session, which has ended" or "its session".
+func (m *Model) sessionName(r *row) string {
+	switch {
+	case r.gen != m.gen:
+		return "the old session"
+	case sessionOver(m.sess):
+		return "its session, which has ended"
+	}
+	return "its session"
+}
+
+// lostStatus stands in for the status of a task whose session ended before it did.
+const lostStatus = "⊗ lost"
+
+// statusText is the status as words: the task status, "expired" or "lost".
 func (m *Model) statusText(r *row) string {
+	if r.lost {
+		return "lost"
+	}
 	if r.gone && !r.state.Status.IsTerminal() {
 		return "expired"
 	}
@@ -645,6 +681,9 @@ func (m *Model) statusText(r *row) string {
 }
 
 func (m *Model) renderStatus(r *row) string {
+	if r.lost {
+		return ui.Warn.Render(lostStatus)
+	}
 	if r.gone && !r.state.Status.IsTerminal() {
 		return ui.Dim.Render(look.Expired)
 	}
@@ -665,8 +704,10 @@ func (m *Model) elapsed(r *row) string {
 	return look.Duration(end.Sub(r.started))
 }
 
+// ttlLeft is the time the task's receiver keeps it yet: "-" once its session has ended,
+// as the TTL counted on a server (or in mcpi) that no longer holds it for this client.
 func (m *Model) ttlLeft(r *row) string {
-	if r.state.TaskID == "" || r.state.CreatedAt == "" {
+	if r.state.TaskID == "" || r.state.CreatedAt == "" || r.lost || r.gen != m.gen || sessionOver(m.sess) {
 		return "-"
 	}
 	if r.state.TTL == nil {
@@ -701,6 +742,13 @@ func progressText(p *mcp.ProgressNotificationParams) string {
 }
 
 func (m *Model) messageText(r *row) string {
+	if r.lost {
+		msg := "lost with " + m.sessionName(r)
+		if r.err != nil {
+			msg += " (" + look.Sentence(r.err) + ")"
+		}
+		return msg
+	}
 	if r.state.Status == mcp.TaskStatusCancelled && r.state.StatusMessage != "" {
 		return r.state.StatusMessage
 	}

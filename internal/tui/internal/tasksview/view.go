@@ -215,6 +215,8 @@ func (m *Model) selectedLines(w int) []string {
 	}
 	var second string
 	switch {
+	case r.lost:
+		second = ui.Warn.Render("lost with "+m.sessionName(r)) + ui.Dim.Render(": mcpi no longer follows it, and cannot tell how it ended")
 	case m.pendingRequest(r) != nil:
 		second = ui.Warn.Render("waits on " + requestSummary(m.pendingRequest(r)) + ": press p to answer it")
 	case r.outcome && r.err == nil && r.result != nil:
@@ -276,8 +278,8 @@ func (m *Model) detailLines(r *row) []string {
 		field("Elapsed", m.elapsed(r)),
 	)
 	ttl := look.TTL(st.TTL)
-	if st.TTL != nil {
-		ttl += " (" + m.ttlLeft(r) + " left)"
+	if left := m.ttlLeft(r); st.TTL != nil && left != "-" {
+		ttl += " (" + left + " left)"
 	}
 	lines = append(lines, field("TTL", ttl))
 	if st.PollInterval != nil {
@@ -300,6 +302,9 @@ func (m *Model) detailLines(r *row) []string {
 	}
 	if why := m.noCancel(r); why != "" && !r.isEnded() {
 		lines = append(lines, field("Cancel", "not offered: "+why))
+	}
+	if r.lost {
+		lines = append(lines, field("Lost", "with "+m.sessionName(r)+", before it ended: mcpi no longer follows it, and cannot tell how it ended"))
 	}
 	if r.gone {
 		lines = append(lines, field("Gone", "the receiver no longer knows this task (its TTL ran out, or it restarted)"))
