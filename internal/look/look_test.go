@@ -2,6 +2,7 @@ package look
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -251,5 +252,25 @@ func TestStraySentence(t *testing.T) {
 	want := `initialize: context deadline exceeded; it wrote 3 lines on its stdout that are no MCP message (the last: "ready"): a stdio server writes only MCP messages there, and its log to stderr`
 	if got := Sentence(err); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// A content block's header says what it is, with the exact size its base64 decodes to.
+func TestContentHeader(t *testing.T) {
+	b55 := base64.StdEncoding.EncodeToString(make([]byte, 55))
+	for _, tt := range []struct {
+		c    mcp.Content
+		want string
+	}{
+		{mcp.Content{Type: mcp.ContentTypeText, Text: "hi"}, ""},
+		{mcp.Content{Type: mcp.ContentTypeAudio, MimeType: "audio/wav", Data: base64.StdEncoding.EncodeToString(make([]byte, 1536))}, "[audio audio/wav, 1.5 KiB]"},
+		{mcp.Content{Type: mcp.ContentTypeImage, MimeType: "image/png", Data: b55}, "[image image/png, 55 bytes]"},
+		{mcp.Content{Type: mcp.ContentTypeResourceLink, URI: "file:///x", Name: "x"}, `[resource link file:///x "x"]`},
+		{mcp.Content{Type: mcp.ContentTypeResource}, "[empty embedded resource]"},
+		{mcp.Content{Type: "hologram\x1b[2J"}, `[hologram␛[2J content] {"type":"hologram\u001b[2J"}`},
+	} {
+		if got := ContentHeader(tt.c); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.c, got, tt.want)
+		}
 	}
 }
