@@ -86,6 +86,9 @@ type Model struct {
 	mode   mode
 	back   mode // the mode a confirmation returns to
 	pager  ui.Pager
+	// rawJSON shows a tool's result in the details as the JSON it came as, rather than
+	// for reading (v); it stays chosen for the next ones.
+	rawJSON bool
 }
 
 // New returns the Tasks view of sess; ctx bounds the calls it makes (cancel).
@@ -118,14 +121,16 @@ func (m *Model) Active() int {
 
 // Keys.
 var (
-	keyDetail  = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details"))
-	keyCancel  = key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cancel task"))
-	keyPrompt  = key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "answer its prompt"))
-	keyYes     = key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y", "yes, cancel it"))
-	keyNo      = key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "no"))
-	keyBack    = key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back to the table"))
-	keyTop     = key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/G", "first/last"))
-	keyRefresh = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "find the server's tasks"))
+	keyDetail   = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details"))
+	keyCancel   = key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cancel task"))
+	keyPrompt   = key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "answer its prompt"))
+	keyYes      = key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y", "yes, cancel it"))
+	keyNo       = key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "no"))
+	keyBack     = key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back to the table"))
+	keyTop      = key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/G", "first/last"))
+	keyRefresh  = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "find the server's tasks"))
+	keyRaw      = key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "raw JSON"))
+	keyReadable = key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "readable view"))
 )
 
 // ShortHelp is the help bar of the current mode.
@@ -134,7 +139,11 @@ func (m *Model) ShortHelp() []key.Binding {
 	case modeConfirm:
 		return []key.Binding{keyYes, keyNo}
 	case modeDetail:
-		return m.offered(keyBack, ui.PagerUp, ui.PagerPageUp, ui.PagerWrap, keyCancel, keyPrompt)
+		keys := m.offered(keyBack, ui.PagerUp, ui.PagerPageUp, ui.PagerWrap, keyCancel, keyPrompt)
+		if r := m.selected(); r != nil && r.result != nil && r.outcomeView().readLines(r) != nil {
+			keys = append(keys, m.viewKey())
+		}
+		return keys
 	}
 	return m.offered(ui.Up, ui.Down, keyDetail, keyCancel, keyPrompt, keyRefresh)
 }
@@ -143,8 +152,16 @@ func (m *Model) ShortHelp() []key.Binding {
 func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{ui.Up, ui.Down, keyTop, keyDetail, keyBack},
-		m.offered(keyCancel, keyPrompt, keyRefresh, ui.PagerPageUp),
+		m.offered(keyCancel, keyPrompt, keyRefresh, ui.PagerPageUp, m.viewKey()),
 	}
+}
+
+// viewKey is the key that shows a tool's result the other way.
+func (m *Model) viewKey() key.Binding {
+	if m.rawJSON {
+		return keyReadable
+	}
+	return keyRaw
 }
 
 // offered is keys without the cancel when the selected task cannot be cancelled.
@@ -255,6 +272,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return m.askCancel()
 		case key.Matches(msg, keyPrompt):
 			return m.jump()
+		case key.Matches(msg, keyRaw):
+			if r := m.selected(); r != nil && r.result != nil && r.outcomeView().readLines(r) != nil {
+				m.rawJSON = !m.rawJSON
+				m.pager.SetLines(m.detailLines(r))
+			}
 		default:
 			m.pager.Update(msg)
 		}

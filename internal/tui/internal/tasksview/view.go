@@ -326,7 +326,11 @@ func (m *Model) detailLines(r *row) []string {
 			label, heading = "Result (isError: the tool reports a failure)", ui.Heading.Foreground(ui.Red)
 		}
 		lines = append(lines, heading.Render(label))
-		lines = append(lines, o.jsonLines(r)...)
+		if read := o.readLines(r); read != nil && !m.rawJSON {
+			lines = append(lines, read...)
+		} else {
+			lines = append(lines, o.jsonLines(r)...)
+		}
 	case st.Status == mcp.TaskStatusCancelled:
 		lines = append(lines, ui.Heading.Render("Cancelled"), ui.Dim.Render("A cancelled task has no result."))
 	case r.err != nil:
@@ -416,6 +420,8 @@ type outcomeView struct {
 	lines          []string // the result, or the error, as highlighted JSON
 	summarized     bool
 	summary        string
+	read           bool
+	readable       []string // a tool's result for reading; nil for another outcome
 }
 
 // outcomeView is r's outcome view, made anew when the outcome is another.
@@ -435,6 +441,20 @@ func (o *outcomeView) isError() bool {
 		o.checked, o.isErr = true, jsonUnmarshal(o.result, &res) == nil && res.IsError
 	}
 	return o.isErr
+}
+
+// readLines are a tool's result for reading, as the Tools view shows it (its content
+// blocks as the CLI writes them), or nil when the outcome is no tool result (the answer
+// mcpi sent for a receiver task, an error): that one is shown as JSON only.
+func (o *outcomeView) readLines(r *row) []string {
+	if !o.read {
+		o.read = true
+		var res mcp.CallToolResult
+		if r.role == Requestor && o.result != nil && jsonUnmarshal(o.result, &res) == nil {
+			o.readable = ui.ToolResultLines(&res)
+		}
+	}
+	return o.readable
 }
 
 // jsonLines are the result, or else the error object, highlighted.
