@@ -1,6 +1,7 @@
 package tasksview
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -96,5 +97,37 @@ func TestTaskLostWithItsSession(t *testing.T) {
 	d.Key("c")
 	if f := d.WaitFlash("old session"); !strings.Contains(f.Text, "task "+id+" was lost with the old session") {
 		t.Errorf("c says %q", f.Text)
+	}
+}
+
+// Two tasks whose tools' names differ only at their ends stay told apart in the table
+// at 80x24 and at 120x35, as does a receiver task's method: TOOL / METHOD widens for
+// long names while MESSAGE keeps room, and a name still too long is cut in the middle.
+func TestLongNamesStayDistinct(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	for _, size := range [][2]int{{80, 24}, {120, 35}} {
+		m := New(tuitest.Context(t), sess, nil)
+		m.SetSize(size[0], size[1]-4)
+		for i, n := range []string{"trigger-sampling-request", "trigger-sampling-request-async"} {
+			m.add(&row{key: n, id: fmt.Sprintf("task%d", i), role: Requestor, name: n, state: mcp.Task{TaskID: "t", Status: mcp.TaskStatusWorking}})
+		}
+		m.add(&row{key: "recv", id: "task3", role: Receiver, name: mcp.MethodSamplingCreateMessage, state: mcp.Task{TaskID: "r", Status: mcp.TaskStatusWorking}})
+		screen := ui.Strip(m.View())
+		cell := func(id string) string {
+			l := tuitest.Line(screen, id)
+			_, after, _ := strings.Cut(l, id)
+			f := strings.Fields(after)
+			if len(f) < 2 {
+				return ""
+			}
+			return f[1]
+		}
+		a, b, c := cell("task0"), cell("task1"), cell("task3")
+		if a == b || !strings.HasPrefix(a, "trigger-") || !strings.HasSuffix(b, "async") || !strings.HasSuffix(c, "Message") {
+			t.Errorf("%dx%d: the names read %q, %q, %q:\n%s", size[0], size[1], a, b, c, screen)
+		}
+		if size[0] == 120 && (b != "trigger-sampling-request-async" || c != mcp.MethodSamplingCreateMessage) {
+			t.Errorf("120x35: a name is cut: %q, %q\n%s", b, c, screen)
+		}
 	}
 }

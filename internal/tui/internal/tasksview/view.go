@@ -21,35 +21,49 @@ type column struct {
 	title string
 	width int
 	right bool
-	cell  func(m *Model, r *row) string
+	cell  func(m *Model, r *row, w int) string // w: the column's width
 }
 
 var allColumns = []column{
-	{"ID", 8, false, func(m *Model, r *row) string { return look.ShortID(r.id) }},
-	{"TOOL / METHOD", 0, false, func(m *Model, r *row) string { return r.role.arrow() + " " + r.name + r.dialectTag() }},
-	{"STATUS", 16, false, func(m *Model, r *row) string { return m.renderStatus(r) }},
-	{"MESSAGE", 0, false, func(m *Model, r *row) string { return ui.OneLine(m.messageText(r)) }},
-	{"PROG", 6, true, func(m *Model, r *row) string { return progressText(r.progress) }},
-	{"ELAPSED", 7, true, func(m *Model, r *row) string { return m.elapsed(r) }},
-	{"TTL LEFT", 8, true, func(m *Model, r *row) string { return m.ttlLeft(r) }},
-	{"POLLS", 5, true, func(m *Model, r *row) string { return fmt.Sprint(r.polls) }},
+	{"ID", 8, false, func(m *Model, r *row, _ int) string { return look.ShortID(r.id) }},
+	{"TOOL / METHOD", 0, false, func(m *Model, r *row, w int) string { return r.nameCell(w) }},
+	{"STATUS", 16, false, func(m *Model, r *row, _ int) string { return m.renderStatus(r) }},
+	{"MESSAGE", 0, false, func(m *Model, r *row, _ int) string { return ui.OneLine(m.messageText(r)) }},
+	{"PROG", 6, true, func(m *Model, r *row, _ int) string { return progressText(r.progress) }},
+	{"ELAPSED", 7, true, func(m *Model, r *row, _ int) string { return m.elapsed(r) }},
+	{"TTL LEFT", 8, true, func(m *Model, r *row, _ int) string { return m.ttlLeft(r) }},
+	{"POLLS", 5, true, func(m *Model, r *row, _ int) string { return fmt.Sprint(r.polls) }},
 }
+
+// nameCell is the TOOL / METHOD cell in w cells: the arrow, the name, and the dialect's
+// tag; a name too long is cut in the middle, so that names that differ at their ends
+// (trigger-sampling-request, trigger-sampling-request-async) stay told apart.
+func (r *row) nameCell(w int) string {
+	tag := r.dialectTag()
+	return r.role.arrow() + " " + ui.CutMiddle(r.name, w-2-ui.Width(tag)) + tag
+}
+
+// nameWidth is the cells the TOOL / METHOD cell of r takes whole.
+func (r *row) nameWidth() int { return 2 + ui.Width(r.name) + ui.Width(r.dialectTag()) }
 
 // Widths of the flexible columns.
 const (
 	toolMin  = 12
-	toolMax  = 22
+	toolMax  = 22 // TOOL / METHOD's width, unless its names need more
+	toolWide = 40 // the most it takes for its names
 	messMin  = 10
+	messRoom = 24 // what MESSAGE keeps when TOOL / METHOD takes more than toolMax
 	colGap   = 1
 	cursorW  = 2
 	minTable = 40
 )
 
-// columns fits the table to w cells. TOOL / METHOD and MESSAGE share what the fixed
-// columns leave; when there is not room for both, MESSAGE goes (the lines under the
-// table show the selected task's message), and on very narrow screens POLLS, TTL LEFT
-// and PROG go too.
-func columns(w int) []column {
+// columns fits the table to w cells, whose longest TOOL / METHOD cell takes names
+// cells. TOOL / METHOD and MESSAGE share what the fixed columns leave: TOOL / METHOD
+// takes toolMax, or up to names (at most toolWide) while MESSAGE keeps messRoom; when
+// there is not room for both, MESSAGE goes (the lines under the table show the selected
+// task's message), and on very narrow screens POLLS, TTL LEFT and PROG go too.
+func columns(w, names int) []column {
 	cols := append([]column(nil), allColumns...)
 	drop := []string{"POLLS", "TTL LEFT", "PROG"}
 	for {
@@ -63,7 +77,8 @@ func columns(w int) []column {
 		if rest >= toolMin+colGap || len(drop) == 0 {
 			tool, msg := rest-colGap, 0
 			if rest >= toolMax+messMin+2*colGap {
-				tool, msg = toolMax, rest-toolMax-2*colGap
+				tool = max(toolMax, min(names, toolWide, rest-messRoom-2*colGap))
+				msg = rest - tool - 2*colGap
 			}
 			out := cols[:0:0]
 			for _, c := range cols {
@@ -170,7 +185,11 @@ func (m *Model) tableView(w, h int) string {
 			ui.Dim.Render("appear here too, marked ←."))
 		return ui.Block(lines, w, h)
 	}
-	cols := columns(w)
+	names := 0
+	for _, r := range m.rows {
+		names = max(names, r.nameWidth())
+	}
+	cols := columns(w, names)
 	titles := make([]string, len(cols))
 	for i, c := range cols {
 		titles[i] = c.title
@@ -183,7 +202,7 @@ func (m *Model) tableView(w, h int) string {
 		r := m.rows[i]
 		cells := make([]string, len(cols))
 		for j, c := range cols {
-			cells[j] = c.cell(m, r)
+			cells[j] = c.cell(m, r, c.width)
 		}
 		line := renderCells(cols, cells)
 		if r.gen != m.gen {

@@ -207,3 +207,35 @@ func TestResultReadableThenRaw(t *testing.T) {
 	d.Key("v")
 	d.WaitText("[image image/png, 300 bytes]")
 }
+
+// Two tools whose names differ only at their ends stay told apart in the list at 80x24
+// and at 120x35: the list widens for long names while the pane keeps its room, and a
+// name still too long is cut in the middle.
+func TestLongNamesStayDistinct(t *testing.T) {
+	srv := server.New(mcp.Implementation{Name: "long-names", Version: "1"}, nil)
+	for _, n := range []string{"trigger-sampling-request", "trigger-sampling-request-async"} {
+		srv.AddTool(&mcp.Tool{Name: n, InputSchema: []byte(`{"type":"object"}`)},
+			func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+	}
+	sess := tuitest.Connect(t, srv)
+	for _, size := range [][2]int{{80, 24}, {120, 35}} {
+		m := New(tuitest.Context(t), sess, time.Minute, nil)
+		m.SetSize(size[0], size[1]-4) // less the header, tabs and help
+		d := tuitest.New(t, m)
+		d.Run(m.Init())
+		screen := d.WaitText("2 tools")
+		var cells []string
+		for _, l := range strings.Split(screen, "\n")[1:3] {
+			cell, _, _ := strings.Cut(strings.TrimLeft(l, " ▸"), " ")
+			cells = append(cells, cell)
+		}
+		if cells[0] == cells[1] || !strings.HasPrefix(cells[0], "trigger-") || !strings.HasSuffix(cells[1], "async") {
+			t.Errorf("%dx%d: the names read %q:\n%s", size[0], size[1], cells, screen)
+		}
+		if size[0] == 120 && cells[1] != "trigger-sampling-request-async" {
+			t.Errorf("120x35: the long name is cut: %q", cells[1])
+		}
+	}
+}

@@ -45,6 +45,9 @@ func supportWords(t *mcp.Tool, serverTakesTasks bool) string {
 	return "plain call only"
 }
 
+// listW is the width of the list beside the pane: listWidth, or more for long names
+// while the pane keeps two thirds of the screen (its schema, form and result need the
+// room); a name longer than that is cut in the middle.
 func (m *Model) listW() int {
 	if m.width < 70 {
 		if m.mode == modeList {
@@ -52,8 +55,16 @@ func (m *Model) listW() int {
 		}
 		return 0
 	}
-	return min(listWidth, m.width/3+4)
+	longest := 0
+	for i := range m.tools {
+		longest = max(longest, ui.Width(m.tools[i].Name))
+	}
+	return min(max(listWidth, longest+listChrome), m.width/3+4)
 }
+
+// listChrome is what a row of the list takes besides the name: the cursor, the space and
+// task column after it, and the border.
+const listChrome = 13
 
 // View renders the list on the left and the selected tool, its form or its result on
 // the right (on narrow screens, one at a time).
@@ -98,9 +109,9 @@ func (m *Model) listView(w, h int) string {
 	m.offset = ui.Window(m.offset, m.cursor, len(m.tools), lh)
 	for i := m.offset; i < min(m.offset+lh, len(m.tools)); i++ {
 		t := &m.tools[i]
-		name, tag := ui.Fit(t.Name, max(w-12, 4)), " "+m.tag(t)
+		name, tag := ui.FitMiddle(t.Name, max(w-12, 4)), " "+m.tag(t)
 		if modern {
-			name, tag = ui.Fit(t.Name, max(w-3, 4)), ""
+			name, tag = ui.FitMiddle(t.Name, max(w-3, 4)), ""
 		}
 		line := "  " + name + tag
 		if i == m.cursor {
