@@ -239,9 +239,9 @@ func (m *Model) selectedLines(w int) []string {
 	case m.pendingRequest(r) != nil:
 		second = ui.Warn.Render("waits on " + requestSummary(m.pendingRequest(r)) + ": press p to answer it")
 	case r.outcome && r.err == nil && r.result != nil:
-		second = ui.OK.Render("result: ") + ui.Cut(resultSummary(r), w-26) + ui.Dim.Render("  (enter shows it)")
+		second = withHint(ui.OK.Render("result: "), resultSummary(r), enterHint, w)
 	case r.outcome && r.err != nil:
-		second = ui.Error.Render("error: "+look.Sentence(r.err)) + ui.Dim.Render("  (enter shows it)")
+		second = withHint(ui.Error.Render("error: "), ui.Error.Render(look.Sentence(r.err)), enterHint, w)
 	case r.gen != m.gen:
 		second = ui.Dim.Render("from an earlier session")
 	case m.noCancel(r) != "":
@@ -250,6 +250,14 @@ func (m *Model) selectedLines(w int) []string {
 		second = ui.Dim.Render("enter: details   c: cancel")
 	}
 	return []string{first, second}
+}
+
+// enterHint ends the line under the table about an outcome.
+var enterHint = ui.Dim.Render("  (enter shows it)")
+
+// withHint is label, text cut to what is left of w cells, and hint, kept whole.
+func withHint(label, text, hint string, w int) string {
+	return label + ui.Cut(text, w-ui.Width(label)-ui.Width(hint)) + hint
 }
 
 func (m *Model) confirmView(w, h int) string {

@@ -222,6 +222,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 					m.calling.progress = &p
 					m.showCalling()
 				}
+			case *client.RequestEvent:
+				if m.calling != nil {
+					m.showCalling()
+				}
 			}
 		}
 		return cmd
@@ -496,10 +500,33 @@ func (m *Model) send(asTask bool, values map[string]any, ttl time.Duration) tea.
 	}
 }
 
+// awaited is a server request waiting for the user that no task of mcpi's is about: one
+// the server made while a plain call runs (in 2026-07-28, the input it asked of the
+// call), which the call waits on.
+func (m *Model) awaited() *client.Request {
+	if m.sess == nil {
+		return nil
+	}
+	for _, r := range m.sess.PendingRequests() {
+		if r.RelatedTask == "" && r.Task == "" {
+			return r
+		}
+	}
+	return nil
+}
+
 func (m *Model) showCalling() {
 	c := m.calling
 	m.title = fmt.Sprintf("Calling %s… %s", c.tool, look.Duration(m.now().Sub(c.started).Truncate(100*time.Millisecond)))
 	lines := []string{ui.Dim.Render("waiting for the result; x cancels the call, esc goes back")}
+	if r := m.awaited(); r != nil {
+		// The server waits on the user before it answers: the call does not move until
+		// the request is answered, in Requests.
+		lines = []string{
+			ui.Warn.Render("the server waits on your answer to its " + ui.RequestKind(r) + " request “" + ui.Cut(ui.RequestSummary(r), 60) + "”"),
+			ui.Dim.Render("answer it in Requests (press 3); x cancels the call, esc goes back"),
+		}
+	}
 	if p := c.progress; p != nil {
 		prog := strconv.FormatFloat(p.Progress, 'f', -1, 64)
 		if p.Total != nil {

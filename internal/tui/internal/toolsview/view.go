@@ -127,12 +127,12 @@ func (m *Model) paneView(w, h int) string {
 	switch m.mode {
 	case modeForm:
 		head := []string{
-			pad(ui.Title.Render("tools/call "+m.tool.Name) + "  " + m.tag(m.tool) + ui.Dim.Render(" "+m.words(m.tool))),
+			pad(ui.Title.Render("tools/call "+m.tool.Name) + "  " + m.support(m.tool)),
 		}
 		if m.tool.Description != "" {
 			desc := ui.Wrap(ui.OneLine(m.tool.Description), w-2)
 			if len(desc) > 2 {
-				desc = append(desc[:1], ui.Cut(desc[1], w-3)+"…")
+				desc = append(desc[:1], ui.Cut(desc[1]+"…", w-2)) // one ellipsis, cut or not
 			}
 			for _, l := range desc {
 				head = append(head, pad(ui.Dim.Render(l)))
@@ -167,11 +167,12 @@ func (m *Model) detailLines(t *mcp.Tool, w, h int) []string {
 	for _, l := range ui.Wrap(ui.OneLine(cut.Bytes(t.Description, 16*max(w, 1)*max(h, 1))), w) {
 		lines = append(lines, pad(l))
 	}
-	label := "execution.taskSupport "
 	if m.sess.Modern() {
-		label = "tasks "
+		// Tools say nothing of tasks in 2026-07-28: what there is to say is the server's.
+		lines = append(lines, "", pad(ui.Bold.Render("tasks: ")+ui.Dim.Render(m.words(t))))
+	} else {
+		lines = append(lines, "", pad(ui.Bold.Render("execution.taskSupport ")+m.tag(t)), pad(ui.Dim.Render(m.words(t))))
 	}
-	lines = append(lines, "", pad(ui.Bold.Render(label)+m.tag(t)), pad(ui.Dim.Render(m.words(t))))
 	if a := t.Annotations; a != nil {
 		var hints []string
 		for _, h := range []struct {
@@ -215,12 +216,21 @@ func (m *Model) detailLines(t *mcp.Tool, w, h int) []string {
 	return lines
 }
 
-// tag is supportTag in the session's era: in 2026-07-28 tools say nothing of tasks.
+// tag is supportTag in the session's era: in 2026-07-28 tools say nothing of tasks, and
+// there is no tag ([Model.words] says what the server does).
 func (m *Model) tag(t *mcp.Tool) string {
 	if m.sess.Modern() {
-		return ui.Dim.Render("server")
+		return ""
 	}
 	return supportTag(t)
+}
+
+// support is the tag and the words of a tool's task support, for the form's header.
+func (m *Model) support(t *mcp.Tool) string {
+	if tag := m.tag(t); tag != "" {
+		return tag + " " + ui.Dim.Render(m.words(t))
+	}
+	return ui.Dim.Render(m.words(t))
 }
 
 // words is supportWords in the session's era.

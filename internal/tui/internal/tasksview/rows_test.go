@@ -1,6 +1,8 @@
 package tasksview
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -128,6 +130,25 @@ func TestLongNamesStayDistinct(t *testing.T) {
 		}
 		if size[0] == 120 && (b != "trigger-sampling-request-async" || c != mcp.MethodSamplingCreateMessage) {
 			t.Errorf("120x35: a name is cut: %q, %q\n%s", b, c, screen)
+		}
+	}
+}
+
+// The line under the table about a task's outcome keeps its "(enter shows it)" whole at
+// 120 columns, however long the result's text or the error's sentence.
+func TestEnterHintKeptWhole(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	m := New(tuitest.Context(t), sess, nil)
+	m.SetSize(120, 31)
+	long := strings.Repeat("a long account of what happened ", 10)
+	res, _ := json.Marshal(&mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(long)}})
+	m.add(&row{key: "ok", id: "task-ok", role: Requestor, name: "t", outcome: true, result: res, state: mcp.Task{TaskID: "t1", Status: mcp.TaskStatusCompleted}})
+	m.add(&row{key: "err", id: "task-err", role: Requestor, name: "t", outcome: true, err: errors.New(long), state: mcp.Task{TaskID: "t2", Status: mcp.TaskStatusFailed}})
+	for i, want := range []string{"result: a long account", "error: a long account"} {
+		m.cursor = i
+		screen := ui.Strip(m.View())
+		if l := tuitest.Line(screen, want); !strings.HasSuffix(strings.TrimRight(l, " "), "(enter shows it)") {
+			t.Errorf("the line reads %q, want it to end with (enter shows it)", l)
 		}
 	}
 }
