@@ -19,6 +19,13 @@ import (
 func TestCancelRefusedWhenGetFails(t *testing.T) {
 	ctx := bounded(t)
 	f := newLegacy(t, nil)
+	f.On(mcp.MethodInitialize, func(context.Context, *jsonrpc.Request) (any, error) {
+		return &mcp.InitializeResult{
+			ProtocolVersion: mcp.LatestProtocolVersion,
+			ServerInfo:      mcp.Implementation{Name: "legacy", Version: "1"},
+			Capabilities:    mcp.ServerCapabilities{Tools: &mcp.ToolsCapability{}, Tasks: &mcp.ServerTasksCapability{Cancel: &struct{}{}}},
+		}, nil
+	})
 	f.On(mcp.MethodTasksCancel, func(context.Context, *jsonrpc.Request) (any, error) {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "task has ended or is unknown")
 	})

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -891,6 +892,27 @@ func (e *TimeoutError) Error() string {
 
 // Unwrap returns context.DeadlineExceeded.
 func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
+
+// CancelReason is what the server is told of the request withdrawn (the reason of its
+// notifications/cancelled).
+func (e *TimeoutError) CancelReason() string {
+	return fmt.Sprintf("the client gave up after its timeout of %s", shortDuration(e.Timeout))
+}
+
+// shortDuration writes d as "30s", "1.5s" or "250ms", not as "1m0s".
+func shortDuration(d time.Duration) string {
+	if d >= time.Second {
+		return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+	}
+	return d.String()
+}
+
+// ErrCancelledByUser is the cause to end a call's context with when the user cancels the
+// call (context.WithCancelCause): the server is told "cancelled by the user" in the
+// notifications/cancelled that withdraws the request. The call's error is still
+// context.Canceled. Any other cause is told by its message, or by a CancelReason method
+// ([jsonrpc.CancelReasoner]).
+var ErrCancelledByUser = errors.New("cancelled by the user")
 
 // ListTools returns one page of tools; nil p asks for the first.
 func (s *Session) ListTools(ctx context.Context, p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {

@@ -422,8 +422,12 @@ func (t *Task) Events(ctx context.Context) iter.Seq[TaskEvent] {
 }
 
 // Cancel asks the server to cancel the task. Asked before the server has given the id,
-// it is sent as soon as the id arrives.
+// it is sent as soon as the id arrives. A server of 2025-11-25 that declared no
+// tasks.cancel capability is sent nothing: the error is [ErrNoTaskCancel].
 func (t *Task) Cancel(ctx context.Context) (mcp.Task, error) {
+	if !t.s.CancelsTasks() {
+		return t.State(), ErrNoTaskCancel
+	}
 	t.mu.Lock()
 	if !t.known {
 		t.cancelReq = true
@@ -936,8 +940,24 @@ func (s *Session) TaskResult(ctx context.Context, id string) (*mcp.CallToolResul
 	return &r, nil
 }
 
+// ErrNoTaskCancel is the error of cancelling a task of a server of 2025-11-25 that
+// declared no tasks.cancel capability: the spec lets a requestor send tasks/cancel only
+// to a receiver that declared it (a server that did not may fail on it), so the client
+// sends nothing. [Session.CancelsTasks] tells beforehand.
+var ErrNoTaskCancel = errors.New("the server does not cancel tasks (it declares no tasks.cancel capability)")
+
+// CancelsTasks reports whether the server may be sent tasks/cancel: in the 2025-11-25
+// era when it declared the tasks.cancel capability; in the 2026-07-28 era always, as the
+// Tasks extension defines tasks/cancel for every server of it (one without the extension
+// has no tasks to cancel, and answers -32021).
+func (s *Session) CancelsTasks() bool {
+	return s.modern != nil || s.ServerCapabilities().Tasks.SupportsCancel()
+}
+
 // CancelTask asks the server to cancel a task. In the 2026-07-28 era the server only
 // acknowledges the request, and the state returned is what tasks/get says right after.
+// A server of 2025-11-25 that declared no tasks.cancel capability is sent nothing: the
+// error is [ErrNoTaskCancel].
 // A task the server does not know gives a [*TaskEndError] matching [ErrTaskGone] (and
 // the server's -32602), in either era. In 2025-11-25 the server refuses with -32602 the
 // cancel of a task that has ended too: tasks/get tells the two apart, and a task that
@@ -945,6 +965,9 @@ func (s *Session) TaskResult(ctx context.Context, id string) (*mcp.CallToolResul
 // error other than -32602, which says the task is unknown), which it is is not known:
 // the error is a [*CancelRefusedError].
 func (s *Session) CancelTask(ctx context.Context, id string) (mcp.Task, error) {
+	if !s.CancelsTasks() {
+		return mcp.Task{}, ErrNoTaskCancel
+	}
 	if s.modern != nil {
 		if err := s.call(ctx, mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, nil); err != nil {
 			return mcp.Task{}, s.goneError(id, err)

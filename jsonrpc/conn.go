@@ -79,6 +79,31 @@ func cancelNotifyContext(ctx context.Context) (context.Context, context.CancelFu
 	return context.WithTimeout(context.WithoutCancel(ctx), cancelNotifyTimeout)
 }
 
+// CancelReasoner is a cause of a call's end (context.WithCancelCause,
+// context.WithTimeoutCause) that words, for the peer, why the call was withdrawn: the
+// reason of the notifications/cancelled sent for it. A cause without it gives its
+// message; Go's own context.Canceled and context.DeadlineExceeded, which say nothing
+// to a peer, are worded here.
+type CancelReasoner interface {
+	CancelReason() string
+}
+
+// cancelReason is the reason the notifications/cancelled of a call withdrawn because
+// ctx ended gives.
+func cancelReason(ctx context.Context) string {
+	cause := context.Cause(ctx)
+	var r CancelReasoner
+	switch {
+	case errors.As(cause, &r):
+		return r.CancelReason()
+	case cause == nil, cause == context.Canceled:
+		return "the request was withdrawn"
+	case cause == context.DeadlineExceeded:
+		return "the request timed out"
+	}
+	return cause.Error()
+}
+
 // uncancellable lists methods for which a cancelled call sends no notification: MCP forbids
 // cancelling initialize.
 var uncancellable = map[string]bool{"initialize": true}
@@ -270,7 +295,8 @@ func (c *Conn) Drain(ctx context.Context) error {
 // Call sends a request and waits for its response, decoding the result into result (which
 // may be nil, or a *json.RawMessage to keep it raw). A JSON-RPC error from the peer is
 // returned as an [*Error]. If ctx ends first the peer is told with notifications/cancelled
-// and ctx's error is returned.
+// and ctx's error is returned; the notification's reason is ctx's cause's (see
+// [CancelReasoner]).
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	raw, err := marshalParams(params)
 	if err != nil {
@@ -308,9 +334,8 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	case <-ctx.Done():
 		c.forget(id)
 		if !uncancellable[method] && c.Err() == nil {
-			reason := context.Cause(ctx).Error()
 			nctx, cancel := cancelNotifyContext(ctx)
-			_ = c.Notify(nctx, CancelledMethod, map[string]any{"requestId": id, "reason": reason})
+			_ = c.Notify(nctx, CancelledMethod, map[string]any{"requestId": id, "reason": cancelReason(ctx)})
 			cancel()
 		}
 		return ctx.Err()
@@ -369,7 +394,7 @@ func (c *Conn) Go(ctx context.Context, method string, params any, done func(resu
 		}
 		if !uncancellable[method] && c.Err() == nil {
 			nctx, cancel := cancelNotifyContext(ctx)
-			_ = c.Notify(nctx, CancelledMethod, map[string]any{"requestId": id, "reason": context.Cause(ctx).Error()})
+			_ = c.Notify(nctx, CancelledMethod, map[string]any{"requestId": id, "reason": cancelReason(ctx)})
 			cancel()
 		}
 		done(nil, ctx.Err())

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/cli/root"
 )
@@ -40,13 +41,13 @@ const repeatWindow = 500 * time.Millisecond
 func interruptContext(window time.Duration) (ctx context.Context, stop func()) {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer signal.Stop(sigs)
 		select {
-		case <-sigs:
-			cancel()
+		case s := <-sigs:
+			cancel(stopSignal{s})
 		case <-done:
 			return
 		}
@@ -76,8 +77,22 @@ func interruptContext(window time.Duration) (ctx context.Context, stop func()) {
 	}()
 	return ctx, sync.OnceFunc(func() {
 		close(done)
-		cancel()
+		cancel(nil)
 	})
+}
+
+// stopSignal is the cause of ctx's end when a signal stopped mcpi. Its message is the
+// one os/signal gives; what a server is told of the requests it withdraws (the reason of
+// notifications/cancelled) says who stopped them.
+type stopSignal struct{ sig os.Signal }
+
+func (e stopSignal) Error() string { return e.sig.String() + " signal received" }
+
+func (e stopSignal) CancelReason() string {
+	if e.sig == os.Interrupt {
+		return client.ErrCancelledByUser.Error()
+	}
+	return "mcpi was stopped (" + e.sig.String() + ")"
 }
 
 // buildVersion is the version set at link time, else the module version go install

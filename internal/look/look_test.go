@@ -3,6 +3,7 @@ package look
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -276,5 +277,25 @@ func TestServerMessageWithoutItsCode(t *testing.T) {
 	err := fmt.Errorf("tools/call: %w", jsonrpc.NewError(-32603, "MCP error -32603: database down."))
 	if got, want := Sentence(err), "the server returned an error: database down (JSON-RPC error -32603)"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// A content block's header says what it is, with the exact size its base64 decodes to.
+func TestContentHeader(t *testing.T) {
+	b55 := base64.StdEncoding.EncodeToString(make([]byte, 55))
+	for _, tt := range []struct {
+		c    mcp.Content
+		want string
+	}{
+		{mcp.Content{Type: mcp.ContentTypeText, Text: "hi"}, ""},
+		{mcp.Content{Type: mcp.ContentTypeAudio, MimeType: "audio/wav", Data: base64.StdEncoding.EncodeToString(make([]byte, 1536))}, "[audio audio/wav, 1.5 KiB]"},
+		{mcp.Content{Type: mcp.ContentTypeImage, MimeType: "image/png", Data: b55}, "[image image/png, 55 bytes]"},
+		{mcp.Content{Type: mcp.ContentTypeResourceLink, URI: "file:///x", Name: "x"}, `[resource link file:///x "x"]`},
+		{mcp.Content{Type: mcp.ContentTypeResource}, "[empty embedded resource]"},
+		{mcp.Content{Type: "hologram\x1b[2J"}, `[hologram␛[2J content] {"type":"hologram\u001b[2J"}`},
+	} {
+		if got := ContentHeader(tt.c); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.c, got, tt.want)
+		}
 	}
 }

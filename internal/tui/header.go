@@ -28,6 +28,21 @@ func Dialect(init *mcp.InitializeResult) string {
 	return "2025-11-25 core tasks"
 }
 
+// shortDialect is [Dialect] in a few words, for a header with little room: "tasks
+// extension", "core tasks" or "no tasks" (the help screen says why).
+func shortDialect(init *mcp.InitializeResult) string {
+	d := Dialect(init)
+	switch {
+	case d == "unknown":
+		return "tasks unknown"
+	case strings.HasPrefix(d, "no tasks"), strings.HasPrefix(d, "none"):
+		return "no tasks"
+	case strings.HasSuffix(d, "tasks extension"):
+		return "tasks extension"
+	}
+	return "core tasks"
+}
+
 func (m *Model) serverName() string {
 	if init := m.sess.InitializeResult(); init != nil && init.ServerInfo.Name != "" {
 		return init.ServerInfo.Name
@@ -140,7 +155,8 @@ func (m *Model) headerView(w int) string {
 	if m.opts.Transport != "" {
 		server += sep + m.opts.Transport
 	}
-	// The longest of these that fits: labels go first, then the word "connected".
+	// The longest of these that fits: labels go first, then the dialect's explanation
+	// (the help screen has it), then the word "connected".
 	short := state
 	if m.conn == connected {
 		short = ui.OK.Render("●")
@@ -150,12 +166,14 @@ func (m *Model) headerView(w int) string {
 	if strings.HasPrefix(dialect, proto+" ") {
 		both = dialect // "2025-11-25 core tasks" says the protocol too
 	}
+	brief := proto + sep + shortDialect(init)
 	var first string
 	for _, first = range []string{
 		state + "  " + server + sep + ui.Dim.Render("protocol ") + proto + sep + ui.Dim.Render("tasks: ") + dialect,
 		state + "  " + server + sep + proto + sep + dialect,
 		state + "  " + server + sep + both,
-		short + " " + server + sep + both,
+		state + "  " + server + sep + brief,
+		short + " " + server + sep + brief,
 	} {
 		if ui.Width(first) <= w {
 			break

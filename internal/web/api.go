@@ -324,6 +324,9 @@ func (c *conn) cancel(ctx context.Context, key string) (any, error) {
 		return nil, bad("the task %s is the server's request of mcpi: answer or decline its request instead", look.Safe(r.ID))
 	}
 	st, err := t.Cancel(ctx)
+	if errors.Is(err, client.ErrNoTaskCancel) {
+		return nil, badRequest{err} // nothing went to the server
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ const maxCallName = 64
 // plainCall is a call the page waits on.
 type plainCall struct {
 	name string // the page's
-	stop context.CancelFunc
+	stop context.CancelCauseFunc
 
 	// Guarded by conn.mu.
 	latest  *mcp.ProgressNotificationParams
@@ -59,14 +59,14 @@ func (c *conn) startCall(ctx context.Context, sess *client.Session, name string,
 	if len(name) > maxCallName || !utf8.ValidString(name) {
 		return nil, nil, bad("a call's name is a string of at most %d bytes", maxCallName)
 	}
-	ctx, stop := context.WithCancel(ctx)
+	ctx, stop := context.WithCancelCause(ctx)
 	pc := &plainCall{name: name, stop: stop}
 	key := callKey(sess, token)
 	c.mu.Lock()
 	for _, o := range c.calls {
 		if o.name == name {
 			c.mu.Unlock()
-			stop()
+			stop(nil)
 			return nil, nil, bad("a call named %q is running already", look.Safe(name))
 		}
 	}
@@ -79,7 +79,7 @@ func (c *conn) startCall(ctx context.Context, sess *client.Session, name string,
 			delete(c.calls, key)
 			pc.ended = true
 			c.mu.Unlock()
-			stop()
+			stop(nil)
 		})
 		c.mu.Lock()
 		stopped := pc.stopped
@@ -99,7 +99,7 @@ func (c *conn) stopCall(name string) error {
 	for _, pc := range c.calls {
 		if pc.name == name {
 			pc.stopped = true
-			pc.stop()
+			pc.stop(client.ErrCancelledByUser) // what the server is told (notifications/cancelled)
 			return nil
 		}
 	}

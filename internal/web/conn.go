@@ -123,6 +123,10 @@ type connInfo struct {
 	Instructions string                  `json:"instructions,omitempty"`
 	// LogLevel is the server log level asked for, when the server has a log.
 	LogLevel mcp.LoggingLevel `json:"logLevel,omitempty"`
+	// NoCancel says why the server's tasks are not offered a cancel (a server of
+	// 2025-11-25 that declares no tasks.cancel is sent no tasks/cancel); empty when they
+	// are.
+	NoCancel string `json:"noCancel,omitempty"`
 	// Unreachable says why a connected HTTP server does not answer (the latest request
 	// found nothing listening); empty while it answers. The session goes on if the same
 	// server process answers again (a server that restarted knows it no more: the page
@@ -354,6 +358,9 @@ func (c *conn) dial(ctx context.Context) error {
 	}
 	if init.Capabilities.Logging != nil {
 		c.info.LogLevel = level
+	}
+	if !sess.CancelsTasks() {
+		c.info.NoCancel = look.Sentence(client.ErrNoTaskCancel)
 	}
 	sub := sess.Subscribe()
 	fctx, stop := context.WithCancel(context.Background())

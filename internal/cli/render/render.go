@@ -8,12 +8,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
-	"github.com/mcpi-dev/mcpi/internal/cut"
 	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -31,84 +28,20 @@ func ToolResult(ios *iostreams.IOStreams, r *mcp.CallToolResult) error {
 	return nil
 }
 
-// Content writes one content block, ending with a newline. A block whose annotations
-// say it is not for the user (audience without "user"), or give it a priority, is marked
-// so on a line of its own before it.
+// Content writes one content block, ending with a newline: its text, or the line that
+// says what it is ([look.ContentHeader]) above the text it may have. A block whose
+// annotations say it is not for the user (audience without "user"), or give it a
+// priority, is marked so on a line of its own before it ([look.Annotations]).
 func Content(w io.Writer, c mcp.Content) {
-	if mark := annotations(c.Annotations); mark != "" {
+	if mark := look.Annotations(c.Annotations); mark != "" {
 		fmt.Fprintf(w, "[%s]\n", mark)
 	}
-	switch c.Type {
-	case mcp.ContentTypeText:
-		fmt.Fprintln(w, look.SafeLines(strings.TrimRight(c.Text, "\n")))
-	case mcp.ContentTypeImage, mcp.ContentTypeAudio:
-		fmt.Fprintf(w, "[%s %s, %s]\n", look.Safe(c.Type), look.Safe(c.MimeType), size(base64Len(c.Data)))
-	case mcp.ContentTypeResourceLink:
-		fmt.Fprintf(w, "[resource link %s", look.Safe(c.URI))
-		if c.Name != "" {
-			fmt.Fprintf(w, " %q", c.Name)
-		}
-		fmt.Fprintln(w, "]")
-	case mcp.ContentTypeResource:
-		if c.Resource == nil {
-			fmt.Fprintln(w, "[empty embedded resource]")
-			return
-		}
-		if c.Resource.IsBlob() {
-			fmt.Fprintf(w, "[%s]\n", describe("resource "+look.Safe(c.Resource.URI), c.Resource.MimeType, size(base64Len(c.Resource.Blob))))
-			return
-		}
-		// The same header as a blob's, so that the text is not taken for the tool's own.
-		fmt.Fprintf(w, "[%s]\n", describe("resource "+look.Safe(c.Resource.URI), c.Resource.MimeType, ""))
-		fmt.Fprintln(w, look.SafeLines(strings.TrimRight(c.Resource.Text, "\n")))
-	default:
-		b, _ := json.Marshal(c)
-		fmt.Fprintf(w, "[%s content] %s\n", look.Safe(c.Type), look.Safe(string(b)))
+	if head := look.ContentHeader(c); head != "" {
+		fmt.Fprintln(w, head)
 	}
-}
-
-// describe joins what a content block is, its MIME type and its size, leaving out those
-// that are empty: "resource file:///a.png, image/png, 56 bytes".
-func describe(what, mime, size string) string {
-	parts := []string{what}
-	if mime != "" {
-		parts = append(parts, look.Safe(mime))
+	if text, ok := look.ContentText(c); ok {
+		fmt.Fprintln(w, look.SafeLines(strings.TrimRight(text, "\n")))
 	}
-	if size != "" {
-		parts = append(parts, size)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// annotations describes the annotations worth a mark: an audience without the user
-// ("audience: assistant"), and a priority; "" for none.
-func annotations(a *mcp.Annotations) string {
-	if a == nil {
-		return ""
-	}
-	var parts []string
-	if len(a.Audience) > 0 && !slices.Contains(a.Audience, mcp.RoleUser) {
-		var roles []string
-		for i, r := range a.Audience {
-			if i == 4 { // a server's list can be of any length
-				roles = append(roles, "…")
-				break
-			}
-			roles = append(roles, look.Safe(cut.Bytes(string(r), 32)))
-		}
-		parts = append(parts, "audience: "+strings.Join(roles, ", "))
-	}
-	if a.Priority != nil {
-		parts = append(parts, "priority "+strconv.FormatFloat(*a.Priority, 'g', 3, 64))
-	}
-	return strings.Join(parts, "; ")
-}
-
-// base64Len is the number of bytes that the base64 text s encodes, its padding left out
-// (a length times 3/4 counts one byte too many for each "=").
-func base64Len(s string) int {
-	s = strings.TrimRight(s, "=")
-	return len(s) * 3 / 4
 }
 
 // PromptResult writes a rendered prompt: each message under its role.
@@ -143,7 +76,7 @@ func Resource(ios *iostreams.IOStreams, r *mcp.ReadResourceResult) error {
 			return fmt.Errorf("the server sent %s as invalid base64", c.URI)
 		}
 		if ios.IsStdoutTTY() {
-			fmt.Fprintf(ios.Out, "[binary %s, %s; redirect to a file to get it]\n", look.Safe(c.MimeType), size(len(data)))
+			fmt.Fprintf(ios.Out, "[binary %s, %s; redirect to a file to get it]\n", look.Safe(c.MimeType), look.Size(len(data)))
 			continue
 		}
 		if _, err := ios.Out.Write(data); err != nil {
@@ -163,14 +96,4 @@ func indentJSON(w io.Writer, raw json.RawMessage) error {
 	b, _ := json.MarshalIndent(v, "", "  ")
 	_, err := fmt.Fprintln(w, look.SafeLines(string(b)))
 	return err
-}
-
-func size(n int) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d bytes", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
-	}
-	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }

@@ -280,14 +280,10 @@ func messageLines(res *mcp.GetPromptResult, w int) []string {
 	}
 	for _, msg := range res.Messages {
 		lines = append(lines, ui.Accent.Render("["+string(msg.Role)+"]"))
-		c := msg.Content
-		switch c.Type {
-		case mcp.ContentTypeText:
-			for _, l := range strings.Split(c.Text, "\n") {
-				lines = append(lines, ui.Wrap(l, max(w-2, 10))...)
-			}
-		default:
-			lines = append(lines, ui.Dim.Render("("+c.Type+" content)"))
+		// As the CLI shows it: text as text, another block as the line that says what
+		// it is ([image image/png, 55 bytes]).
+		for _, l := range ui.ContentLines(msg.Content) {
+			lines = append(lines, ui.Wrap(l, max(w-2, 10))...)
 		}
 		lines = append(lines, "")
 	}

@@ -4,9 +4,11 @@
 package resourcesview
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
@@ -64,6 +66,9 @@ type Model struct {
 	title      string
 	pager      ui.Pager
 	subscribed map[string]bool
+	read       *mcp.ReadResourceResult // what was read, shown in modeContent
+	textBlob   bool                    // it has a blob that is text
+	asText     bool                    // such blobs shown as text (t); kept for a new read of the URI
 }
 
 // New returns the Resources view of sess.
@@ -93,6 +98,7 @@ var (
 	keyReload    = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload"))
 	keyBack      = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"))
 	keyReadForm  = key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "read"))
+	keyText      = key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "blob as text/as bytes"))
 )
 
 // ShortHelp is the help bar of the current mode.
@@ -107,7 +113,11 @@ func (m *Model) ShortHelp() []key.Binding {
 		}
 		return append(keys, form.Keys()[:2]...)
 	case modeContent:
-		return []key.Binding{keyBack, ui.PagerUp, ui.PagerPageUp, ui.PagerWrap, keyReload}
+		keys := []key.Binding{keyBack, ui.PagerUp, ui.PagerPageUp, ui.PagerWrap, keyReload}
+		if m.textBlob {
+			keys = append(keys, keyText)
+		}
+		return keys
 	}
 	return []key.Binding{ui.Up, ui.Down, keyRead, keySubscribe, keyReload}
 }
@@ -166,9 +176,13 @@ func (m *Model) load() tea.Cmd {
 	}
 }
 
-func (m *Model) read(uri string) tea.Cmd {
+func (m *Model) readURI(uri string) tea.Cmd {
 	sess, gen, ctx := m.sess, m.gen, m.ctx
+	if uri != m.openURI {
+		m.asText = false
+	}
 	m.mode, m.openURI, m.title = modeContent, uri, "Reading "+uri+"…"
+	m.read, m.textBlob = nil, false
 	m.pager = ui.Pager{}
 	m.pager.SetLines(nil)
 	return func() tea.Msg {
@@ -200,7 +214,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.title = ui.OK.Render(msg.uri)
-		m.pager.SetLines(contentLines(msg.res))
+		m.read, m.textBlob = msg.res, hasTextBlob(msg.res)
+		m.pager.SetLines(contentLines(msg.res, m.asText))
 	case subMsg:
 		if msg.err != nil {
 			return ui.FlashError("subscribe: ", msg.err)
@@ -224,7 +239,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			case *client.ResourceUpdatedEvent:
 				cmds = append(cmds, ui.Flash("the server says "+e.URI+" changed"))
 				if m.mode == modeContent && m.openURI == e.URI {
-					cmds = append(cmds, m.read(e.URI))
+					cmds = append(cmds, m.readURI(e.URI))
 				}
 			}
 		}
@@ -266,7 +281,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.uri.Blur()
 		case key.Matches(msg, keyRead):
 			m.uri.Blur()
-			return m.read(strings.TrimSpace(m.uri.Value()))
+			return m.readURI(strings.TrimSpace(m.uri.Value()))
 		default:
 			var cmd tea.Cmd
 			m.uri, cmd = m.uri.Update(msg)
@@ -297,7 +312,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 				m.mode = modeTemplate // back to the variables read with
 			}
 		case key.Matches(msg, keyReload):
-			return m.read(m.openURI)
+			return m.readURI(m.openURI)
+		case key.Matches(msg, keyText) && m.textBlob:
+			m.asText = !m.asText
+			m.pager.SetLines(contentLines(m.read, m.asText))
 		default:
 			m.pager.Update(msg)
 		}
@@ -322,7 +340,7 @@ func (m *Model) open() tea.Cmd {
 	it := m.items[m.cursor]
 	if it.res != nil {
 		m.closeTemplate()
-		return m.read(it.res.URI)
+		return m.readURI(it.res.URI)
 	}
 	if vars := templateVars(it.tmpl.URITemplate); len(vars) > 0 {
 		return m.openTemplate(it.tmpl, vars)
@@ -371,7 +389,7 @@ func (m *Model) templateURI() string {
 // readTemplate reads the URI the variables make (a variable left empty is left out, as
 // RFC 6570 leaves out an undefined one).
 func (m *Model) readTemplate() tea.Cmd {
-	return tea.Batch(ui.FormDone(), m.read(m.templateURI()))
+	return tea.Batch(ui.FormDone(), m.readURI(m.templateURI()))
 }
 
 func (m *Model) toggleSubscription() tea.Cmd {
@@ -396,7 +414,7 @@ func (m *Model) toggleSubscription() tea.Cmd {
 	}
 }
 
-func contentLines(res *mcp.ReadResourceResult) []string {
+func contentLines(res *mcp.ReadResourceResult, asText bool) []string {
 	var lines []string
 	for _, c := range res.Contents {
 		// Side by side: an underlined style splits what it styles into characters, the
@@ -408,7 +426,7 @@ func contentLines(res *mcp.ReadResourceResult) []string {
 		lines = append(lines, head)
 		switch {
 		case c.Blob != "":
-			lines = append(lines, ui.Dim.Render(fmt.Sprintf("binary, %d bytes of base64", len(c.Blob))))
+			lines = append(lines, blobLines(c, asText)...)
 		case strings.Contains(c.MimeType, "json"):
 			lines = append(lines, ui.HighlightJSON([]byte(c.Text))...)
 		default:
@@ -417,6 +435,49 @@ func contentLines(res *mcp.ReadResourceResult) []string {
 		lines = append(lines, "")
 	}
 	return lines
+}
+
+// blobLines describe a blob by the size it decodes to; one that is text (its MIME type
+// is text/*, or its bytes are UTF-8 without NUL) is offered as text, and shown so when
+// asText is set, as safely as any text of a server.
+func blobLines(c mcp.ResourceContents, asText bool) []string {
+	data, err := c.DecodeBlob()
+	if err != nil {
+		return []string{ui.Error.Render(fmt.Sprintf("binary, but not valid base64 (%d characters)", len(c.Blob)))}
+	}
+	desc := "binary, " + look.Size(len(data))
+	switch {
+	case !isText(c.MimeType, data):
+		return []string{ui.Dim.Render(desc)}
+	case !asText:
+		return []string{ui.Dim.Render(desc + "; it is text: t shows it")}
+	}
+	return append([]string{ui.Dim.Render(desc + ", shown as text (t: as bytes)")}, ui.TextLines(string(data))...)
+}
+
+// isText reports whether a blob of the MIME type mime holds text: its type says so
+// (text/*), or its bytes are UTF-8 without NUL.
+func isText(mime string, data []byte) bool {
+	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(mime)), "text/") {
+		return true
+	}
+	return utf8.Valid(data) && !bytes.Contains(data, []byte{0})
+}
+
+// hasTextBlob reports whether res holds a blob that is text.
+func hasTextBlob(res *mcp.ReadResourceResult) bool {
+	if res == nil {
+		return false
+	}
+	for _, c := range res.Contents {
+		if c.Blob == "" {
+			continue
+		}
+		if data, err := c.DecodeBlob(); err == nil && isText(c.MimeType, data) {
+			return true
+		}
+	}
+	return false
 }
 
 // View renders the view.

@@ -1,10 +1,12 @@
 package resourcesview
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
+	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
 )
 
@@ -75,4 +77,40 @@ func TestCompleteTemplateVariable(t *testing.T) {
 			d.WaitText("URI: demo://greetings/Grace")
 		})
 	}
+}
+
+// A blob reads as the size it decodes to (not the length of its base64); one that is
+// text (text/* or UTF-8 bytes) is offered as text, and t shows it, made safe; a blob
+// that is not text is not offered.
+func TestBlobSizeAndText(t *testing.T) {
+	text := "line one\nline two \x1b[2J\n" + strings.Repeat("x", 32) // 55 bytes
+	m := New(tuitest.Context(t), nil)
+	m.SetSize(100, 24)
+	d := tuitest.New(t, m)
+	m.mode, m.openURI = modeContent, "mem://blobs"
+	d.Send(readMsg{uri: "mem://blobs", res: &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{
+		{URI: "mem://a.txt", MimeType: "text/plain", Blob: base64.StdEncoding.EncodeToString([]byte(text))},
+		{URI: "mem://zeros", MimeType: "application/octet-stream", Blob: base64.StdEncoding.EncodeToString(make([]byte, 56))},
+	}}})
+	screen := d.WaitText("mem://a.txt", "binary, 55 bytes; it is text: t shows it", "binary, 56 bytes")
+	if strings.Contains(screen, "base64") || strings.Contains(screen, "line one") {
+		t.Errorf("the blobs read:\n%s", screen)
+	}
+	if l := tuitest.Line(screen, "binary, 56 bytes"); strings.Contains(l, "text") {
+		t.Errorf("the zeros are offered as text: %q", l)
+	}
+	help := false
+	for _, k := range m.ShortHelp() {
+		help = help || k.Help().Key == "t"
+	}
+	if !help {
+		t.Error("the help does not offer t")
+	}
+	d.Key("t")
+	screen = d.WaitText("binary, 55 bytes, shown as text", "line one", "line two ␛[2J")
+	if strings.Contains(screen, "\x1b[2J") {
+		t.Errorf("the text reaches the terminal unsafe:\n%q", screen)
+	}
+	d.Key("t")
+	d.WaitText("binary, 55 bytes; it is text: t shows it")
 }

@@ -58,6 +58,7 @@ type row struct {
 	err      error           // why there is no result
 	errJSON  json.RawMessage // the JSON-RPC error object, when there is one
 	gone     bool            // expired or unknown to its receiver
+	lost     bool            // not ended when its session ended: no one follows it now
 	request  *client.Request // the prompt it waits on, while one is pending
 	shown    *outcomeView    // the outcome as shown, made once
 }
@@ -85,6 +86,9 @@ type Model struct {
 	mode   mode
 	back   mode // the mode a confirmation returns to
 	pager  ui.Pager
+	// rawJSON shows a tool's result in the details as the JSON it came as, rather than
+	// for reading (v); it stays chosen for the next ones.
+	rawJSON bool
 }
 
 // New returns the Tasks view of sess; ctx bounds the calls it makes (cancel).
@@ -107,7 +111,7 @@ func (m *Model) Capturing() bool { return m.mode == modeConfirm }
 func (m *Model) Active() int {
 	n := 0
 	for _, r := range m.rows {
-		if !r.ended.IsZero() || r.gone || r.state.Status.IsTerminal() {
+		if !r.ended.IsZero() || r.gone || r.lost || r.state.Status.IsTerminal() {
 			continue
 		}
 		n++
@@ -117,14 +121,16 @@ func (m *Model) Active() int {
 
 // Keys.
 var (
-	keyDetail  = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details"))
-	keyCancel  = key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cancel task"))
-	keyPrompt  = key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "answer its prompt"))
-	keyYes     = key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y", "yes, cancel it"))
-	keyNo      = key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "no"))
-	keyBack    = key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back to the table"))
-	keyTop     = key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/G", "first/last"))
-	keyRefresh = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "find the server's tasks"))
+	keyDetail   = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details"))
+	keyCancel   = key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cancel task"))
+	keyPrompt   = key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "answer its prompt"))
+	keyYes      = key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y", "yes, cancel it"))
+	keyNo       = key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "no"))
+	keyBack     = key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back to the table"))
+	keyTop      = key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/G", "first/last"))
+	keyRefresh  = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "find the server's tasks"))
+	keyRaw      = key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "raw JSON"))
+	keyReadable = key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "readable view"))
 )
 
 // ShortHelp is the help bar of the current mode.
@@ -133,17 +139,47 @@ func (m *Model) ShortHelp() []key.Binding {
 	case modeConfirm:
 		return []key.Binding{keyYes, keyNo}
 	case modeDetail:
-		return []key.Binding{keyBack, ui.PagerUp, ui.PagerPageUp, ui.PagerWrap, keyCancel, keyPrompt}
+		keys := m.offered(keyBack, ui.PagerUp, ui.PagerPageUp, ui.PagerWrap, keyCancel, keyPrompt)
+		if r := m.selected(); r != nil && r.result != nil && r.outcomeView().readLines(r) != nil {
+			keys = append(keys, m.viewKey())
+		}
+		return keys
 	}
-	return []key.Binding{ui.Up, ui.Down, keyDetail, keyCancel, keyPrompt, keyRefresh}
+	return m.offered(ui.Up, ui.Down, keyDetail, keyCancel, keyPrompt, keyRefresh)
 }
 
 // FullHelp is the full help of the view.
 func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{ui.Up, ui.Down, keyTop, keyDetail, keyBack},
-		{keyCancel, keyPrompt, keyRefresh, ui.PagerPageUp},
+		m.offered(keyCancel, keyPrompt, keyRefresh, ui.PagerPageUp, m.viewKey()),
 	}
+}
+
+// viewKey is the key that shows a tool's result the other way.
+func (m *Model) viewKey() key.Binding {
+	if m.rawJSON {
+		return keyReadable
+	}
+	return keyRaw
+}
+
+// offered is keys without the cancel when the selected task cannot be cancelled.
+func (m *Model) offered(keys ...key.Binding) []key.Binding {
+	if m.noCancel(m.selected()) == "" {
+		return keys
+	}
+	return slices.DeleteFunc(keys, func(k key.Binding) bool { return k.Help().Key == keyCancel.Help().Key })
+}
+
+// noCancel says why the requestor task r cannot be cancelled, or is "" when it can be
+// asked: a server of 2025-11-25 that declared no tasks.cancel is sent no tasks/cancel
+// (the client refuses it, [client.ErrNoTaskCancel]).
+func (m *Model) noCancel(r *row) string {
+	if r == nil || r.role != Requestor || r.gen != m.gen || m.sess == nil || m.sess.CancelsTasks() {
+		return ""
+	}
+	return look.Sentence(client.ErrNoTaskCancel)
 }
 
 type cancelledMsg struct {
@@ -236,6 +272,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return m.askCancel()
 		case key.Matches(msg, keyPrompt):
 			return m.jump()
+		case key.Matches(msg, keyRaw):
+			if r := m.selected(); r != nil && r.result != nil && r.outcomeView().readLines(r) != nil {
+				m.rawJSON = !m.rawJSON
+				m.pager.SetLines(m.detailLines(r))
+			}
 		default:
 			m.pager.Update(msg)
 		}
@@ -282,7 +323,7 @@ func (m *Model) drop(key string) {
 	m.cursor = max(min(m.cursor, len(m.rows)-1), 0)
 }
 
-func (r *row) isEnded() bool { return r.outcome || r.gone || r.state.Status.IsTerminal() }
+func (r *row) isEnded() bool { return r.outcome || r.gone || r.lost || r.state.Status.IsTerminal() }
 
 func (m *Model) selected() *row {
 	if m.cursor < 0 || m.cursor >= len(m.rows) {
@@ -313,8 +354,14 @@ func (m *Model) askCancel() tea.Cmd {
 	if r == nil {
 		return nil
 	}
+	if r.lost {
+		return ui.Flash(fmt.Sprintf("task %s was lost with %s: mcpi can no longer reach it to cancel it", look.ShortID(r.id), m.sessionName(r)))
+	}
 	if r.state.Status.IsTerminal() || r.outcome || r.gone {
 		return ui.Flash(fmt.Sprintf("task %s has already ended (%s)", look.ShortID(r.id), m.statusText(r)))
+	}
+	if why := m.noCancel(r); why != "" {
+		return ui.Flash(fmt.Sprintf("task %s cannot be cancelled: %s", look.ShortID(r.id), why))
 	}
 	if r.role == Receiver && m.pendingRequest(r) == nil {
 		return ui.Flash(fmt.Sprintf("task %s was asked by the server and waits on no prompt mcpi could decline", look.ShortID(r.id)))
@@ -416,7 +463,9 @@ func (m *Model) adopt(list []mcp.Task) tea.Cmd {
 	for _, t := range list {
 		known := false
 		for _, r := range m.rows {
-			if r.role == Requestor && r.id == t.TaskID {
+			// A row of an earlier session is not this session's: the task is shown
+			// again, as the current session's.
+			if r.role == Requestor && r.id == t.TaskID && r.gen == m.gen {
 				known = true
 				if r.task == nil {
 					r.state = t
@@ -518,7 +567,7 @@ func (m *Model) requestorRow(t *client.Task) *row {
 	r := &row{key: k, role: Requestor, gen: m.gen, task: t, name: t.Tool, started: t.Started, state: t.State(), id: t.ID()}
 	// A task found with tasks/list before is the same task: take its place.
 	for i, x := range m.rows {
-		if x.task == nil && x.role == Requestor && x.id == r.id {
+		if x.task == nil && x.role == Requestor && x.id == r.id && x.gen == r.gen {
 			m.rows[i] = r
 			delete(m.byKey, x.key)
 			m.byKey[k] = r
@@ -561,6 +610,7 @@ func (m *Model) refresh() {
 		m.receiverRow(t.TaskID)
 	}
 	now := m.now()
+	over := sessionOver(m.sess)
 	for _, r := range m.rows {
 		switch {
 		case r.task != nil:
@@ -588,11 +638,19 @@ func (m *Model) refresh() {
 				if c, err := mcp.ParseTime(t.CreatedAt); err == nil {
 					r.started = c
 				}
-			} else if r.state.Status != "" && !r.gone {
-				r.gone = true // expired: its TTL ran out, or the session ended
+			} else if r.state.Status != "" && !r.gone && !over {
+				r.gone = true // expired: its TTL ran out
 				if !r.state.Status.IsTerminal() {
 					m.end(r, now)
 				}
+			}
+		}
+		if !r.lost && (over || r.gen != m.gen) && !r.gone && !r.state.Status.IsTerminal() && r.result == nil {
+			// Its session ended (the server went, or a reconnection replaced it) before
+			// the task did: its fate is unknown, and no one follows it.
+			r.lost = true
+			if r.ended.IsZero() {
+				r.ended = now
 			}
 		}
 		if r.state.Status.IsTerminal() && r.ended.IsZero() {
@@ -612,8 +670,29 @@ func (m *Model) refresh() {
 	}
 }
 
-// statusText is the status as words: the task status, or "expired".
+// sessionOver reports whether s has ended.
+func sessionOver(s *client.Session) bool { return s != nil && s.Err() != nil }
+
+// sessionName names the session of r for a sentence: "the old session" once another has
+// replaced it, else "its session, which has ended" or "its session".
+func (m *Model) sessionName(r *row) string {
+	switch {
+	case r.gen != m.gen:
+		return "the old session"
+	case sessionOver(m.sess):
+		return "its session, which has ended"
+	}
+	return "its session"
+}
+
+// lostStatus stands in for the status of a task whose session ended before it did.
+const lostStatus = "⊗ lost"
+
+// statusText is the status as words: the task status, "expired" or "lost".
 func (m *Model) statusText(r *row) string {
+	if r.lost {
+		return "lost"
+	}
 	if r.gone && !r.state.Status.IsTerminal() {
 		return "expired"
 	}
@@ -624,6 +703,9 @@ func (m *Model) statusText(r *row) string {
 }
 
 func (m *Model) renderStatus(r *row) string {
+	if r.lost {
+		return ui.Warn.Render(lostStatus)
+	}
 	if r.gone && !r.state.Status.IsTerminal() {
 		return ui.Dim.Render(look.Expired)
 	}
@@ -644,8 +726,10 @@ func (m *Model) elapsed(r *row) string {
 	return look.Duration(end.Sub(r.started))
 }
 
+// ttlLeft is the time the task's receiver keeps it yet: "-" once its session has ended,
+// as the TTL counted on a server (or in mcpi) that no longer holds it for this client.
 func (m *Model) ttlLeft(r *row) string {
-	if r.state.TaskID == "" || r.state.CreatedAt == "" {
+	if r.state.TaskID == "" || r.state.CreatedAt == "" || r.lost || r.gen != m.gen || sessionOver(m.sess) {
 		return "-"
 	}
 	if r.state.TTL == nil {
@@ -680,6 +764,13 @@ func progressText(p *mcp.ProgressNotificationParams) string {
 }
 
 func (m *Model) messageText(r *row) string {
+	if r.lost {
+		msg := "lost with " + m.sessionName(r)
+		if r.err != nil {
+			msg += " (" + look.Sentence(r.err) + ")"
+		}
+		return msg
+	}
 	if r.state.Status == mcp.TaskStatusCancelled && r.state.StatusMessage != "" {
 		return r.state.StatusMessage
 	}

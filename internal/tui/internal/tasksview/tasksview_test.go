@@ -53,12 +53,20 @@ func TestTaskMovesFromWorkingToCompleted(t *testing.T) {
 	d.WaitText("result: done: worked 1.5s in 3 steps")
 
 	d.Key("enter")
-	screen = d.WaitText("Task "+task.ID(), "Result", `"text": "done: worked 1.5s in 3 steps"`)
+	// The result reads as its text; v shows the raw JSON.
+	screen = d.WaitText("Task "+task.ID(), "Result", "done: worked 1.5s in 3 steps")
 	for _, want := range []string{"tools/call slow_task", "TTL", "Polls", "Progress"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("details lack %q:\n%s", want, screen)
 		}
 	}
+	if strings.Contains(screen, `"text"`) {
+		t.Errorf("the result is shown as JSON:\n%s", screen)
+	}
+	d.Key("v")
+	d.WaitText("Task "+task.ID(), "Result", `"text": "done: worked 1.5s in 3 steps"`)
+	d.Key("v")
+	d.WaitFor("the readable result", func(s string) bool { return !strings.Contains(s, `"text"`) })
 	d.Key("esc")
 	d.WaitText("1 task: 1 completed")
 }

@@ -21,35 +21,49 @@ type column struct {
 	title string
 	width int
 	right bool
-	cell  func(m *Model, r *row) string
+	cell  func(m *Model, r *row, w int) string // w: the column's width
 }
 
 var allColumns = []column{
-	{"ID", 8, false, func(m *Model, r *row) string { return look.ShortID(r.id) }},
-	{"TOOL / METHOD", 0, false, func(m *Model, r *row) string { return r.role.arrow() + " " + r.name + r.dialectTag() }},
-	{"STATUS", 16, false, func(m *Model, r *row) string { return m.renderStatus(r) }},
-	{"MESSAGE", 0, false, func(m *Model, r *row) string { return ui.OneLine(m.messageText(r)) }},
-	{"PROG", 6, true, func(m *Model, r *row) string { return progressText(r.progress) }},
-	{"ELAPSED", 7, true, func(m *Model, r *row) string { return m.elapsed(r) }},
-	{"TTL LEFT", 8, true, func(m *Model, r *row) string { return m.ttlLeft(r) }},
-	{"POLLS", 5, true, func(m *Model, r *row) string { return fmt.Sprint(r.polls) }},
+	{"ID", 8, false, func(m *Model, r *row, _ int) string { return look.ShortID(r.id) }},
+	{"TOOL / METHOD", 0, false, func(m *Model, r *row, w int) string { return r.nameCell(w) }},
+	{"STATUS", 16, false, func(m *Model, r *row, _ int) string { return m.renderStatus(r) }},
+	{"MESSAGE", 0, false, func(m *Model, r *row, _ int) string { return ui.OneLine(m.messageText(r)) }},
+	{"PROG", 6, true, func(m *Model, r *row, _ int) string { return progressText(r.progress) }},
+	{"ELAPSED", 7, true, func(m *Model, r *row, _ int) string { return m.elapsed(r) }},
+	{"TTL LEFT", 8, true, func(m *Model, r *row, _ int) string { return m.ttlLeft(r) }},
+	{"POLLS", 5, true, func(m *Model, r *row, _ int) string { return fmt.Sprint(r.polls) }},
 }
+
+// nameCell is the TOOL / METHOD cell in w cells: the arrow, the name, and the dialect's
+// tag; a name too long is cut in the middle, so that names that differ at their ends
+// (trigger-sampling-request, trigger-sampling-request-async) stay told apart.
+func (r *row) nameCell(w int) string {
+	tag := r.dialectTag()
+	return r.role.arrow() + " " + ui.CutMiddle(r.name, w-2-ui.Width(tag)) + tag
+}
+
+// nameWidth is the cells the TOOL / METHOD cell of r takes whole.
+func (r *row) nameWidth() int { return 2 + ui.Width(r.name) + ui.Width(r.dialectTag()) }
 
 // Widths of the flexible columns.
 const (
 	toolMin  = 12
-	toolMax  = 22
+	toolMax  = 22 // TOOL / METHOD's width, unless its names need more
+	toolWide = 40 // the most it takes for its names
 	messMin  = 10
+	messRoom = 24 // what MESSAGE keeps when TOOL / METHOD takes more than toolMax
 	colGap   = 1
 	cursorW  = 2
 	minTable = 40
 )
 
-// columns fits the table to w cells. TOOL / METHOD and MESSAGE share what the fixed
-// columns leave; when there is not room for both, MESSAGE goes (the lines under the
-// table show the selected task's message), and on very narrow screens POLLS, TTL LEFT
-// and PROG go too.
-func columns(w int) []column {
+// columns fits the table to w cells, whose longest TOOL / METHOD cell takes names
+// cells. TOOL / METHOD and MESSAGE share what the fixed columns leave: TOOL / METHOD
+// takes toolMax, or up to names (at most toolWide) while MESSAGE keeps messRoom; when
+// there is not room for both, MESSAGE goes (the lines under the table show the selected
+// task's message), and on very narrow screens POLLS, TTL LEFT and PROG go too.
+func columns(w, names int) []column {
 	cols := append([]column(nil), allColumns...)
 	drop := []string{"POLLS", "TTL LEFT", "PROG"}
 	for {
@@ -63,7 +77,8 @@ func columns(w int) []column {
 		if rest >= toolMin+colGap || len(drop) == 0 {
 			tool, msg := rest-colGap, 0
 			if rest >= toolMax+messMin+2*colGap {
-				tool, msg = toolMax, rest-toolMax-2*colGap
+				tool = max(toolMax, min(names, toolWide, rest-messRoom-2*colGap))
+				msg = rest - tool - 2*colGap
 			}
 			out := cols[:0:0]
 			for _, c := range cols {
@@ -170,7 +185,11 @@ func (m *Model) tableView(w, h int) string {
 			ui.Dim.Render("appear here too, marked ←."))
 		return ui.Block(lines, w, h)
 	}
-	cols := columns(w)
+	names := 0
+	for _, r := range m.rows {
+		names = max(names, r.nameWidth())
+	}
+	cols := columns(w, names)
 	titles := make([]string, len(cols))
 	for i, c := range cols {
 		titles[i] = c.title
@@ -183,7 +202,7 @@ func (m *Model) tableView(w, h int) string {
 		r := m.rows[i]
 		cells := make([]string, len(cols))
 		for j, c := range cols {
-			cells[j] = c.cell(m, r)
+			cells[j] = c.cell(m, r, c.width)
 		}
 		line := renderCells(cols, cells)
 		if r.gen != m.gen {
@@ -215,18 +234,30 @@ func (m *Model) selectedLines(w int) []string {
 	}
 	var second string
 	switch {
+	case r.lost:
+		second = ui.Warn.Render("lost with "+m.sessionName(r)) + ui.Dim.Render(": mcpi no longer follows it, and cannot tell how it ended")
 	case m.pendingRequest(r) != nil:
 		second = ui.Warn.Render("waits on " + requestSummary(m.pendingRequest(r)) + ": press p to answer it")
 	case r.outcome && r.err == nil && r.result != nil:
-		second = ui.OK.Render("result: ") + ui.Cut(resultSummary(r), w-26) + ui.Dim.Render("  (enter shows it)")
+		second = withHint(ui.OK.Render("result: "), resultSummary(r), enterHint, w)
 	case r.outcome && r.err != nil:
-		second = ui.Error.Render("error: "+look.Sentence(r.err)) + ui.Dim.Render("  (enter shows it)")
+		second = withHint(ui.Error.Render("error: "), ui.Error.Render(look.Sentence(r.err)), enterHint, w)
 	case r.gen != m.gen:
 		second = ui.Dim.Render("from an earlier session")
+	case m.noCancel(r) != "":
+		second = ui.Dim.Render("enter: details   (no cancel: " + m.noCancel(r) + ")")
 	default:
 		second = ui.Dim.Render("enter: details   c: cancel")
 	}
 	return []string{first, second}
+}
+
+// enterHint ends the line under the table about an outcome.
+var enterHint = ui.Dim.Render("  (enter shows it)")
+
+// withHint is label, text cut to what is left of w cells, and hint, kept whole.
+func withHint(label, text, hint string, w int) string {
+	return label + ui.Cut(text, w-ui.Width(label)-ui.Width(hint)) + hint
 }
 
 func (m *Model) confirmView(w, h int) string {
@@ -274,8 +305,8 @@ func (m *Model) detailLines(r *row) []string {
 		field("Elapsed", m.elapsed(r)),
 	)
 	ttl := look.TTL(st.TTL)
-	if st.TTL != nil {
-		ttl += " (" + m.ttlLeft(r) + " left)"
+	if left := m.ttlLeft(r); st.TTL != nil && left != "-" {
+		ttl += " (" + left + " left)"
 	}
 	lines = append(lines, field("TTL", ttl))
 	if st.PollInterval != nil {
@@ -295,6 +326,12 @@ func (m *Model) detailLines(r *row) []string {
 	}
 	if req := m.pendingRequest(r); req != nil {
 		lines = append(lines, field("Waits on", ui.Warn.Render(requestSummary(req))+"  "+ui.Key.Render("p")+" answers it"))
+	}
+	if why := m.noCancel(r); why != "" && !r.isEnded() {
+		lines = append(lines, field("Cancel", "not offered: "+why))
+	}
+	if r.lost {
+		lines = append(lines, field("Lost", "with "+m.sessionName(r)+", before it ended: mcpi no longer follows it, and cannot tell how it ended"))
 	}
 	if r.gone {
 		lines = append(lines, field("Gone", "the receiver no longer knows this task (its TTL ran out, or it restarted)"))
@@ -316,7 +353,11 @@ func (m *Model) detailLines(r *row) []string {
 			label, heading = "Result (isError: the tool reports a failure)", ui.Heading.Foreground(ui.Red)
 		}
 		lines = append(lines, heading.Render(label))
-		lines = append(lines, o.jsonLines(r)...)
+		if read := o.readLines(r); read != nil && !m.rawJSON {
+			lines = append(lines, read...)
+		} else {
+			lines = append(lines, o.jsonLines(r)...)
+		}
 	case st.Status == mcp.TaskStatusCancelled:
 		lines = append(lines, ui.Heading.Render("Cancelled"), ui.Dim.Render("A cancelled task has no result."))
 	case r.err != nil:
@@ -406,6 +447,8 @@ type outcomeView struct {
 	lines          []string // the result, or the error, as highlighted JSON
 	summarized     bool
 	summary        string
+	read           bool
+	readable       []string // a tool's result for reading; nil for another outcome
 }
 
 // outcomeView is r's outcome view, made anew when the outcome is another.
@@ -425,6 +468,20 @@ func (o *outcomeView) isError() bool {
 		o.checked, o.isErr = true, jsonUnmarshal(o.result, &res) == nil && res.IsError
 	}
 	return o.isErr
+}
+
+// readLines are a tool's result for reading, as the Tools view shows it (its content
+// blocks as the CLI writes them), or nil when the outcome is no tool result (the answer
+// mcpi sent for a receiver task, an error): that one is shown as JSON only.
+func (o *outcomeView) readLines(r *row) []string {
+	if !o.read {
+		o.read = true
+		var res mcp.CallToolResult
+		if r.role == Requestor && o.result != nil && jsonUnmarshal(o.result, &res) == nil {
+			o.readable = ui.ToolResultLines(&res)
+		}
+	}
+	return o.readable
 }
 
 // jsonLines are the result, or else the error object, highlighted.

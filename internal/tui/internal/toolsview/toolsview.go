@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +44,7 @@ const (
 type call struct {
 	tool     string
 	token    string
-	cancel   context.CancelFunc
+	cancel   context.CancelCauseFunc // the cause words the server's notifications/cancelled
 	started  time.Time
 	progress *mcp.ProgressNotificationParams
 	stopped  bool // the user cancelled it (x)
@@ -71,6 +72,10 @@ type Model struct {
 	calling *call
 	title   string
 	pager   ui.Pager
+	// result is the tool result shown, nil for anything else; rawJSON shows it as the
+	// JSON it came as rather than for reading (v), and stays chosen for the next ones.
+	result  *resultView
+	rawJSON bool
 
 	// detailOf is the tool whose schema's fields detailFields are, for the list's pane.
 	detailOf     *mcp.Tool
@@ -105,6 +110,8 @@ var (
 	keyCallModern = key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "call (the server decides if it is a task)"))
 	keyBack       = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"))
 	keyStop       = key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel the call"))
+	keyRaw        = key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "raw JSON"))
+	keyReadable   = key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "readable view"))
 )
 
 // ShortHelp is the help bar of the current mode.
@@ -125,6 +132,9 @@ func (m *Model) ShortHelp() []key.Binding {
 		if m.calling != nil {
 			b = append(b, keyStop)
 		}
+		if m.result != nil {
+			b = append(b, m.viewKey())
+		}
 		return b
 	}
 	return []key.Binding{ui.Up, ui.Down, keyOpen, keyReload}
@@ -133,9 +143,9 @@ func (m *Model) ShortHelp() []key.Binding {
 // FullHelp is the full help of the view. In 2026-07-28 the server decides whether a
 // call runs as a task: there is no ctrl+t.
 func (m *Model) FullHelp() [][]key.Binding {
-	calls := []key.Binding{keySubmit, keyTask, keyBack, keyStop}
+	calls := []key.Binding{keySubmit, keyTask, keyBack, keyStop, m.viewKey()}
 	if m.modern() {
-		calls = []key.Binding{keyCallModern, keyBack, keyStop}
+		calls = []key.Binding{keyCallModern, keyBack, keyStop, m.viewKey()}
 	}
 	return [][]key.Binding{{ui.Up, ui.Down, keyOpen, keyReload}, calls, form.Keys()}
 }
@@ -212,6 +222,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 					m.calling.progress = &p
 					m.showCalling()
 				}
+			case *client.RequestEvent:
+				if m.calling != nil {
+					m.showCalling()
+				}
 			}
 		}
 		return cmd
@@ -222,7 +236,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case ui.SessionMsg:
 		m.sess, m.gen = msg.Session, msg.Gen
 		if m.calling != nil {
-			m.calling.cancel()
+			m.calling.cancel(nil)
 			m.calling = nil
 		}
 		return m.load()
@@ -232,7 +246,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.calling = nil
 		if msg.c.stopped && errors.Is(msg.err, context.Canceled) {
-			m.mode, m.pager = modeResult, ui.Pager{}
+			m.mode, m.pager, m.result = modeResult, ui.Pager{}, nil
 			m.title = ui.Warn.Render("Cancelled " + msg.c.tool + " after " + look.Duration(msg.elapsed))
 			m.pager.SetLines([]string{"You cancelled the call: mcpi withdrew the request (the server is told) and waits for no answer."})
 			return nil
@@ -339,7 +353,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case key.Matches(msg, keyBack):
 			if m.calling != nil {
-				m.calling.cancel()
+				m.calling.cancel(client.ErrCancelledByUser)
 			}
 			m.mode = modeForm
 			if m.form == nil {
@@ -347,7 +361,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 		case key.Matches(msg, keyStop) && m.calling != nil:
 			m.calling.stopped = true
-			m.calling.cancel()
+			m.calling.cancel(client.ErrCancelledByUser)
+		case key.Matches(msg, keyRaw) && m.result != nil:
+			m.rawJSON = !m.rawJSON
+			m.pager.SetLines(m.result.lines(m.rawJSON))
 		default:
 			m.pager.Update(msg)
 		}
@@ -454,17 +471,17 @@ func (m *Model) send(asTask bool, values map[string]any, ttl time.Duration) tea.
 			return taskMsg{gen: gen, tool: tool, task: t, err: err}
 		}
 	}
-	cctx, cancel := context.WithCancel(ctx)
+	cctx, cancel := context.WithCancelCause(ctx)
 	c := &call{tool: tool, token: sess.NewProgressToken(), cancel: cancel, started: m.now()}
 	p.Meta.SetProgressToken(c.token)
 	m.calling = c
-	m.mode = modeResult
+	m.mode, m.result = modeResult, nil
 	m.pager = ui.Pager{}
 	m.showCalling()
 	now := m.now
 	if sess.Modern() {
 		return func() tea.Msg {
-			defer cancel() // the task, if the server makes one, outlives the call
+			defer cancel(nil) // the task, if the server makes one, outlives the call
 			t, err := sess.StartToolTask(cctx, p, nil)
 			if err == nil && t.ID() != "" {
 				return taskMsg{gen: gen, tool: tool, task: t, from: c}
@@ -477,16 +494,39 @@ func (m *Model) send(asTask bool, values map[string]any, ttl time.Duration) tea.
 		}
 	}
 	return func() tea.Msg {
-		defer cancel()
+		defer cancel(nil)
 		res, err := sess.CallTool(cctx, p, nil)
 		return callMsg{gen: gen, c: c, res: res, err: err, elapsed: now().Sub(c.started)}
 	}
+}
+
+// awaited is a server request waiting for the user that no task of mcpi's is about: one
+// the server made while a plain call runs (in 2026-07-28, the input it asked of the
+// call), which the call waits on.
+func (m *Model) awaited() *client.Request {
+	if m.sess == nil {
+		return nil
+	}
+	for _, r := range m.sess.PendingRequests() {
+		if r.RelatedTask == "" && r.Task == "" {
+			return r
+		}
+	}
+	return nil
 }
 
 func (m *Model) showCalling() {
 	c := m.calling
 	m.title = fmt.Sprintf("Calling %s… %s", c.tool, look.Duration(m.now().Sub(c.started).Truncate(100*time.Millisecond)))
 	lines := []string{ui.Dim.Render("waiting for the result; x cancels the call, esc goes back")}
+	if r := m.awaited(); r != nil {
+		// The server waits on the user before it answers: the call does not move until
+		// the request is answered, in Requests.
+		lines = []string{
+			ui.Warn.Render("the server waits on your answer to its " + ui.RequestKind(r) + " request “" + ui.Cut(ui.RequestSummary(r), 60) + "”"),
+			ui.Dim.Render("answer it in Requests (press 3); x cancels the call, esc goes back"),
+		}
+	}
 	if p := c.progress; p != nil {
 		prog := strconv.FormatFloat(p.Progress, 'f', -1, 64)
 		if p.Total != nil {
@@ -497,9 +537,42 @@ func (m *Model) showCalling() {
 	m.pager.SetLines(lines)
 }
 
+// viewKey is the key that shows the result the other way.
+func (m *Model) viewKey() key.Binding {
+	if m.rawJSON {
+		return keyReadable
+	}
+	return keyRaw
+}
+
+// resultView is a tool result as the view shows it: for reading (its content blocks as
+// the CLI writes them), or as the JSON it came as, made when first asked for (a result
+// can be megabytes). Both start with what is said of the output schema, if anything.
+type resultView struct {
+	res      *mcp.CallToolResult
+	above    []string
+	readable []string
+	raw      []string
+}
+
+func (v *resultView) lines(raw bool) []string {
+	if !raw {
+		if v.readable == nil {
+			v.readable = append(slices.Clip(v.above), ui.ToolResultLines(v.res)...)
+		}
+		return v.readable
+	}
+	if v.raw == nil {
+		b, _ := json.Marshal(v.res)
+		v.raw = append(slices.Clip(v.above), ui.HighlightJSON(b)...)
+	}
+	return v.raw
+}
+
 func (m *Model) showResult(tool string, res *mcp.CallToolResult, err error, elapsed time.Duration) {
 	m.mode = modeResult
 	m.pager = ui.Pager{}
+	m.result = nil
 	took := ""
 	if elapsed > 0 {
 		took = " in " + look.Duration(elapsed)
@@ -514,13 +587,13 @@ func (m *Model) showResult(tool string, res *mcp.CallToolResult, err error, elap
 		if res.IsError {
 			m.title = ui.Error.Render("Result of " + tool + took + " (isError: the tool reports a failure)")
 		}
-		b, _ := json.Marshal(res)
-		lines := ui.HighlightJSON(b)
+		v := &resultView{res: res}
 		if err := client.ValidateStructuredContent(m.find(tool), res); err != nil {
 			// The server broke its tool's output schema: said above the result.
 			m.title += "  " + ui.Error.Render("(does not fit the output schema)")
-			lines = append([]string{ui.Error.Render(look.Sentence(err)), ""}, lines...)
+			v.above = []string{ui.Error.Render(look.Sentence(err)), ""}
 		}
-		m.pager.SetLines(lines)
+		m.result = v
+		m.pager.SetLines(v.lines(m.rawJSON))
 	}
 }

@@ -2,10 +2,13 @@ package toolsview
 
 import (
 	"context"
+	"encoding/base64"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/tuitest"
@@ -111,7 +114,10 @@ func TestFormValidatesThenCalls(t *testing.T) {
 	d.Key("enter")
 	d.WaitText("tools/call instant_task")
 	d.Key("ctrl+s")
-	d.WaitText("Result of instant_task", `"text": "done"`)
+	d.WaitLine("Result of instant_task")
+	d.WaitLine("done")
+	d.Key("v")
+	d.WaitText(`"text": "done"`)
 }
 
 // A call the server refuses until the user opens a page (-32042) shows the pages in the
@@ -162,5 +168,74 @@ func TestDetailWithoutTasksExtension(t *testing.T) {
 	d.WaitText("no tasks: the server declares no tasks extension")
 	if strings.Contains(d.Screen(), "decides per call") {
 		t.Errorf("the detail says the server decides per call:\n%s", d.Screen())
+	}
+}
+
+// A result reads as its content: a text of several lines as lines, an image as one line
+// that says what it is, a block for the assistant marked so; v shows the raw JSON (and
+// says so in the help), and again the readable view. The output schema's flag stays
+// above either.
+func TestResultReadableThenRaw(t *testing.T) {
+	m, d, _ := newView(t, 100, 30)
+	png := base64.StdEncoding.EncodeToString(make([]byte, 300))
+	res := &mcp.CallToolResult{Content: []mcp.Content{
+		mcp.TextContent("first line\nsecond line\x1b[2J"),
+		{Type: mcp.ContentTypeImage, MimeType: "image/png", Data: png},
+		{Type: mcp.ContentTypeText, Text: "for the model", Annotations: &mcp.Annotations{Audience: []mcp.Role{mcp.RoleAssistant}}},
+	}, StructuredContent: []byte(`{"sum":"forty-two"}`)}
+	m.showResult("add", res, nil, 0)
+	help := func(want string) {
+		t.Helper()
+		for _, k := range m.ShortHelp() {
+			if k.Help().Key == "v" && k.Help().Desc == want {
+				return
+			}
+		}
+		t.Errorf("the help does not offer v %q", want)
+	}
+	screen := d.WaitText("first line", "second line␛[2J", "[image image/png, 300 bytes]", "[audience: assistant]", "for the model", `field "sum" must be a number`)
+	if strings.Contains(screen, `\n`) || strings.Contains(screen, png[:40]) || strings.Contains(tuitest.Line(screen, "first line"), "second") {
+		t.Errorf("the readable view shows escapes or base64, or the text on one line:\n%s", screen)
+	}
+	help("raw JSON")
+	d.Key("v")
+	d.WaitText(`"text": "first line\nsecond line\u001b[2J"`, `field "sum" must be a number`)
+	if raw := ansi.Strip(strings.Join(m.pager.Lines(), "\n")); !strings.Contains(raw, `"data": "`+png) {
+		t.Errorf("the raw JSON lacks the image's data:\n%s", raw)
+	}
+	help("readable view")
+	d.Key("v")
+	d.WaitText("[image image/png, 300 bytes]")
+}
+
+// Two tools whose names differ only at their ends stay told apart in the list at 80x24
+// and at 120x35: the list widens for long names while the pane keeps its room, and a
+// name still too long is cut in the middle.
+func TestLongNamesStayDistinct(t *testing.T) {
+	srv := server.New(mcp.Implementation{Name: "long-names", Version: "1"}, nil)
+	for _, n := range []string{"trigger-sampling-request", "trigger-sampling-request-async"} {
+		srv.AddTool(&mcp.Tool{Name: n, InputSchema: []byte(`{"type":"object"}`)},
+			func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+	}
+	sess := tuitest.Connect(t, srv)
+	for _, size := range [][2]int{{80, 24}, {120, 35}} {
+		m := New(tuitest.Context(t), sess, time.Minute, nil)
+		m.SetSize(size[0], size[1]-4) // less the header, tabs and help
+		d := tuitest.New(t, m)
+		d.Run(m.Init())
+		screen := d.WaitText("2 tools")
+		var cells []string
+		for _, l := range strings.Split(screen, "\n")[1:3] {
+			cell, _, _ := strings.Cut(strings.TrimLeft(l, " ▸"), " ")
+			cells = append(cells, cell)
+		}
+		if cells[0] == cells[1] || !strings.HasPrefix(cells[0], "trigger-") || !strings.HasSuffix(cells[1], "async") {
+			t.Errorf("%dx%d: the names read %q:\n%s", size[0], size[1], cells, screen)
+		}
+		if size[0] == 120 && cells[1] != "trigger-sampling-request-async" {
+			t.Errorf("120x35: the long name is cut: %q", cells[1])
+		}
 	}
 }

@@ -45,6 +45,9 @@ func supportWords(t *mcp.Tool, serverTakesTasks bool) string {
 	return "plain call only"
 }
 
+// listW is the width of the list beside the pane: listWidth, or more for long names
+// while the pane keeps two thirds of the screen (its schema, form and result need the
+// room); a name longer than that is cut in the middle.
 func (m *Model) listW() int {
 	if m.width < 70 {
 		if m.mode == modeList {
@@ -52,8 +55,16 @@ func (m *Model) listW() int {
 		}
 		return 0
 	}
-	return min(listWidth, m.width/3+4)
+	longest := 0
+	for i := range m.tools {
+		longest = max(longest, ui.Width(m.tools[i].Name))
+	}
+	return min(max(listWidth, longest+listChrome), m.width/3+4)
 }
+
+// listChrome is what a row of the list takes besides the name: the cursor, the space and
+// task column after it, and the border.
+const listChrome = 13
 
 // View renders the list on the left and the selected tool, its form or its result on
 // the right (on narrow screens, one at a time).
@@ -98,9 +109,9 @@ func (m *Model) listView(w, h int) string {
 	m.offset = ui.Window(m.offset, m.cursor, len(m.tools), lh)
 	for i := m.offset; i < min(m.offset+lh, len(m.tools)); i++ {
 		t := &m.tools[i]
-		name, tag := ui.Fit(t.Name, max(w-12, 4)), " "+m.tag(t)
+		name, tag := ui.FitMiddle(t.Name, max(w-12, 4)), " "+m.tag(t)
 		if modern {
-			name, tag = ui.Fit(t.Name, max(w-3, 4)), ""
+			name, tag = ui.FitMiddle(t.Name, max(w-3, 4)), ""
 		}
 		line := "  " + name + tag
 		if i == m.cursor {
@@ -116,12 +127,12 @@ func (m *Model) paneView(w, h int) string {
 	switch m.mode {
 	case modeForm:
 		head := []string{
-			pad(ui.Title.Render("tools/call "+m.tool.Name) + "  " + m.tag(m.tool) + ui.Dim.Render(" "+m.words(m.tool))),
+			pad(ui.Title.Render("tools/call "+m.tool.Name) + "  " + m.support(m.tool)),
 		}
 		if m.tool.Description != "" {
 			desc := ui.Wrap(ui.OneLine(m.tool.Description), w-2)
 			if len(desc) > 2 {
-				desc = append(desc[:1], ui.Cut(desc[1], w-3)+"…")
+				desc = append(desc[:1], ui.Cut(desc[1]+"…", w-2)) // one ellipsis, cut or not
 			}
 			for _, l := range desc {
 				head = append(head, pad(ui.Dim.Render(l)))
@@ -156,11 +167,12 @@ func (m *Model) detailLines(t *mcp.Tool, w, h int) []string {
 	for _, l := range ui.Wrap(ui.OneLine(cut.Bytes(t.Description, 16*max(w, 1)*max(h, 1))), w) {
 		lines = append(lines, pad(l))
 	}
-	label := "execution.taskSupport "
 	if m.sess.Modern() {
-		label = "tasks "
+		// Tools say nothing of tasks in 2026-07-28: what there is to say is the server's.
+		lines = append(lines, "", pad(ui.Bold.Render("tasks: ")+ui.Dim.Render(m.words(t))))
+	} else {
+		lines = append(lines, "", pad(ui.Bold.Render("execution.taskSupport ")+m.tag(t)), pad(ui.Dim.Render(m.words(t))))
 	}
-	lines = append(lines, "", pad(ui.Bold.Render(label)+m.tag(t)), pad(ui.Dim.Render(m.words(t))))
 	if a := t.Annotations; a != nil {
 		var hints []string
 		for _, h := range []struct {
@@ -204,12 +216,21 @@ func (m *Model) detailLines(t *mcp.Tool, w, h int) []string {
 	return lines
 }
 
-// tag is supportTag in the session's era: in 2026-07-28 tools say nothing of tasks.
+// tag is supportTag in the session's era: in 2026-07-28 tools say nothing of tasks, and
+// there is no tag ([Model.words] says what the server does).
 func (m *Model) tag(t *mcp.Tool) string {
 	if m.sess.Modern() {
-		return ui.Dim.Render("server")
+		return ""
 	}
 	return supportTag(t)
+}
+
+// support is the tag and the words of a tool's task support, for the form's header.
+func (m *Model) support(t *mcp.Tool) string {
+	if tag := m.tag(t); tag != "" {
+		return tag + " " + ui.Dim.Render(m.words(t))
+	}
+	return ui.Dim.Render(m.words(t))
 }
 
 // words is supportWords in the session's era.

@@ -158,6 +158,36 @@ func Cut(s string, w int) string {
 	return s
 }
 
+// CutMiddle cuts a name (plain text) to at most w cells with an ellipsis in the
+// middle, keeping its start and its end: names that differ at their ends
+// (trigger-sampling-request, trigger-sampling-request-async) stay told apart. It sees s
+// through [Safe].
+func CutMiddle(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	s = Safe(s)
+	n := ansi.StringWidth(s)
+	if n <= w {
+		return s
+	}
+	if w < 3 {
+		return ansi.Truncate(s, w, "…")
+	}
+	tail := (w - 1) / 2
+	head := w - 1 - tail
+	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, n-tail, "")
+}
+
+// FitMiddle is [CutMiddle], padded with spaces to exactly w cells.
+func FitMiddle(s string, w int) string {
+	s = CutMiddle(s, w)
+	if pad := w - ansi.StringWidth(s); pad > 0 {
+		s += strings.Repeat(" ", pad)
+	}
+	return s
+}
+
 // Width is the number of cells s takes once shown, as [Safe] shows it.
 func Width(s string) int { return ansi.StringWidth(Safe(s)) }
 

@@ -182,3 +182,24 @@ func TestPagerLongLineWrappedOnce(t *testing.T) {
 		t.Errorf("the end is not reached: %q", rows[len(rows)-2])
 	}
 }
+
+// A name cut in the middle keeps its start and its end, in the cells it is given, wide
+// characters too.
+func TestCutMiddle(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		w    int
+		want string
+	}{
+		{"trigger-sampling-request", 21, "trigger-sa…ng-request"},
+		{"trigger-sampling-request-async", 21, "trigger-sa…uest-async"},
+		{"short", 21, "short"},
+		{"日本語のツール名前", 9, "日本…名前"},
+		{"abcdef", 2, "a…"},
+	} {
+		got := CutMiddle(c.s, c.w)
+		if got != c.want || ansi.StringWidth(got) > c.w {
+			t.Errorf("CutMiddle(%q, %d) = %q, want %q", c.s, c.w, got, c.want)
+		}
+	}
+}

@@ -227,8 +227,13 @@ function renderDetail() {
   detailFor = r || null;
   if (!r) { live = null; fill(detail, h('p.muted', 'Pick a task to see it whole.')); return; }
   const actions = [];
+  let noCancel = null;
   if (r.role === 'requestor' && !terminal(statusOf(r)) && !r.ended && !r.stale) {
-    actions.push(h('button.danger', { type: 'button', 'data-action': 'cancel', on: { click: () => confirmCancel(c, r) } }, 'Cancel task…'));
+    // A server of 2025-11-25 that declares no tasks.cancel is sent no tasks/cancel: the
+    // button stays, disabled, and the reason is said beside it.
+    const why = c.info.noCancel;
+    actions.push(h('button.danger', { type: 'button', 'data-action': 'cancel', disabled: !!why, title: why ? clean(why) : undefined, on: { click: () => confirmCancel(c, r) } }, 'Cancel task…'));
+    if (why) noCancel = h('p.muted.no-cancel', 'No cancel: ', clean(why));
   }
   if (r.request) {
     actions.push(h('button.primary', { type: 'button', 'data-action': 'prompt', on: { click: () => show('requests', { id: r.request }) } }, 'Answer its prompt'));
@@ -245,6 +250,7 @@ function renderDetail() {
     live = h('p.tlive', liveLine(r)),
     r.stale ? h('p.muted', 'from an earlier connection') : null,
     actions.length ? h('div.buttons', actions) : null,
+    noCancel,
     r.error ? h('div', h('h4.error', r.gone ? 'Gone' : 'Error'), h('p.error', clean(r.error.message)), r.error.code ? jsonView(r.error) : null) : null,
     result,
     h('details', h('summary', 'Task'), jsonView(state)));
