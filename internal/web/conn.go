@@ -370,6 +370,11 @@ func (c *conn) dial(ctx context.Context) error {
 	if old != nil {
 		go old.Close()
 	}
+	// The start of the session came before its events were subscribed to: in the Log
+	// before Open returns, and before what the follower brings.
+	for _, e := range sess.Handshake() {
+		c.message(e)
+	}
 	go c.listTools(fctx, sess, gen)
 	c.publishInfo()
 	go c.follow(fctx, sess, sub, gen)
@@ -497,10 +502,6 @@ func (c *conn) follow(ctx context.Context, sess *client.Session, sub *client.Sub
 			}
 		}
 	}()
-	// The start of the session came before its events were subscribed to.
-	for _, e := range sess.Handshake() {
-		c.message(e)
-	}
 	for e := range sub.All(ctx) {
 		switch e := e.(type) {
 		case *client.MessageEvent:
