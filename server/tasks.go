@@ -13,6 +13,7 @@ import (
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/tasks"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // Tool tasks: with [Options.Tasks] set, the server declares
@@ -123,12 +124,15 @@ func callInTask(ctx context.Context, target *Session, method string, params, res
 	}
 }
 
-// sendInTask sends the request of callInTask and waits for the answer. A later
-// tasks/result of the task from the same session gets the request again, on that
-// request's stream: the client that left the request unanswered may have gone and come
-// back on the same session (resuming it over Streamable HTTP), and the stream that
-// carried the request went with it. The first answer counts; the copies still waiting
-// are then withdrawn (notifications/cancelled).
+// sendInTask sends the request of callInTask and waits for the answer. When the request
+// went out on the stream of a tasks/result over Streamable HTTP, a later tasks/result of
+// the task from the same session gets it again, on that request's stream: the client
+// that left the request unanswered may have gone and come back on the same session
+// (resuming it), and the stream that carried the request went with it. The first answer
+// counts; the copies still waiting are then withdrawn (notifications/cancelled). A
+// request that went out on the session's own stream (no tasks/result was waiting), or
+// over a connection that cannot be resumed (stdio), is not sent again: its client is
+// the one still there, and a copy would be a second question.
 func sendInTask(ctx context.Context, w *taskWork, target *Session, method string, params any) (json.RawMessage, error) {
 	type answer struct {
 		raw json.RawMessage
@@ -152,6 +156,11 @@ func sendInTask(ctx context.Context, w *taskWork, target *Session, method string
 	}
 	if err := send(sctx); err != nil {
 		return nil, err
+	}
+	_, related := jsonrpc.RelatedRequest(ctx)
+	if _, resumable := target.transport.(*transport.HTTPServerConn); !related || !resumable {
+		a := <-ch
+		return a.raw, a.err
 	}
 	for {
 		next := make(chan jsonrpc.ID, 1)
