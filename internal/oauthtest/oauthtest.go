@@ -511,6 +511,16 @@ func (s *Server) Revoke(access string) {
 	delete(s.tokens, access)
 }
 
+// RevokeAll forgets every access and refresh token issued, as an authorization server
+// that revoked a user's grants would: the next request with a token is refused, and so
+// is its refresh.
+func (s *Server) RevokeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.tokens)
+	clear(s.refreshes)
+}
+
 // Protected is an MCP server's handler behind a [Guard], with an authorization server
 // of its own, served on a loopback port until the test ends.
 type Protected struct {

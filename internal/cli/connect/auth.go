@@ -147,6 +147,9 @@ func (b *loginBrowser) RedirectURL(ctx context.Context) (string, error) {
 	if b.show == nil {
 		return "", &cmdutil.LoginNeededError{Server: b.server, Flags: b.flags}
 	}
+	if ctx.Value(deferLoginKey{}) != nil {
+		return "", errLoginDeferred
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.lb == nil {
@@ -187,6 +190,22 @@ func (b *loginBrowser) Authorize(ctx context.Context, authURL string) (url.Value
 	return lb.Authorize(ctx, authURL)
 }
 
+// errLoginDeferred is the failure of a login that a handshake ran into: see
+// [Selection.ConnectResuming], which runs it after the handshake, outside its bounds.
+// It is never shown: the connection logs in and starts again.
+var errLoginDeferred = errors.New("the login is left until after the handshake")
+
+// deferLoginKey marks the context of a handshake, whose requests do not run a login
+// themselves but fail with errLoginDeferred.
+type deferLoginKey struct{}
+
+// deferLogin returns ctx with the mark of deferLoginKey; the HTTP transport gives its
+// requests the values of the context they are sent with, and the flow hands the
+// request's context to [loginBrowser.RedirectURL].
+func deferLogin(ctx context.Context) context.Context {
+	return context.WithValue(ctx, deferLoginKey{}, true)
+}
+
 // loginProbeTimeout bounds each attempt of the request that asks the server whether it
 // wants a token (see [loginFirst]): as long as client.Connect waits for server/discover.
 const loginProbeTimeout = 5 * time.Second
@@ -221,9 +240,9 @@ func needsToken(ctx context.Context, f *auth.Flow) (bool, error) {
 // message): one round trip more, paid once, as the era memory then knows the server
 // is open.
 //
-// With a token stored nothing is asked. A token the server no longer takes, with none
-// to refresh it, is left to the session's first request: its login then has the
-// connection's time.
+// With a token stored nothing is asked. A token the server no longer takes, with no
+// refresh the authorization server accepts, is found out by the handshake, which
+// leaves the login to be run as this one is (see [Selection.ConnectResuming]).
 //
 // A server that answered the probe without wanting a token is remembered as open (in
 // the era memory, when there is one), so that the probe is paid once, not by every

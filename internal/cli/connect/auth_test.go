@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -131,4 +134,116 @@ func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// eras is an era memory in a map.
+type eras struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (e *eras) Lookup(server string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.m[server]
+}
+
+func (e *eras) Remember(server, version string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.m == nil {
+		e.m = map[string]string{}
+	}
+	e.m[server] = version
+	return nil
+}
+
+// A stored token the server refuses, whose refresh the authorization server refuses
+// too, takes the user to the browser while connecting; that login has its own time, not
+// the server/discover probe's: the session is of the server's era after a login that
+// outlasts the probe, and the era remembered stays.
+func TestSlowLoginWithRevokedToken(t *testing.T) {
+	const probe, login = 100 * time.Millisecond, time.Second
+	srv := demo.New(&demo.Options{SideEffectDir: t.TempDir()})
+	t.Cleanup(srv.Close)
+	p := oauthtest.Protect(t, srv.HTTPHandler(nil), nil)
+	var opened atomic.Int32
+	var delay atomic.Int64
+	mem := &eras{}
+	sel := &connect.Selection{URL: p.URL, Eras: mem}
+	sel.Auth.Store = &auth.MemoryStore{}
+	sel.Auth.Show = func(_ context.Context, server, u string) error {
+		opened.Add(1)
+		go func() {
+			time.Sleep(time.Duration(delay.Load())) // the user reads the page, and approves
+			if resp, err := http.Get(u); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		return nil
+	}
+	ctx := testContext(t)
+	sess, err := sel.Connect(ctx, &client.Options{ProbeTimeout: probe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Close()
+	key := sel.Eras.(*eras)
+	before := fmt.Sprint(key.m)
+	if sess.ProtocolVersion() != mcp.ProtocolVersion20260728 || opened.Load() != 1 {
+		t.Fatalf("first login: protocol %s, browser opened %d times", sess.ProtocolVersion(), opened.Load())
+	}
+
+	p.AS.RevokeAll()
+	delay.Store(int64(login))
+	start := time.Now()
+	sess, err = sel.Connect(ctx, &client.Options{ProbeTimeout: probe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	if took := time.Since(start); took < login || sess.ProtocolVersion() != mcp.ProtocolVersion20260728 || opened.Load() != 2 {
+		t.Fatalf("protocol %s after %v, browser opened %d times; want %s after the second login", sess.ProtocolVersion(), took, opened.Load(), mcp.ProtocolVersion20260728)
+	}
+	if after := fmt.Sprint(key.m); after != before {
+		t.Errorf("eras remembered %s, then %s; want them unchanged", before, after)
+	}
+	if _, err := sess.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A login nobody finishes while connecting, with a token the server refuses, ends after
+// the login's own time with the login's failure, not the initialization's.
+func TestUnfinishedLoginWithRevokedToken(t *testing.T) {
+	srv := demo.New(&demo.Options{SideEffectDir: t.TempDir()})
+	t.Cleanup(srv.Close)
+	p := oauthtest.Protect(t, srv.HTTPHandler(nil), nil)
+	var finish atomic.Bool
+	finish.Store(true)
+	sel := &connect.Selection{URL: p.URL, InitTimeout: 200 * time.Millisecond}
+	sel.Auth.Store = &auth.MemoryStore{}
+	sel.Auth.AuthorizeTimeout = 600 * time.Millisecond
+	sel.Auth.Show = func(_ context.Context, server, u string) error {
+		if finish.Load() {
+			go func() {
+				if resp, err := http.Get(u); err == nil {
+					resp.Body.Close()
+				}
+			}()
+		}
+		return nil
+	}
+	ctx := testContext(t)
+	sess, err := sel.Connect(ctx, &client.Options{ProbeTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Close()
+	p.AS.RevokeAll()
+	finish.Store(false)
+	_, err = sel.Connect(ctx, &client.Options{ProbeTimeout: 100 * time.Millisecond})
+	if _, ok := errors.AsType[*auth.TimeoutError](err); !ok {
+		t.Fatalf("connecting: %v; want the login's timeout", err)
+	}
 }

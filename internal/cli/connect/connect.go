@@ -465,7 +465,25 @@ func (s *Selection) ConnectResuming(ctx context.Context, opts *client.Options) (
 		if err := loginFirst(ctx, t.Flow, t.URL, t.Header, open, t.Key); err != nil {
 			return nil, NotResumed, &cmdutil.ConnectError{Target: t.Name, Err: err}
 		}
+		// A login the handshake runs into (a stored token the server refuses, whose
+		// refresh the authorization server refuses too) would have only the probe's and
+		// the initialization's time, and a login that outlasts the probe would make the
+		// server one of the older era (and be remembered so). So the handshake leaves it
+		// to be run here, outside its bounds, as loginFirst runs a first one, and starts
+		// again; the second handshake logs in itself should it still need to.
+		sess, resumed, err := s.handshake(deferLogin(ctx), t, opts, timeout)
+		if !errors.Is(err, errLoginDeferred) || ctx.Err() != nil {
+			return sess, resumed, err
+		}
+		if err := probe(ctx, t.Flow, t.URL, t.Header); err != nil {
+			return nil, NotResumed, &cmdutil.ConnectError{Target: t.Name, Err: err}
+		}
 	}
+	return s.handshake(ctx, t, opts, timeout)
+}
+
+// handshake opens the session with t, within timeout, or takes up [Selection.Resume].
+func (s *Selection) handshake(ctx context.Context, t *Target, opts *client.Options, timeout time.Duration) (*client.Session, Resumed, error) {
 	rec := &recorder{Transport: t.Transport}
 	ictx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
