@@ -105,7 +105,8 @@ const (
 	DefaultAuthorizeTimeout = 5 * time.Minute
 	defaultHTTPTimeout      = 30 * time.Second
 	// expiryLeeway refreshes a token this long before it expires, so that it does not
-	// expire on its way to the server.
+	// expire on its way to the server; a token that lives less than four times as long
+	// gets a quarter of its life instead (see [Usable]).
 	expiryLeeway = 30 * time.Second
 )
 
@@ -238,10 +239,25 @@ func (f *Flow) save(ctx context.Context, r *Record, newToken bool) error {
 	return nil
 }
 
-// usable reports whether t can be sent now: it has not expired, nor will it within
-// expiryLeeway.
-func (f *Flow) usable(t *oauth2.Token) bool {
-	return t != nil && t.AccessToken != "" && (t.Expiry.IsZero() || f.now().Add(expiryLeeway).Before(t.Expiry))
+// usable reports whether t can be sent now (see [Usable]).
+func (f *Flow) usable(t *oauth2.Token) bool { return Usable(t, f.now()) }
+
+// Usable reports whether a flow sends t at now rather than refresh it or log in again:
+// it has not expired, nor will it within a leeway of 30 seconds, or a quarter of its
+// lifetime (the expires_in it was issued with) when that is shorter, so that a token
+// that lives only a few seconds is still used when it arrives.
+func Usable(t *oauth2.Token, now time.Time) bool {
+	if t == nil || t.AccessToken == "" {
+		return false
+	}
+	if t.Expiry.IsZero() {
+		return true
+	}
+	leeway := expiryLeeway
+	if t.ExpiresIn > 0 && t.ExpiresIn < int64(4*expiryLeeway/time.Second) {
+		leeway = time.Duration(t.ExpiresIn) * time.Second / 4
+	}
+	return now.Add(leeway).Before(t.Expiry)
 }
 
 // token returns the access token to send to the server and its generation, refreshing

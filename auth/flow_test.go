@@ -846,3 +846,37 @@ func TestErrorsQuoteMetadataBriefly(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowShortLivedToken: a token that lives less than the usual leeway of 30 seconds
+// is sent while a quarter of its life is left, not taken for expired when it arrives.
+func TestFlowShortLivedToken(t *testing.T) {
+	var now atomic.Int64
+	now.Store(time.Now().UnixNano())
+	clock := func() time.Time { return time.Unix(0, now.Load()) }
+	t.Run("no refresh token", func(t *testing.T) {
+		f := setup(t)
+		f.as.Now, f.guard.Now, f.as.ExpiresIn, f.as.NoRefresh = clock, clock, 20*time.Second, true
+		f.start(t, func(c *auth.Config) { c.Now = clock })
+		for range 3 {
+			f.mustCall(t, "tools/list")
+		}
+		if n := f.opened.Load(); n != 1 {
+			t.Fatalf("%d logins for three requests with a token of 20 s; want 1", n)
+		}
+		rec, err := f.flow.Record(t.Context())
+		if err != nil || !auth.Usable(rec.Token, clock()) || auth.Usable(rec.Token, clock().Add(16*time.Second)) {
+			t.Fatalf("record %v, %v: want a token usable now, and not 4 s before it expires", rec, err)
+		}
+	})
+	t.Run("refresh token", func(t *testing.T) {
+		f := setup(t)
+		f.as.Now, f.guard.Now, f.as.ExpiresIn = clock, clock, 3*time.Second
+		f.start(t, func(c *auth.Config) { c.Now = clock })
+		for range 4 {
+			f.mustCall(t, "tools/list")
+		}
+		if _, _, tokens := f.as.Snapshot(); len(tokens) != 1 || f.opened.Load() != 1 {
+			t.Fatalf("%d token requests and %d logins for four requests with a token of 3 s; want 1 and 1", len(tokens), f.opened.Load())
+		}
+	})
+}

@@ -221,8 +221,7 @@ func needsToken(ctx context.Context, f *auth.Flow) (bool, error) {
 	if rec == nil || rec.Token == nil || rec.Token.AccessToken == "" {
 		return true, nil
 	}
-	t := rec.Token
-	return t.RefreshToken == "" && !t.Expiry.IsZero() && !time.Now().Before(t.Expiry), nil
+	return rec.Token.RefreshToken == "" && !auth.Usable(rec.Token, time.Now()), nil
 }
 
 // loginFirst runs the login a server wants before the session with it starts, when the

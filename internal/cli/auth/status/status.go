@@ -34,8 +34,9 @@ type Options struct {
 type Entry struct {
 	Server   string `json:"server"`
 	LoggedIn bool   `json:"loggedIn"`
-	// State is "logged in", "expired" (a token that has expired and cannot be
-	// refreshed), "not logged in" or "unreadable" (then Error says why).
+	// State is "logged in", "expired" (a token that has expired, or expires too soon
+	// for a command to send it, and cannot be refreshed), "not logged in" or
+	// "unreadable" (then Error says why).
 	State  string     `json:"state"`
 	Issuer string     `json:"issuer,omitempty"`
 	Scopes []string   `json:"scopes,omitempty"`
@@ -181,7 +182,8 @@ func NewEntry(server string, rec *mcpiauth.Record, now time.Time) Entry {
 		exp := t.Expiry.UTC()
 		e.Expiry = &exp
 	}
-	e.LoggedIn = e.Refreshable || e.Expiry == nil || now.Before(*e.Expiry)
+	// As a command would: a token about to expire is not sent (see auth.Usable).
+	e.LoggedIn = e.Refreshable || mcpiauth.Usable(t, now)
 	e.State = "logged in"
 	if !e.LoggedIn {
 		e.State = "expired"
@@ -198,6 +200,8 @@ func Expires(e Entry, now time.Time) string {
 		return "-"
 	case e.Expiry == nil:
 		s = "never"
+	case now.Before(*e.Expiry) && !e.LoggedIn:
+		s = "in " + look.Duration(e.Expiry.Sub(now)) + ", too soon to be used"
 	case now.Before(*e.Expiry):
 		s = "in " + look.Duration(e.Expiry.Sub(now))
 	default:
