@@ -52,6 +52,14 @@ type Browser interface {
 	Authorize(ctx context.Context, authURL string) (url.Values, error)
 }
 
+// A Reporter is a [Browser] that tells the user how a login ended, where the user
+// looks (the page the redirect lands on). The flow calls Report after each Authorize
+// that returned a response, once it has checked the response and exchanged its code:
+// with nil, or with the reason the login failed.
+type Reporter interface {
+	Report(err error)
+}
+
 // Config configures a [Flow]. The zero value obtains tokens through the authorization
 // code grant, registering the client dynamically, and needs a Browser for it.
 type Config struct {
@@ -488,7 +496,7 @@ func randomString(n int) (string, error) {
 // authorizationCode runs the authorization code grant with PKCE: the user authorizes
 // the client in the browser, and the code that comes back (after its state and issuer
 // are checked) is exchanged for a token.
-func (f *Flow) authorizationCode(ctx context.Context, d *discovery, rec *Record, scope string) (*ClientInfo, *oauth2.Token, error) {
+func (f *Flow) authorizationCode(ctx context.Context, d *discovery, rec *Record, scope string) (_ *ClientInfo, _ *oauth2.Token, err error) {
 	if f.cfg.Browser == nil {
 		return nil, nil, ErrNoBrowser
 	}
@@ -528,6 +536,9 @@ func (f *Flow) authorizationCode(ctx context.Context, d *discovery, rec *Record,
 			return nil, nil, &TimeoutError{URL: authURL, Timeout: f.cfg.AuthorizeTimeout}
 		}
 		return nil, nil, err
+	}
+	if r, ok := f.cfg.Browser.(Reporter); ok {
+		defer func() { r.Report(err) }()
 	}
 	code, err := checkResponse(resp, state, d)
 	if err != nil {

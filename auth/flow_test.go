@@ -12,6 +12,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -287,10 +288,39 @@ func TestFlowBrowserTimeout(t *testing.T) {
 	t.Log(err)
 }
 
+// handBrowser hands the flow whatever the authorization server redirects to, without
+// the loopback's own check of the state: the flow checks it again.
+type handBrowser struct{ redirect string }
+
+func (b handBrowser) RedirectURL(context.Context) (string, error) { return b.redirect, nil }
+
+func (b handBrowser) Authorize(ctx context.Context, authURL string) (url.Values, error) {
+	c := &http.Client{CheckRedirect: func(req *http.Request, _ []*http.Request) error {
+		if strings.HasPrefix(req.URL.String(), b.redirect) {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	u, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil {
+		return nil, err
+	}
+	return u.Query(), nil
+}
+
 func TestFlowStateMismatch(t *testing.T) {
 	f := setup(t)
 	f.as.StateOverride = "forged"
-	f.start(t, nil)
+	f.start(t, func(c *auth.Config) { c.Browser = handBrowser{redirect: "http://127.0.0.1:9/callback"} })
 	if _, err := f.call(t, "tools/list"); !errors.Is(err, auth.ErrStateMismatch) {
 		t.Fatalf("err = %v, want ErrStateMismatch", err)
 	}
@@ -879,4 +909,33 @@ func TestFlowShortLivedToken(t *testing.T) {
 			t.Fatalf("%d token requests and %d logins for four requests with a token of 3 s; want 1 and 1", len(tokens), f.opened.Load())
 		}
 	})
+}
+
+// TestFlowPageSaysHowTheLoginEnded: the page the redirect lands on says whether the
+// login succeeded, after the flow checked the response: an answer of a wrong issuer is
+// a failure there too, not "received".
+func TestFlowPageSaysHowTheLoginEnded(t *testing.T) {
+	for _, c := range []struct {
+		iss, want string
+	}{{"", "You are logged in"}, {"https://evil.example", "The login failed"}} {
+		f := setup(t)
+		f.as.Iss = c.iss
+		pages := make(chan string, 1)
+		f.start(t, func(cfg *auth.Config) {
+			cfg.Browser = &auth.Loopback{Open: func(ctx context.Context, u string) error {
+				resp, err := http.Get(u)
+				if err != nil {
+					return err
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				pages <- string(b)
+				return nil
+			}}
+		})
+		_, _ = f.call(t, "tools/list")
+		if p := <-pages; !strings.Contains(p, c.want) {
+			t.Errorf("iss %q: the page says %q; want %q", c.iss, p, c.want)
+		}
+	}
 }

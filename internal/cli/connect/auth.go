@@ -171,7 +171,9 @@ func (b *loginBrowser) RedirectURL(ctx context.Context) (string, error) {
 	return u, nil
 }
 
-// Authorize implements [auth.Browser], and stops listening when the login is over.
+// Authorize implements [auth.Browser]. A login that got no response is over: the
+// listener stops. One that got a response stops it once reported (see Report), so that
+// the page the browser waits for says how the login ended.
 func (b *loginBrowser) Authorize(ctx context.Context, authURL string) (url.Values, error) {
 	b.mu.Lock()
 	lb := b.lb
@@ -179,15 +181,33 @@ func (b *loginBrowser) Authorize(ctx context.Context, authURL string) (url.Value
 	if lb == nil {
 		return nil, errors.New("the login's redirect listener is not listening")
 	}
-	defer func() {
-		b.mu.Lock()
-		if b.lb == lb {
-			b.lb = nil
-		}
-		b.mu.Unlock()
-		_ = lb.Close()
-	}()
-	return lb.Authorize(ctx, authURL)
+	v, err := lb.Authorize(ctx, authURL)
+	if err != nil {
+		b.stop(lb)
+	}
+	return v, err
+}
+
+// Report implements [auth.Reporter]: the page of the redirect says how the login
+// ended, and the listener stops.
+func (b *loginBrowser) Report(err error) {
+	b.mu.Lock()
+	lb := b.lb
+	b.mu.Unlock()
+	if lb != nil {
+		lb.Report(err)
+		b.stop(lb)
+	}
+}
+
+// stop stops lb listening; the next login listens again.
+func (b *loginBrowser) stop(lb *auth.Loopback) {
+	b.mu.Lock()
+	if b.lb == lb {
+		b.lb = nil
+	}
+	b.mu.Unlock()
+	_ = lb.Close()
 }
 
 // errLoginDeferred is the failure of a login that a handshake ran into: see
