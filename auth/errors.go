@@ -199,3 +199,43 @@ func (e *StepUpError) Error() string {
 	}
 	return fmt.Sprintf("the server still refuses the request for lack of scope %q after %d re-authorizations for it", e.Scope, e.Attempts)
 }
+
+// AssumedError is a login that failed at a server that publishes no protected resource
+// metadata: its origin was taken for its authorization server, as in revision
+// 2025-03-26, and, when that publishes no metadata either, the default endpoints
+// /authorize, /token and /register. A server that simply omits its metadata is most
+// often why such a login fails, so the sentence says so.
+type AssumedError struct {
+	// Tried are the URLs the protected resource metadata was looked for at; Issuer is
+	// the origin taken for the authorization server.
+	Tried  []string
+	Issuer string
+	// Endpoints is set when the default endpoints were assumed too.
+	Endpoints bool
+	Err       error
+}
+
+func (e *AssumedError) Error() string {
+	s := fmt.Sprintf("%v (the server publishes no protected resource metadata at %s, so its origin %s was assumed to be its authorization server, as in revision 2025-03-26",
+		e.Err, strings.Join(e.Tried, " or "), e.Issuer)
+	if e.Endpoints {
+		s += ", and, as that publishes no metadata either, its default endpoints /authorize, /token and /register"
+	}
+	return s + ")"
+}
+
+func (e *AssumedError) Unwrap() error { return e.Err }
+
+// assumed wraps err, the failure of a grant, in an [*AssumedError] when d was not found
+// but assumed, and err is a refusal the assumption may explain.
+func assumed(d *discovery, err error) error {
+	if err == nil || d.prm != nil {
+		return err
+	}
+	var re *ResponseError
+	var oe *OAuthError
+	if !errors.As(err, &re) && !errors.As(err, &oe) && !errors.Is(err, ErrNoRegistration) {
+		return err
+	}
+	return &AssumedError{Tried: d.prmTried, Issuer: d.issuer, Endpoints: d.legacy, Err: err}
+}

@@ -452,7 +452,7 @@ func (f *Flow) authorize(ctx context.Context, ch challenge, sentGen uint64, sent
 	}
 	// Authorizing again for the same server keeps what was asked for before (SEP-2350),
 	// so that a token for one operation does not lose another's scope.
-	return f.obtain(ctx, d, rec, scopeUnion(rec.Scope, scope))
+	return assumed(d, f.obtain(ctx, d, rec, scopeUnion(rec.Scope, scope)))
 }
 
 // obtain runs the grant for scope and keeps the token. The caller holds the lock.
@@ -600,7 +600,7 @@ func (f *Flow) Login(ctx context.Context) error {
 	if scope == "" && d.prm != nil {
 		scope = strings.Join(d.prm.ScopesSupported, " ")
 	}
-	return f.obtain(ctx, d, rec, scope)
+	return assumed(d, f.obtain(ctx, d, rec, scope))
 }
 
 // Logout forgets the server's tokens and client registration, here and in the store.

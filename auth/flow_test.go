@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/auth"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/internal/oauthtest"
 )
 
@@ -937,5 +938,34 @@ func TestFlowPageSaysHowTheLoginEnded(t *testing.T) {
 		if p := <-pages; !strings.Contains(p, c.want) {
 			t.Errorf("iss %q: the page says %q; want %q", c.iss, p, c.want)
 		}
+	}
+}
+
+// TestFlowSaysMetadataWasAssumed: a login at a server that publishes no protected
+// resource metadata, which the default endpoints of its origin then refuse, says that
+// the metadata is missing and what was assumed in its place.
+func TestFlowSaysMetadataWasAssumed(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("WWW-Authenticate", "Bearer")
+		w.WriteHeader(http.StatusUnauthorized)
+	})
+	mux.HandleFunc("/register", func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+	})
+	rs := httptest.NewServer(mux)
+	t.Cleanup(rs.Close)
+	flow, err := auth.New(rs.URL+"/mcp", &auth.Config{Browser: handBrowser{redirect: "http://127.0.0.1:9/callback"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = flow.Login(t.Context())
+	var ae *auth.AssumedError
+	if !errors.As(err, &ae) || !ae.Endpoints || len(ae.Tried) != 2 {
+		t.Fatalf("err = %v; want an *auth.AssumedError naming the metadata URLs tried and the default endpoints", err)
+	}
+	t.Log(look.AuthSentence(err))
+	if s := look.AuthSentence(err); !strings.Contains(s, "publishes no protected resource metadata") || !strings.Contains(s, "registration endpoint") {
+		t.Errorf("the sentence: %s", s)
 	}
 }

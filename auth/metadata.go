@@ -45,6 +45,9 @@ type ServerMetadata struct {
 type discovery struct {
 	prm    *ProtectedResourceMetadata // nil: the server publishes none (2025-03-26)
 	prmURL string
+	// prmTried are the URLs the protected resource metadata was looked for at, when
+	// none was found.
+	prmTried []string
 	// issuer is the authorization server's identifier: its validated metadata's issuer,
 	// or, with no metadata, the URL it was looked up at.
 	issuer string
@@ -143,6 +146,7 @@ func (f *Flow) discover(ctx context.Context, resourceMetadata string) (*discover
 	if d.prm == nil {
 		// Revision 2025-03-26: the authorization server is the MCP server's origin.
 		asURL = (&url.URL{Scheme: f.server.Scheme, Host: f.server.Host}).String()
+		d.prmTried = urls
 		f.log.Debug("no protected resource metadata; the server's origin is its authorization server", "tried", urls, "issuer", asURL)
 	} else {
 		if d.prm.Resource == "" || !resourceAllowed(d.prm.Resource, f.server) {

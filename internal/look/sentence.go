@@ -225,7 +225,7 @@ func authError(err error) error {
 	case nil:
 		return nil
 	case *auth.IssuerError, *auth.InsecureURLError, *auth.ResourceMismatchError, *auth.ResponseError,
-		*auth.OAuthError, *auth.MetadataError, *auth.TimeoutError, *auth.StepUpError:
+		*auth.OAuthError, *auth.MetadataError, *auth.TimeoutError, *auth.StepUpError, *auth.AssumedError:
 		return err
 	}
 	switch err {
