@@ -76,7 +76,10 @@ type ConnectError struct {
 	Stdio bool
 	// Timeout is how long initialization was given, if that is what ran out.
 	Timeout time.Duration
-	Err     error
+	// Login is set for the failure of "mcpi auth login", which starts no session: its
+	// sentence speaks of the login.
+	Login bool
+	Err   error
 }
 
 func (e *ConnectError) Error() string { return fmt.Sprintf("connecting to %s: %v", e.Target, e.Err) }
@@ -668,6 +671,9 @@ func describeConnectCause(e *ConnectError) string {
 	if msg := describeLogin(e); msg != "" {
 		return msg
 	}
+	if e.Login && errors.Is(e.Err, context.Canceled) {
+		return fmt.Sprintf("the login to %s was interrupted; the stored token, if any, is unchanged", e.Target)
+	}
 	switch {
 	case errors.As(e.Err, &execErr):
 		switch {
@@ -717,6 +723,9 @@ func describeConnectCause(e *ConnectError) string {
 	with := e.Target
 	if e.Stdio {
 		with = e.who()
+	}
+	if e.Login {
+		return fmt.Sprintf("cannot log in to %s: %s", with, look.Sentence(e.Err))
 	}
 	return fmt.Sprintf("cannot start a session with %s: %s", with, look.Sentence(e.Err))
 }

@@ -2,7 +2,9 @@ package root
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -253,5 +255,32 @@ func TestLoginToServerWithoutOAuth(t *testing.T) {
 	want := "mcpi: the server at " + url + " answers without a token, so it needs no login; logging in anyway through its OAuth metadata failed: "
 	if code != 2 || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("exit %d, stderr\n %q\nwant it to start with\n %q", code, stderr, want)
+	}
+}
+
+// A failure of "auth login" before the browser, and an interrupted one, are worded as
+// the login's, not as a session's that could not start.
+func TestLoginFailuresSpeakOfTheLogin(t *testing.T) {
+	p := protectedDemo(t, false)
+	p.Mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"resource": %q}`, p.URL)
+	})
+	_, stderr, code := run(t, t.TempDir(), "auth", "login", "--url", p.URL, "--no-browser")
+	if want := "mcpi: cannot log in to " + p.URL + ": "; code == 0 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want it to start with %q", code, stderr, want)
+	}
+
+	q := protectedDemo(t, false)
+	ios, _, _, errOut := iostreams.Test()
+	ios.SetStdinTTY(true)
+	ios.SetStderrTTY(true)
+	ctx, cancel := context.WithCancelCause(clitest.Context(t))
+	defer cancel(nil)
+	code = mainWith(ctx, ios, []string{"auth", "login", "--url", q.URL}, "test", func(f *cmdutil.Factory, _ *connect.Selection) {
+		f.Browser = func(string) error { cancel(errors.New("interrupt signal received")); return nil }
+	})
+	if want := "\nmcpi: the login to " + q.URL + " was interrupted"; code == 0 || !strings.Contains(errOut.String(), want) {
+		t.Errorf("exit %d, stderr %q; want it to start with %q", code, errOut.String(), want)
 	}
 }

@@ -61,7 +61,11 @@ func Run(ctx context.Context, opts *Options) error {
 		if t == nil {
 			return err
 		}
-		return &cmdutil.ConnectError{Target: t.Name, Err: err}
+		if ctx.Err() != nil {
+			// Ctrl-C, or SIGTERM: the cause names the signal, which says nothing more.
+			err = fmt.Errorf("%w: %w", context.Canceled, err)
+		}
+		return &cmdutil.ConnectError{Target: t.Name, Login: true, Err: err}
 	}
 	rec, err := t.Flow.Record(ctx)
 	if err != nil {
