@@ -228,8 +228,30 @@ func (f *Flow) record(ctx context.Context) (*Record, error) {
 	if r == nil {
 		r = &Record{}
 	}
+	f.adoptSecret(r)
 	f.rec = r
 	return r, nil
+}
+
+// adoptSecret puts the secret of [Config.ClientSecret] in a record loaded from the
+// store whose pre-registered client is [Config.ClientID] with another secret: the one
+// given is used, as the user expects, and stored with the next token. A token of the
+// client credentials grant stands for the credentials it was obtained with, so it is
+// dropped, and the grant runs again with the given secret; a token of a user's login
+// is kept (its refresh, which authenticates the client, uses the given secret).
+func (f *Flow) adoptSecret(r *Record) {
+	c := r.Client
+	if f.cfg.ClientID == "" || f.cfg.ClientSecret == "" || c == nil || c.Kind != ClientPreRegistered ||
+		c.ID != f.cfg.ClientID || c.Secret == f.cfg.ClientSecret {
+		return
+	}
+	f.log.Debug("the client secret given differs from the one stored; the one given is used", "client_id", c.ID)
+	cl := *c
+	cl.Secret = f.cfg.ClientSecret
+	r.Client = &cl
+	if f.cfg.Grant == ClientCredentials {
+		r.Token = nil
+	}
 }
 
 // save makes r the flow's record and keeps it in the store; a new token gets a new

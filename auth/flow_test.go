@@ -969,3 +969,36 @@ func TestFlowSaysMetadataWasAssumed(t *testing.T) {
 		t.Errorf("the sentence: %s", s)
 	}
 }
+
+// TestFlowClientSecretGivenAgain: a client secret given that differs from the stored
+// one is used, not ignored for the stored token: a wrong one fails, a right one (the
+// authorization server's new secret) obtains a token and is stored.
+func TestFlowClientSecretGivenAgain(t *testing.T) {
+	f := setup(t)
+	f.as.Clients = map[string]string{"svc": "old"}
+	store := &auth.MemoryStore{}
+	cfg := func(secret string) *auth.Config {
+		return &auth.Config{Grant: auth.ClientCredentials, ClientID: "svc", ClientSecret: secret, Store: store}
+	}
+	f.start(t, func(c *auth.Config) { *c = *cfg("old") })
+	f.mustCall(t, "tools/list")
+	f.as.Set(func(s *oauthtest.Server) { s.Clients = map[string]string{"svc": "new"} })
+	for _, c := range []struct {
+		secret string
+		ok     bool
+	}{{"wrong", false}, {"new", true}} {
+		flow, err := auth.New(f.url, cfg(c.secret))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.client = &http.Client{Transport: flow.Wrap(nil)}
+		if _, err := f.call(t, "tools/list"); (err == nil) != c.ok {
+			t.Errorf("secret %q: err = %v; want success %v", c.secret, err, c.ok)
+		}
+	}
+	flow, _ := auth.New(f.url, nil)
+	rec, err := store.Load(t.Context(), flow.Server())
+	if err != nil || rec == nil || rec.Client == nil || rec.Client.Secret != "new" {
+		t.Fatalf("stored %+v, %v; want the new secret", rec, err)
+	}
+}
