@@ -517,8 +517,8 @@ func TestServerLogBothEras(t *testing.T) {
 				})
 				d.Key("esc")
 			}
-			// The session asked for info as it connected (client.Options.LogLevel), before
-			// the Log was there to show the request: 7 messages, no debug, show it.
+			// The session asked for info as it connected (client.Options.LogLevel): the Log
+			// shows that request with the handshake; 7 messages, no debug, show it.
 			call()
 			d.Key("6", "t")
 			screen := d.WaitText("Server log (7)", "level info (L changes it)")
@@ -534,7 +534,7 @@ func TestServerLogBothEras(t *testing.T) {
 			d.WaitFlash("server log level: notice")
 			d.WaitText("level notice (L changes it)")
 			d.Key("t", "t") // the messages
-			setLevels(1)
+			setLevels(2) // the handshake's and the L key's
 			call()
 			d.Key("6", "t")
 			d.WaitText("Server log (13)")
