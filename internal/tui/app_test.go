@@ -534,7 +534,7 @@ func TestServerLogBothEras(t *testing.T) {
 			d.WaitFlash("server log level: notice")
 			d.WaitText("level notice (L changes it)")
 			d.Key("t", "t") // the messages
-			setLevels(2) // the handshake's and the L key's
+			setLevels(2)    // the handshake's and the L key's
 			call()
 			d.Key("6", "t")
 			d.WaitText("Server log (13)")
