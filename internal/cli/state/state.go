@@ -459,7 +459,16 @@ func (s *Store) String() string { return fmt.Sprintf("the state file %s", s.Path
 // version protocol, from the server sel selects, with the flags that select it (and the
 // --protocol of a task of 2025-11-25, which --protocol auto would not choose with a
 // server that speaks both).
+//
+// A task the state file records for that server is fetched by its id alone, as
+// [Remember] says: the command then shows no --header or --env value, which the user's
+// screen or a shared log would otherwise carry.
 func FetchCommand(sel *connect.Selection, protocol, id string) string {
+	if store, err := Default(); err == nil {
+		if e, ok, err := store.Find(id); err == nil && ok && e.Server.Flags() == FromSelection(sel).Flags() {
+			return "mcpi tasks result " + cmdutil.ShellQuote(id)
+		}
+	}
 	fetch := "mcpi"
 	if f := FromSelection(sel).Flags(); f != "" {
 		fetch += " " + f

@@ -264,3 +264,27 @@ func TestRememberSession(t *testing.T) {
 		t.Errorf("an older state file: %+v, %v, %v", e, ok, err)
 	}
 }
+
+// The command that fetches a task the state file records for the same server is the
+// task's id alone: no --header value (a token) goes on the screen. One it does not
+// record names the server's flags.
+func TestFetchCommandOfRecordedTask(t *testing.T) {
+	t.Setenv("MCPI_STATE_DIR", t.TempDir())
+	sel := &connect.Selection{URL: "http://h/mcp", Headers: []string{"Authorization=Bearer SECRET"}}
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Remember(s, sel, "slow_task", "", mcp.Task{TaskID: "kept", Status: mcp.TaskStatusWorking}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := FetchCommand(sel, "", "kept"); got != "mcpi tasks result kept" {
+		t.Errorf("FetchCommand of a recorded task = %q", got)
+	}
+	if got := FetchCommand(sel, "", "other"); !strings.Contains(got, "--url http://h/mcp") || !strings.HasSuffix(got, "tasks result other") {
+		t.Errorf("FetchCommand of a task not recorded = %q", got)
+	}
+	if got := FetchCommand(&connect.Selection{URL: "http://elsewhere/mcp"}, "", "kept"); !strings.Contains(got, "--url http://elsewhere/mcp") {
+		t.Errorf("FetchCommand for another server = %q", got)
+	}
+}
