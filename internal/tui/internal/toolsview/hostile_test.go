@@ -38,3 +38,26 @@ func TestSelectedToolOfHostileSizeDrawnCheaply(t *testing.T) {
 		t.Errorf("drawing the list with a tool of 20,000 properties selected allocates %.0f times, with one of 10 %.0f", large, small)
 	}
 }
+
+// Why the tools could not be listed is shown whole in the narrow list, wrapped, at 80
+// and 120 columns: a login that failed is told in a long sentence whose end says why.
+func TestListErrorShownWhole(t *testing.T) {
+	sess := tuitest.Connect(t, tuitest.Demo())
+	why := "the OAuth login failed: the authorization response does not carry the state of the request (a forged or stale redirect)"
+	for _, w := range []int{80, 120} {
+		m := New(tuitest.Context(t), sess, time.Minute, nil)
+		m.SetSize(w, 24)
+		m.Update(toolsMsg{gen: m.gen, err: fmt.Errorf("%s", why)})
+		screen := ui.Strip(m.View())
+		var got []string
+		for _, l := range strings.Split(screen, "\n") {
+			if i := strings.Index(l, "│"); i >= 0 {
+				l = l[:i] // the list, left of the pane
+			}
+			got = append(got, strings.TrimSpace(l))
+		}
+		if flat := strings.Join(strings.Fields(strings.Join(got, " ")), " "); !strings.Contains(flat, why) {
+			t.Errorf("at %d columns the list does not show the whole sentence:\n%s", w, screen)
+		}
+	}
+}

@@ -103,7 +103,15 @@ func (m *Model) listView(w, h int) string {
 		lines = []string{ui.Dim.Render(ui.Fit(head, w-2))}
 	}
 	if m.loadErr != nil {
-		lines = append(lines, ui.Error.Render(look.Sentence(m.loadErr)))
+		// Wrapped, not cut: the list is narrow, and why the tools could not be listed
+		// (a login that failed, say) is told in a sentence that needs its end.
+		why := ui.Wrap(ui.OneLine(look.Sentence(m.loadErr)), max(w-1, 8))
+		if most := max(h/2, 1); len(why) > most {
+			why = append(why[:most-1], ui.Cut(why[most-1]+"…", max(w-1, 8)))
+		}
+		for _, l := range why {
+			lines = append(lines, ui.Error.Render(l))
+		}
 	}
 	lh := h - len(lines)
 	m.offset = ui.Window(m.offset, m.cursor, len(m.tools), lh)
