@@ -409,6 +409,9 @@ func (t *Task) answerExt() {
 type AbandonedError struct {
 	TaskID string
 	Err    error
+	// CancelErr is the error of the tasks/cancel mcpi sent, when it failed: the task may
+	// then still be running on the server.
+	CancelErr error
 }
 
 func (e *AbandonedError) Error() string {
@@ -426,7 +429,16 @@ func (t *Task) abandon(why error) {
 	t.abandoned = why
 	id := t.state.TaskID
 	t.mu.Unlock()
-	_ = t.s.call(context.Background(), mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, nil)
+	err := t.s.call(context.Background(), mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, nil)
+	if a, ok := why.(*AbandonedError); ok && err != nil {
+		// A copy in its place: the error set in t.abandoned may be read meanwhile.
+		c := *a
+		c.CancelErr = err
+		why = &c
+		t.mu.Lock()
+		t.abandoned = why
+		t.mu.Unlock()
+	}
 	t.finish(nil, why)
 }
 

@@ -86,10 +86,15 @@ func Sentence(err error) string {
 		if errors.As(input.Err, &rpc) && rpc.Message != "" {
 			why = strings.TrimSuffix(rpc.Message, ".")
 		}
+		if errors.As(err, &abandoned) && abandoned.CancelErr != nil {
+			return fmt.Sprintf("the server's %s request was not answered, so mcpi gave up on the task %q (%s); %s", input.Method, abandoned.TaskID, why, CancelFailed(abandoned))
+		}
 		if errors.As(err, &abandoned) {
 			return fmt.Sprintf("the server's %s request was not answered, so mcpi cancelled the task %q: %s", input.Method, abandoned.TaskID, why)
 		}
 		return fmt.Sprintf("the server's %s request was not answered, so the call ended: %s", input.Method, why)
+	case errors.As(err, &abandoned) && abandoned.CancelErr != nil:
+		return fmt.Sprintf("mcpi gave up on the task %q (%s); %s", abandoned.TaskID, Sentence(abandoned.Err), CancelFailed(abandoned))
 	case errors.As(err, &abandoned):
 		return fmt.Sprintf("mcpi cancelled the task %q: %s", abandoned.TaskID, Sentence(abandoned.Err))
 	case errors.As(err, &refused):
@@ -171,6 +176,13 @@ func Stray(e *client.StrayOutputError) string {
 func ServerMessage(rpc *jsonrpc.Error) string {
 	msg := strings.TrimPrefix(rpc.Message, fmt.Sprintf("MCP error %d: ", rpc.Code))
 	return strings.TrimSuffix(strings.TrimSpace(msg), ".")
+}
+
+// CancelFailed says that the tasks/cancel of a task mcpi gave up on failed, and why:
+// "its tasks/cancel failed (database down, JSON-RPC error -32603): the task may still be
+// running on the server".
+func CancelFailed(a *client.AbandonedError) string {
+	return fmt.Sprintf("its tasks/cancel failed (%s): the task may still be running on the server", PollFailure(a.CancelErr))
 }
 
 // PollFailure says in a few words why a poll of a task failed, to go in parentheses: the

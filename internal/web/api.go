@@ -306,7 +306,14 @@ func (c *conn) call(ctx context.Context, sess *client.Session, decode func(any) 
 		}
 		return callResult{Result: res}, nil
 	}
-	return callResult{Task: fmt.Sprintf("req:%p", t)}, nil
+	// The row is made here, not left to the follower's goroutine: the key returned names
+	// it, and a cancel sent at once must find it.
+	c.mu.Lock()
+	r := c.requestorRow(t, c.gen)
+	r.setState(t.State())
+	c.publishTask(r)
+	c.mu.Unlock()
+	return callResult{Task: r.Key}, nil
 }
 
 func (c *conn) cancel(ctx context.Context, key string) (any, error) {

@@ -322,9 +322,15 @@ func (e *UnrecordedTaskError) Unwrap() error { return e.Err }
 type CancelledForInputError struct {
 	TaskID  string
 	Refused error
+	// Abandoned is the client's end of the task, whose CancelErr says whether the
+	// cancel went through.
+	Abandoned *client.AbandonedError
 }
 
 func (e *CancelledForInputError) Error() string {
+	if e.Abandoned != nil && e.Abandoned.CancelErr != nil {
+		return fmt.Sprintf("%v; so mcpi gave up on the task %q, and %s", e.Refused, e.TaskID, look.CancelFailed(e.Abandoned))
+	}
 	return fmt.Sprintf("%v; so mcpi cancelled the task %q", e.Refused, e.TaskID)
 }
 
@@ -421,6 +427,9 @@ func describe(err error) (sentence string, code int) {
 		// The reason first, as the same refusal reads in 2025-11-25, where it goes to
 		// the server: what the user has to change is the same.
 		why, code := describe(cancelIn.Refused)
+		if a := cancelIn.Abandoned; a != nil && a.CancelErr != nil {
+			return fmt.Sprintf("%s; so mcpi gave up on the task %q (in protocol 2026-07-28 a task's input cannot be refused), and %s", strings.TrimSuffix(why, "."), cancelIn.TaskID, look.CancelFailed(a)), code
+		}
 		return fmt.Sprintf("%s; so mcpi cancelled the task %q (in protocol 2026-07-28 a task's input cannot be refused)", strings.TrimSuffix(why, "."), cancelIn.TaskID), code
 	case errors.As(err, &login):
 		return login.Error(), ExitUsage

@@ -108,7 +108,7 @@ func (s *Session) Refusal(res *mcp.CallToolResult, err error) error {
 	case errors.As(err, &abandoned):
 		// A 2026-07-28 task cannot be told that its input was refused: mcpi cancelled it,
 		// which the user must hear of too.
-		return &CancelledForInputError{TaskID: abandoned.TaskID, Refused: refused}
+		return &CancelledForInputError{TaskID: abandoned.TaskID, Refused: refused, Abandoned: abandoned}
 	case errors.As(err, &end), errors.As(err, &rpc), err == nil && res != nil:
 		return refused
 	}

@@ -189,6 +189,7 @@ func inputTask(f *scripted.Server) {
 		}
 		return scripted.TaskJSON("complete", "t1", mcp.TaskStatusCompleted, 10, `"result":{"content":[{"type":"text","text":"Hello, `+name+`!"}]}`), nil
 	})
+	f.Answer(mcp.MethodTasksCancel, scripted.AckComplete)
 }
 
 // A task waiting for input (input_required, with an elicitation in inputRequests) is
@@ -334,4 +335,17 @@ func TestModernTaskTTLIgnored(t *testing.T) {
 	if call := f.Last(mcp.MethodToolsCall); call.Param(t, "task", nil) {
 		t.Errorf("params.task sent in 2026-07-28: %s", call.Params)
 	}
+}
+
+// The same, with a server whose tasks/cancel fails: the command does not say it
+// cancelled the task, but that it gave up on it and that the cancel failed, quoting the
+// server, as the task may still be running.
+func TestModernTaskInputUnansweredCancelFails(t *testing.T) {
+	f, env := modernServer(t)
+	inputTask(f)
+	f.On(mcp.MethodTasksCancel, func(context.Context, *jsonrpc.Request) (any, error) {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "database down")
+	})
+	checkErr(t, runIn(t, env, &Options{Name: "greet", Task: true}),
+		`mcpi: the server asked for the user's input (elicitation for the tool "greet"), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"elicitation": {"greet": {"name": "..."}}}; so mcpi gave up on the task "t1" (in protocol 2026-07-28 a task's input cannot be refused), and its tasks/cancel failed (database down, JSON-RPC error -32603): the task may still be running on the server`, 2)
 }
