@@ -469,6 +469,11 @@ func FetchCommand(sel *connect.Selection, protocol, id string) string {
 			return "mcpi tasks result " + cmdutil.ShellQuote(id)
 		}
 	}
+	return fetchWithFlags(sel, protocol, id)
+}
+
+// fetchWithFlags is the command of [FetchCommand] that names the server's flags.
+func fetchWithFlags(sel *connect.Selection, protocol, id string) string {
 	fetch := "mcpi"
 	if f := FromSelection(sel).Flags(); f != "" {
 		fetch += " " + f
@@ -487,10 +492,12 @@ func FetchCommand(sel *connect.Selection, protocol, id string) string {
 // it could not be recorded; the command is good either way.
 func Remember(store *Store, sel *connect.Selection, tool, protocol string, t mcp.Task, session *client.Resumption) (fetch string, err error) {
 	srv := FromSelection(sel)
-	withFlags := FetchCommand(sel, protocol, t.TaskID)
+	// The command for a task that could not be recorded names the server: the store
+	// that failed is not read again to find a record.
+	withFlags := func() string { return fetchWithFlags(sel, protocol, t.TaskID) }
 	if store == nil {
 		if store, err = Default(); err != nil {
-			return withFlags, err
+			return withFlags(), err
 		}
 	}
 	// The ttl is counted on this machine's clock from now (the task was created at most
@@ -498,7 +505,7 @@ func Remember(store *Store, sel *connect.Selection, tool, protocol string, t mcp
 	// behind would have the entry pruned at once.
 	e := Entry{TaskID: t.TaskID, Tool: tool, Server: srv, Created: store.now(), TTL: t.TTL, Protocol: protocol, Session: keptSession(session)}
 	if err := store.Add(e); err != nil {
-		return withFlags, err
+		return withFlags(), err
 	}
 	return "mcpi tasks result " + cmdutil.ShellQuote(t.TaskID), nil
 }

@@ -263,7 +263,10 @@ func (p *printer) finish(ctx context.Context, sess *cmdutil.Session, task *clien
 	// A task mcpi lost track of (its polls failed, or the server ended the session) has
 	// a "lost" line naming the command that fetches its result later.
 	lost := taskview.LostOf(e.Err)
-	fetch := state.FetchCommand(opts.Selection, sess.ProtocolVersion(), st.TaskID)
+	var fetch string // read from the state file only for a task that needs it
+	if lost != nil {
+		fetch = state.FetchCommand(opts.Selection, sess.ProtocolVersion(), st.TaskID)
+	}
 	if ev, ok := taskview.FromTaskEvent(e); ok && p.out != nil {
 		if output != nil {
 			ev.OutputProblem = output.Error()
