@@ -106,10 +106,11 @@ func TestTasksEndWithTheirSession(t *testing.T) {
 					close(stopped)
 					return nil, ctx.Err()
 				})
+			var ended <-chan struct{} // the server's end of the latest pipe session
 			connect := func() jsonrpc.Connection {
 				if !c.http {
 					a, b := transport.Pipe()
-					srv.Connect(context.Background(), a)
+					ended = srv.Connect(context.Background(), a).Done()
 					return b
 				}
 				ts := serveHTTP(t, srv)
@@ -125,6 +126,11 @@ func TestTasksEndWithTheirSession(t *testing.T) {
 				t.Fatal(err)
 			}
 			first.Close() // over HTTP: DELETE
+			if c.adopt {
+				// The server learns of a pipe's end when it reads it; until then the
+				// task is still its session's, as a task of a live session must be.
+				<-ended
+			}
 			if !c.adopt {
 				select {
 				case <-stopped:
