@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -14,7 +15,8 @@ import (
 // rootFlag is the repeatable --root: a directory (or file) given as a path, or as a
 // file: URI, served to the server's roots/list. A path is made absolute and must
 // exist, so that a misspelt one is said at once rather than served as a root that
-// names nothing; a URI is taken as it is (it may name a place on another machine).
+// names nothing; a URI is taken as it is (it may name a place on another machine),
+// its dot segments resolved.
 type rootFlag struct{ p *[]mcp.Root }
 
 func (r rootFlag) Set(s string) error {
@@ -26,6 +28,10 @@ func (r rootFlag) Set(s string) error {
 		if err != nil || u.Path == "" {
 			return errors.New("want a directory, or a URI file:///PATH")
 		}
+		// A server that checks a path against its roots by prefix would take
+		// file:///srv/x/../etc for a place under /srv/x.
+		u.Path = path.Clean(u.Path)
+		u.RawPath = ""
 		*r.p = append(*r.p, mcp.Root{URI: u.String(), Name: filepath.Base(u.Path)})
 		return nil
 	}

@@ -8,12 +8,13 @@ import (
 
 // --root serves directories to the server's roots/list, in both eras (2025-11-25: a
 // request of the server; 2026-07-28: an input request of the call), over each transport:
-// the demo's list_roots returns what mcpi served. Without --root the list is empty.
+// the demo's list_roots returns what mcpi served (a URI's dot segments resolved: a
+// server may check paths against its roots by prefix). Without --root the list is empty.
 func TestRootsFlag(t *testing.T) {
 	dir := t.TempDir()
 	url := serveDemoHTTP(t)
 	eachServerAndEra(t, url, func(t *testing.T, args []string) {
-		stdout, stderr, code := mcpi(t, append(args, "--root", dir, "--root", "file:///srv/data", "tools", "call", "list_roots")...)
+		stdout, stderr, code := mcpi(t, append(args, "--root", dir, "--root", "file:///srv/x/../data", "tools", "call", "list_roots")...)
 		want := "file://" + filepath.ToSlash(dir) + " (" + filepath.Base(dir) + ")\nfile:///srv/data (data)\n"
 		if code != 0 || stdout != want {
 			t.Errorf("exit %d, stdout %q, want %q; stderr: %s", code, stdout, want, stderr)
