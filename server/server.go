@@ -150,7 +150,10 @@ type Options struct {
 	// it) only by requests it names the same; to any other request the task is what an
 	// unknown id is (-32602), so that its existence is not revealed. "" names nobody.
 	// Without TaskOwner, a request is named by its Authorization header (its hash), if
-	// it has one.
+	// it has one: right for a key that does not change, but a client that refreshes
+	// an OAuth access token while its task runs cannot reach the task with the new
+	// token. Where tokens are refreshed, TaskOwner names the identity the token
+	// stands for (its subject, from the server's own validation of it).
 	//
 	// A task made by a request that names nobody (no credentials; stdio) is reached by
 	// whoever names its id: 128 random bits that only its maker was told, and no
