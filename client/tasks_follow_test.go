@@ -149,7 +149,11 @@ func TestInputLeftForTheNextSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-followed.Done()
+	select {
+	case <-followed.Done():
+	case <-ctx.Done():
+		t.Fatal("the task never ended: its question did not reach the second session")
+	}
 	res, err := followed.Outcome()
 	if err != nil || len(res.Content) != 1 || res.Content[0].Text != "Ada" {
 		t.Fatalf("outcome = %+v, %v; want the second session's answer", res, err)

@@ -185,18 +185,19 @@ func sendInTask(ctx context.Context, w *taskWork, target *Session, method string
 
 // nextRequestor waits for a tasks/result of the task h from a live session other than
 // gone, and returns that session and the request's id; nil when the task or ctx ends
-// first.
+// first. The request may have begun waiting before gone was found ended: a client that
+// comes back at once can be quicker than the server's reading of the old connection's
+// end.
 func (s *Server) nextRequestor(ctx context.Context, h *tasks.Handle, gone *Session) (*Session, jsonrpc.ID) {
-	for {
-		waiter, ok := h.AwaitNextRequestor(ctx)
-		if !ok {
-			return nil, jsonrpc.ID{}
-		}
-		// The session adopts the task before it waits for the result.
-		if next := s.taskSession(h.ID()); next != nil && next != gone {
-			return next, waiter
-		}
+	var next *Session
+	waiter, _, ok := h.AwaitRequestorOf(ctx, func(owner string) bool {
+		next = s.liveSession(owner)
+		return next != nil && next != gone
+	})
+	if !ok {
+		return nil, jsonrpc.ID{}
 	}
+	return next, waiter
 }
 
 // closed reports whether ch is closed.

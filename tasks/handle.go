@@ -3,6 +3,7 @@ package tasks
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -93,7 +94,7 @@ func (h *Handle) RelatedRequest() (jsonrpc.ID, bool) {
 	h.m.wmu.Lock()
 	defer h.m.wmu.Unlock()
 	if n := len(h.t.resultWaiters); n > 0 {
-		return h.t.resultWaiters[n-1], true
+		return h.t.resultWaiters[n-1].id, true
 	}
 	return jsonrpc.ID{}, false
 }
@@ -140,7 +141,7 @@ func (h *Handle) AwaitRequestor(ctx context.Context) (jsonrpc.ID, bool) {
 	for {
 		h.m.wmu.Lock()
 		if n := len(h.t.resultWaiters); n > 0 {
-			id := h.t.resultWaiters[n-1]
+			id := h.t.resultWaiters[n-1].id
 			h.m.wmu.Unlock()
 			return id, true
 		}
@@ -148,6 +149,29 @@ func (h *Handle) AwaitRequestor(ctx context.Context) (jsonrpc.ID, bool) {
 		h.m.wmu.Unlock()
 		if !h.await(ctx, added) {
 			return jsonrpc.ID{}, false
+		}
+	}
+}
+
+// AwaitRequestorOf waits until a tasks/result request is waiting on the task from an
+// owner that accept reports true for, and returns the newest such request's id and its
+// owner. Unlike [Handle.AwaitNextRequestor] it takes a request that began waiting before
+// the call. It gives up when ctx ends or the task ends.
+func (h *Handle) AwaitRequestorOf(ctx context.Context, accept func(owner string) bool) (id jsonrpc.ID, owner string, ok bool) {
+	for {
+		h.m.wmu.Lock()
+		// Taken with the snapshot, so that a request that starts waiting while
+		// accept runs is not missed.
+		added := h.waiterAddedLocked()
+		waiters := slices.Clone(h.t.resultWaiters)
+		h.m.wmu.Unlock()
+		for _, w := range slices.Backward(waiters) {
+			if accept(w.owner) {
+				return w.id, w.owner, true
+			}
+		}
+		if !h.await(ctx, added) {
+			return jsonrpc.ID{}, "", false
 		}
 	}
 }

@@ -172,10 +172,10 @@ type task struct {
 	done    chan struct{} // closed when terminal or deleted
 	gone    bool          // deleted (expired, evicted)
 	outcome Outcome
-	// resultWaiters are the ids of open tasks/result requests, newest last, so that
+	// resultWaiters are the open tasks/result requests, newest last, so that
 	// side-channel requests can travel on one of their streams. It and waiterAdded are
 	// guarded by the manager's wmu, not mu.
-	resultWaiters []jsonrpc.ID
+	resultWaiters []resultWaiter
 	// waiterAdded is closed when a tasks/result starts waiting. The first to wait for
 	// one (AwaitRequestor) makes it: few tasks ever need it.
 	waiterAdded chan struct{}
@@ -521,10 +521,17 @@ func (m *Manager) Waiter(id string) (jsonrpc.ID, bool) {
 	defer m.wmu.Unlock()
 	if t, ok := m.waiting[id]; ok {
 		if n := len(t.resultWaiters); n > 0 {
-			return t.resultWaiters[n-1], true
+			return t.resultWaiters[n-1].id, true
 		}
 	}
 	return jsonrpc.ID{}, false
+}
+
+// resultWaiter is a tasks/result request waiting on a task: its id, and the owner that
+// sent it (ids are chosen by each session's client, so two may be equal).
+type resultWaiter struct {
+	id    jsonrpc.ID
+	owner string
 }
 
 func (m *Manager) lookup(owner, id string) (*task, error) {
@@ -591,7 +598,7 @@ func (m *Manager) Result(ctx context.Context, owner, id string, waiter jsonrpc.I
 	// tasks/result stream, so the waiter is not recorded: it would be dropped at once.
 	if waiter.IsValid() && !isClosed(t.done) {
 		m.wmu.Lock()
-		t.resultWaiters = append(t.resultWaiters, waiter)
+		t.resultWaiters = append(t.resultWaiters, resultWaiter{waiter, owner})
 		if m.waiting == nil {
 			m.waiting = map[string]*task{}
 		}
@@ -601,7 +608,7 @@ func (m *Manager) Result(ctx context.Context, owner, id string, waiter jsonrpc.I
 			t.waiterAdded = nil // the next to wait makes another
 		}
 		m.wmu.Unlock()
-		defer m.dropWaiter(t, id, waiter)
+		defer m.dropWaiter(t, id, resultWaiter{waiter, owner})
 	}
 	m.mu.Unlock()
 	select {
@@ -657,11 +664,11 @@ func isClosed(c <-chan struct{}) bool {
 	}
 }
 
-func (m *Manager) dropWaiter(t *task, taskID string, id jsonrpc.ID) {
+func (m *Manager) dropWaiter(t *task, taskID string, rw resultWaiter) {
 	m.wmu.Lock()
 	defer m.wmu.Unlock()
 	for i, w := range t.resultWaiters {
-		if w == id {
+		if w == rw {
 			t.resultWaiters = append(t.resultWaiters[:i], t.resultWaiters[i+1:]...)
 			break
 		}
