@@ -128,11 +128,12 @@ func callInTask(ctx context.Context, target *Session, method string, params, res
 // went out on the stream of a tasks/result over Streamable HTTP, a later tasks/result of
 // the task from the same session gets it again, on that request's stream: the client
 // that left the request unanswered may have gone and come back on the same session
-// (resuming it), and the stream that carried the request went with it. The first answer
-// counts; the copies still waiting are then withdrawn (notifications/cancelled). A
-// request that went out on the session's own stream (no tasks/result was waiting), or
-// over a connection that cannot be resumed (stdio), is not sent again: its client is
-// the one still there, and a copy would be a second question.
+// (resuming it), and the stream that carried the request went with it. So does one that
+// went out on the session's own stream (no tasks/result was waiting) once the GET that
+// carried it has gone ([transport.HTTPServerConn.RequestUnheard]): while it is still
+// there, its client has the request, and a copy would be a second question. The first
+// answer counts; the copies still waiting are then withdrawn (notifications/cancelled).
+// Over a connection that cannot be resumed (stdio) a request is sent once.
 func sendInTask(ctx context.Context, w *taskWork, target *Session, method string, params any) (json.RawMessage, error) {
 	type answer struct {
 		raw json.RawMessage
@@ -154,11 +155,13 @@ func sendInTask(ctx context.Context, w *taskWork, target *Session, method string
 		}
 		return err
 	}
-	if err := send(sctx); err != nil {
+	var first jsonrpc.ID
+	if err := send(jsonrpc.WithRequestID(sctx, func(id jsonrpc.ID) { first = id })); err != nil {
 		return nil, err
 	}
 	_, related := jsonrpc.RelatedRequest(ctx)
-	if _, resumable := target.transport.(*transport.HTTPServerConn); !related || !resumable {
+	hc, resumable := target.transport.(*transport.HTTPServerConn)
+	if !resumable {
 		a := <-ch
 		return a.raw, a.err
 	}
@@ -176,6 +179,10 @@ func sendInTask(ctx context.Context, w *taskWork, target *Session, method string
 			if target.server.taskSession(w.h.ID()) != target {
 				continue // another session's: callInTask goes there once this one ends
 			}
+			if !related && !hc.RequestUnheard(first) {
+				continue // the GET that carried it (or the next one) has it
+			}
+			related = true // a copy goes on the tasks/result's stream
 			if err := send(jsonrpc.WithRelatedRequest(sctx, id)); err != nil {
 				target.server.log.Debug("asking again for a task's input failed", "task", w.h.ID(), "error", err)
 			}

@@ -488,6 +488,11 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 		if req != nil && req.Method == jsonrpc.CancelledMethod {
 			s.cancelStream(req.Params)
 		}
+		if resp, ok := msg.(*jsonrpc.Response); ok {
+			s.mu.Lock()
+			delete(s.asked, resp.ID)
+			s.mu.Unlock()
+		}
 		if !s.push(r.Context(), msg) {
 			writeHTTPError(w, http.StatusNotFound, codeSessionNotFound, "session not found")
 			return
@@ -706,7 +711,14 @@ type HTTPServerConn struct {
 	timer      *time.Timer
 
 	inBody atomic.Pointer[func(*jsonrpc.Request) bool] // see AnswerInBody
+
+	// asked holds the seq of the server's requests on the standalone stream until the
+	// client answers them (see RequestUnheard); at most maxAsked.
+	asked map[jsonrpc.ID]int
 }
+
+// maxAsked bounds HTTPServerConn.asked: a client that answers nothing does not grow it.
+const maxAsked = 256
 
 // AnswerInBody has the requests for which f reports true answered with one
 // application/json body instead of an SSE stream, as tasks/get always is. f is for the
@@ -747,6 +759,7 @@ type serverStream struct {
 	writing bool
 	wake    chan struct{}
 	owner   chan struct{} // kick channel of the delivery holding the stream, nil if none
+	from    int           // the seq after which the delivery that took the stream over began
 	warned  bool          // an overflow was logged
 }
 
@@ -843,8 +856,37 @@ func (s *HTTPServerConn) Write(ctx context.Context, m jsonrpc.Message) error {
 			}
 		}
 		s.appendLocked(st, data)
+		if r, ok := m.(*jsonrpc.Request); ok && st == s.standalone && !r.IsNotification() {
+			if s.asked == nil {
+				s.asked = make(map[jsonrpc.ID]int)
+			}
+			if len(s.asked) >= maxAsked {
+				for id := range s.asked {
+					delete(s.asked, id)
+					break
+				}
+			}
+			s.asked[r.ID] = st.seq
+		}
 		return nil
 	}
+}
+
+// RequestUnheard reports whether the server's request id, written on the session's
+// standalone stream, went to a client that has gone without answering it: no GET holds
+// the stream now, or the one that does began after the request, so that nobody will
+// see it there. A request not yet written to any GET (the next one gets it), or
+// answered, is not unheard. A client that leaves a session it means to resume (its
+// process ends; it opens a new GET later, from the newest event) leaves such requests.
+func (s *HTTPServerConn) RequestUnheard(id jsonrpc.ID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seq, ok := s.asked[id]
+	st := s.standalone
+	if !ok || st.sent < seq {
+		return false
+	}
+	return st.owner == nil || st.from >= seq
 }
 
 // appendLocked adds an event to st, dropping the oldest beyond the retention bounds.
@@ -1235,7 +1277,7 @@ func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *ser
 		if st.owner != nil {
 			close(st.owner) // a resumption takes over from a connection the client gave up
 		}
-		st.owner, st.writing = kick, false
+		st.owner, st.writing, st.from = kick, false, after
 	}
 	s.mu.Unlock()
 

@@ -27,7 +27,9 @@ import (
 func serveScopedHTTP(t *testing.T) (url string, release func()) {
 	t.Helper()
 	srv := server.New(mcp.Implementation{Name: "scoped", Version: "1"}, &server.Options{
-		Tasks: &tasks.Options{PollInterval: 20 * time.Millisecond},
+		// One millisecond: a task's question goes out on the session's own stream
+		// unless a tasks/result is already waiting (sideChannel waits a poll interval).
+		Tasks: &tasks.Options{PollInterval: time.Millisecond},
 	})
 	ch := make(chan struct{})
 	var once sync.Once
@@ -131,8 +133,21 @@ func TestSessionBoundTasksBinary(t *testing.T) {
 		t.Errorf("tasks result of the task left on Ctrl-C: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 
-	// A question the command cannot ask leaves the task waiting, in its session.
+	// A question the command cannot ask leaves the task waiting, in its session. Asked
+	// after the detaching command left, the question goes out on the session's own
+	// stream, to the GET of the first command to come, which cannot answer it and goes;
+	// the next command, whose GET begins after it, gets it again with its tasks/result
+	// (it waited for ever).
 	asking := detach("ask")
+	for i := 0; ; i++ {
+		stdout, stderr, _ := run(t, state, "tasks", "get", asking, "--json")
+		if strings.Contains(stdout, `"input_required"`) {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("the task never asked: %s %s", stdout, stderr)
+		}
+	}
 	if _, stderr, code := run(t, state, "tasks", "result", asking); code != 2 || !strings.Contains(stderr, "--answers FILE") {
 		t.Errorf("tasks result without a terminal: exit %d, stderr %q", code, stderr)
 	}

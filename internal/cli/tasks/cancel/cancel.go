@@ -60,7 +60,9 @@ func Run(ctx context.Context, opts *Options) error {
 	if _, _, err := opts.Resolve(opts.ID); err != nil {
 		return err
 	}
-	sess, err := opts.Open(ctx, cmdutil.RequestPolicy{})
+	// A question of the task's that comes to this session is left unanswered: refused,
+	// it would fail the task before the cancel could cancel it.
+	sess, err := opts.Open(ctx, cmdutil.RequestPolicy{Hold: true})
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,10 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	sess, err := opts.Open(ctx, cmdutil.RequestPolicy{})
+	// A question of the task's that comes to this session (a kept one, on its own
+	// stream) is left for "tasks result", which can answer it: refused here, it would
+	// fail the task.
+	sess, err := opts.Open(ctx, cmdutil.RequestPolicy{Hold: true})
 	if err != nil {
 		return err
 	}
