@@ -23,6 +23,9 @@ type RequestPolicy struct {
 	// Tool is the tool the requests belong to when they name no task the session started
 	// (a plain call, or a task fetched by id): the key looked up in the answers file.
 	Tool string
+	// Kind is what Tool names: "tool" (or empty), "prompt" (prompts get) or "resource"
+	// (resources read, whose Tool is the URI), for the sentences.
+	Kind string
 	// Hold leaves the requests unanswered (--detach): the session ends at once,
 	// withdrawing them, and the task's input is given by whoever fetches its result.
 	Hold bool
