@@ -29,11 +29,11 @@ type Options struct {
 func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{IO: f.IOStreams, Connect: f.Connect}
 	cmd := &cobra.Command{
-		Use:     "get NAME [--arg NAME=VALUE ...]",
-		Short:   "Render a prompt",
+		Use:   "get NAME [--arg NAME=VALUE ...]",
+		Short: "Render a prompt",
 		Example: `  mcpi prompts get greet --arg name=Ada
   mcpi prompts get ask_prompt --answers answers.json   # the server asks for input`,
-		Args:    cmdutil.ExactArgs(1, "the name of a prompt"),
+		Args: cmdutil.ExactArgs(1, "the name of a prompt"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			if runF != nil {
