@@ -456,6 +456,15 @@ func (s *Session) answerInputs(ctx context.Context, reqs map[string]mcp.InputReq
 		}
 		requests[i] = r
 	}
+	var round []*Request
+	for _, r := range requests {
+		if r != nil {
+			round = append(round, r)
+		}
+	}
+	for _, r := range round {
+		r.round = round
+	}
 	for i, key := range keys {
 		r := requests[i]
 		if r == nil { // roots

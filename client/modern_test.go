@@ -994,6 +994,32 @@ func TestMRTRRefused(t *testing.T) {
 	}
 }
 
+// TestMRTRRound: each request of an input_required round knows the others (a front end
+// that cannot answer one names every answer missing at once), in key order; roots/list,
+// answered by the client itself, is none of them.
+func TestMRTRRound(t *testing.T) {
+	ctx := bounded(t)
+	f := newFake(t)
+	f.Answer(mcp.MethodToolsCall, `{"resultType":"input_required","inputRequests":{"b_name":`+elicitName+`,"a_name":`+elicitName+`,"roots":{"method":"roots/list"}}}`)
+	rounds := make(chan []string, 2)
+	s := f.MustConnect(ctx, &client.Options{Roots: []mcp.Root{}, OnRequest: func(ctx context.Context, r *client.Request) {
+		var keys []string
+		for _, q := range r.Round() {
+			keys = append(keys, q.InputKey)
+		}
+		rounds <- keys
+		_ = r.Refuse("no")
+	}})
+	if _, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "greet"}, nil); err == nil {
+		t.Fatal("the call succeeded")
+	}
+	for range 2 {
+		if got := <-rounds; strings.Join(got, ",") != "a_name,b_name" {
+			t.Errorf("Round() = %q, want a_name, b_name", got)
+		}
+	}
+}
+
 // TestMRTRUndeclared: a server that asks for input through a capability the client did
 // not declare, or through a method no input request may use, ends the call with an
 // *InputError and asks nobody.

@@ -32,6 +32,9 @@ type Request struct {
 	InputKey string
 	Received time.Time
 
+	// round is the requests asked for with this one (InputKey), itself included.
+	round []*Request
+
 	ctx    context.Context
 	once   sync.Once
 	done   chan struct{}
@@ -44,6 +47,13 @@ type Request struct {
 
 	queued bool // in the session's pending queue; guarded by the session's mu
 }
+
+// Round returns the requests that the server asked for at once with r, in one
+// input_required result or one task's inputRequests (2026-07-28), r included, in the
+// order of their keys: a front end that cannot answer r may say at once what else the
+// round needs, as one left unanswered ends the round. It is nil for a server request of
+// 2025-11-25, which comes alone.
+func (r *Request) Round() []*Request { return r.round }
 
 // ErrAnswered is returned when a request is answered twice.
 var ErrAnswered = errors.New("the request was already answered or withdrawn")

@@ -51,18 +51,31 @@ func TestModernHeaderAndToolWording(t *testing.T) {
 }
 
 // While a plain call waits on the user's answer to the server's request, the tool pane
-// says so and points to the Requests view, not "waiting for the result".
+// says so and points to the Requests view, not "waiting for the result". In 2026-07-28
+// the server has answered input_required and holds nothing: mcpi waits for the user, and
+// sends the call again with the answer.
 func TestPlainCallWaitsOnRequest(t *testing.T) {
-	sess := tuitest.Connect(t, tuitest.Demo())
-	_, d := start(t, sess, 120, 35)
-	selectTool(t, d, "ask_user")
-	d.Key("enter")
-	d.WaitText("tools/call ask_user")
-	d.Key("ctrl+s")
-	screen := d.WaitText("the server waits on your answer to its elicitation request", "answer it in Requests (press 3)")
-	if strings.Contains(screen, "waiting for the result") {
-		t.Errorf("the pane says it waits for the result:\n%s", screen)
+	for _, tt := range []struct {
+		srv             *server.Server
+		want, cancelled string
+	}{
+		{tuitest.Demo(), "the server waits on your answer to its elicitation request", "Cancelled ask_user"},
+		{tuitest.DemoBoth(), "the server asked for your answer to an elicitation request", "cancelled by the user"},
+	} {
+		sess := tuitest.Connect(t, tt.srv)
+		_, d := start(t, sess, 120, 35)
+		selectTool(t, d, "ask_user")
+		d.Key("enter")
+		d.WaitText("tools/call ask_user")
+		d.Key("ctrl+s")
+		screen := d.WaitText(tt.want, "answer it in Requests (press 3)")
+		if strings.Contains(screen, "waiting for the result") {
+			t.Errorf("the pane says it waits for the result:\n%s", screen)
+		}
+		if sess.Modern() && !strings.Contains(screen, "mcpi sends the call again with it") {
+			t.Errorf("the pane does not say that the call is sent again:\n%s", screen)
+		}
+		d.Key("x")
+		d.WaitText(tt.cancelled)
 	}
-	d.Key("x")
-	d.WaitText("Cancelled ask_user")
 }

@@ -11,10 +11,14 @@
 //
 // Both keys are optional. Each maps a tool name, or "*" for any tool, to an answer. The
 // tool of a request is the tool of the task it belongs to (its related task), or the
-// tool being called. An elicitation answer is an object of field values (accepted; the
-// fields it leaves out take the defaults of the requested schema; checked against the
-// requested schema, by whose types a string value is read), "decline" or "cancel".
-// A sampling answer is the text of the model's reply, or "decline" to refuse.
+// tool being called. A request of the 2026-07-28 era has a key of its own (its
+// inputRequests key), and "TOOL#KEY" or "*#KEY" answers it alone, before TOOL and "*".
+// An elicitation answer is an object of field values (accepted; the fields it leaves
+// out take the defaults of the requested schema; checked against the requested schema,
+// by whose types a string value is read), "accept" (a URL elicitation's answer, or a
+// form's defaults), "decline" or "cancel". A tool's answer may serve several forms: each
+// takes its own fields from it. A sampling answer is the text of the model's reply, or
+// "decline" to refuse.
 package answers
 
 import (
@@ -31,6 +35,7 @@ import (
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cut"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -58,6 +63,12 @@ type Set struct {
 	File        string
 	Elicitation map[string]Elicitation
 	Sampling    map[string]Sampling
+	// Kind is what the tool names in sentences: "tool" (or empty), "prompt" or
+	// "resource" (whose name is a URI), as [cmdutil.RequestPolicy.Kind].
+	Kind string
+	// Note, when set, is told each page that a URL elicitation accepted from the file
+	// asks the user to open, on one line made safe for a terminal.
+	Note func(line string)
 }
 
 // MaxFileSize bounds an answers file: answers are short, and a file named by mistake
@@ -121,10 +132,12 @@ func Parse(file string, data []byte) (*Set, error) {
 			switch {
 			case json.Unmarshal(v, &str) == nil && (str == "decline" || str == "cancel"):
 				s.Elicitation[tool] = Elicitation{Action: str}
+			case str == mcp.ElicitActionAccept:
+				s.Elicitation[tool] = Elicitation{Action: str}
 			case json.Unmarshal(v, &obj) == nil && obj != nil:
 				s.Elicitation[tool] = Elicitation{Action: mcp.ElicitActionAccept, Content: obj}
 			default:
-				return nil, bad(`the elicitation answer for %q must be an object of field values, "decline" or "cancel", not %s`, tool, kind(v))
+				return nil, bad(`the elicitation answer for %q must be an object of field values, "accept", "decline" or "cancel", not %s`, tool, kind(v))
 			}
 		}
 	}
@@ -191,23 +204,35 @@ func (s *Set) Has(r *client.Request, tool string) bool {
 	}
 	switch {
 	case r.Elicitation != nil:
-		_, ok := lookup(s.Elicitation, tool)
+		_, _, ok := lookup(s.Elicitation, tool, r.InputKey)
 		return ok
 	case r.Sampling != nil:
-		_, ok := lookup(s.Sampling, tool)
+		_, _, ok := lookup(s.Sampling, tool, r.InputKey)
 		return ok
 	}
 	return false
 }
 
-func lookup[V any](m map[string]V, tool string) (V, bool) {
-	if tool != "" {
-		if v, ok := m[tool]; ok {
-			return v, true
+// KeySep joins a tool and the key of an input request of the 2026-07-28 era in the
+// key of an answer for that request alone: "TOOL#KEY".
+const KeySep = "#"
+
+// lookup finds the answer for a request of tool asked under key (2026-07-28; "" for a
+// server request): TOOL#KEY, TOOL, *#KEY, then *. byKey says that the answer was for
+// that request alone.
+func lookup[V any](m map[string]V, tool, key string) (v V, byKey, ok bool) {
+	for _, k := range []struct {
+		name  string
+		byKey bool
+	}{{tool + KeySep + key, true}, {tool, false}, {Any + KeySep + key, true}, {Any, false}} {
+		if k.byKey && key == "" || k.name == "" || k.name == KeySep+key {
+			continue
+		}
+		if v, ok := m[k.name]; ok {
+			return v, k.byKey, true
 		}
 	}
-	v, ok := m[Any]
-	return v, ok
+	return v, false, false
 }
 
 // Answer answers r from the set, for the tool it belongs to. It reports false, and
@@ -215,41 +240,49 @@ func lookup[V any](m map[string]V, tool string) (V, bool) {
 // values do not fit the form the server sent is not sent: Answer leaves r alone and
 // returns a [*cmdutil.UsageError] that names the file, the tool and the field. A value
 // given as a string for a field of another type is read as that type, as a --arg value
-// is ("true" for a boolean).
+// is ("true" for a boolean). A URL elicitation that the set accepts is told to Note.
 func (s *Set) Answer(r *client.Request, tool string) (bool, error) {
 	if s == nil {
 		return false, nil
 	}
 	switch {
 	case r.Elicitation != nil:
-		a, ok := lookup(s.Elicitation, tool)
+		a, byKey, ok := lookup(s.Elicitation, tool, r.InputKey)
 		if !ok {
 			return false, nil
 		}
 		switch a.Action {
 		case "decline":
 			_ = r.Decline()
+			return true, nil
 		case "cancel":
 			_ = r.Dismiss()
-		default:
-			content, err := fitForm(r.Elicitation.RequestedSchema, a.Content)
-			if err == nil {
-				err = client.ValidateElicitContent(r.Elicitation.RequestedSchema, content)
-			}
-			if err != nil {
-				// The problem may quote the server's field names: a line's worth of them.
-				return false, cmdutil.UsageErrorf("the answers file %s does not fit the form the server sent for %s: %s", s.File, toolName(tool), cut.Bytes(err.Error(), 300))
-			}
-			_ = r.Accept(content)
+			return true, nil
 		}
+		if r.Elicitation.EffectiveMode() == mcp.ElicitModeURL {
+			if len(a.Content) > 0 {
+				return false, cmdutil.UsageErrorf(`the answers file %s answers the server's URL elicitation for %s with fields, which it has none of; answer it "accept", "decline" or "cancel"`, s.File, s.subject(tool))
+			}
+			if s.Note != nil {
+				s.Note(urlNote(r.Elicitation, s.File))
+			}
+			_ = r.Accept(nil)
+			return true, nil
+		}
+		content, err := fitForm(r.Elicitation.RequestedSchema, a.Content, byKey)
+		if err != nil {
+			// The problem may quote the server's field names: a line's worth of them.
+			return false, cmdutil.UsageErrorf("the answers file %s does not fit the form the server sent for %s: %s", s.File, s.subject(tool), cut.Bytes(err.Error(), 300))
+		}
+		_ = r.Accept(content)
 		return true, nil
 	case r.Sampling != nil:
-		a, ok := lookup(s.Sampling, tool)
+		a, _, ok := lookup(s.Sampling, tool, r.InputKey)
 		if !ok {
 			return false, nil
 		}
 		if a.Decline {
-			_ = r.Refuse("the answers file " + s.File + " declines sampling for " + strings.TrimSpace(toolName(tool)))
+			_ = r.Refuse("the answers file " + s.File + " declines sampling for " + strings.TrimSpace(s.subject(tool)))
 			return true, nil
 		}
 		_ = r.Respond(&mcp.CreateMessageResult{
@@ -263,31 +296,56 @@ func (s *Set) Answer(r *client.Request, tool string) (bool, error) {
 	return false, nil
 }
 
-// fitForm returns a copy of content in which a string given for a field the form
-// declares of another type (boolean, number, integer, array) is read as that type, when
-// it can be. A field the form does not have is an error: in a file written by hand it is
-// most likely a misspelt one, which the server would ignore.
-func fitForm(schema json.RawMessage, content map[string]any) (map[string]any, error) {
+// urlNote says which page a URL elicitation accepted from file asks the user to open,
+// as the terminal's prompt shows it: the page is the user's to open, mcpi opens none.
+func urlNote(p *mcp.ElicitParams, file string) string {
+	page, web := look.WebURL(p.URL)
+	if !web {
+		page = fmt.Sprintf("%q, no web address and not to be opened", cut.Bytes(p.URL, 200))
+	}
+	line := "The answers file " + file + " accepts the server's request to open " + page
+	if msg := strings.TrimSpace(p.Message); msg != "" {
+		line += " (" + strings.TrimSuffix(cut.Bytes(msg, 300), ".") + ")"
+	}
+	return look.Safe(line)
+}
+
+// fitForm returns the content of an answer for the form schema: a string given for a
+// field the form declares of another type (boolean, number, integer, array) is read as
+// that type, when it can be. A field the form does not have is left out when the answer
+// is the tool's (byKey false), whose forms may be several, each taking its own fields
+// from it; but an answer that gives fields and none of this form's is refused, and so is
+// any field not of the form in an answer for this request alone: in a file written by
+// hand it is most likely a misspelt one, which the server would ignore. The content is
+// then checked against the form; a problem mentions the fields left out.
+func fitForm(schema json.RawMessage, content map[string]any, byKey bool) (map[string]any, error) {
 	var s struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
 	_ = json.Unmarshal(schema, &s)
+	var other []string
 	if len(s.Properties) > 0 {
 		for _, k := range slices.Sorted(maps.Keys(content)) {
 			if _, ok := s.Properties[k]; !ok {
-				names := slices.Sorted(maps.Keys(s.Properties))
-				if len(names) > 20 {
-					names = append(names[:20], "…")
-				}
-				for i, n := range names {
-					names[i] = cut.Bytes(n, 64)
-				}
-				return nil, &client.FormError{Field: k, Problem: "is not a field of this form (its fields: " + strings.Join(names, ", ") + ")"}
+				other = append(other, k)
 			}
+		}
+		if len(other) > 0 && (byKey || len(other) == len(content)) {
+			names := slices.Sorted(maps.Keys(s.Properties))
+			if len(names) > 20 {
+				names = append(names[:20], "…")
+			}
+			for i, n := range names {
+				names[i] = cut.Bytes(n, 64)
+			}
+			return nil, &client.FormError{Field: other[0], Problem: "is not a field of this form (its fields: " + strings.Join(names, ", ") + ")"}
 		}
 	}
 	out := make(map[string]any, len(content))
 	for k, v := range content {
+		if len(s.Properties) > 0 && s.Properties[k] == nil {
+			continue
+		}
 		out[k] = v
 		str, ok := v.(string)
 		if !ok || s.Properties[k] == nil {
@@ -297,6 +355,18 @@ func fitForm(schema json.RawMessage, content map[string]any) (map[string]any, er
 		if json.Unmarshal(cmdutil.CoerceValue(s.Properties[k], str), &typed) == nil {
 			out[k] = typed
 		}
+	}
+	if err := client.ValidateElicitContent(schema, out); err != nil {
+		if len(other) == 0 {
+			return nil, err
+		}
+		if len(other) > 5 {
+			other = append(other[:5], "…")
+		}
+		for i, n := range other {
+			other[i] = fmt.Sprintf("%q", cut.Bytes(n, 64))
+		}
+		return nil, fmt.Errorf("%w (the answer's %s, not of this form, left out)", err, strings.Join(other, ", "))
 	}
 	return out, nil
 }
@@ -354,9 +424,10 @@ func Example(schema json.RawMessage) string {
 // maxExampleFields bounds the fields of an [Example].
 const maxExampleFields = 20
 
-func toolName(tool string) string {
+// subject names what tool names, for a sentence.
+func (s *Set) subject(tool string) string {
 	if tool == "" {
 		return "this request"
 	}
-	return fmt.Sprintf("the tool %q", tool)
+	return cmdutil.Subject(s.Kind, tool)
 }

@@ -30,7 +30,7 @@ func write(t *testing.T, content string) string {
 
 func TestLoad(t *testing.T) {
 	file := write(t, `{
-		"elicitation": {"ask_task": {"name": "Ada"}, "other": "decline", "third": "cancel", "*": {}},
+		"elicitation": {"ask_task": {"name": "Ada"}, "other": "decline", "third": "cancel", "url": "accept", "*": {}},
 		"sampling": {"ask_task": "Hello, Ada!", "*": "decline"}
 	}`)
 	s, err := Load(file)
@@ -40,7 +40,7 @@ func TestLoad(t *testing.T) {
 	if e := s.Elicitation["ask_task"]; e.Action != "accept" || e.Content["name"] != "Ada" {
 		t.Errorf("elicitation ask_task = %+v", e)
 	}
-	if s.Elicitation["other"].Action != "decline" || s.Elicitation["third"].Action != "cancel" || s.Elicitation["*"].Action != "accept" {
+	if s.Elicitation["other"].Action != "decline" || s.Elicitation["url"].Action != "accept" || s.Elicitation["url"].Content != nil || s.Elicitation["third"].Action != "cancel" || s.Elicitation["*"].Action != "accept" {
 		t.Errorf("elicitation = %+v", s.Elicitation)
 	}
 	if s.Sampling["ask_task"].Text != "Hello, Ada!" || !s.Sampling["*"].Decline {
@@ -66,8 +66,8 @@ func TestLoadErrors(t *testing.T) {
 		{`null`, "the file must hold an object, not null"},
 		{`{"elicitations": {}}`, `it has the unknown key "elicitations" (the keys are "elicitation" and "sampling")`},
 		{`{"elicitation": []}`, `"elicitation" must be an object of answers by tool name, not an array`},
-		{`{"elicitation": {"t": 3}}`, `the elicitation answer for "t" must be an object of field values, "decline" or "cancel", not a number`},
-		{`{"elicitation": {"t": "yes"}}`, `the elicitation answer for "t" must be an object of field values, "decline" or "cancel", not the string "yes"`},
+		{`{"elicitation": {"t": 3}}`, `the elicitation answer for "t" must be an object of field values, "accept", "decline" or "cancel", not a number`},
+		{`{"elicitation": {"t": "yes"}}`, `the elicitation answer for "t" must be an object of field values, "accept", "decline" or "cancel", not the string "yes"`},
 		{`{"sampling": "hi"}`, `"sampling" must be an object of answers by tool name, not the string "hi"`},
 		{`{"sampling": {"t": {"text": "hi"}}}`, `the sampling answer for "t" must be a string (the model's reply, or "decline"), not an object`},
 	}
@@ -86,6 +86,33 @@ func TestLoadErrors(t *testing.T) {
 		if code != cmdutil.ExitUsage || !strings.Contains(msg, tt.want) || !strings.Contains(msg, file) || strings.Contains(msg, "\n") {
 			t.Errorf("%s:\n got %q (exit %d)\nwant it to contain %q and the file name, on one line (exit 2)", tt.content, msg, code, tt.want)
 		}
+	}
+}
+
+// An answer is looked up by the request's input key first (2026-07-28), then by tool,
+// then for any tool.
+func TestLookup(t *testing.T) {
+	m := map[string]string{"t#k": "t#k", "t": "t", "*#k": "*#k", "*": "*", "#k": "#k"}
+	tests := []struct {
+		tool, key, want string
+		byKey           bool
+	}{
+		{"t", "k", "t#k", true},
+		{"t", "other", "t", false},
+		{"t", "", "t", false},
+		{"u", "k", "*#k", true},
+		{"u", "", "*", false},
+		{"", "k", "*#k", true},
+		{"", "", "*", false},
+	}
+	for _, tt := range tests {
+		got, byKey, ok := lookup(m, tt.tool, tt.key)
+		if !ok || got != tt.want || byKey != tt.byKey {
+			t.Errorf("lookup(%q, %q) = %q, %v, %v; want %q, %v", tt.tool, tt.key, got, byKey, ok, tt.want, tt.byKey)
+		}
+	}
+	if _, _, ok := lookup(map[string]string{"t": "x"}, "u", "k"); ok {
+		t.Error("found an answer for another tool")
 	}
 }
 
@@ -214,7 +241,13 @@ func TestAnswerFitsTheForm(t *testing.T) {
 		{`{"name": "Ada", "age": 3, "colour": "pink"}`, `field "colour" must be one of "red", "green", "blue"`},
 		{`{"name": "", "age": 3}`, `field "name" must be at least 1 characters long`},
 		{`{"name": "Ada"}`, `field "age" is required`},
-		{`{"nme": "Ada", "age": 3}`, `field "nme" is not a field of this form (its fields: age, colour, name, size, subscribe)`},
+		// A tool's answer may hold the fields of its other forms: one not of this form is
+		// left out, and said so when the form is not filled.
+		{`{"nme": "Ada", "age": 3}`, `field "name" is required (the answer's "nme", not of this form, left out)`},
+		{`{"name": "Ada", "age": 3, "confirm": true}`,
+			`{"action":"accept","content":{"age":3,"colour":"blue","name":"Ada","subscribe":false}}`},
+		// But an answer that gives none of the form's fields is no answer to it.
+		{`{"nme": "Ada", "confirm": true}`, `field "confirm" is not a field of this form (its fields: age, colour, name, size, subscribe)`},
 	}
 	for _, tt := range tests {
 		set, err := Parse("a.json", []byte(`{"elicitation": {"t": `+tt.answer+`}}`))

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os/exec"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -135,38 +136,83 @@ func (e *OutputSchemaError) Unwrap() error { return e.Err }
 // NeedTerminalError says that the server asked for the user's input while mcpi could
 // not ask: it was not running on a terminal, and no answers file answered it.
 type NeedTerminalError struct {
-	// What the server asked for: "elicitation" or "sampling".
-	What string
-	// Tool is the tool the request belongs to, if known.
+	// Needs are the requests left without an answer: one, or those of a round of the
+	// 2026-07-28 era that asked for several inputs at once, so that the sentence names
+	// every answer missing.
+	Needs []Need
+	// Tool is what the requests belong to, if known: a tool, or the prompt or resource
+	// that Kind names.
 	Tool string
+	// Kind is "tool" (or empty), "prompt" or "resource".
+	Kind string
 	// Answers is the --answers file that had no answer for the request, if one was given.
 	Answers string
-	// Form is an answer to the elicitation form, for the example (such as
-	// `"name": "...", "subscribe": false`); empty means a placeholder.
-	Form string
+}
+
+// Need is one request of the server's that had no answer.
+type Need struct {
+	// What the server asked for: "elicitation" or "sampling".
+	What string
+	// Key is the answers file's key for the answer, such as the tool or "TOOL#KEY";
+	// empty means the tool, or "*" when there is none.
+	Key string
+	// Answer is an example answer, as JSON: the fields of an elicitation's form (such as
+	// `{"name": "...", "subscribe": false}`), "accept" for a URL elicitation, the
+	// model's reply; empty means a placeholder.
+	Answer string
+}
+
+// Subject names what the requests of a command belong to, for a sentence: `the tool
+// "ask_user"`, `the prompt "greet"`, `the resource "demo://x"`; "" when name is unknown.
+func Subject(kind, name string) string {
+	if name == "" {
+		return ""
+	}
+	if kind == "" {
+		kind = "tool"
+	}
+	return fmt.Sprintf("the %s %q", kind, name)
 }
 
 func (e *NeedTerminalError) Error() string {
-	key := e.Tool
-	if key == "" {
-		key = "*"
+	var kinds []string
+	byKind := map[string][]string{}
+	for _, n := range e.Needs {
+		key := n.Key
+		if key == "" {
+			key = e.Tool
+		}
+		if key == "" {
+			key = "*"
+		}
+		answer := n.Answer
+		if answer == "" {
+			answer = `{"field": "value"}`
+			if n.What == "sampling" {
+				answer = `"the model's reply"`
+			}
+		}
+		if !slices.Contains(kinds, n.What) {
+			kinds = append(kinds, n.What)
+		}
+		byKind[n.What] = append(byKind[n.What], fmt.Sprintf("%q: %s", key, answer))
 	}
-	fields := `"field": "value"`
-	if e.Form != "" {
-		fields = e.Form
+	var parts []string
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%q: {%s}", k, strings.Join(byKind[k], ", ")))
 	}
-	example := fmt.Sprintf(`{"elicitation": {%q: {%s}}}`, key, fields)
-	if e.What == "sampling" {
-		example = fmt.Sprintf(`{"sampling": {%q: "the model's reply"}}`, key)
-	}
-	forTool := ""
-	if e.Tool != "" {
-		forTool = fmt.Sprintf(" for the tool %q", e.Tool)
+	example := "{" + strings.Join(parts, ", ") + "}"
+	what := strings.Join(kinds, " and ")
+	if s := Subject(e.Kind, e.Tool); s != "" {
+		what += " for " + s
 	}
 	if e.Answers != "" {
-		return fmt.Sprintf("the server asked for the user's input (%s%s), and the answers file %s has no answer for it; add one, such as %s, or run mcpi on a terminal", e.What, forTool, e.Answers, example)
+		if len(e.Needs) > 1 {
+			return fmt.Sprintf("the server asked for the user's input (%s), and the answers file %s has no answer for %d of its requests; add them, such as %s, or run mcpi on a terminal", what, e.Answers, len(e.Needs), example)
+		}
+		return fmt.Sprintf("the server asked for the user's input (%s), and the answers file %s has no answer for it; add one, such as %s, or run mcpi on a terminal", what, e.Answers, example)
 	}
-	return fmt.Sprintf("the server asked for the user's input (%s%s), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with %s", e.What, forTool, example)
+	return fmt.Sprintf("the server asked for the user's input (%s), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with %s", what, example)
 }
 
 // TaskReason says why a command on a task by id failed. (A followed task that was

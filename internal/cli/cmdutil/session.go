@@ -23,6 +23,9 @@ type RequestPolicy struct {
 	// Tool is the tool the requests belong to when they name no task the session started
 	// (a plain call, or a task fetched by id): the key looked up in the answers file.
 	Tool string
+	// Kind is what Tool names: "tool" (or empty), "prompt" (prompts get) or "resource"
+	// (resources read, whose Tool is the URI), for the sentences.
+	Kind string
 	// Hold leaves the requests unanswered (--detach): the session ends at once,
 	// withdrawing them, and the task's input is given by whoever fetches its result.
 	Hold bool
@@ -93,6 +96,16 @@ func (s *Session) Close() error {
 // nothing was refused, and when the call has no outcome from the server (interrupted, or
 // the connection lost), whose own error says what happened.
 func (s *Session) Refusal(res *mcp.CallToolResult, err error) error {
+	return s.refusal(err == nil && res != nil, err)
+}
+
+// RefusalAfter is [Session.Refusal] for a request whose result is not a tool's
+// (prompts/get, resources/read): err is its error, nil once the server answered.
+func (s *Session) RefusalAfter(err error) error {
+	return s.refusal(err == nil, err)
+}
+
+func (s *Session) refusal(answered bool, err error) error {
 	refused := s.requests.Refused()
 	if refused == nil {
 		return nil
@@ -109,7 +122,7 @@ func (s *Session) Refusal(res *mcp.CallToolResult, err error) error {
 		// A 2026-07-28 task cannot be told that its input was refused: mcpi cancelled it,
 		// which the user must hear of too.
 		return &CancelledForInputError{TaskID: abandoned.TaskID, Refused: refused, Abandoned: abandoned}
-	case errors.As(err, &end), errors.As(err, &rpc), err == nil && res != nil:
+	case errors.As(err, &end), errors.As(err, &rpc), answered:
 		return refused
 	}
 	return nil

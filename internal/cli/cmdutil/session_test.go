@@ -24,7 +24,7 @@ func (refusing) Left() <-chan struct{} { return nil }
 // is (a server may go on without the answer), but not when the call has none: it was
 // interrupted, or ended without a word from the server.
 func TestRefusal(t *testing.T) {
-	refused := &NeedTerminalError{What: "elicitation", Tool: "ask"}
+	refused := &NeedTerminalError{Needs: []Need{{What: "elicitation"}}, Tool: "ask"}
 	rpc := fmt.Errorf("tools/call: %w", jsonrpc.NewError(-32050, "no answer"))
 	ok, isError := &mcp.CallToolResult{}, &mcp.CallToolResult{IsError: true}
 	tests := []struct {

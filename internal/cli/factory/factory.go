@@ -59,6 +59,7 @@ func (w *wiring) connect(ctx context.Context, policy cmdutil.RequestPolicy) (*cm
 		if err != nil {
 			return nil, err
 		}
+		set.Note, set.Kind = w.io.Note, policy.Kind
 		h.answers = set
 	}
 	// A login is shown on the terminal, if there is one; the flags are read now that
@@ -198,18 +199,55 @@ func (h *handler) handle(ctx context.Context, req *client.Request) {
 		h.w.ask(ctx, req)
 		return
 	}
-	what := "elicitation"
-	if req.Sampling != nil {
-		what = "sampling"
-	}
-	e := &cmdutil.NeedTerminalError{What: what, Tool: tool}
-	if req.Elicitation != nil {
-		e.Form = answers.Example(req.Elicitation.RequestedSchema)
-	}
+	e := &cmdutil.NeedTerminalError{Tool: tool, Kind: h.policy.Kind, Needs: h.needs(req, tool)}
 	if h.answers != nil {
 		e.Answers = h.answers.File
 	}
 	h.refuse(req, e)
+}
+
+// needs returns what is missing for req: req alone, or every request of its round that
+// the answers file does not answer, since the round is asked again only once all are
+// answered. A request that is one of several of its kind in the round is keyed by its
+// input key in the example.
+func (h *handler) needs(req *client.Request, tool string) []cmdutil.Need {
+	round := req.Round()
+	if len(round) == 0 {
+		round = []*client.Request{req}
+	}
+	count := map[string]int{}
+	for _, r := range round {
+		count[kindOf(r)]++
+	}
+	var needs []cmdutil.Need
+	for _, r := range round {
+		if r != req && h.answers.Has(r, tool) {
+			continue
+		}
+		n := cmdutil.Need{What: kindOf(r)}
+		if count[n.What] > 1 && r.InputKey != "" {
+			key := tool
+			if key == "" {
+				key = answers.Any
+			}
+			n.Key = key + answers.KeySep + r.InputKey
+		}
+		switch {
+		case r.Elicitation != nil && r.Elicitation.EffectiveMode() == mcp.ElicitModeURL:
+			n.Answer = `"accept"`
+		case r.Elicitation != nil:
+			n.Answer = "{" + answers.Example(r.Elicitation.RequestedSchema) + "}"
+		}
+		needs = append(needs, n)
+	}
+	return needs
+}
+
+func kindOf(r *client.Request) string {
+	if r.Sampling != nil {
+		return "sampling"
+	}
+	return "elicitation"
 }
 
 // refuse refuses req for want of a good answer, err saying why, and keeps the first such

@@ -70,7 +70,7 @@ func TestRefuseWithoutTerminal(t *testing.T) {
 	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: demo.ToolAskUser, Arguments: json.RawMessage(`{}`)}, nil)
 	refused := sess.Refusal(res, err)
 	var nt *cmdutil.NeedTerminalError
-	if !errors.As(refused, &nt) || nt.What != "elicitation" || nt.Tool != demo.ToolAskUser {
+	if !errors.As(refused, &nt) || len(nt.Needs) != 1 || nt.Needs[0].What != "elicitation" || nt.Tool != demo.ToolAskUser {
 		t.Fatalf("Refusal(%+v, %v) = %v, want the elicitation refused for %s", res, err, refused, demo.ToolAskUser)
 	}
 	if !strings.Contains(nt.Error(), "run it on a terminal") {

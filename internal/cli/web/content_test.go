@@ -187,9 +187,13 @@ func TestBrowserContent(t *testing.T) {
 }
 
 // A call that waits on the user's answer to the server's request says so, with the way
-// to the Requests view, instead of "no progress from the server yet".
+// to the Requests view, instead of "no progress from the server yet". In 2026-07-28 the
+// server has answered input_required and holds nothing: mcpi sends the call again.
 func TestBrowserCallWaitsOnRequest(t *testing.T) {
-	for _, protocol := range []string{mcp.LatestProtocolVersion, mcp.ProtocolVersion20260728} {
+	for protocol, says := range map[string]string{
+		mcp.LatestProtocolVersion:   "The server waits on your answer to a request of its own; the call goes on once you answer.",
+		mcp.ProtocolVersion20260728: "The server asked for your answer to a request and holds nothing meanwhile; mcpi sends the call again once you answer.",
+	} {
 		t.Run(protocol, func(t *testing.T) {
 			s := startWebOn(t, &connect.Selection{Protocol: protocol})
 			s.run("open", chromedp.Navigate(s.url), chromedp.WaitVisible(chromedp.CSS(`li[data-tool="ask_user"]`)))
@@ -205,7 +209,7 @@ func TestBrowserCallWaitsOnRequest(t *testing.T) {
 				const out = document.querySelector('.call-out');
 				return {text: out.innerText, progress: !document.querySelector('.call-progress').hidden};
 			})()`))
-			if text := out["text"].(string); !strings.Contains(text, "waits on your answer to a request") || strings.Contains(text, "no progress") || out["progress"] == true {
+			if text := out["text"].(string); !strings.Contains(text, says) || strings.Contains(text, "no progress") || out["progress"] == true {
 				t.Errorf("the pane of a call that waits on a request: %v", out)
 			}
 			s.run("to the Requests view",

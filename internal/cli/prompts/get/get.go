@@ -21,16 +21,19 @@ type Options struct {
 	// Args are --arg values, NAME=VALUE; prompt arguments are always strings.
 	Args []string
 	JSON bool
+	// Answers is the --answers file.
+	Answers string
 }
 
 // NewCmd returns the command; runF replaces [Run] in tests of the flag handling.
 func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{IO: f.IOStreams, Connect: f.Connect}
 	cmd := &cobra.Command{
-		Use:     "get NAME [--arg NAME=VALUE ...]",
-		Short:   "Render a prompt",
-		Example: `  mcpi prompts get greet --arg name=Ada`,
-		Args:    cmdutil.ExactArgs(1, "the name of a prompt"),
+		Use:   "get NAME [--arg NAME=VALUE ...]",
+		Short: "Render a prompt",
+		Example: `  mcpi prompts get greet --arg name=Ada
+  mcpi prompts get ask_prompt --answers answers.json   # the server asks for input`,
+		Args: cmdutil.ExactArgs(1, "the name of a prompt"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			if runF != nil {
@@ -41,6 +44,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 	}
 	cmd.Flags().StringArrayVar(&opts.Args, "arg", nil, "set the argument `NAME=VALUE` (repeatable)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the GetPromptResult as JSON")
+	cmdutil.AnswersFlag(cmd, &opts.Answers)
 	return cmd
 }
 
@@ -54,7 +58,7 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		args[k] = v
 	}
-	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{})
+	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{Answers: opts.Answers, Tool: opts.Name, Kind: "prompt"})
 	if err != nil {
 		return err
 	}
@@ -67,12 +71,21 @@ func Run(ctx context.Context, opts *Options) error {
 		p.Arguments = args
 	}
 	res, err := sess.GetPrompt(ctx, p)
+	refused := sess.RefusalAfter(err)
 	if err != nil {
+		if refused != nil {
+			return refused
+		}
 		return err
 	}
 	if opts.JSON {
-		return cmdutil.PrintJSON(opts.IO.Out, res)
+		if err := cmdutil.PrintJSON(opts.IO.Out, res); err != nil {
+			return err
+		}
+	} else {
+		render.PromptResult(opts.IO, res)
 	}
-	render.PromptResult(opts.IO, res)
-	return nil
+	// The server went on without an answer mcpi could not give: its result is printed,
+	// and the exit status says that the input was missing.
+	return refused
 }

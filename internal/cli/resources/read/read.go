@@ -18,6 +18,8 @@ type Options struct {
 	Connect cmdutil.ConnectFunc
 	URI     string
 	JSON    bool
+	// Answers is the --answers file.
+	Answers string
 }
 
 // NewCmd returns the command; runF replaces [Run] in tests of the flag handling.
@@ -38,12 +40,13 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the ReadResourceResult as JSON")
+	cmdutil.AnswersFlag(cmd, &opts.Answers)
 	return cmd
 }
 
 // Run reads the resource.
 func Run(ctx context.Context, opts *Options) error {
-	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{})
+	sess, err := opts.Connect(ctx, cmdutil.RequestPolicy{Answers: opts.Answers, Tool: opts.URI, Kind: "resource"})
 	if err != nil {
 		return err
 	}
@@ -52,11 +55,22 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	res, err := sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: opts.URI})
+	refused := sess.RefusalAfter(err)
 	if err != nil {
+		if refused != nil {
+			return refused
+		}
 		return err
 	}
 	if opts.JSON {
-		return cmdutil.PrintJSON(opts.IO.Out, res)
+		err = cmdutil.PrintJSON(opts.IO.Out, res)
+	} else {
+		err = render.Resource(opts.IO, res)
 	}
-	return render.Resource(opts.IO, res)
+	if err != nil {
+		return err
+	}
+	// The server went on without an answer mcpi could not give: its contents are
+	// printed, and the exit status says that the input was missing.
+	return refused
 }

@@ -520,10 +520,21 @@ func (m *Model) showCalling() {
 	m.title = fmt.Sprintf("Calling %s… %s", c.tool, look.Duration(m.now().Sub(c.started).Truncate(100*time.Millisecond)))
 	lines := []string{ui.Dim.Render("waiting for the result; x cancels the call, esc goes back")}
 	if r := m.awaited(); r != nil {
-		// The server waits on the user before it answers: the call does not move until
-		// the request is answered, in Requests.
+		// The call does not move until the request is answered, in Requests. In
+		// 2025-11-25 the server holds the call open, waiting on the answer; in 2026-07-28
+		// it has answered input_required and holds nothing: mcpi waits for the user, and
+		// sends the call again with the answer.
+		asks := "the server waits on your answer to its " + ui.RequestKind(r) + " request “" + ui.Cut(ui.RequestSummary(r), 60) + "”"
+		if r.InputKey != "" {
+			kind := ui.RequestKind(r)
+			article := "a "
+			if strings.ContainsAny(kind[:1], "aeiou") {
+				article = "an "
+			}
+			asks = "the server asked for your answer to " + article + kind + " request “" + ui.Cut(ui.RequestSummary(r), 60) + "”; mcpi sends the call again with it"
+		}
 		lines = []string{
-			ui.Warn.Render("the server waits on your answer to its " + ui.RequestKind(r) + " request “" + ui.Cut(ui.RequestSummary(r), 60) + "”"),
+			ui.Warn.Render(asks),
 			ui.Dim.Render("answer it in Requests (press 3); x cancels the call, esc goes back"),
 		}
 	}

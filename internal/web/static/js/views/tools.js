@@ -166,24 +166,30 @@ function showProgress(k) {
 // showAsks says, under a running call, that the server waits on the user's answer to a
 // request of its own (an elicitation or a sampling request, of no task), with the way
 // to the Requests view: a call whose server asks before it answers waits on that
-// answer, and its pane would say only that no progress came.
+// answer, and its pane would say only that no progress came. In 2026-07-28 the server
+// has answered input_required and holds nothing: mcpi waits, and sends the call again.
 function showAsks(k) {
   const v = k.view;
   if (!v) return;
-  const n = waiting(state.conns.get(k.conn));
+  const c = state.conns.get(k.conn);
+  const n = waiting(c);
   v.asks.hidden = !n;
   v.progress.hidden = !!n && !k.progress;
   if (!n) return;
   const what = n === 1 ? 'a request' : `${n} requests`;
-  fill(v.asks, h('span.warn', `The server waits on your answer to ${what} of its own; the call goes on once you answer. `),
+  const says = waiting(c, true)
+    ? `The server asked for your answer to ${what} and holds nothing meanwhile; mcpi sends the call again once you answer. `
+    : `The server waits on your answer to ${what} of its own; the call goes on once you answer. `;
+  fill(v.asks, h('span.warn', says),
     h('button', { type: 'button', 'data-action': 'requests', on: { click: () => show('requests') } }, 'Answer in Requests'));
 }
 
 // waiting counts the server's requests of connection c that wait on the user and belong
-// to no task (those of a task show in Tasks).
-function waiting(c) {
+// to no task (those of a task show in Tasks); with inputs, only the input requests of an
+// input_required answer (2026-07-28).
+function waiting(c, inputs) {
   let n = 0;
-  if (c) for (const r of c.requests.values()) if (!r.settled && !r.task && !r.relatedTask) n++;
+  if (c) for (const r of c.requests.values()) if (!r.settled && !r.task && !r.relatedTask && (!inputs || r.inputKey)) n++;
   return n;
 }
 
