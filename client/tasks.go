@@ -1004,7 +1004,8 @@ func (s *Session) CancelTask(ctx context.Context, id string) (mcp.Task, error) {
 }
 
 // ListTasks returns one page of the server's tasks for this client; nil p asks for the
-// first.
+// first. In the 2026-07-28 era, whose Tasks extension has no tasks/list, it sends nothing
+// and fails with [ErrNoTaskList].
 func (s *Session) ListTasks(ctx context.Context, p *mcp.ListTasksParams) (*mcp.ListTasksResult, error) {
 	if s.modern != nil {
 		return nil, ErrNoTaskList
@@ -1014,7 +1015,8 @@ func (s *Session) ListTasks(ctx context.Context, p *mcp.ListTasksParams) (*mcp.L
 
 // ServerTasks ranges over every task the server lists for this client, from p's cursor
 // on (nil p: from the first): after a reconnect, this is how the tasks it still has are
-// found again.
+// found again. In the 2026-07-28 era it yields [ErrNoTaskList] alone: a task of the Tasks
+// extension is found again by its id.
 func (s *Session) ServerTasks(ctx context.Context, p *mcp.ListTasksParams) iter.Seq2[mcp.Task, error] {
 	if s.modern != nil {
 		return func(yield func(mcp.Task, error) bool) { yield(mcp.Task{}, ErrNoTaskList) }
