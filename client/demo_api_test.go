@@ -357,6 +357,25 @@ func TestTaskDialectIsTheSessions(t *testing.T) {
 	}
 }
 
+// Task.ID as its doc says: set once StartToolTask returns for a call the server made a
+// task, and "" for good, the outcome in hand, for one a 2026-07-28 server ran inline.
+func TestTaskIDOnceTheServerAnswers(t *testing.T) {
+	ctx, s := demoSession(t, mcp.ProtocolVersion20260728, nil)
+	task, err := s.StartToolTask(ctx, &mcp.CallToolParams{Name: demo.ToolSlowTask, Arguments: []byte(`{"seconds":0,"steps":1}`)}, nil)
+	if err != nil || task.ID() == "" {
+		t.Fatalf("slow_task: %v, id %q; want its task's id when StartToolTask returns", err, task.ID())
+	}
+	task, err = s.StartToolTask(ctx, &mcp.CallToolParams{Name: demo.ToolInstantTask}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := task.Wait(ctx)
+	if err != nil || res.Content[0].Text != demo.InstantTaskText || task.ID() != "" || task.Dialect() != client.DialectExtension {
+		t.Errorf("instant_task, run inline: %v, %+v, id %q, dialect %q; want %q, no id, dialect %q",
+			err, res, task.ID(), task.Dialect(), demo.InstantTaskText, client.DialectExtension)
+	}
+}
+
 // A ProtocolVersion mcpi does not know fails Connect with an *UnknownVersionError before
 // anything is sent; the older versions it knows are still asked for.
 func TestUnknownProtocolVersionRefused(t *testing.T) {

@@ -103,7 +103,9 @@ func decodeDetail(id string, res json.RawMessage) (*mcp.DetailedTask, error) {
 
 // TaskDetail returns a task of the 2026-07-28 era as tasks/get gives it, with its result,
 // error or input requests inlined. A task the server does not know gives a
-// [*TaskEndError] matching [ErrTaskGone] (and the server's -32602).
+// [*TaskEndError] matching [ErrTaskGone] (and the server's -32602). In the 2025-11-25
+// era, whose tasks/get inlines nothing, it sends nothing and fails: use
+// [Session.TaskResult] there.
 func (s *Session) TaskDetail(ctx context.Context, id string) (*mcp.DetailedTask, error) {
 	if s.modern == nil {
 		return nil, errors.New("tasks/get inlines nothing in protocol 2025-11-25: use TaskResult")

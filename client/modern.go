@@ -620,8 +620,8 @@ func supportedVersions(rpc *jsonrpc.Error) []string {
 // [ResourceUpdatedEvent]) and feed the tasks they name. It returns nil when ctx ends or
 // the server ends the stream with its final result (mcpi's ends a stream of tasks alone
 // once they have all ended), and the server's error (or the end of the connection)
-// otherwise. In the 2025-11-25 era
-// there is nothing to open: servers send notifications unasked.
+// otherwise. In the 2025-11-25 era there is nothing to open (servers send notifications
+// unasked): it returns nil at once.
 func (s *Session) Listen(ctx context.Context, filter mcp.ListenFilter) error {
 	w := s.modern
 	if w == nil {

@@ -327,7 +327,16 @@ func newTask(s *Session, tool string, started time.Time) *Task {
 	return &Task{s: s, Tool: tool, Started: started, wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-// ID is the server's task id ("" until the server has answered the call).
+// ID is the server's task id. It is set when the server's answer to the call creates the
+// task (a CreateTaskResult in 2025-11-25; in 2026-07-28 a result of resultType "task",
+// which may come after rounds of input_required), so before [Session.StartToolTask]
+// returns and with the [TaskCreated] event; a task of [Session.FollowTask] has it from
+// the start. Before that answer it is "": progress that overtakes it reaches the
+// session's subscribers with a Task that has no id yet. It stays "" for good when the
+// server answers without making a task (in 2026-07-28, where the server decides, a call
+// it ran inline; in 2025-11-25, a server that ignored params.task: the answer is the
+// Task's outcome, and [Task.Dialect] still gives the session's era) and when the call
+// fails before the task exists.
 func (t *Task) ID() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -511,9 +520,9 @@ func (s *Session) StartToolTask(ctx context.Context, p *mcp.CallToolParams, opts
 
 // RunToolTask calls a tool as a task and waits for its outcome: [Session.StartToolTask]
 // and [Task.Wait] in one. The task is followed as StartToolTask's is, and is returned
-// with its outcome (nil when the call itself failed). When ctx ends first, the task goes
-// on, followed by the session, and ctx's error is returned with the task if it was
-// created by then.
+// with its outcome; it is nil when the call itself failed, and has no [Task.ID] when the
+// server answered without making a task. When ctx ends first, the task goes on, followed
+// by the session, and ctx's error is returned with the task if it was created by then.
 //
 // Over stdio, in either protocol era, the answer that creates the task is taken where it
 // is read and the caller wakes once, at the outcome, as for a ping: a task that is done
@@ -995,7 +1004,8 @@ func (s *Session) CancelTask(ctx context.Context, id string) (mcp.Task, error) {
 }
 
 // ListTasks returns one page of the server's tasks for this client; nil p asks for the
-// first.
+// first. In the 2026-07-28 era, whose Tasks extension has no tasks/list, it sends nothing
+// and fails with [ErrNoTaskList].
 func (s *Session) ListTasks(ctx context.Context, p *mcp.ListTasksParams) (*mcp.ListTasksResult, error) {
 	if s.modern != nil {
 		return nil, ErrNoTaskList
@@ -1005,7 +1015,8 @@ func (s *Session) ListTasks(ctx context.Context, p *mcp.ListTasksParams) (*mcp.L
 
 // ServerTasks ranges over every task the server lists for this client, from p's cursor
 // on (nil p: from the first): after a reconnect, this is how the tasks it still has are
-// found again.
+// found again. In the 2026-07-28 era it yields [ErrNoTaskList] alone: a task of the Tasks
+// extension is found again by its id.
 func (s *Session) ServerTasks(ctx context.Context, p *mcp.ListTasksParams) iter.Seq2[mcp.Task, error] {
 	if s.modern != nil {
 		return func(yield func(mcp.Task, error) bool) { yield(mcp.Task{}, ErrNoTaskList) }

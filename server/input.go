@@ -116,8 +116,9 @@ func (r *inputRound) fail(err *jsonrpc.Error) *jsonrpc.Error {
 
 // Inputs asks the client for the inputs in reqs (elicitation/create,
 // sampling/createMessage or roots/list, each with its params) and returns its answers,
-// the bare result objects, under the same keys. See the package's notes on input for how
-// it works in each era.
+// the bare result objects, under the same keys. In 2025-11-25 it sends the requests and
+// waits for their answers; in 2026-07-28 it returns [ErrInputRequired] until the client's
+// retry of the call brings them all (see the package doc, "Asking the client").
 func (s *Session) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest) (map[string]json.RawMessage, error) {
 	info := modernInfo(ctx)
 	if info == nil {

@@ -55,14 +55,20 @@ func (e *ClientTaskError) Error() string {
 
 func (e *ClientTaskError) Unwrap() error { return e.Err }
 
-// ElicitTask sends elicitation/create as a task. Use [ClientTask.Result] for the answer.
+// ElicitTask sends elicitation/create as a task, to live ttl (0: as long as the client
+// chooses). Use [ClientTask.Result] for the answer, which also gives the answer of a
+// client that ignored the task and answered at once ([ClientTask.Immediate]). Only a
+// client of 2025-11-25 that declared elicitation tasks (tasks.requests.elicitation.create)
+// is sent one; for any other, 2026-07-28 clients included (that era has no tasks on the
+// client), nothing is sent and the error is -32600.
 func (s *Session) ElicitTask(ctx context.Context, p *mcp.ElicitParams, ttl time.Duration) (*ClientTask, error) {
 	cp := *p
 	cp.Task = taskMetadata(ttl)
 	return s.startClientTask(ctx, mcp.MethodElicitationCreate, &cp)
 }
 
-// CreateMessageTask sends sampling/createMessage as a task.
+// CreateMessageTask sends sampling/createMessage as a task, as [Session.ElicitTask] does
+// elicitation/create.
 func (s *Session) CreateMessageTask(ctx context.Context, p *mcp.CreateMessageParams, ttl time.Duration) (*ClientTask, error) {
 	cp := *p
 	cp.Task = taskMetadata(ttl)

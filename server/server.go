@@ -31,7 +31,18 @@
 // answers, and returns as soon as it gets [ErrInputRequired]; written that way, one
 // handler serves both eras. Read the capabilities of the request at hand with
 // [ToolRequest.ClientCapabilities] or [Session.ClientCapabilitiesFor]: in 2026-07-28
-// they are those of that request, not of the connection. See input.go for the details.
+// they are those of that request, not of the connection.
+//
+// In 2026-07-28, Elicit, CreateMessage and ListRoots name their question by kind and
+// rank ("elicitation-1", "sampling-1", "roots-1", "elicitation-2", ...); Inputs takes
+// names of the handler's own. Since the handler runs again from the start with each
+// answer, it does nothing it cannot repeat before its last question; whatever it returns
+// after ErrInputRequired is dropped. The requestState holds the answers given so far, bound to
+// the request's method, target and arguments, with an expiry ([Options.RequestStateTTL]),
+// and signed with HMAC-SHA256 under [Options.StateKey]: a state that fails its check,
+// belongs to another request or has expired is refused with -32602. A question that
+// needs a capability the request's client did not declare fails the call with -32021,
+// and an answer of the wrong shape with -32602.
 package server
 
 import (
@@ -166,8 +177,8 @@ type Options struct {
 	// Modern makes the server speak revision 2026-07-28 as well as 2025-11-25: a stdio
 	// connection that opens with server/discover (or a request whose _meta names a
 	// protocol version), and a Streamable HTTP request without a session that carries
-	// the 2026-07-28 headers, are served statelessly; see modern.go. Off, the server is
-	// the 2025-11-25 server it was.
+	// the 2026-07-28 headers, are served statelessly (see the package doc). Off, the
+	// server speaks 2025-11-25 alone.
 	Modern bool
 	// CacheTTL is the ttlMs that 2026-07-28 results of server/discover, the lists and
 	// resources/read carry (cacheScope "public"). Zero tells clients not to cache.
@@ -530,8 +541,11 @@ func (s *Server) Run(ctx context.Context, t transport.Transport) error {
 	return nil
 }
 
-// HTTPHandler serves the server over Streamable HTTP, one session per MCP session. The
-// transport logs to opts.Logger, or to the server's [Options.Logger] when opts names none.
+// HTTPHandler serves the server over Streamable HTTP, one session per MCP session, and
+// (with [Options.Modern]) the stateless requests of 2026-07-28. The transport logs to
+// opts.Logger, or to the server's [Options.Logger] when opts names none; nil opts take
+// the defaults of [transport.HTTPOptions]. The handler is a [*transport.HTTPHandler],
+// whose Close ends its sessions and answers later requests 503.
 func (s *Server) HTTPHandler(opts *transport.HTTPOptions) http.Handler {
 	o := transport.HTTPOptions{}
 	if opts != nil {

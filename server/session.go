@@ -65,7 +65,9 @@ func (s *Session) InitializeParams() *mcp.InitializeParams {
 	return s.init
 }
 
-// ClientCapabilities returns the client's declared capabilities (empty before initialize).
+// ClientCapabilities returns the capabilities the client declared in initialize: empty
+// before it, and always in 2026-07-28, where each request declares its own (read them
+// with [Session.ClientCapabilitiesFor] or [ToolRequest.ClientCapabilities]).
 func (s *Session) ClientCapabilities() *mcp.ClientCapabilities {
 	if p := s.InitializeParams(); p != nil {
 		return &p.Capabilities
@@ -85,7 +87,10 @@ func (s *Session) subscribed(uri string) bool {
 	return s.subscriptions[uri]
 }
 
-// CreateMessage asks the client to sample from its model.
+// CreateMessage asks the client to sample from its model. In 2025-11-25 it sends
+// sampling/createMessage and waits for the answer; a client that declared no sampling is
+// sent nothing, and the error is -32600. In 2026-07-28 it returns [ErrInputRequired]
+// until the client's retry of the call brings the answer (see [Session.Inputs]).
 func (s *Session) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 	var mr mcp.CreateMessageResult
 	if handled, err := s.input(ctx, mcp.MethodSamplingCreateMessage, p, &mr); handled {
@@ -106,7 +111,10 @@ func (s *Session) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams)
 	return &r, nil
 }
 
-// Elicit asks the client's user for input.
+// Elicit asks the client's user for input. In 2025-11-25 it sends elicitation/create
+// and waits for the answer; a client that declared no elicitation is sent nothing, and
+// the error is -32600. In 2026-07-28 it returns [ErrInputRequired] until the client's
+// retry of the call brings the answer (see [Session.Inputs]).
 func (s *Session) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 	var er mcp.ElicitResult
 	if handled, err := s.input(ctx, mcp.MethodElicitationCreate, p, &er); handled {
@@ -127,7 +135,8 @@ func (s *Session) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitR
 	return &r, nil
 }
 
-// ListRoots asks the client for its roots.
+// ListRoots asks the client for its roots: with roots/list in 2025-11-25, through
+// [ErrInputRequired] and the client's retry in 2026-07-28 (see [Session.Inputs]).
 func (s *Session) ListRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
 	var r mcp.ListRootsResult
 	if handled, err := s.input(ctx, mcp.MethodRootsList, struct{}{}, &r); handled {

@@ -211,7 +211,9 @@ func (s *Stream) Close() error {
 }
 
 // Pipe returns two connected in-memory connections. Messages are encoded and decoded as on
-// a real stream, so tests over a pipe exercise the same wire format as stdio.
+// a real stream, so tests over a pipe exercise the same wire format as stdio. Like
+// [io.Pipe] it holds nothing: a Write waits for the other end to read the message, so
+// each end needs a reader (a [jsonrpc.Conn] is one).
 func Pipe() (a, b jsonrpc.Connection) {
 	ar, bw := io.Pipe()
 	br, aw := io.Pipe()
