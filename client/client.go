@@ -240,8 +240,8 @@ type Session struct {
 	pending pendingQueue
 	tools   map[string]*mcp.Tool
 	tasks   taskRegistry
-	listens map[string]context.CancelFunc // 2026-07-28 resource subscriptions, by uri
-	recv    *tasks.Manager                // receiver tasks; nil when off
+	listens map[string]*resourceListen // 2026-07-28 resource subscriptions, by uri
+	recv    *tasks.Manager             // receiver tasks; nil when off
 	polled  receiverRequests
 	ended   chan struct{} // closed once everything bound to the session is freed
 }
@@ -1079,38 +1079,104 @@ func (s *Session) ReadResource(ctx context.Context, p *mcp.ReadResourceParams) (
 
 // SubscribeResource asks for [ResourceUpdatedEvent]s about uri. In the 2026-07-28 era,
 // which has no resources/subscribe, it opens a subscriptions/listen stream for uri that
-// lasts until [Session.UnsubscribeResource] or the session's end.
+// lasts until [Session.UnsubscribeResource] or the session's end, and returns once the
+// server has acknowledged it: an error when the server refuses the stream, ends it first,
+// or acknowledges it without uri ([ErrSubscriptionRefused]).
 func (s *Session) SubscribeResource(ctx context.Context, uri string) error {
 	if s.modern != nil {
-		lctx, cancel := context.WithCancel(context.Background())
-		s.mu.Lock()
-		if s.listens == nil {
-			s.listens = map[string]context.CancelFunc{}
-		}
-		if old := s.listens[uri]; old != nil {
-			old()
-		}
-		s.listens[uri] = cancel
-		s.mu.Unlock()
-		go func() {
-			if err := s.Listen(lctx, mcp.ListenFilter{ResourceSubscriptions: []string{uri}}); err != nil {
-				s.log.Warn("the resource subscription ended", "uri", uri, "error", err)
-			}
-		}()
-		return nil
+		return s.listenResource(ctx, uri)
 	}
 	return s.call(ctx, mcp.MethodResourcesSubscribe, &mcp.SubscribeParams{URI: uri}, nil)
+}
+
+// ErrSubscriptionRefused is the error of a 2026-07-28 [Session.SubscribeResource] that
+// the server acknowledged without the resource.
+var ErrSubscriptionRefused = errors.New("the server acknowledged the subscription without the resource")
+
+// resourceListen is a 2026-07-28 resource subscription: its stream, which cancel withdraws.
+type resourceListen struct{ cancel context.CancelFunc }
+
+// listenResource is SubscribeResource in the 2026-07-28 era.
+func (s *Session) listenResource(ctx context.Context, uri string) error {
+	w := s.modern
+	raw, err := w.params(&mcp.ListenParams{Notifications: mcp.ListenFilter{ResourceSubscriptions: []string{uri}}}, false)
+	if err != nil {
+		return &jsonrpc.CallError{Method: mcp.MethodSubscriptionsListen, Op: jsonrpc.OpEncode, Err: err}
+	}
+	acked := make(chan []string, 1)
+	ended := make(chan error, 1)
+	lctx, cancel := context.WithCancel(context.Background())
+	var id jsonrpc.ID
+	gctx := jsonrpc.WithRequestID(lctx, func(i jsonrpc.ID) {
+		// Before the request is written: its acknowledgement cannot come first.
+		id = i
+		w.listenMu.Lock()
+		if w.resourceAcks == nil {
+			w.resourceAcks = map[jsonrpc.ID]chan<- []string{}
+		}
+		w.resourceAcks[i] = acked
+		w.listenMu.Unlock()
+	})
+	err = s.conn.Go(gctx, mcp.MethodSubscriptionsListen, raw, func(_ json.RawMessage, err error) {
+		w.resourceAcked(id)
+		if lctx.Err() != nil {
+			err = nil // withdrawn: unsubscribed, or never acknowledged
+		} else if err != nil {
+			s.log.Warn("the resource subscription ended", "uri", uri, "error", err)
+		}
+		ended <- err
+	})
+	if err != nil {
+		cancel()
+		w.resourceAcked(id)
+		return err
+	}
+	l := &resourceListen{cancel: cancel}
+	drop := func() {
+		cancel()
+		s.mu.Lock()
+		if s.listens[uri] == l {
+			delete(s.listens, uri)
+		}
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	if s.listens == nil {
+		s.listens = map[string]*resourceListen{}
+	}
+	if old := s.listens[uri]; old != nil {
+		old.cancel()
+	}
+	s.listens[uri] = l
+	s.mu.Unlock()
+	select {
+	case got := <-acked:
+		if !slices.Contains(got, uri) {
+			drop()
+			return fmt.Errorf("%s of %s: %w", mcp.MethodSubscriptionsListen, uri, ErrSubscriptionRefused)
+		}
+		return nil
+	case err := <-ended:
+		drop()
+		if err == nil {
+			return fmt.Errorf("%s of %s: the server ended the stream before it acknowledged it", mcp.MethodSubscriptionsListen, uri)
+		}
+		return fmt.Errorf("%s: %w", mcp.MethodSubscriptionsListen, err)
+	case <-ctx.Done():
+		drop()
+		return ctx.Err()
+	}
 }
 
 // UnsubscribeResource undoes [Session.SubscribeResource].
 func (s *Session) UnsubscribeResource(ctx context.Context, uri string) error {
 	if s.modern != nil {
 		s.mu.Lock()
-		cancel := s.listens[uri]
+		l := s.listens[uri]
 		delete(s.listens, uri)
 		s.mu.Unlock()
-		if cancel != nil {
-			cancel()
+		if l != nil {
+			l.cancel()
 		}
 		return nil
 	}

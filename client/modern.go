@@ -60,6 +60,10 @@ type modernWire struct {
 	// unacked are the streams of tasks not acknowledged yet, by their request's id (the
 	// subscription's id the acknowledgement names); guarded by listenMu.
 	unacked map[jsonrpc.ID]*listenGroup
+	// resourceAcks are the resource subscriptions (SubscribeResource) waiting for their
+	// acknowledgement, by their request's id; told the resources it accepted. Guarded by
+	// listenMu.
+	resourceAcks map[jsonrpc.ID]chan<- []string
 }
 
 // paramHeaders is the transport end that carries x-mcp-header arguments as headers.
@@ -839,6 +843,16 @@ func (w *modernWire) acknowledged(id jsonrpc.ID) *listenGroup {
 	return g
 }
 
+// resourceAcked takes the resource subscription of request id off those waiting for
+// their acknowledgement, and returns where to tell it (nil if it is not one, or was told).
+func (w *modernWire) resourceAcked(id jsonrpc.ID) chan<- []string {
+	w.listenMu.Lock()
+	defer w.listenMu.Unlock()
+	ch := w.resourceAcks[id]
+	delete(w.resourceAcks, id)
+	return ch
+}
+
 // forgetAck takes the stream g off those waiting for their acknowledgement: it ended.
 func (w *modernWire) forgetAck(g *listenGroup) {
 	w.listenMu.Lock()
@@ -862,6 +876,10 @@ func (s *Session) listenAcknowledged(params json.RawMessage) {
 		} `json:"_meta"`
 	}
 	if json.Unmarshal(params, &p) != nil || !p.Meta.ID.IsValid() {
+		return
+	}
+	if ch := s.modern.resourceAcked(p.Meta.ID); ch != nil {
+		ch <- p.Notifications.ResourceSubscriptions // buffered, and told once
 		return
 	}
 	g := s.modern.acknowledged(p.Meta.ID)
