@@ -47,6 +47,15 @@ func UsageErrorf(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
+// StoreUnreachableError is a token store that cannot be used at all (the OS keyring
+// with no D-Bus session), as opposed to one that holds a damaged record. Connecting
+// reads such a store as empty: it matters only once a login or a stored token is
+// needed. It is a [*UsageError] too: the way out is another --token-store.
+type StoreUnreachableError struct{ Msg string }
+
+func (e *StoreUnreachableError) Error() string { return e.Msg }
+func (e *StoreUnreachableError) Unwrap() error { return &UsageError{Msg: e.Msg} }
+
 // ConfigError is a config file (the mcpServers format) that cannot be used.
 type ConfigError struct {
 	File string

@@ -90,8 +90,11 @@ func (a *Auth) check(hasAuthHeader bool) error {
 
 // flow returns the OAuth flow for the server at rawURL, which flags names for the
 // login command. With hideToken, the flow does not see the token stored (it keeps the
-// client registration), and replaces it once it has a new one.
-func (a *Auth) flow(rawURL, flags string, hideToken bool) (*auth.Flow, error) {
+// client registration), and replaces it once it has a new one. With lenient, a store
+// that cannot be reached at all reads as empty, and fails only the login that would
+// need it (see [lenientStore]); the auth commands, which are about the store, are not
+// lenient.
+func (a *Auth) flow(rawURL, flags string, hideToken, lenient bool) (*auth.Flow, error) {
 	store := a.Store
 	if store == nil && a.OpenStore != nil {
 		var err error
@@ -104,6 +107,11 @@ func (a *Auth) flow(rawURL, flags string, hideToken bool) (*auth.Flow, error) {
 	}
 	if hideToken {
 		store = tokenless{store}
+	}
+	var ls *lenientStore
+	if lenient {
+		ls = &lenientStore{Store: store}
+		store = ls
 	}
 	cfg := &auth.Config{
 		ClientID:         a.ClientID,
@@ -118,7 +126,7 @@ func (a *Auth) flow(rawURL, flags string, hideToken bool) (*auth.Flow, error) {
 	if a.ClientCredentials {
 		cfg.Grant = auth.ClientCredentials
 	} else {
-		cfg.Browser = &loginBrowser{show: a.Show, server: rawURL, flags: flags}
+		cfg.Browser = &loginBrowser{show: a.Show, server: rawURL, flags: flags, store: ls}
 	}
 	f, err := auth.New(rawURL, cfg)
 	if err != nil {
@@ -135,6 +143,7 @@ func (a *Auth) flow(rawURL, flags string, hideToken bool) (*auth.Flow, error) {
 type loginBrowser struct {
 	show          func(ctx context.Context, server, authURL string) error
 	server, flags string
+	store         *lenientStore // nil: the store's errors are the flow's
 
 	mu   sync.Mutex
 	addr string // the listener's address, once it has listened
@@ -144,6 +153,10 @@ type loginBrowser struct {
 // RedirectURL implements [auth.Browser]. With no one to log in, it fails before the
 // flow registers a client for a login that cannot happen.
 func (b *loginBrowser) RedirectURL(ctx context.Context) (string, error) {
+	if err := b.store.unreachable(); err != nil {
+		// The login's tokens could not be kept: the user would log in for nothing.
+		return "", err
+	}
 	if b.show == nil {
 		return "", &cmdutil.LoginNeededError{Server: b.server, Flags: b.flags}
 	}
@@ -390,7 +403,7 @@ func (s *Selection) Login(ctx context.Context) (*Target, error) {
 	if s.Auth.ClientCredentials {
 		return t, t.Flow.Login(ctx)
 	}
-	fresh, err := s.Auth.flow(t.URL, s.flags(t), true)
+	fresh, err := s.Auth.flow(t.URL, s.flags(t), true, false)
 	if err != nil {
 		return nil, err
 	}
@@ -416,7 +429,7 @@ func (s *Selection) Login(ctx context.Context) (*Target, error) {
 // FlowTarget resolves the selection to a server mcpi logs in to: an HTTP server given
 // no Authorization header, whose Target has a Flow.
 func (s *Selection) FlowTarget() (*Target, error) {
-	t, err := s.Resolve()
+	t, err := s.resolve(false)
 	switch {
 	case err != nil:
 		return nil, err
@@ -450,4 +463,37 @@ func (s tokenless) Load(ctx context.Context, server string) (*auth.Record, error
 		r.Token = nil
 	}
 	return r, err
+}
+
+// lenientStore is a store that cannot be reached at all (a
+// [*cmdutil.StoreUnreachableError], such as the OS keyring with no D-Bus session) read
+// as empty, so that a server that wants no token is talked to whatever --token-store
+// says. The error is kept, and a login, whose tokens the store could not keep, fails
+// with it (see [loginBrowser.RedirectURL]); saving fails with it as well.
+type lenientStore struct {
+	auth.Store
+	mu  sync.Mutex
+	err error
+}
+
+func (s *lenientStore) Load(ctx context.Context, server string) (*auth.Record, error) {
+	r, err := s.Store.Load(ctx, server)
+	if _, ok := errors.AsType[*cmdutil.StoreUnreachableError](err); ok {
+		s.mu.Lock()
+		s.err = err
+		s.mu.Unlock()
+		return nil, nil
+	}
+	return r, err
+}
+
+// unreachable returns the error of a Load that could not reach the store; nil for a
+// nil s.
+func (s *lenientStore) unreachable() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
 }

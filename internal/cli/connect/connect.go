@@ -342,7 +342,10 @@ func (s *Selection) ServerURL() string {
 }
 
 // Resolve checks the flags and returns the transport they select, without connecting.
-func (s *Selection) Resolve() (*Target, error) {
+func (s *Selection) Resolve() (*Target, error) { return s.resolve(true) }
+
+// resolve is Resolve; lenient is the flow's (see [Auth.flow]).
+func (s *Selection) resolve(lenient bool) (*Target, error) {
 	switch p := s.Protocol; {
 	case p != "" && p != client.ProtocolAuto && !mcp.IsModernProtocolVersion(p) && !mcp.IsSupportedProtocolVersion(p):
 		return nil, cmdutil.UsageErrorf("--protocol %q: give auto, %s, or %s", p, mcp.ProtocolVersion20260728, strings.Join(mcp.SupportedProtocolVersions, ", "))
@@ -379,9 +382,9 @@ func (s *Selection) Resolve() (*Target, error) {
 		}
 		return s.stdio(argv, env, s.Cwd, fmt.Sprintf("%q", s.Stdio)), nil
 	case s.URL != "":
-		return s.http(s.URL, headers)
+		return s.http(s.URL, headers, lenient)
 	case s.Config != "":
-		return s.fromConfig(env, headers)
+		return s.fromConfig(env, headers, lenient)
 	case len(s.Env) > 0 || s.Cwd != "" || len(s.Headers) > 0:
 		return nil, cmdutil.UsageErrorf("--env, --cwd and --header need a server: give --stdio, --url or --config")
 	}
@@ -403,7 +406,7 @@ func (s *Selection) stdio(argv []string, env map[string]string, dir, name string
 	}
 }
 
-func (s *Selection) http(rawURL string, headers http.Header) (*Target, error) {
+func (s *Selection) http(rawURL string, headers http.Header, lenient bool) (*Target, error) {
 	u, err := url.Parse(rawURL)
 	var ue *url.Error
 	if errors.As(err, &ue) {
@@ -420,7 +423,7 @@ func (s *Selection) http(rawURL string, headers http.Header) (*Target, error) {
 	if headers.Get("Authorization") == "" {
 		// An Authorization header is the user's credential: the flow would never
 		// replace it, and must not send a token of its own beside it.
-		if t.Flow, err = s.Auth.flow(rawURL, s.flags(t), false); err != nil {
+		if t.Flow, err = s.Auth.flow(rawURL, s.flags(t), false, lenient); err != nil {
 			return nil, err
 		}
 		ht.Auth = t.Flow
@@ -681,7 +684,7 @@ func ReadConfig(file string) (*Config, error) {
 	return &c, nil
 }
 
-func (s *Selection) fromConfig(env map[string]string, headers http.Header) (*Target, error) {
+func (s *Selection) fromConfig(env map[string]string, headers http.Header, lenient bool) (*Target, error) {
 	cfg, err := ReadConfig(s.Config)
 	if err != nil {
 		return nil, err
@@ -756,7 +759,7 @@ func (s *Selection) fromConfig(env map[string]string, headers http.Header) (*Tar
 		for k, vs := range headers {
 			h[k] = vs
 		}
-		t, err := s.http(sc.URL, h)
+		t, err := s.http(sc.URL, h, lenient)
 		if err != nil {
 			return nil, bad("has an invalid url %q", sc.URL)
 		}

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zalando/go-keyring"
+
 	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/internal/cli/auth/status"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
@@ -282,5 +284,31 @@ func TestLoginFailuresSpeakOfTheLogin(t *testing.T) {
 	})
 	if want := "\nmcpi: the login to " + q.URL + " was interrupted"; code == 0 || !strings.Contains(errOut.String(), want) {
 		t.Errorf("exit %d, stderr %q; want it to start with %q", code, errOut.String(), want)
+	}
+}
+
+// A keyring that cannot be reached (no D-Bus session) matters only when a login or a
+// stored token is needed: a server that wants no token is talked to as with any store,
+// and one that wants a login fails on the keyring before the browser opens or a client
+// is registered.
+func TestUnreachableKeyringOnlyForALogin(t *testing.T) {
+	clitest.StateDir(t)
+	keyring.MockInitWithError(errors.New(`exec: "dbus-launch": executable file not found in $PATH`))
+	t.Cleanup(func() { keyring.MockInit() })
+	never := func(string) error { t.Error("the browser was opened"); return nil }
+
+	open := serveDemoHTTP(t)
+	if out, errOut, code := cli(t, true, never, "--url", open, "--token-store", "keyring", "ping"); code != 0 || errOut != "" {
+		t.Errorf("a server that wants no token: exit %d\n%s%s", code, out, errOut)
+	}
+
+	p := protectedDemo(t, false)
+	_, errOut, code := cli(t, true, never, "--url", p.URL, "--token-store", "keyring", "tools", "list")
+	want := "mcpi: the OS keyring cannot be used (exec: \"dbus-launch\": executable file not found in $PATH); use --token-store file, the default\n"
+	if code != 2 || errOut != want {
+		t.Errorf("a server that wants a login: exit %d, stderr\n %q\nwant\n %q", code, errOut, want)
+	}
+	if regs, _, _ := p.AS.Snapshot(); len(regs) != 0 {
+		t.Errorf("%d clients registered for a login whose tokens could not be kept", len(regs))
 	}
 }
