@@ -43,6 +43,10 @@ type Auth struct {
 	// TokenStore names; with neither, each flow keeps its tokens in memory.
 	Store     auth.Store
 	OpenStore func(kind string) (auth.Store, error)
+	// tokenStoreEnv is $MCPI_TOKEN_STORE, and tokenStoreSet whether --token-store was
+	// given: which of them a wrong name came from.
+	tokenStoreEnv string
+	tokenStoreSet bool
 	// Show shows the user the authorization URL of a login (opens the browser, prints
 	// it, puts it on a page) and returns; the flow then waits for the redirect. nil means
 	// no one can log in: a server that wants a login fails with a
@@ -67,11 +71,42 @@ func (a *Auth) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&a.ClientID, "client-id", "", "log in to an OAuth server as the pre-registered client `ID`")
 	fs.StringVar(&a.ClientSecret, "client-secret", "", "the `SECRET` of --client-id (or $"+clientSecretEnv+")")
 	fs.BoolVar(&a.ClientCredentials, "client-credentials", false, "obtain OAuth tokens with the client credentials grant of --client-id and --client-secret, with no user and no browser (for scripts)")
-	def := os.Getenv(tokenStoreEnv)
-	if def == "" {
-		def = "file"
+	a.tokenStoreEnv = os.Getenv(tokenStoreEnv)
+	a.TokenStore = a.tokenStoreEnv
+	if a.TokenStore == "" {
+		a.TokenStore = "file"
 	}
-	fs.StringVar(&a.TokenStore, "token-store", def, "keep OAuth tokens in `STORE`: file (a file per server in the state directory) or keyring (the OS keyring); $"+tokenStoreEnv+" sets the default")
+	fs.Var(storeFlag{a}, "token-store", "keep OAuth tokens in `STORE`: file (a file per server in the state directory) or keyring (the OS keyring); $"+tokenStoreEnv+" sets the default")
+}
+
+// storeFlag is --token-store, which notes that it was given: a wrong name is then the
+// flag's, else $MCPI_TOKEN_STORE's.
+type storeFlag struct{ a *Auth }
+
+func (f storeFlag) Set(s string) error {
+	f.a.TokenStore, f.a.tokenStoreSet = s, true
+	return nil
+}
+func (f storeFlag) String() string {
+	if f.a == nil {
+		return ""
+	}
+	return f.a.TokenStore
+}
+func (storeFlag) Type() string { return "string" }
+
+// CheckTokenStore refuses a token store that is neither "file" nor "keyring", naming
+// where its name came from. Each command that uses the store checks it (one that does
+// not, such as "serve", leaves a mistyped $MCPI_TOKEN_STORE alone).
+func (a *Auth) CheckTokenStore() error {
+	switch a.TokenStore {
+	case "", "file", "keyring":
+		return nil
+	}
+	if !a.tokenStoreSet && a.TokenStore == a.tokenStoreEnv {
+		return cmdutil.UsageErrorf("$%s is %q: give file or keyring, or unset it", tokenStoreEnv, a.TokenStore)
+	}
+	return cmdutil.UsageErrorf("--token-store %q: give file or keyring", a.TokenStore)
 }
 
 // check refuses flags that do not go together; hasAuthHeader is whether --header (or
@@ -95,6 +130,9 @@ func (a *Auth) check(hasAuthHeader bool) error {
 // need it (see [lenientStore]); the auth commands, which are about the store, are not
 // lenient.
 func (a *Auth) flow(rawURL, flags string, hideToken, lenient bool) (*auth.Flow, error) {
+	if err := a.CheckTokenStore(); err != nil {
+		return nil, err
+	}
 	store := a.Store
 	if store == nil && a.OpenStore != nil {
 		var err error

@@ -312,3 +312,27 @@ func TestUnreachableKeyringOnlyForALogin(t *testing.T) {
 		t.Errorf("%d clients registered for a login whose tokens could not be kept", len(regs))
 	}
 }
+
+// A mistyped token store is refused wherever the store is used, naming where the name
+// came from: --token-store, or $MCPI_TOKEN_STORE (with --url too, where the flag was
+// never given); "auth status" no longer says that no logins are kept.
+func TestMistypedTokenStore(t *testing.T) {
+	dir := t.TempDir()
+	url := serveDemoHTTP(t)
+	for _, c := range []struct {
+		env  string
+		args []string
+		want string
+	}{
+		{"", []string{"auth", "status", "--token-store", "keyrng"}, `mcpi: --token-store "keyrng": give file or keyring` + "\n"},
+		{"", []string{"--url", url, "--token-store", "bogus", "ping"}, `mcpi: --token-store "bogus": give file or keyring` + "\n"},
+		{"keyrng", []string{"auth", "status"}, `mcpi: $MCPI_TOKEN_STORE is "keyrng": give file or keyring, or unset it` + "\n"},
+		{"keyrng", []string{"--url", url, "ping"}, `mcpi: $MCPI_TOKEN_STORE is "keyrng": give file or keyring, or unset it` + "\n"},
+		{"keyrng", []string{"--url", url, "--token-store", "file", "ping"}, ""},
+	} {
+		_, stderr, code := runEnv(t, dir, []string{"MCPI_TOKEN_STORE=" + c.env}, c.args...)
+		if wantCode := map[bool]int{true: 0, false: 2}[c.want == ""]; code != wantCode || stderr != c.want {
+			t.Errorf("MCPI_TOKEN_STORE=%s mcpi %s: exit %d, stderr %q; want %d, %q", c.env, strings.Join(c.args, " "), code, stderr, wantCode, c.want)
+		}
+	}
+}
