@@ -361,7 +361,7 @@ type LostTaskError struct {
 func (e *LostTaskError) Error() string {
 	who := "the server"
 	if e.Server != "" {
-		who += " at " + e.Server
+		who += " at " + RedactURL(e.Server)
 	}
 	if errors.Is(e.Err, transport.ErrSessionExpired) {
 		// A server of 2025-11-25 may keep the task running for a later session to take
