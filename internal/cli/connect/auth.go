@@ -2,6 +2,7 @@ package connect
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -451,6 +452,12 @@ func (s *Selection) Login(ctx context.Context) (*Target, error) {
 	if rec, err := fresh.Record(ctx); err != nil || rec != nil && rec.Token != nil {
 		return t, err // the server asked for a token, and the login got one
 	}
+	if !publishesResourceMetadata(ctx, t.URL, t.Header) {
+		// No OAuth at all: a login through metadata assumed in its place can only fail,
+		// in words (a 404 of /register, no terminal to open a browser on) that read
+		// as if a login were wanted.
+		return t, ErrNoLoginNeeded
+	}
 	if err := fresh.Login(ctx); err != nil {
 		// Most often a server with no OAuth at all: say first that it needs no login
 		// (the sentence of the failure alone read as if it did).
@@ -462,6 +469,52 @@ func (s *Selection) Login(ctx context.Context) (*Target, error) {
 			t.URL, strings.TrimPrefix(why, "the OAuth login failed: "))
 	}
 	return t, nil
+}
+
+// ErrNoLoginNeeded is the outcome of [Selection.Login] with a server that answers
+// without a token and publishes no protected resource metadata: it has no OAuth, and
+// there is nothing to log in to.
+var ErrNoLoginNeeded = errors.New("the server needs no login")
+
+// publishesResourceMetadata reports whether the server at rawURL publishes OAuth
+// protected resource metadata (RFC 9728) at either well-known URL the flow looks at: a
+// JSON object answered with 200. A server that cannot be asked is taken to publish it,
+// so that the login goes on and its own failure says what went wrong.
+func publishesResourceMetadata(ctx context.Context, rawURL string, headers http.Header) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return true
+	}
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	defer base.CloseIdleConnections()
+	hc := &http.Client{Transport: attemptBound{rt: base, timeout: loginProbeTimeout}}
+	const wellKnown = "/.well-known/oauth-protected-resource"
+	paths := []string{wellKnown}
+	if p := strings.TrimSuffix(u.EscapedPath(), "/"); p != "" {
+		paths = []string{wellKnown + p, wellKnown}
+	}
+	for _, p := range paths {
+		m := url.URL{Scheme: u.Scheme, Host: u.Host, Path: p}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.String(), nil)
+		if err != nil {
+			return true
+		}
+		for k, v := range headers {
+			req.Header[k] = v
+		}
+		req.Header.Set("Accept", "application/json")
+		resp, err := hc.Do(req)
+		if err != nil {
+			return true
+		}
+		var doc map[string]any
+		ok := resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&doc) == nil
+		resp.Body.Close()
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // FlowTarget resolves the selection to a server mcpi logs in to: an HTTP server given
