@@ -486,6 +486,11 @@ func describe(err error) (sentence string, code int) {
 		return look.Sentence(err) + "; use --task", ExitUsage
 	}
 	if msg, ok := describeEra(err); ok {
+		if taskOnly(err) {
+			// The user's mistake, which the server refused: exit 2, as in 2025-11-25,
+			// where mcpi refuses it itself.
+			return msg, ExitUsage
+		}
 		return msg, ExitMCPError
 	}
 	if look.Lost(err) != "" {
@@ -505,6 +510,19 @@ func describe(err error) (sentence string, code int) {
 // request itself mean: -32022 (a protocol version the server does not speak), -32021 (a
 // client capability the request had to declare) and -32020 (headers that do not match
 // the body).
+// taskOnly reports whether err is a server's -32021 that asks for the Tasks extension:
+// a tool it runs only as a task, called without --task.
+func taskOnly(err error) bool {
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != mcp.CodeMissingRequiredClientCapability {
+		return false
+	}
+	var d mcp.MissingCapabilityData
+	_ = json.Unmarshal(rpc.Data, &d)
+	_, ok := d.RequiredCapabilities.Extensions[mcp.ExtensionTasks]
+	return ok
+}
+
 func describeEra(err error) (string, bool) {
 	var rpc *jsonrpc.Error
 	var unsupported *client.UnsupportedVersionError

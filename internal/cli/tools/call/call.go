@@ -171,7 +171,9 @@ tasks of an ended one.
 Exit status: 0 on success, 1 when the tool reports an error (isError), its result
 does not fit its output schema, the server answers with a JSON-RPC error, the
 task was cancelled, or the server answered its polls with errors until mcpi gave
-up, 2 on bad usage, a refused call, a connection failure (the server exited,
+up, 2 on bad usage, a call refused for how it was made (a tool that runs
+only as a task called without --task, by mcpi or by the server, or one that
+never does called with it), a connection failure (the server exited,
 ended the session or cannot be reached, whatever error it sent with the end; a
 task lost so included) or an interruption.`,
 		Example: `  mcpi tools call add --arg a=2 --arg b=3
