@@ -148,7 +148,17 @@ func TestErrors(t *testing.T) {
 		want string
 		code int
 	}{
-		{[]string{"tools", "call", "x"}, `mcpi: the server has no tool named "x"`, 2},
+		{[]string{"tools", "call", "x"}, `mcpi: the server has no tool named "x" ("mcpi tools list" lists its tools)`, 2},
+		{[]string{"tools", "call", "ad"}, `mcpi: the server has no tool named "ad"; did you mean "add"?`, 2},
+		// A prompt is checked as a tool is, before it is asked for.
+		{[]string{"prompts", "get", "gret"}, `mcpi: the server has no prompt named "gret"; did you mean "greet"?`, 2},
+		{[]string{"prompts", "get", "x"}, `mcpi: the server has no prompt named "x" ("mcpi prompts list" lists its prompts)`, 2},
+		{[]string{"prompts", "get", "greet"}, `mcpi: the prompt "greet" needs the argument "name": give --arg name=VALUE`, 2},
+		{[]string{"tool", "list"}, `mcpi: "mcpi" has no command "tool"; did you mean "tools"?`, 2},
+		{[]string{"tools", "lst"}, `mcpi: "mcpi tools" has no command "lst"; did you mean "list"?`, 2},
+		// --arg NAME VALUE, the space for the "=": a second word is no second tool.
+		{[]string{"tools", "call", "add", "--arg", "a", "1"}, `mcpi: --arg wants NAME=VALUE in one word: --arg a=1, not --arg a 1`, 2},
+		{[]string{"tools", "call", "add", "--args-json", "{a:1}"}, `mcpi: --args-json is not valid JSON: invalid character 'a' looking for beginning of object key string at line 1, column 2`, 2},
 		{[]string{"--protocol", "2025-01-01", "ping"}, `mcpi: --protocol "2025-01-01": give auto, 2026-07-28, or 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05`, 2},
 		{[]string{"--stdio", `sh -c 'echo boom >&2; exit 3'`, "--protocol", "2026-07-28", "ping"},
 			`mcpi: the server exited (exit status 3) when asked for protocol version 2026-07-28: it may not speak that version, or not start at all (drop --protocol to let mcpi choose); its last output: boom`, 2},

@@ -181,7 +181,7 @@ task lost so included) or an interruption.`,
   mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --arg seconds=5 --arg steps=5 --task
   mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --task --ttl 10m --detach
   mcpi tools call ask_task --task --json --answers answers.json`,
-		Args: cmdutil.ExactArgs(1, "the name of a tool"),
+		Args: cmdutil.ExactArgsKV(1, "the name of a tool", "--arg", &opts.Args),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			opts.TTLSet = cmd.Flags().Changed("ttl")
@@ -276,6 +276,16 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	defer sess.Close()
 	tool, err := sess.Tool(ctx, opts.Name)
+	if _, ok := errors.AsType[*client.UnknownToolError](err); ok {
+		var names []string
+		for t, err := range sess.Tools(ctx, nil) {
+			if err != nil {
+				break // the suggestion is a help, not worth a failure of its own
+			}
+			names = append(names, t.Name)
+		}
+		return cmdutil.UnknownName("tool", opts.Name, names, "mcpi tools list")
+	}
 	if err != nil {
 		return err
 	}
