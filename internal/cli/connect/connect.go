@@ -5,6 +5,7 @@
 package connect
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,8 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -668,6 +671,30 @@ type Config struct {
 // mistake (or /dev/zero) must not exhaust memory.
 const MaxConfigSize = 1 << 20
 
+// serverField puts the name of the server in the field of err, a type error inside
+// mcpServers, which encoding/json names without the map's key ("mcpServers.args"): the
+// entry whose bytes hold the error's offset is the one.
+func serverField(data []byte, err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || !strings.HasPrefix(te.Field, "mcpServers.") {
+		return err
+	}
+	var raw struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	if json.Unmarshal(data, &raw) != nil {
+		return err
+	}
+	for name, entry := range raw.MCPServers {
+		if i := bytes.Index(data, entry); i >= 0 && int64(i) <= te.Offset && te.Offset <= int64(i+len(entry)) {
+			named := *te
+			named.Field = "mcpServers." + name + strings.TrimPrefix(te.Field, "mcpServers")
+			return &named
+		}
+	}
+	return err
+}
+
 // ReadConfig reads and parses a config file.
 func ReadConfig(file string) (*Config, error) {
 	data, err := cmdutil.ReadFile(file, MaxConfigSize)
@@ -676,7 +703,7 @@ func ReadConfig(file string) (*Config, error) {
 	}
 	var c Config
 	if err := json.Unmarshal(data, &c); err != nil {
-		return nil, &cmdutil.ConfigError{File: file, Err: cmdutil.JSONSyntaxError(data, err)}
+		return nil, &cmdutil.ConfigError{File: file, Err: cmdutil.JSONSyntaxError(data, serverField(data, err))}
 	}
 	if c.MCPServers == nil {
 		return nil, &cmdutil.ConfigError{File: file, Err: errors.New(`it has no "mcpServers" object`)}
@@ -740,6 +767,9 @@ func (s *Selection) fromConfig(env map[string]string, headers http.Header, lenie
 		if s.Cwd != "" {
 			dir = s.Cwd
 		}
+		if err := argsInCommand(sc.Command, dir); err != nil {
+			return nil, bad("%s", err)
+		}
 		argv := append([]string{sc.Command}, sc.Args...)
 		return s.stdio(argv, all, dir, fmt.Sprintf("%q", name)), nil
 	case "http", "streamable-http", "streamableHttp", "streamable_http":
@@ -768,6 +798,27 @@ func (s *Selection) fromConfig(env map[string]string, headers http.Header, lenie
 		return nil, bad(`uses the old HTTP+SSE transport, which mcpi does not speak; it speaks Streamable HTTP ("type": "http")`)
 	}
 	return nil, bad(`has the unknown type %q (want "stdio", "http" or "streamable-http")`, kind)
+}
+
+// argsInCommand says when command, a config entry's "command", is a command line
+// rather than a program: no program has its name, and its first word is one. The
+// mcpServers format runs "command" as it is, so its arguments go in "args".
+func argsInCommand(command, dir string) error {
+	words, err := SplitCommand(command)
+	if err != nil || len(words) < 2 {
+		return nil
+	}
+	if dir != "" && !filepath.IsAbs(words[0]) && strings.Contains(words[0], "/") {
+		return nil // relative to a directory this process is not in
+	}
+	if _, err := exec.LookPath(command); err == nil {
+		return nil
+	}
+	if _, err := exec.LookPath(words[0]); err != nil {
+		return nil
+	}
+	args, _ := json.Marshal(words[1:])
+	return fmt.Errorf(`has the "command" %q, which is no program: its arguments go in "args" ("command": %q, "args": %s)`, command, words[0], strings.ReplaceAll(string(args), `","`, `", "`))
 }
 
 // SplitCommand splits a command line into words as a POSIX shell would, without

@@ -142,6 +142,10 @@ func TestErrors(t *testing.T) {
 	good := filepath.Join(dir, "good.json")
 	os.WriteFile(good, []byte(`{"mcpServers": {"demo": {"command": "`+mcpiBin+`", "args": ["serve", "demo"]}, "web": {"type": "http", "url": "http://127.0.0.1:1/mcp"}}}`), 0o600)
 	closed := fmt.Sprintf("http://127.0.0.1:%d/mcp", freePort(t))
+	argsString := filepath.Join(dir, "args.json")
+	os.WriteFile(argsString, []byte(`{"mcpServers": {"demo": {"command": "x", "args": "serve demo"}}}`), 0o600)
+	argsInCommand := filepath.Join(dir, "spaces.json")
+	os.WriteFile(argsInCommand, []byte(`{"mcpServers": {"demo": {"command": "`+mcpiBin+` serve demo"}}}`), 0o600)
 
 	tests := []struct {
 		args []string
@@ -172,6 +176,10 @@ func TestErrors(t *testing.T) {
 			"mcpi: the config file " + badJSON + " is not valid JSON: invalid character '}' looking for beginning of object key string at line 1, column 44", 2},
 		{[]string{"--config", good, "--server", "nope", "tools", "list"},
 			"mcpi: the config file " + good + ` has no server named "nope"; it has "demo" and "web"`, 2},
+		{[]string{"--config", argsString, "tools", "list"},
+			"mcpi: the config file " + argsString + " is not in the mcpServers format: mcpServers.demo.args must be an array, not a string (line 1, column 61)", 2},
+		{[]string{"--config", argsInCommand, "tools", "list"},
+			"mcpi: the config file " + argsInCommand + ` cannot be used: server "demo" has the "command" "` + mcpiBin + ` serve demo", which is no program: its arguments go in "args" ("command": "` + mcpiBin + `", "args": ["serve", "demo"])`, 2},
 		{[]string{"resources", "read", "nosuch://thing"}, "", 1},
 		{[]string{"tools", "frobnicate"}, `mcpi: "mcpi tools" has no command "frobnicate"`, 2},
 		{[]string{"tools", "list", "--bogus"}, "mcpi: unknown flag: --bogus", 2},
