@@ -39,6 +39,9 @@ without any, mcpi talks to its embedded demo server. An HTTP server that asks fo
 OAuth is logged in to in the browser, and the token kept (see "mcpi auth --help").
 
 Output is a table for people by default; --json prints the exact MCP result.
+State (tasks left running, OAuth tokens) is kept in $MCPI_STATE_DIR, else
+$XDG_STATE_HOME/mcpi, else ~/.local/state/mcpi.
+
 Exit status: 0 success, 1 the server answered with an error (a tool result with
 isError, or a JSON-RPC error), 2 bad usage or no connection.
 
