@@ -24,6 +24,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks"
 	"github.com/mcpi-dev/mcpi/internal/cli/tools"
 	tuicmd "github.com/mcpi-dev/mcpi/internal/cli/tui"
+	"github.com/mcpi-dev/mcpi/internal/cli/version"
 )
 
 // NewCmd returns the root command. sel receives the server selection flags; f must
@@ -72,7 +73,10 @@ them (see "mcpi tools call --help" and "mcpi tasks --help").`,
 	cmd.SetErr(f.IOStreams.ErrOut)
 	cmd.SetIn(f.IOStreams.In)
 	cmd.SetFlagErrorFunc(cmdutil.FlagErrorFunc)
-	cmd.CompletionOptions.DisableDefaultCmd = true
+	// "mcpi completion SHELL" writes the shell's completion script: commands and flags.
+	// Tool and prompt names are not completed, as that would start or reach a server
+	// on every Tab.
+	cmd.CompletionOptions.DisableDefaultCmd = false
 	sel.AddFlags(cmd.PersistentFlags())
 
 	cmd.AddCommand(
@@ -86,6 +90,7 @@ them (see "mcpi tools call --help" and "mcpi tasks --help").`,
 		serve.NewCmd(f, sel.IsSet),
 		tuicmd.NewCmd(f, sel),
 		webcmd.NewCmd(f, sel),
+		version.NewCmd(f),
 	)
 	return cmd
 }

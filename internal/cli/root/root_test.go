@@ -253,6 +253,19 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+// "mcpi version" says what --version does, and "mcpi completion SHELL" writes the
+// completion script of each shell cobra knows.
+func TestVersionCommandAndCompletion(t *testing.T) {
+	if stdout, stderr, code := mcpi(t, "version"); code != 0 || stdout != "mcpi test\n" {
+		t.Errorf("version: exit %d, %q, %q", code, stdout, stderr)
+	}
+	for shell, mark := range map[string]string{"bash": "__start_mcpi", "zsh": "#compdef mcpi", "fish": "complete -c mcpi", "powershell": "Register-ArgumentCompleter"} {
+		if stdout, stderr, code := mcpi(t, "completion", shell); code != 0 || !strings.Contains(stdout, mark) {
+			t.Errorf("completion %s: exit %d, stderr %q, %d bytes without %q", shell, code, stderr, len(stdout), mark)
+		}
+	}
+}
+
 func TestPing(t *testing.T) {
 	stdout, stderr, code := mcpi(t, "ping")
 	if code != 0 || !strings.HasPrefix(stdout, "pong from ") {
