@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it:
 #   1. gofmt and go vet;
-#   2. go test -race ./... (unit and end-to-end tests over pipe, stdio and HTTP), then
-#      every fuzz target for MCPI_FUZZ_TIME (default 10s) each (scripts/fuzz.sh);
+#   2. go test -race ./... (unit and end-to-end tests over pipe, stdio and HTTP), with
+#      the terminal UI driven under tmux (MCPI_TUI_TMUX, scripts/tui-tools.sh installs
+#      tmux), the web inspector in headless Chromium (MCPI_WEB_BROWSER,
+#      scripts/web-tools.sh), and the interop tests against the TypeScript SDK
+#      (MCPI_INTEROP, scripts/interop-tools.sh); the web inspector's package runs last,
+#      alone; then every fuzz target for MCPI_FUZZ_TIME (default 10s) each
+#      (scripts/fuzz.sh);
 #   3. the official MCP conformance suite against mcpi: 0.1.16 in server mode (every
 #      scenario of the active suite against `mcpi serve conformance --http`) and
 #      client mode (the 2025-11-25 scenarios mcpi's conformance client implements);
@@ -17,7 +22,9 @@
 #      scenarios: the tasks-* extension, http-header-validation, ...), all clean
 #      but tasks-status-notifications, which the suite always skips.
 # Node 22 and both suites are installed into .tools/ by scripts/conformance-tools.sh.
-# Set MCPI_SKIP_CONFORMANCE=1 to run only the Go tests.
+# Set MCPI_SKIP_CONFORMANCE=1 to stop before step 3 (the suites and Node 22 are not
+# installed into .tools/): steps 1 and 2 still run, tmux, Chromium and the interop
+# tests (node from PATH, the TypeScript SDK from npm) included.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -95,14 +96,50 @@ func (e stopSignal) CancelReason() string {
 	return "mcpi was stopped (" + e.sig.String() + ")"
 }
 
-// buildVersion is the version set at link time, else the module version go install
-// recorded, else "dev".
+// buildVersion is the version set at link time, else the one the build recorded
+// ([versionOf]).
 func buildVersion() string {
 	if version != "" {
 		return version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(bi)
+}
+
+// versionOf is the module version go install recorded in bi, else "dev" with the
+// commit, its time and whether the tree was modified, as go build records them from a
+// checkout, so that a bug report says which build it is.
+func versionOf(bi *debug.BuildInfo) string {
+	if bi == nil {
+		return "dev"
 	}
-	return "dev"
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, at string
+	modified := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	parts := []string{"commit " + rev}
+	if at != "" {
+		parts = append(parts, at)
+	}
+	if modified {
+		parts = append(parts, "modified")
+	}
+	return "dev (" + strings.Join(parts, ", ") + ")"
 }

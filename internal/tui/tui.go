@@ -18,6 +18,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/internal/tui/internal/ui"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -53,8 +54,8 @@ type Options struct {
 }
 
 // DefaultTaskTTL is the task TTL the Tools view offers unless [Options.TaskTTL] says
-// otherwise.
-const DefaultTaskTTL = 60 * time.Second
+// otherwise: [look.DefaultTaskTTL], the web inspector's too.
+const DefaultTaskTTL = look.DefaultTaskTTL
 
 // ClientOptions are the client options to open a session for the terminal UI with:
 // its capabilities declared explicitly (sampling, form and URL elicitation, roots, and

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/transport"
 )
 
@@ -143,7 +144,7 @@ func New(opts Options) *Server {
 		opts.Now = time.Now
 	}
 	if opts.TaskTTL <= 0 {
-		opts.TaskTTL = 10 * time.Minute
+		opts.TaskTTL = look.DefaultTaskTTL
 	}
 	sub, _ := fs.Sub(static, "static")
 	var hosts []string

@@ -48,6 +48,15 @@ func UsageErrorf(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
+// StoreUnreachableError is a token store that cannot be used at all (the OS keyring
+// with no D-Bus session), as opposed to one that holds a damaged record. Connecting
+// reads such a store as empty: it matters only once a login or a stored token is
+// needed. It is a [*UsageError] too: the way out is another --token-store.
+type StoreUnreachableError struct{ Msg string }
+
+func (e *StoreUnreachableError) Error() string { return e.Msg }
+func (e *StoreUnreachableError) Unwrap() error { return &UsageError{Msg: e.Msg} }
+
 // ConfigError is a config file (the mcpServers format) that cannot be used.
 type ConfigError struct {
 	File string
@@ -398,7 +407,7 @@ type LostTaskError struct {
 func (e *LostTaskError) Error() string {
 	who := "the server"
 	if e.Server != "" {
-		who += " at " + e.Server
+		who += " at " + RedactURL(e.Server)
 	}
 	if errors.Is(e.Err, transport.ErrSessionExpired) {
 		// A server of 2025-11-25 may keep the task running for a later session to take
@@ -523,6 +532,11 @@ func describe(err error) (sentence string, code int) {
 		return look.Sentence(err) + "; use --task", ExitUsage
 	}
 	if msg, ok := describeEra(err); ok {
+		if taskOnly(err) {
+			// The user's mistake, which the server refused: exit 2, as in 2025-11-25,
+			// where mcpi refuses it itself.
+			return msg, ExitUsage
+		}
 		return msg, ExitMCPError
 	}
 	if look.Lost(err) != "" {
@@ -542,6 +556,19 @@ func describe(err error) (sentence string, code int) {
 // request itself mean: -32022 (a protocol version the server does not speak), -32021 (a
 // client capability the request had to declare) and -32020 (headers that do not match
 // the body).
+// taskOnly reports whether err is a server's -32021 that asks for the Tasks extension:
+// a tool it runs only as a task, called without --task.
+func taskOnly(err error) bool {
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != mcp.CodeMissingRequiredClientCapability {
+		return false
+	}
+	var d mcp.MissingCapabilityData
+	_ = json.Unmarshal(rpc.Data, &d)
+	_, ok := d.RequiredCapabilities.Extensions[mcp.ExtensionTasks]
+	return ok
+}
+
 func describeEra(err error) (string, bool) {
 	var rpc *jsonrpc.Error
 	var unsupported *client.UnsupportedVersionError

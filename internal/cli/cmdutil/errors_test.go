@@ -94,7 +94,7 @@ func TestDescribe(t *testing.T) {
 			"the server closed the connection when asked for protocol version 2026-07-28: it may not speak that version, or not start at all (drop --protocol to let mcpi choose)", 2},
 		{fmt.Errorf("tools/call: %w", jsonrpc.NewError(mcp.CodeMissingRequiredClientCapability, "this tool runs as a task").
 			WithData(map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{mcp.ExtensionTasks: map[string]any{}}}})),
-			"the server runs this tool only as a task: call it with --task (JSON-RPC error -32021)", 1},
+			"the server runs this tool only as a task: call it with --task (JSON-RPC error -32021)", 2}, // as the refusal of 2025-11-25, made locally
 		{fmt.Errorf("tools/call: %w", jsonrpc.NewError(mcp.CodeMissingRequiredClientCapability, "Server requires the elicitation capability.").
 			WithData(map[string]any{"requiredCapabilities": map[string]any{"elicitation": map[string]any{}}})),
 			`the server needs the client capabilities {"elicitation":{}}: Server requires the elicitation capability (JSON-RPC error -32021)`, 1},

@@ -21,6 +21,11 @@ func TestDescribeLostTask(t *testing.T) {
 	if msg != want || code != ExitUsage {
 		t.Errorf("Describe = %q, %d\nwant %q, %d", msg, code, want, ExitUsage)
 	}
+	// The values of the URL's query are kept out, as a header's are: often a key.
+	msg, _ = Describe(&LostTaskError{ID: "t1", Server: "http://127.0.0.1:1/mcp?api_key=k-SECRET&v", Fetch: "mcpi tasks result t1", Err: lost})
+	if !strings.HasPrefix(msg, "the server at http://127.0.0.1:1/mcp?api_key=xxxxx&v is no longer reachable") {
+		t.Errorf("a key in the query: %q", msg)
+	}
 	msg, code = Describe(lost) // from a command that does not know the server
 	if !strings.Contains(msg, `"t1"`) || !strings.Contains(msg, "no longer reachable") || code != ExitUsage {
 		t.Errorf("Describe(TaskLostError) = %q, %d", msg, code)

@@ -2,6 +2,7 @@ package connect
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -43,6 +44,10 @@ type Auth struct {
 	// TokenStore names; with neither, each flow keeps its tokens in memory.
 	Store     auth.Store
 	OpenStore func(kind string) (auth.Store, error)
+	// tokenStoreEnv is $MCPI_TOKEN_STORE, and tokenStoreSet whether --token-store was
+	// given: which of them a wrong name came from.
+	tokenStoreEnv string
+	tokenStoreSet bool
 	// Show shows the user the authorization URL of a login (opens the browser, prints
 	// it, puts it on a page) and returns; the flow then waits for the redirect. nil means
 	// no one can log in: a server that wants a login fails with a
@@ -67,11 +72,42 @@ func (a *Auth) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&a.ClientID, "client-id", "", "log in to an OAuth server as the pre-registered client `ID`")
 	fs.StringVar(&a.ClientSecret, "client-secret", "", "the `SECRET` of --client-id (or $"+clientSecretEnv+")")
 	fs.BoolVar(&a.ClientCredentials, "client-credentials", false, "obtain OAuth tokens with the client credentials grant of --client-id and --client-secret, with no user and no browser (for scripts)")
-	def := os.Getenv(tokenStoreEnv)
-	if def == "" {
-		def = "file"
+	a.tokenStoreEnv = os.Getenv(tokenStoreEnv)
+	a.TokenStore = a.tokenStoreEnv
+	if a.TokenStore == "" {
+		a.TokenStore = "file"
 	}
-	fs.StringVar(&a.TokenStore, "token-store", def, "keep OAuth tokens in `STORE`: file (a file per server in the state directory) or keyring (the OS keyring); $"+tokenStoreEnv+" sets the default")
+	fs.Var(storeFlag{a}, "token-store", "keep OAuth tokens in `STORE`: file (a file per server in the state directory) or keyring (the OS keyring); $"+tokenStoreEnv+" sets the default")
+}
+
+// storeFlag is --token-store, which notes that it was given: a wrong name is then the
+// flag's, else $MCPI_TOKEN_STORE's.
+type storeFlag struct{ a *Auth }
+
+func (f storeFlag) Set(s string) error {
+	f.a.TokenStore, f.a.tokenStoreSet = s, true
+	return nil
+}
+func (f storeFlag) String() string {
+	if f.a == nil {
+		return ""
+	}
+	return f.a.TokenStore
+}
+func (storeFlag) Type() string { return "string" }
+
+// CheckTokenStore refuses a token store that is neither "file" nor "keyring", naming
+// where its name came from. Each command that uses the store checks it (one that does
+// not, such as "serve", leaves a mistyped $MCPI_TOKEN_STORE alone).
+func (a *Auth) CheckTokenStore() error {
+	switch a.TokenStore {
+	case "", "file", "keyring":
+		return nil
+	}
+	if !a.tokenStoreSet && a.TokenStore == a.tokenStoreEnv {
+		return cmdutil.UsageErrorf("$%s is %q: give file or keyring, or unset it", tokenStoreEnv, a.TokenStore)
+	}
+	return cmdutil.UsageErrorf("--token-store %q: give file or keyring", a.TokenStore)
 }
 
 // check refuses flags that do not go together; hasAuthHeader is whether --header (or
@@ -90,8 +126,14 @@ func (a *Auth) check(hasAuthHeader bool) error {
 
 // flow returns the OAuth flow for the server at rawURL, which flags names for the
 // login command. With hideToken, the flow does not see the token stored (it keeps the
-// client registration), and replaces it once it has a new one.
-func (a *Auth) flow(rawURL, flags string, hideToken bool) (*auth.Flow, error) {
+// client registration), and replaces it once it has a new one. With lenient, a store
+// that cannot be reached at all reads as empty, and fails only the login that would
+// need it (see [lenientStore]); the auth commands, which are about the store, are not
+// lenient.
+func (a *Auth) flow(rawURL, flags string, hideToken, lenient bool) (*auth.Flow, error) {
+	if err := a.CheckTokenStore(); err != nil {
+		return nil, err
+	}
 	store := a.Store
 	if store == nil && a.OpenStore != nil {
 		var err error
@@ -104,6 +146,11 @@ func (a *Auth) flow(rawURL, flags string, hideToken bool) (*auth.Flow, error) {
 	}
 	if hideToken {
 		store = tokenless{store}
+	}
+	var ls *lenientStore
+	if lenient {
+		ls = &lenientStore{Store: store}
+		store = ls
 	}
 	cfg := &auth.Config{
 		ClientID:         a.ClientID,
@@ -118,7 +165,7 @@ func (a *Auth) flow(rawURL, flags string, hideToken bool) (*auth.Flow, error) {
 	if a.ClientCredentials {
 		cfg.Grant = auth.ClientCredentials
 	} else {
-		cfg.Browser = &loginBrowser{show: a.Show, server: rawURL, flags: flags}
+		cfg.Browser = &loginBrowser{show: a.Show, server: rawURL, flags: flags, store: ls}
 	}
 	f, err := auth.New(rawURL, cfg)
 	if err != nil {
@@ -135,6 +182,7 @@ func (a *Auth) flow(rawURL, flags string, hideToken bool) (*auth.Flow, error) {
 type loginBrowser struct {
 	show          func(ctx context.Context, server, authURL string) error
 	server, flags string
+	store         *lenientStore // nil: the store's errors are the flow's
 
 	mu   sync.Mutex
 	addr string // the listener's address, once it has listened
@@ -144,6 +192,10 @@ type loginBrowser struct {
 // RedirectURL implements [auth.Browser]. With no one to log in, it fails before the
 // flow registers a client for a login that cannot happen.
 func (b *loginBrowser) RedirectURL(ctx context.Context) (string, error) {
+	if err := b.store.unreachable(); err != nil {
+		// The login's tokens could not be kept: the user would log in for nothing.
+		return "", err
+	}
 	if b.show == nil {
 		return "", &cmdutil.LoginNeededError{Server: b.server, Flags: b.flags}
 	}
@@ -390,7 +442,7 @@ func (s *Selection) Login(ctx context.Context) (*Target, error) {
 	if s.Auth.ClientCredentials {
 		return t, t.Flow.Login(ctx)
 	}
-	fresh, err := s.Auth.flow(t.URL, s.flags(t), true)
+	fresh, err := s.Auth.flow(t.URL, s.flags(t), true, false)
 	if err != nil {
 		return nil, err
 	}
@@ -399,6 +451,12 @@ func (s *Selection) Login(ctx context.Context) (*Target, error) {
 	}
 	if rec, err := fresh.Record(ctx); err != nil || rec != nil && rec.Token != nil {
 		return t, err // the server asked for a token, and the login got one
+	}
+	if !publishesResourceMetadata(ctx, t.URL, t.Header) {
+		// No OAuth at all: a login through metadata assumed in its place can only fail,
+		// in words (a 404 of /register, no terminal to open a browser on) that read
+		// as if a login were wanted.
+		return t, ErrNoLoginNeeded
 	}
 	if err := fresh.Login(ctx); err != nil {
 		// Most often a server with no OAuth at all: say first that it needs no login
@@ -413,10 +471,56 @@ func (s *Selection) Login(ctx context.Context) (*Target, error) {
 	return t, nil
 }
 
+// ErrNoLoginNeeded is the outcome of [Selection.Login] with a server that answers
+// without a token and publishes no protected resource metadata: it has no OAuth, and
+// there is nothing to log in to.
+var ErrNoLoginNeeded = errors.New("the server needs no login")
+
+// publishesResourceMetadata reports whether the server at rawURL publishes OAuth
+// protected resource metadata (RFC 9728) at either well-known URL the flow looks at: a
+// JSON object answered with 200. A server that cannot be asked is taken to publish it,
+// so that the login goes on and its own failure says what went wrong.
+func publishesResourceMetadata(ctx context.Context, rawURL string, headers http.Header) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return true
+	}
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	defer base.CloseIdleConnections()
+	hc := &http.Client{Transport: attemptBound{rt: base, timeout: loginProbeTimeout}}
+	const wellKnown = "/.well-known/oauth-protected-resource"
+	paths := []string{wellKnown}
+	if p := strings.TrimSuffix(u.EscapedPath(), "/"); p != "" {
+		paths = []string{wellKnown + p, wellKnown}
+	}
+	for _, p := range paths {
+		m := url.URL{Scheme: u.Scheme, Host: u.Host, Path: p}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.String(), nil)
+		if err != nil {
+			return true
+		}
+		for k, v := range headers {
+			req.Header[k] = v
+		}
+		req.Header.Set("Accept", "application/json")
+		resp, err := hc.Do(req)
+		if err != nil {
+			return true
+		}
+		var doc map[string]any
+		ok := resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&doc) == nil
+		resp.Body.Close()
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
 // FlowTarget resolves the selection to a server mcpi logs in to: an HTTP server given
 // no Authorization header, whose Target has a Flow.
 func (s *Selection) FlowTarget() (*Target, error) {
-	t, err := s.Resolve()
+	t, err := s.resolve(false)
 	switch {
 	case err != nil:
 		return nil, err
@@ -450,4 +554,37 @@ func (s tokenless) Load(ctx context.Context, server string) (*auth.Record, error
 		r.Token = nil
 	}
 	return r, err
+}
+
+// lenientStore is a store that cannot be reached at all (a
+// [*cmdutil.StoreUnreachableError], such as the OS keyring with no D-Bus session) read
+// as empty, so that a server that wants no token is talked to whatever --token-store
+// says. The error is kept, and a login, whose tokens the store could not keep, fails
+// with it (see [loginBrowser.RedirectURL]); saving fails with it as well.
+type lenientStore struct {
+	auth.Store
+	mu  sync.Mutex
+	err error
+}
+
+func (s *lenientStore) Load(ctx context.Context, server string) (*auth.Record, error) {
+	r, err := s.Store.Load(ctx, server)
+	if _, ok := errors.AsType[*cmdutil.StoreUnreachableError](err); ok {
+		s.mu.Lock()
+		s.err = err
+		s.mu.Unlock()
+		return nil, nil
+	}
+	return r, err
+}
+
+// unreachable returns the error of a Load that could not reach the store; nil for a
+// nil s.
+func (s *lenientStore) unreachable() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
 }

@@ -5,6 +5,7 @@
 package connect
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,8 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -342,7 +345,10 @@ func (s *Selection) ServerURL() string {
 }
 
 // Resolve checks the flags and returns the transport they select, without connecting.
-func (s *Selection) Resolve() (*Target, error) {
+func (s *Selection) Resolve() (*Target, error) { return s.resolve(true) }
+
+// resolve is Resolve; lenient is the flow's (see [Auth.flow]).
+func (s *Selection) resolve(lenient bool) (*Target, error) {
 	switch p := s.Protocol; {
 	case p != "" && p != client.ProtocolAuto && !mcp.IsModernProtocolVersion(p) && !mcp.IsSupportedProtocolVersion(p):
 		return nil, cmdutil.UsageErrorf("--protocol %q: give auto, %s, or %s", p, mcp.ProtocolVersion20260728, strings.Join(mcp.SupportedProtocolVersions, ", "))
@@ -379,9 +385,9 @@ func (s *Selection) Resolve() (*Target, error) {
 		}
 		return s.stdio(argv, env, s.Cwd, fmt.Sprintf("%q", s.Stdio)), nil
 	case s.URL != "":
-		return s.http(s.URL, headers)
+		return s.http(s.URL, headers, lenient)
 	case s.Config != "":
-		return s.fromConfig(env, headers)
+		return s.fromConfig(env, headers, lenient)
 	case len(s.Env) > 0 || s.Cwd != "" || len(s.Headers) > 0:
 		return nil, cmdutil.UsageErrorf("--env, --cwd and --header need a server: give --stdio, --url or --config")
 	}
@@ -403,7 +409,7 @@ func (s *Selection) stdio(argv []string, env map[string]string, dir, name string
 	}
 }
 
-func (s *Selection) http(rawURL string, headers http.Header) (*Target, error) {
+func (s *Selection) http(rawURL string, headers http.Header, lenient bool) (*Target, error) {
 	u, err := url.Parse(rawURL)
 	var ue *url.Error
 	if errors.As(err, &ue) {
@@ -420,7 +426,7 @@ func (s *Selection) http(rawURL string, headers http.Header) (*Target, error) {
 	if headers.Get("Authorization") == "" {
 		// An Authorization header is the user's credential: the flow would never
 		// replace it, and must not send a token of its own beside it.
-		if t.Flow, err = s.Auth.flow(rawURL, s.flags(t), false); err != nil {
+		if t.Flow, err = s.Auth.flow(rawURL, s.flags(t), false, lenient); err != nil {
 			return nil, err
 		}
 		ht.Auth = t.Flow
@@ -665,6 +671,30 @@ type Config struct {
 // mistake (or /dev/zero) must not exhaust memory.
 const MaxConfigSize = 1 << 20
 
+// serverField puts the name of the server in the field of err, a type error inside
+// mcpServers, which encoding/json names without the map's key ("mcpServers.args"): the
+// entry whose bytes hold the error's offset is the one.
+func serverField(data []byte, err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || !strings.HasPrefix(te.Field, "mcpServers.") {
+		return err
+	}
+	var raw struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	if json.Unmarshal(data, &raw) != nil {
+		return err
+	}
+	for name, entry := range raw.MCPServers {
+		if i := bytes.Index(data, entry); i >= 0 && int64(i) <= te.Offset && te.Offset <= int64(i+len(entry)) {
+			named := *te
+			named.Field = "mcpServers." + name + strings.TrimPrefix(te.Field, "mcpServers")
+			return &named
+		}
+	}
+	return err
+}
+
 // ReadConfig reads and parses a config file.
 func ReadConfig(file string) (*Config, error) {
 	data, err := cmdutil.ReadFile(file, MaxConfigSize)
@@ -673,7 +703,7 @@ func ReadConfig(file string) (*Config, error) {
 	}
 	var c Config
 	if err := json.Unmarshal(data, &c); err != nil {
-		return nil, &cmdutil.ConfigError{File: file, Err: cmdutil.JSONSyntaxError(data, err)}
+		return nil, &cmdutil.ConfigError{File: file, Err: cmdutil.JSONSyntaxError(data, serverField(data, err))}
 	}
 	if c.MCPServers == nil {
 		return nil, &cmdutil.ConfigError{File: file, Err: errors.New(`it has no "mcpServers" object`)}
@@ -681,7 +711,7 @@ func ReadConfig(file string) (*Config, error) {
 	return &c, nil
 }
 
-func (s *Selection) fromConfig(env map[string]string, headers http.Header) (*Target, error) {
+func (s *Selection) fromConfig(env map[string]string, headers http.Header, lenient bool) (*Target, error) {
 	cfg, err := ReadConfig(s.Config)
 	if err != nil {
 		return nil, err
@@ -737,6 +767,9 @@ func (s *Selection) fromConfig(env map[string]string, headers http.Header) (*Tar
 		if s.Cwd != "" {
 			dir = s.Cwd
 		}
+		if err := argsInCommand(sc.Command, dir); err != nil {
+			return nil, bad("%s", err)
+		}
 		argv := append([]string{sc.Command}, sc.Args...)
 		return s.stdio(argv, all, dir, fmt.Sprintf("%q", name)), nil
 	case "http", "streamable-http", "streamableHttp", "streamable_http":
@@ -756,7 +789,7 @@ func (s *Selection) fromConfig(env map[string]string, headers http.Header) (*Tar
 		for k, vs := range headers {
 			h[k] = vs
 		}
-		t, err := s.http(sc.URL, h)
+		t, err := s.http(sc.URL, h, lenient)
 		if err != nil {
 			return nil, bad("has an invalid url %q", sc.URL)
 		}
@@ -765,6 +798,27 @@ func (s *Selection) fromConfig(env map[string]string, headers http.Header) (*Tar
 		return nil, bad(`uses the old HTTP+SSE transport, which mcpi does not speak; it speaks Streamable HTTP ("type": "http")`)
 	}
 	return nil, bad(`has the unknown type %q (want "stdio", "http" or "streamable-http")`, kind)
+}
+
+// argsInCommand says when command, a config entry's "command", is a command line
+// rather than a program: no program has its name, and its first word is one. The
+// mcpServers format runs "command" as it is, so its arguments go in "args".
+func argsInCommand(command, dir string) error {
+	words, err := SplitCommand(command)
+	if err != nil || len(words) < 2 {
+		return nil
+	}
+	if dir != "" && !filepath.IsAbs(words[0]) && strings.Contains(words[0], "/") {
+		return nil // relative to a directory this process is not in
+	}
+	if _, err := exec.LookPath(command); err == nil {
+		return nil
+	}
+	if _, err := exec.LookPath(words[0]); err != nil {
+		return nil
+	}
+	args, _ := json.Marshal(words[1:])
+	return fmt.Errorf(`has the "command" %q, which is no program: its arguments go in "args" ("command": %q, "args": %s)`, command, words[0], strings.ReplaceAll(string(args), `","`, `", "`))
 }
 
 // SplitCommand splits a command line into words as a POSIX shell would, without

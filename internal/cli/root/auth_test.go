@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zalando/go-keyring"
+
 	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/internal/cli/auth/status"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
@@ -247,14 +249,18 @@ func TestAuthCLINoTerminal(t *testing.T) {
 	}
 }
 
-// "auth login" to a server with no OAuth says first that it needs no login (the
-// registration endpoint's 404 alone read as if the login were needed and broken).
+// "auth login" to a server with no OAuth (it answers without a token and publishes no
+// protected resource metadata) says in one sentence that it needs no login, and succeeds:
+// there is nothing to do. A failure to log in through metadata that is not there read
+// as if the login were needed and broken, and without a terminal as if it were wanted.
 func TestLoginToServerWithoutOAuth(t *testing.T) {
 	url := serveDemoHTTP(t)
-	_, stderr, code := run(t, t.TempDir(), "auth", "login", "--url", url, "--no-browser")
-	want := "mcpi: the server at " + url + " answers without a token, so it needs no login; logging in anyway through its OAuth metadata failed: "
-	if code != 2 || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 {
-		t.Errorf("exit %d, stderr\n %q\nwant it to start with\n %q", code, stderr, want)
+	want := "the server at " + url + " answers without a token and publishes no OAuth metadata: it needs no login, so there is nothing to do\n"
+	for _, flags := range [][]string{nil, {"--no-browser"}} {
+		stdout, stderr, code := run(t, t.TempDir(), append([]string{"auth", "login", "--url", url}, flags...)...)
+		if code != 0 || stdout != want || stderr != "" {
+			t.Errorf("auth login %v: exit %d, stdout %q, stderr %q\nwant exit 0, stdout %q", flags, code, stdout, stderr, want)
+		}
 	}
 }
 
@@ -282,5 +288,55 @@ func TestLoginFailuresSpeakOfTheLogin(t *testing.T) {
 	})
 	if want := "\nmcpi: the login to " + q.URL + " was interrupted"; code == 0 || !strings.Contains(errOut.String(), want) {
 		t.Errorf("exit %d, stderr %q; want it to start with %q", code, errOut.String(), want)
+	}
+}
+
+// A keyring that cannot be reached (no D-Bus session) matters only when a login or a
+// stored token is needed: a server that wants no token is talked to as with any store,
+// and one that wants a login fails on the keyring before the browser opens or a client
+// is registered.
+func TestUnreachableKeyringOnlyForALogin(t *testing.T) {
+	clitest.StateDir(t)
+	keyring.MockInitWithError(errors.New(`exec: "dbus-launch": executable file not found in $PATH`))
+	t.Cleanup(func() { keyring.MockInit() })
+	never := func(string) error { t.Error("the browser was opened"); return nil }
+
+	open := serveDemoHTTP(t)
+	if out, errOut, code := cli(t, true, never, "--url", open, "--token-store", "keyring", "ping"); code != 0 || errOut != "" {
+		t.Errorf("a server that wants no token: exit %d\n%s%s", code, out, errOut)
+	}
+
+	p := protectedDemo(t, false)
+	_, errOut, code := cli(t, true, never, "--url", p.URL, "--token-store", "keyring", "tools", "list")
+	want := "mcpi: the OS keyring cannot be used (exec: \"dbus-launch\": executable file not found in $PATH); use --token-store file, the default\n"
+	if code != 2 || errOut != want {
+		t.Errorf("a server that wants a login: exit %d, stderr\n %q\nwant\n %q", code, errOut, want)
+	}
+	if regs, _, _ := p.AS.Snapshot(); len(regs) != 0 {
+		t.Errorf("%d clients registered for a login whose tokens could not be kept", len(regs))
+	}
+}
+
+// A mistyped token store is refused wherever the store is used, naming where the name
+// came from: --token-store, or $MCPI_TOKEN_STORE (with --url too, where the flag was
+// never given); "auth status" no longer says that no logins are kept.
+func TestMistypedTokenStore(t *testing.T) {
+	dir := t.TempDir()
+	url := serveDemoHTTP(t)
+	for _, c := range []struct {
+		env  string
+		args []string
+		want string
+	}{
+		{"", []string{"auth", "status", "--token-store", "keyrng"}, `mcpi: --token-store "keyrng": give file or keyring` + "\n"},
+		{"", []string{"--url", url, "--token-store", "bogus", "ping"}, `mcpi: --token-store "bogus": give file or keyring` + "\n"},
+		{"keyrng", []string{"auth", "status"}, `mcpi: $MCPI_TOKEN_STORE is "keyrng": give file or keyring, or unset it` + "\n"},
+		{"keyrng", []string{"--url", url, "ping"}, `mcpi: $MCPI_TOKEN_STORE is "keyrng": give file or keyring, or unset it` + "\n"},
+		{"keyrng", []string{"--url", url, "--token-store", "file", "ping"}, ""},
+	} {
+		_, stderr, code := runEnv(t, dir, []string{"MCPI_TOKEN_STORE=" + c.env}, c.args...)
+		if wantCode := map[bool]int{true: 0, false: 2}[c.want == ""]; code != wantCode || stderr != c.want {
+			t.Errorf("MCPI_TOKEN_STORE=%s mcpi %s: exit %d, stderr %q; want %d, %q", c.env, strings.Join(c.args, " "), code, stderr, wantCode, c.want)
+		}
 	}
 }

@@ -5,7 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/cli/connect"
+	"github.com/mcpi-dev/mcpi/internal/cli/factory"
 	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
+	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/cli/ping"
 	promptget "github.com/mcpi-dev/mcpi/internal/cli/prompts/get"
 	promptlist "github.com/mcpi-dev/mcpi/internal/cli/prompts/list"
@@ -70,5 +75,33 @@ func TestCommands(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The help texts agree with each other and with what the commands do: the terminal
+// and the web inspector offer the same ttl for task calls, "serve conformance" shows
+// --http as optional (it serves on stdio without it), and "mcpi --help" names every
+// variable mcpi reads.
+func TestHelpAgrees(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	sel := &connect.Selection{}
+	cmd := NewCmd(factory.New(ios, sel, "test"), sel)
+	find := func(path ...string) *cobra.Command {
+		c, _, err := cmd.Find(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if tui, web := find("tui").Flag("task-ttl").DefValue, find("web").Flag("task-ttl").DefValue; tui != web {
+		t.Errorf("--task-ttl defaults to %s in mcpi tui, %s in mcpi web", tui, web)
+	}
+	if use := find("serve", "conformance").UseLine(); !strings.Contains(use, "[--http ADDR]") {
+		t.Errorf("serve conformance: usage %q", use)
+	}
+	for _, v := range []string{"$MCPI_CLIENT_SECRET", "$MCPI_TOKEN_STORE", "$MCPI_STATE_DIR", "$XDG_STATE_HOME"} {
+		if !strings.Contains(cmd.Long, v) && !strings.Contains(cmd.PersistentFlags().FlagUsages(), v) {
+			t.Errorf("mcpi --help does not name %s", v)
+		}
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks"
 	"github.com/mcpi-dev/mcpi/internal/cli/tools"
 	tuicmd "github.com/mcpi-dev/mcpi/internal/cli/tui"
+	"github.com/mcpi-dev/mcpi/internal/cli/version"
 )
 
 // NewCmd returns the root command. sel receives the server selection flags; f must
@@ -39,6 +40,9 @@ without any, mcpi talks to its embedded demo server. An HTTP server that asks fo
 OAuth is logged in to in the browser, and the token kept (see "mcpi auth --help").
 
 Output is a table for people by default; --json prints the exact MCP result.
+State (tasks left running, OAuth tokens) is kept in $MCPI_STATE_DIR, else
+$XDG_STATE_HOME/mcpi, else ~/.local/state/mcpi.
+
 Exit status: 0 success, 1 the server answered with an error (a tool result with
 isError, or a JSON-RPC error), 2 bad usage or no connection.
 
@@ -69,7 +73,10 @@ them (see "mcpi tools call --help" and "mcpi tasks --help").`,
 	cmd.SetErr(f.IOStreams.ErrOut)
 	cmd.SetIn(f.IOStreams.In)
 	cmd.SetFlagErrorFunc(cmdutil.FlagErrorFunc)
-	cmd.CompletionOptions.DisableDefaultCmd = true
+	// "mcpi completion SHELL" writes the shell's completion script: commands and flags.
+	// Tool and prompt names are not completed, as that would start or reach a server
+	// on every Tab.
+	cmd.CompletionOptions.DisableDefaultCmd = false
 	sel.AddFlags(cmd.PersistentFlags())
 
 	cmd.AddCommand(
@@ -83,6 +90,7 @@ them (see "mcpi tools call --help" and "mcpi tasks --help").`,
 		serve.NewCmd(f, sel.IsSet),
 		tuicmd.NewCmd(f, sel),
 		webcmd.NewCmd(f, sel),
+		version.NewCmd(f),
 	)
 	return cmd
 }

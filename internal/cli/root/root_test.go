@@ -142,13 +142,27 @@ func TestErrors(t *testing.T) {
 	good := filepath.Join(dir, "good.json")
 	os.WriteFile(good, []byte(`{"mcpServers": {"demo": {"command": "`+mcpiBin+`", "args": ["serve", "demo"]}, "web": {"type": "http", "url": "http://127.0.0.1:1/mcp"}}}`), 0o600)
 	closed := fmt.Sprintf("http://127.0.0.1:%d/mcp", freePort(t))
+	argsString := filepath.Join(dir, "args.json")
+	os.WriteFile(argsString, []byte(`{"mcpServers": {"demo": {"command": "x", "args": "serve demo"}}}`), 0o600)
+	argsInCommand := filepath.Join(dir, "spaces.json")
+	os.WriteFile(argsInCommand, []byte(`{"mcpServers": {"demo": {"command": "`+mcpiBin+` serve demo"}}}`), 0o600)
 
 	tests := []struct {
 		args []string
 		want string
 		code int
 	}{
-		{[]string{"tools", "call", "x"}, `mcpi: the server has no tool named "x"`, 2},
+		{[]string{"tools", "call", "x"}, `mcpi: the server has no tool named "x" ("mcpi tools list" lists its tools)`, 2},
+		{[]string{"tools", "call", "ad"}, `mcpi: the server has no tool named "ad"; did you mean "add"?`, 2},
+		// A prompt is checked as a tool is, before it is asked for.
+		{[]string{"prompts", "get", "gret"}, `mcpi: the server has no prompt named "gret"; did you mean "greet"?`, 2},
+		{[]string{"prompts", "get", "x"}, `mcpi: the server has no prompt named "x" ("mcpi prompts list" lists its prompts)`, 2},
+		{[]string{"prompts", "get", "greet"}, `mcpi: the prompt "greet" needs the argument "name": give --arg name=VALUE`, 2},
+		{[]string{"tool", "list"}, `mcpi: "mcpi" has no command "tool"; did you mean "tools"?`, 2},
+		{[]string{"tools", "lst"}, `mcpi: "mcpi tools" has no command "lst"; did you mean "list"?`, 2},
+		// --arg NAME VALUE, the space for the "=": a second word is no second tool.
+		{[]string{"tools", "call", "add", "--arg", "a", "1"}, `mcpi: --arg wants NAME=VALUE in one word: --arg a=1, not --arg a 1`, 2},
+		{[]string{"tools", "call", "add", "--args-json", "{a:1}"}, `mcpi: --args-json is not valid JSON: invalid character 'a' looking for beginning of object key string at line 1, column 2`, 2},
 		{[]string{"--protocol", "2025-01-01", "ping"}, `mcpi: --protocol "2025-01-01": give auto, 2026-07-28, or 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05`, 2},
 		{[]string{"--stdio", `sh -c 'echo boom >&2; exit 3'`, "--protocol", "2026-07-28", "ping"},
 			`mcpi: the server exited (exit status 3) when asked for protocol version 2026-07-28: it may not speak that version, or not start at all (drop --protocol to let mcpi choose); its last output: boom`, 2},
@@ -162,6 +176,10 @@ func TestErrors(t *testing.T) {
 			"mcpi: the config file " + badJSON + " is not valid JSON: invalid character '}' looking for beginning of object key string at line 1, column 44", 2},
 		{[]string{"--config", good, "--server", "nope", "tools", "list"},
 			"mcpi: the config file " + good + ` has no server named "nope"; it has "demo" and "web"`, 2},
+		{[]string{"--config", argsString, "tools", "list"},
+			"mcpi: the config file " + argsString + " is not in the mcpServers format: mcpServers.demo.args must be an array, not a string (line 1, column 61)", 2},
+		{[]string{"--config", argsInCommand, "tools", "list"},
+			"mcpi: the config file " + argsInCommand + ` cannot be used: server "demo" has the "command" "` + mcpiBin + ` serve demo", which is no program: its arguments go in "args" ("command": "` + mcpiBin + `", "args": ["serve", "demo"])`, 2},
 		{[]string{"resources", "read", "nosuch://thing"}, "", 1},
 		{[]string{"tools", "frobnicate"}, `mcpi: "mcpi tools" has no command "frobnicate"`, 2},
 		{[]string{"tools", "list", "--bogus"}, "mcpi: unknown flag: --bogus", 2},
@@ -232,6 +250,19 @@ func TestVersion(t *testing.T) {
 	out, err := exec.Command(mcpiBin, "--version").Output()
 	if err != nil || !strings.HasPrefix(string(out), "mcpi ") {
 		t.Errorf("binary --version: %q, %v", out, err)
+	}
+}
+
+// "mcpi version" says what --version does, and "mcpi completion SHELL" writes the
+// completion script of each shell cobra knows.
+func TestVersionCommandAndCompletion(t *testing.T) {
+	if stdout, stderr, code := mcpi(t, "version"); code != 0 || stdout != "mcpi test\n" {
+		t.Errorf("version: exit %d, %q, %q", code, stdout, stderr)
+	}
+	for shell, mark := range map[string]string{"bash": "__start_mcpi", "zsh": "#compdef mcpi", "fish": "complete -c mcpi", "powershell": "Register-ArgumentCompleter"} {
+		if stdout, stderr, code := mcpi(t, "completion", shell); code != 0 || !strings.Contains(stdout, mark) {
+			t.Errorf("completion %s: exit %d, stderr %q, %d bytes without %q", shell, code, stderr, len(stdout), mark)
+		}
 	}
 }
 

@@ -22,10 +22,16 @@ import (
 // run runs the mcpi binary, a new process each time, with its state file in stateDir.
 func run(t *testing.T, stateDir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runEnv(t, stateDir, nil, args...)
+}
+
+// runEnv is run with env added to the environment.
+func runEnv(t *testing.T, stateDir string, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, mcpiBin, args...)
-	cmd.Env = append(os.Environ(), "MCPI_STATE_DIR="+stateDir)
+	cmd.Env = append(append(os.Environ(), "MCPI_STATE_DIR="+stateDir), env...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

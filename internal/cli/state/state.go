@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -82,7 +81,8 @@ func (s Server) Apply(sel *connect.Selection) {
 	sel.Config, sel.Server = s.Config, s.Server
 }
 
-// String names the server for a table: its URL (with a password in it redacted), its
+// String names the server for a table: its URL (with a password and the query's values
+// redacted), its
 // command line, or FILE:NAME.
 func (s Server) String() string {
 	switch {
@@ -103,7 +103,8 @@ const Redacted = "[redacted]"
 
 // Redacted returns s as a listing shows it: the values of --header and --env (an
 // Authorization header's credentials, an API key in the environment) replaced with
-// [Redacted], their names kept, and a password in the URL redacted.
+// [Redacted], their names kept, and a password and the query's values in the URL
+// redacted ([cmdutil.RedactURL]).
 func (s Server) Redacted() Server {
 	redact := func(pairs []string) []string {
 		out := make([]string, len(pairs))
@@ -127,18 +128,8 @@ func (s Server) Redacted() Server {
 	return r
 }
 
-// redactURL returns u with a password in it shown as "xxxxx" ([url.URL.Redacted]), or u
-// as it is when it has none or does not parse.
-func redactURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil || p.User == nil {
-		return u
-	}
-	if _, ok := p.User.Password(); !ok {
-		return u
-	}
-	return p.Redacted()
-}
+// redactURL is [cmdutil.RedactURL].
+func redactURL(u string) string { return cmdutil.RedactURL(u) }
 
 // Flags returns the mcpi flags that select the server, quoted for a shell.
 func (s Server) Flags() string {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -187,7 +188,7 @@ func keyringError(err error) error {
 	if errors.Is(err, keyring.ErrSetDataTooBig) {
 		return cmdutil.UsageErrorf("the tokens are too large for the OS keyring; use --token-store file")
 	}
-	return cmdutil.UsageErrorf("the OS keyring cannot be used (%v); use --token-store file, the default", err)
+	return &cmdutil.StoreUnreachableError{Msg: fmt.Sprintf("the OS keyring cannot be used (%v); use --token-store file, the default", err)}
 }
 
 // keyringCall runs f, which may wait on the keyring (a D-Bus call, a prompt to unlock

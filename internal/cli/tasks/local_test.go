@@ -18,11 +18,11 @@ import (
 
 // "tasks list --local" shows the names of the --header and --env values a task was
 // recorded with, not the values (credentials, often), and whether mcpi keeps the task's
-// session, not its id (the client's secret); the state file keeps them all, as later
-// commands send them again.
+// session, not its id (the client's secret), nor the values of the URL's query (an
+// API key in ?token=); the state file keeps them all, as later commands send them again.
 func TestLocalListRedacts(t *testing.T) {
 	dir := clitest.StateDir(t)
-	sel := &connect.Selection{URL: "http://ada:pw-SECRET@127.0.0.1:9/mcp", Headers: []string{"Authorization=Bearer SECRET123", "X-Api-Key=k1-SECRET"}}
+	sel := &connect.Selection{URL: "http://ada:pw-SECRET@127.0.0.1:9/mcp?token=tok-SECRET&api_key=k-SECRET&debug", Headers: []string{"Authorization=Bearer SECRET123", "X-Api-Key=k1-SECRET"}}
 	session := &client.Resumption{SessionID: "sess-SECRET", Initialize: &mcp.InitializeResult{ProtocolVersion: mcp.LatestProtocolVersion}}
 	if _, err := state.Remember(nil, sel, "greet", mcp.LatestProtocolVersion, mcp.Task{TaskID: "t1"}, session); err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func TestLocalListRedacts(t *testing.T) {
 			t.Errorf("tasks list --local (--json %v) shows a secret:\n%s", jsonOut, out)
 		}
 		if !jsonOut {
-			if !strings.Contains(out, "http://ada:xxxxx@127.0.0.1:9/mcp") {
+			if !strings.Contains(out, "http://ada:xxxxx@127.0.0.1:9/mcp?token=xxxxx&api_key=xxxxx&debug") {
 				t.Errorf("tasks list --local:\n%s", out)
 			}
 			continue
@@ -53,7 +53,7 @@ func TestLocalListRedacts(t *testing.T) {
 			t.Fatalf("--json: %v\n%s", err, out)
 		}
 		for i, want := range []struct{ server, session string }{
-			{`{"url":"http://ada:xxxxx@127.0.0.1:9/mcp","headers":["Authorization=[redacted]","X-Api-Key=[redacted]"]}`, "true"},
+			{`{"url":"http://ada:xxxxx@127.0.0.1:9/mcp?token=xxxxx\u0026api_key=xxxxx\u0026debug","headers":["Authorization=[redacted]","X-Api-Key=[redacted]"]}`, "true"},
 			{`{"stdio":"server --stdio","env":["API_KEY=[redacted]","EMPTY="]}`, "false"},
 		} {
 			if got := string(compact(t, l.Tasks[i]["server"])); got != want.server {
@@ -65,7 +65,7 @@ func TestLocalListRedacts(t *testing.T) {
 		}
 	}
 	data, err := os.ReadFile(filepath.Join(dir, state.FileName))
-	if err != nil || !strings.Contains(string(data), "Bearer SECRET123") || !strings.Contains(string(data), "sess-SECRET") || !strings.Contains(string(data), "API_KEY=env-SECRET") {
+	if err != nil || !strings.Contains(string(data), "Bearer SECRET123") || !strings.Contains(string(data), "token=tok-SECRET") || !strings.Contains(string(data), "sess-SECRET") || !strings.Contains(string(data), "API_KEY=env-SECRET") {
 		t.Errorf("the state file lost what later commands need (%v):\n%s", err, data)
 	}
 }

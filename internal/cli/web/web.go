@@ -60,7 +60,7 @@ anyone who reaches the page with its token can start processes on this machine.`
 	cmd.Flags().StringVar(&opts.Listen, "listen", "127.0.0.1:0", "serve on `ADDR` (port 0: any free port)")
 	cmd.Flags().BoolVar(&opts.AllowRemote, "allow-remote", false, "allow --listen on an address other than loopback")
 	cmd.Flags().BoolVar(&opts.NoOpen, "no-open", false, "print the URL without opening the browser")
-	cmd.Flags().DurationVar(&opts.TaskTTL, "task-ttl", 10*time.Minute, "the `TTL` the page offers for task calls")
+	cmd.Flags().DurationVar(&opts.TaskTTL, "task-ttl", look.DefaultTaskTTL, "the `TTL` the page offers for task calls")
 	return cmd
 }
 

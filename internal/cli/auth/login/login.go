@@ -3,6 +3,7 @@ package login
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -35,7 +36,10 @@ token is stored: the browser opens at the authorization server's page (or, with
 --no-browser, its URL is printed on stderr), and mcpi takes the answer on a
 loopback address. The new token replaces the stored one once it is obtained.
 With --client-id, --client-secret and --client-credentials, the client logs in
-on its own, with no browser.`,
+on its own, with no browser.
+
+A server that answers without a token and publishes no OAuth metadata needs no
+login: the command says so and exits 0.`,
 		Example: `  mcpi auth login --url https://mcp.example.com/mcp
   mcpi auth login --url https://mcp.example.com/mcp --no-browser`,
 		Args: cmdutil.NoArgs,
@@ -57,6 +61,11 @@ func Run(ctx context.Context, opts *Options) error {
 	sel := *opts.Selection
 	sel.Auth.Show = cmdutil.ShowLogin(opts.IO, sel.Auth.NoBrowser, opts.Browser)
 	t, err := sel.Login(ctx)
+	if errors.Is(err, connect.ErrNoLoginNeeded) {
+		// As logout of a server it is not logged in to: nothing to do is no failure.
+		fmt.Fprintf(opts.IO.Out, "the server at %s answers without a token and publishes no OAuth metadata: it needs no login, so there is nothing to do\n", look.Safe(cmdutil.RedactURL(t.URL)))
+		return nil
+	}
 	if err != nil {
 		if t == nil {
 			return err

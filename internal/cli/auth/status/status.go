@@ -104,6 +104,9 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		entries = append(entries, NewEntry(t.Flow.Server(), rec, now()))
 	} else {
+		if err := opts.Selection.Auth.CheckTokenStore(); err != nil {
+			return err
+		}
 		list := opts.List
 		if list == nil {
 			var err error

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/cli/render"
@@ -33,7 +34,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		Short: "Render a prompt",
 		Example: `  mcpi prompts get greet --arg name=Ada
   mcpi prompts get ask_prompt --answers answers.json   # the server asks for input`,
-		Args: cmdutil.ExactArgs(1, "the name of a prompt"),
+		Args: cmdutil.ExactArgsKV(1, "the name of a prompt", "--arg", &opts.Args),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			if runF != nil {
@@ -66,6 +67,9 @@ func Run(ctx context.Context, opts *Options) error {
 	if err := cmdutil.NeedPrompts(sess.Session); err != nil {
 		return err
 	}
+	if err := checkPrompt(ctx, sess.Session, opts.Name, args); err != nil {
+		return err
+	}
 	p := &mcp.GetPromptParams{Name: opts.Name}
 	if len(args) > 0 {
 		p.Arguments = args
@@ -88,4 +92,28 @@ func Run(ctx context.Context, opts *Options) error {
 	// The server went on without an answer mcpi could not give: its result is printed,
 	// and the exit status says that the input was missing.
 	return refused
+}
+
+// checkPrompt refuses, before it is asked for, a prompt the server does not list or one
+// left without an argument it requires, as "tools call" checks a tool's arguments
+// against its schema: the mistake is the user's (exit 2), and the sentence says what to
+// type. A listing that fails leaves it to the server.
+func checkPrompt(ctx context.Context, sess *client.Session, name string, args map[string]string) error {
+	var names []string
+	for p, err := range sess.Prompts(ctx, nil) {
+		if err != nil {
+			return nil
+		}
+		if p.Name != name {
+			names = append(names, p.Name)
+			continue
+		}
+		for _, a := range p.Arguments {
+			if _, ok := args[a.Name]; a.Required && !ok {
+				return cmdutil.UsageErrorf("the prompt %q needs the argument %q: give --arg %s=VALUE", name, a.Name, a.Name)
+			}
+		}
+		return nil
+	}
+	return cmdutil.UnknownName("prompt", name, names, "mcpi prompts list")
 }

@@ -23,7 +23,7 @@ type Options struct {
 func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{IO: f.IOStreams}
 	cmd := &cobra.Command{
-		Use:   "conformance --http ADDR",
+		Use:   "conformance [--http ADDR]",
 		Short: "Serve the server the official MCP conformance suite tests",
 		Long: `Serve the conformance server over Streamable HTTP at http://ADDR/mcp (or over
 stdio without --http), for the official MCP conformance suite.`,

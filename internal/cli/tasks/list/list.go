@@ -47,7 +47,8 @@ they were created in (the only one they can be reached in; "mcpi tasks result ID
 uses it) and server. With --json:
 {"tasks":[{"taskId","tool","server":{flags},"created","ttl","protocol","session"}...]},
 where the server's flags show the names of --header and --env values, not the
-values ("Authorization=[redacted]"), and "session" is true when mcpi keeps the
+values ("Authorization=[redacted]"), nor the values of the URL's query
+("?token=xxxxx"), and "session" is true when mcpi keeps the
 session that created the task (its id stays in the state file).
 
 In protocol 2026-07-28, whose Tasks extension has no tasks/list, the tasks mcpi

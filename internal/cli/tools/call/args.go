@@ -1,7 +1,6 @@
 package call
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -15,10 +14,11 @@ func parseArgsJSON(s string) (map[string]json.RawMessage, error) {
 	if strings.TrimSpace(s) == "" {
 		return m, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
 	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		return nil, cmdutil.UsageErrorf("--args-json is not valid JSON")
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		// Where it goes wrong, as a config file's error says: a quote left out by the
+		// shell is hard to see in a long object.
+		return nil, cmdutil.UsageErrorf("--args-json is not valid JSON: %v", cmdutil.JSONSyntaxError([]byte(s), err))
 	}
 	if _, ok := v.(map[string]any); !ok {
 		return nil, cmdutil.UsageErrorf("--args-json must be a JSON object, such as '{\"a\": 1}'")

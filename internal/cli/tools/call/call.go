@@ -171,7 +171,9 @@ tasks of an ended one.
 Exit status: 0 on success, 1 when the tool reports an error (isError), its result
 does not fit its output schema, the server answers with a JSON-RPC error, the
 task was cancelled, or the server answered its polls with errors until mcpi gave
-up, 2 on bad usage, a refused call, a connection failure (the server exited,
+up, 2 on bad usage, a call refused for how it was made (a tool that runs
+only as a task called without --task, by mcpi or by the server, or one that
+never does called with it), a connection failure (the server exited,
 ended the session or cannot be reached, whatever error it sent with the end; a
 task lost so included) or an interruption.`,
 		Example: `  mcpi tools call add --arg a=2 --arg b=3
@@ -179,7 +181,7 @@ task lost so included) or an interruption.`,
   mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --arg seconds=5 --arg steps=5 --task
   mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --task --ttl 10m --detach
   mcpi tools call ask_task --task --json --answers answers.json`,
-		Args: cmdutil.ExactArgs(1, "the name of a tool"),
+		Args: cmdutil.ExactArgsKV(1, "the name of a tool", "--arg", &opts.Args),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			opts.TTLSet = cmd.Flags().Changed("ttl")
@@ -274,6 +276,16 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	defer sess.Close()
 	tool, err := sess.Tool(ctx, opts.Name)
+	if _, ok := errors.AsType[*client.UnknownToolError](err); ok {
+		var names []string
+		for t, err := range sess.Tools(ctx, nil) {
+			if err != nil {
+				break // the suggestion is a help, not worth a failure of its own
+			}
+			names = append(names, t.Name)
+		}
+		return cmdutil.UnknownName("tool", opts.Name, names, "mcpi tools list")
+	}
 	if err != nil {
 		return err
 	}

@@ -59,7 +59,7 @@ func TestBadInput(t *testing.T) {
 		want string
 		code int
 	}{
-		{"unknown tool", Options{Name: "x"}, `mcpi: the server has no tool named "x"`, 2},
+		{"unknown tool", Options{Name: "x"}, `mcpi: the server has no tool named "x" ("mcpi tools list" lists its tools)`, 2},
 		{"missing argument", Options{Name: "add", Args: []string{"a=2"}}, `mcpi: argument "b" is required`, 2},
 		{"wrong type", Options{Name: "add", Args: []string{"a=two", "b=3"}}, `mcpi: argument "a" must be a number, not a string`, 2},
 		{"wrong type in JSON", Options{Name: "add", ArgsJSON: `{"a": 1, "b": true}`}, `mcpi: argument "b" must be a number, not a boolean`, 2},

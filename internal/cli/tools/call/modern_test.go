@@ -302,14 +302,15 @@ func TestModernTaskGone(t *testing.T) {
 }
 
 // A plain call of a tool the server runs only as a task: -32021 naming the Tasks
-// extension among the required capabilities is one sentence that names --task.
+// extension among the required capabilities is one sentence that names --task, and
+// exit 2, as the same mistake in 2025-11-25, which mcpi refuses itself.
 func TestModernTaskOnlyTool(t *testing.T) {
 	f, env := modernServer(t)
 	f.On(mcp.MethodToolsCall, func(context.Context, *jsonrpc.Request) (any, error) {
 		return nil, jsonrpc.NewError(mcp.CodeMissingRequiredClientCapability, "greet runs as a task only").
 			WithData(mcp.MissingCapabilityData{RequiredCapabilities: mcp.ClientCapabilities{Extensions: map[string]json.RawMessage{mcp.ExtensionTasks: json.RawMessage(`{}`)}}})
 	})
-	checkErr(t, runIn(t, env, &Options{Name: "greet"}), "mcpi: the server runs this tool only as a task: call it with --task (JSON-RPC error -32021)", 1)
+	checkErr(t, runIn(t, env, &Options{Name: "greet"}), "mcpi: the server runs this tool only as a task: call it with --task (JSON-RPC error -32021)", 2)
 	if env.Out.Len() != 0 || env.ErrOut.Len() != 0 {
 		t.Errorf("stdout %q, stderr %q", env.Out, env.ErrOut)
 	}
