@@ -3,6 +3,7 @@ package look
 import (
 	"fmt"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -199,4 +200,72 @@ func invisible(r rune) bool {
 	}
 	return r == 0x3164 || (r >= 0xfe00 && r <= 0xfe0f) || r == 0xfeff || r == 0xffa0 || (r >= 0xfff0 && r <= 0xfff8) ||
 		(r >= 0x1bca0 && r <= 0x1bca3) || (r >= 0x1d173 && r <= 0x1d17a) || (r >= 0xe0000 && r <= 0xe0fff)
+}
+
+// SafeJSON returns b, the JSON of an encoder, with every character that [Safe] would
+// change written as a JSON escape (\u009b, \u202e, \u200b, \udb40\udc41) and bytes that
+// are not UTF-8 as \ufffd: the same JSON, which a terminal can show. encoding/json
+// escapes C0 controls but writes C1 and bidi controls as they are, and a raw message
+// (a result's structuredContent) goes out as the server sent it. Outside strings JSON
+// holds only ASCII, so every character changed is within one. b is returned as it is
+// when nothing needs an escape.
+func SafeJSON(b []byte) []byte {
+	s := string(b)
+	i := firstUnsafeJSON(s)
+	if i == len(s) {
+		return b
+	}
+	const hex = "0123456789abcdef"
+	escape := func(out []byte, r rune) []byte {
+		return append(out, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+	}
+	out := make([]byte, 0, len(b)+len(b)/8)
+	out = append(out, s[:i]...)
+	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c == 0x7f {
+				out = escape(out, 0x7f)
+			} else {
+				out = append(out, c)
+			}
+			i++
+			continue
+		}
+		n, keep := next(s, i, true)
+		if keep {
+			out = append(out, s[i:i+n]...)
+			i += n
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		if r > 0xffff {
+			r1, r2 := utf16.EncodeRune(r)
+			out = escape(escape(out, r1), r2)
+		} else {
+			out = escape(out, r) // U+FFFD for a byte that is not UTF-8
+		}
+		i += n
+	}
+	return out
+}
+
+// firstUnsafeJSON is the index of the first byte that [SafeJSON] changes, or len(s). It
+// leaves the ASCII of JSON as it is, controls included: an encoder escapes those within
+// strings, and between them they are white space.
+func firstUnsafeJSON(s string) int {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c == 0x7f {
+				return i
+			}
+			i++
+			continue
+		}
+		n, keep := next(s, i, true)
+		if !keep {
+			return i
+		}
+		i += n
+	}
+	return len(s)
 }

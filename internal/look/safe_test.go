@@ -1,7 +1,9 @@
 package look
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode"
@@ -206,4 +208,25 @@ func FuzzSafe(f *testing.F) {
 			t.Fatalf("Safe(%q) = %q is not one line", s, one)
 		}
 	})
+}
+
+func TestSafeJSON(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`{"a":"plain ✓ 日本 👩‍👧"}`, `{"a":"plain ✓ 日本 👩‍👧"}`},
+		{"{\"a\": \"x\u009b2J\u202eevil\x7f\"}\n", `{"a": "x\u009b2J\u202eevil\u007f"}` + "\n"},
+		{"[\"add\u200b\", \"ok\U000E0041\", \"\xff\"]", `["add\u200b", "ok\udb40\udc41", "\ufffd"]`},
+		{"[\n  \"tab\\t\\u001b\"\n]", "[\n  \"tab\\t\\u001b\"\n]"},
+		{`["🏴` + "\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F" + `"]`, `["🏴` + "\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F" + `"]`},
+	} {
+		got := SafeJSON([]byte(tt.in))
+		if string(got) != tt.want {
+			t.Errorf("SafeJSON(%+q) = %+q, want %+q", tt.in, got, tt.want)
+		}
+		var a, b any
+		if json.Unmarshal([]byte(tt.in), &a) == nil {
+			if err := json.Unmarshal(got, &b); err != nil || !reflect.DeepEqual(a, b) {
+				t.Errorf("SafeJSON(%+q) reads as %v (%v), not %v", tt.in, b, err, a)
+			}
+		}
+	}
 }

@@ -218,7 +218,7 @@ type JSONWriter struct {
 // NewJSONWriter returns a writer of event lines to w.
 func NewJSONWriter(w io.Writer) *JSONWriter { return &JSONWriter{w: w} }
 
-// Write writes one event line.
+// Write writes one event line, escaped as [look.SafeJSON] escapes it.
 func (j *JSONWriter) Write(ev Event) error {
 	b, err := json.Marshal(ev)
 	if err != nil {
@@ -226,7 +226,7 @@ func (j *JSONWriter) Write(ev Event) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	_, err = fmt.Fprintf(j.w, "%s\n", b)
+	_, err = fmt.Fprintf(j.w, "%s\n", look.SafeJSON(b))
 	return err
 }
 
