@@ -266,12 +266,15 @@ func (l Line) String() string {
 		parts = append(parts, look.Safe(oneLine(msg)))
 	}
 	switch {
-	case l.Progress != nil && l.Total != nil && *l.Total > 0:
+	case l.Progress != nil && l.Total != nil && *l.Total > 0 && !math.IsInf(*l.Total, 1):
 		frac := math.Max(0, math.Min(1, *l.Progress / *l.Total))
+		if math.IsNaN(frac) {
+			frac = 0
+		}
 		full := int(math.Round(frac * barWidth))
 		parts = append(parts, fmt.Sprintf("[%s%s] %d%%", strings.Repeat("█", full), strings.Repeat("░", barWidth-full), int(math.Round(frac*100))))
 	case l.Progress != nil:
-		parts = append(parts, "progress "+trimFloat(*l.Progress))
+		parts = append(parts, "progress "+look.Progress(*l.Progress, nil, 24))
 	}
 	parts = append(parts, look.Duration(l.Elapsed))
 	if l.Polls == 1 {
@@ -281,8 +284,6 @@ func (l Line) String() string {
 	}
 	return strings.Join(parts, "  ")
 }
-
-func trimFloat(f float64) string { return fmt.Sprintf("%g", f) }
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
