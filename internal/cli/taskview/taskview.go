@@ -37,7 +37,8 @@ const EventsHelp = `With --json, every event is one JSON object on its own line 
 
 TASK is the task as last known, with the fields of the MCP Task (taskId, status,
 statusMessage, createdAt, lastUpdatedAt, ttl, pollInterval). T is when mcpi saw the
-event (RFC 3339). "total" and "message" of progress are left out when the server
+event (RFC 3339), or the T of the line above when that is later: the times of the
+lines never go back. "total" and "message" of progress are left out when the server
 sends none; "input" is a request of the server (method elicitation/create or
 sampling/createMessage) waiting for an answer. The last line is "result" (the exact
 CallToolResult of tasks/result; with "tools call", and "tasks watch ID" of a task
@@ -213,19 +214,31 @@ func FromTaskEvent(e client.TaskEvent) (ev Event, ok bool) {
 type JSONWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+	// last is the latest time written.
+	last time.Time
 }
 
 // NewJSONWriter returns a writer of event lines to w.
 func NewJSONWriter(w io.Writer) *JSONWriter { return &JSONWriter{w: w} }
 
-// Write writes one event line, escaped as [look.SafeJSON] escapes it.
+// Write writes one event line, escaped as [look.SafeJSON] escapes it. An event that
+// mcpi saw before the last one written (a progress notification that arrived before the
+// answer that created its task, told after it) takes that one's time, so that the times
+// of a stream never go back: a script may take them for the order of events.
 func (j *JSONWriter) Write(ev Event) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if at, err := time.Parse(time.RFC3339Nano, ev.Time); err == nil {
+		if at.Before(j.last) {
+			ev.Time = mcp.FormatTime(j.last)
+		} else {
+			j.last = at
+		}
+	}
 	b, err := json.Marshal(ev)
 	if err != nil {
 		return err
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
 	_, err = fmt.Fprintf(j.w, "%s\n", look.SafeJSON(b))
 	return err
 }
