@@ -1,7 +1,6 @@
 package look
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -75,14 +74,27 @@ func safe(s string, lines bool) string {
 			b.WriteRune(0x2400 + r)
 		case r == 0x7f:
 			b.WriteRune('␡')
-		case r > 0xffff:
-			fmt.Fprintf(&b, `\U%08x`, r)
 		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
+			writeEscape(&b, r)
 		}
 		i += n
 	}
 	return b.String()
+}
+
+// writeEscape writes r as its Go escape: \u009b, or \U000e0041 beyond U+FFFF.
+func writeEscape(b *strings.Builder, r rune) {
+	const hex = "0123456789abcdef"
+	digits := 4
+	if r > 0xffff {
+		b.WriteString(`\U`)
+		digits = 8
+	} else {
+		b.WriteString(`\u`)
+	}
+	for shift := 4 * (digits - 1); shift >= 0; shift -= 4 {
+		b.WriteByte(hex[r>>shift&0xf])
+	}
 }
 
 // firstUnsafe is the index of the first byte of s that [safe] changes, or len(s).

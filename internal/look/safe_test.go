@@ -103,7 +103,12 @@ func TestSafeShowsInvisibles(t *testing.T) {
 // TestInvisibleIsDefaultIgnorable: the characters shown as invisible are Unicode's
 // Default_Ignorable_Code_Point, derived here from Go's tables as UAX #44 derives it.
 func TestInvisibleIsDefaultIgnorable(t *testing.T) {
+	// Planes 2 to 13 hold no such character; leaving them out keeps the test quick
+	// under the race detector.
 	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		if r == 0x20000 {
+			r = 0xe0000
+		}
 		di := (unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Variation_Selector, r)) &&
 			!unicode.Is(unicode.White_Space, r) && !(r >= 0xfff9 && r <= 0xfffb) && !(r >= 0x13430 && r <= 0x1343f) &&
 			!unicode.Is(unicode.Prepended_Concatenation_Mark, r)
@@ -173,7 +178,10 @@ func TestSafeLong(t *testing.T) {
 	for i := range 300_000 {
 		b.WriteString("x")
 		b.WriteRune(rune(i % 0xa0))
-		b.WriteString("\u202e\xff👩\u200d\u200b\ufe0f\U000E0041")
+		b.WriteString("\u202e\xff")
+		if i%8 == 0 {
+			b.WriteString("👩\u200d\u200b\ufe0f\U000E0041")
+		}
 	}
 	hostile := b.String()
 	for _, lines := range []bool{false, true} {
