@@ -12,13 +12,15 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/look"
 )
 
-// PrintJSON writes v as indented JSON and a newline: the machine output of --json.
+// PrintJSON writes v as indented JSON and a newline: the machine output of --json. What
+// a terminal would obey or what disguises text is escaped ([look.SafeJSON]): the JSON
+// reads the same, and may be printed.
 func PrintJSON(w io.Writer, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
+	_, err = fmt.Fprintf(w, "%s\n", look.SafeJSON(b))
 	return err
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/cut"
 	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -148,7 +149,18 @@ func (a *Answerer) elicit(ctx context.Context, r *client.Request) error {
 	p := r.Elicitation
 	a.printf("\nThe server asks%s: %s\n", forTask(r), p.Message)
 	if p.EffectiveMode() == mcp.ElicitModeURL {
-		a.printf("It wants you to open %s\n", p.URL)
+		link, web := look.WebURL(p.URL)
+		if !web {
+			// A javascript: or file: URL is no page to visit; offered as one, it would be
+			// pasted into a browser, or clicked in a terminal that makes links of URLs.
+			a.printf("It wants you to open a page, but names no web address: %s, not to be opened.\n", fmt.Sprintf("%q", cut.Bytes(p.URL, 200)))
+			c, err := a.choose(ctx, "Decline (d) or cancel (c)? [d/C]", "dc", 'c')
+			if err != nil {
+				return err
+			}
+			return a.finishElicit(r, c, nil)
+		}
+		a.printf("It wants you to open %s\n", link)
 		c, err := a.choose(ctx, "Did you (a)ccept there, (d)ecline, or (c)ancel? [a/d/c]", "adc", 'c')
 		if err != nil {
 			return err

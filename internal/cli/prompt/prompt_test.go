@@ -126,3 +126,34 @@ func TestSampleOnTerminal(t *testing.T) {
 		t.Errorf("prompts:\n%s", prompts)
 	}
 }
+
+// A URL elicitation offers only a web page (an absolute http: or https: URL) to open, as
+// the -32042 sentence does; another URL (javascript:, file:) is quoted and said not to
+// be opened, and the answer can only decline or cancel.
+func TestURLElicitOffersOnlyWebPages(t *testing.T) {
+	ios, prompts := terminal("a\n")
+	got, err := call(t, connect(t, New(ios), &mcp.ElicitParams{Mode: mcp.ElicitModeURL, Message: "Log in", URL: "https://example.com/login?x=1", ElicitationID: "e1"}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != `{"action":"accept"}` {
+		t.Errorf("answer = %s", got)
+	}
+	if want := "It wants you to open https://example.com/login?x=1\nDid you (a)ccept there, (d)ecline, or (c)ancel? [a/d/c] "; !strings.Contains(prompts.String(), want) {
+		t.Errorf("prompts lack %q:\n%s", want, prompts)
+	}
+
+	ios, prompts = terminal("a\nd\n")
+	got, err = call(t, connect(t, New(ios), &mcp.ElicitParams{Mode: mcp.ElicitModeURL, Message: "Log in", URL: "javascript:alert(1)//\u202e", ElicitationID: "e2"}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != `{"action":"decline"}` {
+		t.Errorf("answer = %s", got)
+	}
+	want := "It wants you to open a page, but names no web address: \"javascript:alert(1)//\\u202e\", not to be opened.\n" +
+		"Decline (d) or cancel (c)? [d/C] Please answer one of d, c.\nDecline (d) or cancel (c)? [d/C] "
+	if !strings.Contains(prompts.String(), want) {
+		t.Errorf("prompts lack %q:\n%s", want, prompts)
+	}
+}

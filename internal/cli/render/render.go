@@ -92,8 +92,8 @@ func indentJSON(w io.Writer, raw json.RawMessage) error {
 		_, err := fmt.Fprintln(w, look.SafeLines(string(raw)))
 		return err
 	}
-	// encoding/json escapes C0 controls, not C1 or bidi ones.
+	// encoding/json escapes C0 controls, not C1, bidi or invisible ones.
 	b, _ := json.MarshalIndent(v, "", "  ")
-	_, err := fmt.Fprintln(w, look.SafeLines(string(b)))
+	_, err := fmt.Fprintln(w, string(look.SafeJSON(b)))
 	return err
 }

@@ -2,13 +2,16 @@ package root
 
 import (
 	"encoding/json"
+	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/hostile"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -115,7 +118,9 @@ func TestHostileTextIsShownWhole(t *testing.T) {
 }
 
 // --json is for programs: it stays the exact JSON of the server's answer, with
-// encoding/json's escapes, whatever the output is.
+// encoding/json's escapes and, for what a terminal would obey or what disguises text (a
+// C1 control, a bidi control, an invisible character), escapes of its own, so that the
+// output is the same JSON and safe to print.
 func TestHostileJSONIsExact(t *testing.T) {
 	url := clitest.Serve(t, hostile.New()).URL
 	stdout, stderr, code := onTerminal(t, "", "--url", url, "tools", "list", "--json")
@@ -127,12 +132,55 @@ func TestHostileJSONIsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := json.MarshalIndent(res, "", "  ")
-	if stdout != string(want)+"\n" {
-		t.Errorf("--json is not the result as encoding/json writes it:\n%s\nwant\n%s", stdout, want)
+	if stdout != string(look.SafeJSON(want))+"\n" {
+		t.Errorf("--json is not the result as encoding/json writes it, made safe:\n%s\nwant\n%s", stdout, want)
 	}
 	// The server sent the raw byte 0x9b as U+FFFD, being JSON; the rest arrives as sent.
 	sent := hostile.Mark + "\ufffd2J"
-	if len(res.Tools) == 0 || res.Tools[0].Description != sent || !strings.Contains(stdout, `\u001b]0;pwned\u0007`) {
+	if len(res.Tools) == 0 || res.Tools[0].Description != sent || !strings.Contains(stdout, `\u001b]0;pwned\u0007`) ||
+		!strings.Contains(stdout, `forged\u009b2J\u202eevil`) {
 		t.Errorf("--json changed the server's text: %s", stdout)
+	}
+}
+
+// No command's --json, nor a task's event stream, writes a control a terminal obeys:
+// a C1 control such as U+009B (CSI) or a bidi override, which encoding/json leaves as
+// they are, is written as a JSON escape, and the output is still JSON.
+func TestHostileJSONCannotDriveTheTerminal(t *testing.T) {
+	clitest.StateDir(t)
+	url := clitest.Serve(t, hostile.New()).URL
+	for _, args := range [][]string{
+		{"tools", "list"}, {"prompts", "list"}, {"prompts", "get", hostile.Prompt}, {"resources", "list"},
+		{"resources", "read", hostile.ResourceURI}, {"ping"}, {"info"}, {"tools", "call", hostile.Plain},
+		{"tools", "call", hostile.Fail}, {"tools", "call", hostile.Slow, "--task"},
+		{"tools", "call", hostile.Detach, "--task", "--detach"}, {"tasks", "get", hostile.TaskID}, {"tasks", "list"},
+		{"tasks", "list", "--local"}, {"tasks", "watch", hostile.TaskID}, {"tasks", "watch"}, {"tasks", "result", hostile.TaskID},
+		{"tasks", "cancel", hostile.TaskID},
+	} {
+		t.Run(strings.Join(args[:min(len(args), 2)], " "), func(t *testing.T) {
+			server := []string{"--url", url}
+			if slices.Contains(args, "--local") {
+				server = nil
+			}
+			stdout, stderr, code := onTerminal(t, "", append(append(server, args...), "--json")...)
+			if strings.TrimSpace(stdout) == "" && code == 0 {
+				t.Fatalf("no JSON; stderr: %q", stderr)
+			}
+			if bad := hostile.Injected(stdout); bad != "" {
+				t.Errorf("stdout has %s", bad)
+			}
+			if bad := hostile.Injected(stderr); bad != "" {
+				t.Errorf("stderr has %s", bad)
+			}
+			dec := json.NewDecoder(strings.NewReader(stdout))
+			for {
+				var v any
+				if err := dec.Decode(&v); err == io.EOF {
+					break
+				} else if err != nil {
+					t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+				}
+			}
+		})
 	}
 }

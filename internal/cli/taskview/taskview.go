@@ -37,7 +37,8 @@ const EventsHelp = `With --json, every event is one JSON object on its own line 
 
 TASK is the task as last known, with the fields of the MCP Task (taskId, status,
 statusMessage, createdAt, lastUpdatedAt, ttl, pollInterval). T is when mcpi saw the
-event (RFC 3339). "total" and "message" of progress are left out when the server
+event (RFC 3339), or the T of the line above when that is later: the times of the
+lines never go back. "total" and "message" of progress are left out when the server
 sends none; "input" is a request of the server (method elicitation/create or
 sampling/createMessage) waiting for an answer. The last line is "result" (the exact
 CallToolResult of tasks/result; with "tools call", and "tasks watch ID" of a task
@@ -213,20 +214,32 @@ func FromTaskEvent(e client.TaskEvent) (ev Event, ok bool) {
 type JSONWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+	// last is the latest time written.
+	last time.Time
 }
 
 // NewJSONWriter returns a writer of event lines to w.
 func NewJSONWriter(w io.Writer) *JSONWriter { return &JSONWriter{w: w} }
 
-// Write writes one event line.
+// Write writes one event line, escaped as [look.SafeJSON] escapes it. An event that
+// mcpi saw before the last one written (a progress notification that arrived before the
+// answer that created its task, told after it) takes that one's time, so that the times
+// of a stream never go back: a script may take them for the order of events.
 func (j *JSONWriter) Write(ev Event) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if at, err := time.Parse(time.RFC3339Nano, ev.Time); err == nil {
+		if at.Before(j.last) {
+			ev.Time = mcp.FormatTime(j.last)
+		} else {
+			j.last = at
+		}
+	}
 	b, err := json.Marshal(ev)
 	if err != nil {
 		return err
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	_, err = fmt.Fprintf(j.w, "%s\n", b)
+	_, err = fmt.Fprintf(j.w, "%s\n", look.SafeJSON(b))
 	return err
 }
 
@@ -266,12 +279,15 @@ func (l Line) String() string {
 		parts = append(parts, look.Safe(oneLine(msg)))
 	}
 	switch {
-	case l.Progress != nil && l.Total != nil && *l.Total > 0:
+	case l.Progress != nil && l.Total != nil && *l.Total > 0 && !math.IsInf(*l.Total, 1):
 		frac := math.Max(0, math.Min(1, *l.Progress / *l.Total))
+		if math.IsNaN(frac) {
+			frac = 0
+		}
 		full := int(math.Round(frac * barWidth))
 		parts = append(parts, fmt.Sprintf("[%s%s] %d%%", strings.Repeat("█", full), strings.Repeat("░", barWidth-full), int(math.Round(frac*100))))
 	case l.Progress != nil:
-		parts = append(parts, "progress "+trimFloat(*l.Progress))
+		parts = append(parts, "progress "+look.Progress(*l.Progress, nil, 24))
 	}
 	parts = append(parts, look.Duration(l.Elapsed))
 	if l.Polls == 1 {
@@ -281,8 +297,6 @@ func (l Line) String() string {
 	}
 	return strings.Join(parts, "  ")
 }
-
-func trimFloat(f float64) string { return fmt.Sprintf("%g", f) }
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")

@@ -1,6 +1,7 @@
 package taskview
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -198,4 +199,39 @@ func TestLivePollsBetweenEvents(t *testing.T) {
 		}
 		sess.Close()
 	})
+}
+
+// The lines of a stream are in the order written, and their times never go back: a
+// progress notification that arrived before the answer that created its task is told
+// after "created", at its time or later.
+func TestJSONWriterTimesDoNotGoBack(t *testing.T) {
+	created := time.Date(2026, 8, 1, 10, 0, 0, 500_000_000, time.UTC)
+	var out bytes.Buffer
+	w := NewJSONWriter(&out)
+	for _, e := range []client.TaskEvent{
+		{At: client.At{Time: created}, Kind: client.TaskCreated},
+		{At: client.At{Time: created.Add(-time.Millisecond)}, Kind: client.TaskProgress, Progress: &mcp.ProgressNotificationParams{Progress: 1}},
+		{At: client.At{Time: created.Add(-time.Second)}, Kind: client.TaskStatus},
+		{At: client.At{Time: created.Add(time.Second)}, Kind: client.TaskStatus},
+	} {
+		ev, _ := FromTaskEvent(e)
+		if err := w.Write(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var last time.Time
+	for line := range strings.Lines(out.String()) {
+		var ev Event
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatal(err)
+		}
+		at, err := time.Parse(time.RFC3339Nano, ev.Time)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if at.Before(last) {
+			t.Errorf("the %s event's time goes back, before the line above it:\n%s", ev.Event, out.String())
+		}
+		last = at
+	}
 }

@@ -556,6 +556,15 @@ func TestHTMLServerProcess(t *testing.T) {
 				{Type: "resource_link", URI: "javascript:window.__pwned='link'", Name: htmlPayload},
 			}, StructuredContent: json.RawMessage(`{"k":` + strconv.Quote(htmlPayload) + `}`)}, nil
 		})
+	// A URL elicitation whose URL is a script, not a web page.
+	srv.AddTool(&mcp.Tool{Name: "url_script", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			r, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: mcp.ElicitModeURL, Message: "Log in", URL: "javascript:window.__pwned='url'", ElicitationID: "e1"})
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("action " + r.Action)}}, nil
+		})
 	// An output schema whose enum of 200,000 values is met at each of 50,000 items: the
 	// page's check of the result against it gave up never.
 	srv.AddTool(&mcp.Tool{Name: "outsized", InputSchema: json.RawMessage(`{"type":"object"}`),
@@ -567,6 +576,28 @@ func TestHTMLServerProcess(t *testing.T) {
 	if err := srv.Run(context.Background(), transport.StdioTransport{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A URL elicitation whose URL is no web page (javascript:) is said not to be opened:
+// no link, no button that opens it, only Decline and Cancel.
+func TestBrowserURLElicitationOffersOnlyWebPages(t *testing.T) {
+	s := startWebOn(t, processServer("TestHTMLServerProcess", htmlEnv))
+	s.run("call url_script",
+		chromedp.Navigate(s.url),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="url_script"]`)),
+		chromedp.Click(chromedp.CSS(`li[data-tool="url_script"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#pending-badge`)),
+		chromedp.Click(chromedp.CSS(`button[data-view="requests"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-action="decline"]`)),
+	)
+	pane := value(s, "the request", chromedp.Evaluate[[]string](`(() => { const p = document.querySelector('button[data-action="decline"]').closest('.pane') || document.body;
+		return [p.textContent, String(p.querySelectorAll('a[href^="javascript"], button[data-action="open"], button[data-action="accept"]').length)]; })()`))
+	if !strings.Contains(pane[0], "will not open: javascript:window.__pwned='url'") || pane[1] != "0" {
+		t.Errorf("the script URL is offered (%s links or buttons to open it): %q", pane[1], pane[0])
+	}
+	s.run("decline", chromedp.Click(chromedp.CSS(`button[data-action="decline"]`)))
 }
 
 // numberList is "0,1,...,n-1".

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/internal/bounce"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
 	"github.com/mcpi-dev/mcpi/transport"
@@ -360,4 +361,33 @@ func TestBrowserUnreachableModern(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#conn-header button[data-action="reconnect"]`)),
 		waitJS(`document.querySelector('#conn-header .state').textContent === 'connected' && !document.querySelector('#unreachable')`),
 	)
+}
+
+// The page shows a server's text as the terminal front ends do (look.SafeLines): controls
+// as pictures or escapes, invisible characters as escapes, an emoji's joiners, selectors
+// and flag tags as they are.
+func TestBrowserCleanAgreesWithLook(t *testing.T) {
+	texts := []string{
+		"plain ✓ 日本", "x\ry\x1bz", "one\r\ntwo\n", "\u009b2J\u202e", "add\u200b", "soft\u00adhyphen", "\ufeffbom",
+		"w\u2060\u2064", "ok\U000E0001\U000E0048\U000E0069\U000E007F", "👩\u200d👩\u200d👧", "می\u200cخواهم",
+		"add\u200d", "👩\u200d\u200d👧", "❤\ufe0f\u200d🔥", "#\ufe0f\u20e3", "add\ufe0f", "😀\ufe01\ufe02\U000E0110",
+		"🏴\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F", "🏴\U000E0067\U000E0062", "hangul\u3164",
+	}
+	s := startWeb(t)
+	in, _ := json.Marshal(texts)
+	s.run("clean the texts",
+		chromedp.Navigate(s.url),
+		waitJS(`document.readyState === 'complete'`),
+		chromedp.Evaluate[chromedp.Void](`import('/js/dom.js').then((d) => { window.__cleaned = `+string(in)+`.map(d.clean); })`),
+		waitJS(`window.__cleaned !== undefined`),
+	)
+	got := value(s, "the cleaned texts", chromedp.Evaluate[[]string](`window.__cleaned`))
+	if len(got) != len(texts) {
+		t.Fatalf("%d texts cleaned, want %d", len(got), len(texts))
+	}
+	for i, text := range texts {
+		if want := look.SafeLines(text); got[i] != want {
+			t.Errorf("clean(%+q) = %+q, want %+q as look.SafeLines", text, got[i], want)
+		}
+	}
 }

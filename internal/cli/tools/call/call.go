@@ -386,6 +386,16 @@ func printResult(opts *Options, res *mcp.CallToolResult) error {
 
 // showProgress shows the call's progress notifications in the status line on stderr
 // until stop is called.
+// progressLine is the status line of a plain call's progress notification: "progress
+// 3/10: MESSAGE", the numbers as [look.Progress] words them.
+func progressLine(p *mcp.ProgressNotificationParams) string {
+	line := "progress " + look.Progress(p.Progress, p.Total, 24)
+	if p.Message != "" {
+		line += ": " + p.Message
+	}
+	return line
+}
+
 func showProgress(ctx context.Context, ios *iostreams.IOStreams, sess *client.Session, token string) (stop func()) {
 	sub := sess.Subscribe()
 	ctx, cancel := context.WithCancel(ctx)
@@ -398,14 +408,7 @@ func showProgress(ctx context.Context, ios *iostreams.IOStreams, sess *client.Se
 			if !ok || fmt.Sprint(p.Params.ProgressToken) != token {
 				continue
 			}
-			line := fmt.Sprintf("progress %g", p.Params.Progress)
-			if p.Params.Total != nil {
-				line += fmt.Sprintf("/%g", *p.Params.Total)
-			}
-			if p.Params.Message != "" {
-				line += ": " + p.Params.Message
-			}
-			ios.SetStatusLine(line)
+			ios.SetStatusLine(progressLine(&p.Params))
 			shown = true
 		}
 		if shown {

@@ -64,3 +64,16 @@ func TestOutputSchemaChecked(t *testing.T) {
 		}
 	}
 }
+
+// The status line of a plain call's progress says the server's numbers as look.Progress
+// words them: a total of -1 is none, and a progress beyond the total is the total.
+func TestProgressLine(t *testing.T) {
+	total := -1.0
+	if got := progressLine(&mcp.ProgressNotificationParams{Progress: 1e300, Total: &total, Message: "prog"}); got != "progress 1e+300: prog" {
+		t.Errorf("got %q", got)
+	}
+	total = 10
+	if got := progressLine(&mcp.ProgressNotificationParams{Progress: 12, Total: &total}); got != "progress 10/10" {
+		t.Errorf("got %q", got)
+	}
+}

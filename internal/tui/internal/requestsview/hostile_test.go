@@ -2,6 +2,7 @@ package requestsview
 
 import (
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -70,5 +71,36 @@ func TestRequestsOfHostileSizeDrawnCheaply(t *testing.T) {
 		if c.large > 2*c.small {
 			t.Errorf("drawing %s with questions of 2 MB allocates %d bytes, with questions of 50 KB %d", c.what, c.large, c.small)
 		}
+	}
+}
+
+// A URL elicitation offers only a web page (an absolute http: or https: URL) to open, as
+// the CLI does; another URL (javascript:, file:) is quoted and said not to be opened, and
+// the form can only decline or cancel.
+func TestURLElicitationOffersOnlyWebPages(t *testing.T) {
+	now := time.Now()
+	m := New(t.Context(), nil, func() time.Time { return now })
+	m.SetSize(100, 24)
+	web := &entry{req: &client.Request{Method: mcp.MethodElicitationCreate, Received: now,
+		Elicitation: &mcp.ElicitParams{Mode: mcp.ElicitModeURL, Message: "Log in", URL: "https://example.com/login", ElicitationID: "e1"}}}
+	script := &entry{req: &client.Request{Method: mcp.MethodElicitationCreate, Received: now,
+		Elicitation: &mcp.ElicitParams{Mode: mcp.ElicitModeURL, Message: "Log in", URL: "javascript:alert(1)//x", ElicitationID: "e2"}}}
+	m.entries = append(m.entries, web, script)
+
+	m.openAnswer(web)
+	screen := ui.Strip(m.View())
+	if !strings.Contains(screen, "Open: https://example.com/login") || !strings.Contains(screen, "Accept") {
+		t.Errorf("the web page is not offered:\n%s", screen)
+	}
+	m.closeAnswer()
+
+	m.openAnswer(script)
+	screen = ui.Strip(m.View())
+	if !strings.Contains(screen, `The server names no web address: "javascript:alert(1)//x", not to be opened.`) ||
+		strings.Contains(screen, "Open:") || strings.Contains(screen, "Accept") {
+		t.Errorf("the script URL is offered:\n%s", screen)
+	}
+	if msg := m.accept(script)(); !strings.Contains(fmt.Sprint(msg), "no web address") {
+		t.Errorf("ctrl+s on the script URL gives %#v, not a notice", msg)
 	}
 }

@@ -287,6 +287,11 @@ func (m *Model) openAnswer(e *entry) tea.Cmd {
 	r := e.req
 	switch {
 	case r.Elicitation != nil && r.Elicitation.EffectiveMode() == mcp.ElicitModeURL:
+		if _, web := look.WebURL(r.Elicitation.URL); !web {
+			// Nothing to have visited: accepting would say the user opened a script.
+			m.form = form.New(nil, btnDecline, btnCancel)
+			break
+		}
 		m.form = form.New(nil, btnAccept, btnDecline, btnCancel)
 	case r.Elicitation != nil:
 		fields, err := form.FromSchema(r.Elicitation.RequestedSchema)
@@ -347,6 +352,9 @@ func answer(e *entry, outcome string, f func() error) tea.Cmd {
 func (m *Model) accept(e *entry) tea.Cmd {
 	r := e.req
 	if r.Elicitation != nil && r.Elicitation.EffectiveMode() == mcp.ElicitModeURL {
+		if _, web := look.WebURL(r.Elicitation.URL); !web {
+			return ui.FormNotice("the server names no web address to open: decline or cancel; nothing was sent")
+		}
 		return answer(e, "accepted", func() error {
 			return r.Respond(&mcp.ElicitResult{Action: mcp.ElicitActionAccept})
 		})
@@ -468,7 +476,16 @@ func (m *Model) answerView(w, h int) string {
 			lines = append(lines, ui.Bold.Render(l))
 		}
 		if r.Elicitation.EffectiveMode() == mcp.ElicitModeURL {
-			lines = append(lines, "Open: "+ui.Accent.Render(cut.Bytes(r.Elicitation.URL, shown)), ui.Dim.Render("Accept once you have visited it."))
+			if link, web := look.WebURL(r.Elicitation.URL); web {
+				lines = append(lines, "Open: "+ui.Accent.Render(cut.Bytes(link, shown)), ui.Dim.Render("Accept once you have visited it."))
+			} else {
+				// The rule of the CLI and of the -32042 sentence: only an http: or https: URL
+				// is offered; another is quoted and said not to be opened.
+				quoted := fmt.Sprintf("%q", cut.Bytes(r.Elicitation.URL, min(shown, 200)))
+				for _, l := range ui.Wrap("The server names no web address: "+quoted+", not to be opened.", w) {
+					lines = append(lines, ui.Warn.Render(l))
+				}
+			}
 		}
 	case r.Sampling != nil:
 		s := r.Sampling

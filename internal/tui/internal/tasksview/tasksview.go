@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -753,14 +752,7 @@ func progressText(p *mcp.ProgressNotificationParams) string {
 	if p == nil {
 		return "-"
 	}
-	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-	if p.Total != nil && *p.Total > 0 {
-		if *p.Total == float64(int64(*p.Total)) && p.Progress == float64(int64(p.Progress)) {
-			return num(p.Progress) + "/" + num(*p.Total)
-		}
-		return fmt.Sprintf("%d%%", int(100*p.Progress / *p.Total))
-	}
-	return num(p.Progress)
+	return look.Progress(p.Progress, p.Total, progWidth)
 }
 
 func (m *Model) messageText(r *row) string {

@@ -229,3 +229,23 @@ func TestTTLLeftZero(t *testing.T) {
 		}
 	}
 }
+
+// The PROG cell says the server's numbers in its six cells without cutting one: 1e300
+// of -1 is 1e+300 (no total), not "10000…", which reads as ten thousand.
+func TestProgressCellOfAbsurdNumbers(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	for _, tt := range []struct {
+		p    mcp.ProgressNotificationParams
+		want string
+	}{
+		{mcp.ProgressNotificationParams{Progress: 1e300, Total: f(-1)}, "1e+300"},
+		{mcp.ProgressNotificationParams{Progress: 2, Total: f(2)}, "2/2"},
+		{mcp.ProgressNotificationParams{Progress: 30, Total: f(20)}, "20/20"},
+		{mcp.ProgressNotificationParams{Progress: 123456789}, "1e+08"},
+		{mcp.ProgressNotificationParams{Progress: 1234, Total: f(5000)}, "24%"},
+	} {
+		if got := progressText(&tt.p); got != tt.want || ui.Width(got) > 6 {
+			t.Errorf("progressText(%+v) = %q, want %q", tt.p, got, tt.want)
+		}
+	}
+}

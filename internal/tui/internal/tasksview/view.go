@@ -29,7 +29,7 @@ var allColumns = []column{
 	{"TOOL / METHOD", 0, false, func(m *Model, r *row, w int) string { return r.nameCell(w) }},
 	{"STATUS", 16, false, func(m *Model, r *row, _ int) string { return m.renderStatus(r) }},
 	{"MESSAGE", 0, false, func(m *Model, r *row, _ int) string { return ui.OneLine(m.messageText(r)) }},
-	{"PROG", 6, true, func(m *Model, r *row, _ int) string { return progressText(r.progress) }},
+	{"PROG", progWidth, true, func(m *Model, r *row, _ int) string { return progressText(r.progress) }},
 	{"ELAPSED", 7, true, func(m *Model, r *row, _ int) string { return m.elapsed(r) }},
 	{"TTL LEFT", 8, true, func(m *Model, r *row, _ int) string { return m.ttlLeft(r) }},
 	{"POLLS", 5, true, func(m *Model, r *row, _ int) string { return fmt.Sprint(r.polls) }},
@@ -45,6 +45,9 @@ func (r *row) nameCell(w int) string {
 
 // nameWidth is the cells the TOOL / METHOD cell of r takes whole.
 func (r *row) nameWidth() int { return 2 + ui.Width(r.name) + ui.Width(r.dialectTag()) }
+
+// progWidth is the PROG column's: progressText fits the server's numbers in it.
+const progWidth = 6
 
 // Widths of the flexible columns.
 const (

@@ -539,14 +539,13 @@ func (m *Model) showCalling() {
 		}
 	}
 	if p := c.progress; p != nil {
-		prog := strconv.FormatFloat(p.Progress, 'f', -1, 64)
-		if p.Total != nil {
-			prog += " of " + strconv.FormatFloat(*p.Total, 'f', -1, 64)
-		}
-		lines = append(lines, "progress "+ui.Accent.Render(prog)+"  "+p.Message)
+		lines = append(lines, "progress "+ui.Accent.Render(look.Progress(p.Progress, p.Total, progressWidth))+"  "+p.Message)
 	}
 	m.pager.SetLines(lines)
 }
+
+// progressWidth bounds a plain call's progress numbers, which are the server's.
+const progressWidth = 24
 
 // viewKey is the key that shows the result the other way.
 func (m *Model) viewKey() key.Binding {

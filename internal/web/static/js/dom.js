@@ -58,18 +58,72 @@ export function fill(el, ...children) {
 // clean makes a server string safe to show: control characters become visible, as the
 // terminal front ends show them (look.Safe): a C0 control as its control picture (ESC
 // as ␛, a lone CR as ␍), DEL as ␡, a C1 or bidi control, or a line or paragraph
-// separator, as its escape (\u202e). Tab and line feed stay, and so does a line end of
+// separator, as its escape (\u202e). A character drawn as nothing (Unicode's
+// Default_Ignorable_Code_Point: U+200B, U+00AD, U+FEFF, the tag characters, ...) is shown
+// as its escape too (\u200b, \U000e0041), so that "add\u200b" cannot pass for "add",
+// except what emoji and scripts need, as look.Safe keeps it: a joiner between two visible
+// characters that are not ASCII, one variation selector after such a character or in a
+// keycap, a subdivision flag's tags. Tab and line feed stay, and so does a line end of
 // CRLF, as a line feed: an element that keeps white space shows the text's lines, and
 // one that does not shows a space.
 export function clean(s) {
   if (s === undefined || s === null) return '';
-  return String(s).replace(/\r\n|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
-    if (c === '\r\n') return '\n';
-    const n = c.charCodeAt(0);
-    if (n < 0x20) return String.fromCharCode(0x2400 + n);
-    if (n === 0x7f) return '\u2421';
-    return '\\u' + n.toString(16).padStart(4, '0');
-  });
+  s = String(s);
+  if (!shownRe.test(s)) return s;
+  const cps = Array.from(s);
+  let out = '';
+  for (let i = 0; i < cps.length;) {
+    const [n, keep] = step(cps, i);
+    if (keep) {
+      for (let j = i; j < i + n; j++) out += cps[j];
+    } else {
+      const c = cps[i], code = c.codePointAt(0);
+      if (c === '\r' && cps[i + 1] === '\n') out += '';
+      else if (code < 0x20) out += String.fromCharCode(0x2400 + code);
+      else if (code === 0x7f) out += '\u2421';
+      else if (code > 0xffff) out += '\\U' + code.toString(16).padStart(8, '0');
+      else out += '\\u' + code.toString(16).padStart(4, '0');
+    }
+    i += n;
+  }
+  return out;
+}
+
+// The characters clean may change, and those of them it shows wherever they stand.
+const shownRe = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\u{1bca0}-\u{1bca3}\u{1d173}-\u{1d17a}\u{e0000}-\u{e0fff}]/u;
+const controlRe = /^[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]$/u;
+const invisibleRe = /^[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\u{1bca0}-\u{1bca3}\u{1d173}-\u{1d17a}\u{e0000}-\u{e0fff}]$/u;
+const selectorRe = /^[\ufe00-\ufe0f\u{e0100}-\u{e01ef}\u180b-\u180d\u180f]$/u;
+const flagTagRe = /^[\u{e0030}-\u{e0039}\u{e0061}-\u{e007a}]$/u;
+
+// visible: a character other than ASCII that clean keeps wherever it stands.
+function visible(c) {
+  return c !== undefined && c.codePointAt(0) >= 0x80 && c !== '\ufffd' && !(c.length === 1 && c >= '\ud800' && c <= '\udfff') &&
+    !controlRe.test(c) && !invisibleRe.test(c);
+}
+
+// step is look's next: how many characters from cps[i] go together, and whether clean
+// keeps them as they are. A kept invisible character depends only on kept neighbours,
+// so that clean(clean(s)) is clean(s).
+function step(cps, i) {
+  const c = cps[i], code = c.codePointAt(0);
+  if (code < 0x80) return [1, c === '\t' || c === '\n' || !controlRe.test(c)];
+  if (code === 0x1f3f4) {
+    let n = 0;
+    while (n < 7 && flagTagRe.test(cps[i + 1 + n] || '')) n++;
+    return [n > 0 && cps[i + 1 + n] === '\u{e007f}' ? n + 2 : 1, true];
+  }
+  if (code === 0x200c || code === 0x200d) {
+    const p = cps[i - 1];
+    const before = p !== undefined && selectorRe.test(p) ? step(cps, i - 1)[1] : visible(p);
+    return [1, before && visible(cps[i + 1])];
+  }
+  if (selectorRe.test(c)) {
+    const p = cps[i - 1];
+    if (visible(p)) return [1, true];
+    return [1, cps[i + 1] === '\u20e3' && p !== undefined && /^[0-9#*]$/.test(p)];
+  }
+  return [1, !controlRe.test(c) && !invisibleRe.test(c)];
 }
 
 // webURL returns u as a link the page may open (http: or https:, never javascript: or

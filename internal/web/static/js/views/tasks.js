@@ -80,8 +80,11 @@ function ttlLeft(r) {
 function progress(r) {
   const p = r.progress;
   if (!p) return '';
-  if (p.total) return `${p.progress}/${p.total}`;
-  return String(p.progress);
+  // The server's numbers, as the terminal front ends word them (look.Progress): a total
+  // that is no positive finite number is none, a progress beyond it the total reached.
+  const done = Math.max(0, Number(p.progress) || 0), total = Number(p.total);
+  if (total > 0 && Number.isFinite(total)) return `${Math.min(done, total)}/${total}`;
+  return String(done);
 }
 
 // A drawn row: its element and cells, kept and reused as the list scrolls, so a frame

@@ -160,7 +160,7 @@ function showProgress(k) {
   if (!v || !d) return;
   const total = Number(d.total);
   if (total > 0) { v.bar.max = total; v.bar.value = Math.min(Number(d.progress) || 0, total); } else v.bar.removeAttribute('value');
-  v.said.textContent = clean(`${d.progress}${total > 0 ? '/' + total : ''}${d.message ? ' · ' + d.message : ''}`);
+  v.said.textContent = clean(`${total > 0 && Number.isFinite(total) ? Math.min(Number(d.progress) || 0, total) + '/' + total : d.progress}${d.message ? ' · ' + d.message : ''}`);
 }
 
 // showAsks says, under a running call, that the server waits on the user's answer to a
