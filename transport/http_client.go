@@ -593,6 +593,18 @@ func (c *HTTPClientConn) failRequestErr(id jsonrpc.ID, err error) {
 		Err: jsonrpc.NewError(jsonrpc.CodeConnectionClosed, err.Error()), Cause: err}})
 }
 
+// unreadable hands Read the error of a response that could not be decoded but names the
+// call it answers (see [jsonrpc.DecodeMessage]), so that the call fails with why; it
+// reports that id.
+func (c *HTTPClientConn) unreadable(err error) (jsonrpc.ID, bool) {
+	var de *jsonrpc.DecodeError
+	if !errors.As(err, &de) || !de.Response || !de.ID.IsValid() || c.ctx.Err() != nil {
+		return jsonrpc.ID{}, false
+	}
+	c.push(inbound{err: de})
+	return de.ID, true
+}
+
 // end makes Read return err (after queued messages) and stops every stream.
 func (c *HTTPClientConn) end(err error) {
 	c.qmu.Lock()
@@ -895,6 +907,9 @@ func (c *HTTPClientConn) readJSONBody(body io.ReadCloser, size int64, reqID json
 		m, err := jsonrpc.DecodeMessage(f)
 		if err != nil {
 			c.log.Warn("invalid message from the server", "error", err)
+			if id, ok := c.unreadable(err); ok && id == reqID {
+				got = true
+			}
 			continue
 		}
 		if r, ok := m.(*jsonrpc.Response); ok && r.ID == reqID {
@@ -938,6 +953,12 @@ func (c *HTTPClientConn) consume(sr *sseReader, want jsonrpc.ID, answered func()
 		m, err := jsonrpc.DecodeMessage(ev.Data)
 		if err != nil {
 			c.log.Warn("invalid message from the server", "error", err)
+			if id, ok := c.unreadable(err); ok && want.IsValid() && id == want {
+				if answered != nil {
+					answered()
+				}
+				return events, true, nil // the call has its answer: an error
+			}
 			continue
 		}
 		if r, ok := m.(*jsonrpc.Response); ok && want.IsValid() && r.ID == want {

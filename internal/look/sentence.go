@@ -33,6 +33,7 @@ func Sentence(err error) string {
 		abandoned *client.AbandonedError
 		lost      *client.TaskLostError
 		refused   *client.CancelRefusedError
+		malformed *jsonrpc.MalformedResponseError
 	)
 	if s, ok := err.(interface{ Sentence() string }); ok {
 		return s.Sentence() // worded by the front end that made it (the CLI's connect errors)
@@ -61,6 +62,8 @@ func Sentence(err error) string {
 		return fmt.Sprintf("the server did not answer %s within %s (--timeout raises the bound)", timeout.Method, Duration(timeout.Timeout))
 	case errors.As(err, &large):
 		return dropped(err) + tooLarge(large)
+	case errors.As(err, &malformed):
+		return unreadable(err, malformed)
 	case errors.As(err, &limit):
 		if limit.ItemBound {
 			return fmt.Sprintf("the server's %s went on past %d items; mcpi stopped there (--max-items raises the bound)", limit.Method, limit.MaxItems)
@@ -128,6 +131,20 @@ func tooLarge(e *transport.MessageTooLargeError) string {
 		return fmt.Sprintf("message too large (over the limit of %d bytes; --max-message-size)", e.Limit)
 	}
 	return fmt.Sprintf("message too large (%d bytes, limit %d; --max-message-size)", e.Size, e.Limit)
+}
+
+// unreadable words a response that could not be decoded: "the server's answer to
+// tools/list could not be read: it is not valid JSON (exceeded max depth at offset 20)".
+func unreadable(err error, e *jsonrpc.MalformedResponseError) string {
+	what := "the server's answer could not be read: "
+	var call *jsonrpc.CallError
+	if errors.As(err, &call) {
+		what = fmt.Sprintf("the server's answer to %s could not be read: ", call.Method)
+	}
+	if e.Detail != "" {
+		return what + "it is not valid JSON (" + e.Detail + ")"
+	}
+	return what + strings.TrimPrefix(e.Reason, "invalid response: ")
 }
 
 // dropped names the call whose answer err says was dropped, as "the server's answer to
