@@ -173,6 +173,9 @@ func TestSentence(t *testing.T) {
 		{fmt.Errorf("tools/list: %w", &jsonrpc.CallError{Method: "tools/list", Op: jsonrpc.OpReceive, Err: &jsonrpc.MalformedResponseError{
 			Reason: "parse error: invalid JSON", Detail: "invalid character 'N' looking for beginning of value at offset 97"}}),
 			"the server's answer to tools/list could not be read: it is not valid JSON (invalid character 'N' looking for beginning of value at offset 97)"},
+		{fmt.Errorf("tools/list: %w", &jsonrpc.CallError{Method: "tools/list", Op: jsonrpc.OpReceive, Err: &transport.NoResponseError{
+			Reason: `the server answered HTTP 200 with Content-Type "text/html", which holds no JSON-RPC message (application/json or text/event-stream)`}}),
+			`no response to tools/list: the server answered HTTP 200 with Content-Type "text/html", which holds no JSON-RPC message (application/json or text/event-stream)`},
 		{&jsonrpc.CallError{Method: "ping", Op: jsonrpc.OpReceive, Err: &jsonrpc.MalformedResponseError{Reason: "invalid response: error code must be an integer"}},
 			"the server's answer to ping could not be read: error code must be an integer"},
 		{fmt.Errorf("tools/list: %w", &client.TimeoutError{Method: "tools/list", Timeout: 5 * time.Minute}),

@@ -34,6 +34,7 @@ func Sentence(err error) string {
 		lost      *client.TaskLostError
 		refused   *client.CancelRefusedError
 		malformed *jsonrpc.MalformedResponseError
+		none      *transport.NoResponseError
 	)
 	if s, ok := err.(interface{ Sentence() string }); ok {
 		return s.Sentence() // worded by the front end that made it (the CLI's connect errors)
@@ -64,6 +65,12 @@ func Sentence(err error) string {
 		return dropped(err) + tooLarge(large)
 	case errors.As(err, &malformed):
 		return unreadable(err, malformed)
+	case errors.As(err, &none):
+		var call *jsonrpc.CallError
+		if errors.As(err, &call) {
+			return fmt.Sprintf("no response to %s: %s", call.Method, none.Reason)
+		}
+		return none.Reason
 	case errors.As(err, &limit):
 		if limit.ItemBound {
 			return fmt.Sprintf("the server's %s went on past %d items; mcpi stopped there (--max-items raises the bound)", limit.Method, limit.MaxItems)
