@@ -852,6 +852,10 @@ func (t *Task) settleResult(ctx context.Context, id string, raw json.RawMessage,
 			t.finish(nil, &jsonrpc.CallError{Method: mcp.MethodTasksResult, Op: jsonrpc.OpDecode, Err: err})
 			return
 		}
+		if err := resultOfAnother(id, &res); err != nil {
+			t.finish(nil, err)
+			return
+		}
 		if told {
 			status := mcp.TaskStatusCompleted
 			if res.IsError {

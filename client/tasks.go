@@ -937,7 +937,20 @@ func (s *Session) TaskResult(ctx context.Context, id string) (*mcp.CallToolResul
 		_, _, err = s.resultError(ctx, id, mcp.Task{}, err, func(ctx context.Context) (mcp.Task, error) { return s.GetTask(ctx, id) })
 		return nil, err
 	}
+	if err := resultOfAnother(id, &r); err != nil {
+		return nil, err
+	}
 	return &r, nil
+}
+
+// resultOfAnother returns the error of res, the answer of tasks/result for task id, when
+// its related-task names another task: a [*RelatedTaskError] in a [*jsonrpc.CallError]
+// of [jsonrpc.OpDecode], as the server answered with what is not this task's result.
+func resultOfAnother(id string, res *mcp.CallToolResult) error {
+	if named, ok := res.Meta.RelatedTask(); ok && named != id {
+		return &jsonrpc.CallError{Method: mcp.MethodTasksResult, Op: jsonrpc.OpDecode, Err: &RelatedTaskError{TaskID: id, Named: named}}
+	}
+	return nil
 }
 
 // ErrNoTaskCancel is the error of cancelling a task of a server of 2025-11-25 that
@@ -1044,4 +1057,17 @@ func (s *Session) callTask(ctx context.Context, t *Task, params any) (json.RawMe
 	}
 	a := <-ch
 	return a.raw, a.probed, explain(a.err)
+}
+
+// RelatedTaskError is the answer of a tasks/result whose _meta names, under
+// io.modelcontextprotocol/related-task, another task than the one asked for. The spec has
+// the result carry its own task's id; a result that names another is not taken as this
+// task's. (A result without the key is taken: servers omit it.)
+type RelatedTaskError struct {
+	// TaskID is the task asked for; Named is the task the result names.
+	TaskID, Named string
+}
+
+func (e *RelatedTaskError) Error() string {
+	return fmt.Sprintf("the result of tasks/result for task %s names task %q as its own", e.TaskID, e.Named)
 }

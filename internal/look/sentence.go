@@ -35,6 +35,7 @@ func Sentence(err error) string {
 		refused   *client.CancelRefusedError
 		malformed *jsonrpc.MalformedResponseError
 		none      *transport.NoResponseError
+		related   *client.RelatedTaskError
 	)
 	if s, ok := err.(interface{ Sentence() string }); ok {
 		return s.Sentence() // worded by the front end that made it (the CLI's connect errors)
@@ -63,6 +64,8 @@ func Sentence(err error) string {
 		return fmt.Sprintf("the server did not answer %s within %s (--timeout raises the bound)", timeout.Method, Duration(timeout.Timeout))
 	case errors.As(err, &large):
 		return dropped(err) + tooLarge(large)
+	case errors.As(err, &related):
+		return fmt.Sprintf("the server answered tasks/result for the task %q with the result of another task (%q), which mcpi did not take", related.TaskID, related.Named)
 	case errors.As(err, &malformed):
 		return unreadable(err, malformed)
 	case errors.As(err, &none):
