@@ -321,6 +321,13 @@ type Task struct {
 	wake    chan struct{}
 	done    chan struct{}
 	sub     hub
+
+	// resultCtx is the context the task's tasks/result requests are made on (made at the
+	// first); resultStop withdraws them. resultBound gives up on them RequestTimeout
+	// after the task is known to have ended with one in flight (see boundResultLocked).
+	resultCtx   context.Context
+	resultStop  context.CancelCauseFunc
+	resultBound *time.Timer
 }
 
 func newTask(s *Session, tool string, started time.Time) *Task {
@@ -1070,4 +1077,24 @@ type RelatedTaskError struct {
 
 func (e *RelatedTaskError) Error() string {
 	return fmt.Sprintf("the result of tasks/result for task %s names task %q as its own", e.TaskID, e.Named)
+}
+
+// ResultTimeoutError is the outcome of a 2025-11-25 task the server reported ended
+// (completed, failed) whose tasks/result did not answer within [Options.RequestTimeout]
+// from then; the request was withdrawn. tasks/result is otherwise not bounded, as it
+// waits for its task by design; once the task has ended there is nothing to wait for.
+// The result may still be fetched later.
+type ResultTimeoutError struct {
+	TaskID  string
+	Status  mcp.TaskStatus
+	Timeout time.Duration
+}
+
+func (e *ResultTimeoutError) Error() string {
+	return fmt.Sprintf("task %s is %s, but the server did not answer its tasks/result within %s", e.TaskID, e.Status, e.Timeout)
+}
+
+// CancelReason is what the server is told of the tasks/result withdrawn.
+func (e *ResultTimeoutError) CancelReason() string {
+	return fmt.Sprintf("the task has ended, and the client gave up on its result after its timeout of %s", shortDuration(e.Timeout))
 }
