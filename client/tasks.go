@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/transport"
@@ -760,7 +761,7 @@ func (s *Session) taskAnswer(ctx context.Context, t *Task, p *mcp.CallToolParams
 		if mcp.ResultTypeOf(raw) == mcp.ResultTypeTask {
 			var c mcp.ExtCreateTaskResult
 			if err := c.UnmarshalJSON(raw); err != nil {
-				return &jsonrpc.CallError{Method: mcp.MethodToolsCall, Op: jsonrpc.OpDecode, Err: err}
+				return unreadableTask(raw, false, err)
 			}
 			st := c.ExtTask.ToTask()
 			answer.Task = &st
@@ -768,7 +769,12 @@ func (s *Session) taskAnswer(ctx context.Context, t *Task, p *mcp.CallToolParams
 		}
 	} else if probed != nil {
 		answer = *probed
-	} else if answer.UnmarshalJSON(raw) != nil {
+	} else if err := answer.UnmarshalJSON(raw); err != nil {
+		// A task the server created is never taken for a plain result (which a result
+		// with no content also is): the call fails, naming the task.
+		if task, _ := jsonwire.Member(raw, `"task"`); len(task) > 0 && task[0] == '{' {
+			return unreadableTask(raw, true, err)
+		}
 		answer.Task = nil
 	}
 	if answer.Task == nil {
@@ -807,6 +813,20 @@ func (s *Session) taskAnswer(ctx context.Context, t *Task, p *mcp.CallToolParams
 	}
 	s.track(t, early, cancelNow)
 	return nil
+}
+
+// unreadableTask is the error of raw, the answer to a task call that creates a task
+// (wrapped under "task" when wrapped) which could not be decoded, for err.
+func unreadableTask(raw json.RawMessage, wrapped bool, err error) error {
+	task := []byte(raw)
+	if wrapped {
+		task, _ = jsonwire.Member(raw, `"task"`)
+	}
+	var id string
+	if v, merr := jsonwire.Member(task, `"taskId"`); merr == nil && v != nil {
+		id, _ = jsonwire.String(v)
+	}
+	return &jsonrpc.CallError{Method: mcp.MethodToolsCall, Op: jsonrpc.OpDecode, Err: &UnreadableTaskError{TaskID: id, Err: err}}
 }
 
 // FollowTask follows a task the session did not start: one found again with
@@ -1098,3 +1118,21 @@ func (e *ResultTimeoutError) Error() string {
 func (e *ResultTimeoutError) CancelReason() string {
 	return fmt.Sprintf("the task has ended, and the client gave up on its result after its timeout of %s", shortDuration(e.Timeout))
 }
+
+// UnreadableTaskError is the answer to a task call that creates a task (a "task" object;
+// in 2026-07-28 resultType "task") which cannot be decoded. TaskID is the task's id when
+// it could be read: the task may run on the server. It comes inside a
+// [*jsonrpc.CallError] of [jsonrpc.OpDecode], and errors.As finds the decoding error.
+type UnreadableTaskError struct {
+	TaskID string
+	Err    error
+}
+
+func (e *UnreadableTaskError) Error() string {
+	if e.TaskID == "" {
+		return fmt.Sprintf("the server created a task, but its answer cannot be read: %v", e.Err)
+	}
+	return fmt.Sprintf("the server created task %s, but its answer cannot be read: %v", e.TaskID, e.Err)
+}
+
+func (e *UnreadableTaskError) Unwrap() error { return e.Err }

@@ -37,6 +37,7 @@ func Sentence(err error) string {
 		none      *transport.NoResponseError
 		related   *client.RelatedTaskError
 		noResult  *client.ResultTimeoutError
+		badTask   *client.UnreadableTaskError
 	)
 	if s, ok := err.(interface{ Sentence() string }); ok {
 		return s.Sentence() // worded by the front end that made it (the CLI's connect errors)
@@ -61,6 +62,10 @@ func Sentence(err error) string {
 		return fmt.Sprintf("mcpi stopped following the task %q: %d polls in a row got no answer (%s); it may still be running on the server", lost.TaskID, lost.Polls, PollFailure(lost.Err))
 	case errors.As(err, &moved):
 		return fmt.Sprintf("the server redirected to %s, another origin, which mcpi does not follow with your headers and session (name it with --url if you trust it)", moved.Location)
+	case errors.As(err, &badTask) && badTask.TaskID != "":
+		return fmt.Sprintf("the server created the task %q, but its answer could not be read (%v)", badTask.TaskID, badTask.Err)
+	case errors.As(err, &badTask):
+		return fmt.Sprintf("the server created a task, but its answer could not be read (%v)", badTask.Err)
 	case errors.As(err, &noResult):
 		return fmt.Sprintf("the task %q is %s, but the server did not answer its tasks/result within %s (--timeout raises the bound)", noResult.TaskID, noResult.Status, Duration(noResult.Timeout))
 	case errors.As(err, &timeout):
