@@ -27,23 +27,35 @@ func TestIntegersTakeAnyNumber(t *testing.T) {
 		{"task, the fallback path", `{` + task + `,"Extra":1,"TTL":1.5,"pollInterval":99999999999999999999}`, func() any { return new(Task) },
 			func(v any) []*int64 { return []*int64{v.(*Task).TTL, v.(*Task).PollInterval} }, []*int64{i(2), i(math.MaxInt64)}},
 		{"create task result", `{"task":{` + task + `,"ttl":null,"pollInterval":2000.0}}`, func() any { return new(CreateTaskResult) },
-			func(v any) []*int64 { return []*int64{v.(*CreateTaskResult).Task.TTL, v.(*CreateTaskResult).Task.PollInterval} }, []*int64{nil, i(2000)}},
+			func(v any) []*int64 {
+				return []*int64{v.(*CreateTaskResult).Task.TTL, v.(*CreateTaskResult).Task.PollInterval}
+			}, []*int64{nil, i(2000)}},
 		{"create task probe", `{"task":{` + task + `,"ttl":1.5,"pollInterval":2000.0},"_meta":{}}`, func() any { return new(CreateTaskProbe) },
-			func(v any) []*int64 { return []*int64{v.(*CreateTaskProbe).Task.TTL, v.(*CreateTaskProbe).Task.PollInterval} }, []*int64{i(2), i(2000)}},
+			func(v any) []*int64 {
+				return []*int64{v.(*CreateTaskProbe).Task.TTL, v.(*CreateTaskProbe).Task.PollInterval}
+			}, []*int64{i(2), i(2000)}},
 		{"task list", `{"tasks":[{` + task + `,"ttl":-5,"pollInterval":1e300},{` + task + `,"ttl":null}]}`, func() any { return new(ListTasksResult) },
-			func(v any) []*int64 { return []*int64{v.(*ListTasksResult).Tasks[0].PollInterval, v.(*ListTasksResult).Tasks[1].TTL} }, []*int64{i(math.MaxInt64), nil}},
+			func(v any) []*int64 {
+				return []*int64{v.(*ListTasksResult).Tasks[0].PollInterval, v.(*ListTasksResult).Tasks[1].TTL}
+			}, []*int64{i(math.MaxInt64), nil}},
 		{"status notification, fallback", `{` + task + `,"ttl":1.5,"_meta":{},"taskId":"u"}`, func() any { return new(TaskStatusNotificationParams) },
 			func(v any) []*int64 { return []*int64{v.(*TaskStatusNotificationParams).TTL} }, []*int64{i(2)}},
 		{"ext create", `{"resultType":"task",` + task + `,"ttlMs":60000.0,"pollIntervalMs":1.5}`, func() any { return new(ExtCreateTaskResult) },
-			func(v any) []*int64 { return []*int64{v.(*ExtCreateTaskResult).TTLMs, v.(*ExtCreateTaskResult).PollIntervalMs} }, []*int64{i(60000), i(2)}},
+			func(v any) []*int64 {
+				return []*int64{v.(*ExtCreateTaskResult).TTLMs, v.(*ExtCreateTaskResult).PollIntervalMs}
+			}, []*int64{i(60000), i(2)}},
 		{"ext get, failed (fallback)", `{"resultType":"complete",` + task + `,"ttlMs":1.5,"pollIntervalMs":2.5,"error":{"code":-32603,"message":"x"}}`, func() any { return new(ExtGetTaskResult) },
-			func(v any) []*int64 { return []*int64{v.(*ExtGetTaskResult).TTLMs, v.(*ExtGetTaskResult).PollIntervalMs} }, []*int64{i(2), i(3)}},
+			func(v any) []*int64 {
+				return []*int64{v.(*ExtGetTaskResult).TTLMs, v.(*ExtGetTaskResult).PollIntervalMs}
+			}, []*int64{i(2), i(3)}},
 		{"ext notification, input (fallback)", `{` + task + `,"ttlMs":1e300,"inputRequests":{}}`, func() any { return new(TasksNotificationParams) },
 			func(v any) []*int64 { return []*int64{v.(*TasksNotificationParams).TTLMs} }, []*int64{i(math.MaxInt64)}},
 		{"detailed task", `{` + task + `,"ttlMs":1.5,"error":{"code":1,"message":"m"}}`, func() any { return new(DetailedTask) },
 			func(v any) []*int64 { return []*int64{v.(*DetailedTask).TTLMs} }, []*int64{i(2)}},
 		{"resource", `{"resources":[{"uri":"u","name":"n","size":1000.0},{"uri":"v","name":"m","size":1e300}]}`, func() any { return new(ListResourcesResult) },
-			func(v any) []*int64 { return []*int64{v.(*ListResourcesResult).Resources[0].Size, v.(*ListResourcesResult).Resources[1].Size} }, []*int64{i(1000), i(math.MaxInt64)}},
+			func(v any) []*int64 {
+				return []*int64{v.(*ListResourcesResult).Resources[0].Size, v.(*ListResourcesResult).Resources[1].Size}
+			}, []*int64{i(1000), i(math.MaxInt64)}},
 		{"resource link", `{"content":[{"type":"resource_link","uri":"u","name":"n","size":1.5}]}`, func() any { return new(CallToolResult) },
 			func(v any) []*int64 { return []*int64{v.(*CallToolResult).Content[0].Size} }, []*int64{i(2)}},
 		{"requested ttl", `{"name":"x","task":{"ttl":60000.0}}`, func() any { return new(CallToolParams) },
