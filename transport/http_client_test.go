@@ -614,3 +614,26 @@ func TestHTTPClientAnswerOfAnotherType(t *testing.T) {
 		t.Errorf("error\n got %s\nwant %s", none.Error(), want)
 	}
 }
+
+// TestHTTPClientUnreadableAnswer: a JSON answer, or an event, that cannot be decoded but
+// names its request fails that call at once with why, rather than "no response".
+func TestHTTPClientUnreadableAnswer(t *testing.T) {
+	for _, sse := range []bool{false, true} {
+		fs := newFakeServer(t, func(w http.ResponseWriter, req *jsonrpc.Request) {
+			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"x":NaN}}`, req.ID)
+			if sse {
+				w.Header().Set("Content-Type", "text/event-stream")
+				sseWrite(w, "data: "+body+"\n\n")
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, body)
+		}, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(http.StatusMethodNotAllowed) })
+		c, _ := dial(t, &HTTPClient{URL: fs.URL}, nil)
+		err := c.Call(callCtx(t), "tools/list", nil, nil)
+		var bad *jsonrpc.MalformedResponseError
+		if !errors.As(err, &bad) || bad.Detail == "" {
+			t.Errorf("sse=%v: call: %v (%T), want a *MalformedResponseError saying where", sse, err, err)
+		}
+	}
+}
