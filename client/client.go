@@ -622,6 +622,8 @@ func olderEra(err error) bool {
 	switch {
 	case errors.As(err, new(*transport.MessageTooLargeError)):
 		return false // an answer this client dropped: it says nothing of the era
+	case errors.As(err, new(*jsonrpc.MalformedResponseError)):
+		return true // an answer, but not as a 2026-07-28 server gives one (it waited for the probe's deadline before)
 	case errors.As(err, &herr):
 		return herr.StatusCode != 401 && herr.StatusCode != 403
 	case errors.As(err, &rpc):

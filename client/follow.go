@@ -193,6 +193,9 @@ func (t *Task) observeSince(st mcp.Task, src source, notes uint64) {
 		return
 	}
 	t.state = st
+	if st.Status.IsTerminal() && t.resulting {
+		t.boundResultLocked()
+	}
 	t.mu.Unlock()
 	t.emit(TaskEvent{Kind: TaskStatus})
 	if st.Status == mcp.TaskStatusInputRequired || st.Status.IsTerminal() {
@@ -630,9 +633,57 @@ func (t *Task) claimResult() bool {
 // fetchResult calls tasks/result for task id (claimed with claimResult) and settles the
 // outcome. The connection's end fails the call.
 func (t *Task) fetchResult(ctx context.Context, id string) {
+	ctx, done := t.resultContext(ctx)
+	defer done()
 	var raw json.RawMessage
 	err := t.s.send(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, &raw)
 	t.settleResult(ctx, id, raw, err, fromAnswer, false)
+}
+
+// resultContext returns ctx, also ended when the task gives up on its tasks/result (see
+// boundResultLocked), for a tasks/result to be made on; done releases it. A task known
+// to have ended has its bound armed now.
+func (t *Task) resultContext(ctx context.Context) (context.Context, func()) {
+	t.mu.Lock()
+	if t.resultCtx == nil {
+		t.resultCtx, t.resultStop = context.WithCancelCause(context.Background())
+	}
+	r := t.resultCtx
+	if t.state.Status.IsTerminal() {
+		t.boundResultLocked()
+	}
+	t.mu.Unlock()
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(r, func() { cancel(context.Cause(r)) })
+	return ctx, func() {
+		stop()
+		cancel(nil)
+	}
+}
+
+// boundResultLocked arms the bound of a task known to have ended (2025-11-25): a
+// tasks/result waits for its task by design, and is exempt from RequestTimeout for
+// that; once the task has ended there is nothing to wait for, and one that the server
+// does not answer within RequestTimeout (none: no bound) is given up, the task ending
+// with a [*ResultTimeoutError]. t.mu is held.
+func (t *Task) boundResultLocked() {
+	d := t.s.client.opts.RequestTimeout
+	if d <= 0 || t.ext || t.ended || t.resultBound != nil {
+		return
+	}
+	t.resultBound = time.AfterFunc(d, func() {
+		t.mu.Lock()
+		st, stop, inFlight := t.state, t.resultStop, t.resulting
+		t.mu.Unlock()
+		if !inFlight {
+			return
+		}
+		err := &ResultTimeoutError{TaskID: st.TaskID, Status: st.Status, Timeout: d}
+		t.finish(nil, err)
+		if stop != nil {
+			stop(err) // withdraws the request, telling the server why
+		}
+	})
 }
 
 // Early waits. A task found working when it is created is waited on at once with
@@ -675,11 +726,14 @@ func (t *Task) waitEarly() {
 	}
 	t.resulting, t.waiting, t.askedEarly = true, true, true
 	t.mu.Unlock()
-	err := s.conn.Go(context.Background(), mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, func(raw json.RawMessage, err error) {
+	ctx, done := t.resultContext(context.Background())
+	err := s.conn.Go(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, func(raw json.RawMessage, err error) {
+		done()
 		s.tasks.waits.Add(-1)
 		t.waited(id, raw, err, true)
 	})
 	if err != nil {
+		done()
 		s.tasks.waits.Add(-1)
 		t.waited(id, nil, err, false)
 	}
@@ -822,11 +876,13 @@ func (t *Task) clearWaiting(release bool) {
 // claimResult): its answer is settled where it is read, on the connection's reading
 // goroutine, which then has nothing to wait for (the final status is known).
 func (t *Task) fetchResultAsync(id string) {
-	ctx := context.Background()
+	ctx, done := t.resultContext(context.Background())
 	err := t.s.conn.Go(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, func(raw json.RawMessage, err error) {
+		defer done()
 		t.settleResult(ctx, id, raw, err, fromContinuation, false)
 	})
 	if err != nil {
+		done()
 		t.settleResult(ctx, id, nil, err, fromAnswer, false)
 	}
 }
@@ -850,6 +906,10 @@ func (t *Task) settleResult(ctx context.Context, id string, raw json.RawMessage,
 		var res mcp.CallToolResult
 		if err := res.UnmarshalJSON(raw); err != nil {
 			t.finish(nil, &jsonrpc.CallError{Method: mcp.MethodTasksResult, Op: jsonrpc.OpDecode, Err: err})
+			return
+		}
+		if err := resultOfAnother(id, &res); err != nil {
+			t.finish(nil, err)
 			return
 		}
 		if told {
@@ -1055,6 +1115,9 @@ func (t *Task) finish(res *mcp.CallToolResult, err error) {
 func (t *Task) close() {
 	t.mu.Lock()
 	t.stopTimerLocked()
+	if t.resultBound != nil {
+		t.resultBound.Stop()
+	}
 	listen := t.listen
 	t.listen, t.detail, t.inputs, t.unsent = nil, nil, nil, nil
 	t.mu.Unlock()

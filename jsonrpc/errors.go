@@ -120,3 +120,21 @@ func (e *CallError) Error() string {
 }
 
 func (e *CallError) Unwrap() error { return e.Err }
+
+// MalformedResponseError is a response that could not be decoded (invalid JSON, nested
+// deeper than a decoder goes, or members of the wrong types) but whose id could be read:
+// the call it answers fails with it, inside a [*CallError] of [OpReceive], at once rather
+// than waiting for an answer that has come. It is this side's reading, not an error the
+// peer sent: it holds no [*Error].
+type MalformedResponseError struct {
+	// Reason is what is wrong with the response, as the error a request would get
+	// ("parse error: invalid JSON"); Detail says where, when the JSON is invalid.
+	Reason, Detail string
+}
+
+func (e *MalformedResponseError) Error() string {
+	if e.Detail == "" {
+		return "malformed response: " + e.Reason
+	}
+	return "malformed response: " + e.Reason + " (" + e.Detail + ")"
+}

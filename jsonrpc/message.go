@@ -302,7 +302,43 @@ func (ms *members) typeMismatch(msg string) {
 // removed them in revision 2025-06-18. Member names match only as JSON-RPC spells them
 // ("Method" is an unknown member, not the method). Params and Result are copies, not
 // views of data.
+//
+// A frame it refuses that is still a response by its top-level members (a "result" or
+// an "error", no "method") gives a [*DecodeError] with Response set, the id when it can
+// be read, and a [*MalformedResponseError] as Cause: the call it answers can fail at once,
+// and nothing is sent back.
 func DecodeMessage(data []byte) (Message, error) {
+	m, err := decodeMessage(data)
+	if err != nil {
+		err.asResponse(data)
+		return nil, err
+	}
+	return m, nil
+}
+
+// asResponse marks e, the error of data, as a response's when data's top-level members
+// say it is one: they are read past what made data invalid (a NaN, nesting too deep).
+func (e *DecodeError) asResponse(data []byte) {
+	var k jsonwire.Skimmer
+	k.Write(data)
+	rawID, method, response, ok := k.Frame()
+	if !ok || !response || method {
+		return
+	}
+	var id ID
+	if rawID == nil || id.UnmarshalJSON(rawID) != nil {
+		id = ID{}
+	}
+	bad := &MalformedResponseError{Reason: e.Err.Message}
+	if e.Err.Code == CodeParseError {
+		if err := jsonwire.Check(data); err != nil {
+			bad.Detail = err.Error()
+		}
+	}
+	e.ID, e.Response, e.Cause = id, true, bad
+}
+
+func decodeMessage(data []byte) (Message, *DecodeError) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		return nil, decodeError(ID{}, CodeParseError, "parse error: empty message")

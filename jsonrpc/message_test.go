@@ -16,7 +16,7 @@ var malformed = []struct {
 	name   string
 	frame  string
 	code   int64
-	wantID any // the id the error reply names; nil for a null id
+	wantID any // the id the error names (the request's for its reply, or the call a response answers); nil for a null id
 }{
 	{"empty", ``, jsonrpc.CodeParseError, nil},
 	{"only whitespace", " \t\r\n", jsonrpc.CodeParseError, nil},
@@ -53,12 +53,12 @@ var malformed = []struct {
 	{"empty object", `{}`, jsonrpc.CodeInvalidRequest, nil},
 	{"no method, result or error", `{"jsonrpc":"2.0","id":3}`, jsonrpc.CodeInvalidRequest, int64(3)},
 	{"request with result", `{"jsonrpc":"2.0","id":3,"method":"ping","result":{}}`, jsonrpc.CodeInvalidRequest, int64(3)},
-	{"result and error", `{"jsonrpc":"2.0","id":4,"result":{},"error":{"code":-32603,"message":"x"}}`, jsonrpc.CodeInvalidRequest, nil},
+	{"result and error", `{"jsonrpc":"2.0","id":4,"result":{},"error":{"code":-32603,"message":"x"}}`, jsonrpc.CodeInvalidRequest, int64(4)},
 	{"result without id", `{"jsonrpc":"2.0","result":{}}`, jsonrpc.CodeInvalidRequest, nil},
 	{"result with null id", `{"jsonrpc":"2.0","id":null,"result":{}}`, jsonrpc.CodeInvalidRequest, nil},
-	{"error without code or message", `{"jsonrpc":"2.0","id":5,"error":{}}`, jsonrpc.CodeInvalidRequest, nil},
-	{"error is a string", `{"jsonrpc":"2.0","id":5,"error":"boom"}`, jsonrpc.CodeInvalidRequest, nil},
-	{"error code is a float", `{"jsonrpc":"2.0","id":5,"error":{"code":1.5,"message":"x"}}`, jsonrpc.CodeInvalidRequest, nil},
+	{"error without code or message", `{"jsonrpc":"2.0","id":5,"error":{}}`, jsonrpc.CodeInvalidRequest, int64(5)},
+	{"error is a string", `{"jsonrpc":"2.0","id":5,"error":"boom"}`, jsonrpc.CodeInvalidRequest, int64(5)},
+	{"error code is a float", `{"jsonrpc":"2.0","id":5,"error":{"code":1.5,"message":"x"}}`, jsonrpc.CodeInvalidRequest, int64(5)},
 }
 
 func TestDecodeMessageMalformed(t *testing.T) {

@@ -251,11 +251,17 @@ func (c *Content) marshalWire() ([]byte, error) {
 
 // UnmarshalJSON decodes any content block.
 func (c *Content) UnmarshalJSON(data []byte) error {
-	var f contentFields
+	// A resource link's size takes any JSON number (see wireInt).
+	var f struct {
+		*contentFields
+		Size *wireInt `json:"size,omitempty"`
+	}
+	f.contentFields = new(contentFields)
 	if err := json.Unmarshal(data, &f); err != nil {
 		return err
 	}
-	*c = Content(f)
+	f.contentFields.Size = (*int64)(f.Size)
+	*c = Content(*f.contentFields)
 	return nil
 }
 

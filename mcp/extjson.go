@@ -23,11 +23,33 @@ import (
 // whole. For the same reason the types that embed [DetailedTask] have a decoder of their
 // own, and DetailedTask no encoder.
 
-// The types without their JSON methods, for encoding/json.
+// The types without their JSON methods, for encoding/json to encode.
 type (
 	plainDetailedTask        DetailedTask
 	plainExtCreateTaskResult ExtCreateTaskResult
 )
+
+// plainExtTask is ExtTask's fields, whose integers take any JSON number (see wireInt),
+// for encoding/json to decode. The decoders' local types embed it as ExtTask, and hold a
+// DetailedTask's other fields as detailFields, so that encoding/json names the fields
+// in its errors as it did.
+type plainExtTask struct {
+	TaskID         string     `json:"taskId"`
+	Status         TaskStatus `json:"status"`
+	StatusMessage  string     `json:"statusMessage,omitempty"`
+	CreatedAt      string     `json:"createdAt"`
+	LastUpdatedAt  string     `json:"lastUpdatedAt"`
+	TTLMs          *wireInt   `json:"ttlMs"`
+	PollIntervalMs *wireInt   `json:"pollIntervalMs,omitempty"`
+}
+
+func plainExtOf(t ExtTask) plainExtTask {
+	return plainExtTask{t.TaskID, t.Status, t.StatusMessage, t.CreatedAt, t.LastUpdatedAt, (*wireInt)(t.TTLMs), (*wireInt)(t.PollIntervalMs)}
+}
+
+func (p plainExtTask) extTask() ExtTask {
+	return ExtTask{p.TaskID, p.Status, p.StatusMessage, p.CreatedAt, p.LastUpdatedAt, (*int64)(p.TTLMs), (*int64)(p.PollIntervalMs)}
+}
 
 // TasksNotificationParams are the params of notifications/tasks: the task as tasks/get
 // gives it, and the _meta that names the subscriptions/listen stream carrying it.
@@ -90,14 +112,22 @@ func (p *TasksNotificationParams) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	type detailedTask = DetailedTask
-	type DetailedTask plainDetailedTask
+	type ExtTask plainExtTask
+	type DetailedTask struct {
+		ExtTask
+		Result        json.RawMessage         `json:"result,omitempty"`
+		Error         *ErrorObject            `json:"error,omitempty"`
+		InputRequests map[string]InputRequest `json:"inputRequests,omitempty"`
+	}
 	type TasksNotificationParams struct {
 		DetailedTask
 		Meta Meta `json:"_meta,omitempty"`
 	}
-	w := TasksNotificationParams{DetailedTask(p.DetailedTask), p.Meta}
+	d := &p.DetailedTask
+	w := TasksNotificationParams{DetailedTask{ExtTask(plainExtOf(d.ExtTask)), d.Result, d.Error, d.InputRequests}, p.Meta}
 	err := json.Unmarshal(data, &w)
-	p.DetailedTask, p.Meta = detailedTask(w.DetailedTask), w.Meta
+	v := w.DetailedTask
+	p.DetailedTask, p.Meta = detailedTask{plainExtTask(v.ExtTask).extTask(), v.Result, v.Error, v.InputRequests}, w.Meta
 	return err
 }
 
@@ -156,8 +186,18 @@ func (d *DetailedTask) UnmarshalJSON(data []byte) error {
 	if d.isZero() && decodeExtTask(data, &d.ExtTask, extMembers{names: detailedTaskNames, result: &d.Result}) {
 		return nil
 	}
-	type DetailedTask plainDetailedTask
-	return json.Unmarshal(data, (*DetailedTask)(d))
+	type detailedTask = DetailedTask
+	type ExtTask plainExtTask
+	type DetailedTask struct {
+		ExtTask
+		Result        json.RawMessage         `json:"result,omitempty"`
+		Error         *ErrorObject            `json:"error,omitempty"`
+		InputRequests map[string]InputRequest `json:"inputRequests,omitempty"`
+	}
+	w := DetailedTask{ExtTask(plainExtOf(d.ExtTask)), d.Result, d.Error, d.InputRequests}
+	err := json.Unmarshal(data, &w)
+	*d = detailedTask{plainExtTask(w.ExtTask).extTask(), w.Result, w.Error, w.InputRequests}
+	return err
 }
 
 func (d *DetailedTask) isZero() bool {
@@ -170,8 +210,17 @@ func (r *ExtCreateTaskResult) UnmarshalJSON(data []byte) error {
 		decodeExtTask(data, &r.ExtTask, extMembers{names: extCreateTaskResultNames, resultType: &r.ResultType, meta: &r.Meta}) {
 		return nil
 	}
-	type ExtCreateTaskResult plainExtCreateTaskResult
-	return json.Unmarshal(data, (*ExtCreateTaskResult)(r))
+	type extCreateTaskResult = ExtCreateTaskResult
+	type ExtTask plainExtTask
+	type ExtCreateTaskResult struct {
+		ResultType ResultType `json:"resultType"`
+		ExtTask
+		Meta Meta `json:"_meta,omitempty"`
+	}
+	w := ExtCreateTaskResult{r.ResultType, ExtTask(plainExtOf(r.ExtTask)), r.Meta}
+	err := json.Unmarshal(data, &w)
+	*r = extCreateTaskResult{w.ResultType, plainExtTask(w.ExtTask).extTask(), w.Meta}
+	return err
 }
 
 // UnmarshalJSON decodes r as encoding/json decodes its fields.
@@ -181,15 +230,23 @@ func (r *ExtGetTaskResult) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	type detailedTask = DetailedTask
-	type DetailedTask plainDetailedTask
+	type ExtTask plainExtTask
+	type DetailedTask struct {
+		ExtTask
+		Result        json.RawMessage         `json:"result,omitempty"`
+		Error         *ErrorObject            `json:"error,omitempty"`
+		InputRequests map[string]InputRequest `json:"inputRequests,omitempty"`
+	}
 	type ExtGetTaskResult struct {
 		ResultType ResultType `json:"resultType"`
 		DetailedTask
 		Meta Meta `json:"_meta,omitempty"`
 	}
-	w := ExtGetTaskResult{r.ResultType, DetailedTask(r.DetailedTask), r.Meta}
+	d := &r.DetailedTask
+	w := ExtGetTaskResult{r.ResultType, DetailedTask{ExtTask(plainExtOf(d.ExtTask)), d.Result, d.Error, d.InputRequests}, r.Meta}
 	err := json.Unmarshal(data, &w)
-	r.ResultType, r.DetailedTask, r.Meta = w.ResultType, detailedTask(w.DetailedTask), w.Meta
+	v := w.DetailedTask
+	r.ResultType, r.DetailedTask, r.Meta = w.ResultType, detailedTask{plainExtTask(v.ExtTask).extTask(), v.Result, v.Error, v.InputRequests}, w.Meta
 	return err
 }
 

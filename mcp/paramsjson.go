@@ -164,8 +164,8 @@ func (d *metaDecoder) taskMetadata(t **TaskMetadata) bool {
 		if end < 0 {
 			return false
 		}
-		n, err := strconv.ParseInt(string(d.data[d.i:end]), 10, 64)
-		if err != nil {
+		n, ok := intOf(d.data[d.i:end])
+		if !ok {
 			return false
 		}
 		d.i = end

@@ -9,17 +9,19 @@ import (
 
 // The reference the hand-written codecs are held to: encoding/json on types of the same
 // names and fields as the real ones, but without their methods, which is what
-// encoding/json made of the real types before they had methods.
+// encoding/json made of the real types before they had methods; but for their integers,
+// which take any JSON number (wireInt).
 
 type (
-	refTask             Task
+	refTask             plainTask
+	refMarshalTask      Task // encodes as refTask does
+	refDetailedTask     DetailedTask
+	refExtCreateTask    ExtCreateTaskResult
 	refCallToolResult   CallToolResult
 	refCallToolParams   CallToolParams
 	refGetTaskParams    GetTaskParams
 	refTaskResultParams TaskResultParams
 	refCancelTaskParams CancelTaskParams
-	refDetailedTask     DetailedTask
-	refExtCreateTask    ExtCreateTaskResult
 	refListenParams     ListenParams
 	refListenAck        ListenAcknowledgedParams
 )
@@ -45,68 +47,115 @@ func refUnmarshal(data []byte, v any) error {
 		type CallToolResult refCallToolResult
 		return json.Unmarshal(data, (*CallToolResult)(v))
 	case *task:
-		return json.Unmarshal(data, (*Task)(v))
+		w := Task(plainOf(*v))
+		err := json.Unmarshal(data, &w)
+		*v = plainTask(w).task()
+		return err
 	case *CreateTaskResult:
 		type CreateTaskResult struct {
 			Task Task `json:"task"`
 			Meta Meta `json:"_meta,omitempty"`
 		}
-		w := CreateTaskResult{Task(v.Task), v.Meta}
+		w := CreateTaskResult{Task(plainOf(v.Task)), v.Meta}
 		err := json.Unmarshal(data, &w)
-		v.Task, v.Meta = task(w.Task), w.Meta
+		v.Task, v.Meta = plainTask(w.Task).task(), w.Meta
 		return err
 	case *CreateTaskProbe:
 		type CreateTaskProbe struct {
 			Task *Task `json:"task"`
 		}
-		w := CreateTaskProbe{(*Task)(v.Task)}
+		var w CreateTaskProbe
+		if v.Task != nil {
+			t := Task(plainOf(*v.Task))
+			w.Task = &t
+		}
 		err := json.Unmarshal(data, &w)
-		v.Task = (*task)(w.Task)
+		v.Task = nil
+		if w.Task != nil {
+			t := plainTask(*w.Task).task()
+			v.Task = &t
+		}
 		return err
 	case *GetTaskResult:
 		type GetTaskResult struct {
 			Task
 			Meta Meta `json:"_meta,omitempty"`
 		}
-		w := GetTaskResult{Task(v.Task), v.Meta}
+		w := GetTaskResult{Task(plainOf(v.Task)), v.Meta}
 		err := json.Unmarshal(data, &w)
-		v.Task, v.Meta = task(w.Task), w.Meta
+		v.Task, v.Meta = plainTask(w.Task).task(), w.Meta
 		return err
 	case *CancelTaskResult:
 		type CancelTaskResult struct {
 			Task
 			Meta Meta `json:"_meta,omitempty"`
 		}
-		w := CancelTaskResult{Task(v.Task), v.Meta}
+		w := CancelTaskResult{Task(plainOf(v.Task)), v.Meta}
 		err := json.Unmarshal(data, &w)
-		v.Task, v.Meta = task(w.Task), w.Meta
+		v.Task, v.Meta = plainTask(w.Task).task(), w.Meta
 		return err
 	case *TaskStatusNotificationParams:
 		type TaskStatusNotificationParams struct {
 			Task
 			Meta Meta `json:"_meta,omitempty"`
 		}
-		w := TaskStatusNotificationParams{Task(v.Task), v.Meta}
+		w := TaskStatusNotificationParams{Task(plainOf(v.Task)), v.Meta}
 		err := json.Unmarshal(data, &w)
-		v.Task, v.Meta = task(w.Task), w.Meta
+		v.Task, v.Meta = plainTask(w.Task).task(), w.Meta
 		return err
 	case *DetailedTask:
-		type DetailedTask refDetailedTask
-		return json.Unmarshal(data, (*DetailedTask)(v))
+		type detailedTask = DetailedTask
+		type ExtTask plainExtTask
+		type DetailedTask struct {
+			ExtTask
+			Result        json.RawMessage         `json:"result,omitempty"`
+			Error         *ErrorObject            `json:"error,omitempty"`
+			InputRequests map[string]InputRequest `json:"inputRequests,omitempty"`
+		}
+		ref := func(d *detailedTask) DetailedTask {
+			return DetailedTask{ExtTask(plainExtOf(d.ExtTask)), d.Result, d.Error, d.InputRequests}
+		}
+		real := func(d DetailedTask) detailedTask {
+			return detailedTask{plainExtTask(d.ExtTask).extTask(), d.Result, d.Error, d.InputRequests}
+		}
+		w := ref(v)
+		err := json.Unmarshal(data, &w)
+		*v = real(w)
+		return err
 	case *ExtCreateTaskResult:
-		type ExtCreateTaskResult refExtCreateTask
-		return json.Unmarshal(data, (*ExtCreateTaskResult)(v))
+		type ExtTask plainExtTask
+		type ExtCreateTaskResult struct {
+			ResultType ResultType `json:"resultType"`
+			ExtTask
+			Meta Meta `json:"_meta,omitempty"`
+		}
+		w := ExtCreateTaskResult{v.ResultType, ExtTask(plainExtOf(v.ExtTask)), v.Meta}
+		err := json.Unmarshal(data, &w)
+		v.ResultType, v.ExtTask, v.Meta = w.ResultType, plainExtTask(w.ExtTask).extTask(), w.Meta
+		return err
 	case *ExtGetTaskResult:
 		type detailedTask = DetailedTask
-		type DetailedTask refDetailedTask
+		type ExtTask plainExtTask
+		type DetailedTask struct {
+			ExtTask
+			Result        json.RawMessage         `json:"result,omitempty"`
+			Error         *ErrorObject            `json:"error,omitempty"`
+			InputRequests map[string]InputRequest `json:"inputRequests,omitempty"`
+		}
+		ref := func(d *detailedTask) DetailedTask {
+			return DetailedTask{ExtTask(plainExtOf(d.ExtTask)), d.Result, d.Error, d.InputRequests}
+		}
+		real := func(d DetailedTask) detailedTask {
+			return detailedTask{plainExtTask(d.ExtTask).extTask(), d.Result, d.Error, d.InputRequests}
+		}
 		type ExtGetTaskResult struct {
 			ResultType ResultType `json:"resultType"`
 			DetailedTask
 			Meta Meta `json:"_meta,omitempty"`
 		}
-		w := ExtGetTaskResult{v.ResultType, DetailedTask(v.DetailedTask), v.Meta}
+		w := ExtGetTaskResult{v.ResultType, ref(&v.DetailedTask), v.Meta}
 		err := json.Unmarshal(data, &w)
-		v.ResultType, v.DetailedTask, v.Meta = w.ResultType, detailedTask(w.DetailedTask), w.Meta
+		v.ResultType, v.DetailedTask, v.Meta = w.ResultType, real(w.DetailedTask), w.Meta
 		return err
 	case *ListenParams:
 		type ListenParams refListenParams
@@ -116,14 +165,26 @@ func refUnmarshal(data []byte, v any) error {
 		return json.Unmarshal(data, (*ListenAcknowledgedParams)(v))
 	case *TasksNotificationParams:
 		type detailedTask = DetailedTask
-		type DetailedTask refDetailedTask
+		type ExtTask plainExtTask
+		type DetailedTask struct {
+			ExtTask
+			Result        json.RawMessage         `json:"result,omitempty"`
+			Error         *ErrorObject            `json:"error,omitempty"`
+			InputRequests map[string]InputRequest `json:"inputRequests,omitempty"`
+		}
+		ref := func(d *detailedTask) DetailedTask {
+			return DetailedTask{ExtTask(plainExtOf(d.ExtTask)), d.Result, d.Error, d.InputRequests}
+		}
+		real := func(d DetailedTask) detailedTask {
+			return detailedTask{plainExtTask(d.ExtTask).extTask(), d.Result, d.Error, d.InputRequests}
+		}
 		type TasksNotificationParams struct {
 			DetailedTask
 			Meta Meta `json:"_meta,omitempty"`
 		}
-		w := TasksNotificationParams{DetailedTask(v.DetailedTask), v.Meta}
+		w := TasksNotificationParams{ref(&v.DetailedTask), v.Meta}
 		err := json.Unmarshal(data, &w)
-		v.DetailedTask, v.Meta = detailedTask(w.DetailedTask), w.Meta
+		v.DetailedTask, v.Meta = real(w.DetailedTask), w.Meta
 		return err
 	}
 	panic("refUnmarshal: no reference for this type")
@@ -139,7 +200,7 @@ func refMarshal(v any) ([]byte, error) {
 		v = rv.Elem().Interface()
 	}
 	type task = Task
-	type Task refTask // below, Task is the reference type; task is the real one
+	type Task refMarshalTask // below, Task is the reference type; task is the real one
 	type flat struct {
 		Task
 		Meta Meta `json:"_meta,omitempty"`

@@ -23,10 +23,26 @@ import (
 // The result types without their methods, for encoding/json. A type that holds a Task
 // holds a plainTask in its local copy, so that encoding/json goes on past an error inside
 // the task as it did, and names the task's fields as it did.
-type (
-	plainCallToolResult CallToolResult
-	plainTask           Task
-)
+type plainCallToolResult CallToolResult
+
+// plainTask is Task's fields, whose integers take any JSON number (see wireInt).
+type plainTask struct {
+	TaskID        string     `json:"taskId"`
+	Status        TaskStatus `json:"status"`
+	StatusMessage string     `json:"statusMessage,omitempty"`
+	CreatedAt     string     `json:"createdAt"`
+	LastUpdatedAt string     `json:"lastUpdatedAt"`
+	TTL           *wireInt   `json:"ttl"`
+	PollInterval  *wireInt   `json:"pollInterval,omitempty"`
+}
+
+func plainOf(t Task) plainTask {
+	return plainTask{t.TaskID, t.Status, t.StatusMessage, t.CreatedAt, t.LastUpdatedAt, (*wireInt)(t.TTL), (*wireInt)(t.PollInterval)}
+}
+
+func (p plainTask) task() Task {
+	return Task{p.TaskID, p.Status, p.StatusMessage, p.CreatedAt, p.LastUpdatedAt, (*int64)(p.TTL), (*int64)(p.PollInterval)}
+}
 
 // UnmarshalJSON decodes r as encoding/json decodes its fields.
 func (r *CallToolResult) UnmarshalJSON(data []byte) error {
@@ -49,7 +65,10 @@ func (t *Task) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	type Task plainTask
-	return json.Unmarshal(data, (*Task)(t))
+	w := Task(plainOf(*t))
+	err := json.Unmarshal(data, &w)
+	*t = plainTask(w).task()
+	return err
 }
 
 // MarshalJSON writes r as encoding/json writes its fields, with HTML escaping off.
@@ -64,7 +83,7 @@ func (r CreateTaskResult) MarshalJSON() ([]byte, error) {
 		Task Task `json:"task"`
 		Meta Meta `json:"_meta,omitempty"`
 	}
-	return jsonwire.Marshal(CreateTaskResult{Task(r.Task), r.Meta}) // and the error encoding/json gives
+	return jsonwire.Marshal(CreateTaskResult{Task(plainOf(r.Task)), r.Meta}) // and the error encoding/json gives
 }
 
 // UnmarshalJSON decodes r as encoding/json decodes its fields.
@@ -72,15 +91,14 @@ func (r *CreateTaskResult) UnmarshalJSON(data []byte) error {
 	if r.Task == (Task{}) && r.Meta == nil && decodeCreateTaskResult(data, r) {
 		return nil
 	}
-	type task = Task
 	type Task plainTask
 	type CreateTaskResult struct {
 		Task Task `json:"task"`
 		Meta Meta `json:"_meta,omitempty"`
 	}
-	w := CreateTaskResult{Task(r.Task), r.Meta}
+	w := CreateTaskResult{Task(plainOf(r.Task)), r.Meta}
 	err := json.Unmarshal(data, &w)
-	r.Task, r.Meta = task(w.Task), w.Meta
+	r.Task, r.Meta = plainTask(w.Task).task(), w.Meta
 	return err
 }
 
@@ -89,14 +107,21 @@ func (p *CreateTaskProbe) UnmarshalJSON(data []byte) error {
 	if p.Task == nil && decodeCreateTaskProbe(data, p) {
 		return nil
 	}
-	type task = *Task
 	type Task plainTask
 	type CreateTaskProbe struct {
 		Task *Task `json:"task"`
 	}
-	w := CreateTaskProbe{(*Task)(p.Task)}
+	var w CreateTaskProbe
+	if p.Task != nil {
+		t := Task(plainOf(*p.Task))
+		w.Task = &t
+	}
 	err := json.Unmarshal(data, &w)
-	p.Task = task(w.Task)
+	p.Task = nil
+	if w.Task != nil {
+		t := plainTask(*w.Task).task()
+		p.Task = &t
+	}
 	return err
 }
 
@@ -108,15 +133,14 @@ func (r *GetTaskResult) UnmarshalJSON(data []byte) error {
 	if r.Task == (Task{}) && r.Meta == nil && decodeFlatTask(data, &r.Task, &r.Meta) {
 		return nil
 	}
-	type task = Task
 	type Task plainTask
 	type GetTaskResult struct {
 		Task
 		Meta Meta `json:"_meta,omitempty"`
 	}
-	w := GetTaskResult{Task(r.Task), r.Meta}
+	w := GetTaskResult{Task(plainOf(r.Task)), r.Meta}
 	err := json.Unmarshal(data, &w)
-	r.Task, r.Meta = task(w.Task), w.Meta
+	r.Task, r.Meta = plainTask(w.Task).task(), w.Meta
 	return err
 }
 
@@ -128,15 +152,14 @@ func (r *CancelTaskResult) UnmarshalJSON(data []byte) error {
 	if r.Task == (Task{}) && r.Meta == nil && decodeFlatTask(data, &r.Task, &r.Meta) {
 		return nil
 	}
-	type task = Task
 	type Task plainTask
 	type CancelTaskResult struct {
 		Task
 		Meta Meta `json:"_meta,omitempty"`
 	}
-	w := CancelTaskResult{Task(r.Task), r.Meta}
+	w := CancelTaskResult{Task(plainOf(r.Task)), r.Meta}
 	err := json.Unmarshal(data, &w)
-	r.Task, r.Meta = task(w.Task), w.Meta
+	r.Task, r.Meta = plainTask(w.Task).task(), w.Meta
 	return err
 }
 
@@ -150,15 +173,14 @@ func (p *TaskStatusNotificationParams) UnmarshalJSON(data []byte) error {
 	if p.Task == (Task{}) && p.Meta == nil && decodeFlatTask(data, &p.Task, &p.Meta) {
 		return nil
 	}
-	type task = Task
 	type Task plainTask
 	type TaskStatusNotificationParams struct {
 		Task
 		Meta Meta `json:"_meta,omitempty"`
 	}
-	w := TaskStatusNotificationParams{Task(p.Task), p.Meta}
+	w := TaskStatusNotificationParams{Task(plainOf(p.Task)), p.Meta}
 	err := json.Unmarshal(data, &w)
-	p.Task, p.Meta = task(w.Task), w.Meta
+	p.Task, p.Meta = plainTask(w.Task).task(), w.Meta
 	return err
 }
 
@@ -174,7 +196,7 @@ func marshalFlatTask(t *Task, meta Meta) ([]byte, error) {
 		Task
 		Meta Meta `json:"_meta,omitempty"`
 	}
-	return jsonwire.Marshal(flatTask{Task(*t), meta}) // and the error encoding/json gives
+	return jsonwire.Marshal(flatTask{Task(plainOf(*t)), meta}) // and the error encoding/json gives
 }
 
 // encodedSize is room for t encoded, with numbers of usual length.
@@ -441,9 +463,8 @@ func (d *metaDecoder) taskMember(key []byte, t *Task, seen *uint8, ext bool) (kn
 	return true, ok
 }
 
-// int64OrNull decodes a *int64 field that was nil: null leaves it nil, an integer
-// literal in range sets it. A fraction, an exponent or an overflow are type errors in
-// encoding/json, left to it.
+// int64OrNull decodes a *int64 field that was nil: null leaves it nil, a number sets it
+// (see wireInt).
 func (d *metaDecoder) int64OrNull() (*int64, bool) {
 	if d.literal("null") {
 		return nil, true
@@ -452,8 +473,8 @@ func (d *metaDecoder) int64OrNull() (*int64, bool) {
 	if end < 0 {
 		return nil, false
 	}
-	n, err := strconv.ParseInt(string(d.data[d.i:end]), 10, 64)
-	if err != nil {
+	n, ok := intOf(d.data[d.i:end])
+	if !ok {
 		return nil, false
 	}
 	d.i = end

@@ -569,15 +569,11 @@ func (c *HTTPClientConn) dropped(k *skimmer) (id jsonrpc.ID, response bool) {
 	return de.ID, de.Response
 }
 
-// failRequest answers a request locally when its response can no longer arrive, so that
-// the caller gets an error instead of waiting forever.
+// failRequest fails a request locally when its response can no longer arrive, so that
+// the caller gets an error instead of waiting forever: a [*NoResponseError], not a
+// JSON-RPC error the server never sent.
 func (c *HTTPClientConn) failRequest(id jsonrpc.ID, format string, args ...any) {
-	if !id.IsValid() || c.ctx.Err() != nil {
-		return
-	}
-	msg := fmt.Sprintf(format, args...)
-	c.log.Warn("request failed in transport", "id", id.String(), "reason", msg)
-	c.enqueue(&jsonrpc.Response{ID: id, Error: jsonrpc.NewError(jsonrpc.CodeConnectionClosed, msg)})
+	c.failRequestErr(id, &NoResponseError{Reason: fmt.Sprintf(format, args...)})
 }
 
 // failRequestErr is failRequest with a Go error, which the call fails with as it is
@@ -591,6 +587,18 @@ func (c *HTTPClientConn) failRequestErr(id jsonrpc.ID, err error) {
 	c.log.Warn("request failed in transport", "id", id.String(), "reason", err)
 	c.push(inbound{err: &jsonrpc.DecodeError{ID: id, Response: true,
 		Err: jsonrpc.NewError(jsonrpc.CodeConnectionClosed, err.Error()), Cause: err}})
+}
+
+// unreadable hands Read the error of a response that could not be decoded but names the
+// call it answers (see [jsonrpc.DecodeMessage]), so that the call fails with why; it
+// reports that id.
+func (c *HTTPClientConn) unreadable(err error) (jsonrpc.ID, bool) {
+	var de *jsonrpc.DecodeError
+	if !errors.As(err, &de) || !de.Response || !de.ID.IsValid() || c.ctx.Err() != nil {
+		return jsonrpc.ID{}, false
+	}
+	c.push(inbound{err: de})
+	return de.ID, true
 }
 
 // end makes Read return err (after queued messages) and stops every stream.
@@ -849,7 +857,7 @@ func (c *HTTPClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 		resp.Body.Close()
 		cancel()
 		if reqID.IsValid() {
-			c.failRequest(reqID, "the server answered HTTP %d with no response (Content-Type %q)", resp.StatusCode, ct)
+			c.failRequest(reqID, "the server answered HTTP %d with Content-Type %q, which holds no JSON-RPC message (application/json or text/event-stream)", resp.StatusCode, ct)
 		}
 	}
 	c.mu.Lock()
@@ -895,6 +903,9 @@ func (c *HTTPClientConn) readJSONBody(body io.ReadCloser, size int64, reqID json
 		m, err := jsonrpc.DecodeMessage(f)
 		if err != nil {
 			c.log.Warn("invalid message from the server", "error", err)
+			if id, ok := c.unreadable(err); ok && id == reqID {
+				got = true
+			}
 			continue
 		}
 		if r, ok := m.(*jsonrpc.Response); ok && r.ID == reqID {
@@ -938,6 +949,12 @@ func (c *HTTPClientConn) consume(sr *sseReader, want jsonrpc.ID, answered func()
 		m, err := jsonrpc.DecodeMessage(ev.Data)
 		if err != nil {
 			c.log.Warn("invalid message from the server", "error", err)
+			if id, ok := c.unreadable(err); ok && want.IsValid() && id == want {
+				if answered != nil {
+					answered()
+				}
+				return events, true, nil // the call has its answer: an error
+			}
 			continue
 		}
 		if r, ok := m.(*jsonrpc.Response); ok && want.IsValid() && r.ID == want {
@@ -1208,3 +1225,14 @@ func (c *HTTPClientConn) runStandalone(ready chan struct{}) {
 		}
 	}
 }
+
+// NoResponseError is a request that the server's HTTP answer leaves without a response:
+// a body of another Content-Type, a JSON body that holds no response to it, an event
+// stream that ended before its response and could not be resumed. The server sent no
+// JSON-RPC error; the call fails with this, inside a [*jsonrpc.CallError].
+type NoResponseError struct {
+	// Reason says what the server did.
+	Reason string
+}
+
+func (e *NoResponseError) Error() string { return e.Reason }

@@ -594,3 +594,46 @@ func TestHTTPClientToleratesOddServers(t *testing.T) {
 		t.Fatalf("%d GETs, %d DELETEs, delays %v; want 1 GET, no DELETE without a session, no retry", gets, deletes, rs.get())
 	}
 }
+
+// TestHTTPClientAnswerOfAnotherType: a 200 whose Content-Type is neither JSON nor an event
+// stream fails its call with a *NoResponseError saying so, and no JSON-RPC error: the
+// server sent none.
+func TestHTTPClientAnswerOfAnotherType(t *testing.T) {
+	fs := newFakeServer(t, func(w http.ResponseWriter, req *jsonrpc.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, req.ID)
+	}, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(http.StatusMethodNotAllowed) })
+	c, _ := dial(t, &HTTPClient{URL: fs.URL}, nil)
+	err := c.Call(callCtx(t), "tools/list", nil, nil)
+	var none *NoResponseError
+	if !errors.As(err, &none) || errors.As(err, new(*jsonrpc.Error)) {
+		t.Fatalf("call: %v (%T), want a *NoResponseError and no JSON-RPC error", err, err)
+	}
+	const want = `the server answered HTTP 200 with Content-Type "text/html", which holds no JSON-RPC message (application/json or text/event-stream)`
+	if none.Error() != want {
+		t.Errorf("error\n got %s\nwant %s", none.Error(), want)
+	}
+}
+
+// TestHTTPClientUnreadableAnswer: a JSON answer, or an event, that cannot be decoded but
+// names its request fails that call at once with why, rather than "no response".
+func TestHTTPClientUnreadableAnswer(t *testing.T) {
+	for _, sse := range []bool{false, true} {
+		fs := newFakeServer(t, func(w http.ResponseWriter, req *jsonrpc.Request) {
+			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"x":NaN}}`, req.ID)
+			if sse {
+				w.Header().Set("Content-Type", "text/event-stream")
+				sseWrite(w, "data: "+body+"\n\n")
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, body)
+		}, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(http.StatusMethodNotAllowed) })
+		c, _ := dial(t, &HTTPClient{URL: fs.URL}, nil)
+		err := c.Call(callCtx(t), "tools/list", nil, nil)
+		var bad *jsonrpc.MalformedResponseError
+		if !errors.As(err, &bad) || bad.Detail == "" {
+			t.Errorf("sse=%v: call: %v (%T), want a *MalformedResponseError saying where", sse, err, err)
+		}
+	}
+}

@@ -443,7 +443,11 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var de *jsonrpc.DecodeError
 		if errors.As(err, &de) {
-			b, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: de.ID, Error: de.Err})
+			id := de.ID
+			if de.Response {
+				id = jsonrpc.ID{} // the id of the call it answers, not of a request
+			}
+			b, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: de.Err})
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
 			_, _ = w.Write(b)

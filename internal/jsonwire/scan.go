@@ -313,6 +313,13 @@ func Valid(data []byte) bool {
 	return s.whole() == nil
 }
 
+// Check is [Valid] that says what is wrong: the first place where data stops being one
+// JSON value, as "invalid character 'N' looking for beginning of value at offset 9".
+func Check(data []byte) error {
+	s := scanner{data: data}
+	return s.whole()
+}
+
 // Members validates data as one JSON object, with optional whitespace around it, and
 // calls member for each of its members in order, with the name as its string literal
 // (quotes included, escapes left as they are) and the value's bytes: a message's members

@@ -170,6 +170,14 @@ func TestSentence(t *testing.T) {
 			"the server's answer to tools/list was dropped: message too large (5242913 bytes, limit 4194304; --max-message-size)"},
 		{&transport.MessageTooLargeError{Size: -1, Limit: 1024},
 			"message too large (over the limit of 1024 bytes; --max-message-size)"},
+		{fmt.Errorf("tools/list: %w", &jsonrpc.CallError{Method: "tools/list", Op: jsonrpc.OpReceive, Err: &jsonrpc.MalformedResponseError{
+			Reason: "parse error: invalid JSON", Detail: "invalid character 'N' looking for beginning of value at offset 97"}}),
+			"the server's answer to tools/list could not be read: it is not valid JSON (invalid character 'N' looking for beginning of value at offset 97)"},
+		{fmt.Errorf("tools/list: %w", &jsonrpc.CallError{Method: "tools/list", Op: jsonrpc.OpReceive, Err: &transport.NoResponseError{
+			Reason: `the server answered HTTP 200 with Content-Type "text/html", which holds no JSON-RPC message (application/json or text/event-stream)`}}),
+			`no response to tools/list: the server answered HTTP 200 with Content-Type "text/html", which holds no JSON-RPC message (application/json or text/event-stream)`},
+		{&jsonrpc.CallError{Method: "ping", Op: jsonrpc.OpReceive, Err: &jsonrpc.MalformedResponseError{Reason: "invalid response: error code must be an integer"}},
+			"the server's answer to ping could not be read: error code must be an integer"},
 		{fmt.Errorf("tools/list: %w", &client.TimeoutError{Method: "tools/list", Timeout: 5 * time.Minute}),
 			"the server did not answer tools/list within 5m00s (--timeout raises the bound)"},
 		{&jsonrpc.CallError{Method: "initialize", Op: jsonrpc.OpSend, Err: &transport.RedirectError{URL: "http://a/mcp", Location: "https://b/mcp"}},

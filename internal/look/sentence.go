@@ -33,6 +33,11 @@ func Sentence(err error) string {
 		abandoned *client.AbandonedError
 		lost      *client.TaskLostError
 		refused   *client.CancelRefusedError
+		malformed *jsonrpc.MalformedResponseError
+		none      *transport.NoResponseError
+		related   *client.RelatedTaskError
+		noResult  *client.ResultTimeoutError
+		badTask   *client.UnreadableTaskError
 	)
 	if s, ok := err.(interface{ Sentence() string }); ok {
 		return s.Sentence() // worded by the front end that made it (the CLI's connect errors)
@@ -57,10 +62,26 @@ func Sentence(err error) string {
 		return fmt.Sprintf("mcpi stopped following the task %q: %d polls in a row got no answer (%s); it may still be running on the server", lost.TaskID, lost.Polls, PollFailure(lost.Err))
 	case errors.As(err, &moved):
 		return fmt.Sprintf("the server redirected to %s, another origin, which mcpi does not follow with your headers and session (name it with --url if you trust it)", moved.Location)
+	case errors.As(err, &badTask) && badTask.TaskID != "":
+		return fmt.Sprintf("the server created the task %q, but its answer could not be read (%v)", badTask.TaskID, badTask.Err)
+	case errors.As(err, &badTask):
+		return fmt.Sprintf("the server created a task, but its answer could not be read (%v)", badTask.Err)
+	case errors.As(err, &noResult):
+		return fmt.Sprintf("the task %q is %s, but the server did not answer its tasks/result within %s (--timeout raises the bound)", noResult.TaskID, noResult.Status, Duration(noResult.Timeout))
 	case errors.As(err, &timeout):
 		return fmt.Sprintf("the server did not answer %s within %s (--timeout raises the bound)", timeout.Method, Duration(timeout.Timeout))
 	case errors.As(err, &large):
 		return dropped(err) + tooLarge(large)
+	case errors.As(err, &related):
+		return fmt.Sprintf("the server answered tasks/result for the task %q with the result of another task (%q), which mcpi did not take", related.TaskID, related.Named)
+	case errors.As(err, &malformed):
+		return unreadable(err, malformed)
+	case errors.As(err, &none):
+		var call *jsonrpc.CallError
+		if errors.As(err, &call) {
+			return fmt.Sprintf("no response to %s: %s", call.Method, none.Reason)
+		}
+		return none.Reason
 	case errors.As(err, &limit):
 		if limit.ItemBound {
 			return fmt.Sprintf("the server's %s went on past %d items; mcpi stopped there (--max-items raises the bound)", limit.Method, limit.MaxItems)
@@ -128,6 +149,20 @@ func tooLarge(e *transport.MessageTooLargeError) string {
 		return fmt.Sprintf("message too large (over the limit of %d bytes; --max-message-size)", e.Limit)
 	}
 	return fmt.Sprintf("message too large (%d bytes, limit %d; --max-message-size)", e.Size, e.Limit)
+}
+
+// unreadable words a response that could not be decoded: "the server's answer to
+// tools/list could not be read: it is not valid JSON (exceeded max depth at offset 20)".
+func unreadable(err error, e *jsonrpc.MalformedResponseError) string {
+	what := "the server's answer could not be read: "
+	var call *jsonrpc.CallError
+	if errors.As(err, &call) {
+		what = fmt.Sprintf("the server's answer to %s could not be read: ", call.Method)
+	}
+	if e.Detail != "" {
+		return what + "it is not valid JSON (" + e.Detail + ")"
+	}
+	return what + strings.TrimPrefix(e.Reason, "invalid response: ")
 }
 
 // dropped names the call whose answer err says was dropped, as "the server's answer to

@@ -409,6 +409,10 @@ func (e *LostTaskError) Error() string {
 	if e.Server != "" {
 		who += " at " + RedactURL(e.Server)
 	}
+	var noResult *client.ResultTimeoutError
+	if errors.As(e.Err, &noResult) {
+		return fmt.Sprintf("%s; get its result with \"%s\" later", look.Sentence(noResult), e.Fetch)
+	}
 	if errors.Is(e.Err, transport.ErrSessionExpired) {
 		// A server of 2025-11-25 may keep the task running for a later session to take
 		// over, or may have ended it with the session: only asking tells.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -78,5 +79,17 @@ func TestDescribeSessionEnded(t *testing.T) {
 	}
 	if client.ServerAnswered(following) {
 		t.Error("ServerAnswered(an ended session) = true")
+	}
+}
+
+// A task the server said ended whose tasks/result did not come within --timeout is
+// recorded like a lost one (taskview.LostOf says why), and described with the command
+// that fetches its result later, exit 2: the server gave no answer.
+func TestDescribeEndedTaskWithoutResult(t *testing.T) {
+	noResult := &client.ResultTimeoutError{TaskID: "t1", Status: "completed", Timeout: 3 * time.Second}
+	msg, code := Describe(&LostTaskError{ID: "t1", Fetch: "mcpi tasks result t1", Err: noResult})
+	want := `the task "t1" is completed, but the server did not answer its tasks/result within 3.0s (--timeout raises the bound); get its result with "mcpi tasks result t1" later`
+	if msg != want || code != ExitUsage {
+		t.Errorf("Describe = %q, %d\nwant %q, %d", msg, code, want, ExitUsage)
 	}
 }

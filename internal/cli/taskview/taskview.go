@@ -51,7 +51,9 @@ learnt it, with the server's "code" when the server said so) or "lost" (mcpi
 stopped following a task whose fate it does not know, which may still run on the
 server: "reason" is "noAnswer" when N polls in a row got no answer, "errorAnswers"
 when the server answered N polls in a row with an error, "sessionEnded" when the
-server ended the session (2025-11-25) while mcpi followed the task; "error" is
+server ended the session (2025-11-25) while mcpi followed the task, "noResult"
+when the server said the task ended but did not answer its tasks/result within
+--timeout; "error" is
 the last poll's error, with the server's "code" when it answered one; "fetch" is
 the command that gets the task's result later). A status line with
 "dropped" stands for N events left out because the lines were not read as fast as
@@ -88,6 +90,9 @@ const (
 	// LostSessionEnded: the server ended the session (2025-11-25) the task was
 	// followed in.
 	LostSessionEnded = "sessionEnded"
+	// LostNoResult: the server said the task ended (2025-11-25), but did not answer its
+	// tasks/result within --timeout.
+	LostNoResult = "noResult"
 )
 
 // Lost is what a "lost" event says of a task mcpi stopped following without learning
@@ -107,6 +112,8 @@ type Lost struct {
 func LostOf(err error) *Lost {
 	var lost *client.TaskLostError
 	switch {
+	case errors.As(err, new(*client.ResultTimeoutError)):
+		return &Lost{Reason: LostNoResult}
 	case errors.As(err, &lost) && lost.Answered():
 		return &Lost{Reason: LostErrorAnswers, Polls: lost.Polls}
 	case errors.As(err, &lost):
