@@ -494,7 +494,7 @@ func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session 
 	if ab, ok := conn.(bodyAnswerer); ok {
 		ab.AnswerInBody(ss.answeredAtOnce)
 	}
-	ss.conn = jsonrpc.NewConn(conn, opts)
+	ss.conn = jsonrpc.NewConn(eraConn{conn, ss}, opts)
 	close(ready)
 	go func() {
 		<-ss.conn.Done()
