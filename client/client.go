@@ -233,7 +233,9 @@ type Session struct {
 	now    func() time.Time
 
 	initResult *mcp.InitializeResult
-	nextToken  atomic.Int64
+	// probeTimedOut: see [Session.ProbeTimedOut].
+	probeTimedOut bool
+	nextToken     atomic.Int64
 
 	mu      sync.Mutex
 	roots   []mcp.Root
@@ -553,11 +555,12 @@ func (c *Client) connectAuto(ctx context.Context, t transport.Transport) (*Sessi
 		}
 		return s, nil
 	}
+	probeTimedOut := false
 	for attempt := 0; ; attempt++ {
 		pctx, cancel := context.WithTimeout(ctx, c.opts.ProbeTimeout)
 		_, err := s.discover(pctx, modern)
 		var timeout *TimeoutError
-		probeTimedOut := (pctx.Err() != nil || errors.As(err, &timeout)) && ctx.Err() == nil
+		probeTimedOut = (pctx.Err() != nil || errors.As(err, &timeout)) && ctx.Err() == nil
 		cancel()
 		if err == nil {
 			return s, nil
@@ -599,13 +602,17 @@ func (c *Client) connectAuto(ctx context.Context, t transport.Transport) (*Sessi
 		return nil, err
 	}
 	err = s.initialize(ctx, mcp.LatestProtocolVersion)
-	if _, isModern := modernError(err); isModern {
+	var rpc *jsonrpc.Error
+	if _, isModern := modernError(err); isModern || probeTimedOut && errors.As(err, &rpc) {
 		// A server of 2026-07-28 after all, one slow to answer the probe (a server that
-		// npx is still installing, say): asked again, with no probe deadline.
+		// npx is still installing, say): asked again, with no probe deadline. One that
+		// speaks both eras and read the probe first is of 2026-07-28 on this connection
+		// too, and may refuse initialize with any error (-32601, say).
 		if _, derr := s.discover(ctx, modern); derr == nil {
 			return s, nil
 		}
 	}
+	s.probeTimedOut = probeTimedOut
 	if err != nil {
 		return fail(err)
 	}
@@ -812,6 +819,13 @@ func (s *Session) Ping(ctx context.Context) error {
 
 // ProtocolVersion is the protocol version the session speaks.
 func (s *Session) ProtocolVersion() string { return s.initResult.ProtocolVersion }
+
+// ProbeTimedOut reports whether the session speaks the 2025-11-25 era for want of an
+// answer: in auto mode the server did not answer server/discover within
+// [Options.ProbeTimeout], and then answered initialize. A server that was slow to start
+// may speak 2026-07-28 as well, so such an era is worth checking again sooner than one
+// the server stated (by refusing server/discover).
+func (s *Session) ProbeTimedOut() bool { return s.probeTimedOut }
 
 // Modern reports whether the session speaks the 2026-07-28 era (server/discover,
 // per-request _meta, MRTR, the Tasks extension) rather than the 2025-11-25 era
