@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -102,6 +103,38 @@ func TestEraAutoSlowDualEraServer(t *testing.T) {
 		want := []string{mcp.MethodServerDiscover, mcp.MethodInitialize, mcp.MethodServerDiscover}
 		if !slices.Equal(conn.read, want) {
 			t.Errorf("the server read %v, want %v", conn.read, want)
+		}
+	})
+}
+
+// TestEraAutoHandshakeWithinRequestTimeout: RequestTimeout bounds the whole handshake of
+// auto mode, the probe's time included, not each of its requests: a server that answers
+// neither server/discover nor initialize is given up on once it has passed, and the
+// error names both requests.
+func TestEraAutoHandshakeWithinRequestTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		silent := func(ctx context.Context, _ *jsonrpc.Request) (any, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		f := newLegacy(t, silent)
+		f.On(mcp.MethodInitialize, silent)
+		start := time.Now()
+		_, err := f.Connect(ctx, &client.Options{ProbeTimeout: 5 * time.Second, RequestTimeout: 8 * time.Second})
+		if took := time.Since(start); took > 8*time.Second {
+			t.Errorf("gave up after %s, past RequestTimeout", took)
+		}
+		var timeout *client.TimeoutError
+		if !errors.As(err, &timeout) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Connect: %v; want a *TimeoutError", err)
+		}
+		if want := "the server did not answer server/discover, nor then initialize, within 8s"; err.Error() != want {
+			t.Errorf("Connect: %q, want %q", err, want)
+		}
+		if m := f.RequestMethods(); !slices.Equal(m, []string{mcp.MethodServerDiscover, mcp.MethodInitialize}) {
+			t.Errorf("the server received %v", m)
 		}
 	})
 }

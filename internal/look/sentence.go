@@ -57,6 +57,8 @@ func Sentence(err error) string {
 		return fmt.Sprintf("mcpi stopped following the task %q: %d polls in a row got no answer (%s); it may still be running on the server", lost.TaskID, lost.Polls, PollFailure(lost.Err))
 	case errors.As(err, &moved):
 		return fmt.Sprintf("the server redirected to %s, another origin, which mcpi does not follow with your headers and session (name it with --url if you trust it)", moved.Location)
+	case errors.As(err, &timeout) && timeout.After != "":
+		return fmt.Sprintf("the server answered neither %s nor %s within %s (--timeout raises the bound)", timeout.After, timeout.Method, Duration(timeout.Timeout))
 	case errors.As(err, &timeout):
 		return fmt.Sprintf("the server did not answer %s within %s (--timeout raises the bound)", timeout.Method, Duration(timeout.Timeout))
 	case errors.As(err, &large):

@@ -720,6 +720,8 @@ func describeConnectCause(e *ConnectError) string {
 		return fmt.Sprintf("%s answered HTTP %d: %s", e.who(), httpErr.StatusCode, httpErr.Message)
 	case errors.As(e.Err, &rpc):
 		return fmt.Sprintf("%s refused to start a session: %s (JSON-RPC error %d)", e.who(), strings.TrimSuffix(rpc.Message, "."), rpc.Code)
+	case errors.As(e.Err, &timeout) && timeout.After != "":
+		return fmt.Sprintf("%s answered neither %s nor %s within %s (--timeout raises the bound)", e.who(), timeout.After, timeout.Method, look.Duration(timeout.Timeout))
 	case errors.As(e.Err, &timeout):
 		return fmt.Sprintf("%s did not answer %s within %s (--timeout raises the bound)", e.who(), timeout.Method, look.Duration(timeout.Timeout))
 	case errors.Is(e.Err, context.DeadlineExceeded):

@@ -127,7 +127,7 @@ func (l *Limits) addFlags(fs *pflag.FlagSet) {
 	l.MaxMessageSize = transport.DefaultMaxMessageSize
 	fs.Var(byteSize{&l.MaxMessageSize}, "max-message-size", "drop a message from the server over `SIZE` (bytes, or with KiB, MiB, GiB), failing the request it answers")
 	l.Timeout = DefaultTimeout
-	fs.Var(timeout{&l.Timeout}, "timeout", "give up on a request the server has not answered within `DURATION` (0: never); a task is followed past it")
+	fs.Var(timeout{&l.Timeout}, "timeout", "give up on a request the server has not answered within `DURATION` (0: never); the handshake counts as one request (server/discover and initialize together); a task is followed past it")
 	l.MaxInputRounds = client.DefaultMaxInputRounds
 	fs.Var(bound{&l.MaxInputRounds}, "max-input-rounds", "stop a request the server has asked for input `N` times (protocol 2026-07-28; 0: no bound)")
 }

@@ -198,3 +198,16 @@ func TestStrayStdoutQuoted(t *testing.T) {
 		t.Errorf("exit %d, %q\nwant it to end %q", code, stderr, want)
 	}
 }
+
+// A stdio server that answers nothing, in auto mode: --timeout bounds the handshake as a
+// whole (the server/discover probe and initialize), and the sentence names both.
+func TestSilentServerHandshakeWithinTimeout(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	_, stderr, code := mcpi(t, "--stdio", `sh -c 'exec cat >/dev/null'`, "--timeout", "600ms", "tools", "list")
+	want := `mcpi: the server "sh -c 'exec cat >/dev/null'" answered neither server/discover nor initialize within 600ms (--timeout raises the bound)` + "\n"
+	if code != 2 || stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+}
