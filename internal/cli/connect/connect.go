@@ -94,8 +94,12 @@ const (
 // EraMemory remembers the protocol version a server spoke last. Server is
 // [Target.Key].
 type EraMemory interface {
+	// Lookup returns the version server spoke when last asked, while that is trusted,
+	// or "".
 	Lookup(server string) string
-	Remember(server, version string) error
+	// Remember records the version server was found to speak just now; guessed says
+	// it was taken because the server did not answer the probe in time.
+	Remember(server, version string, guessed bool) error
 }
 
 // Limits bound what one server can make mcpi hold or wait for. The zero value means the
@@ -522,8 +526,8 @@ func (s *Selection) handshake(ctx context.Context, t *Target, opts *client.Optio
 	}
 	sess, err := c.Connect(ictx, rec)
 	if err == nil {
-		if auto && s.Eras != nil && t.Key != "" && o.TryFirst != sess.ProtocolVersion() {
-			_ = s.Eras.Remember(t.Key, sess.ProtocolVersion()) // a cache: failing costs a probe
+		if s.Eras != nil && t.Key != "" {
+			s.rememberEra(t.Key, auto, o.TryFirst, sess)
 		}
 		return sess, resumed, nil
 	}
@@ -541,6 +545,22 @@ func (s *Selection) handshake(ctx context.Context, t *Target, opts *client.Optio
 		err = context.Cause(ctx)
 	}
 	return nil, resumed, &cmdutil.ConnectError{Target: t.Name, Stdio: t.Stdio, Timeout: timeout, Err: err}
+}
+
+// rememberEra records the era sess found for the server named key, when the server was
+// asked it: in auto mode, unless the remembered version (tryFirst) was spoken again
+// without a probe (its entry keeps its date, to be asked again once it is old). A
+// session of 2026-07-28 that --protocol forced replaces what was remembered, so that
+// --protocol 2026-07-28 once sets right a server remembered as of 2025-11-25.
+func (s *Selection) rememberEra(key string, auto bool, tryFirst string, sess *client.Session) {
+	v := sess.ProtocolVersion()
+	switch {
+	case auto && (tryFirst == "" || tryFirst != v):
+	case !auto && sess.Modern() && s.Eras.Lookup(key) != v:
+	default:
+		return
+	}
+	_ = s.Eras.Remember(key, v, sess.ProbeTimedOut()) // a cache: failing costs a probe
 }
 
 // recorder remembers the exit error of a server process that ends during Connect.
