@@ -73,6 +73,22 @@ func (s *Session) ClientCapabilities() *mcp.ClientCapabilities {
 	return &mcp.ClientCapabilities{}
 }
 
+// coreTasks reports whether the session runs tool tasks: the server has them on, and
+// the revision negotiated in initialize has Tasks (2025-11-25; the earlier ones have
+// none).
+func (s *Session) coreTasks() bool {
+	p := s.InitializeParams()
+	return s.server.tasks != nil && p != nil && mcp.HasCoreTasks(negotiated(p.ProtocolVersion))
+}
+
+// negotiated is the version initialize answers a client that asked for version.
+func negotiated(version string) string {
+	if !mcp.IsSupportedProtocolVersion(version) {
+		return mcp.LatestProtocolVersion
+	}
+	return version
+}
+
 func (s *Session) initialized() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -237,7 +253,7 @@ func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		s.mu.Unlock()
 		return struct{}{}, nil
 	case mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksList, mcp.MethodTasksCancel:
-		if s.server.tasks != nil {
+		if s.coreTasks() {
 			return s.handleTasks(ctx, req)
 		}
 	case mcp.MethodCompletionComplete:
@@ -258,11 +274,15 @@ func (s *Session) initialize(req *jsonrpc.Request) (any, error) {
 	if err := decodeParams(req, &p); err != nil {
 		return nil, err
 	}
-	version := p.ProtocolVersion
-	if !mcp.IsSupportedProtocolVersion(version) {
-		version = mcp.LatestProtocolVersion
-	}
+	version := negotiated(p.ProtocolVersion)
 	kept := keepInit(&p)
+	caps := s.server.capabilities()
+	if !mcp.HasCoreTasks(version) {
+		// The revision has no Tasks: neither side's tasks capability means anything in
+		// it, so that the server neither offers tool tasks nor asks the client for any.
+		caps.Tasks = nil
+		kept.p.Capabilities.Tasks = nil
+	}
 	if kept.cut {
 		s.server.log.Warn("initialize: the client sent more than the session keeps; cut it",
 			"client", kept.p.ClientInfo.Name)
@@ -272,7 +292,7 @@ func (s *Session) initialize(req *jsonrpc.Request) (any, error) {
 	s.mu.Unlock()
 	return &mcp.InitializeResult{
 		ProtocolVersion: version,
-		Capabilities:    *s.server.capabilities(),
+		Capabilities:    *caps,
 		ServerInfo:      s.server.impl,
 		Instructions:    s.server.opts.Instructions,
 	}, nil
@@ -346,6 +366,11 @@ func (s *Session) listTools(req *jsonrpc.Request) (any, error) {
 		defs = append(defs, *t.def)
 	}
 	s.server.mu.RUnlock()
+	if p := s.InitializeParams(); p != nil && !mcp.HasCoreTasks(negotiated(p.ProtocolVersion)) {
+		for i := range defs {
+			defs[i].Execution = nil // taskSupport is all it holds, and the revision has no Tasks
+		}
+	}
 	items, next, err := page(defs, func(t mcp.Tool) string { return t.Name }, p.Cursor, s.server.opts.PageSize)
 	if err != nil {
 		return nil, err
@@ -373,7 +398,7 @@ func (s *Session) callTool(ctx context.Context, req *jsonrpc.Request) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	if s.server.tasks != nil {
+	if s.coreTasks() {
 		if err := checkTaskSupport(t.def, &p); err != nil {
 			return nil, err
 		}
@@ -382,7 +407,8 @@ func (s *Session) callTool(ctx context.Context, req *jsonrpc.Request) (any, erro
 		}
 	}
 	// Without a declared tasks capability, params.task is ignored and the call runs
-	// normally, as the spec requires.
+	// normally, as the spec requires; in a revision before 2025-11-25 it is a field the
+	// revision does not know, and a tool that needs a task is a tool like any other.
 	return s.runTool(ctx, t, &p)
 }
 
