@@ -771,9 +771,13 @@ func (c *Client) openAt(ctx context.Context, t transport.Transport, firstID int6
 // initialize performs the handshake of the 2025-11-25 era, asking for version.
 func (s *Session) initialize(ctx context.Context, version string) error {
 	var res mcp.InitializeResult
+	caps := *s.client.capabilities()
+	if !mcp.HasCoreTasks(version) {
+		caps.Tasks = nil // the revision has no Tasks: the client hosts none in it
+	}
 	err := s.send(ctx, mcp.MethodInitialize, &mcp.InitializeParams{
 		ProtocolVersion: version,
-		Capabilities:    *s.client.capabilities(),
+		Capabilities:    caps,
 		ClientInfo:      s.client.impl,
 	}, &res)
 	if err != nil {

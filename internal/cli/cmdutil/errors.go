@@ -471,6 +471,9 @@ func describe(err error) (sentence string, code int) {
 	case errors.As(err, &support) && support.Err == nil:
 		// The flag that gets past the refusal is the CLI's to name. The server's own
 		// refusal (2026-07-28) is worded below, with its code.
+		if support.Version != "" {
+			return look.Sentence(err) + "; call it without --task, or give --protocol " + mcp.LatestProtocolVersion, ExitUsage
+		}
 		if support.AsTask {
 			return look.Sentence(err) + "; call it without --task", ExitUsage
 		}
