@@ -611,6 +611,16 @@ func (c *recConn) StrayLines() (int, string) {
 	return 0, ""
 }
 
+// CloseContext forwards the process's hurried close: a handshake that failed because
+// its time ran out stops the server at once, as the client asks, and not after the
+// grace of an orderly end.
+func (c *recConn) CloseContext(ctx context.Context) error {
+	if cc, ok := c.Connection.(interface{ CloseContext(context.Context) error }); ok {
+		return cc.CloseContext(ctx)
+	}
+	return c.Connection.Close()
+}
+
 func (c *recConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := c.Connection.Read(ctx)
 	if err != nil && errors.Is(err, transport.ErrServerExited) {
