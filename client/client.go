@@ -587,6 +587,7 @@ func (c *Client) connectAuto(ctx context.Context, t transport.Transport) (_ *Ses
 		return s, nil
 	}
 	probeTimedOut := false
+	pending = mcp.MethodServerDiscover
 	for attempt := 0; ; attempt++ {
 		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 		_, err := s.discover(pctx, modern)
@@ -633,6 +634,7 @@ func (c *Client) connectAuto(ctx context.Context, t transport.Transport) (_ *Ses
 	if err := reopen(); err != nil {
 		return nil, err
 	}
+	pending = mcp.MethodInitialize
 	err = s.initialize(ctx, mcp.LatestProtocolVersion)
 	var rpc *jsonrpc.Error
 	if _, isModern := modernError(err); isModern || probeTimedOut && errors.As(err, &rpc) {
