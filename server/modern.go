@@ -62,6 +62,7 @@ func (s *Session) eraFor(req *jsonrpc.Request) era {
 	e, settles := s.eraOfLocked(req)
 	if settles {
 		s.era = e
+		s.settled.Store(true)
 	}
 	return e
 }
@@ -77,7 +78,7 @@ type eraConn struct {
 
 func (c eraConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := c.Connection.Read(ctx)
-	if req, ok := m.(*jsonrpc.Request); ok && err == nil {
+	if req, ok := m.(*jsonrpc.Request); ok && err == nil && !c.s.settled.Load() {
 		c.s.eraFor(req)
 	}
 	return m, err

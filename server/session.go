@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -32,6 +33,9 @@ type Session struct {
 	subscriptions map[string]bool // made at the first subscription
 	owner         string          // the key its tasks are bound to; "" for a stateless request
 	era           era
+	// settled is set once era is: the reading goroutine then reads it without s.mu,
+	// which a handler may hold while it waits.
+	settled atomic.Bool
 }
 
 // Done is closed when the session has ended.
