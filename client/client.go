@@ -65,6 +65,7 @@ type Options struct {
 	// ProbeTimeout bounds how long server/discover may go unanswered before the server
 	// is taken for one of the 2025-11-25 era, some of which never answer it (5s). With
 	// ProtocolVersion 2026-07-28, Connect fails once it has gone unanswered that long.
+	// In auto mode it is at most half of RequestTimeout.
 	ProbeTimeout time.Duration
 	// MaxInputRounds bounds the input_required rounds of one request of the 2026-07-28
 	// era ([DefaultMaxInputRounds]); a server that asks for ever ends the request with an
@@ -118,7 +119,8 @@ type Options struct {
 	MaxServerRequestBytes int
 
 	// RequestTimeout bounds how long one request waits for its response; zero means no
-	// bound. It holds for initialize, ping, every list page, a plain tools/call, the
+	// bound. It holds for the handshake of auto mode as a whole (the probe and
+	// initialize, as one request), for initialize, ping, every list page, a plain tools/call, the
 	// tools/call that creates a task and each tasks/get and tasks/cancel, and a request
 	// that runs out is withdrawn (notifications/cancelled) and fails with a
 	// [*TimeoutError]. It does not hold for tasks/result, which waits for the task to end:
@@ -233,7 +235,9 @@ type Session struct {
 	now    func() time.Time
 
 	initResult *mcp.InitializeResult
-	nextToken  atomic.Int64
+	// probeTimedOut: see [Session.ProbeTimedOut].
+	probeTimedOut bool
+	nextToken     atomic.Int64
 
 	mu      sync.Mutex
 	roots   []mcp.Root
@@ -501,7 +505,34 @@ func (s *Session) strayOutput(err error) error {
 // or none within [Options.ProbeTimeout], makes it a server of 2025-11-25, which is then
 // initialized (on a new connection if the probe ended the first). With
 // [Options.TryFirst] naming the older era, initialize goes first instead.
-func (c *Client) connectAuto(ctx context.Context, t transport.Transport) (*Session, error) {
+//
+// [Options.RequestTimeout] bounds the handshake as a whole, as the request it is to its
+// caller: the probe takes at most half of it, and initialize the rest.
+func (c *Client) connectAuto(ctx context.Context, t transport.Transport) (_ *Session, rerr error) {
+	probeTimeout := c.opts.ProbeTimeout
+	probeUnanswered := false
+	pending := mcp.MethodInitialize // what the handshake's bound may cut
+	if d := c.opts.RequestTimeout; d > 0 {
+		outer := ctx
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+		probeTimeout = min(probeTimeout, d/2)
+		defer func() {
+			if rerr == nil || ctx.Err() == nil || outer.Err() != nil {
+				return
+			}
+			te := &TimeoutError{Method: pending, Timeout: d}
+			if probeUnanswered && pending == mcp.MethodInitialize {
+				te.After = mcp.MethodServerDiscover
+			}
+			if stray, ok := rerr.(*StrayOutputError); ok {
+				stray.Err = te
+				return
+			}
+			rerr = te
+		}()
+	}
 	s, err := c.open(ctx, t)
 	if err != nil {
 		return nil, err
@@ -535,7 +566,8 @@ func (c *Client) connectAuto(ctx context.Context, t transport.Transport) (*Sessi
 			if rerr := reopen(); rerr != nil {
 				return nil, fmt.Errorf("%w (and reconnecting for server/discover: %w)", err, rerr)
 			}
-			pctx, cancel := context.WithTimeout(ctx, c.opts.ProbeTimeout)
+			pending = mcp.MethodServerDiscover
+			pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 			defer cancel()
 			if _, derr := s.discover(pctx, modern); derr != nil {
 				return fail(err)
@@ -548,16 +580,20 @@ func (c *Client) connectAuto(ctx context.Context, t transport.Transport) (*Sessi
 		if err := reopen(); err != nil {
 			return nil, err
 		}
+		pending = mcp.MethodServerDiscover
 		if err := s.start(ctx, modern); err != nil {
 			return fail(err)
 		}
 		return s, nil
 	}
+	probeTimedOut := false
+	pending = mcp.MethodServerDiscover
 	for attempt := 0; ; attempt++ {
-		pctx, cancel := context.WithTimeout(ctx, c.opts.ProbeTimeout)
+		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 		_, err := s.discover(pctx, modern)
 		var timeout *TimeoutError
-		probeTimedOut := (pctx.Err() != nil || errors.As(err, &timeout)) && ctx.Err() == nil
+		probeTimedOut = (pctx.Err() != nil || errors.As(err, &timeout)) && ctx.Err() == nil
+		probeUnanswered = probeUnanswered || probeTimedOut
 		cancel()
 		if err == nil {
 			return s, nil
@@ -598,14 +634,20 @@ func (c *Client) connectAuto(ctx context.Context, t transport.Transport) (*Sessi
 	if err := reopen(); err != nil {
 		return nil, err
 	}
+	pending = mcp.MethodInitialize
 	err = s.initialize(ctx, mcp.LatestProtocolVersion)
-	if _, isModern := modernError(err); isModern {
+	var rpc *jsonrpc.Error
+	if _, isModern := modernError(err); isModern || probeTimedOut && errors.As(err, &rpc) {
 		// A server of 2026-07-28 after all, one slow to answer the probe (a server that
-		// npx is still installing, say): asked again, with no probe deadline.
+		// npx is still installing, say): asked again, with no probe deadline. One that
+		// speaks both eras and read the probe first is of 2026-07-28 on this connection
+		// too, and may refuse initialize with any error (-32601, say).
+		pending = mcp.MethodServerDiscover
 		if _, derr := s.discover(ctx, modern); derr == nil {
 			return s, nil
 		}
 	}
+	s.probeTimedOut = probeTimedOut
 	if err != nil {
 		return fail(err)
 	}
@@ -733,9 +775,13 @@ func (c *Client) openAt(ctx context.Context, t transport.Transport, firstID int6
 // initialize performs the handshake of the 2025-11-25 era, asking for version.
 func (s *Session) initialize(ctx context.Context, version string) error {
 	var res mcp.InitializeResult
+	caps := *s.client.capabilities()
+	if !mcp.HasCoreTasks(version) {
+		caps.Tasks = nil // the revision has no Tasks: the client hosts none in it
+	}
 	err := s.send(ctx, mcp.MethodInitialize, &mcp.InitializeParams{
 		ProtocolVersion: version,
-		Capabilities:    *s.client.capabilities(),
+		Capabilities:    caps,
 		ClientInfo:      s.client.impl,
 	}, &res)
 	if err != nil {
@@ -815,6 +861,13 @@ func (s *Session) Ping(ctx context.Context) error {
 // ProtocolVersion is the protocol version the session speaks.
 func (s *Session) ProtocolVersion() string { return s.initResult.ProtocolVersion }
 
+// ProbeTimedOut reports whether the session speaks the 2025-11-25 era for want of an
+// answer: in auto mode the server did not answer server/discover within
+// [Options.ProbeTimeout], and then answered initialize. A server that was slow to start
+// may speak 2026-07-28 as well, so such an era is worth checking again sooner than one
+// the server stated (by refusing server/discover).
+func (s *Session) ProbeTimedOut() bool { return s.probeTimedOut }
+
 // Modern reports whether the session speaks the 2026-07-28 era (server/discover,
 // per-request _meta, MRTR, the Tasks extension) rather than the 2025-11-25 era
 // (initialize, a session, server requests, core Tasks).
@@ -886,9 +939,16 @@ func (s *Session) deadline(ctx context.Context, method string) (context.Context,
 type TimeoutError struct {
 	Method  string
 	Timeout time.Duration
+	// After is the request that the same bound covered before Method, and that went
+	// unanswered too: server/discover, the probe of a handshake in auto mode, for an
+	// initialize.
+	After string
 }
 
 func (e *TimeoutError) Error() string {
+	if e.After != "" {
+		return fmt.Sprintf("the server did not answer %s, nor then %s, within %s", e.After, e.Method, e.Timeout)
+	}
 	return fmt.Sprintf("the server did not answer %s within %s", e.Method, e.Timeout)
 }
 

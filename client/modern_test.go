@@ -149,6 +149,9 @@ func TestEraAutoLegacyMethodNotFound(t *testing.T) {
 	if s.Modern() || s.ProtocolVersion() != mcp.LatestProtocolVersion || s.Discover() != nil {
 		t.Fatalf("Modern() = %v, ProtocolVersion() = %q; want 2025-11-25", s.Modern(), s.ProtocolVersion())
 	}
+	if s.ProbeTimedOut() {
+		t.Error("ProbeTimedOut() is true for a server that refused server/discover")
+	}
 	// (notifications/initialized may still be on its way.)
 	want := []string{mcp.MethodServerDiscover, mcp.MethodInitialize}
 	if m := f.RequestMethods(); !slices.Equal(m, want) {
@@ -181,6 +184,9 @@ func TestEraAutoSilentProbe(t *testing.T) {
 		}
 		if s.Modern() || s.ProtocolVersion() != mcp.LatestProtocolVersion {
 			t.Fatalf("Modern() = %v, ProtocolVersion() = %q", s.Modern(), s.ProtocolVersion())
+		}
+		if !s.ProbeTimedOut() {
+			t.Error("ProbeTimedOut() is false for an era chosen for want of an answer")
 		}
 		if m := f.Methods(); !slices.Contains(m, jsonrpc.CancelledMethod) || !slices.Contains(m, mcp.MethodInitialize) {
 			t.Errorf("the server received %v; want the probe withdrawn, then initialize", m)

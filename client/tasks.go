@@ -34,6 +34,9 @@ type TaskSupportError struct {
 	AsTask  bool
 	// ServerDeclines is set when the server declared no tasks.requests.tools.call.
 	ServerDeclines bool
+	// Version is set when the session's protocol revision has no Tasks (those before
+	// 2025-11-25): it is that revision.
+	Version string
 	// Err is the server's refusal, when it was the server that refused; errors.As finds
 	// it.
 	Err error
@@ -44,6 +47,8 @@ func (e *TaskSupportError) Error() string {
 	switch {
 	case errors.As(e.Err, &rpc):
 		return fmt.Sprintf("the server runs the tool %q only as a task (JSON-RPC error %d)", e.Tool, rpc.Code)
+	case e.Version != "":
+		return fmt.Sprintf("protocol %s has no tasks (they came with %s), so %q cannot run as one", e.Version, mcp.LatestProtocolVersion, e.Tool)
 	case e.AsTask && e.ServerDeclines:
 		return fmt.Sprintf("the server does not accept tool calls as tasks, so %q cannot run as one", e.Tool)
 	case e.AsTask:
@@ -96,6 +101,10 @@ func (s *Session) checkTaskSupport(ctx context.Context, name string, asTask bool
 	if s.modern != nil {
 		return nil // in 2026-07-28 the server decides, per call
 	}
+	coreTasks := mcp.HasCoreTasks(s.ProtocolVersion())
+	if asTask && !coreTasks {
+		return &TaskSupportError{Tool: name, AsTask: true, Version: s.ProtocolVersion()}
+	}
 	t, err := s.Tool(ctx, name)
 	var unknown *UnknownToolError
 	if errors.As(err, &unknown) {
@@ -105,7 +114,8 @@ func (s *Session) checkTaskSupport(ctx context.Context, name string, asTask bool
 		return err
 	}
 	support := t.TaskSupport()
-	declared := s.ServerCapabilities().Tasks.SupportsToolCall()
+	// A server that declares tasks in a revision that has none is not taken at its word.
+	declared := coreTasks && s.ServerCapabilities().Tasks.SupportsToolCall()
 	switch {
 	case asTask && !declared:
 		return &TaskSupportError{Tool: name, Support: support, AsTask: true, ServerDeclines: true}

@@ -34,6 +34,13 @@ func IsSupportedProtocolVersion(v string) bool {
 	return false
 }
 
+// HasCoreTasks reports whether revision v, negotiated through initialize, has the core
+// Tasks of 2025-11-25 (tasks capabilities, execution.taskSupport, params.task, tasks/*).
+// The earlier revisions have no Tasks: there a task field is unknown, and ignored.
+func HasCoreTasks(v string) bool {
+	return IsSupportedProtocolVersion(v) && v >= "2025-11-25"
+}
+
 // Request method names.
 const (
 	MethodInitialize             = "initialize"

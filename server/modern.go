@@ -62,8 +62,26 @@ func (s *Session) eraFor(req *jsonrpc.Request) era {
 	e, settles := s.eraOfLocked(req)
 	if settles {
 		s.era = e
+		s.settled.Store(true)
 	}
 	return e
+}
+
+// eraConn settles its session's era as each request is read, in the order they
+// arrive: their handlers run concurrently, and the first to run need not be the first
+// sent (a server/discover and an initialize read together, as from a client whose probe
+// timed out while the server started, made the connection of either era at random).
+type eraConn struct {
+	jsonrpc.Connection
+	s *Session
+}
+
+func (c eraConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, err := c.Connection.Read(ctx)
+	if req, ok := m.(*jsonrpc.Request); ok && err == nil && !c.s.settled.Load() {
+		c.s.eraFor(req)
+	}
+	return m, err
 }
 
 // peekEra is eraFor for a look at req before it is handled: it settles nothing.

@@ -505,3 +505,44 @@ func TestListenResourceSubscriptions(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 }
+
+// TestEraIsSettledInArrivalOrder: a connection's era is the one of the first request
+// that arrives, not of the first whose handler happens to run, as requests are handled
+// concurrently: a client that sends server/discover and then, before any answer,
+// initialize (a client whose probe timed out while the server was starting) finds the
+// connection of 2026-07-28, and initialize refused, every time.
+func TestEraIsSettledInArrivalOrder(t *testing.T) {
+	srv := modernServer(nil)
+	defer srv.Close()
+	discover, _ := json.Marshal(map[string]any{"_meta": meta(`{}`)})
+	initialize, _ := json.Marshal(&mcp.InitializeParams{ProtocolVersion: mcp.LatestProtocolVersion})
+	for i := range 50 {
+		a, b := transport.Pipe()
+		srv.Connect(t.Context(), a)
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		if err := b.Write(ctx, &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: mcp.MethodServerDiscover, Params: discover}); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Write(ctx, &jsonrpc.Request{ID: jsonrpc.Int64ID(2), Method: mcp.MethodInitialize, Params: initialize}); err != nil {
+			t.Fatal(err)
+		}
+		answers := map[string]*jsonrpc.Response{}
+		for len(answers) < 2 {
+			m, err := b.Read(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, ok := m.(*jsonrpc.Response); ok {
+				answers[r.ID.String()] = r
+			}
+		}
+		cancel()
+		b.Close()
+		if r := answers["1"]; r.Error != nil {
+			t.Fatalf("run %d: server/discover refused: %v", i, r.Error)
+		}
+		if r := answers["2"]; r.Error == nil || r.Error.Code != jsonrpc.CodeMethodNotFound {
+			t.Fatalf("run %d: initialize after server/discover answered %s, %v; want -32601", i, r.Result, r.Error)
+		}
+	}
+}

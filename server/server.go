@@ -490,6 +490,7 @@ func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session 
 	ss := &Session{server: s, owner: newOwnerKey(), transport: conn}
 	if sc, ok := conn.(interface{ Stateless() bool }); ok && sc.Stateless() {
 		ss.era = eraModern // one request of 2026-07-28 over HTTP
+		ss.settled.Store(true)
 	}
 	// The connection starts reading at once; handlers wait until ss.conn is set.
 	ready := make(chan struct{})
@@ -508,7 +509,11 @@ func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session 
 	if ab, ok := conn.(bodyAnswerer); ok {
 		ab.AnswerInBody(ss.answeredAtOnce)
 	}
-	ss.conn = jsonrpc.NewConn(conn, opts)
+	rconn := conn
+	if s.opts.Modern && !ss.settled.Load() {
+		rconn = eraConn{conn, ss}
+	}
+	ss.conn = jsonrpc.NewConn(rconn, opts)
 	close(ready)
 	go func() {
 		<-ss.conn.Done()
@@ -586,6 +591,7 @@ func (s *Server) serveStateless(ctx context.Context, conn *transport.StatelessCo
 		return
 	}
 	ss := &Session{server: s, transport: conn, era: eraModern}
+	ss.settled.Store(true)
 	opts := jsonrpc.Options{Handler: jsonrpc.HandlerFunc(ss.handle), Logger: s.opts.Logger}
 	if s.opts.Tap != nil {
 		opts.Tap = func(dir jsonrpc.Direction, m jsonrpc.Message) { s.opts.Tap(ss, dir, m) }

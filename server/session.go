@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -32,6 +33,9 @@ type Session struct {
 	subscriptions map[string]bool // made at the first subscription
 	owner         string          // the key its tasks are bound to; "" for a stateless request
 	era           era
+	// settled is set once era is: the reading goroutine then reads it without s.mu,
+	// which a handler may hold while it waits.
+	settled atomic.Bool
 }
 
 // Done is closed when the session has ended.
@@ -73,6 +77,22 @@ func (s *Session) ClientCapabilities() *mcp.ClientCapabilities {
 		return &p.Capabilities
 	}
 	return &mcp.ClientCapabilities{}
+}
+
+// coreTasks reports whether the session runs tool tasks: the server has them on, and
+// the revision negotiated in initialize has Tasks (2025-11-25; the earlier ones have
+// none).
+func (s *Session) coreTasks() bool {
+	p := s.InitializeParams()
+	return s.server.tasks != nil && p != nil && mcp.HasCoreTasks(negotiated(p.ProtocolVersion))
+}
+
+// negotiated is the version initialize answers a client that asked for version.
+func negotiated(version string) string {
+	if !mcp.IsSupportedProtocolVersion(version) {
+		return mcp.LatestProtocolVersion
+	}
+	return version
 }
 
 func (s *Session) initialized() bool {
@@ -246,7 +266,7 @@ func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		s.mu.Unlock()
 		return struct{}{}, nil
 	case mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksList, mcp.MethodTasksCancel:
-		if s.server.tasks != nil {
+		if s.coreTasks() {
 			return s.handleTasks(ctx, req)
 		}
 	case mcp.MethodCompletionComplete:
@@ -267,11 +287,15 @@ func (s *Session) initialize(req *jsonrpc.Request) (any, error) {
 	if err := decodeParams(req, &p); err != nil {
 		return nil, err
 	}
-	version := p.ProtocolVersion
-	if !mcp.IsSupportedProtocolVersion(version) {
-		version = mcp.LatestProtocolVersion
-	}
+	version := negotiated(p.ProtocolVersion)
 	kept := keepInit(&p)
+	caps := s.server.capabilities()
+	if !mcp.HasCoreTasks(version) {
+		// The revision has no Tasks: neither side's tasks capability means anything in
+		// it, so that the server neither offers tool tasks nor asks the client for any.
+		caps.Tasks = nil
+		kept.p.Capabilities.Tasks = nil
+	}
 	if kept.cut {
 		s.server.log.Warn("initialize: the client sent more than the session keeps; cut it",
 			"client", kept.p.ClientInfo.Name)
@@ -281,7 +305,7 @@ func (s *Session) initialize(req *jsonrpc.Request) (any, error) {
 	s.mu.Unlock()
 	return &mcp.InitializeResult{
 		ProtocolVersion: version,
-		Capabilities:    *s.server.capabilities(),
+		Capabilities:    *caps,
 		ServerInfo:      s.server.impl,
 		Instructions:    s.server.opts.Instructions,
 	}, nil
@@ -355,6 +379,11 @@ func (s *Session) listTools(req *jsonrpc.Request) (any, error) {
 		defs = append(defs, *t.def)
 	}
 	s.server.mu.RUnlock()
+	if p := s.InitializeParams(); p != nil && !mcp.HasCoreTasks(negotiated(p.ProtocolVersion)) {
+		for i := range defs {
+			defs[i].Execution = nil // taskSupport is all it holds, and the revision has no Tasks
+		}
+	}
 	items, next, err := page(defs, func(t mcp.Tool) string { return t.Name }, p.Cursor, s.server.opts.PageSize)
 	if err != nil {
 		return nil, err
@@ -382,7 +411,7 @@ func (s *Session) callTool(ctx context.Context, req *jsonrpc.Request) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	if s.server.tasks != nil {
+	if s.coreTasks() {
 		if err := checkTaskSupport(t.def, &p); err != nil {
 			return nil, err
 		}
@@ -391,7 +420,8 @@ func (s *Session) callTool(ctx context.Context, req *jsonrpc.Request) (any, erro
 		}
 	}
 	// Without a declared tasks capability, params.task is ignored and the call runs
-	// normally, as the spec requires.
+	// normally, as the spec requires; in a revision before 2025-11-25 it is a field the
+	// revision does not know, and a tool that needs a task is a tool like any other.
 	return s.runTool(ctx, t, &p)
 }
 

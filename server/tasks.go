@@ -430,7 +430,7 @@ func (s *Session) answeredAtOnce(req *jsonrpc.Request) bool {
 	if req.Method != mcp.MethodToolsCall && req.Method != mcp.MethodTasksResult {
 		return false
 	}
-	if s.server.tasks == nil || s.owner == "" || s.server.opts.Handlers[req.Method] != nil || s.peekEra(req) == eraModern {
+	if s.server.tasks == nil || s.owner == "" || s.server.opts.Handlers[req.Method] != nil || s.peekEra(req) == eraModern || !s.coreTasks() {
 		return false
 	}
 	if req.Method == mcp.MethodTasksResult {

@@ -68,6 +68,8 @@ func Sentence(err error) string {
 		return fmt.Sprintf("the server created a task, but its answer could not be read (%v)", badTask.Err)
 	case errors.As(err, &noResult):
 		return fmt.Sprintf("the task %q is %s, but the server did not answer its tasks/result within %s (--timeout raises the bound)", noResult.TaskID, noResult.Status, Duration(noResult.Timeout))
+	case errors.As(err, &timeout) && timeout.After != "":
+		return fmt.Sprintf("the server answered neither %s nor %s within %s (--timeout raises the bound)", timeout.After, timeout.Method, Duration(timeout.Timeout))
 	case errors.As(err, &timeout):
 		return fmt.Sprintf("the server did not answer %s within %s (--timeout raises the bound)", timeout.Method, Duration(timeout.Timeout))
 	case errors.As(err, &large):

@@ -530,6 +530,9 @@ func describe(err error) (sentence string, code int) {
 	case errors.As(err, &support) && support.Err == nil:
 		// The flag that gets past the refusal is the CLI's to name. The server's own
 		// refusal (2026-07-28) is worded below, with its code.
+		if support.Version != "" {
+			return look.Sentence(err) + "; call it without --task, or give --protocol " + mcp.LatestProtocolVersion, ExitUsage
+		}
 		if support.AsTask {
 			return look.Sentence(err) + "; call it without --task", ExitUsage
 		}
@@ -797,6 +800,8 @@ func describeConnectCause(e *ConnectError) string {
 		return fmt.Sprintf("%s answered HTTP %d: %s", e.who(), httpErr.StatusCode, httpErr.Message)
 	case errors.As(e.Err, &rpc):
 		return fmt.Sprintf("%s refused to start a session: %s (JSON-RPC error %d)", e.who(), strings.TrimSuffix(rpc.Message, "."), rpc.Code)
+	case errors.As(e.Err, &timeout) && timeout.After != "":
+		return fmt.Sprintf("%s answered neither %s nor %s within %s (--timeout raises the bound)", e.who(), timeout.After, timeout.Method, look.Duration(timeout.Timeout))
 	case errors.As(e.Err, &timeout):
 		return fmt.Sprintf("%s did not answer %s within %s (--timeout raises the bound)", e.who(), timeout.Method, look.Duration(timeout.Timeout))
 	case errors.Is(e.Err, context.DeadlineExceeded):

@@ -138,8 +138,9 @@ func testContext(t *testing.T) context.Context {
 
 // eras is an era memory in a map.
 type eras struct {
-	mu sync.Mutex
-	m  map[string]string
+	mu      sync.Mutex
+	m       map[string]string
+	guessed map[string]bool
 }
 
 func (e *eras) Lookup(server string) string {
@@ -148,13 +149,13 @@ func (e *eras) Lookup(server string) string {
 	return e.m[server]
 }
 
-func (e *eras) Remember(server, version string) error {
+func (e *eras) Remember(server, version string, guessed bool) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.m == nil {
-		e.m = map[string]string{}
+		e.m, e.guessed = map[string]string{}, map[string]bool{}
 	}
-	e.m[server] = version
+	e.m[server], e.guessed[server] = version, guessed
 	return nil
 }
 

@@ -97,8 +97,12 @@ const (
 // EraMemory remembers the protocol version a server spoke last. Server is
 // [Target.Key].
 type EraMemory interface {
+	// Lookup returns the version server spoke when last asked, while that is trusted,
+	// or "".
 	Lookup(server string) string
-	Remember(server, version string) error
+	// Remember records the version server was found to speak just now; guessed says
+	// it was taken because the server did not answer the probe in time.
+	Remember(server, version string, guessed bool) error
 }
 
 // Limits bound what one server can make mcpi hold or wait for. The zero value means the
@@ -130,7 +134,7 @@ func (l *Limits) addFlags(fs *pflag.FlagSet) {
 	l.MaxMessageSize = transport.DefaultMaxMessageSize
 	fs.Var(byteSize{&l.MaxMessageSize}, "max-message-size", "drop a message from the server over `SIZE` (bytes, or with KiB, MiB, GiB), failing the request it answers")
 	l.Timeout = DefaultTimeout
-	fs.Var(timeout{&l.Timeout}, "timeout", "give up on a request the server has not answered within `DURATION` (0: never); a task is followed past it")
+	fs.Var(timeout{&l.Timeout}, "timeout", "give up on a request the server has not answered within `DURATION` (0: never); the handshake counts as one request (server/discover and initialize together); a task is followed past it")
 	l.MaxInputRounds = client.DefaultMaxInputRounds
 	fs.Var(bound{&l.MaxInputRounds}, "max-input-rounds", "stop a request the server has asked for input `N` times (protocol 2026-07-28; 0: no bound)")
 }
@@ -528,8 +532,8 @@ func (s *Selection) handshake(ctx context.Context, t *Target, opts *client.Optio
 	}
 	sess, err := c.Connect(ictx, rec)
 	if err == nil {
-		if auto && s.Eras != nil && t.Key != "" && o.TryFirst != sess.ProtocolVersion() {
-			_ = s.Eras.Remember(t.Key, sess.ProtocolVersion()) // a cache: failing costs a probe
+		if s.Eras != nil && t.Key != "" {
+			s.rememberEra(t.Key, auto, o.TryFirst, sess)
 		}
 		return sess, resumed, nil
 	}
@@ -547,6 +551,22 @@ func (s *Selection) handshake(ctx context.Context, t *Target, opts *client.Optio
 		err = context.Cause(ctx)
 	}
 	return nil, resumed, &cmdutil.ConnectError{Target: t.Name, Stdio: t.Stdio, Timeout: timeout, Err: err}
+}
+
+// rememberEra records the era sess found for the server named key, when the server was
+// asked it: in auto mode, unless the remembered version (tryFirst) was spoken again
+// without a probe (its entry keeps its date, to be asked again once it is old). A
+// session of 2026-07-28 that --protocol forced replaces what was remembered, so that
+// --protocol 2026-07-28 once sets right a server remembered as of 2025-11-25.
+func (s *Selection) rememberEra(key string, auto bool, tryFirst string, sess *client.Session) {
+	v := sess.ProtocolVersion()
+	switch {
+	case auto && (tryFirst == "" || tryFirst != v):
+	case !auto && sess.Modern() && s.Eras.Lookup(key) != v:
+	default:
+		return
+	}
+	_ = s.Eras.Remember(key, v, sess.ProbeTimedOut()) // a cache: failing costs a probe
 }
 
 // recorder remembers the exit error of a server process that ends during Connect.
@@ -595,6 +615,16 @@ func (c *recConn) StrayLines() (int, string) {
 		return st.StrayLines()
 	}
 	return 0, ""
+}
+
+// CloseContext forwards the process's hurried close: a handshake that failed because
+// its time ran out stops the server at once, as the client asks, and not after the
+// grace of an orderly end.
+func (c *recConn) CloseContext(ctx context.Context) error {
+	if cc, ok := c.Connection.(interface{ CloseContext(context.Context) error }); ok {
+		return cc.CloseContext(ctx)
+	}
+	return c.Connection.Close()
 }
 
 func (c *recConn) Read(ctx context.Context) (jsonrpc.Message, error) {

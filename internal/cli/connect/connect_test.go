@@ -1,8 +1,10 @@
 package connect
 
 import (
+	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -185,5 +187,31 @@ func TestReadConfigBounded(t *testing.T) {
 	_, err := ReadConfig("/dev/zero")
 	if msg, code := cmdutil.Describe(err); msg != "the config file /dev/zero is too large (over 1 MiB)" || code != 2 {
 		t.Fatalf("--config /dev/zero: %q (exit %d)", msg, code)
+	}
+}
+
+// The recorder's connection to a server process passes on CloseContext: a handshake
+// that ran out of time stops the server at once (SIGTERM), rather than close its stdin
+// and give it the grace of an orderly end (2 s more past --timeout for a server that
+// answered nothing).
+func TestRecorderHurriesTheServer(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	rec := &recorder{Transport: &transport.Command{Path: sh, Args: []string{"-c", "exec cat >/dev/null"}}}
+	conn, err := rec.Connect(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := conn.(interface{ CloseContext(context.Context) error })
+	if !ok {
+		conn.Close()
+		t.Fatalf("%T has no CloseContext", conn)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := c.CloseContext(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

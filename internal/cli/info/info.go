@@ -127,7 +127,7 @@ func write(w io.Writer, r *Result) {
 	line("resources", offered(c.Resources != nil, c.Resources != nil && c.Resources.ListChanged, c.Resources != nil && c.Resources.Subscribe))
 	line("logging", yesNo(c.Logging != nil))
 	line("completions", yesNo(c.Completions != nil))
-	line("tasks", tasks(c, r.Era == look.Era(true)))
+	line("tasks", tasks(c, r.Era == look.Era(true), r.ProtocolVersion))
 	if len(c.Extensions) > 0 {
 		line("extensions", look.Safe(strings.Join(sortedKeys(c.Extensions), ", ")))
 	}
@@ -172,12 +172,15 @@ func yesNo(yes bool) string {
 // tasks words the server's task support in the session's era: the 2025-11-25 tasks
 // capability (which requests may be tasks, and whether tasks are listed and cancelled),
 // or the 2026-07-28 Tasks extension, declared or not.
-func tasks(c *mcp.ServerCapabilities, modern bool) string {
+func tasks(c *mcp.ServerCapabilities, modern bool, version string) string {
 	if modern {
 		if _, ok := c.Extensions[mcp.ExtensionTasks]; ok {
 			return "the Tasks extension (" + mcp.ExtensionTasks + "): the server decides per call"
 		}
 		return "no (the server declares no Tasks extension)"
+	}
+	if !mcp.HasCoreTasks(version) {
+		return fmt.Sprintf("no (protocol %s has none; they came with %s)", look.Safe(version), mcp.LatestProtocolVersion)
 	}
 	if c.Tasks == nil {
 		return "no (the server declares no tasks capability)"

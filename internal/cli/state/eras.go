@@ -16,19 +16,44 @@ const ErasFileName = "eras.json"
 // maxEras bounds the servers remembered; the oldest are forgotten first.
 const maxEras = 500
 
+// How long a remembered version is trusted before the server is asked again: servers
+// are upgraded, and one remembered as of 2025-11-25 would otherwise be spoken to in
+// that era for good. A version the server stated (it refused server/discover as a
+// server of 2025-11-25 does, or answered it) is trusted for EraTrust; one taken for want
+// of an answer (the probe timed out, as it does for a server still starting) only for
+// GuessTrust, as the same server may answer in time when it starts faster.
+const (
+	EraTrust   = 24 * time.Hour
+	GuessTrust = time.Hour
+)
+
 // Eras remembers the protocol version each server spoke last, so that a server of the
 // 2025-11-25 era is not probed with server/discover by every command. It is a cache: a
 // file that cannot be read or written is no error, only a probe more next time.
 type Eras struct {
 	Path string
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
 }
 
 type eraEntry struct {
 	Version string    `json:"version,omitempty"`
 	At      time.Time `json:"at"`
+	// Checked is when the server was last asked its era (Version is what it came to);
+	// zero in files of earlier versions, which go by At.
+	Checked time.Time `json:"checked,omitzero"`
+	// Guessed: Version was taken because the probe went unanswered.
+	Guessed bool `json:"guessed,omitempty"`
 	// Open is set for a server that answered without a token, so that the login probe
 	// of an HTTP server is not sent again (connect.Selection.Connect).
 	Open bool `json:"open,omitempty"`
+}
+
+func (e *Eras) now() time.Time {
+	if e.Now != nil {
+		return e.Now()
+	}
+	return time.Now()
 }
 
 // DefaultEras returns the memory at the default location.
@@ -73,14 +98,30 @@ func (e *Eras) entry(server string) eraEntry {
 	return entry
 }
 
-// Lookup returns the version server spoke last, or "".
+// Lookup returns the version server spoke when it was last asked, or "" when it was
+// not asked, or too long ago (see [EraTrust]).
 func (e *Eras) Lookup(server string) string {
-	return e.entry(server).Version
+	entry := e.entry(server)
+	checked, trust := entry.Checked, EraTrust
+	if checked.IsZero() {
+		checked = entry.At
+	}
+	if entry.Guessed {
+		trust = GuessTrust
+	}
+	if age := e.now().Sub(checked); age < 0 || age >= trust {
+		return ""
+	}
+	return entry.Version
 }
 
-// Remember records that server speaks version.
-func (e *Eras) Remember(server, version string) error {
-	return e.update(server, func(entry *eraEntry) { entry.Version = version })
+// Remember records that server speaks version, as it was found now: guessed says that
+// it was taken because the server did not answer the probe in time.
+func (e *Eras) Remember(server, version string, guessed bool) error {
+	now := e.now().UTC()
+	return e.update(server, func(entry *eraEntry) {
+		entry.Version, entry.Guessed, entry.Checked = version, guessed, now
+	})
 }
 
 // Open reports whether server answered without a token when last asked.
@@ -97,13 +138,16 @@ func (e *Eras) RememberOpen(server string, open bool) error {
 // nothing (the file is then not written).
 func (e *Eras) update(server string, set func(*eraEntry)) error {
 	entry := e.entry(server)
+	if entry.Checked.IsZero() {
+		entry.Checked = entry.At // an entry of an earlier mcpi: At is about to change
+	}
 	before := entry
 	set(&entry)
 	if entry == before {
 		return nil // the usual case: only the entry is read
 	}
 	m := e.load()
-	entry.At = time.Now().UTC()
+	entry.At = e.now().UTC()
 	m[server] = entry
 	return e.save(m)
 }

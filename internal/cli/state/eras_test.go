@@ -17,15 +17,21 @@ var erasKeys = []string{
 	"stdio {\"argv\":[\"naïve — ünïcødé\",\"\\u2028\"],\"dir\":\"/tmp\",\"env\":[\"A=1\"]}",
 }
 
+// clock is a settable clock for [Eras.Now].
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
 func TestErasRoundTrip(t *testing.T) {
-	e := &Eras{Path: filepath.Join(t.TempDir(), ErasFileName)}
+	c := &clock{time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	e := &Eras{Path: filepath.Join(t.TempDir(), ErasFileName), Now: c.now}
 	for _, k := range erasKeys {
 		if v, open := e.Lookup(k), e.Open(k); v != "" || open {
 			t.Errorf("%s: %q, %v before anything was remembered", k, v, open)
 		}
 	}
 	for i, k := range erasKeys {
-		if err := e.Remember(k, fmt.Sprintf("v%d", i)); err != nil {
+		if err := e.Remember(k, fmt.Sprintf("v%d", i), false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -40,12 +46,12 @@ func TestErasRoundTrip(t *testing.T) {
 			t.Errorf("Open(%s) = %v", k, got)
 		}
 	}
-	// Remembering what is remembered writes nothing.
+	// Remembering what is remembered, at the same time, writes nothing.
 	before, err := os.Stat(e.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Remember(erasKeys[0], "v0"); err != nil {
+	if err := e.Remember(erasKeys[0], "v0", false); err != nil {
 		t.Fatal(err)
 	}
 	if after, _ := os.Stat(e.Path); !after.ModTime().Equal(before.ModTime()) || after.Size() != before.Size() {
@@ -56,20 +62,22 @@ func TestErasRoundTrip(t *testing.T) {
 // A file that cannot be read as the memory is a miss, never an error or a panic; the
 // next Remember starts it afresh.
 func TestErasDamagedFile(t *testing.T) {
-	for _, body := range []string{"", "{", "[]", `{"k":5}`, `{"k":{"version":7}}`, "\x00\xff", `{"k":{"version":"v1"},"k":{"version":"v2"}}`} {
-		e := &Eras{Path: filepath.Join(t.TempDir(), ErasFileName)}
+	const repeated = `{"k":{"version":"v1","at":"2026-01-01T00:00:00Z"},"k":{"version":"v2","at":"2026-01-01T00:00:00Z"}}`
+	c := &clock{time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)}
+	for _, body := range []string{"", "{", "[]", `{"k":5}`, `{"k":{"version":7}}`, "\x00\xff", repeated} {
+		e := &Eras{Path: filepath.Join(t.TempDir(), ErasFileName), Now: c.now}
 		if err := os.WriteFile(e.Path, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		got := e.Lookup("k")
 		want := ""
-		if body == `{"k":{"version":"v1"},"k":{"version":"v2"}}` {
+		if body == repeated {
 			want = "v2" // the last of a repeated name, as a whole decode would have it
 		}
 		if got != want {
 			t.Errorf("%q: Lookup = %q, want %q", body, got, want)
 		}
-		if err := e.Remember("other", "v9"); err != nil {
+		if err := e.Remember("other", "v9", false); err != nil {
 			t.Errorf("%q: Remember: %v", body, err)
 		}
 		if e.Lookup("other") != "v9" {
@@ -89,7 +97,7 @@ func TestErasBounded(t *testing.T) {
 	if err := e.save(m); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Remember("newest", "v"); err != nil {
+	if err := e.Remember("newest", "v", false); err != nil {
 		t.Fatal(err)
 	}
 	var got map[string]eraEntry
@@ -99,6 +107,67 @@ func TestErasBounded(t *testing.T) {
 	}
 	if len(got) != maxEras || got["s000"].Version != "" || got["newest"].Version != "v" || got["s001"].Version != "v" {
 		t.Errorf("%d kept; s000 %+v, newest %+v", len(got), got["s000"], got["newest"])
+	}
+}
+
+// A remembered version is trusted for a while, then the server is asked again: a day
+// for one the server stated, an hour for one taken because the probe went unanswered
+// (the server may have been starting), and an entry of an earlier mcpi by its date.
+func TestErasExpire(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := &clock{start}
+	e := &Eras{Path: filepath.Join(t.TempDir(), ErasFileName), Now: c.now}
+	if err := e.Remember("stated", "2025-11-25", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Remember("guessed", "2025-11-25", true); err != nil {
+		t.Fatal(err)
+	}
+	// Logging in (or not) later is no new look at the era.
+	c.t = start.Add(GuessTrust - time.Minute)
+	if err := e.RememberOpen("stated", true); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		after           time.Duration
+		stated, guessed string
+	}{
+		{0, "2025-11-25", "2025-11-25"},
+		{GuessTrust - time.Second, "2025-11-25", "2025-11-25"},
+		{GuessTrust, "2025-11-25", ""},
+		{EraTrust - time.Second, "2025-11-25", ""},
+		{EraTrust, "", ""},
+		{-time.Hour, "", ""}, // a clock set back: ask again
+	} {
+		c.t = start.Add(step.after)
+		if got := e.Lookup("stated"); got != step.stated {
+			t.Errorf("after %s: the stated era is %q, want %q", step.after, got, step.stated)
+		}
+		if got := e.Lookup("guessed"); got != step.guessed {
+			t.Errorf("after %s: the guessed era is %q, want %q", step.after, got, step.guessed)
+		}
+	}
+	// Asked again, the server is trusted for as long again.
+	c.t = start.Add(EraTrust)
+	if err := e.Remember("stated", "2025-11-25", false); err != nil {
+		t.Fatal(err)
+	}
+	c.t = start.Add(2*EraTrust - time.Second)
+	if got := e.Lookup("stated"); got != "2025-11-25" {
+		t.Errorf("asked again: %q", got)
+	}
+
+	// An entry written before entries had "checked" goes by "at".
+	if err := os.WriteFile(e.Path, []byte(`{"old":{"version":"2025-11-25","at":"2026-01-01T00:00:00Z"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.t = start.Add(time.Hour)
+	if got := e.Lookup("old"); got != "2025-11-25" {
+		t.Errorf("an earlier entry of an hour ago: %q", got)
+	}
+	c.t = start.Add(EraTrust)
+	if got := e.Lookup("old"); got != "" {
+		t.Errorf("an earlier entry of a day ago: %q", got)
 	}
 }
 
