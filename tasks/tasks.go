@@ -147,6 +147,8 @@ var (
 	ErrRateLimited = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "too many task requests; slow down"}
 	// ErrClosed is returned once the manager is closed.
 	ErrClosed = errors.New("tasks: manager closed")
+
+	errCommitted = errors.New("tasks: the work has committed")
 )
 
 type task struct {
@@ -168,10 +170,13 @@ type task struct {
 	// once the task has ended: the engine keeps ended tasks for up to their TTL, and the
 	// work's stop may hold what the task was made from (a server's holds its request,
 	// arguments and all), which must not stay with them.
-	cancel  context.CancelFunc
-	done    chan struct{} // closed when terminal or deleted
-	gone    bool          // deleted (expired, evicted)
-	outcome Outcome
+	cancel context.CancelFunc
+	done   chan struct{} // closed when terminal or deleted
+	gone   bool          // deleted (expired, evicted)
+	// committed is set once the work did what it cannot undo ([Handle.Commit]): a
+	// cancel then waits for the work's outcome instead of making the task cancelled.
+	committed bool
+	outcome   Outcome
 	// resultWaiters are the open tasks/result requests, newest last, so that
 	// side-channel requests can travel on one of their streams. It and waiterAdded are
 	// guarded by the manager's wmu, not mu.
@@ -697,10 +702,26 @@ func (m *Manager) cancelIn(d Dialect, owner, id, message string) (mcp.Task, erro
 	var snapshot mcp.Task
 	var stop context.CancelFunc
 	err = m.update(t, func(s *mcp.Task) error {
+		if t.committed {
+			return errCommitted
+		}
 		s.Status = mcp.TaskStatusCancelled
 		s.StatusMessage = message
 		return nil
 	}, func() { snapshot, stop = t.state, t.cancel })
+	if errors.Is(err, errCommitted) {
+		// The spec wants a cancelled task before the answer, and a task whose side
+		// effect happened is not that: the answer waits for the end the work is
+		// about to give it.
+		<-t.done
+		m.mu.Lock()
+		gone := t.gone
+		m.mu.Unlock()
+		if gone {
+			return mcp.Task{}, ErrNotFound
+		}
+		return mcp.Task{}, ErrTerminal
+	}
 	if err != nil {
 		return mcp.Task{}, err
 	}
