@@ -38,9 +38,13 @@
 // names of the handler's own. Since the handler runs again from the start with each
 // answer, it does nothing it cannot repeat before its last question; whatever it returns
 // after ErrInputRequired is dropped. The requestState holds the answers given so far, bound to
-// the request's method, target and arguments, with an expiry ([Options.RequestStateTTL]),
-// and signed with HMAC-SHA256 under [Options.StateKey]: a state that fails its check,
-// belongs to another request or has expired is refused with -32602. A question that
+// the request's method, target and arguments and to the caller (the identity its
+// 2026-07-28 tasks are bound to: [Options.TaskOwner], else its Authorization header;
+// none for a caller without credentials), with an expiry ([Options.RequestStateTTL]),
+// and encrypted with AES-256-GCM under a key derived from [Options.StateKey], so that
+// whoever sees a state can neither read its answers nor replay them as another caller:
+// a state that fails its check, belongs to another request or caller or has expired is
+// refused with -32602. A question that
 // needs a capability the request's client did not declare fails the call with -32021,
 // and an answer of the wrong shape with -32602.
 package server
@@ -48,6 +52,7 @@ package server
 import (
 	"cmp"
 	"context"
+	"crypto/cipher"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
@@ -183,9 +188,10 @@ type Options struct {
 	// CacheTTL is the ttlMs that 2026-07-28 results of server/discover, the lists and
 	// resources/read carry (cacheScope "public"). Zero tells clients not to cache.
 	CacheTTL time.Duration
-	// StateKey signs the requestState of input_required results (HMAC-SHA256). Servers
-	// that share one client's retries (replicas behind a load balancer) must share it;
-	// nil means a random key of the server's own.
+	// StateKey is the secret the requestState of input_required results is encrypted
+	// and authenticated under (AES-256-GCM, with a key derived from it). Servers that
+	// share one client's retries (replicas behind a load balancer) must share it; nil
+	// means a random key of the server's own.
 	StateKey []byte
 	// RequestStateTTL bounds how long a requestState is accepted; zero means
 	// [DefaultRequestStateTTL].
@@ -245,7 +251,7 @@ type Server struct {
 	sessions  map[*Session]struct{}
 	owners    map[string]*Session // by task owner key
 	tasks     *tasks.Manager      // nil when tool tasks are off
-	stateKey  []byte
+	stateAEAD cipher.AEAD
 	listeners map[*listener]struct{}
 	// taskListens are the open listens by the task ids they asked for, so that a
 	// task's change finds its listens without going through all of them (a listen may
@@ -310,10 +316,11 @@ func New(impl mcp.Implementation, opts *Options) *Server {
 	if s.opts.PageSize <= 0 {
 		s.opts.PageSize = 100
 	}
-	s.stateKey = s.opts.StateKey
-	if len(s.stateKey) == 0 {
-		s.stateKey = newStateKey()
+	key := s.opts.StateKey
+	if len(key) == 0 {
+		key = newStateKey()
 	}
+	s.stateAEAD = newStateAEAD(key)
 	s.listeners = map[*listener]struct{}{}
 	s.taskListens = map[string][]*listener{}
 	s.resourceListens = map[string][]*listener{}
