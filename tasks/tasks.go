@@ -544,7 +544,8 @@ func (m *Manager) lookup(owner, id string) (*task, error) {
 }
 
 // lookupIn finds task id of owner among the tasks of dialect d; a task of the other
-// dialect is an error that says so. A task of [DialectExtension] not made with
+// dialect is an error that says so, to its owner alone (to anyone for a task of
+// [DialectExtension] not bound). A task of [DialectExtension] not made with
 // [Manager.DeferBound] is anyone's who has its id (that dialect has no session to bind
 // it to): owner is then who asks, whose rate limit the lookup counts against.
 func (m *Manager) lookupIn(d Dialect, owner, id string) (*task, error) {
@@ -552,8 +553,12 @@ func (m *Manager) lookupIn(d Dialect, owner, id string) (*task, error) {
 		return nil, err
 	}
 	t, ok := m.tasks[id]
-	// A bound task is to everyone else what an unknown id is, whatever the dialect.
-	hidden := ok && t.bound && t.owner != owner
+	// A bound task is to everyone else what an unknown id is, whatever the dialect. So
+	// is a task of [DialectCore], bound to its owner (a server's session): the
+	// extension's requests come without one, and reaching such a task by its id alone,
+	// as the digest of 2026-07-28 suggests for dual-era servers, would hand it to
+	// whoever learned the id; saying that it exists in the other era told them it did.
+	hidden := ok && (t.bound || t.dialect == DialectCore) && t.owner != owner
 	if ok && !t.gone && !hidden && t.dialect != d {
 		m.opts.Logger.Info("task lookup in the wrong dialect", "task", logID(id), "dialect", t.dialect, "asked", d)
 		return nil, otherDialect(id, t.dialect, d)
