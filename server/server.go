@@ -551,9 +551,9 @@ func (s *Server) Run(ctx context.Context, t transport.Transport) error {
 // HTTPHandler serves the server over Streamable HTTP, one session per MCP session, and
 // (with [Options.Modern]) the stateless requests of 2026-07-28. The transport logs to
 // opts.Logger, or to the server's [Options.Logger] when opts names none; nil opts take
-// the defaults of [transport.HTTPOptions]. The handler is a [*transport.HTTPHandler],
-// whose Close ends its sessions and answers later requests 503.
-func (s *Server) HTTPHandler(opts *transport.HTTPOptions) http.Handler {
+// the defaults of [transport.HTTPOptions]. Its Close ends its sessions and answers later
+// requests 503.
+func (s *Server) HTTPHandler(opts *transport.HTTPOptions) *transport.HTTPHandler {
 	o := transport.HTTPOptions{}
 	if opts != nil {
 		o = *opts
