@@ -147,7 +147,9 @@ type Options struct {
 	// Capabilities is merged into the capabilities the server derives from what is
 	// registered.
 	Capabilities *mcp.ServerCapabilities
-	// Tasks, when set, turns on tool tasks with these engine options.
+	// Tasks, when set, turns on tool tasks with these engine options. Their per-owner
+	// caps (MaxActive, MaxKept, RatePerSecond) count per caller as [Options.TaskOwner]
+	// names it: read its note on sharing them before exposing a server.
 	Tasks *tasks.Options
 	// AdoptOrphanTasks lets a session reach, by id, a task of 2025-11-25 whose session
 	// has ended; the task then belongs to it. Task ids carry 128 random bits, so only a
@@ -175,6 +177,16 @@ type Options struct {
 	// whoever names its id: 128 random bits that only its maker was told, and no
 	// tasks/list. It is not bound to the address it came from, which a client fetching
 	// its outcome later may no longer have.
+	//
+	// The engine's per-owner caps ([tasks.Options] MaxActive, MaxKept, RatePerSecond)
+	// count per owner so named, and the callers without credentials share one owner
+	// per address: one of them can use up the task capacity of all the others from
+	// that address (behind a reverse proxy, of every such caller). Without TaskOwner,
+	// each Authorization header, checked or not, is an owner of its own, so forged
+	// headers only meet the caps of all owners together (MaxActiveTotal,
+	// MaxKeptTotal), which they can fill for everyone. A server open to callers it does
+	// not trust sets TaskOwner from credentials it has validated, so that each caller
+	// gets its own share and no more, and refuses requests without them.
 	//
 	// In 2025-11-25 a task is bound to the session that made it (the session id is the
 	// client's secret) and TaskOwner plays no part; see AdoptOrphanTasks.

@@ -62,7 +62,9 @@ type Options struct {
 	MaxTTL time.Duration
 	// PollInterval is the interval suggested to requestors (1 second).
 	PollInterval time.Duration
-	// MaxActive caps the non-terminal tasks of one owner (100).
+	// MaxActive caps the non-terminal tasks of one owner (100). What an owner is, is
+	// the caller's choice: a server's callers without credentials may share one (see
+	// server.Options.TaskOwner).
 	MaxActive int
 	// MaxKept caps all tasks of one owner, terminal ones included; the oldest terminal
 	// task is dropped to make room (1000).
