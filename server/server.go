@@ -516,7 +516,11 @@ func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session 
 		<-ready
 		return ss.handle(ctx, req)
 	})
-	opts := jsonrpc.Options{Handler: handler, Logger: s.opts.Logger}
+	opts := jsonrpc.Options{Handler: handler, Logger: s.opts.Logger,
+		// A client may send requests right after initialize and notifications/initialized,
+		// before the answer: taken in order, they find the session initialized (handled
+		// concurrently, they were refused when they overtook initialize).
+		InOrder: func(r *jsonrpc.Request) bool { return r.Method == mcp.MethodInitialize }}
 	if s.opts.Tap != nil {
 		opts.Tap = func(dir jsonrpc.Direction, m jsonrpc.Message) { s.opts.Tap(ss, dir, m) }
 	}
