@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -49,4 +50,22 @@ func TestRequestsRightAfterInitializeAreServed(t *testing.T) {
 			t.Errorf("initialize: %v", err)
 		}
 	})
+}
+
+// TestParamsMustBeAnObject: MCP's params are objects; "params":[] is refused with
+// -32602, on ping as on any method (it was accepted).
+func TestParamsMustBeAnObject(t *testing.T) {
+	srv := server.New(mcp.Implementation{Name: "t", Version: "1"}, nil)
+	defer srv.Close()
+	c := rawSession(t, srv)
+	for _, method := range []string{mcp.MethodPing, mcp.MethodToolsList} {
+		err := c.Call(t.Context(), method, []any{}, nil)
+		var rpc *jsonrpc.Error
+		if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || rpc.Message != "invalid params: MCP params must be a JSON object, not an array" {
+			t.Errorf("%s with params []: %v, want -32602", method, err)
+		}
+	}
+	if err := c.Call(t.Context(), mcp.MethodPing, map[string]any{}, nil); err != nil {
+		t.Errorf("ping with params {}: %v", err)
+	}
 }
