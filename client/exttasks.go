@@ -21,6 +21,10 @@ import (
 // extension has no tasks/list, so only the tasks a client was told of can be found again.
 var ErrNoTaskList = errors.New("the Tasks extension of protocol 2026-07-28 has no tasks/list: a task is reached by its id alone")
 
+// ErrNoTaskDetail is the error of [Session.TaskDetail] in the 2025-11-25 era, whose
+// tasks/get inlines no outcome: [Session.TaskResult] fetches it there.
+var ErrNoTaskDetail = errors.New("tasks/get inlines nothing in protocol 2025-11-25: use TaskResult")
+
 // Dialect names the task protocol a task follows.
 type Dialect string
 
@@ -104,11 +108,11 @@ func decodeDetail(id string, res json.RawMessage) (*mcp.DetailedTask, error) {
 // TaskDetail returns a task of the 2026-07-28 era as tasks/get gives it, with its result,
 // error or input requests inlined. A task the server does not know gives a
 // [*TaskEndError] matching [ErrTaskGone] (and the server's -32602). In the 2025-11-25
-// era, whose tasks/get inlines nothing, it sends nothing and fails: use
-// [Session.TaskResult] there.
+// era, whose tasks/get inlines nothing, it sends nothing and fails with
+// [ErrNoTaskDetail]: use [Session.TaskResult] there.
 func (s *Session) TaskDetail(ctx context.Context, id string) (*mcp.DetailedTask, error) {
 	if s.modern == nil {
-		return nil, errors.New("tasks/get inlines nothing in protocol 2025-11-25: use TaskResult")
+		return nil, ErrNoTaskDetail
 	}
 	d, err := s.getDetail(ctx, id)
 	return d, s.goneError(id, err)

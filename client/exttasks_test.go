@@ -1659,3 +1659,12 @@ func TestRunToolTaskModernCtxEnds(t *testing.T) {
 		}
 	})
 }
+
+// TestTaskDetailIn2025: TaskDetail on a 2025-11-25 session fails with
+// ErrNoTaskDetail, which callers match with errors.Is (it was an errors.New).
+func TestTaskDetailIn2025(t *testing.T) {
+	ctx, s := demoSession(t, mcp.LatestProtocolVersion, nil)
+	if _, err := s.TaskDetail(ctx, "x"); !errors.Is(err, client.ErrNoTaskDetail) {
+		t.Errorf("TaskDetail in 2025-11-25: %v, want ErrNoTaskDetail", err)
+	}
+}

@@ -50,9 +50,7 @@ func scopedTaskServer(t *testing.T) (url string, release func(), initializes *at
 	t.Cleanup(func() {
 		release() // before the server waits for the tool
 		ts.Close()
-		if c, ok := h.(interface{ Close() error }); ok {
-			c.Close()
-		}
+		h.Close()
 		srv.Close()
 	})
 	return ts.URL, release, initializes

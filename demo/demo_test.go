@@ -13,6 +13,7 @@ import (
 	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
 	"github.com/mcpi-dev/mcpi/transport"
 )
 
@@ -21,9 +22,14 @@ import (
 // cover the other connections.
 func connect(t *testing.T, opts *demo.Options, copts *client.Options) (context.Context, *client.Session) {
 	t.Helper()
+	return connectTo(t, demo.New(opts), copts)
+}
+
+// connectTo is connect to a demo server the test made.
+func connectTo(t *testing.T, srv *server.Server, copts *client.Options) (context.Context, *client.Session) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	t.Cleanup(cancel)
-	srv := demo.New(opts)
 	// Most of these tests are about the tools' 2025-11-25 behaviour (tasks the client
 	// asks for, receiver tasks); the 2026-07-28 ones name their era.
 	var co client.Options

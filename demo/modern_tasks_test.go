@@ -44,7 +44,7 @@ func taskToolsIn2026(t *testing.T, overHTTP bool) {
 		srv := demo.New(opts)
 		h := srv.HTTPHandler(nil)
 		ts := httptest.NewServer(h)
-		t.Cleanup(func() { h.(interface{ Close() error }).Close(); ts.Close(); srv.Close() })
+		t.Cleanup(func() { h.Close(); ts.Close(); srv.Close() })
 		var err error
 		if s, err = client.New(mcp.Implementation{Name: "t", Version: "1"}, copts).Connect(ctx, &transport.HTTPClient{URL: ts.URL + "/mcp"}); err != nil {
 			t.Fatal(err)

@@ -264,7 +264,8 @@ func (d *demo) sideEffectTask(ctx context.Context, req *server.ToolRequest) (*mc
 		return toolError("side_effect_task has no directory to write in: %v", err), nil
 	}
 	full := filepath.Join(root.Name(), args.Path)
-	if err := d.opts.Sleep(ctx, dur); err != nil {
+	var werr error
+	stopped := func(err error) (*mcp.CallToolResult, error) {
 		// Stopped before the side effect: say so, as the only trace a server in another
 		// process can leave (the task is cancelled, so there is no result).
 		_ = req.Session.Log(context.WithoutCancel(ctx), mcp.LoggingLevelNotice, Name,
@@ -274,20 +275,34 @@ func (d *demo) sideEffectTask(ctx context.Context, req *server.ToolRequest) (*mc
 		}
 		return nil, err
 	}
-	if ctx.Err() != nil { // cancelled as the wait ended: still no side effect
-		return nil, ctx.Err()
+	if err := d.opts.Sleep(ctx, dur); err != nil {
+		return stopped(err)
 	}
-	id := ""
+	write := func(id string) {
+		// O_EXCL: the tool creates a file, it never replaces one (nor follows a symbolic
+		// link in its place). The root keeps the rest of the path inside the directory.
+		f, err := root.OpenFile(args.Path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			_, err = fmt.Fprintf(f, "written by side_effect_task %s\n", id)
+			err = errors.Join(err, f.Close())
+		}
+		werr = err
+	}
+	// The description promises no file to a task cancelled in time: the write and the
+	// task's fate are settled together, so that a cancel that comes as the wait ends
+	// either stops the write or is answered as for a task that ended (checking ctx
+	// and then writing let a cancel in between: 1 run in 40 was cancelled with its file
+	// written).
 	if h, ok := server.TaskFromContext(ctx); ok {
-		id = h.ID()
+		if !h.Commit(func() { write(h.ID()) }) {
+			return stopped(context.Canceled)
+		}
+	} else if ctx.Err() != nil {
+		return stopped(ctx.Err())
+	} else {
+		write("")
 	}
-	// O_EXCL: the tool creates a file, it never replaces one (nor follows a symbolic link
-	// in its place). The root keeps the rest of the path inside the directory.
-	f, err := root.OpenFile(args.Path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err == nil {
-		_, err = fmt.Fprintf(f, "written by side_effect_task %s\n", id)
-		err = errors.Join(err, f.Close())
-	}
+	err = werr
 	if d.opts.OnSideEffectExit != nil {
 		d.opts.OnSideEffectExit(full, err)
 	}

@@ -128,6 +128,11 @@ type Options struct {
 	// peer may still be handling its requests, and an id must not be used twice in a
 	// session.
 	FirstID int64
+	// InOrder, when set, picks requests that are handled on the reading goroutine,
+	// before the next message is read, instead of concurrently: the messages after such
+	// a request find what it did (a handshake that later requests depend on). Its
+	// response is written before the next message is read, so it should be quick.
+	InOrder func(*Request) bool
 }
 
 // Conn is a JSON-RPC 2.0 peer over a [Connection]: it sends calls and matches their
@@ -237,6 +242,12 @@ func (c *Conn) dispatch(m Message, inline bool) {
 		default:
 			if msg := c.overLimit(m); msg != "" {
 				c.refuse(m, msg)
+				return
+			}
+			if c.opts.InOrder != nil && c.opts.InOrder(m) {
+				in := c.beginRequest(m)
+				m.deferrable = false // work run after it would hold up the reading
+				c.serveRequest(in)
 				return
 			}
 			c.startRequest(m)

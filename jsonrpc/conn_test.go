@@ -344,6 +344,33 @@ func TestMethodNotFound(t *testing.T) {
 	}
 }
 
+// TestSentinelErrorsOnTheWire: a handler that returns a sentinel sends the standard
+// message of its code (it sent "message":""); a wrapped one and one with data too.
+func TestSentinelErrorsOnTheWire(t *testing.T) {
+	handler := mux{}
+	for _, e := range []*jsonrpc.Error{jsonrpc.ErrParse, jsonrpc.ErrInvalidRequest, jsonrpc.ErrMethodNotFound, jsonrpc.ErrInvalidParams, jsonrpc.ErrInternal} {
+		handler[fmt.Sprint(e.Code)] = func(context.Context, *jsonrpc.Request) (any, error) { return nil, e }
+	}
+	handler["wrapped"] = func(context.Context, *jsonrpc.Request) (any, error) {
+		return nil, fmt.Errorf("looking: %w", jsonrpc.ErrInvalidParams.WithData(map[string]int{"n": 1}))
+	}
+	_, p := newRawPeer(t, jsonrpc.Options{Handler: handler})
+	for method, want := range map[string]string{
+		"-32700":  `{"code":-32700,"message":"Parse error"}`,
+		"-32600":  `{"code":-32600,"message":"Invalid Request"}`,
+		"-32601":  `{"code":-32601,"message":"Method not found"}`,
+		"-32602":  `{"code":-32602,"message":"Invalid params"}`,
+		"-32603":  `{"code":-32603,"message":"Internal error"}`,
+		"wrapped": `{"code":-32602,"message":"Invalid params","data":{"n":1}}`,
+	} {
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"` + method + `"}`)
+		p.expect(`{"jsonrpc":"2.0","id":1,"error":` + want + `}`)
+	}
+	if jsonrpc.ErrInvalidParams.Message != "" {
+		t.Error("the sentinel itself changed")
+	}
+}
+
 func TestHandlerErrors(t *testing.T) {
 	type uriData struct {
 		URI string `json:"uri"`

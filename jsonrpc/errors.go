@@ -64,7 +64,9 @@ func (e *Error) WithData(data any) *Error {
 	return &c
 }
 
-// Sentinels for errors.Is.
+// Sentinels for errors.Is: each matches any error of its code, whatever its message, so
+// its own message is empty. A handler may return one as it is: the peer gets the code's
+// standard message ([AsError]).
 var (
 	ErrParse          = &Error{Code: CodeParseError}
 	ErrInvalidRequest = &Error{Code: CodeInvalidRequest}
@@ -75,14 +77,32 @@ var (
 	ErrClosed = errors.New("jsonrpc: connection closed")
 )
 
-// AsError converts any error to a wire error: an [*Error] in the chain is kept as it is,
-// anything else becomes an internal error carrying the message.
+// AsError converts any error to a wire error: an [*Error] in the chain is kept as it is
+// (one without a message, a sentinel's, gets the standard message of its code, as a
+// message is required on the wire), anything else becomes an internal error carrying
+// the message.
 func AsError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
+		if e.Message == "" {
+			if msg, ok := standardMessages[e.Code]; ok {
+				c := *e
+				c.Message = msg
+				return &c
+			}
+		}
 		return e
 	}
 	return &Error{Code: CodeInternalError, Message: err.Error()}
+}
+
+// standardMessages are the messages JSON-RPC 2.0 gives its codes.
+var standardMessages = map[int64]string{
+	CodeParseError:     "Parse error",
+	CodeInvalidRequest: "Invalid Request",
+	CodeMethodNotFound: "Method not found",
+	CodeInvalidParams:  "Invalid params",
+	CodeInternalError:  "Internal error",
 }
 
 // CallError is a call or notification that failed on this side of the connection: its

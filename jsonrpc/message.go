@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/mcpi-dev/mcpi/internal/jsonwire"
@@ -84,7 +85,13 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 			var s string
 			return json.Unmarshal(b, &s) // the error encoding/json gives
 		}
-		*id = StringID(unquote(b))
+		str := unquote(b)
+		if !exactString(b, str) {
+			// Decoded with U+FFFD in its place, the id would come back in the reply as
+			// one the peer never sent, and its call would wait for ever.
+			return errors.New("id must be a string of valid UTF-8")
+		}
+		*id = StringID(str)
 		return nil
 	default:
 		n, err := strconv.ParseInt(string(b), 10, 64)
@@ -244,6 +251,11 @@ func (ms *members) set(lit, v []byte) {
 	case "method":
 		ms.method = ms.strMember(ms.method, v, "invalid request: method must be a string")
 	case "id":
+		if ms.id != nil {
+			// Which of them a reply should name is anyone's guess, and a proxy may
+			// guess otherwise than this end.
+			ms.typeMismatch("invalid request: the id member appears more than once")
+		}
 		ms.id = v
 	case "params":
 		ms.params = v
@@ -408,6 +420,23 @@ func truncate(b []byte, n int) string {
 		return string(b)
 	}
 	return string(b[:n]) + "…"
+}
+
+// exactString reports whether s, the decoding of the valid string literal raw, holds
+// what raw says: no invalid UTF-8 and no lone surrogate escape, which decode to U+FFFD.
+func exactString(raw []byte, s string) bool {
+	body := raw[1 : len(raw)-1]
+	if !utf8.Valid(body) {
+		return false
+	}
+	n := strings.Count(s, "\uFFFD")
+	if n == 0 {
+		return true
+	}
+	// U+FFFD said as itself or as an escape is what it says; any other one came from a
+	// lone surrogate.
+	said := bytes.Count(body, []byte("\uFFFD")) + bytes.Count(bytes.ToLower(body), []byte(`\ufffd`))
+	return n == said
 }
 
 // unquote decodes the string literal raw (quotes included), which is valid JSON.

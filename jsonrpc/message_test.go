@@ -41,6 +41,13 @@ var malformed = []struct {
 	{"id exponent", `{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, jsonrpc.CodeInvalidRequest, nil},
 	{"id overflows int64", `{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}`, jsonrpc.CodeInvalidRequest, nil},
 	{"null id on a request", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, jsonrpc.CodeInvalidRequest, nil},
+	// An id the reply could not give back byte for byte, or two of them: the peer could
+	// not match the reply to its request.
+	{"id of invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"ping\"}", jsonrpc.CodeInvalidRequest, nil},
+	{"id of a lone surrogate", `{"jsonrpc":"2.0","id":"\ud800","method":"ping"}`, jsonrpc.CodeInvalidRequest, nil},
+	{"two ids", `{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, jsonrpc.CodeInvalidRequest, nil},
+	{"two ids, one null", `{"jsonrpc":"2.0","id":1,"id":null,"method":"ping"}`, jsonrpc.CodeInvalidRequest, nil},
+	{"two ids on a response", `{"jsonrpc":"2.0","id":1,"id":2,"result":{}}`, jsonrpc.CodeInvalidRequest, nil},
 	{"params string", `{"jsonrpc":"2.0","id":2,"method":"ping","params":"x"}`, jsonrpc.CodeInvalidRequest, int64(2)},
 	{"params number", `{"jsonrpc":"2.0","id":2,"method":"ping","params":3}`, jsonrpc.CodeInvalidRequest, int64(2)},
 	{"params null", `{"jsonrpc":"2.0","method":"ping","params":null}`, jsonrpc.CodeInvalidRequest, nil},

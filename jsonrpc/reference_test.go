@@ -7,8 +7,10 @@ package jsonrpc_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/mcpi-dev/mcpi/internal/jsonwire/jsonwiretest"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -37,6 +39,9 @@ func refUnmarshalID(b []byte) (jsonrpc.ID, error) {
 		if err := json.Unmarshal(b, &s); err != nil {
 			return jsonrpc.ID{}, err
 		}
+		if !refExactString(b[1 : len(b)-1]) {
+			return jsonrpc.ID{}, errors.New("id must be a string of valid UTF-8")
+		}
 		return jsonrpc.StringID(s), nil
 	default:
 		n, err := strconv.ParseInt(string(b), 10, 64)
@@ -45,6 +50,55 @@ func refUnmarshalID(b []byte) (jsonrpc.ID, error) {
 		}
 		return jsonrpc.Int64ID(n), nil
 	}
+}
+
+// refExactString reports whether the body of a valid JSON string literal decodes to
+// what it says: valid UTF-8, and every \u escape of a surrogate half of a pair.
+func refExactString(body []byte) bool {
+	if !utf8.Valid(body) {
+		return false
+	}
+	for i := 0; i < len(body); i++ {
+		if body[i] != '\\' {
+			continue
+		}
+		i++
+		if body[i] != 'u' {
+			continue
+		}
+		r, _ := strconv.ParseUint(string(body[i+1:i+5]), 16, 32)
+		i += 4
+		switch {
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return false // a low half first
+		case r >= 0xD800 && r <= 0xDBFF:
+			if i+6 >= len(body) || body[i+1] != '\\' || body[i+2] != 'u' {
+				return false
+			}
+			lo, _ := strconv.ParseUint(string(body[i+3:i+7]), 16, 32)
+			if lo < 0xDC00 || lo > 0xDFFF {
+				return false
+			}
+			i += 6
+		}
+	}
+	return true
+}
+
+// refTopIDs counts the members named id of the object data, which is valid JSON.
+func refTopIDs(data []byte) int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.Token() // {
+	n := 0
+	for dec.More() {
+		k, _ := dec.Token()
+		if k == "id" {
+			n++
+		}
+		var skip json.RawMessage
+		dec.Decode(&skip)
+	}
+	return n
 }
 
 type refWire struct {
@@ -108,6 +162,9 @@ func refDecodeMessage(data []byte) (jsonrpc.Message, error) {
 			return nil, refDecodeError(jsonrpc.ID{}, jsonrpc.CodeParseError, "parse error: invalid JSON")
 		}
 		return nil, refDecodeError(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+	}
+	if refTopIDs(data) > 1 {
+		return nil, refDecodeError(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: the id member appears more than once")
 	}
 	var id jsonrpc.ID
 	if w.ID != nil {

@@ -158,7 +158,7 @@ func benchHTTPCall(b *testing.B, modern bool) {
 	h := srv.HTTPHandler(&transport.HTTPOptions{JSONResponse: !modern})
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	defer h.(interface{ Close() error }).Close()
+	defer h.Close()
 	post := func(body string, hdr map[string]string) *http.Response {
 		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")

@@ -151,7 +151,9 @@ func ExampleServer_HTTPHandler() {
 	})
 	// nil options: browsers may call only from the server's own origin, at most 256
 	// sessions, idle ones ended after 10 minutes (see transport.HTTPOptions).
-	ts := httptest.NewServer(srv.HTTPHandler(nil)) // or http.ListenAndServe("127.0.0.1:8931", ...)
+	h := srv.HTTPHandler(nil)
+	defer h.Close()             // ends its sessions
+	ts := httptest.NewServer(h) // or http.ListenAndServe("127.0.0.1:8931", ...)
 	defer ts.Close()
 
 	ctx := context.Background()

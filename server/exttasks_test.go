@@ -224,6 +224,27 @@ func TestExtTaskCancelAndEras(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "2026-07-28") {
 		t.Errorf("2025 tasks/get of a 2026 task: %v", err)
 	}
+
+	// A 2025-11-25 task is its session's, which a 2026-07-28 request has not: it gets
+	// what an unknown id gets, not that the task exists in the other era.
+	srv.AddTool(&mcp.Tool{Name: "legacy_wait", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	var created mcp.CreateTaskResult
+	if err := q.conn.Call(t.Context(), mcp.MethodToolsCall, &mcp.CallToolParams{Name: "legacy_wait", Task: &mcp.TaskMetadata{}}, &created); err != nil {
+		t.Fatal(err)
+	}
+	old := created.Task.TaskID
+	for _, m := range []string{mcp.MethodTasksGet, mcp.MethodTasksCancel} {
+		_, unknown := p.task(m, "no-such-task", nil)
+		_, rerr := p.task(m, old, nil)
+		want := strings.ReplaceAll(unknown.Error(), "no-such-task", old)
+		if rerr == nil || rerr.Error() != want || rerr.Data != nil {
+			t.Errorf("2026 %s of a 2025 task: %v (data %s), want %q", m, rerr, rerrData(rerr), want)
+		}
+	}
 }
 
 func mustJSON(m map[string]json.RawMessage) []byte {

@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -13,6 +15,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -325,11 +328,14 @@ type inputParams struct {
 	RequestState   json.RawMessage `json:"requestState"`
 }
 
-// requestStatePayload is what a requestState holds, before its signature.
+// requestStatePayload is what a requestState holds, before it is sealed.
 type requestStatePayload struct {
-	Method  string                     `json:"m"`
-	Target  string                     `json:"t"`
-	Args    string                     `json:"a"`
+	Method string `json:"m"`
+	Target string `json:"t"`
+	Args   string `json:"a"`
+	// Caller is the identity of the caller the state was given to ([Session.stateCaller]),
+	// so that a state seen by someone else (in a log, a proxy) does not answer for them.
+	Caller  string                     `json:"c,omitempty"`
 	Answers map[string]json.RawMessage `json:"r,omitempty"`
 	Expires int64                      `json:"e"`
 }
@@ -377,6 +383,9 @@ func (s *Session) prepareRound(ctx context.Context, req *jsonrpc.Request) (*inpu
 		st, err := s.server.openState(state)
 		if err != nil {
 			return nil, nil, err
+		}
+		if st.Caller != s.stateCaller() {
+			return nil, nil, errBadState
 		}
 		bind(binding, &p)
 		if st.Method != binding.Method || st.Target != binding.Target || st.Args != binding.Args {
@@ -427,6 +436,7 @@ func (s *Session) finishRound(round *inputRound, binding *requestStatePayload, r
 		bind(&b, &p)
 	}
 	b.Answers = round.used
+	b.Caller = s.stateCaller()
 	state, serr := s.server.sealState(b)
 	if serr != nil {
 		return nil, serr
@@ -468,14 +478,40 @@ func newStateKey() []byte {
 	return k
 }
 
-func (s *Server) stateMAC(payload []byte) []byte {
-	m := hmac.New(sha256.New, s.stateKey)
-	m.Write([]byte("mcpi requestState v1\x00"))
-	m.Write(payload)
-	return m.Sum(nil)
+// stateCaller is who a requestState is given to: the owner a 2026-07-28 task of the
+// caller would be bound to ([Options.TaskOwner], else the Authorization header, both
+// hashed), or "" for a caller without credentials, whom nothing tells apart.
+func (s *Session) stateCaller() string {
+	if owner, bound := s.modernOwner(); bound {
+		return owner
+	}
+	return ""
 }
 
-// sealState encodes and signs a requestState.
+// newStateAEAD makes the cipher that seals requestStates, under a key derived from the
+// server's state key, so that the key itself is used for nothing else.
+func newStateAEAD(key []byte) cipher.AEAD {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("mcpi requestState v2 AES-256-GCM key"))
+	block, err := aes.NewCipher(m.Sum(nil))
+	if err != nil {
+		panic(err) // a 32-byte key is always right
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		panic(err)
+	}
+	return aead
+}
+
+// stateVersion starts each requestState; the states of before (a signed payload
+// anyone could read) lack it and are refused.
+const stateVersion = "v2."
+
+var stateAD = []byte("mcpi requestState v2")
+
+// sealState encodes and encrypts a requestState (AES-256-GCM): the answers it holds
+// are the caller's, and neither readable nor changeable by whoever sees it.
 func (s *Server) sealState(p requestStatePayload) (string, error) {
 	ttl := s.opts.RequestStateTTL
 	if ttl <= 0 {
@@ -486,28 +522,26 @@ func (s *Server) sealState(p requestStatePayload) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	enc := base64.RawURLEncoding
-	return enc.EncodeToString(payload) + "." + enc.EncodeToString(s.stateMAC(payload)), nil
+	nonce := make([]byte, s.stateAEAD.NonceSize(), s.stateAEAD.NonceSize()+len(payload)+s.stateAEAD.Overhead())
+	_, _ = rand.Read(nonce)
+	return stateVersion + base64.RawURLEncoding.EncodeToString(s.stateAEAD.Seal(nonce, nonce, payload, stateAD)), nil
 }
 
-var errBadState = jsonrpc.NewError(jsonrpc.CodeInvalidParams, "requestState is invalid: it was not issued by this server, or was changed")
+var errBadState = jsonrpc.NewError(jsonrpc.CodeInvalidParams, "requestState is invalid: this server did not issue it to this caller, or it was changed; send the request again without it")
 
 // openState checks a requestState and decodes it.
 func (s *Server) openState(state string) (*requestStatePayload, error) {
-	enc := base64.RawURLEncoding
-	body, sig, ok := bytes.Cut([]byte(state), []byte("."))
+	body, ok := strings.CutPrefix(state, stateVersion)
 	if !ok {
 		return nil, errBadState
 	}
-	payload := make([]byte, enc.DecodedLen(len(body)))
-	n, err := enc.Decode(payload, body)
-	if err != nil {
+	sealed, err := base64.RawURLEncoding.DecodeString(body)
+	if err != nil || len(sealed) < s.stateAEAD.NonceSize() {
 		return nil, errBadState
 	}
-	payload = payload[:n]
-	mac := make([]byte, enc.DecodedLen(len(sig)))
-	n, err = enc.Decode(mac, sig)
-	if err != nil || !hmac.Equal(mac[:n], s.stateMAC(payload)) {
+	nonce, sealed := sealed[:s.stateAEAD.NonceSize()], sealed[s.stateAEAD.NonceSize():]
+	payload, err := s.stateAEAD.Open(sealed[:0], nonce, sealed, stateAD)
+	if err != nil {
 		return nil, errBadState
 	}
 	var p requestStatePayload

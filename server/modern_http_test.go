@@ -73,7 +73,7 @@ func TestStatelessHTTP(t *testing.T) {
 	h := srv.HTTPHandler(nil)
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	defer h.(interface{ Close() error }).Close()
+	defer h.Close()
 	url := ts.URL + "/mcp"
 	region := func(v string) map[string]any {
 		return map[string]any{"name": "where", "arguments": map[string]any{"region": v}}
@@ -118,7 +118,7 @@ func TestStatelessHTTP(t *testing.T) {
 			t.Errorf("%s: HTTP %d %s (session %q), want %d and code %d", c.name, resp.StatusCode, body, resp.Header.Get(transport.HeaderSessionID), c.status, c.code)
 		}
 	}
-	if n := h.(*transport.HTTPHandler).SessionCount(); n != 0 {
+	if n := h.SessionCount(); n != 0 {
 		t.Errorf("%d sessions after stateless requests", n)
 	}
 }
@@ -129,7 +129,7 @@ func TestListenOverHTTP(t *testing.T) {
 	h := srv.HTTPHandler(nil)
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	defer h.(interface{ Close() error }).Close()
+	defer h.Close()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	resp := postModern(t, ctx, ts.URL+"/mcp", mcp.MethodSubscriptionsListen, map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, nil)
@@ -174,7 +174,7 @@ func TestListenEndsWithServer(t *testing.T) {
 		h := srv.HTTPHandler(nil)
 		ts := httptest.NewServer(h)
 		defer ts.Close()
-		defer h.(interface{ Close() error }).Close()
+		defer h.Close()
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
 		resp := postModern(t, ctx, ts.URL+"/mcp", mcp.MethodSubscriptionsListen, map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, nil)
@@ -225,7 +225,7 @@ func serveHTTP(t *testing.T, srv *server.Server) *httptest.Server {
 	h := srv.HTTPHandler(nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() {
-		h.(interface{ Close() error }).Close()
+		h.Close()
 		ts.Close()
 	})
 	return ts

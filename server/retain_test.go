@@ -83,7 +83,7 @@ func TestEndedTasksKeepNotTheirCalls(t *testing.T) {
 			h := srv.HTTPHandler(nil)
 			ts := httptest.NewServer(h)
 			defer ts.Close()
-			defer h.(interface{ Close() error }).Close()
+			defer h.Close()
 			post := func(method string, params map[string]any) map[string]json.RawMessage {
 				params["_meta"] = meta(extCaps)
 				hdr := map[string]string{}

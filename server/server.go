@@ -38,9 +38,13 @@
 // names of the handler's own. Since the handler runs again from the start with each
 // answer, it does nothing it cannot repeat before its last question; whatever it returns
 // after ErrInputRequired is dropped. The requestState holds the answers given so far, bound to
-// the request's method, target and arguments, with an expiry ([Options.RequestStateTTL]),
-// and signed with HMAC-SHA256 under [Options.StateKey]: a state that fails its check,
-// belongs to another request or has expired is refused with -32602. A question that
+// the request's method, target and arguments and to the caller (the identity its
+// 2026-07-28 tasks are bound to: [Options.TaskOwner], else its Authorization header;
+// none for a caller without credentials), with an expiry ([Options.RequestStateTTL]),
+// and encrypted with AES-256-GCM under a key derived from [Options.StateKey], so that
+// whoever sees a state can neither read its answers nor replay them as another caller:
+// a state that fails its check, belongs to another request or caller or has expired is
+// refused with -32602. A question that
 // needs a capability the request's client did not declare fails the call with -32021,
 // and an answer of the wrong shape with -32602.
 package server
@@ -48,6 +52,7 @@ package server
 import (
 	"cmp"
 	"context"
+	"crypto/cipher"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
@@ -142,7 +147,9 @@ type Options struct {
 	// Capabilities is merged into the capabilities the server derives from what is
 	// registered.
 	Capabilities *mcp.ServerCapabilities
-	// Tasks, when set, turns on tool tasks with these engine options.
+	// Tasks, when set, turns on tool tasks with these engine options. Their per-owner
+	// caps (MaxActive, MaxKept, RatePerSecond) count per caller as [Options.TaskOwner]
+	// names it: read its note on sharing them before exposing a server.
 	Tasks *tasks.Options
 	// AdoptOrphanTasks lets a session reach, by id, a task of 2025-11-25 whose session
 	// has ended; the task then belongs to it. Task ids carry 128 random bits, so only a
@@ -171,6 +178,16 @@ type Options struct {
 	// tasks/list. It is not bound to the address it came from, which a client fetching
 	// its outcome later may no longer have.
 	//
+	// The engine's per-owner caps ([tasks.Options] MaxActive, MaxKept, RatePerSecond)
+	// count per owner so named, and the callers without credentials share one owner
+	// per address: one of them can use up the task capacity of all the others from
+	// that address (behind a reverse proxy, of every such caller). Without TaskOwner,
+	// each Authorization header, checked or not, is an owner of its own, so forged
+	// headers only meet the caps of all owners together (MaxActiveTotal,
+	// MaxKeptTotal), which they can fill for everyone. A server open to callers it does
+	// not trust sets TaskOwner from credentials it has validated, so that each caller
+	// gets its own share and no more, and refuses requests without them.
+	//
 	// In 2025-11-25 a task is bound to the session that made it (the session id is the
 	// client's secret) and TaskOwner plays no part; see AdoptOrphanTasks.
 	TaskOwner func(r *http.Request) string
@@ -183,9 +200,10 @@ type Options struct {
 	// CacheTTL is the ttlMs that 2026-07-28 results of server/discover, the lists and
 	// resources/read carry (cacheScope "public"). Zero tells clients not to cache.
 	CacheTTL time.Duration
-	// StateKey signs the requestState of input_required results (HMAC-SHA256). Servers
-	// that share one client's retries (replicas behind a load balancer) must share it;
-	// nil means a random key of the server's own.
+	// StateKey is the secret the requestState of input_required results is encrypted
+	// and authenticated under (AES-256-GCM, with a key derived from it). Servers that
+	// share one client's retries (replicas behind a load balancer) must share it; nil
+	// means a random key of the server's own.
 	StateKey []byte
 	// RequestStateTTL bounds how long a requestState is accepted; zero means
 	// [DefaultRequestStateTTL].
@@ -245,7 +263,7 @@ type Server struct {
 	sessions  map[*Session]struct{}
 	owners    map[string]*Session // by task owner key
 	tasks     *tasks.Manager      // nil when tool tasks are off
-	stateKey  []byte
+	stateAEAD cipher.AEAD
 	listeners map[*listener]struct{}
 	// taskListens are the open listens by the task ids they asked for, so that a
 	// task's change finds its listens without going through all of them (a listen may
@@ -310,10 +328,11 @@ func New(impl mcp.Implementation, opts *Options) *Server {
 	if s.opts.PageSize <= 0 {
 		s.opts.PageSize = 100
 	}
-	s.stateKey = s.opts.StateKey
-	if len(s.stateKey) == 0 {
-		s.stateKey = newStateKey()
+	key := s.opts.StateKey
+	if len(key) == 0 {
+		key = newStateKey()
 	}
+	s.stateAEAD = newStateAEAD(key)
 	s.listeners = map[*listener]struct{}{}
 	s.taskListens = map[string][]*listener{}
 	s.resourceListens = map[string][]*listener{}
@@ -498,7 +517,11 @@ func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session 
 		<-ready
 		return ss.handle(ctx, req)
 	})
-	opts := jsonrpc.Options{Handler: handler, Logger: s.opts.Logger}
+	opts := jsonrpc.Options{Handler: handler, Logger: s.opts.Logger,
+		// A client may send requests right after initialize and notifications/initialized,
+		// before the answer: taken in order, they find the session initialized (handled
+		// concurrently, they were refused when they overtook initialize).
+		InOrder: func(r *jsonrpc.Request) bool { return r.Method == mcp.MethodInitialize }}
 	if s.opts.Tap != nil {
 		opts.Tap = func(dir jsonrpc.Direction, m jsonrpc.Message) { s.opts.Tap(ss, dir, m) }
 	}
@@ -549,9 +572,9 @@ func (s *Server) Run(ctx context.Context, t transport.Transport) error {
 // HTTPHandler serves the server over Streamable HTTP, one session per MCP session, and
 // (with [Options.Modern]) the stateless requests of 2026-07-28. The transport logs to
 // opts.Logger, or to the server's [Options.Logger] when opts names none; nil opts take
-// the defaults of [transport.HTTPOptions]. The handler is a [*transport.HTTPHandler],
-// whose Close ends its sessions and answers later requests 503.
-func (s *Server) HTTPHandler(opts *transport.HTTPOptions) http.Handler {
+// the defaults of [transport.HTTPOptions]. Its Close ends its sessions and answers later
+// requests 503.
+func (s *Server) HTTPHandler(opts *transport.HTTPOptions) *transport.HTTPHandler {
 	o := transport.HTTPOptions{}
 	if opts != nil {
 		o = *opts
@@ -719,6 +742,8 @@ func templateMatcher(tmpl string) func(string) bool {
 		return true
 	}
 }
+
+var errParamsArray = jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: MCP params must be a JSON object, not an array")
 
 var errNotInitialized = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the session is not initialized: send initialize first")
 

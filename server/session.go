@@ -210,6 +210,13 @@ func (s *Session) Log(ctx context.Context, level mcp.LoggingLevel, logger string
 }
 
 func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	if p := req.Params; len(p) > 0 && p[0] == '[' {
+		// JSON-RPC allows positional params; MCP names every one.
+		if req.IsNotification() {
+			return nil, nil
+		}
+		return nil, errParamsArray
+	}
 	if s.eraFor(req) == eraModern {
 		return s.handleModern(ctx, req)
 	}

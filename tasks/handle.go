@@ -191,3 +191,26 @@ func (h *Handle) WhileRunning(fn func()) bool {
 	fn()
 	return true
 }
+
+// Commit runs fn unless the task has ended, and from then on the task ends with its
+// work's outcome, not cancelled: fn is for a side effect that cannot be undone (a file
+// written, a payment made), which a task reported cancelled must not have had. A
+// cancel that comes during fn or after it waits for the work to finish and is answered
+// as for an ended task ([ErrTerminal]; the extension acknowledges it). So the work
+// should return soon after Commit. It reports whether fn ran; false means the task
+// ended first (cancelled, expired), and the work should stop without the side effect.
+func (h *Handle) Commit(fn func()) bool {
+	h.t.tellMu.Lock()
+	defer h.t.tellMu.Unlock()
+	h.m.mu.Lock()
+	ended := h.t.gone || h.t.state.Status.IsTerminal()
+	if !ended {
+		h.t.committed = true
+	}
+	h.m.mu.Unlock()
+	if ended {
+		return false
+	}
+	fn()
+	return true
+}

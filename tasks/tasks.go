@@ -62,7 +62,9 @@ type Options struct {
 	MaxTTL time.Duration
 	// PollInterval is the interval suggested to requestors (1 second).
 	PollInterval time.Duration
-	// MaxActive caps the non-terminal tasks of one owner (100).
+	// MaxActive caps the non-terminal tasks of one owner (100). What an owner is, is
+	// the caller's choice: a server's callers without credentials may share one (see
+	// server.Options.TaskOwner).
 	MaxActive int
 	// MaxKept caps all tasks of one owner, terminal ones included; the oldest terminal
 	// task is dropped to make room (1000).
@@ -147,6 +149,8 @@ var (
 	ErrRateLimited = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "too many task requests; slow down"}
 	// ErrClosed is returned once the manager is closed.
 	ErrClosed = errors.New("tasks: manager closed")
+
+	errCommitted = errors.New("tasks: the work has committed")
 )
 
 type task struct {
@@ -168,10 +172,13 @@ type task struct {
 	// once the task has ended: the engine keeps ended tasks for up to their TTL, and the
 	// work's stop may hold what the task was made from (a server's holds its request,
 	// arguments and all), which must not stay with them.
-	cancel  context.CancelFunc
-	done    chan struct{} // closed when terminal or deleted
-	gone    bool          // deleted (expired, evicted)
-	outcome Outcome
+	cancel context.CancelFunc
+	done   chan struct{} // closed when terminal or deleted
+	gone   bool          // deleted (expired, evicted)
+	// committed is set once the work did what it cannot undo ([Handle.Commit]): a
+	// cancel then waits for the work's outcome instead of making the task cancelled.
+	committed bool
+	outcome   Outcome
 	// resultWaiters are the open tasks/result requests, newest last, so that
 	// side-channel requests can travel on one of their streams. It and waiterAdded are
 	// guarded by the manager's wmu, not mu.
@@ -539,7 +546,8 @@ func (m *Manager) lookup(owner, id string) (*task, error) {
 }
 
 // lookupIn finds task id of owner among the tasks of dialect d; a task of the other
-// dialect is an error that says so. A task of [DialectExtension] not made with
+// dialect is an error that says so, to its owner alone (to anyone for a task of
+// [DialectExtension] not bound). A task of [DialectExtension] not made with
 // [Manager.DeferBound] is anyone's who has its id (that dialect has no session to bind
 // it to): owner is then who asks, whose rate limit the lookup counts against.
 func (m *Manager) lookupIn(d Dialect, owner, id string) (*task, error) {
@@ -547,8 +555,12 @@ func (m *Manager) lookupIn(d Dialect, owner, id string) (*task, error) {
 		return nil, err
 	}
 	t, ok := m.tasks[id]
-	// A bound task is to everyone else what an unknown id is, whatever the dialect.
-	hidden := ok && t.bound && t.owner != owner
+	// A bound task is to everyone else what an unknown id is, whatever the dialect. So
+	// is a task of [DialectCore], bound to its owner (a server's session): the
+	// extension's requests come without one, and reaching such a task by its id alone,
+	// as the digest of 2026-07-28 suggests for dual-era servers, would hand it to
+	// whoever learned the id; saying that it exists in the other era told them it did.
+	hidden := ok && (t.bound || t.dialect == DialectCore) && t.owner != owner
 	if ok && !t.gone && !hidden && t.dialect != d {
 		m.opts.Logger.Info("task lookup in the wrong dialect", "task", logID(id), "dialect", t.dialect, "asked", d)
 		return nil, otherDialect(id, t.dialect, d)
@@ -697,10 +709,26 @@ func (m *Manager) cancelIn(d Dialect, owner, id, message string) (mcp.Task, erro
 	var snapshot mcp.Task
 	var stop context.CancelFunc
 	err = m.update(t, func(s *mcp.Task) error {
+		if t.committed {
+			return errCommitted
+		}
 		s.Status = mcp.TaskStatusCancelled
 		s.StatusMessage = message
 		return nil
 	}, func() { snapshot, stop = t.state, t.cancel })
+	if errors.Is(err, errCommitted) {
+		// The spec wants a cancelled task before the answer, and a task whose side
+		// effect happened is not that: the answer waits for the end the work is
+		// about to give it.
+		<-t.done
+		m.mu.Lock()
+		gone := t.gone
+		m.mu.Unlock()
+		if gone {
+			return mcp.Task{}, ErrNotFound
+		}
+		return mcp.Task{}, ErrTerminal
+	}
 	if err != nil {
 		return mcp.Task{}, err
 	}

@@ -176,6 +176,50 @@ func TestErrorOutcomeIsKeptExactly(t *testing.T) {
 	})
 }
 
+// TestCancelAfterCommit: a cancel that comes once the work committed its side effect
+// waits for the work's end and is refused as for an ended task; the task keeps its
+// outcome. A task cancelled before runs no commit.
+func TestCancelAfterCommit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{})
+		defer m.Close()
+		h, err := m.Defer("a", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !h.Commit(func() {}) {
+			t.Fatal("Commit on a working task did not run")
+		}
+		cancelled := make(chan error, 1)
+		go func() {
+			_, err := m.Cancel("a", h.ID(), "")
+			cancelled <- err
+		}()
+		synctest.Wait()
+		select {
+		case err := <-cancelled:
+			t.Fatalf("the cancel was answered (%v) before the committed work ended", err)
+		default:
+		}
+		h.Finish(Outcome{Result: json.RawMessage(`{"content":[]}`)})
+		if err := <-cancelled; !errors.Is(err, ErrTerminal) {
+			t.Errorf("cancel after commit: %v, want ErrTerminal", err)
+		}
+		if s, _ := m.Get("a", h.ID()); s.Status != mcp.TaskStatusCompleted {
+			t.Errorf("status %s, want completed", s.Status)
+		}
+
+		h2, _ := m.Defer("a", nil, nil)
+		if _, err := m.Cancel("a", h2.ID(), ""); err != nil {
+			t.Fatal(err)
+		}
+		if h2.Commit(func() { t.Error("Commit ran on a cancelled task") }) {
+			t.Error("Commit on a cancelled task reported true")
+		}
+		h2.Finish(Outcome{})
+	})
+}
+
 func TestCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := New(Options{})

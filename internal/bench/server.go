@@ -169,7 +169,7 @@ func StartHTTP(addr string, o ServerOptions) (*HTTPServer, error) {
 			<-ss.Done()
 		}, opts)
 	} else {
-		h = srv.HTTPHandler(opts).(*transport.HTTPHandler)
+		h = srv.HTTPHandler(opts)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)

@@ -34,7 +34,7 @@ func connectEra(t *testing.T, overHTTP bool, version string) (context.Context, *
 		h := srv.HTTPHandler(nil)
 		ts := httptest.NewServer(h)
 		t.Cleanup(func() {
-			h.(interface{ Close() error }).Close()
+			h.Close()
 			ts.Close()
 		})
 		tr = &transport.HTTPClient{URL: ts.URL + "/mcp"}

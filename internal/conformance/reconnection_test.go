@@ -64,7 +64,7 @@ func TestReconnectionClosesStream(t *testing.T) {
 	h := conformance.NewServer().HTTPHandler(nil)
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	defer h.(interface{ Close() error }).Close()
+	defer h.Close()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 
@@ -151,7 +151,7 @@ func TestReconnectionWithClient(t *testing.T) {
 	h := srv.HTTPHandler(&transport.HTTPOptions{Retry: 5 * time.Millisecond})
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	defer h.(interface{ Close() error }).Close()
+	defer h.Close()
 
 	c := client.New(mcp.Implementation{Name: "x", Version: "1"}, nil)
 	for name, tr := range map[string]transport.Transport{

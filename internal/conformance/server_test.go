@@ -38,7 +38,7 @@ func connect(t *testing.T, onRequest func(context.Context, *client.Request)) (co
 	h := conformance.NewServer().HTTPHandler(nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() {
-		h.(interface{ Close() error }).Close()
+		h.Close()
 		ts.Close()
 	})
 	c := client.New(mcp.Implementation{Name: "conformance-test-client", Version: "1.0.0"}, &client.Options{
@@ -382,7 +382,7 @@ func TestHostCheck(t *testing.T) {
 	h := conformance.NewServer().HTTPHandler(nil)
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	defer h.(interface{ Close() error }).Close()
+	defer h.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	for host, want := range map[string]int{"evil.example.com": http.StatusForbidden, ts.Listener.Addr().String(): http.StatusOK} {
 		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))

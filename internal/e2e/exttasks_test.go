@@ -177,8 +177,10 @@ func TestExtensionTasksStayInTheirEra(t *testing.T) {
 			check("tasks/get of a 2026-07-28 task from 2025-11-25", err, "2026-07-28")
 			_, err = legacy.CancelTask(ctx, newer.ID())
 			check("tasks/cancel of a 2026-07-28 task from 2025-11-25", err, "2026-07-28")
+			// A 2025-11-25 task is its session's: from 2026-07-28, which has none, it is
+			// what an unknown id is.
 			_, err = modern.TaskDetail(ctx, older.ID())
-			check("tasks/get of a 2025-11-25 task from 2026-07-28", err, "2025-11-25")
+			check("tasks/get of a 2025-11-25 task from 2026-07-28", err, "unknown task "+older.ID())
 			for _, task := range []*client.Task{newer, older} {
 				if _, err := task.Cancel(ctx); err != nil {
 					t.Errorf("cancel %s: %v", task.ID(), err)

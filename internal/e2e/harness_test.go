@@ -212,9 +212,7 @@ func serveHTTP(t *testing.T, cfg serverConfig) *endpoint {
 	h := srv.HTTPHandler(nil)
 	ts := httptest.NewServer(h) // on 127.0.0.1
 	t.Cleanup(func() {
-		if closer, ok := h.(interface{ Close() error }); ok {
-			closer.Close()
-		}
+		h.Close()
 		ts.Close()
 		srv.Close()
 	})

@@ -46,7 +46,7 @@ func clientPeerOnDemo(t *testing.T, peer []string, env []string) {
 	h := srv.HTTPHandler(nil)
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	defer h.(interface{ Close() error }).Close()
+	defer h.Close()
 	for _, c := range []struct {
 		name    string
 		args    []string

@@ -179,9 +179,7 @@ func TestTSClientCallsDemoTaskTools(t *testing.T) {
 		h := srv.HTTPHandler(nil)
 		hs := httptest.NewServer(h) // on 127.0.0.1
 		t.Cleanup(func() {
-			if closer, ok := h.(interface{ Close() error }); ok {
-				closer.Close()
-			}
+			h.Close()
 			hs.Close()
 		})
 		url := hs.URL + "/mcp"

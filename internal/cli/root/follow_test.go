@@ -49,9 +49,7 @@ func serveAdoptingHTTP(t *testing.T) (url string, release, endSessions func()) {
 	t.Cleanup(func() {
 		release()
 		ts.Close()
-		if c, ok := h.(interface{ Close() error }); ok {
-			c.Close()
-		}
+		h.Close()
 		srv.Close()
 	})
 	endSessions = func() {

@@ -57,9 +57,7 @@ func serveScopedHTTP(t *testing.T) (url string, release func()) {
 	t.Cleanup(func() {
 		release()
 		ts.Close()
-		if c, ok := h.(interface{ Close() error }); ok {
-			c.Close()
-		}
+		h.Close()
 		srv.Close()
 	})
 	return ts.URL + "/mcp", release

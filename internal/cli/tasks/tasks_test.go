@@ -269,6 +269,33 @@ func TestUnknownTask(t *testing.T) {
 	}
 }
 
+// A task recorded in 2025-11-25, asked for with --protocol 2026-07-28: the server
+// answers as for an unknown id (the task is its session's, which 2026-07-28 has not),
+// and mcpi says to ask in the task's own protocol and keeps its record; it said that
+// the server no longer knew the task and forgot it, live as it was.
+func TestRecordedTaskAskedInTheOtherEra(t *testing.T) {
+	clitest.StateDir(t)
+	d := clitest.ServeDemo(t, nil)
+	env := clitest.New(t, &connect.Selection{URL: d.URL, Protocol: mcp.LatestProtocolVersion})
+	if err := callTool(clitest.Context(t), env, &call.Options{Name: "slow_task", Args: []string{"seconds=600"}, Task: true, Detach: true}); err != nil {
+		t.Fatalf("tools call slow_task --task --detach: %s", describe(err))
+	}
+	id := strings.TrimSpace(env.Out.String())
+	d.WaitIdle(t)
+	want := `mcpi: the task "` + id + `" was created in protocol 2025-11-25 and cannot be reached in 2026-07-28; ask again with --protocol 2025-11-25 (or --protocol auto) (exit 1)`
+	env = clitest.New(t, &connect.Selection{Protocol: mcp.ProtocolVersion20260728})
+	if got := describe(get.Run(clitest.Context(t), &get.Options{Options: sharedOpts(env, false), ID: id})); got != want {
+		t.Errorf("tasks get --protocol 2026-07-28:\n got %q\nwant %q", got, want)
+	}
+	if _, ok, _ := (&shared.Options{}).Resolve(id); !ok {
+		t.Error("the state file forgot the task")
+	}
+	env = freshOn(t, d)
+	if err := cancel.Run(clitest.Context(t), &cancel.Options{Options: sharedOpts(env, false), ID: id}); err != nil {
+		t.Errorf("tasks cancel in its own protocol: %s", describe(err))
+	}
+}
+
 // interruptOnCreate returns a context and a Connect that ends the context (as Ctrl-C
 // does) as soon as the session's task is created.
 func interruptOnCreate(t *testing.T, env *clitest.Env) (context.Context, cmdutil.ConnectFunc) {

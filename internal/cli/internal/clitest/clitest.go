@@ -91,9 +91,7 @@ func Serve(t testing.TB, srv *server.Server) *Demo {
 	mux.Handle("/mcp", h)
 	ts := httptest.NewServer(mux)
 	t.Cleanup(func() {
-		if c, ok := h.(interface{ Close() error }); ok {
-			c.Close()
-		}
+		h.Close()
 		ts.Close()
 		srv.Close()
 	})

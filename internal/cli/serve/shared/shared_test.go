@@ -53,7 +53,7 @@ func initStatus(t *testing.T, opts *transport.HTTPOptions, host, origin string) 
 	srv := server.New(mcp.Implementation{Name: "t", Version: "1"}, nil)
 	defer srv.Close()
 	h := srv.HTTPHandler(opts)
-	defer h.(interface{ Close() error }).Close()
+	defer h.Close()
 	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
 	r.Host = host

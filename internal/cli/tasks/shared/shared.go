@@ -167,6 +167,14 @@ func (o *Options) unknown(id string) error {
 	if o.recorded == nil || o.recorded.TaskID != id {
 		return e
 	}
+	if r := o.recorded; r.Protocol != "" && o.Selection != nil {
+		// A server may answer as for an unknown id when asked from the other era (mcpi's
+		// own does for a 2025-11-25 task, which is its session's): the task may live
+		// on, so its record stays.
+		if asked := o.Selection.Protocol; asked != "" && asked != client.ProtocolAuto && mcp.IsModernProtocolVersion(asked) != mcp.IsModernProtocolVersion(r.Protocol) {
+			return &cmdutil.TaskError{ID: id, Reason: cmdutil.TaskOtherEra, Era: r.Protocol, Asked: asked}
+		}
+	}
 	e.Recorded = true
 	switch r := o.recorded; {
 	case o.sessionEnded:
