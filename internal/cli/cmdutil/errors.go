@@ -279,7 +279,10 @@ type InterruptedTaskError struct {
 func (e *InterruptedTaskError) Error() string {
 	switch {
 	case e.ID == "":
-		return "interrupted before the server created the task; the call was withdrawn, and with no task id there is nothing to cancel or to fetch later"
+		// The server may have created the task and only its answer be late; and in
+		// 2025-11-25 notifications/cancelled must not be used for tasks, so a server may
+		// ignore the withdrawal.
+		return "interrupted before the server answered with the task's id; the call was withdrawn, but the server may have started the task already (and may ignore the withdrawal), and with no id mcpi cannot cancel it or fetch its result"
 	case e.CancelErr != nil:
 		msg, _ := Describe(e.CancelErr)
 		return fmt.Sprintf("interrupted; cancelling the task %q failed: %s", e.ID, msg)
@@ -725,7 +728,13 @@ func describeConnectCause(e *ConnectError) string {
 	case errors.Is(e.Err, context.DeadlineExceeded):
 		return fmt.Sprintf("%s did not finish initializing within %s", e.who(), e.Timeout)
 	case errors.Is(e.Err, context.Canceled):
-		return "interrupted"
+		if e.Login {
+			return "interrupted while logging in to " + e.Target
+		}
+		if e.Stdio {
+			return "interrupted while starting a session with " + e.who()
+		}
+		return "interrupted while starting a session with " + e.Target
 	case errors.Is(e.Err, jsonrpc.ErrClosed), errors.Is(e.Err, io.EOF):
 		return fmt.Sprintf("%s closed the connection before it finished initializing", e.who())
 	}

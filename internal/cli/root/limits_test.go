@@ -150,7 +150,7 @@ func TestInterruptBeforeTheTask(t *testing.T) {
 	cancel()
 	select {
 	case code := <-done:
-		want := "mcpi: interrupted before the server created the task; the call was withdrawn, and with no task id there is nothing to cancel or to fetch later\n"
+		want := "mcpi: interrupted before the server answered with the task's id; the call was withdrawn, but the server may have started the task already (and may ignore the withdrawal), and with no id mcpi cannot cancel it or fetch its result\n"
 		if code != 2 || errOut.String() != want || out.String() != "" {
 			t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, out, errOut, want)
 		}
