@@ -118,7 +118,7 @@ func (a *Auth) flow(rawURL, flags string, hideToken bool) (*auth.Flow, error) {
 	if a.ClientCredentials {
 		cfg.Grant = auth.ClientCredentials
 	} else {
-		cfg.Browser = &loginBrowser{show: a.Show, server: rawURL, flags: flags}
+		cfg.Browser = &loginBrowser{show: a.Show, server: shownURL(rawURL), flags: flags}
 	}
 	f, err := auth.New(rawURL, cfg)
 	if err != nil {
@@ -408,7 +408,7 @@ func (s *Selection) Login(ctx context.Context) (*Target, error) {
 			why = look.Sentence(err)
 		}
 		return t, cmdutil.UsageErrorf("the server at %s answers without a token, so it needs no login; logging in anyway through its OAuth metadata failed: %s",
-			t.URL, strings.TrimPrefix(why, "the OAuth login failed: "))
+			t.Name, strings.TrimPrefix(why, "the OAuth login failed: "))
 	}
 	return t, nil
 }
@@ -428,7 +428,8 @@ func (s *Selection) FlowTarget() (*Target, error) {
 	return t, nil
 }
 
-// flags returns the mcpi flags that name t's server, for messages.
+// flags returns the mcpi flags that name t's server, for messages: a password in its URL
+// reads xxxxx, and the user puts it back.
 func (s *Selection) flags(t *Target) string {
 	if s.Config != "" && s.URL == "" {
 		f := "--config " + cmdutil.ShellQuote(s.Config)
@@ -437,7 +438,7 @@ func (s *Selection) flags(t *Target) string {
 		}
 		return f
 	}
-	return "--url " + cmdutil.ShellQuote(t.URL)
+	return "--url " + cmdutil.ShellQuote(t.Name)
 }
 
 // tokenless is a store whose records come back without their token, for a login that

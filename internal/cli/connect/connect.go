@@ -313,8 +313,8 @@ var Impl = mcp.Implementation{Name: "mcpi", Title: "mcpi inspector", Version: "d
 // Target is a resolved selection: how to reach the server, and what to call it.
 type Target struct {
 	Transport transport.Transport
-	// Name is the server as the user named it: a quoted command line, a URL, or
-	// [EmbeddedTarget].
+	// Name is the server as the user named it, for messages: a quoted command line, a
+	// URL (its password as xxxxx), or [EmbeddedTarget].
 	Name  string
 	Stdio bool
 	// Key names the server for [EraMemory]: its command line and directory, or its URL;
@@ -336,9 +336,22 @@ func (s *Selection) ServerURL() string {
 		return ""
 	}
 	if t, err := s.Resolve(); err == nil {
-		return t.URL
+		return shownURL(t.URL)
 	}
 	return ""
+}
+
+// shownURL is rawURL as a message prints it: a password in it reads xxxxx, as
+// url.URL.Redacted has it. The rest is left as the user wrote it.
+func shownURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.User == nil {
+		return rawURL
+	}
+	if _, ok := u.User.Password(); !ok {
+		return rawURL
+	}
+	return u.Redacted()
 }
 
 // Resolve checks the flags and returns the transport they select, without connecting.
@@ -416,7 +429,7 @@ func (s *Selection) http(rawURL string, headers http.Header) (*Target, error) {
 		return nil, err
 	}
 	ht := &transport.HTTPClient{URL: rawURL, Header: headers, MaxMessageSize: s.Limits.MaxMessageSize}
-	t := &Target{Transport: ht, Name: rawURL, Key: "http " + rawURL, URL: rawURL, Header: headers}
+	t := &Target{Transport: ht, Name: shownURL(rawURL), Key: "http " + rawURL, URL: rawURL, Header: headers}
 	if headers.Get("Authorization") == "" {
 		// An Authorization header is the user's credential: the flow would never
 		// replace it, and must not send a token of its own beside it.
