@@ -475,7 +475,7 @@ func (s *Selection) ConnectResuming(ctx context.Context, opts *client.Options) (
 		open = m
 	}
 	if t.Flow != nil && !s.Auth.ClientCredentials {
-		if err := loginFirst(ctx, t.Flow, t.URL, t.Header, open, t.Key); err != nil {
+		if err := s.loginFirst(ctx, t.Flow, t.URL, t.Header, open, t.Key); err != nil {
 			return nil, NotResumed, &cmdutil.ConnectError{Target: t.Name, Err: err}
 		}
 		// A login the handshake runs into (a stored token the server refuses, whose
@@ -488,7 +488,7 @@ func (s *Selection) ConnectResuming(ctx context.Context, opts *client.Options) (
 		if !errors.Is(err, errLoginDeferred) || ctx.Err() != nil {
 			return sess, resumed, err
 		}
-		if err := probe(ctx, t.Flow, t.URL, t.Header); err != nil {
+		if err := s.probe(ctx, t.Flow, t.URL, t.Header); err != nil {
 			return nil, NotResumed, &cmdutil.ConnectError{Target: t.Name, Err: err}
 		}
 	}
