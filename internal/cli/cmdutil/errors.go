@@ -479,6 +479,10 @@ func describe(err error) (sentence string, code int) {
 		}
 		return look.Sentence(err) + "; use --task", ExitUsage
 	}
+	if rounds := (*client.InputRoundsError)(nil); errors.As(err, &rounds) {
+		// mcpi stopped on its own bound, as a listing does at --max-pages: no server error.
+		return rounds.Error(), ExitUsage
+	}
 	if msg, ok := describeEra(err); ok {
 		return msg, ExitMCPError
 	}
@@ -503,12 +507,9 @@ func describeEra(err error) (string, bool) {
 	var rpc *jsonrpc.Error
 	var unsupported *client.UnsupportedVersionError
 	var resultType *client.ResultTypeError
-	var rounds *client.InputRoundsError
 	switch {
 	case errors.As(err, &resultType): // they name the method themselves
 		return resultType.Error(), true
-	case errors.As(err, &rounds):
-		return rounds.Error(), true
 	case errors.As(err, &unsupported) && len(unsupported.Supported) == 0 && look.Lost(err) != "":
 		// A server that exits or hangs up at server/discover may be of the older era, or
 		// may not start at all: say what happened, not only what it may mean.

@@ -100,7 +100,9 @@ func TestDescribe(t *testing.T) {
 		{fmt.Errorf("tools/call: %w", jsonrpc.NewError(mcp.CodeHeaderMismatch, "Mcp-Name does not match")),
 			"the server says the request's HTTP headers do not match its body: Mcp-Name does not match (JSON-RPC error -32020; a proxy that rewrites headers, or a bug in mcpi)", 1},
 		{&client.InputRoundsError{Method: "tools/call", Rounds: 16},
-			"the server asked for input 16 times in answer to one tools/call; stopped (raise the bound with --max-input-rounds)", 1},
+			"the server asked for input again after 16 rounds of it in answer to one tools/call; mcpi stopped there (--max-input-rounds raises the bound)", 2},
+		{&client.InputRoundsError{Method: "tools/call", Rounds: 1},
+			"the server asked for input again after 1 round of it in answer to one tools/call; mcpi stopped there (--max-input-rounds raises the bound)", 2},
 		{fmt.Errorf("tools/call: %w", &client.ResultTypeError{Method: "tools/call", ResultType: "surprise"}),
 			`the server answered tools/call with resultType "surprise", which this client does not know`, 1},
 	}

@@ -129,7 +129,7 @@ func (l *Limits) addFlags(fs *pflag.FlagSet) {
 	l.Timeout = DefaultTimeout
 	fs.Var(timeout{&l.Timeout}, "timeout", "give up on a request the server has not answered within `DURATION` (0: never); a task is followed past it")
 	l.MaxInputRounds = client.DefaultMaxInputRounds
-	fs.Var(bound{&l.MaxInputRounds}, "max-input-rounds", "stop a request the server has asked for input `N` times (protocol 2026-07-28; 0: no bound)")
+	fs.Var(bound{&l.MaxInputRounds}, "max-input-rounds", "answer at most `N` rounds of input_required for one request, then stop it (protocol 2026-07-28; 0: no bound)")
 }
 
 // apply sets the limits in a copy of opts (nil: the defaults).
