@@ -102,7 +102,7 @@ func TestServerThatDoesNotRead(t *testing.T) {
 		want      string
 	}{
 		{name: "timeout", args: []string{"--timeout", "1s", "ping"}, want: "mcpi: the server " + strconv.Quote(fakeStdio("garbage")[1]) + " did not answer "},
-		{name: "interrupt", args: []string{"--timeout", "0", "ping"}, interrupt: true, want: "mcpi: interrupted\n"},
+		{name: "interrupt", args: []string{"--timeout", "0", "ping"}, interrupt: true, want: "mcpi: interrupted while starting a session with the server " + strconv.Quote(fakeStdio("garbage")[1]) + "\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(clitest.Context(t))
