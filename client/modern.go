@@ -263,11 +263,16 @@ func (e *ResultTypeError) Error() string {
 // [Options.MaxInputRounds].
 type InputRoundsError struct {
 	Method string
+	// Rounds is how many rounds of input were answered: the bound.
 	Rounds int
 }
 
 func (e *InputRoundsError) Error() string {
-	return fmt.Sprintf("the server asked for input %d times in answer to one %s; stopped (raise the bound with --max-input-rounds)", e.Rounds, e.Method)
+	rounds := "rounds"
+	if e.Rounds == 1 {
+		rounds = "round"
+	}
+	return fmt.Sprintf("the server asked for input again after %d %s of it in answer to one %s; mcpi stopped there (--max-input-rounds raises the bound)", e.Rounds, rounds, e.Method)
 }
 
 // InputError is an input request of the server's that this client could not answer: a
@@ -365,8 +370,9 @@ func (s *Session) modernRounds(ctx context.Context, method string, raw json.RawM
 		if err := json.Unmarshal(res, &ir); err != nil {
 			return &jsonrpc.CallError{Method: method, Op: jsonrpc.OpDecode, Err: err}
 		}
-		if maxRounds > 0 && round >= maxRounds {
-			return &InputRoundsError{Method: method, Rounds: round}
+		// round-1 rounds of input were answered; maxRounds of them may be.
+		if maxRounds > 0 && round > maxRounds {
+			return &InputRoundsError{Method: method, Rounds: maxRounds}
 		}
 		answers, err := s.answerInputs(ctx, ir.InputRequests, "")
 		if err != nil {

@@ -926,7 +926,8 @@ func TestMRTRResourcesRead(t *testing.T) {
 }
 
 // TestMRTRRoundsBounded: a server that asks for input for ever ends the request with an
-// *InputRoundsError once it has asked MaxInputRounds times.
+// *InputRoundsError once MaxInputRounds rounds of input were answered (one was none:
+// --max-input-rounds 1 refused the one question of a tool).
 func TestMRTRRoundsBounded(t *testing.T) {
 	ctx := bounded(t)
 	f := newFake(t)
@@ -937,8 +938,8 @@ func TestMRTRRoundsBounded(t *testing.T) {
 	if !errors.As(err, &rounds) || rounds.Method != mcp.MethodToolsCall || rounds.Rounds != 3 {
 		t.Fatalf("CallTool: %v, want an *InputRoundsError after 3 rounds", err)
 	}
-	if n := len(f.Requests(mcp.MethodToolsCall)); n != 3 {
-		t.Errorf("%d tools/call sent, want 3", n)
+	if n := len(f.Requests(mcp.MethodToolsCall)); n != 4 {
+		t.Errorf("%d tools/call sent, want 4: the first, and one for each answered round", n)
 	}
 
 	// The default bound holds too.

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/cli/root"
 )
@@ -20,13 +20,20 @@ import (
 var version = ""
 
 func main() {
-	ctx, stop := interruptContext(repeatWindow)
-	code := root.Main(ctx, iostreams.System(), os.Args[1:], buildVersion())
+	// A write to a closed standard output must fail, not kill mcpi with SIGPIPE: the
+	// guard of [iostreams.System] makes it an interruption. A handled signal (unlike an
+	// ignored one) is reset for the stdio server mcpi starts. The channel is never read: a
+	// signal that finds it full is dropped.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	ctx, stop, raise := interruptContext(repeatWindow)
+	ios := iostreams.System()
+	ios.OnOutputClosed(func() { raise(cmdutil.ErrOutputClosed) })
+	code := root.Main(ctx, ios, os.Args[1:], buildVersion())
 	stop()
 	os.Exit(code)
 }
 
-// repeatWindow is how long after the first Ctrl-C (SIGINT or SIGTERM) further ones are
+// repeatWindow is how long after the first Ctrl-C (SIGINT, SIGTERM or SIGHUP) further ones are
 // taken for the same interruption. One Ctrl-C often arrives twice: GNU timeout sends it
 // to its child and then to its process group, and a shell or supervisor may signal both
 // the process and its group; the copies come milliseconds apart, tens of milliseconds
@@ -35,20 +42,27 @@ func main() {
 // hurried second press meaningful.
 const repeatWindow = 500 * time.Millisecond
 
-// interruptContext returns a context that the first SIGINT or SIGTERM ends, so that the
-// command winds down (a followed task asks whether to cancel it, or is recorded as left
-// running). Repeats within window are ignored; after it, the signals are left to their
+// interruptContext returns a context that the first SIGINT, SIGTERM or SIGHUP ends (its
+// cause a [cmdutil.StopError]), so that the command winds down (a followed task asks
+// whether to cancel it, or is recorded as left running, and a stdio server is stopped).
+// raise ends it as a signal would, with cause, when no signal came: the standard output
+// was closed. Repeats within window are ignored; after it, the signals are left to their
 // default action, and a second one kills mcpi the usual way.
-func interruptContext(window time.Duration) (ctx context.Context, stop func()) {
+func interruptContext(window time.Duration) (ctx context.Context, stop func(), raise func(cause error)) {
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// SIGHUP is the terminal or the supervisor going away: its default action would kill
+	// mcpi with nothing recorded and the stdio server's processes orphaned.
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	raised := make(chan error, 1)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer signal.Stop(sigs)
 		select {
 		case s := <-sigs:
-			cancel(stopSignal{s})
+			cancel(&cmdutil.StopError{Signal: s})
+		case err := <-raised:
+			cancel(err)
 		case <-done:
 			return
 		}
@@ -76,24 +90,16 @@ func interruptContext(window time.Duration) (ctx context.Context, stop func()) {
 			}
 		}
 	}()
+	raise = func(cause error) {
+		select {
+		case raised <- cause:
+		default: // raised already
+		}
+	}
 	return ctx, sync.OnceFunc(func() {
 		close(done)
 		cancel(nil)
-	})
-}
-
-// stopSignal is the cause of ctx's end when a signal stopped mcpi. Its message is the
-// one os/signal gives; what a server is told of the requests it withdraws (the reason of
-// notifications/cancelled) says who stopped them.
-type stopSignal struct{ sig os.Signal }
-
-func (e stopSignal) Error() string { return e.sig.String() + " signal received" }
-
-func (e stopSignal) CancelReason() string {
-	if e.sig == os.Interrupt {
-		return client.ErrCancelledByUser.Error()
-	}
-	return "mcpi was stopped (" + e.sig.String() + ")"
+	}), raise
 }
 
 // buildVersion is the version set at link time, else the one the build recorded

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/cli/root"
+	"github.com/mcpi-dev/mcpi/internal/cli/state"
 )
 
 // runCLI runs mcpi with args, with its state in stateDir, and returns its exit code,
@@ -36,7 +37,7 @@ func TestCLIAgainstTS2(t *testing.T) {
 	// The era is remembered for the next command.
 	b, err := os.ReadFile(filepath.Join(dir, "eras.json"))
 	var eras map[string]struct{ Version string }
-	if err != nil || json.Unmarshal(b, &eras) != nil || eras["http "+url].Version != "2026-07-28" {
+	if err != nil || json.Unmarshal(b, &eras) != nil || eras[state.EraKey("http "+url)].Version != "2026-07-28" {
 		t.Errorf("eras.json = %s (%v), want %q remembered as 2026-07-28", b, err, url)
 	}
 
@@ -86,7 +87,7 @@ func TestCLIStaleEra(t *testing.T) {
 	ctx := testContext(t)
 	url := startTS2HTTP(t, ctx)
 	dir := t.TempDir()
-	stale := `{"http ` + url + `":{"version":"2025-11-25","at":"2026-01-01T00:00:00Z"}}`
+	stale := `{"` + state.EraKey("http "+url) + `":{"version":"2025-11-25","at":"2026-01-01T00:00:00Z"}}`
 	if err := os.WriteFile(filepath.Join(dir, "eras.json"), []byte(stale), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -90,6 +90,11 @@ func Sentence(err error) string {
 		}
 		return fmt.Sprintf("the server's %s went on past %d pages; mcpi stopped there (--max-pages raises the bound)", limit.Method, limit.MaxPages)
 	case errors.Is(err, context.Canceled):
+		// What was interrupted, and not the transport's words for it (a Post, a URL).
+		var call *jsonrpc.CallError
+		if errors.As(err, &call) && call.Method != "" {
+			return "interrupted before the server answered " + call.Method
+		}
 		return "interrupted"
 	case errors.As(err, &end) && errors.Is(end.Reason, client.ErrTaskCancelled):
 		return fmt.Sprintf("the task %q was cancelled", end.TaskID)

@@ -37,6 +37,28 @@ func ExactArgsKV(n int, what, flag string, values *[]string) cobra.PositionalArg
 	}
 }
 
+// TaskIDArgs checks the arguments of a command that takes one task id, or at most one
+// when optional. An empty id is bad usage, as a missing one is: it is what a script
+// passes on when the command that should have printed the id failed
+// (id=$(mcpi ... --detach)), and no server gives a task the id "".
+func TaskIDArgs(optional bool) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) > 1 && optional:
+			return UsageErrorf("%q takes at most one task id, but was given %d arguments", cmd.CommandPath(), len(args))
+		case len(args) == 0 && optional:
+			return nil
+		}
+		if err := ExactArgs(1, "a task id")(cmd, args); err != nil {
+			return err
+		}
+		if args[0] == "" {
+			return UsageErrorf("%q was given an empty task id; give the id of a task (\"mcpi tasks list\" lists them)", cmd.CommandPath())
+		}
+		return nil
+	}
+}
+
 // NoArgs is cobra.NoArgs with a usage error.
 func NoArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {

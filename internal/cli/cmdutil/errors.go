@@ -334,7 +334,10 @@ type InterruptedTaskError struct {
 func (e *InterruptedTaskError) Error() string {
 	switch {
 	case e.ID == "":
-		return "interrupted before the server created the task; the call was withdrawn, and with no task id there is nothing to cancel or to fetch later"
+		// The server may have created the task and only its answer be late; and in
+		// 2025-11-25 notifications/cancelled must not be used for tasks, so a server may
+		// ignore the withdrawal.
+		return "interrupted before the server answered with the task's id; the call was withdrawn, but the server may have started the task already (and may ignore the withdrawal), and with no id mcpi cannot cancel it or fetch its result"
 	case e.CancelErr != nil:
 		msg, _ := Describe(e.CancelErr)
 		return fmt.Sprintf("interrupted; cancelling the task %q failed: %s", e.ID, msg)
@@ -538,6 +541,10 @@ func describe(err error) (sentence string, code int) {
 		}
 		return look.Sentence(err) + "; use --task", ExitUsage
 	}
+	if rounds := (*client.InputRoundsError)(nil); errors.As(err, &rounds) {
+		// mcpi stopped on its own bound, as a listing does at --max-pages: no server error.
+		return rounds.Error(), ExitUsage
+	}
 	if msg, ok := describeEra(err); ok {
 		if taskOnly(err) {
 			// The user's mistake, which the server refused: exit 2, as in 2025-11-25,
@@ -580,12 +587,9 @@ func describeEra(err error) (string, bool) {
 	var rpc *jsonrpc.Error
 	var unsupported *client.UnsupportedVersionError
 	var resultType *client.ResultTypeError
-	var rounds *client.InputRoundsError
 	switch {
 	case errors.As(err, &resultType): // they name the method themselves
 		return resultType.Error(), true
-	case errors.As(err, &rounds):
-		return rounds.Error(), true
 	case errors.As(err, &unsupported) && len(unsupported.Supported) == 0 && look.Lost(err) != "":
 		// A server that exits or hangs up at server/discover may be of the older era, or
 		// may not start at all: say what happened, not only what it may mean.
@@ -807,7 +811,13 @@ func describeConnectCause(e *ConnectError) string {
 	case errors.Is(e.Err, context.DeadlineExceeded):
 		return fmt.Sprintf("%s did not finish initializing within %s", e.who(), e.Timeout)
 	case errors.Is(e.Err, context.Canceled):
-		return "interrupted"
+		if e.Login {
+			return "interrupted while logging in to " + e.Target
+		}
+		if e.Stdio {
+			return "interrupted while starting a session with " + e.who()
+		}
+		return "interrupted while starting a session with " + e.Target
 	case errors.Is(e.Err, jsonrpc.ErrClosed), errors.Is(e.Err, io.EOF):
 		return fmt.Sprintf("%s closed the connection before it finished initializing", e.who())
 	}

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 
@@ -60,7 +62,10 @@ func TestDescribe(t *testing.T) {
 		{&InterruptedTaskError{ID: "x", Fetch: "mcpi tasks result x"}, `interrupted; the task "x" is still running on the server: get its result with "mcpi tasks result x"`, 2},
 		{&InterruptedTaskError{ID: "x", Cancelled: true}, `interrupted; the task "x" was cancelled on the server`, 2},
 		{&InterruptedTaskError{ID: "x", Embedded: true}, `interrupted; the task "x" ends with the embedded demo server`, 2},
-		{&InterruptedTaskError{}, "interrupted before the server created the task; the call was withdrawn, and with no task id there is nothing to cancel or to fetch later", 2},
+		{&InterruptedTaskError{}, "interrupted before the server answered with the task's id; the call was withdrawn, but the server may have started the task already (and may ignore the withdrawal), and with no id mcpi cannot cancel it or fetch its result", 2},
+		{&ConnectError{Target: "http://h/mcp", Err: fmt.Errorf("server/discover: %w", &StopError{Signal: syscall.SIGTERM})}, "interrupted while starting a session with http://h/mcp", 2},
+		{fmt.Errorf("tools/list: %w", &jsonrpc.CallError{Method: "tools/list", Op: jsonrpc.OpSend, Err: fmt.Errorf("Post \"http://h/mcp\": %w", &StopError{Signal: os.Interrupt})}), "interrupted before the server answered tools/list", 2},
+		{fmt.Errorf("reading: %w", &StopError{Signal: syscall.SIGHUP}), "interrupted", 2},
 		{&InterruptedTaskError{ID: "x", CancelErr: fmt.Errorf("tasks/cancel: %w", io.EOF)}, `interrupted; cancelling the task "x" failed: the connection to the server failed: the server closed the connection`, 2},
 		{&UnknownServerError{File: "f.json", Name: "x", Known: []string{"b", "a", "c"}}, `the config file f.json has no server named "x"; it has "a", "b" and "c"`, 2},
 		{&ConnectError{Target: `"srv"`, Stdio: true, Err: &exec.Error{Name: "srv", Err: exec.ErrNotFound}}, `the server command "srv" was not found`, 2},
@@ -101,7 +106,9 @@ func TestDescribe(t *testing.T) {
 		{fmt.Errorf("tools/call: %w", jsonrpc.NewError(mcp.CodeHeaderMismatch, "Mcp-Name does not match")),
 			"the server says the request's HTTP headers do not match its body: Mcp-Name does not match (JSON-RPC error -32020; a proxy that rewrites headers, or a bug in mcpi)", 1},
 		{&client.InputRoundsError{Method: "tools/call", Rounds: 16},
-			"the server asked for input 16 times in answer to one tools/call; stopped (raise the bound with --max-input-rounds)", 1},
+			"the server asked for input again after 16 rounds of it in answer to one tools/call; mcpi stopped there (--max-input-rounds raises the bound)", 2},
+		{&client.InputRoundsError{Method: "tools/call", Rounds: 1},
+			"the server asked for input again after 1 round of it in answer to one tools/call; mcpi stopped there (--max-input-rounds raises the bound)", 2},
 		{fmt.Errorf("tools/call: %w", &client.ResultTypeError{Method: "tools/call", ResultType: "surprise"}),
 			`the server answered tools/call with resultType "surprise", which this client does not know`, 1},
 	}

@@ -165,7 +165,7 @@ func (a *Auth) flow(rawURL, flags string, hideToken, lenient bool) (*auth.Flow, 
 	if a.ClientCredentials {
 		cfg.Grant = auth.ClientCredentials
 	} else {
-		cfg.Browser = &loginBrowser{show: a.Show, server: rawURL, flags: flags, store: ls}
+		cfg.Browser = &loginBrowser{show: a.Show, server: shownURL(rawURL), flags: flags, store: ls}
 	}
 	f, err := auth.New(rawURL, cfg)
 	if err != nil {
@@ -279,8 +279,18 @@ func deferLogin(ctx context.Context) context.Context {
 }
 
 // loginProbeTimeout bounds each attempt of the request that asks the server whether it
-// wants a token (see [loginFirst]): as long as client.Connect waits for server/discover.
+// wants a token (see [Selection.loginFirst]): as long as client.Connect waits for
+// server/discover. A shorter --timeout bounds it instead ([Selection.loginProbeBound]).
 const loginProbeTimeout = 5 * time.Second
+
+// loginProbeBound is the bound of each attempt of the login probe: --timeout, which
+// promises to bound each request, when it is shorter than loginProbeTimeout.
+func (s *Selection) loginProbeBound() time.Duration {
+	if t := s.Limits.Timeout; t > 0 && t < loginProbeTimeout {
+		return t
+	}
+	return loginProbeTimeout
+}
 
 // needsToken reports whether the flow holds no token it can send or refresh, so that
 // the server's first 401 would take the user to the browser. It fails when the store
@@ -306,7 +316,7 @@ func needsToken(ctx context.Context, f *auth.Flow) (bool, error) {
 // right here, bounded only by the login's own timeout (and ctx), with the challenge's
 // resource metadata and scope, exactly as a session's request would; the session then
 // starts with the token. Each attempt to reach the server is bounded by
-// loginProbeTimeout, so a server that does not answer costs no more than the probe it
+// [Selection.loginProbeBound], so a server that does not answer costs no more than the probe it
 // would get anyway. A server that wants no token answers the probe (a GET, no JSON-RPC
 // message): one round trip more, paid once, as the era memory then knows the server
 // is open.
@@ -318,7 +328,7 @@ func needsToken(ctx context.Context, f *auth.Flow) (bool, error) {
 // A server that answered the probe without wanting a token is remembered as open (in
 // the era memory, when there is one), so that the probe is paid once, not by every
 // command; a login the server asks for later, in a session, clears that.
-func loginFirst(ctx context.Context, f *auth.Flow, rawURL string, headers http.Header, mem OpenMemory, key string) error {
+func (s *Selection) loginFirst(ctx context.Context, f *auth.Flow, rawURL string, headers http.Header, mem OpenMemory, key string) error {
 	need, err := needsToken(ctx, f)
 	if err != nil || !need {
 		return err
@@ -326,7 +336,7 @@ func loginFirst(ctx context.Context, f *auth.Flow, rawURL string, headers http.H
 	if mem != nil && key != "" && mem.Open(key) {
 		return nil
 	}
-	err = probe(ctx, f, rawURL, headers)
+	err = s.probe(ctx, f, rawURL, headers)
 	if _, unreached := errors.AsType[*attemptError](err); unreached && ctx.Err() == nil {
 		return nil // connecting says why
 	}
@@ -339,7 +349,7 @@ func loginFirst(ctx context.Context, f *auth.Flow, rawURL string, headers http.H
 	return err
 }
 
-// OpenMemory remembers the servers that answered without a token (see loginFirst);
+// OpenMemory remembers the servers that answered without a token (see Selection.loginFirst);
 // [state.Eras] is one.
 type OpenMemory interface {
 	Open(server string) bool
@@ -347,13 +357,13 @@ type OpenMemory interface {
 }
 
 // probe sends a GET of the endpoint through f, so that a 401 runs f's login. A failure
-// to reach the server, or to hear from it within loginProbeTimeout, is an
+// to reach the server, or to hear from it within [Selection.loginProbeBound], is an
 // *attemptError.
-func probe(ctx context.Context, f *auth.Flow, rawURL string, headers http.Header) error {
+func (s *Selection) probe(ctx context.Context, f *auth.Flow, rawURL string, headers http.Header) error {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	defer base.CloseIdleConnections()
 	hc := &http.Client{
-		Transport:     f.Wrap(attemptBound{rt: base, timeout: loginProbeTimeout}),
+		Transport:     f.Wrap(attemptBound{rt: base, timeout: s.loginProbeBound()}),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	// A GET of the endpoint, which sends no JSON-RPC message: a server that wants a
@@ -387,12 +397,15 @@ type attemptBound struct {
 	timeout time.Duration
 }
 
-// attemptError is a failure to reach the server, or to hear from it in time.
-type attemptError struct{ err error }
+// attemptError is a failure to reach the server, or to hear from it within timeout.
+type attemptError struct {
+	err     error
+	timeout time.Duration
+}
 
 func (e *attemptError) Error() string {
 	if errors.Is(e.err, context.DeadlineExceeded) {
-		return fmt.Sprintf("the server did not answer within %s", loginProbeTimeout)
+		return fmt.Sprintf("the server did not answer within %s", e.timeout)
 	}
 	return e.err.Error()
 }
@@ -411,7 +424,7 @@ func (a attemptBound) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := a.rt.RoundTrip(req.WithContext(ctx))
 	if err != nil {
 		cancel()
-		return nil, &attemptError{err}
+		return nil, &attemptError{err: err, timeout: a.timeout}
 	}
 	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 	return resp, nil
@@ -430,7 +443,7 @@ func (b *cancelBody) Close() error {
 }
 
 // Login logs in to the HTTP server the selection names, now, whether or not a token is
-// stored: it asks the server with no token (see [loginFirst]) so that the login follows
+// stored: it asks the server with no token (see [Selection.loginFirst]) so that the login follows
 // the server's own challenge; a server that answers without asking for one is logged in
 // to through the metadata at its well-known URLs ([auth.Flow.Login]). The new token
 // replaces the stored one only once obtained.
@@ -446,7 +459,7 @@ func (s *Selection) Login(ctx context.Context) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := probe(ctx, fresh, t.URL, t.Header); err != nil {
+	if err := s.probe(ctx, fresh, t.URL, t.Header); err != nil {
 		return t, err
 	}
 	if rec, err := fresh.Record(ctx); err != nil || rec != nil && rec.Token != nil {
@@ -466,7 +479,7 @@ func (s *Selection) Login(ctx context.Context) (*Target, error) {
 			why = look.Sentence(err)
 		}
 		return t, cmdutil.UsageErrorf("the server at %s answers without a token, so it needs no login; logging in anyway through its OAuth metadata failed: %s",
-			t.URL, strings.TrimPrefix(why, "the OAuth login failed: "))
+			t.Name, strings.TrimPrefix(why, "the OAuth login failed: "))
 	}
 	return t, nil
 }
@@ -532,7 +545,8 @@ func (s *Selection) FlowTarget() (*Target, error) {
 	return t, nil
 }
 
-// flags returns the mcpi flags that name t's server, for messages.
+// flags returns the mcpi flags that name t's server, for messages: a password in its URL
+// reads xxxxx, and the user puts it back.
 func (s *Selection) flags(t *Target) string {
 	if s.Config != "" && s.URL == "" {
 		f := "--config " + cmdutil.ShellQuote(s.Config)
@@ -541,7 +555,7 @@ func (s *Selection) flags(t *Target) string {
 		}
 		return f
 	}
-	return "--url " + cmdutil.ShellQuote(t.URL)
+	return "--url " + cmdutil.ShellQuote(t.Name)
 }
 
 // tokenless is a store whose records come back without their token, for a login that

@@ -136,7 +136,7 @@ func (l *Limits) addFlags(fs *pflag.FlagSet) {
 	l.Timeout = DefaultTimeout
 	fs.Var(timeout{&l.Timeout}, "timeout", "give up on a request the server has not answered within `DURATION` (0: never); the handshake counts as one request (server/discover and initialize together); a task is followed past it")
 	l.MaxInputRounds = client.DefaultMaxInputRounds
-	fs.Var(bound{&l.MaxInputRounds}, "max-input-rounds", "stop a request the server has asked for input `N` times (protocol 2026-07-28; 0: no bound)")
+	fs.Var(bound{&l.MaxInputRounds}, "max-input-rounds", "answer at most `N` rounds of input_required for one request, then stop it (protocol 2026-07-28; 0: no bound)")
 }
 
 // apply sets the limits in a copy of opts (nil: the defaults).
@@ -320,8 +320,8 @@ var Impl = mcp.Implementation{Name: "mcpi", Title: "mcpi inspector", Version: "d
 // Target is a resolved selection: how to reach the server, and what to call it.
 type Target struct {
 	Transport transport.Transport
-	// Name is the server as the user named it: a quoted command line, a URL, or
-	// [EmbeddedTarget].
+	// Name is the server as the user named it, for messages: a quoted command line, a
+	// URL (its password as xxxxx), or [EmbeddedTarget].
 	Name  string
 	Stdio bool
 	// Key names the server for [EraMemory]: its command line and directory, or its URL;
@@ -343,9 +343,22 @@ func (s *Selection) ServerURL() string {
 		return ""
 	}
 	if t, err := s.Resolve(); err == nil {
-		return t.URL
+		return shownURL(t.URL)
 	}
 	return ""
+}
+
+// shownURL is rawURL as a message prints it: a password in it reads xxxxx, as
+// url.URL.Redacted has it. The rest is left as the user wrote it.
+func shownURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.User == nil {
+		return rawURL
+	}
+	if _, ok := u.User.Password(); !ok {
+		return rawURL
+	}
+	return u.Redacted()
 }
 
 // Resolve checks the flags and returns the transport they select, without connecting.
@@ -426,7 +439,7 @@ func (s *Selection) http(rawURL string, headers http.Header, lenient bool) (*Tar
 		return nil, err
 	}
 	ht := &transport.HTTPClient{URL: rawURL, Header: headers, MaxMessageSize: s.Limits.MaxMessageSize}
-	t := &Target{Transport: ht, Name: rawURL, Key: "http " + rawURL, URL: rawURL, Header: headers}
+	t := &Target{Transport: ht, Name: shownURL(rawURL), Key: "http " + rawURL, URL: rawURL, Header: headers}
 	if headers.Get("Authorization") == "" {
 		// An Authorization header is the user's credential: the flow would never
 		// replace it, and must not send a token of its own beside it.
@@ -472,7 +485,7 @@ func (s *Selection) ConnectResuming(ctx context.Context, opts *client.Options) (
 		open = m
 	}
 	if t.Flow != nil && !s.Auth.ClientCredentials {
-		if err := loginFirst(ctx, t.Flow, t.URL, t.Header, open, t.Key); err != nil {
+		if err := s.loginFirst(ctx, t.Flow, t.URL, t.Header, open, t.Key); err != nil {
 			return nil, NotResumed, &cmdutil.ConnectError{Target: t.Name, Err: err}
 		}
 		// A login the handshake runs into (a stored token the server refuses, whose
@@ -485,7 +498,7 @@ func (s *Selection) ConnectResuming(ctx context.Context, opts *client.Options) (
 		if !errors.Is(err, errLoginDeferred) || ctx.Err() != nil {
 			return sess, resumed, err
 		}
-		if err := probe(ctx, t.Flow, t.URL, t.Header); err != nil {
+		if err := s.probe(ctx, t.Flow, t.URL, t.Header); err != nil {
 			return nil, NotResumed, &cmdutil.ConnectError{Target: t.Name, Err: err}
 		}
 	}

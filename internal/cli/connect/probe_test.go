@@ -2,9 +2,11 @@ package connect
 
 import (
 	"context"
+	"net"
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/auth"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/scripted"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -47,5 +49,43 @@ func TestForcedModernDiscoverTimeout(t *testing.T) {
 	want := "the server at " + sel.URL + " did not answer server/discover within 1.0s (--timeout raises the bound)"
 	if msg != want || code != cmdutil.ExitUsage {
 		t.Errorf("--timeout 1s: got %q (exit %d)\nwant %q (exit 2)", msg, code, want)
+	}
+}
+
+// silentServer accepts connections and never answers on them.
+func silentServer(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				for _, c := range conns {
+					c.Close()
+				}
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	t.Cleanup(func() { l.Close(); <-done })
+	return "http://" + l.Addr().String() + "/mcp"
+}
+
+// The request that asks an HTTP server whether it wants a login, sent before the
+// session starts, is bounded by --timeout when that is shorter than its own 5 s: at a
+// server that never answers, --timeout 1s took 6 s.
+func TestLoginProbeHonoursTimeout(t *testing.T) {
+	sel := &Selection{URL: silentServer(t), Protocol: mcp.ProtocolVersion20260728, Limits: Limits{Timeout: 200 * time.Millisecond}}
+	sel.Auth.Store = &auth.MemoryStore{}
+	_, err := sel.Login(context.Background())
+	msg, _ := cmdutil.Describe(err)
+	if want := "the server did not answer within 200ms"; msg != want {
+		t.Errorf("got %q, want %q", msg, want)
 	}
 }

@@ -5,10 +5,12 @@ package iostreams
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sync"
+	"syscall"
 
 	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/term"
@@ -26,6 +28,45 @@ type IOStreams struct {
 	width                          int
 
 	status statusLine
+}
+
+// closedGuard is the process's standard output, whose closing by its reader (a
+// script's "| head -1") is told to onClosed, once, rather than killing mcpi with SIGPIPE
+// or failing each write: the command winds down as on Ctrl-C (a followed task is
+// recorded), and what it still writes is dropped.
+type closedGuard struct {
+	f        *os.File
+	mu       sync.Mutex
+	closed   bool
+	onClosed func()
+}
+
+func (g *closedGuard) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return len(p), nil
+	}
+	n, err := g.f.Write(p)
+	if errors.Is(err, syscall.EPIPE) {
+		g.closed = true
+		if g.onClosed != nil {
+			g.onClosed()
+		}
+		return len(p), nil
+	}
+	return n, err
+}
+
+// OnOutputClosed has f called, once, when the reader of the process's standard output
+// closes it. Only the streams of [System] watch for it; mcpi must also keep SIGPIPE from
+// killing it (the main package notifies it), or the write never returns.
+func (s *IOStreams) OnOutputClosed(f func()) {
+	if g, ok := s.Out.(*closedGuard); ok {
+		g.mu.Lock()
+		g.onClosed = f
+		g.mu.Unlock()
+	}
 }
 
 // statusLine is the one line on ErrOut that a live view redraws in place.
@@ -50,7 +91,7 @@ const maxHeld = 1000
 func System() *IOStreams {
 	return &IOStreams{
 		In:        os.Stdin,
-		Out:       os.Stdout,
+		Out:       &closedGuard{f: os.Stdout},
 		ErrOut:    os.Stderr,
 		stdinTTY:  isTerminal(os.Stdin),
 		stdoutTTY: isTerminal(os.Stdout),
@@ -107,6 +148,9 @@ func (s *IOStreams) SetTerminalWidth(w int) { s.width = w }
 func (s *IOStreams) widthOf(w io.Writer) int {
 	if s.width > 0 {
 		return s.width
+	}
+	if g, ok := w.(*closedGuard); ok {
+		w = g.f
 	}
 	if f, ok := w.(*os.File); ok {
 		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {

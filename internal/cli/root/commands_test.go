@@ -105,3 +105,17 @@ func TestHelpAgrees(t *testing.T) {
 		}
 	}
 }
+
+// An empty task id is bad usage, as a missing one is: a script's
+// id=$(mcpi ... --detach) that failed must not go on to watch every task, nor send the
+// server a request for the task "".
+func TestEmptyTaskID(t *testing.T) {
+	clitest.StateDir(t)
+	for _, verb := range []string{"watch", "result", "get", "cancel"} {
+		stdout, stderr, code := mcpi(t, "tasks", verb, "")
+		want := `mcpi: "mcpi tasks ` + verb + `" was given an empty task id; give the id of a task ("mcpi tasks list" lists them)` + "\n"
+		if code != 2 || stderr != want || stdout != "" {
+			t.Errorf("tasks %s \"\": exit %d, stdout %q, stderr %q\nwant exit 2 and %q", verb, code, stdout, stderr, want)
+		}
+	}
+}

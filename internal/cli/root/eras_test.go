@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
+	"github.com/mcpi-dev/mcpi/internal/cli/state"
 )
 
 // The era remembered for a server is trusted for a while, then the server is asked
@@ -19,6 +20,7 @@ func TestRememberedEraIsAskedAgain(t *testing.T) {
 	dir := clitest.StateDir(t)
 	url := clitest.DemoHTTP(t, nil)
 	path := filepath.Join(dir, "eras.json")
+	key := state.EraKey("http " + url) // servers are named by a hash in the file
 	stamp := func(ago time.Duration) string { return time.Now().Add(-ago).UTC().Format(time.RFC3339) }
 	for _, c := range []struct {
 		name, entry, era string
@@ -28,7 +30,7 @@ func TestRememberedEraIsAskedAgain(t *testing.T) {
 		{"stated just now", `{"version":"2025-11-25","at":"` + stamp(time.Minute) + `","checked":"` + stamp(time.Minute) + `"}`, "legacy era"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if err := os.WriteFile(path, []byte(`{"http `+url+`":`+c.entry+`}`), 0o600); err != nil {
+			if err := os.WriteFile(path, []byte(`{"`+key+`":`+c.entry+`}`), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			out, stderr, code := mcpi(t, "--url", url, "ping")
@@ -44,7 +46,7 @@ func TestRememberedEraIsAskedAgain(t *testing.T) {
 			if c.era == "legacy era" {
 				want = "2025-11-25"
 			}
-			if got := eras["http "+url].Version; got != want {
+			if got := eras[key].Version; got != want {
 				t.Errorf("remembered %q, want %q", got, want)
 			}
 		})

@@ -102,7 +102,7 @@ func TestServerThatDoesNotRead(t *testing.T) {
 		want      string
 	}{
 		{name: "timeout", args: []string{"--timeout", "1s", "ping"}, want: "mcpi: the server " + strconv.Quote(fakeStdio("garbage")[1]) + " "},
-		{name: "interrupt", args: []string{"--timeout", "0", "ping"}, interrupt: true, want: "mcpi: interrupted\n"},
+		{name: "interrupt", args: []string{"--timeout", "0", "ping"}, interrupt: true, want: "mcpi: interrupted while starting a session with the server " + strconv.Quote(fakeStdio("garbage")[1]) + "\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(clitest.Context(t))
@@ -152,7 +152,7 @@ func TestInterruptBeforeTheTask(t *testing.T) {
 	cancel()
 	select {
 	case code := <-done:
-		want := "mcpi: interrupted before the server created the task; the call was withdrawn, and with no task id there is nothing to cancel or to fetch later\n"
+		want := "mcpi: interrupted before the server answered with the task's id; the call was withdrawn, but the server may have started the task already (and may ignore the withdrawal), and with no id mcpi cannot cancel it or fetch its result\n"
 		if code != 2 || errOut.String() != want || out.String() != "" {
 			t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, out, errOut, want)
 		}

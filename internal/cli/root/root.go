@@ -121,6 +121,12 @@ func mainWith(ctx context.Context, ios *iostreams.IOStreams, args []string, vers
 		return cmdutil.ExitOK
 	}
 	msg, code := cmdutil.Describe(err)
+	if context.Cause(ctx) == cmdutil.ErrOutputClosed {
+		// Nobody reads what mcpi would print: the sentence says why it stopped.
+		if rest, ok := strings.CutPrefix(msg, "interrupted"); ok {
+			msg = cmdutil.ErrOutputClosed.Error() + rest
+		}
+	}
 	fmt.Fprintf(ios.ErrOut, "mcpi: %s\n", oneLine(msg))
 	return code
 }

@@ -172,6 +172,8 @@ func TestErrors(t *testing.T) {
 		{[]string{"--stdio", `sh -c 'echo boom >&2; exit 3'`, "tools", "list"},
 			`mcpi: the server "sh -c 'echo boom >&2; exit 3'" exited before it finished starting (exit status 3); its last output: boom`, 2},
 		{[]string{"--url", closed, "tools", "list"}, "mcpi: nothing is listening at " + closed, 2},
+		// A URL's password is not printed.
+		{[]string{"--url", strings.Replace(closed, "//", "//user:hunter2@", 1), "tools", "list"}, "mcpi: nothing is listening at " + strings.Replace(closed, "//", "//user:xxxxx@", 1), 2},
 		{[]string{"--config", badJSON, "--server", "demo", "tools", "list"},
 			"mcpi: the config file " + badJSON + " is not valid JSON: invalid character '}' looking for beginning of object key string at line 1, column 44", 2},
 		{[]string{"--config", good, "--server", "nope", "tools", "list"},

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -119,5 +120,92 @@ func TestSecondInterruptKillsBinary(t *testing.T) {
 	}
 	if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGINT {
 		t.Errorf("exit: %v, want killed by SIGINT", err)
+	}
+}
+
+// A script that reads the first line of --json and closes the pipe (| head -1) stops
+// mcpi as Ctrl-C does without a terminal: the task is left running, recorded, and said so
+// on stderr with exit 2, rather than mcpi being killed by SIGPIPE with nothing recorded.
+func TestClosedOutputBinary(t *testing.T) {
+	url := serveDemoHTTP(t)
+	state := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mcpiBin, "--url", url, "tools", "call", "slow_task", "--arg", "seconds=30", "--arg", "steps=30", "--task", "--json")
+	cmd.Env = append(os.Environ(), "MCPI_STATE_DIR="+state)
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	var created taskview.Event
+	if err != nil || json.Unmarshal([]byte(line), &created) != nil || created.Event != "created" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	id := created.Task.TaskID
+	out.Close() // the next progress event meets a closed pipe
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	want := `mcpi: interrupted (its standard output was closed); the task "` + id + `" is still running on the server: get its result with "mcpi tasks result ` + id + `"` + "\n"
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || errOut.String() != want {
+		t.Fatalf("exit: %v, stderr %q\nwant exit 2 and %q", err, errOut.String(), want)
+	}
+	if stdout, _, code := run(t, state, "tasks", "list", "--local"); code != 0 || !strings.Contains(stdout, id) {
+		t.Errorf("the task left running was not recorded: exit %d\n%s", code, stdout)
+	}
+	if _, stderr, code := run(t, state, "tasks", "cancel", id); code != 0 {
+		t.Errorf("tasks cancel: exit %d, %s", code, stderr)
+	}
+}
+
+// SIGHUP (the terminal or the supervisor went away) stops mcpi as SIGTERM does: the
+// followed task is recorded as left running, and a stdio server is stopped, not orphaned.
+func TestHangupBinary(t *testing.T) {
+	url := serveDemoHTTP(t)
+	stdio := "'" + mcpiBin + "' serve demo"
+	for _, server := range [][]string{{"--url", url}, {"--stdio", stdio}} {
+		state := t.TempDir()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, mcpiBin, append(server, "tools", "call", "sleep_task", "--arg", "seconds=30", "--task", "--json")...)
+		cmd.Env = append(os.Environ(), "MCPI_STATE_DIR="+state)
+		var errOut bytes.Buffer
+		cmd.Stderr = &errOut
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReader(out)
+		line, err := r.ReadString('\n')
+		var created taskview.Event
+		if err != nil || json.Unmarshal([]byte(line), &created) != nil || created.Event != "created" {
+			t.Fatalf("%s: first line %q, %v", server[0], line, err)
+		}
+		id := created.Task.TaskID
+		cmd.Process.Signal(syscall.SIGHUP)
+		io.Copy(io.Discard, r)
+		err = cmd.Wait()
+		var ee *exec.ExitError
+		want := `mcpi: interrupted; the task "` + id + `" is still running on the server: get its result with "mcpi tasks result ` + id + `"` + "\n"
+		if server[0] == "--stdio" {
+			want = `mcpi: interrupted; the task "` + id + `" ends with the stdio server "` + stdio + `", which mcpi stops as it exits` + "\n"
+		}
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || errOut.String() != want {
+			t.Fatalf("%s: exit: %v, stderr %q\nwant exit 2 and %q", server[0], err, errOut.String(), want)
+		}
+		if server[0] == "--url" {
+			if stdout, _, code := run(t, state, "tasks", "list", "--local"); code != 0 || !strings.Contains(stdout, id) {
+				t.Errorf("the task left running was not recorded: exit %d\n%s", code, stdout)
+			}
+			run(t, state, "tasks", "cancel", id)
+		}
 	}
 }

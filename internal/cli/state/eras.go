@@ -1,8 +1,11 @@
 package state
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
@@ -74,6 +77,18 @@ func (e *Eras) load() map[string]eraEntry {
 	return m
 }
 
+// keyPrefix begins the names the file gives servers.
+const keyPrefix = "sha256:"
+
+// EraKey is the name of server in the file: a hash of it, since what names a server
+// may hold its credentials (a URL's password or query token, a stdio server's
+// environment) and the file is written by every command that lets mcpi choose the era.
+// The hash still tells servers apart, and is all a lookup needs.
+func EraKey(server string) string {
+	sum := sha256.Sum256([]byte(server))
+	return keyPrefix + hex.EncodeToString(sum[:])
+}
+
 // entry returns server's entry, decoding only it: every command asks for one, and the
 // file may hold maxEras (a whole decode of it took 0.7 ms, a tenth of a cold start).
 // The name is matched as save writes it; one written otherwise is a miss, which costs a
@@ -83,7 +98,7 @@ func (e *Eras) entry(server string) eraEntry {
 	if err != nil {
 		return eraEntry{}
 	}
-	key, err := json.Marshal(server)
+	key, err := json.Marshal(EraKey(server))
 	if err != nil {
 		return eraEntry{}
 	}
@@ -148,11 +163,16 @@ func (e *Eras) update(server string, set func(*eraEntry)) error {
 	}
 	m := e.load()
 	entry.At = e.now().UTC()
-	m[server] = entry
+	m[EraKey(server)] = entry
 	return e.save(m)
 }
 
 func (e *Eras) save(m map[string]eraEntry) error {
+	for k := range m {
+		if !strings.HasPrefix(k, keyPrefix) {
+			delete(m, k) // named in clear by an older mcpi: its credentials go
+		}
+	}
 	for len(m) > maxEras {
 		oldest := ""
 		for k, v := range m {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -66,12 +67,13 @@ func TestErasDamagedFile(t *testing.T) {
 	c := &clock{time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)}
 	for _, body := range []string{"", "{", "[]", `{"k":5}`, `{"k":{"version":7}}`, "\x00\xff", repeated} {
 		e := &Eras{Path: filepath.Join(t.TempDir(), ErasFileName), Now: c.now}
+		body = strings.ReplaceAll(body, `"k"`, `"`+EraKey("k")+`"`)
 		if err := os.WriteFile(e.Path, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		got := e.Lookup("k")
 		want := ""
-		if body == repeated {
+		if strings.Contains(body, `"v2"`) {
 			want = "v2" // the last of a repeated name, as a whole decode would have it
 		}
 		if got != want {
@@ -92,7 +94,7 @@ func TestErasBounded(t *testing.T) {
 	m := map[string]eraEntry{}
 	old := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range maxEras {
-		m[fmt.Sprintf("s%03d", i)] = eraEntry{Version: "v", At: old.Add(time.Duration(i) * time.Minute)}
+		m[EraKey(fmt.Sprintf("s%03d", i))] = eraEntry{Version: "v", At: old.Add(time.Duration(i) * time.Minute)}
 	}
 	if err := e.save(m); err != nil {
 		t.Fatal(err)
@@ -105,8 +107,8 @@ func TestErasBounded(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != maxEras || got["s000"].Version != "" || got["newest"].Version != "v" || got["s001"].Version != "v" {
-		t.Errorf("%d kept; s000 %+v, newest %+v", len(got), got["s000"], got["newest"])
+	if len(got) != maxEras || got[EraKey("s000")].Version != "" || got[EraKey("newest")].Version != "v" || got[EraKey("s001")].Version != "v" {
+		t.Errorf("%d kept; s000 %+v, newest %+v", len(got), got[EraKey("s000")], got[EraKey("newest")])
 	}
 }
 
@@ -177,7 +179,7 @@ func BenchmarkErasLookup(b *testing.B) {
 	e := &Eras{Path: filepath.Join(b.TempDir(), ErasFileName)}
 	m := map[string]eraEntry{}
 	for i := range maxEras {
-		m[fmt.Sprintf(`stdio {"argv":["/tmp/mcpibench-%d/mcpi","serve","demo"],"dir":"","env":[]}`, i)] = eraEntry{Version: "2026-07-28", At: time.Now()}
+		m[EraKey(fmt.Sprintf(`stdio {"argv":["/tmp/mcpibench-%d/mcpi","serve","demo"],"dir":"","env":[]}`, i))] = eraEntry{Version: "2026-07-28", At: time.Now()}
 	}
 	if err := e.save(m); err != nil {
 		b.Fatal(err)
@@ -188,5 +190,47 @@ func BenchmarkErasLookup(b *testing.B) {
 		if e.Lookup(key) != "2026-07-28" {
 			b.Fatal("missed")
 		}
+	}
+}
+
+// The memory names servers by a hash of their key: a URL's password and query token and
+// a stdio server's environment (--env, or "env SECRET=... cmd") stay out of the file,
+// which every command of the automatic era writes, and servers stay told apart. Entries
+// of the names written before are dropped at the next save.
+func TestErasKeepNoSecrets(t *testing.T) {
+	e := &Eras{Path: filepath.Join(t.TempDir(), ErasFileName)}
+	legacy := `{"http http://u:old-secret@h/mcp":{"version":"v0","at":"2026-01-01T00:00:00Z"}}`
+	if err := os.WriteFile(e.Path, []byte(legacy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keys := []string{
+		`http http://user:hunter2@127.0.0.1:8080/mcp?token=s3cr3t`,
+		`http http://user:other@127.0.0.1:8080/mcp?token=s3cr3t`,
+		`stdio {"argv":["env","API_KEY=k3y","srv"],"dir":"","env":["TOKEN=t0k"]}`,
+	}
+	for i, k := range keys {
+		if err := e.Remember(k, fmt.Sprintf("v%d", i), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.RememberOpen(keys[0], true); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(e.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"hunter2", "other", "s3cr3t", "k3y", "t0k", "old-secret", "127.0.0.1"} {
+		if strings.Contains(string(b), secret) {
+			t.Errorf("the file holds %q:\n%s", secret, b)
+		}
+	}
+	for i, k := range keys {
+		if got := e.Lookup(k); got != fmt.Sprintf("v%d", i) {
+			t.Errorf("Lookup(%s) = %q, want v%d", k, got, i)
+		}
+	}
+	if !e.Open(keys[0]) || e.Open(keys[1]) {
+		t.Errorf("Open: %v, %v; want true, false", e.Open(keys[0]), e.Open(keys[1]))
 	}
 }

@@ -42,7 +42,7 @@ and keeps the record.
 Exit status: 0 when the task was cancelled, 1 when the server has no such task,
 it had already ended, or the server refused the cancel, 2 on bad usage or a
 connection failure.`,
-		Args: cmdutil.ExactArgs(1, "a task id"),
+		Args: cmdutil.TaskIDArgs(false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
 			if runF != nil {

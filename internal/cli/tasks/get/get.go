@@ -47,7 +47,7 @@ server it was started on, in the protocol version it was created in (unless
 Exit status: 0 when the server knows the task (whatever its status), 1 when it
 does not, 2 on bad usage or a connection failure.`,
 		Example: `  mcpi tasks get 5c1e...`,
-		Args:    cmdutil.ExactArgs(1, "a task id"),
+		Args:    cmdutil.TaskIDArgs(false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
 			if runF != nil {

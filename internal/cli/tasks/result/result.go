@@ -56,7 +56,7 @@ was cancelled, or the server has no such task, 2 on bad usage, input mcpi could
 not give, or a connection failure.`,
 		Example: `  id=$(mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --task --detach)
   mcpi tasks result "$id"`,
-		Args: cmdutil.ExactArgs(1, "a task id"),
+		Args: cmdutil.TaskIDArgs(false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
 			if runF != nil {

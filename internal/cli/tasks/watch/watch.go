@@ -83,12 +83,7 @@ Exit status: 0 when the task completed (without an ID: when all listed tasks
 have ended), 1 when it failed, was cancelled, its result does not fit the tool's
 output schema, or the server has no such task, 2 on bad usage, input mcpi could
 not give, a connection failure or an interruption.`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return cmdutil.UsageErrorf("%q takes at most one task id, but was given %d arguments", cmd.CommandPath(), len(args))
-			}
-			return nil
-		},
+		Args: cmdutil.TaskIDArgs(true),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.ID = args[0]

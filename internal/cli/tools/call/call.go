@@ -168,14 +168,17 @@ its session, unless the server ended it) and says how to get its result later: a
 server may still run it, as "mcpi serve demo" lets a new session take over the
 tasks of an ended one.
 
-Exit status: 0 on success, 1 when the tool reports an error (isError), its result
-does not fit its output schema, the server answers with a JSON-RPC error, the
-task was cancelled, or the server answered its polls with errors until mcpi gave
-up, 2 on bad usage, a call refused for how it was made (a tool that runs
-only as a task called without --task, by mcpi or by the server, or one that
-never does called with it), a connection failure (the server exited,
-ended the session or cannot be reached, whatever error it sent with the end; a
-task lost so included) or an interruption.`,
+Exit status: 0 on success (with --detach: the task was created, or the server
+answered at once); 1 when the tool reports an error (isError), its result does
+not fit its output schema, the server answers with a JSON-RPC error, the task
+failed or was cancelled ("error" event), the server no longer knows the task
+("gone" event), or the server answered its polls with errors until mcpi gave up
+("lost" event); 2 on bad usage, a call refused for how it was made (a tool that runs only as
+a task called without --task, by mcpi or by the server, or one that never
+does called with it), input mcpi could not give, the
+--max-input-rounds bound, a connection failure (the server exited, ended the
+session or cannot be reached, whatever error it sent with the end; a task lost
+so included, "lost" event) or an interruption.`,
 		Example: `  mcpi tools call add --arg a=2 --arg b=3
   mcpi tools call echo --args-json '{"text":"hi"}' --json
   mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --arg seconds=5 --arg steps=5 --task

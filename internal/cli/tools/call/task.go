@@ -156,10 +156,11 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 				switch {
 				case sess.Modern():
 					chose(said)
-				case !opts.JSON && !opts.Detach && live == nil:
+				case !opts.JSON && (opts.Detach || live == nil):
 					// Without a terminal nothing else names the task until its outcome: a
 					// script that loses mcpi on the way (killed, or the connection failed)
-					// still learns the id to fetch the result by, as in 2026-07-28.
+					// still learns the id to fetch the result by, as in 2026-07-28, where
+					// --detach says it too.
 					opts.IO.Note(said)
 				}
 				if opts.Detach {

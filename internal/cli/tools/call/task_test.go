@@ -322,3 +322,21 @@ func TestAskTaskOnTerminal(t *testing.T) {
 		}
 	}
 }
+
+// --detach says on stderr which task the server runs the call as, in either era, as a
+// followed call without a terminal does: in 2025-11-25 it said nothing.
+func TestDetachSaysTheTask(t *testing.T) {
+	clitest.StateDir(t)
+	url := clitest.DemoHTTP(t, nil)
+	for _, protocol := range []string{mcp.LatestProtocolVersion, mcp.ProtocolVersion20260728} {
+		env := clitest.New(t, &connect.Selection{URL: url, Protocol: protocol})
+		if err := runIn(t, env, &Options{Name: "slow_task", Args: []string{"seconds=0.1", "steps=2"}, Task: true, Detach: true}); err != nil {
+			msg, _ := clitest.Describe(err)
+			t.Fatalf("%s: %s", protocol, msg)
+		}
+		id := strings.TrimSpace(env.Out.String())
+		if want := "The server runs the call as task " + id + ".\n"; id == "" || env.ErrOut.String() != want {
+			t.Errorf("%s: stdout %q, stderr %q; want the id and %q", protocol, env.Out, env.ErrOut, want)
+		}
+	}
+}
