@@ -517,3 +517,30 @@ func TestStateFileIsPrivate(t *testing.T) {
 		t.Errorf("state file: %v, %v", fi, err)
 	}
 }
+
+// "tasks result --json" of a task that ended without a result prints the JSON error on
+// stdout, as "tools call --json" and "tasks watch --json" do: the server's error with its
+// data for a failed task, what became of the task otherwise. It printed nothing.
+func TestResultJSONOfTaskWithoutResult(t *testing.T) {
+	clitest.StateDir(t)
+	d := clitest.ServeDemo(t, &demo.Options{Legacy: true})
+	failed := detach(t, d, "fail_task", "mode=error")
+	env := freshOn(t, d)
+	err := result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, true), ID: failed})
+	if got := describe(err); got != "mcpi: the server returned an error: fail_task failed on purpose (JSON-RPC error -32050) (exit 1)" {
+		t.Errorf("result of a failed task: %s", got)
+	}
+	if got := string(compact(t, env.Out.Bytes())); got != `{"error":{"code":-32050,"message":"fail_task failed on purpose","data":{"reason":"demo"}}}` {
+		t.Errorf("stdout of a failed task: %q", got)
+	}
+
+	env = fresh(t)
+	env.Selection.URL = d.URL
+	err = result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, true), ID: "x"})
+	if got := describe(err); got != `mcpi: the server has no task "x" (it may have expired) (exit 1)` {
+		t.Errorf("result of an unknown task: %s", got)
+	}
+	if got := string(compact(t, env.Out.Bytes())); got != `{"error":{"message":"the server has no task \"x\" (it may have expired)"}}` {
+		t.Errorf("stdout of an unknown task: %q", got)
+	}
+}

@@ -3,13 +3,18 @@ package result
 
 import (
 	"context"
+	"errors"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/render"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
+	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
 )
 
 // Options are the inputs of "tasks result".
@@ -28,7 +33,10 @@ func NewCmd(f *cmdutil.Factory, sel *connect.Selection, runF func(context.Contex
 		Use:   "result ID [--answers FILE]",
 		Short: "Wait for a task's result and print it",
 		Long: `Wait until a task ends and print its result (tasks/result): exactly what the
-tool call would have returned. With --json: the CallToolResult.
+tool call would have returned. With --json: the CallToolResult; a task that
+ended without one prints {"error":{"code":N,"message":S,"data":D}}, the server's
+JSON-RPC error as it was sent (code and data only then), or {"error":{"message":S}}
+saying what became of the task (cancelled, unknown to the server, lost).
 
 Without server flags, a task recorded in the local state file (by --detach, or
 Ctrl-C while following) is fetched from the server it was started on, in the
@@ -93,7 +101,16 @@ func Run(ctx context.Context, opts *Options) error {
 		return refused
 	}
 	if err != nil {
-		return opts.OutcomeErr(err, opts.ID)
+		err = opts.OutcomeErr(err, opts.ID)
+		if opts.JSON {
+			// A script gets the task's outcome as JSON whatever it is, as tools call
+			// and tasks watch give it: the server's error with its data, or what
+			// became of the task; stderr has the sentence.
+			if perr := cmdutil.PrintJSON(opts.IO.Out, map[string]*taskview.Error{"error": outcomeError(err)}); perr != nil {
+				return perr
+			}
+		}
+		return err
 	}
 	if opts.JSON {
 		err = cmdutil.PrintJSON(opts.IO.Out, res)
@@ -107,4 +124,15 @@ func Run(ctx context.Context, opts *Options) error {
 		return &cmdutil.ToolError{Tool: entry.Tool, Task: opts.ID}
 	}
 	return opts.CheckOutput(ctx, sess, entry.Tool, res)
+}
+
+// outcomeError is the --json error of a task that ended without a result: the server's
+// JSON-RPC error as it was sent, or the sentence that says what became of the task.
+func outcomeError(err error) *taskview.Error {
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) && client.ServerAnswered(err) {
+		return taskview.ErrorOf(err)
+	}
+	msg, _ := cmdutil.Describe(err)
+	return &taskview.Error{Message: strings.TrimPrefix(msg, "mcpi: ")}
 }
