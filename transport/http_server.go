@@ -1407,6 +1407,7 @@ func (s *HTTPServerConn) serveJSON(w http.ResponseWriter, r *http.Request, req *
 	}
 	select {
 	case resp, ok := <-ch:
+		boundWrites(w)
 		if !ok { // cancelled by the client
 			w.WriteHeader(http.StatusAccepted)
 			return true
@@ -1423,7 +1424,16 @@ func (s *HTTPServerConn) serveJSON(w http.ResponseWriter, r *http.Request, req *
 		forget()
 	case <-s.done:
 		forget()
+		boundWrites(w)
 		writeHTTPError(w, http.StatusNotFound, codeSessionNotFound, "session closed")
 	}
 	return true
+}
+
+// boundWrites gives the writes of a response from now on sseWriteTimeout in all: the
+// http.Server has no WriteTimeout (it would end every SSE stream), so without it a JSON
+// body of megabytes to a client that reads nothing would hold its handler, and whatever
+// that handler holds (a session kept busy, a MaxStatelessInFlight slot), for ever.
+func boundWrites(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(sseWriteTimeout))
 }

@@ -435,6 +435,7 @@ func (c *StatelessConn) Write(ctx context.Context, m jsonrpc.Message) error {
 		}
 		c.w.Header().Set("Content-Type", "application/json")
 		c.w.WriteHeader(status)
+		boundWrites(c.w)
 		_, _ = c.w.Write(b)
 		c.Close()
 		return nil
