@@ -69,6 +69,11 @@ const (
 	// sseWriteTimeout bounds one write to an SSE response, so a client that stopped
 	// reading cannot hold a stream's delivery forever; the stream stays resumable.
 	sseWriteTimeout = 30 * time.Second
+	// stalledWriteGrace is what is left to a write to a connected client once the session
+	// is over MaxRetainedBytes and the message being written is dropped to make room:
+	// enough for a client that reads to take what it was sent, and a client that reads
+	// nothing holds the message's bytes a few seconds, not sseWriteTimeout.
+	stalledWriteGrace = 5 * time.Second
 	// maxLingeringStreams bounds per session the finished streams kept only because their
 	// connection dropped before everything was delivered.
 	maxLingeringStreams = 64
@@ -116,10 +121,13 @@ type HTTPOptions struct {
 	// connected client gets every message of a stream it reads, however large, while it
 	// keeps up, and the newest one in any case; only a stream whose client is still busy
 	// reading earlier messages when the session is over the bound loses the older of
-	// those it has not had. A response that must go is replaced by a short JSON-RPC
-	// error (-32603) for its request, kept beyond the bound, so that a client that
-	// resumes the stream learns what became of its request. Zero means
-	// [DefaultMaxRetainedBytes].
+	// those it has not had. Messages being written to connected clients that have not
+	// taken them count too (a client that sends calls and reads none of their answers):
+	// over the bound, the older of them go, the session's newest excepted, and their
+	// writes are given 5 seconds more instead of 30. A response that must go is
+	// replaced by a short JSON-RPC error (-32603) for its request, kept beyond the
+	// bound, so that a client that resumes the stream learns what became of its
+	// request. Zero means [DefaultMaxRetainedBytes].
 	MaxRetainedBytes int
 	// EventRetention is how many events each stream keeps for resumption (and for a
 	// standalone stream the client has not opened yet). Zero means 512.
@@ -759,8 +767,11 @@ type serverStream struct {
 	writing bool
 	wake    chan struct{}
 	owner   chan struct{} // kick channel of the delivery holding the stream, nil if none
-	from    int           // the seq after which the delivery that took the stream over began
-	warned  bool          // an overflow was logged
+	// cut shortens the write the delivery holding the stream is making (see
+	// stalledWriteGrace); nil when it is not writing.
+	cut    func()
+	from   int  // the seq after which the delivery that took the stream over began
+	warned bool // an overflow was logged
 }
 
 type streamEvent struct {
@@ -967,18 +978,35 @@ func (s *HTTPServerConn) trimLocked() {
 			}
 			continue
 		}
-		var victim *serverStream
+		var victim, newest *serverStream
 		var vrank int
 		for _, st := range s.streams {
-			if r := s.dropRank(st); r > 0 && (victim == nil || r < vrank ||
+			r := s.dropRank(st)
+			if r == rankBeingWritten && (newest == nil || st.events[0].order > newest.events[0].order) {
+				newest = st
+			}
+			if r > 0 && (victim == nil || r < vrank ||
 				r == vrank && st.events[0].order < victim.events[0].order) {
 				victim, vrank = st, r
 			}
 		}
+		if vrank == rankBeingWritten && victim == newest {
+			// The newest message being written goes on whatever its size: a client
+			// that keeps up gets every message. The session is over its bound by it
+			// alone, and sheds it once it is written or the write fails.
+			return
+		}
 		if victim == nil {
 			return
 		}
-		if vrank == 2 && victim.answered && len(victim.events) == 1 {
+		if vrank == rankBeingWritten {
+			// The client has not taken it: it reads nothing, or too slowly for the
+			// messages of its streams to fit the bound. Its write is given a few seconds
+			// more, not 30, and the message goes from what is kept, so that a client
+			// that resumes the stream learns of it.
+			victim.cutLocked()
+		}
+		if (vrank == 2 || vrank == rankBeingWritten) && victim.answered && len(victim.events) == 1 {
 			s.keepResponseLocked(victim)
 			continue
 		}
@@ -989,9 +1017,14 @@ func (s *HTTPServerConn) trimLocked() {
 	}
 }
 
+// rankBeingWritten is the dropRank of the newest event of a stream that a delivery is
+// writing: it goes last, and the newest such event of the session never does.
+const rankBeingWritten = 4
+
 // dropRank says how readily the oldest event of st goes when the session is over its
 // bytes (lowest first): 1 delivered, 2 no client reading, 3 a client reading but busy
-// with earlier events; 0 never.
+// with earlier events, 4 (rankBeingWritten) being written to a client that has not
+// taken it yet; 0 never.
 func (s *HTTPServerConn) dropRank(st *serverStream) int {
 	if len(st.events) == 0 {
 		return 0
@@ -1004,12 +1037,21 @@ func (s *HTTPServerConn) dropRank(st *serverStream) int {
 		return 1
 	case st.owner == nil:
 		return 2
-	case ev.seq == st.seq || !st.writing:
-		// On its way to a client that keeps up, or the newest: a message larger than the
-		// whole budget reaches a connected client all the same.
+	case !st.writing:
+		// On its way: the delivery takes it at once.
 		return 0
+	case ev.seq == st.seq:
+		return rankBeingWritten
 	}
 	return 3
+}
+
+// cutLocked shortens the write in progress of the delivery holding st to
+// stalledWriteGrace from now.
+func (st *serverStream) cutLocked() {
+	if st.cut != nil {
+		st.cut()
+	}
 }
 
 // maxKeptResponse is the size up to which a response that has to go stays as it is: the
@@ -1277,7 +1319,7 @@ func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *ser
 		if st.owner != nil {
 			close(st.owner) // a resumption takes over from a connection the client gave up
 		}
-		st.owner, st.writing, st.from = kick, false, after
+		st.owner, st.writing, st.cut, st.from = kick, false, nil, after
 	}
 	s.mu.Unlock()
 
@@ -1322,10 +1364,19 @@ func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *ser
 		}
 		finished := st.done && (len(batch) == 0 || batch[len(batch)-1].seq == st.seq)
 		st.writing = len(batch) > 0
+		if st.writing {
+			deadline := time.Now().Add(sseWriteTimeout)
+			_ = rc.SetWriteDeadline(deadline)
+			st.cut = func() {
+				if d := time.Now().Add(stalledWriteGrace); d.Before(deadline) {
+					deadline = d
+					_ = rc.SetWriteDeadline(d)
+				}
+			}
+		}
 		s.mu.Unlock()
 
 		if len(batch) > 0 {
-			_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
 			for _, ev := range batch {
 				if err := writeSSEEvent(w, st.eventID(ev.seq), 0, ev.data); err != nil {
 					s.release(st, kick)
@@ -1340,7 +1391,7 @@ func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *ser
 			s.mu.Lock()
 			st.sent = max(st.sent, cursor)
 			if st.owner == kick {
-				st.writing = false
+				st.writing, st.cut = false, nil
 			}
 			s.trimLocked() // what was kept only until it was written may go now
 			s.mu.Unlock()
@@ -1375,10 +1426,13 @@ func (s *HTTPServerConn) release(st *serverStream, kick chan struct{}) {
 	defer s.mu.Unlock()
 	if st.owner == kick {
 		st.owner = nil
-		st.writing = false
+		st.writing, st.cut = false, nil
 		if st.done && st != s.standalone {
 			s.lingerLocked(st)
 		}
+		// What was on its way to the client, kept whole while the client was there, is
+		// now kept for a client that went away, within the bound.
+		s.trimLocked()
 	}
 }
 

@@ -154,3 +154,86 @@ func TestJSONAnswerToUnreadClientBounded(t *testing.T) {
 		})
 	})
 }
+
+// postUnread sends request body to session sid from a client that reads the priming
+// event and nothing more, and stays until ctx ends.
+func (b *bubble) postUnread(ctx context.Context, sid, body string) (*unreadWriter, chan struct{}) {
+	r := httptest.NewRequestWithContext(ctx, http.MethodPost, "http://localhost/mcp", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	r.Header.Set(HeaderSessionID, sid)
+	return serveUnread(b, r, 512)
+}
+
+// TestUnreadPostStreamsWithinRetainedBytes: a client that sends calls and reads none of
+// their answers, staying connected, does not make the session keep more than
+// MaxRetainedBytes: each answer beyond the bound makes room by dropping the older ones
+// still being written (the newest goes on), replaced by the short error that says so,
+// and their writes are given a few seconds, not 30. A client that resumes such a call
+// learns what became of it. (Each answer on its way to a connected client stayed whole:
+// 60 answers of 4 MB kept 240 MB and more.)
+func TestUnreadPostStreamsWithinRetainedBytes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const limit, size, calls = 64 << 10, 16 << 10, 10
+		big := strings.Repeat("x", size)
+		b := newBubble(t, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			return map[string]string{"x": big}, nil
+		}, &HTTPOptions{MaxRetainedBytes: limit})
+		sid := b.init(t)
+		s := b.conn(0)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var ws []*unreadWriter
+		var dones []chan struct{}
+		for i := range calls {
+			w, done := b.postUnread(ctx, sid, `{"jsonrpc":"2.0","id":`+jsonrpc.Int64ID(int64(10+i)).String()+`,"method":"big"}`)
+			ws, dones = append(ws, w), append(dones, done)
+			synctest.Wait()
+		}
+		if n := retained(s); n > limit {
+			t.Errorf("%d bytes retained for %d calls whose client reads nothing, want at most %d", n, calls, limit)
+		}
+		time.Sleep(stalledWriteGrace + time.Second)
+		synctest.Wait()
+		if !returned(dones[0]) {
+			t.Fatal("the write of the oldest answer, dropped to make room, still waits")
+		}
+		w := b.do(context.Background(), http.MethodGet, "", sid, map[string]string{"Last-Event-ID": firstEventID(t, ws[0].Body.String())})
+		if r := lastResponse(t, w); r.ID.String() != "10" || r.Error == nil || r.Error.Code != jsonrpc.CodeInternalError ||
+			!strings.Contains(r.Error.Message, "dropped its response to this request") {
+			t.Errorf("resuming the oldest call: HTTP %d, id %v, error %v (%d bytes of result), want the error that says its response was dropped", w.Code, r.ID, r.Error, len(r.Result))
+		}
+		if returned(dones[calls-1]) {
+			t.Error("the newest answer's write gave up before its 30 s")
+		}
+	})
+}
+
+// TestStalledStreamTrimmedWhenClientLeaves: a client that leaves while the answer it did
+// not read was being written leaves the session within MaxRetainedBytes at once, the
+// answer replaced by the short error that says so. (It stayed whole, past the bound,
+// until the session's next message: 230 MB in one session.)
+func TestStalledStreamTrimmedWhenClientLeaves(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const limit, size = 4 << 10, 16 << 10
+		big := strings.Repeat("x", size)
+		b := newBubble(t, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			return map[string]string{"x": big}, nil
+		}, &HTTPOptions{MaxRetainedBytes: limit})
+		sid := b.init(t)
+		s := b.conn(0)
+		ctx, cancel := context.WithCancel(context.Background())
+		w, done := b.postUnread(ctx, sid, `{"jsonrpc":"2.0","id":2,"method":"big"}`)
+		synctest.Wait()
+		cancel()
+		<-done
+		synctest.Wait()
+		if n := retained(s); n > limit {
+			t.Errorf("%d bytes retained once the client left, want at most %d", n, limit)
+		}
+		g := b.do(context.Background(), http.MethodGet, "", sid, map[string]string{"Last-Event-ID": firstEventID(t, w.Body.String())})
+		if r := lastResponse(t, g); r.ID.String() != "2" || r.Error == nil || !strings.Contains(r.Error.Message, "dropped its response") {
+			t.Errorf("resuming the call: HTTP %d, id %v, error %v (%d bytes of result), want the error that says its response was dropped", g.Code, r.ID, r.Error, len(r.Result))
+		}
+	})
+}
