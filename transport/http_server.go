@@ -96,12 +96,18 @@ type HTTPOptions struct {
 	// standalone GET stream.
 	JSONResponse bool
 	// SessionTimeout closes a session after this long without any HTTP request of its
-	// (an open GET stream counts as activity). Zero means [DefaultSessionTimeout];
-	// negative means sessions never expire.
+	// (an open GET stream counts as activity) and without a hold of its server
+	// ([HTTPServerConn.Hold]: the server library holds a session while a 2025-11-25
+	// task of its runs, when tasks end with their session, so that a client that
+	// detaches from a long task finds it on its return, for as long as the task's TTL).
+	// Zero means [DefaultSessionTimeout]; negative means sessions never expire.
 	SessionTimeout time.Duration
-	// MaxSessions bounds the open sessions. A new session beyond it takes the place of the
-	// least recently active idle session (no request in progress, no stream open), which
-	// ends as if it had expired; when every session is busy, initialize is refused with
+	// MaxSessions bounds the open sessions. A new session beyond it takes the place of
+	// the session whose client least recently sent a POST, among those with no POST in
+	// progress: first of those nobody holds, then of the held ones (sessions with tasks
+	// running go last, not never, so that they cannot lock new clients out). An open GET
+	// stream does not keep a session: it ends with the session, which ends as if it had
+	// expired. When every session has a POST in progress, initialize is refused with
 	// 503. Zero means [DefaultMaxSessions].
 	MaxSessions int
 	// MaxInFlight bounds the requests of one session received and not answered yet; one
@@ -484,12 +490,12 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 				"bad request: initialize sent within an initialized session")
 			return
 		}
-		if !s.begin() {
+		if !s.begin(false) {
 			writeHTTPError(w, http.StatusNotFound, codeSessionNotFound, "session not found")
 			return
 		}
 	}
-	defer s.end()
+	defer s.end(false)
 	w.Header().Set(HeaderSessionID, s.id)
 
 	if req == nil || req.IsNotification() {
@@ -558,11 +564,11 @@ func (h *HTTPHandler) serveGET(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
-	if !s.begin() {
+	if !s.begin(true) {
 		writeHTTPError(w, http.StatusNotFound, codeSessionNotFound, "session not found")
 		return
 	}
-	defer s.end()
+	defer s.end(true)
 	if last := r.Header.Get(headerLastEventID); last != "" {
 		st, after, ok := s.resumable(last)
 		if !ok {
@@ -597,18 +603,18 @@ func (h *HTTPHandler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 func (h *HTTPHandler) newSession(w http.ResponseWriter, init *jsonrpc.Request) *HTTPServerConn {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &HTTPServerConn{
-		h:          h,
-		id:         rand.Text(),
-		ctx:        ctx,
-		cancel:     cancel,
-		in:         make(chan jsonrpc.Message),
-		done:       make(chan struct{}),
-		streams:    map[string]*serverStream{},
-		byRequest:  map[jsonrpc.ID]*serverStream{},
-		waiters:    map[jsonrpc.ID]chan *jsonrpc.Response{},
-		initID:     init.ID,
-		active:     1, // so that no other new session evicts it before its first request ends
-		lastActive: time.Now(),
+		h:           h,
+		id:          rand.Text(),
+		ctx:         ctx,
+		cancel:      cancel,
+		in:          make(chan jsonrpc.Message),
+		done:        make(chan struct{}),
+		streams:     map[string]*serverStream{},
+		byRequest:   map[jsonrpc.ID]*serverStream{},
+		waiters:     map[jsonrpc.ID]chan *jsonrpc.Response{},
+		initID:      init.ID,
+		active:      1, // so that no other new session evicts it before its first request ends
+		lastRequest: time.Now(),
 	}
 	var p struct {
 		ProtocolVersion string `json:"protocolVersion"`
@@ -662,24 +668,30 @@ func (h *HTTPHandler) register(s *HTTPServerConn) (int, string) {
 		if victim == nil {
 			break
 		}
-		victim.closeIfIdle("evicted to make room for a new session")
+		victim.evict()
 	}
-	h.log.Warn("new session refused: every session is busy", "sessions", h.opts.MaxSessions)
+	h.log.Warn("new session refused: every session has a request in progress", "sessions", h.opts.MaxSessions)
 	return http.StatusServiceUnavailable, fmt.Sprintf(
-		"too many sessions: the server holds %d, all of them busy; try again later or end a session (DELETE)", h.opts.MaxSessions)
+		"too many sessions: the server holds %d, each with a request in progress; try again later or end a session (DELETE)", h.opts.MaxSessions)
 }
 
-// idlestLocked returns the least recently active session with nothing in progress, or
-// nil. h.mu is held; each session's own lock is taken inside it (never the other way).
+// idlestLocked returns the session to evict for a new one, or nil: of the sessions
+// without a POST in progress, the least recently requested that its server does not
+// hold (see [HTTPServerConn.Hold]), else the least recently requested held one. An open
+// GET stream does not count: it is the client's to keep open, for as long as it likes,
+// and 256 of them never read locked every new client out. A held session goes last, not
+// never, so that sessions with tasks running cannot lock new clients out either. h.mu is
+// held; each session's own lock is taken inside it (never the other way).
 func (h *HTTPHandler) idlestLocked() *HTTPServerConn {
 	var victim *HTTPServerConn
+	var vheld bool
 	var since time.Time
 	for _, s := range h.sessions {
 		s.mu.Lock()
-		idle, last := s.active == 0 && !s.closing, s.lastActive
+		idle, held, last := s.evictableLocked(), s.held > 0, s.lastRequest
 		s.mu.Unlock()
-		if idle && (victim == nil || last.Before(since)) {
-			victim, since = s, last
+		if idle && (victim == nil || vheld && !held || vheld == held && last.Before(since)) {
+			victim, vheld, since = s, held, last
 		}
 	}
 	return victim
@@ -714,9 +726,13 @@ type HTTPServerConn struct {
 	retained   int    // bytes of event data in streams
 	order      uint64 // events appended to any stream of the session so far
 	active     int    // HTTP requests of the session in progress
-	lastActive time.Time
-	closing    bool // ending: no new request may begin, the idle timer stays off
-	timer      *time.Timer
+	gets       int    // of which GET requests, which a client keeps open as it likes
+	held       int    // holds of the server (see Hold)
+	// lastRequest is when a POST of the session last began or ended: how recently
+	// its client did something, for the choice of a session to evict.
+	lastRequest time.Time
+	closing     bool // ending: no new request may begin, the idle timer stays off
+	timer       *time.Timer
 
 	inBody atomic.Pointer[func(*jsonrpc.Request) bool] // see AnswerInBody
 
@@ -1130,8 +1146,8 @@ func (s *HTTPServerConn) CloseSSEStream(id jsonrpc.ID) bool {
 }
 
 // begin and end bracket every HTTP request of the session, for the idle timeout and the
-// choice of a session to evict.
-func (s *HTTPServerConn) begin() bool {
+// choice of a session to evict; get says the request is a GET.
+func (s *HTTPServerConn) begin(get bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	select {
@@ -1143,35 +1159,84 @@ func (s *HTTPServerConn) begin() bool {
 		return false
 	}
 	s.active++
-	s.lastActive = time.Now()
+	if get {
+		s.gets++
+	} else {
+		s.lastRequest = time.Now()
+	}
 	if s.timer != nil {
 		s.timer.Stop()
 	}
 	return true
 }
 
-func (s *HTTPServerConn) end() {
+func (s *HTTPServerConn) end(get bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.active--
-	s.lastActive = time.Now()
-	if s.active == 0 && s.timer != nil && !s.closing {
+	if get {
+		s.gets--
+	} else {
+		s.lastRequest = time.Now()
+	}
+	s.armLocked()
+}
+
+// armLocked starts the idle timer when nothing keeps the session: no request or stream
+// in progress, no hold.
+func (s *HTTPServerConn) armLocked() {
+	if s.active == 0 && s.held == 0 && s.timer != nil && !s.closing {
 		s.timer.Reset(s.h.opts.SessionTimeout)
 	}
 }
 
-func (s *HTTPServerConn) expire() { s.closeIfIdle("expired") }
-
-// closeIfIdle ends the session unless a request or stream of its is in progress. From
-// the moment it decides, begin refuses new requests, so none slips in before Close.
-func (s *HTTPServerConn) closeIfIdle(why string) {
+// Hold keeps the session while its server does work for its client that the client
+// will come back for (a task running): the session does not expire while held, and is
+// evicted for a new session ([HTTPOptions.MaxSessions]) only when every session without
+// a POST in progress is held. The server bounds how long it holds (a task's TTL).
+// release ends the hold; from then on the session expires SessionTimeout after its last
+// request, or later. Calling release again does nothing.
+func (s *HTTPServerConn) Hold() (release func()) {
 	s.mu.Lock()
-	idle := s.active == 0 && !s.closing
-	if idle {
+	s.held++
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.held--
+			s.armLocked()
+		})
+	}
+}
+
+func (s *HTTPServerConn) expire() {
+	s.closeIf("expired", func() bool { return s.active == 0 && s.held == 0 })
+}
+
+// evictableLocked reports whether the session may be evicted: no POST in progress.
+func (s *HTTPServerConn) evictableLocked() bool { return s.active == s.gets && !s.closing }
+
+// evict ends the session, its GET streams with it, unless a POST of its began since it
+// was chosen.
+func (s *HTTPServerConn) evict() {
+	s.closeIf("evicted to make room for a new session", s.evictableLocked)
+}
+
+// closeIf ends the session if idle, called with s.mu held, still says so. From the
+// moment it decides, begin refuses new requests, so none slips in before Close.
+func (s *HTTPServerConn) closeIf(why string, idle func() bool) {
+	s.mu.Lock()
+	ok := !s.closing && idle()
+	if ok {
 		s.closing = true
 	}
 	s.mu.Unlock()
-	if idle {
+	if ok {
 		s.h.log.Debug("session "+why, "session", s.id)
 		s.Close()
 	}
