@@ -99,3 +99,53 @@ func TestSessionWithRunningTaskKept(t *testing.T) {
 		}
 	})
 }
+
+// TestStatelessShareByTaskOwner: over HTTP the server names the caller of a 2026-07-28
+// request by Options.TaskOwner for the transport's share of MaxStatelessInFlight, so
+// that two users behind one address each have a share, and one user's requests beyond
+// its share are refused while another's are served.
+func TestStatelessShareByTaskOwner(t *testing.T) {
+	srv := modernServer(&server.Options{TaskOwner: func(r *http.Request) string { return r.Header.Get("X-User") }})
+	defer srv.Close()
+	started, release := make(chan struct{}, 4), make(chan struct{})
+	srv.AddTool(&mcp.Tool{Name: "wait"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		started <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return &mcp.CallToolResult{}, nil
+	})
+	h := srv.HTTPHandler(&transport.HTTPOptions{MaxStatelessInFlight: 2})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.(interface{ Close() error }).Close()
+	call := func(user string) *http.Response {
+		return postModern(t, t.Context(), ts.URL+"/mcp", "tools/call", map[string]any{"name": "wait", "arguments": map[string]any{}}, map[string]string{"X-User": user})
+	}
+	done := make(chan *http.Response, 2)
+	go func() { done <- call("alice") }()
+	<-started
+	if resp := call("alice"); resp.StatusCode != http.StatusTooManyRequests {
+		resp.Body.Close()
+		close(release)
+		t.Fatalf("alice's second request: HTTP %d, want 429 (her share is 1)", resp.StatusCode)
+	}
+	go func() { done <- call("bob") }()
+	select {
+	case <-started: // bob's is served, from the same address
+	case resp := <-done:
+		resp.Body.Close()
+		close(release)
+		<-done
+		t.Fatalf("bob's request while alice's waits: HTTP %d, want it served (a share of his own)", resp.StatusCode)
+	}
+	close(release)
+	for range 2 {
+		resp := <-done
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("an admitted request: HTTP %d", resp.StatusCode)
+		}
+	}
+}

@@ -180,6 +180,11 @@ type Options struct {
 	//
 	// In 2025-11-25 a task is bound to the session that made it (the session id is the
 	// client's secret) and TaskOwner plays no part; see AdoptOrphanTasks.
+	//
+	// [Server.HTTPHandler] also names callers by it for
+	// [transport.HTTPOptions.MaxStatelessPerCaller] (unless the options name them
+	// otherwise): each caller it names has its own share of the requests in flight,
+	// and a caller it does not name goes by its address.
 	TaskOwner func(r *http.Request) string
 	// Modern makes the server speak revision 2026-07-28 as well as 2025-11-25: a stdio
 	// connection that opens with server/discover (or a request whose _meta names a
@@ -567,6 +572,11 @@ func (s *Server) HTTPHandler(opts *transport.HTTPOptions) http.Handler {
 	}
 	if o.Logger == nil {
 		o.Logger = s.opts.Logger
+	}
+	if o.StatelessCaller == nil {
+		// The identity that owns a caller's tasks is the one its share of the
+		// stateless requests in flight goes by; without it, its address.
+		o.StatelessCaller = s.opts.TaskOwner
 	}
 	if s.opts.Modern {
 		if o.ModernProtocolVersions == nil {

@@ -120,6 +120,20 @@ type HTTPOptions struct {
 	// subscriptions/listen counts while it is open. One more is refused at once with 429
 	// and a JSON-RPC error. Zero means [DefaultMaxStatelessInFlight].
 	MaxStatelessInFlight int
+	// MaxStatelessPerCaller bounds the stateless requests in flight of one caller (see
+	// StatelessCaller), so that one client cannot take every MaxStatelessInFlight slot
+	// and have every other client's requests refused (with listens held open, for as
+	// long as it likes). One more is refused at once with 429 and a JSON-RPC error.
+	// Zero means half of MaxStatelessInFlight; negative means no bound but that one.
+	MaxStatelessPerCaller int
+	// StatelessCaller names the caller of a stateless request for
+	// MaxStatelessPerCaller; requests it names the same share one bound. Nil, or "",
+	// means the host of the request's RemoteAddr: not its Authorization header, which
+	// any client can make up afresh for each request to get a share of its own.
+	// Behind a reverse proxy every request comes from the proxy's address: name the
+	// caller there (an identity the server checked, the proxy's forwarded address).
+	// The server package's Server.HTTPHandler names it by its Options.TaskOwner when set.
+	StatelessCaller func(r *http.Request) string
 	// MaxRetainedBytes bounds the bytes of messages one session keeps for clients that are
 	// not reading them now: streams kept for resumption after the client went away,
 	// events already delivered, and messages waiting for a GET stream. Beyond it the
@@ -171,8 +185,10 @@ type HTTPHandler struct {
 	sessions map[string]*HTTPServerConn
 	closed   bool
 	wg       sync.WaitGroup
-	// stateless counts the stateless requests being served (MaxStatelessInFlight).
-	stateless int
+	// stateless counts the stateless requests being served (MaxStatelessInFlight), and
+	// statelessBy those of each caller (MaxStatelessPerCaller).
+	stateless   int
+	statelessBy map[string]int
 }
 
 // NewHTTPHandler returns a handler that calls serve once per new session, on its own
@@ -203,6 +219,7 @@ func NewHTTPHandler(serve func(ctx context.Context, conn jsonrpc.Connection), op
 	h.opts.MaxSessions = orDefault(h.opts.MaxSessions, DefaultMaxSessions)
 	h.opts.MaxInFlight = orDefault(h.opts.MaxInFlight, DefaultMaxInFlight)
 	h.opts.MaxStatelessInFlight = orDefault(h.opts.MaxStatelessInFlight, DefaultMaxStatelessInFlight)
+	h.opts.MaxStatelessPerCaller = orDefault(h.opts.MaxStatelessPerCaller, max(1, h.opts.MaxStatelessInFlight/2))
 	h.opts.MaxRetainedBytes = orDefault(h.opts.MaxRetainedBytes, DefaultMaxRetainedBytes)
 	h.log = h.opts.Logger
 	if h.log == nil {
