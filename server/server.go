@@ -161,6 +161,13 @@ type Options struct {
 	// DELETEs it) its tasks are cancelled (their work's context ends) and deleted at
 	// once. On, they run on and wait, until their TTL, for a session to adopt them.
 	// Tasks of the 2026-07-28 extension have no session and are not affected.
+	//
+	// Off, over Streamable HTTP a session is kept while a task of its runs (at most the
+	// task's TTL): it does not expire after [transport.HTTPOptions.SessionTimeout], and
+	// is evicted for a new session beyond [transport.HTTPOptions.MaxSessions] only when
+	// every session without a request in progress has tasks running. It expires
+	// SessionTimeout after its last task ended, so a client that comes back for an
+	// ended task's result has that long.
 	AdoptOrphanTasks bool
 	// TaskOwner, when set, names the caller of a 2026-07-28 request over HTTP, in place
 	// of its Authorization header: a task of the Tasks extension made by a request it
@@ -190,6 +197,11 @@ type Options struct {
 	//
 	// In 2025-11-25 a task is bound to the session that made it (the session id is the
 	// client's secret) and TaskOwner plays no part; see AdoptOrphanTasks.
+	//
+	// [Server.HTTPHandler] also names callers by it for
+	// [transport.HTTPOptions.MaxStatelessPerCaller] (unless the options name them
+	// otherwise): each caller it names has its own share of the requests in flight,
+	// and a caller it does not name goes by its address.
 	TaskOwner func(r *http.Request) string
 	// Modern makes the server speak revision 2026-07-28 as well as 2025-11-25: a stdio
 	// connection that opens with server/discover (or a request whose _meta names a
@@ -574,6 +586,13 @@ func (s *Server) Run(ctx context.Context, t transport.Transport) error {
 // opts.Logger, or to the server's [Options.Logger] when opts names none; nil opts take
 // the defaults of [transport.HTTPOptions]. Its Close ends its sessions and answers later
 // requests 503.
+//
+// The handler bounds what it holds per session and per request, but it cannot bound the
+// time a client takes to send a request: serve it from an [http.Server] with
+// ReadHeaderTimeout and ReadTimeout set (`mcpi serve` sets 10 s and 30 s), else a client
+// that sends its headers or body a byte at a time holds a connection and a goroutine for
+// ever. Leave WriteTimeout unset: it would end every SSE stream; the handler bounds each
+// write itself (30 s).
 func (s *Server) HTTPHandler(opts *transport.HTTPOptions) *transport.HTTPHandler {
 	o := transport.HTTPOptions{}
 	if opts != nil {
@@ -581,6 +600,11 @@ func (s *Server) HTTPHandler(opts *transport.HTTPOptions) *transport.HTTPHandler
 	}
 	if o.Logger == nil {
 		o.Logger = s.opts.Logger
+	}
+	if o.StatelessCaller == nil {
+		// The identity that owns a caller's tasks is the one its share of the
+		// stateless requests in flight goes by; without it, its address.
+		o.StatelessCaller = s.opts.TaskOwner
 	}
 	if s.opts.Modern {
 		if o.ModernProtocolVersions == nil {

@@ -280,6 +280,12 @@ func checkTaskSupport(def *mcp.Tool, p *mcp.CallToolParams) error {
 	return nil
 }
 
+// sessionHolder is a connection that its server can keep from expiring and from
+// eviction while the session's tasks run ([transport.HTTPServerConn.Hold]).
+type sessionHolder interface {
+	Hold() (release func())
+}
+
 // startToolTask runs a tool as a task and returns the CreateTaskResult at once. The work
 // runs on the task engine's context, not on the request's.
 //
@@ -297,6 +303,12 @@ func (s *Session) startToolTask(ctx context.Context, t *tool, p *mcp.CallToolPar
 	h, err := m.Defer(s.owner, requested, nil)
 	if err != nil {
 		return nil, err
+	}
+	if hs, ok := s.transport.(sessionHolder); ok && !s.server.opts.AdoptOrphanTasks {
+		// The task ends with its session: the session must not expire, or be evicted
+		// before sessions without tasks, while it runs. Its context ends when it ends,
+		// expires or is deleted: its TTL bounds the hold.
+		context.AfterFunc(h.Context(), hs.Hold())
 	}
 	run := func(ctx context.Context, h *tasks.Handle) tasks.Outcome {
 		ctx = context.WithValue(ctx, taskWorkKey{}, &taskWork{h: h})

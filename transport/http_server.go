@@ -69,6 +69,11 @@ const (
 	// sseWriteTimeout bounds one write to an SSE response, so a client that stopped
 	// reading cannot hold a stream's delivery forever; the stream stays resumable.
 	sseWriteTimeout = 30 * time.Second
+	// stalledWriteGrace is what is left to a write to a connected client once the session
+	// is over MaxRetainedBytes and the message being written is dropped to make room:
+	// enough for a client that reads to take what it was sent, and a client that reads
+	// nothing holds the message's bytes a few seconds, not sseWriteTimeout.
+	stalledWriteGrace = 5 * time.Second
 	// maxLingeringStreams bounds per session the finished streams kept only because their
 	// connection dropped before everything was delivered.
 	maxLingeringStreams = 64
@@ -91,12 +96,18 @@ type HTTPOptions struct {
 	// standalone GET stream.
 	JSONResponse bool
 	// SessionTimeout closes a session after this long without any HTTP request of its
-	// (an open GET stream counts as activity). Zero means [DefaultSessionTimeout];
-	// negative means sessions never expire.
+	// (an open GET stream counts as activity) and without a hold of its server
+	// ([HTTPServerConn.Hold]: the server library holds a session while a 2025-11-25
+	// task of its runs, when tasks end with their session, so that a client that
+	// detaches from a long task finds it on its return, for as long as the task's TTL).
+	// Zero means [DefaultSessionTimeout]; negative means sessions never expire.
 	SessionTimeout time.Duration
-	// MaxSessions bounds the open sessions. A new session beyond it takes the place of the
-	// least recently active idle session (no request in progress, no stream open), which
-	// ends as if it had expired; when every session is busy, initialize is refused with
+	// MaxSessions bounds the open sessions. A new session beyond it takes the place of
+	// the session whose client least recently sent a POST, among those with no POST in
+	// progress: first of those nobody holds, then of the held ones (sessions with tasks
+	// running go last, not never, so that they cannot lock new clients out). An open GET
+	// stream does not keep a session: it ends with the session, which ends as if it had
+	// expired. When every session has a POST in progress, initialize is refused with
 	// 503. Zero means [DefaultMaxSessions].
 	MaxSessions int
 	// MaxInFlight bounds the requests of one session received and not answered yet; one
@@ -109,6 +120,20 @@ type HTTPOptions struct {
 	// subscriptions/listen counts while it is open. One more is refused at once with 429
 	// and a JSON-RPC error. Zero means [DefaultMaxStatelessInFlight].
 	MaxStatelessInFlight int
+	// MaxStatelessPerCaller bounds the stateless requests in flight of one caller (see
+	// StatelessCaller), so that one client cannot take every MaxStatelessInFlight slot
+	// and have every other client's requests refused (with listens held open, for as
+	// long as it likes). One more is refused at once with 429 and a JSON-RPC error.
+	// Zero means half of MaxStatelessInFlight; negative means no bound but that one.
+	MaxStatelessPerCaller int
+	// StatelessCaller names the caller of a stateless request for
+	// MaxStatelessPerCaller; requests it names the same share one bound. Nil, or "",
+	// means the host of the request's RemoteAddr: not its Authorization header, which
+	// any client can make up afresh for each request to get a share of its own.
+	// Behind a reverse proxy every request comes from the proxy's address: name the
+	// caller there (an identity the server checked, the proxy's forwarded address).
+	// The server package's Server.HTTPHandler names it by its Options.TaskOwner when set.
+	StatelessCaller func(r *http.Request) string
 	// MaxRetainedBytes bounds the bytes of messages one session keeps for clients that are
 	// not reading them now: streams kept for resumption after the client went away,
 	// events already delivered, and messages waiting for a GET stream. Beyond it the
@@ -116,10 +141,13 @@ type HTTPOptions struct {
 	// connected client gets every message of a stream it reads, however large, while it
 	// keeps up, and the newest one in any case; only a stream whose client is still busy
 	// reading earlier messages when the session is over the bound loses the older of
-	// those it has not had. A response that must go is replaced by a short JSON-RPC
-	// error (-32603) for its request, kept beyond the bound, so that a client that
-	// resumes the stream learns what became of its request. Zero means
-	// [DefaultMaxRetainedBytes].
+	// those it has not had. Messages being written to connected clients that have not
+	// taken them count too (a client that sends calls and reads none of their answers):
+	// over the bound, the older of them go, the session's newest excepted, and their
+	// writes are given 5 seconds more instead of 30. A response that must go is
+	// replaced by a short JSON-RPC error (-32603) for its request, kept beyond the
+	// bound, so that a client that resumes the stream learns what became of its
+	// request. Zero means [DefaultMaxRetainedBytes].
 	MaxRetainedBytes int
 	// EventRetention is how many events each stream keeps for resumption (and for a
 	// standalone stream the client has not opened yet). Zero means 512.
@@ -157,8 +185,10 @@ type HTTPHandler struct {
 	sessions map[string]*HTTPServerConn
 	closed   bool
 	wg       sync.WaitGroup
-	// stateless counts the stateless requests being served (MaxStatelessInFlight).
-	stateless int
+	// stateless counts the stateless requests being served (MaxStatelessInFlight), and
+	// statelessBy those of each caller (MaxStatelessPerCaller).
+	stateless   int
+	statelessBy map[string]int
 }
 
 // NewHTTPHandler returns a handler that calls serve once per new session, on its own
@@ -189,6 +219,7 @@ func NewHTTPHandler(serve func(ctx context.Context, conn jsonrpc.Connection), op
 	h.opts.MaxSessions = orDefault(h.opts.MaxSessions, DefaultMaxSessions)
 	h.opts.MaxInFlight = orDefault(h.opts.MaxInFlight, DefaultMaxInFlight)
 	h.opts.MaxStatelessInFlight = orDefault(h.opts.MaxStatelessInFlight, DefaultMaxStatelessInFlight)
+	h.opts.MaxStatelessPerCaller = orDefault(h.opts.MaxStatelessPerCaller, max(1, h.opts.MaxStatelessInFlight/2))
 	h.opts.MaxRetainedBytes = orDefault(h.opts.MaxRetainedBytes, DefaultMaxRetainedBytes)
 	h.log = h.opts.Logger
 	if h.log == nil {
@@ -480,12 +511,12 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 				"bad request: initialize sent within an initialized session")
 			return
 		}
-		if !s.begin() {
+		if !s.begin(false) {
 			writeHTTPError(w, http.StatusNotFound, codeSessionNotFound, "session not found")
 			return
 		}
 	}
-	defer s.end()
+	defer s.end(false)
 	w.Header().Set(HeaderSessionID, s.id)
 
 	if req == nil || req.IsNotification() {
@@ -554,11 +585,11 @@ func (h *HTTPHandler) serveGET(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
-	if !s.begin() {
+	if !s.begin(true) {
 		writeHTTPError(w, http.StatusNotFound, codeSessionNotFound, "session not found")
 		return
 	}
-	defer s.end()
+	defer s.end(true)
 	if last := r.Header.Get(headerLastEventID); last != "" {
 		st, after, ok := s.resumable(last)
 		if !ok {
@@ -593,18 +624,18 @@ func (h *HTTPHandler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 func (h *HTTPHandler) newSession(w http.ResponseWriter, init *jsonrpc.Request) *HTTPServerConn {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &HTTPServerConn{
-		h:          h,
-		id:         rand.Text(),
-		ctx:        ctx,
-		cancel:     cancel,
-		in:         make(chan jsonrpc.Message),
-		done:       make(chan struct{}),
-		streams:    map[string]*serverStream{},
-		byRequest:  map[jsonrpc.ID]*serverStream{},
-		waiters:    map[jsonrpc.ID]chan *jsonrpc.Response{},
-		initID:     init.ID,
-		active:     1, // so that no other new session evicts it before its first request ends
-		lastActive: time.Now(),
+		h:           h,
+		id:          rand.Text(),
+		ctx:         ctx,
+		cancel:      cancel,
+		in:          make(chan jsonrpc.Message),
+		done:        make(chan struct{}),
+		streams:     map[string]*serverStream{},
+		byRequest:   map[jsonrpc.ID]*serverStream{},
+		waiters:     map[jsonrpc.ID]chan *jsonrpc.Response{},
+		initID:      init.ID,
+		active:      1, // so that no other new session evicts it before its first request ends
+		lastRequest: time.Now(),
 	}
 	var p struct {
 		ProtocolVersion string `json:"protocolVersion"`
@@ -658,24 +689,30 @@ func (h *HTTPHandler) register(s *HTTPServerConn) (int, string) {
 		if victim == nil {
 			break
 		}
-		victim.closeIfIdle("evicted to make room for a new session")
+		victim.evict()
 	}
-	h.log.Warn("new session refused: every session is busy", "sessions", h.opts.MaxSessions)
+	h.log.Warn("new session refused: every session has a request in progress", "sessions", h.opts.MaxSessions)
 	return http.StatusServiceUnavailable, fmt.Sprintf(
-		"too many sessions: the server holds %d, all of them busy; try again later or end a session (DELETE)", h.opts.MaxSessions)
+		"too many sessions: the server holds %d, each with a request in progress; try again later or end a session (DELETE)", h.opts.MaxSessions)
 }
 
-// idlestLocked returns the least recently active session with nothing in progress, or
-// nil. h.mu is held; each session's own lock is taken inside it (never the other way).
+// idlestLocked returns the session to evict for a new one, or nil: of the sessions
+// without a POST in progress, the least recently requested that its server does not
+// hold (see [HTTPServerConn.Hold]), else the least recently requested held one. An open
+// GET stream does not count: it is the client's to keep open, for as long as it likes,
+// and 256 of them never read locked every new client out. A held session goes last, not
+// never, so that sessions with tasks running cannot lock new clients out either. h.mu is
+// held; each session's own lock is taken inside it (never the other way).
 func (h *HTTPHandler) idlestLocked() *HTTPServerConn {
 	var victim *HTTPServerConn
+	var vheld bool
 	var since time.Time
 	for _, s := range h.sessions {
 		s.mu.Lock()
-		idle, last := s.active == 0 && !s.closing, s.lastActive
+		idle, held, last := s.evictableLocked(), s.held > 0, s.lastRequest
 		s.mu.Unlock()
-		if idle && (victim == nil || last.Before(since)) {
-			victim, since = s, last
+		if idle && (victim == nil || vheld && !held || vheld == held && last.Before(since)) {
+			victim, vheld, since = s, held, last
 		}
 	}
 	return victim
@@ -710,9 +747,13 @@ type HTTPServerConn struct {
 	retained   int    // bytes of event data in streams
 	order      uint64 // events appended to any stream of the session so far
 	active     int    // HTTP requests of the session in progress
-	lastActive time.Time
-	closing    bool // ending: no new request may begin, the idle timer stays off
-	timer      *time.Timer
+	gets       int    // of which GET requests, which a client keeps open as it likes
+	held       int    // holds of the server (see Hold)
+	// lastRequest is when a POST of the session last began or ended: how recently
+	// its client did something, for the choice of a session to evict.
+	lastRequest time.Time
+	closing     bool // ending: no new request may begin, the idle timer stays off
+	timer       *time.Timer
 
 	inBody atomic.Pointer[func(*jsonrpc.Request) bool] // see AnswerInBody
 
@@ -763,8 +804,11 @@ type serverStream struct {
 	writing bool
 	wake    chan struct{}
 	owner   chan struct{} // kick channel of the delivery holding the stream, nil if none
-	from    int           // the seq after which the delivery that took the stream over began
-	warned  bool          // an overflow was logged
+	// cut shortens the write the delivery holding the stream is making (see
+	// stalledWriteGrace); nil when it is not writing.
+	cut    func()
+	from   int  // the seq after which the delivery that took the stream over began
+	warned bool // an overflow was logged
 }
 
 type streamEvent struct {
@@ -971,18 +1015,35 @@ func (s *HTTPServerConn) trimLocked() {
 			}
 			continue
 		}
-		var victim *serverStream
+		var victim, newest *serverStream
 		var vrank int
 		for _, st := range s.streams {
-			if r := s.dropRank(st); r > 0 && (victim == nil || r < vrank ||
+			r := s.dropRank(st)
+			if r == rankBeingWritten && (newest == nil || st.events[0].order > newest.events[0].order) {
+				newest = st
+			}
+			if r > 0 && (victim == nil || r < vrank ||
 				r == vrank && st.events[0].order < victim.events[0].order) {
 				victim, vrank = st, r
 			}
 		}
+		if vrank == rankBeingWritten && victim == newest {
+			// The newest message being written goes on whatever its size: a client
+			// that keeps up gets every message. The session is over its bound by it
+			// alone, and sheds it once it is written or the write fails.
+			return
+		}
 		if victim == nil {
 			return
 		}
-		if vrank == 2 && victim.answered && len(victim.events) == 1 {
+		if vrank == rankBeingWritten {
+			// The client has not taken it: it reads nothing, or too slowly for the
+			// messages of its streams to fit the bound. Its write is given a few seconds
+			// more, not 30, and the message goes from what is kept, so that a client
+			// that resumes the stream learns of it.
+			victim.cutLocked()
+		}
+		if (vrank == 2 || vrank == rankBeingWritten) && victim.answered && len(victim.events) == 1 {
 			s.keepResponseLocked(victim)
 			continue
 		}
@@ -993,9 +1054,14 @@ func (s *HTTPServerConn) trimLocked() {
 	}
 }
 
+// rankBeingWritten is the dropRank of the newest event of a stream that a delivery is
+// writing: it goes last, and the newest such event of the session never does.
+const rankBeingWritten = 4
+
 // dropRank says how readily the oldest event of st goes when the session is over its
 // bytes (lowest first): 1 delivered, 2 no client reading, 3 a client reading but busy
-// with earlier events; 0 never.
+// with earlier events, 4 (rankBeingWritten) being written to a client that has not
+// taken it yet; 0 never.
 func (s *HTTPServerConn) dropRank(st *serverStream) int {
 	if len(st.events) == 0 {
 		return 0
@@ -1008,12 +1074,21 @@ func (s *HTTPServerConn) dropRank(st *serverStream) int {
 		return 1
 	case st.owner == nil:
 		return 2
-	case ev.seq == st.seq || !st.writing:
-		// On its way to a client that keeps up, or the newest: a message larger than the
-		// whole budget reaches a connected client all the same.
+	case !st.writing:
+		// On its way: the delivery takes it at once.
 		return 0
+	case ev.seq == st.seq:
+		return rankBeingWritten
 	}
 	return 3
+}
+
+// cutLocked shortens the write in progress of the delivery holding st to
+// stalledWriteGrace from now.
+func (st *serverStream) cutLocked() {
+	if st.cut != nil {
+		st.cut()
+	}
 }
 
 // maxKeptResponse is the size up to which a response that has to go stays as it is: the
@@ -1092,8 +1167,8 @@ func (s *HTTPServerConn) CloseSSEStream(id jsonrpc.ID) bool {
 }
 
 // begin and end bracket every HTTP request of the session, for the idle timeout and the
-// choice of a session to evict.
-func (s *HTTPServerConn) begin() bool {
+// choice of a session to evict; get says the request is a GET.
+func (s *HTTPServerConn) begin(get bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	select {
@@ -1105,35 +1180,84 @@ func (s *HTTPServerConn) begin() bool {
 		return false
 	}
 	s.active++
-	s.lastActive = time.Now()
+	if get {
+		s.gets++
+	} else {
+		s.lastRequest = time.Now()
+	}
 	if s.timer != nil {
 		s.timer.Stop()
 	}
 	return true
 }
 
-func (s *HTTPServerConn) end() {
+func (s *HTTPServerConn) end(get bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.active--
-	s.lastActive = time.Now()
-	if s.active == 0 && s.timer != nil && !s.closing {
+	if get {
+		s.gets--
+	} else {
+		s.lastRequest = time.Now()
+	}
+	s.armLocked()
+}
+
+// armLocked starts the idle timer when nothing keeps the session: no request or stream
+// in progress, no hold.
+func (s *HTTPServerConn) armLocked() {
+	if s.active == 0 && s.held == 0 && s.timer != nil && !s.closing {
 		s.timer.Reset(s.h.opts.SessionTimeout)
 	}
 }
 
-func (s *HTTPServerConn) expire() { s.closeIfIdle("expired") }
-
-// closeIfIdle ends the session unless a request or stream of its is in progress. From
-// the moment it decides, begin refuses new requests, so none slips in before Close.
-func (s *HTTPServerConn) closeIfIdle(why string) {
+// Hold keeps the session while its server does work for its client that the client
+// will come back for (a task running): the session does not expire while held, and is
+// evicted for a new session ([HTTPOptions.MaxSessions]) only when every session without
+// a POST in progress is held. The server bounds how long it holds (a task's TTL).
+// release ends the hold; from then on the session expires SessionTimeout after its last
+// request, or later. Calling release again does nothing.
+func (s *HTTPServerConn) Hold() (release func()) {
 	s.mu.Lock()
-	idle := s.active == 0 && !s.closing
-	if idle {
+	s.held++
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.held--
+			s.armLocked()
+		})
+	}
+}
+
+func (s *HTTPServerConn) expire() {
+	s.closeIf("expired", func() bool { return s.active == 0 && s.held == 0 })
+}
+
+// evictableLocked reports whether the session may be evicted: no POST in progress.
+func (s *HTTPServerConn) evictableLocked() bool { return s.active == s.gets && !s.closing }
+
+// evict ends the session, its GET streams with it, unless a POST of its began since it
+// was chosen.
+func (s *HTTPServerConn) evict() {
+	s.closeIf("evicted to make room for a new session", s.evictableLocked)
+}
+
+// closeIf ends the session if idle, called with s.mu held, still says so. From the
+// moment it decides, begin refuses new requests, so none slips in before Close.
+func (s *HTTPServerConn) closeIf(why string, idle func() bool) {
+	s.mu.Lock()
+	ok := !s.closing && idle()
+	if ok {
 		s.closing = true
 	}
 	s.mu.Unlock()
-	if idle {
+	if ok {
 		s.h.log.Debug("session "+why, "session", s.id)
 		s.Close()
 	}
@@ -1281,7 +1405,7 @@ func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *ser
 		if st.owner != nil {
 			close(st.owner) // a resumption takes over from a connection the client gave up
 		}
-		st.owner, st.writing, st.from = kick, false, after
+		st.owner, st.writing, st.cut, st.from = kick, false, nil, after
 	}
 	s.mu.Unlock()
 
@@ -1326,10 +1450,19 @@ func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *ser
 		}
 		finished := st.done && (len(batch) == 0 || batch[len(batch)-1].seq == st.seq)
 		st.writing = len(batch) > 0
+		if st.writing {
+			deadline := time.Now().Add(sseWriteTimeout)
+			_ = rc.SetWriteDeadline(deadline)
+			st.cut = func() {
+				if d := time.Now().Add(stalledWriteGrace); d.Before(deadline) {
+					deadline = d
+					_ = rc.SetWriteDeadline(d)
+				}
+			}
+		}
 		s.mu.Unlock()
 
 		if len(batch) > 0 {
-			_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
 			for _, ev := range batch {
 				if err := writeSSEEvent(w, st.eventID(ev.seq), 0, ev.data); err != nil {
 					s.release(st, kick)
@@ -1344,7 +1477,7 @@ func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *ser
 			s.mu.Lock()
 			st.sent = max(st.sent, cursor)
 			if st.owner == kick {
-				st.writing = false
+				st.writing, st.cut = false, nil
 			}
 			s.trimLocked() // what was kept only until it was written may go now
 			s.mu.Unlock()
@@ -1379,10 +1512,13 @@ func (s *HTTPServerConn) release(st *serverStream, kick chan struct{}) {
 	defer s.mu.Unlock()
 	if st.owner == kick {
 		st.owner = nil
-		st.writing = false
+		st.writing, st.cut = false, nil
 		if st.done && st != s.standalone {
 			s.lingerLocked(st)
 		}
+		// What was on its way to the client, kept whole while the client was there, is
+		// now kept for a client that went away, within the bound.
+		s.trimLocked()
 	}
 }
 
@@ -1411,6 +1547,7 @@ func (s *HTTPServerConn) serveJSON(w http.ResponseWriter, r *http.Request, req *
 	}
 	select {
 	case resp, ok := <-ch:
+		boundWrites(w)
 		if !ok { // cancelled by the client
 			w.WriteHeader(http.StatusAccepted)
 			return true
@@ -1427,7 +1564,16 @@ func (s *HTTPServerConn) serveJSON(w http.ResponseWriter, r *http.Request, req *
 		forget()
 	case <-s.done:
 		forget()
+		boundWrites(w)
 		writeHTTPError(w, http.StatusNotFound, codeSessionNotFound, "session closed")
 	}
 	return true
+}
+
+// boundWrites gives the writes of a response from now on sseWriteTimeout in all: the
+// http.Server has no WriteTimeout (it would end every SSE stream), so without it a JSON
+// body of megabytes to a client that reads nothing would hold its handler, and whatever
+// that handler holds (a session kept busy, a MaxStatelessInFlight slot), for ever.
+func boundWrites(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(sseWriteTimeout))
 }

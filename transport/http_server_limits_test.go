@@ -109,10 +109,17 @@ func recorderError(t *testing.T, w *httptest.ResponseRecorder) *jsonrpc.Response
 }
 
 // TestHTTPServerSessionCap: beyond MaxSessions a new session takes the place of the least
-// recently active idle one, and is refused with 503 when every session is busy.
+// recently active idle one, and is refused with 503 when every session is busy (a POST
+// in progress).
 func TestHTTPServerSessionCap(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b := newBubble(t, nil, &HTTPOptions{MaxSessions: 2})
+		release := make(chan struct{})
+		b := newBubble(t, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			if req.Method == "block" {
+				<-release
+			}
+			return map[string]bool{"ok": true}, nil
+		}, &HTTPOptions{MaxSessions: 2})
 		a := b.init(t)
 		time.Sleep(time.Second)
 		c := b.init(t)
@@ -133,8 +140,14 @@ func TestHTTPServerSessionCap(t *testing.T) {
 			t.Error("a session that was not evicted fails")
 		}
 
-		// Both sessions busy (a GET stream open): the next one is refused.
-		stopA, stopD := b.hold(a), b.hold(d)
+		// Both sessions busy: the next one is refused.
+		var wg sync.WaitGroup
+		for _, sid := range []string{a, d} {
+			wg.Go(func() {
+				b.do(context.Background(), http.MethodPost, `{"jsonrpc":"2.0","id":7,"method":"block"}`, sid, nil)
+			})
+		}
+		synctest.Wait()
 		w := b.do(context.Background(), http.MethodPost, initBody, "", nil)
 		if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
 			t.Errorf("initialize beyond the cap with every session busy: HTTP %d (Retry-After %q), want 503",
@@ -146,8 +159,8 @@ func TestHTTPServerSessionCap(t *testing.T) {
 		if n := b.SessionCount(); n != 2 {
 			t.Errorf("%d sessions after the refusal", n)
 		}
-		stopA()
-		stopD()
+		close(release)
+		wg.Wait()
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -309,6 +310,7 @@ func (h *HTTPHandler) serveStateless(w http.ResponseWriter, r *http.Request, req
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	caller := h.caller(r) // a function of the server's, called without the lock
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -322,12 +324,26 @@ func (h *HTTPHandler) serveStateless(w http.ResponseWriter, r *http.Request, req
 			"too many requests: the server already has %d requests waiting for their response; send more once some are answered", limit))
 		return
 	}
+	if limit := h.opts.MaxStatelessPerCaller; limit > 0 && h.statelessBy[caller] >= limit {
+		h.mu.Unlock()
+		h.log.Warn("stateless request refused: too many in flight from one caller", "limit", limit, "remote", r.RemoteAddr)
+		refuse(w, req, http.StatusTooManyRequests, fmt.Sprintf(
+			"too many requests: you already have %d requests waiting for their response at this server; send more once some are answered", limit))
+		return
+	}
+	if h.statelessBy == nil {
+		h.statelessBy = map[string]int{}
+	}
 	h.stateless++
+	h.statelessBy[caller]++
 	h.wg.Add(1)
 	h.mu.Unlock()
 	defer func() {
 		h.mu.Lock()
 		h.stateless--
+		if h.statelessBy[caller]--; h.statelessBy[caller] == 0 {
+			delete(h.statelessBy, caller)
+		}
 		h.mu.Unlock()
 		h.wg.Done()
 	}()
@@ -341,6 +357,20 @@ func (h *HTTPHandler) serveStateless(w http.ResponseWriter, r *http.Request, req
 	case <-ctx.Done():
 	}
 	c.end()
+}
+
+// caller names the caller of a stateless request for MaxStatelessPerCaller.
+func (h *HTTPHandler) caller(r *http.Request) string {
+	if f := h.opts.StatelessCaller; f != nil {
+		if c := f(r); c != "" {
+			return "named " + c
+		}
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return "addr " + host
 }
 
 // StatelessConn is the connection of one stateless 2026-07-28 request over Streamable
@@ -435,6 +465,7 @@ func (c *StatelessConn) Write(ctx context.Context, m jsonrpc.Message) error {
 		}
 		c.w.Header().Set("Content-Type", "application/json")
 		c.w.WriteHeader(status)
+		boundWrites(c.w)
 		_, _ = c.w.Write(b)
 		c.Close()
 		return nil

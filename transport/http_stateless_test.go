@@ -6,8 +6,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/jsonwire"
@@ -192,7 +194,7 @@ func TestStatelessClientLeaves(t *testing.T) {
 func TestStatelessInFlightBounded(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan struct{}, 8)
-	_, url := statelessServer(t, HTTPOptions{MaxStatelessInFlight: 2}, func(ctx context.Context, c *jsonrpc.Conn, req *jsonrpc.Request) (any, error) {
+	_, url := statelessServer(t, HTTPOptions{MaxStatelessInFlight: 2, MaxStatelessPerCaller: -1}, func(ctx context.Context, c *jsonrpc.Conn, req *jsonrpc.Request) (any, error) {
 		started <- struct{}{}
 		select {
 		case <-release:
@@ -243,4 +245,59 @@ func TestStatelessInFlightBounded(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("a request once the others were answered: HTTP %d", resp.StatusCode)
 	}
+}
+
+// TestStatelessInFlightSharedByCallers: one caller (by default an address) has at most
+// its share of MaxStatelessInFlight, half unless MaxStatelessPerCaller says otherwise:
+// one more of its requests is refused with 429 and a sentence that says they are its
+// own, while another caller's is served. (4,096 listens held open by one client refused
+// every other client's requests with 429 for as long as they stayed open.)
+func TestStatelessInFlightSharedByCallers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		h := NewHTTPHandler(func(ctx context.Context, conn jsonrpc.Connection) {
+			c := jsonrpc.NewConn(conn, jsonrpc.Options{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+				return map[string]any{"tools": []any{}}, nil
+			})})
+			<-c.Done()
+		}, &HTTPOptions{ModernProtocolVersions: DefaultModernProtocolVersions, MaxStatelessInFlight: 4})
+		defer h.Close()
+		answers := make(chan *httptest.ResponseRecorder, 8)
+		from := func(addr string) {
+			r := statelessRequest(context.Background(), "http://localhost/mcp", "application/json, text/event-stream")
+			r.RemoteAddr = addr
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			answers <- w
+		}
+		for port := range 4 {
+			go from("192.0.2.1:" + strconv.Itoa(1000+port))
+		}
+		synctest.Wait()
+		if len(answers) != 2 {
+			close(release)
+			t.Fatalf("%d of one caller's 4 requests refused at once, want 2 (its half of MaxStatelessInFlight 4)", len(answers))
+		}
+		for range 2 {
+			if w := <-answers; w.Code != http.StatusTooManyRequests || !strings.Contains(w.Body.String(), `"id":3`) ||
+				!strings.Contains(w.Body.String(), "too many requests: you already have 2 requests waiting") {
+				t.Errorf("a request of one caller beyond its share: HTTP %d %s, want 429 that says the requests are its own", w.Code, w.Body)
+			}
+		}
+		go from("198.51.100.7:1000")
+		synctest.Wait()
+		if len(answers) != 0 {
+			t.Errorf("another caller's request refused: %s", (<-answers).Body)
+		}
+		close(release)
+		for range 3 {
+			if w := <-answers; w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"tools":[]`) {
+				t.Errorf("a request admitted: HTTP %d %s", w.Code, w.Body)
+			}
+		}
+	})
 }
