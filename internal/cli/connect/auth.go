@@ -472,13 +472,15 @@ func (s *Selection) Login(ctx context.Context) (*Target, error) {
 		return t, ErrNoLoginNeeded
 	}
 	if err := fresh.Login(ctx); err != nil {
-		// Most often a server with no OAuth at all: say first that it needs no login
-		// (the sentence of the failure alone read as if it did).
+		// Most often a server with no OAuth at all: say first that the commands need no
+		// login (the sentence of the failure alone read as if they did), then that the
+		// login asked for failed, as two facts ("needs no login; logging in anyway
+		// failed" read as a contradiction).
 		why := look.AuthSentence(err)
 		if why == "" {
 			why = look.Sentence(err)
 		}
-		return t, cmdutil.UsageErrorf("the server at %s answers without a token, so it needs no login; logging in anyway through its OAuth metadata failed: %s",
+		return t, cmdutil.UsageErrorf("the server at %s answers without a token, so mcpi's commands work without a login; it publishes OAuth metadata, but the login through it failed: %s",
 			t.Name, strings.TrimPrefix(why, "the OAuth login failed: "))
 	}
 	return t, nil

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -338,5 +339,28 @@ func TestMistypedTokenStore(t *testing.T) {
 		if wantCode := map[bool]int{true: 0, false: 2}[c.want == ""]; code != wantCode || stderr != c.want {
 			t.Errorf("MCPI_TOKEN_STORE=%s mcpi %s: exit %d, stderr %q; want %d, %q", c.env, strings.Join(c.args, " "), code, stderr, wantCode, c.want)
 		}
+	}
+}
+
+// "auth login" to a server that answers without a token but publishes OAuth metadata
+// through which the login fails says both, without contradiction: commands work without
+// a login, and the login it was asked for failed, and why. ("it needs no login; logging
+// in anyway ... failed" read as if mcpi had tried something it should not have.)
+func TestLoginToOpenServerWithMetadataFails(t *testing.T) {
+	srv := demo.New(&demo.Options{SideEffectDir: t.TempDir()})
+	t.Cleanup(srv.Close)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", srv.HTTPHandler(nil))
+	hs := httptest.NewServer(mux)
+	t.Cleanup(hs.Close)
+	url := hs.URL + "/mcp"
+	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"resource": %q, "authorization_servers": [%q]}`, url, hs.URL+"/as")
+	})
+	_, stderr, code := run(t, t.TempDir(), "auth", "login", "--url", url, "--no-browser")
+	want := "mcpi: the server at " + url + " answers without a token, so mcpi's commands work without a login; it publishes OAuth metadata, but the login through it failed: "
+	if code != 2 || !strings.HasPrefix(stderr, want) || strings.Contains(stderr, "anyway") {
+		t.Errorf("exit %d, stderr %q\nwant exit 2, a sentence that starts with %q", code, stderr, want)
 	}
 }

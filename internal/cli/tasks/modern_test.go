@@ -3,12 +3,15 @@ package tasks_test
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
@@ -546,5 +549,74 @@ func TestModernGone(t *testing.T) {
 			// demo server.
 			checkDescribed(t, run(fresh(t)), `mcpi: the task "t1" is not in mcpi's local list of tasks, and the embedded demo server (used when no server is named) has no such task: name the server it runs on with --url, --stdio or --config (exit 1)`)
 		})
+	}
+}
+
+// An interrupted "tasks watch ID --json" ends with an "interrupted" line: the task runs
+// on, and the line says how to fetch its result, as stderr does (the stream ended on a
+// "status" line, and stderr said only "interrupted").
+func TestModernWatchInterrupted(t *testing.T) {
+	clitest.StateDir(t)
+	f, _, _ := modernDetached(t)
+	getThen(f, math.MaxInt32, scripted.ResultDone)
+	env := fresh(t)
+	ctx, stop := context.WithCancel(clitest.Context(t))
+	o := sharedOpts(env, true)
+	o.Connect = func(c context.Context, requests cmdutil.RequestPolicy) (*cmdutil.Session, error) {
+		sess, err := env.Factory.Connect(c, requests)
+		if err != nil {
+			return nil, err
+		}
+		sub := sess.Subscribe()
+		go func() {
+			defer sub.Close()
+			for e := range sub.All(context.Background()) {
+				if te, ok := e.(*client.TaskEvent); ok && te.Kind == client.TaskStatus {
+					stop() // Ctrl-C
+					return
+				}
+			}
+		}()
+		return sess, nil
+	}
+	err := watch.Run(ctx, &watch.Options{Options: o, ID: "t1"})
+	want := `mcpi: interrupted; the task "t1" is still running on the server: get its result with "mcpi tasks result t1" (exit 2)`
+	if got := describe(err); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	lines := strings.Split(strings.TrimSpace(env.Out.String()), "\n")
+	var last taskview.Event
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Event != "interrupted" ||
+		last.Interrupted == nil || last.Interrupted.State != "running" || last.Interrupted.Fetch != "mcpi tasks result t1" ||
+		last.Error == nil || last.Error.Message != `interrupted; the task "t1" is still running on the server: get its result with "mcpi tasks result t1"` ||
+		last.Task == nil || last.Task.TaskID != "t1" || last.Task.Status != mcp.TaskStatusWorking {
+		t.Errorf("last line: %s", env.Out)
+	}
+}
+
+// An interrupted "tasks result ID --json" says that the task runs on and how to fetch
+// its result: it printed {"error":{"message":"interrupted"}}, as if that were the task's
+// outcome.
+func TestModernResultInterrupted(t *testing.T) {
+	clitest.StateDir(t)
+	f, _, _ := modernDetached(t)
+	ctx, stop := context.WithCancel(clitest.Context(t))
+	f.On(mcp.MethodTasksGet, func(context.Context, *jsonrpc.Request) (any, error) {
+		stop() // Ctrl-C while the task works
+		return scripted.TaskJSON("complete", "t1", mcp.TaskStatusWorking, 10, ""), nil
+	})
+	env := fresh(t)
+	err := result.Run(ctx, &result.Options{Options: sharedOpts(env, true), ID: "t1"})
+	want := `interrupted; the task "t1" is still running on the server: get its result with "mcpi tasks result t1"`
+	if got := describe(err); got != "mcpi: "+want+" (exit 2)" {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	var got struct {
+		Interrupted *taskview.Interrupted
+		Error       *taskview.Error
+	}
+	if err := json.Unmarshal(env.Out.Bytes(), &got); err != nil || got.Interrupted == nil || *got.Interrupted != (taskview.Interrupted{State: "running", Fetch: "mcpi tasks result t1"}) ||
+		got.Error == nil || got.Error.Message != want || got.Error.Code != nil {
+		t.Errorf("stdout: %s", env.Out)
 	}
 }

@@ -34,6 +34,7 @@ const EventsHelp = `With --json, every event is one JSON object on its own line 
   {"event":"error","time":T,"task":TASK,"error":{"code":N,"message":S,"data":ANY}}
   {"event":"gone","time":T,"task":TASK,"error":{"code":N,"message":S}}
   {"event":"lost","time":T,"task":TASK,"lost":{"reason":R,"polls":N,"fetch":CMD},"error":{"code":N,"message":S,"data":ANY}}
+  {"event":"interrupted","time":T,"task":TASK,"interrupted":{"state":S,"fetch":CMD},"error":{"message":S}}
 
 TASK is the task as last known, with the fields of the MCP Task (taskId, status,
 statusMessage, createdAt, lastUpdatedAt, ttl, pollInterval). T is when mcpi saw the
@@ -55,7 +56,16 @@ server ended the session (2025-11-25) while mcpi followed the task, "noResult"
 when the server said the task ended but did not answer its tasks/result within
 --timeout; "error" is
 the last poll's error, with the server's "code" when it answered one; "fetch" is
-the command that gets the task's result later). A status line with
+the command that gets the task's result later) or "interrupted" (mcpi was
+interrupted, by a signal such as Ctrl-C or SIGTERM, before the task ended:
+"state" is "running" when the task was left running on the server, with
+"fetch" the command that gets its result later, "cancelled" when mcpi cancelled
+it, "stopped" when it ends with the server mcpi stops as it exits (the embedded
+demo server, a stdio server), "unknown" when mcpi cannot tell (the call was
+withdrawn before the server gave the task's id, or cancelling it failed);
+"error" is mcpi's sentence, as on stderr). When the reader of stdout closed it,
+nothing more is written there, and stderr alone says what became of the task.
+A status line with
 "dropped" stands for N events left out because the lines were not read as fast as
 the server sent them (stdout blocked); the task is as known then, and the last line
 is never left out.`
@@ -78,6 +88,42 @@ type Event struct {
 	Polled *Polled `json:"polled,omitempty"`
 	// Lost says why mcpi stopped following the task, on a "lost" event.
 	Lost *Lost `json:"lost,omitempty"`
+	// Interrupted says what became of the task, on an "interrupted" event.
+	Interrupted *Interrupted `json:"interrupted,omitempty"`
+}
+
+// What became of a task mcpi was interrupted while following, in [Interrupted.State].
+const (
+	// LeftRunning: the task was left running on the server, and can be fetched later.
+	LeftRunning = "running"
+	// LeftCancelled: mcpi cancelled the task on the server.
+	LeftCancelled = "cancelled"
+	// LeftStopped: the task ends with its server, which mcpi stops as it exits.
+	LeftStopped = "stopped"
+	// LeftUnknown: mcpi cannot tell (no id yet, or cancelling it failed).
+	LeftUnknown = "unknown"
+)
+
+// Interrupted is what an "interrupted" event, the last line of a stream that a signal
+// ended before the task did, says of the task: a script that reads only stdout learns
+// whether it still runs and how to fetch its result.
+type Interrupted struct {
+	State string `json:"state"`
+	// Fetch is the command that gets the result of a task left running.
+	Fetch string `json:"fetch,omitempty"`
+}
+
+// InterruptedEvent is the last line of a stream that an interruption ended: task is the
+// task as last known (nil: none yet), state and fetch are what became of it, and msg is
+// the sentence that says so on stderr.
+func InterruptedEvent(at time.Time, task *mcp.Task, state, fetch, msg string) Event {
+	ev := Event{Event: "interrupted", Time: mcp.FormatTime(at), Interrupted: &Interrupted{State: state, Fetch: fetch},
+		Error: &Error{Message: msg}}
+	if task != nil && task.TaskID != "" {
+		st := *task
+		ev.Task = &st
+	}
+	return ev
 }
 
 // Why mcpi lost track of a task, in [Lost.Reason].

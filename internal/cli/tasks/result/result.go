@@ -12,6 +12,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/render"
+	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -36,7 +37,10 @@ func NewCmd(f *cmdutil.Factory, sel *connect.Selection, runF func(context.Contex
 tool call would have returned. With --json: the CallToolResult; a task that
 ended without one prints {"error":{"code":N,"message":S,"data":D}}, the server's
 JSON-RPC error as it was sent (code and data only then), or {"error":{"message":S}}
-saying what became of the task (cancelled, unknown to the server, lost).
+saying what became of the task (cancelled, unknown to the server, lost). When a
+signal (Ctrl-C, SIGTERM) interrupts the wait, the task runs on, and --json prints
+{"interrupted":{"state":"running","fetch":CMD},"error":{"message":S}}, CMD the
+command that gets its result later.
 
 Without server flags, a task recorded in the local state file (by --detach, or
 Ctrl-C while following) is fetched from the server it was started on, in the
@@ -61,7 +65,7 @@ is wrong and exits 1.
 Exit status: 0 on success, 1 when the tool reported an error (isError), its
 result does not fit its output schema, the task ended with a JSON-RPC error or
 was cancelled, or the server has no such task, 2 on bad usage, input mcpi could
-not give, or a connection failure.`,
+not give, a connection failure or an interruption.`,
 		Example: `  id=$(mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --task --detach)
   mcpi tasks result "$id"`,
 		Args: cmdutil.TaskIDArgs(false),
@@ -99,6 +103,20 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	if refused := sess.Refusal(res, err); refused != nil {
 		return refused
+	}
+	if err != nil && errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		// Interrupted: the task, which this command did not start, runs on, and the
+		// output says so and how to fetch its result (it said "interrupted" as the
+		// error of a task that had not ended).
+		intr := &cmdutil.InterruptedTaskError{ID: opts.ID, Fetch: state.FetchCommand(opts.Selection, sess.ProtocolVersion(), opts.ID)}
+		if opts.JSON {
+			msg, _ := cmdutil.Describe(intr)
+			_ = cmdutil.PrintJSON(opts.IO.Out, map[string]any{
+				"interrupted": &taskview.Interrupted{State: taskview.LeftRunning, Fetch: intr.Fetch},
+				"error":       &taskview.Error{Message: strings.TrimPrefix(msg, "mcpi: ")},
+			})
+		}
+		return intr
 	}
 	if err != nil {
 		err = opts.OutcomeErr(err, opts.ID)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -68,10 +69,11 @@ task the server no longer knows is forgotten; stderr counts those left out).
 With --json every event is one JSON object per line, as for "mcpi tools call
 --task --json": {"event":"status","time":T,"task":TASK} for the task as first
 seen and for every change, {"event":"input",...} for a request of the server
-linked to the task, and (for one task) a last "result", "error" or "lost"
-event (mcpi stopped following a task whose fate it does not know; see "mcpi
-tools call --help"); {"event":"gone","task":TASK,...} when the server stops
-knowing a task.
+linked to the task, and (for one task) a last "result", "error", "lost"
+event (mcpi stopped following a task whose fate it does not know) or
+"interrupted" event (a signal stopped mcpi: the task runs on, and "fetch" is
+the command that gets its result; see "mcpi tools call --help");
+{"event":"gone","task":TASK,...} when the server stops knowing a task.
 
 The result of a task whose tool is known (recorded in the local state file) is
 checked against the tool's output schema, as "mcpi tools call" checks it (the
@@ -238,7 +240,24 @@ func watchOne(ctx context.Context, opts *Options, sess *cmdutil.Session) error {
 			return err
 		}
 	}
-	return ctx.Err()
+	if ctx.Err() == nil {
+		return nil
+	}
+	// Interrupted: the task, which this command did not start, runs on. The last line
+	// says so, as the one of "tools call --task" does, with the command that fetches
+	// its result.
+	if p.live != nil {
+		p.live.Stop(true)
+	}
+	intr := &cmdutil.InterruptedTaskError{ID: opts.ID, Fetch: state.FetchCommand(opts.Selection, sess.ProtocolVersion(), opts.ID)}
+	if p.out != nil {
+		st := task.State()
+		msg, _ := cmdutil.Describe(intr)
+		// A line that cannot be written (stdout closed) changes nothing: the
+		// interruption is what the exit status and stderr say.
+		_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &st, taskview.LeftRunning, intr.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+	}
+	return intr
 }
 
 // finish shows the outcome and returns the error that gives the exit code. A result is

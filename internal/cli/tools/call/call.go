@@ -178,7 +178,7 @@ a task called without --task, by mcpi or by the server, or one that never
 does called with it), input mcpi could not give, the
 --max-input-rounds bound, a connection failure (the server exited, ended the
 session or cannot be reached, whatever error it sent with the end; a task lost
-so included, "lost" event) or an interruption.`,
+so included, "lost" event) or an interruption ("interrupted" event).`,
 		Example: `  mcpi tools call add --arg a=2 --arg b=3
   mcpi tools call echo --args-json '{"text":"hi"}' --json
   mcpi --url http://127.0.0.1:8080/mcp tools call slow_task --arg seconds=5 --arg steps=5 --task

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
@@ -81,7 +82,7 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 			if task != nil {
 				ended, err := leave(opts, sess, live, task)
 				if !ended {
-					return err
+					return interruptedLine(out, now, task, err)
 				}
 				// The task ended while mcpi asked: its outcome is on its way, and shown
 				// as if mcpi had followed it to the end. Its line was kept on the screen.
@@ -97,7 +98,7 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 			if live != nil {
 				live.Stop(true)
 			}
-			return &cmdutil.InterruptedTaskError{}
+			return interruptedLine(out, now, nil, &cmdutil.InterruptedTaskError{})
 		case e, ok := <-events:
 			if !ok {
 				return fmt.Errorf("the task's events ended before its outcome: %w", sess.Err())
@@ -175,7 +176,7 @@ func runTask(ctx context.Context, opts *Options, sess *cmdutil.Session, params *
 				if interrupted {
 					ended, err := leave(opts, sess, live, task)
 					if !ended {
-						return err
+						return interruptedLine(out, now, task, err)
 					}
 					live = nil
 				}
@@ -272,6 +273,37 @@ func lostTask(opts *Options, sess *cmdutil.Session, task *client.Task, err error
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
 	}
 	return fetch, &cmdutil.LostTaskError{ID: task.ID(), Server: opts.Selection.ServerURL(), Fetch: fetch, Err: err}
+}
+
+// interruptedLine writes, with --json (out not nil), the "interrupted" line that ends the
+// events of a task mcpi stopped following on an interruption, err (an
+// *cmdutil.InterruptedTaskError), and returns err: without it the stream would end on a
+// "status" line, and a script could not tell an interruption from a cut-off stream, nor
+// learn whether the task still runs. task is nil when the server gave no id.
+func interruptedLine(out *taskview.JSONWriter, now func() time.Time, task *client.Task, err error) error {
+	var intr *cmdutil.InterruptedTaskError
+	if out == nil || !errors.As(err, &intr) {
+		return err
+	}
+	left := taskview.LeftRunning
+	switch {
+	case intr.ID == "" || intr.CancelErr != nil:
+		left = taskview.LeftUnknown
+	case intr.Cancelled:
+		left = taskview.LeftCancelled
+	case intr.Embedded || intr.Stdio != "":
+		left = taskview.LeftStopped
+	}
+	var st *mcp.Task
+	if task != nil {
+		s := task.State()
+		st = &s
+	}
+	msg, _ := cmdutil.Describe(err)
+	// A line that cannot be written (stdout closed) changes nothing: the interruption
+	// is what the exit status and stderr say.
+	_ = out.Write(taskview.InterruptedEvent(now(), st, left, intr.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+	return err
 }
 
 // leave handles Ctrl-C while following: on a terminal it asks whether to cancel the
