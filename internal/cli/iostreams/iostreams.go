@@ -58,6 +58,13 @@ func (g *closedGuard) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// Fd, Read and Close are the file's: a terminal UI given the guard as its output
+// finds the terminal behind it (the charm libraries look for a term.File), where it
+// drew nothing, taking it for a pipe of unknown size.
+func (g *closedGuard) Fd() uintptr                { return g.f.Fd() }
+func (g *closedGuard) Read(p []byte) (int, error) { return g.f.Read(p) }
+func (g *closedGuard) Close() error               { return g.f.Close() }
+
 // OnOutputClosed has f called, once, when the reader of the process's standard output
 // closes it. Only the streams of [System] watch for it; mcpi must also keep SIGPIPE from
 // killing it (the main package notifies it), or the write never returns.

@@ -1,6 +1,7 @@
 package iostreams
 
 import (
+	"io"
 	"strings"
 	"testing"
 )
@@ -76,5 +77,17 @@ func TestNotesHeldWhilePrompting(t *testing.T) {
 	resume()
 	if got := errOut.String(); strings.Count(got, "\n") != maxHeld+1 || !strings.Contains(got, "(3 more lines came while mcpi asked; they were left out)\n") {
 		t.Errorf("after a flood: %d lines, ending %q", strings.Count(got, "\n"), got[max(0, len(got)-80):])
+	}
+}
+
+// The standard output of System, which watches for its reader going away, is still seen
+// as the terminal it writes to by what looks for one (bubbletea wants a term.File): the
+// terminal UI drew nothing through it.
+func TestSystemOutputIsAFile(t *testing.T) {
+	if _, ok := System().Out.(interface {
+		io.ReadWriteCloser
+		Fd() uintptr
+	}); !ok {
+		t.Fatalf("System().Out is a %T, which has no file descriptor", System().Out)
 	}
 }
