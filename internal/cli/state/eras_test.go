@@ -160,7 +160,7 @@ func TestErasExpire(t *testing.T) {
 	}
 
 	// An entry written before entries had "checked" goes by "at".
-	if err := os.WriteFile(e.Path, []byte(`{"old":{"version":"2025-11-25","at":"2026-01-01T00:00:00Z"}}`), 0o600); err != nil {
+	if err := os.WriteFile(e.Path, []byte(`{"`+EraKey("old")+`":{"version":"2025-11-25","at":"2026-01-01T00:00:00Z"}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	c.t = start.Add(time.Hour)
