@@ -235,6 +235,10 @@ type members struct {
 	seen               uint8  // members met, for those a null leaves unset
 }
 
+// msgTwoIDs refuses a frame with two id members. A response so refused names no call:
+// failing the one either id names could fail a call the peer did not answer.
+const msgTwoIDs = "invalid request: the id member appears more than once"
+
 // Bits of members.seen.
 const seenMethod uint8 = 1 << iota
 
@@ -265,7 +269,7 @@ func (ms *members) set(lit, v []byte) {
 		if ms.id != nil {
 			// Which of them a reply should name is anyone's guess, and a proxy may
 			// guess otherwise than this end.
-			ms.typeMismatch("invalid request: the id member appears more than once")
+			ms.typeMismatch(msgTwoIDs)
 		}
 		ms.id = v
 	case "params":
@@ -352,7 +356,7 @@ func (e *DecodeError) asResponse(data []byte) {
 		return
 	}
 	var id ID
-	if rawID == nil || id.UnmarshalJSON(rawID) != nil {
+	if rawID == nil || e.Err.Message == msgTwoIDs || id.UnmarshalJSON(rawID) != nil {
 		id = ID{}
 	}
 	bad := &MalformedResponseError{Reason: e.Err.Message}
