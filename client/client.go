@@ -1361,11 +1361,22 @@ func (e *ListLimitError) Error() string {
 	return fmt.Sprintf("%s: stopped at the bound of %d pages, with more to come", e.Method, e.MaxPages)
 }
 
+var errParamsArray = jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: MCP params must be a JSON object, not an array")
+
 // handle serves what the server sends: its requests, answered (those that wait for the
 // user on their own goroutine), and its notifications, which the connection hands over
 // one at a time on its reading goroutine and which therefore never wait. A request method
-// sent as a notification (no id) is ignored, as there is no one to answer.
+// sent as a notification (no id) is ignored, as there is no one to answer, and so is a
+// notification whose params are an array; such a request gets -32602.
 func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	if p := req.Params; len(p) > 0 && p[0] == '[' {
+		// JSON-RPC allows positional params; MCP names every one, and so does the server
+		// side (server.errParamsArray).
+		if req.IsNotification() {
+			return nil, nil
+		}
+		return nil, errParamsArray
+	}
 	if req.IsNotification() {
 		s.notification(req)
 		return nil, nil

@@ -279,12 +279,14 @@ func TestMemberNamesAreCaseSensitive(t *testing.T) {
 
 func TestDecodeTypeMismatchesSayWhich(t *testing.T) {
 	for frame, want := range map[string]string{
-		`{"jsonrpc":"2.0","id":1,"method":5}`:                      "method must be a string",
-		`{"jsonrpc":2,"id":1,"method":"a"}`:                        `jsonrpc must be "2.0"`,
-		`{"jsonrpc":"2.0","id":1,"error":"x"}`:                     "error must be an object",
-		`{"jsonrpc":"2.0","id":1,"error":{"code":"x"}}`:            "error code must be an integer",
-		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":[]}}`: "error message must be a string",
-		`{"jsonrpc":"2.0","id":1,"method":"a","params":"s"}`:       "params must be an object or an array",
+		`{"jsonrpc":"2.0","id":1,"method":5}`:                           "method must be a string",
+		`{"jsonrpc":2,"id":1,"method":"a"}`:                             `jsonrpc must be "2.0"`,
+		`{"jsonrpc":"2.0","id":1,"error":"x"}`:                          "error must be an object",
+		`{"jsonrpc":"2.0","id":1,"error":{"code":"x"}}`:                 "error code must be an integer",
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":[]}}`:      "error message must be a string",
+		`{"jsonrpc":"2.0","id":1,"method":"a","params":"s"}`:            "params must be an object or an array",
+		`{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`:            "invalid request: the method member appears more than once",
+		`{"jsonrpc":"2.0","id":1,"method":"a","params":{},"params":[]}`: "invalid request: the params member appears more than once",
 	} {
 		_, err := jsonrpc.DecodeMessage([]byte(frame))
 		if !errors.Is(err, jsonrpc.ErrInvalidRequest) || !strings.Contains(err.Error(), want) {

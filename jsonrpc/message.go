@@ -224,14 +224,23 @@ func decodeError(id ID, code int64, msg string) *DecodeError {
 }
 
 // members holds what a frame's object says in the members JSON-RPC defines, picked out
-// while the frame is validated. As with encoding/json, the last of duplicate members
-// wins, and a null string member leaves the one before it in place.
+// while the frame is validated. A duplicate id, method or params is refused; of the
+// others, as with encoding/json, the last of duplicate members wins, and a null string
+// member leaves the one before it in place.
 type members struct {
 	jsonrpc, method    []byte // string literals, quotes included
 	id, params, result []byte // raw values
 	err                *Error
 	mismatch           string // why a member has the wrong type
+	seen               uint8  // members met, for those a null leaves unset
 }
+
+// msgTwoIDs refuses a frame with two id members. A response so refused names no call:
+// failing the one either id names could fail a call the peer did not answer.
+const msgTwoIDs = "invalid request: the id member appears more than once"
+
+// Bits of members.seen.
+const seenMethod uint8 = 1 << iota
 
 // split validates the object frame and picks out its members. Member names match
 // exactly, as JSON-RPC spells them (encoding/json would also match "Method").
@@ -249,15 +258,24 @@ func (ms *members) set(lit, v []byte) {
 	case "jsonrpc":
 		ms.jsonrpc = ms.strMember(ms.jsonrpc, v, `invalid request: jsonrpc must be "2.0"`)
 	case "method":
+		if ms.seen&seenMethod != 0 {
+			// Which of them is meant is anyone's guess, and a proxy or a handler that
+			// reads the frame again may guess otherwise than this end, as for the id.
+			ms.typeMismatch("invalid request: the method member appears more than once")
+		}
+		ms.seen |= seenMethod
 		ms.method = ms.strMember(ms.method, v, "invalid request: method must be a string")
 	case "id":
 		if ms.id != nil {
 			// Which of them a reply should name is anyone's guess, and a proxy may
 			// guess otherwise than this end.
-			ms.typeMismatch("invalid request: the id member appears more than once")
+			ms.typeMismatch(msgTwoIDs)
 		}
 		ms.id = v
 	case "params":
+		if ms.params != nil {
+			ms.typeMismatch("invalid request: the params member appears more than once")
+		}
 		ms.params = v
 	case "result":
 		ms.result = v
@@ -338,7 +356,7 @@ func (e *DecodeError) asResponse(data []byte) {
 		return
 	}
 	var id ID
-	if rawID == nil || id.UnmarshalJSON(rawID) != nil {
+	if rawID == nil || e.Err.Message == msgTwoIDs || id.UnmarshalJSON(rawID) != nil {
 		id = ID{}
 	}
 	bad := &MalformedResponseError{Reason: e.Err.Message}

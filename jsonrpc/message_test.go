@@ -48,6 +48,11 @@ var malformed = []struct {
 	{"two ids", `{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, jsonrpc.CodeInvalidRequest, nil},
 	{"two ids, one null", `{"jsonrpc":"2.0","id":1,"id":null,"method":"ping"}`, jsonrpc.CodeInvalidRequest, nil},
 	{"two ids on a response", `{"jsonrpc":"2.0","id":1,"id":2,"result":{}}`, jsonrpc.CodeInvalidRequest, nil},
+	// Two methods or two params: which one is meant is as much a guess.
+	{"two methods", `{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/call"}`, jsonrpc.CodeInvalidRequest, nil},
+	{"two methods, one null", `{"jsonrpc":"2.0","id":1,"method":"ping","method":null}`, jsonrpc.CodeInvalidRequest, nil},
+	{"two params", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{},"params":{"a":1}}`, jsonrpc.CodeInvalidRequest, nil},
+	{"two params, one null", `{"jsonrpc":"2.0","method":"ping","params":{},"params":null}`, jsonrpc.CodeInvalidRequest, nil},
 	{"params string", `{"jsonrpc":"2.0","id":2,"method":"ping","params":"x"}`, jsonrpc.CodeInvalidRequest, int64(2)},
 	{"params number", `{"jsonrpc":"2.0","id":2,"method":"ping","params":3}`, jsonrpc.CodeInvalidRequest, int64(2)},
 	{"params null", `{"jsonrpc":"2.0","method":"ping","params":null}`, jsonrpc.CodeInvalidRequest, nil},

@@ -85,14 +85,14 @@ func refExactString(body []byte) bool {
 	return true
 }
 
-// refTopIDs counts the members named id of the object data, which is valid JSON.
-func refTopIDs(data []byte) int {
+// refTopMembers counts the members named name of the object data, which is valid JSON.
+func refTopMembers(data []byte, name string) int {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.Token() // {
 	n := 0
 	for dec.More() {
 		k, _ := dec.Token()
-		if k == "id" {
+		if k == name {
 			n++
 		}
 		var skip json.RawMessage
@@ -163,8 +163,10 @@ func refDecodeMessage(data []byte) (jsonrpc.Message, error) {
 		}
 		return nil, refDecodeError(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 	}
-	if refTopIDs(data) > 1 {
-		return nil, refDecodeError(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: the id member appears more than once")
+	for _, name := range []string{"id", "method", "params"} {
+		if refTopMembers(data, name) > 1 {
+			return nil, refDecodeError(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: the "+name+" member appears more than once")
+		}
 	}
 	var id jsonrpc.ID
 	if w.ID != nil {

@@ -96,7 +96,7 @@ func (s *Session) startClientTask(ctx context.Context, method string, params any
 	}
 	var raw json.RawMessage
 	if err := s.conn.Call(ctx, method, params, &raw); err != nil {
-		return nil, err
+		return nil, unreadableAnswer(method, err)
 	}
 	ct := &ClientTask{s: s, Method: method}
 	if !mcp.IsCreateTaskResult(raw) {

@@ -16,6 +16,40 @@ import (
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
+// UnreadableAnswerError is a client's answer to the server's request (elicitation,
+// sampling, roots) that could not be decoded but named the request: [Session.Elicit] and
+// the others fail with it at once. Err is the connection's [*jsonrpc.CallError], which
+// holds the [*jsonrpc.MalformedResponseError] that says why.
+type UnreadableAnswerError struct {
+	Method string
+	Err    error
+}
+
+func (e *UnreadableAnswerError) Error() string {
+	why := "it is not valid JSON"
+	var bad *jsonrpc.MalformedResponseError
+	if errors.As(e.Err, &bad) {
+		if bad.Detail != "" {
+			why += " (" + bad.Detail + ")"
+		} else {
+			why = strings.TrimPrefix(bad.Reason, "invalid response: ")
+		}
+	}
+	return "the client's answer to " + e.Method + " could not be read: " + why
+}
+
+func (e *UnreadableAnswerError) Unwrap() error { return e.Err }
+
+// unreadableAnswer returns err, the error of the server's request method, as an
+// [*UnreadableAnswerError] when the client's answer could not be read: the connection's
+// wording speaks of a "malformed response" without saying whose.
+func unreadableAnswer(method string, err error) error {
+	if errors.As(err, new(*jsonrpc.MalformedResponseError)) {
+		return &UnreadableAnswerError{Method: method, Err: err}
+	}
+	return err
+}
+
 // ErrNotHandled, returned by a [MethodHandler] in [Options.Handlers], lets the built-in
 // handler of the method run instead.
 var ErrNotHandled = errors.New("server: not handled")
@@ -126,7 +160,7 @@ func (s *Session) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams)
 	defer done()
 	var r mcp.CreateMessageResult
 	if err := callInTask(ctx, target, mcp.MethodSamplingCreateMessage, p, &r); err != nil {
-		return nil, err
+		return nil, unreadableAnswer(mcp.MethodSamplingCreateMessage, err)
 	}
 	return &r, nil
 }
@@ -134,7 +168,9 @@ func (s *Session) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams)
 // Elicit asks the client's user for input. In 2025-11-25 it sends elicitation/create
 // and waits for the answer; a client that declared no elicitation is sent nothing, and
 // the error is -32600. In 2026-07-28 it returns [ErrInputRequired] until the client's
-// retry of the call brings the answer (see [Session.Inputs]).
+// retry of the call brings the answer (see [Session.Inputs]). A 2025-11-25 answer that
+// cannot be read fails it at once with an [*UnreadableAnswerError], as it does
+// CreateMessage and ListRoots.
 func (s *Session) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 	var er mcp.ElicitResult
 	if handled, err := s.input(ctx, mcp.MethodElicitationCreate, p, &er); handled {
@@ -150,7 +186,7 @@ func (s *Session) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitR
 	defer done()
 	var r mcp.ElicitResult
 	if err := callInTask(ctx, target, mcp.MethodElicitationCreate, p, &r); err != nil {
-		return nil, err
+		return nil, unreadableAnswer(mcp.MethodElicitationCreate, err)
 	}
 	return &r, nil
 }
@@ -166,7 +202,7 @@ func (s *Session) ListRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
 		return &r, nil
 	}
 	if err := s.conn.Call(ctx, mcp.MethodRootsList, nil, &r); err != nil {
-		return nil, err
+		return nil, unreadableAnswer(mcp.MethodRootsList, err)
 	}
 	return &r, nil
 }

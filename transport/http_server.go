@@ -477,6 +477,7 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 			id := de.ID
 			if de.Response {
 				id = jsonrpc.ID{} // the id of the call it answers, not of a request
+				h.unreadableAnswer(r, de)
 			}
 			b, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: de.Err})
 			w.Header().Set("Content-Type", "application/json")
@@ -557,6 +558,31 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 	s.deliver(w, r, st, 0, kick)
 }
 
+// unreadableAnswer hands the session the POST names an answer to one of its requests
+// that could not be decoded but whose id could be read: the session's call fails at once
+// with why ([jsonrpc.MalformedResponseError]) rather than waiting for an answer that has
+// come. The POST is refused all the same.
+func (h *HTTPHandler) unreadableAnswer(r *http.Request, de *jsonrpc.DecodeError) {
+	if !de.ID.IsValid() {
+		return
+	}
+	h.mu.Lock()
+	s := h.sessions[r.Header.Get(HeaderSessionID)]
+	h.mu.Unlock()
+	if s == nil || !s.begin(false) {
+		return
+	}
+	defer s.end(false)
+	s.mu.Lock()
+	delete(s.asked, de.ID)
+	s.mu.Unlock()
+	select {
+	case s.unreadable <- de:
+	case <-s.done:
+	case <-r.Context().Done():
+	}
+}
+
 // refuse answers a request the session cannot take now (see admitLocked).
 func refuse(w http.ResponseWriter, req *jsonrpc.Request, status int, msg string) {
 	if status != http.StatusTooManyRequests {
@@ -629,6 +655,7 @@ func (h *HTTPHandler) newSession(w http.ResponseWriter, init *jsonrpc.Request) *
 		ctx:         ctx,
 		cancel:      cancel,
 		in:          make(chan jsonrpc.Message),
+		unreadable:  make(chan *jsonrpc.DecodeError),
 		done:        make(chan struct{}),
 		streams:     map[string]*serverStream{},
 		byRequest:   map[jsonrpc.ID]*serverStream{},
@@ -732,8 +759,11 @@ type HTTPServerConn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	in     chan jsonrpc.Message
-	done   chan struct{}
-	once   sync.Once
+	// unreadable carries the client's answers that could not be decoded but name the
+	// request they answer, for Read to return as a [*jsonrpc.DecodeError].
+	unreadable chan *jsonrpc.DecodeError
+	done       chan struct{}
+	once       sync.Once
 
 	mu         sync.Mutex
 	version    string     // negotiated protocol version (proposed one until the result)
@@ -840,11 +870,14 @@ func (s *HTTPServerConn) ProtocolVersion() string {
 	return s.version
 }
 
-// Read returns the next message the client POSTed, and io.EOF once the session is closed.
+// Read returns the next message the client POSTed, a [*jsonrpc.DecodeError] for an
+// answer it POSTed that could not be decoded, and io.EOF once the session is closed.
 func (s *HTTPServerConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	select {
 	case m := <-s.in:
 		return m, nil
+	case de := <-s.unreadable:
+		return nil, de
 	case <-s.done:
 		return nil, io.EOF
 	case <-ctx.Done():
