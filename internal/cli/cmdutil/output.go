@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/look"
 )
 
@@ -117,17 +119,39 @@ func OrDash(s string) string {
 	return s
 }
 
-// Collect gathers every item of a paginated listing; the slice is never nil, so that
-// --json prints [] for an empty list.
+// Collect gathers the items of a listing; the slice is never nil, so that --json prints
+// [] for an empty list. A listing that stopped at mcpi's own bound
+// (--max-pages, --max-items: a *client.ListLimitError) returns the items it listed with
+// the error, as they are worth printing before the sentence that says where it stopped
+// ([ListingStopped]); any other error returns none.
 func Collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
 	out := []T{}
 	for item, err := range seq {
 		if err != nil {
+			if ListingStopped(err) {
+				return out, err
+			}
 			return nil, err
 		}
 		out = append(out, item)
 	}
 	return out, nil
+}
+
+// ListingStopped reports whether err is a listing's stop at mcpi's own bound, after
+// which a command prints what was listed and then fails with err.
+func ListingStopped(err error) bool {
+	var limit *client.ListLimitError
+	return errors.As(err, &limit)
+}
+
+// Listed is a listing command's outcome once its items are printed: the printing's
+// error, else stopped, the listing's stop at a bound (or nil).
+func Listed(printed, stopped error) error {
+	if printed != nil {
+		return printed
+	}
+	return stopped
 }
 
 // RedactURL returns u as a listing or a sentence shows it: a password in it as "xxxxx"

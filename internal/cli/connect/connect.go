@@ -129,8 +129,8 @@ const DefaultTimeout = 5 * time.Minute
 // addFlags registers the limits' flags on fs, with the defaults they stand for.
 func (l *Limits) addFlags(fs *pflag.FlagSet) {
 	l.MaxPages, l.MaxItems = client.DefaultMaxPages, client.DefaultMaxItems
-	fs.Var(bound{&l.MaxPages}, "max-pages", "stop a listing after `N` pages, as a server may hand out cursors forever (0: no bound)")
-	fs.Var(bound{&l.MaxItems}, "max-items", "stop a listing after `N` items (0: no bound)")
+	fs.Var(bound{&l.MaxPages}, "max-pages", "stop a listing after `N` pages, as a server may hand out cursors forever, print what it listed and exit 2 (0: no bound)")
+	fs.Var(bound{&l.MaxItems}, "max-items", "stop a listing after `N` items, print what it listed and exit 2 (0: no bound)")
 	l.MaxMessageSize = transport.DefaultMaxMessageSize
 	fs.Var(byteSize{&l.MaxMessageSize}, "max-message-size", "drop a message from the server over `SIZE` (bytes, or with KiB, MiB, GiB), failing the request it answers")
 	l.Timeout = DefaultTimeout

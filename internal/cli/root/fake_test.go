@@ -24,7 +24,8 @@ func fakeStdio(mode string) []string {
 
 // fakeServer serves stdio until stdin ends. Modes:
 //
-//	endless  tools/list and tasks/list hand out a new cursor forever
+//	endless  tools/list, prompts/list, resources/list, resources/templates/list and
+//	         tasks/list hand out a new cursor forever
 //	huge     tools/list answers with a tool whose description is 5 MiB long
 //	mute     answers nothing but initialize, until the request is withdrawn
 //	stderr   writes a 2 MiB line and 200 KiB more to stderr before it serves
@@ -38,7 +39,9 @@ func fakeServer(mode string) int {
 				ProtocolVersion: mcp.LatestProtocolVersion,
 				ServerInfo:      mcp.Implementation{Name: "fake-" + mode, Version: "1"},
 				Capabilities: mcp.ServerCapabilities{
-					Tools: &mcp.ToolsCapability{},
+					Tools:     &mcp.ToolsCapability{},
+					Prompts:   &mcp.PromptsCapability{},
+					Resources: &mcp.ResourcesCapability{},
 					Tasks: &mcp.ServerTasksCapability{List: &struct{}{}, Cancel: &struct{}{},
 						Requests: &mcp.ServerTaskRequests{Tools: &mcp.TaskToolRequests{Call: &struct{}{}}}},
 				},
@@ -93,6 +96,12 @@ func endlessPage(req *jsonrpc.Request) (any, error) {
 	switch req.Method {
 	case mcp.MethodToolsList:
 		return &mcp.ListToolsResult{Tools: []mcp.Tool{{Name: fmt.Sprintf("t%d", n), InputSchema: json.RawMessage(`{"type":"object"}`)}}, NextCursor: next}, nil
+	case mcp.MethodPromptsList:
+		return &mcp.ListPromptsResult{Prompts: []mcp.Prompt{{Name: fmt.Sprintf("p%d", n)}}, NextCursor: next}, nil
+	case mcp.MethodResourcesList:
+		return &mcp.ListResourcesResult{Resources: []mcp.Resource{{URI: fmt.Sprintf("file:///r%d", n), Name: fmt.Sprintf("r%d", n)}}, NextCursor: next}, nil
+	case mcp.MethodResourcesTemplatesList:
+		return &mcp.ListResourceTemplatesResult{ResourceTemplates: []mcp.ResourceTemplate{{URITemplate: fmt.Sprintf("file:///r%d/{x}", n), Name: fmt.Sprintf("rt%d", n)}}, NextCursor: next}, nil
 	case mcp.MethodTasksList:
 		return &mcp.ListTasksResult{Tasks: []mcp.Task{{TaskID: fmt.Sprintf("t%d", n), Status: mcp.TaskStatusWorking}}, NextCursor: next}, nil
 	}

@@ -2,6 +2,7 @@ package root
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
@@ -17,22 +18,46 @@ import (
 )
 
 // TestEndlessPagination: a server that hands out cursors forever makes a listing stop at
-// --max-pages (or its default), with a sentence that names the flag.
+// --max-pages or --max-items (or their defaults): what was listed is printed, then a
+// sentence that names the flag, and the exit status is 2.
 func TestEndlessPagination(t *testing.T) {
 	for _, tt := range []struct {
-		args []string
-		want string
+		args  []string
+		rows  int // printed on stdout, each naming its item, the first "0", the last rows-1
+		first string
+		want  string
 	}{
-		{[]string{"tools", "list", "--max-pages", "20"}, "mcpi: the server's tools/list went on past 20 pages; mcpi stopped there (--max-pages raises the bound)"},
-		{[]string{"--max-items", "7", "tasks", "list"}, "mcpi: the server's tasks/list went on past 7 items; mcpi stopped there (--max-items raises the bound)"},
-		{[]string{"tools", "list"}, "mcpi: the server's tools/list went on past 1000 pages; mcpi stopped there (--max-pages raises the bound)"},
+		{[]string{"tools", "list", "--max-pages", "20"}, 20, "t", "mcpi: the server's tools/list went on past 20 pages; mcpi stopped there (--max-pages raises the bound)"},
+		{[]string{"--max-items", "7", "tasks", "list"}, 7, "t", "mcpi: the server's tasks/list went on past 7 items; mcpi stopped there (--max-items raises the bound)"},
+		{[]string{"tools", "list"}, 1000, "t", "mcpi: the server's tools/list went on past 1000 pages; mcpi stopped there (--max-pages raises the bound)"},
+		{[]string{"--max-items", "3", "tools", "list"}, 3, "t", "mcpi: the server's tools/list went on past 3 items; mcpi stopped there (--max-items raises the bound)"},
+		{[]string{"--max-items", "3", "prompts", "list"}, 3, "p", "mcpi: the server's prompts/list went on past 3 items; mcpi stopped there (--max-items raises the bound)"},
+		{[]string{"--max-pages", "4", "resources", "list"}, 4, "file:///r", "mcpi: the server's resources/list went on past 4 pages; mcpi stopped there (--max-pages raises the bound)"},
+		{[]string{"--max-items", "2", "resources", "templates"}, 2, "file:///r", "mcpi: the server's resources/templates/list went on past 2 items; mcpi stopped there (--max-items raises the bound)"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			stdout, stderr, code := mcpi(t, append(fakeStdio("endless"), tt.args...)...)
-			if code != 2 || strings.TrimSuffix(stderr, "\n") != tt.want || stdout != "" {
-				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, tt.want)
+			lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+			names := func(line string, n int) bool { // "t0 ..." or "file:///r0/{x} ...", not t10
+				return strings.HasPrefix(line, tt.first+strconv.Itoa(n)+" ") || strings.HasPrefix(line, tt.first+strconv.Itoa(n)+"/")
+			}
+			if code != 2 || strings.TrimSuffix(stderr, "\n") != tt.want || len(lines) != tt.rows+1 || !names(lines[1], 0) || !names(lines[tt.rows], tt.rows-1) {
+				t.Errorf("exit %d, %d lines on stdout:\n%.300s\nstderr:\n%s\nwant:\n%s", code, len(lines), stdout, stderr, tt.want)
 			}
 		})
+	}
+}
+
+// TestEndlessPaginationJSON: with --json, the items listed before the bound are printed
+// as the listing's JSON, and the sentence goes to stderr.
+func TestEndlessPaginationJSON(t *testing.T) {
+	stdout, stderr, code := mcpi(t, append(fakeStdio("endless"), "--max-items", "3", "tools", "list", "--json")...)
+	var got struct {
+		Tools []struct{ Name string }
+	}
+	want := "mcpi: the server's tools/list went on past 3 items; mcpi stopped there (--max-items raises the bound)\n"
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil || code != 2 || stderr != want || len(got.Tools) != 3 || got.Tools[2].Name != "t2" {
+		t.Errorf("exit %d (%v), stdout %q, stderr:\n%s\nwant:\n%s", code, err, stdout, stderr, want)
 	}
 }
 

@@ -47,13 +47,13 @@ func Run(ctx context.Context, opts *Options) error {
 	if err := cmdutil.NeedPrompts(sess.Session); err != nil {
 		return err
 	}
-	items, err := cmdutil.Collect(sess.Prompts(ctx, nil))
-	if err != nil {
-		return err
+	items, stopped := cmdutil.Collect(sess.Prompts(ctx, nil))
+	if stopped != nil && !cmdutil.ListingStopped(stopped) {
+		return stopped
 	}
 	res := mcp.ListPromptsResult{Prompts: items}
 	if opts.JSON {
-		return cmdutil.PrintJSON(opts.IO.Out, res)
+		return cmdutil.Listed(cmdutil.PrintJSON(opts.IO.Out, res), stopped)
 	}
 	tw := cmdutil.NewTable(opts.IO.Out, opts.IO.TerminalWidth(), "NAME", "ARGUMENTS", "DESCRIPTION")
 	for _, p := range res.Prompts {
@@ -67,5 +67,5 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		tw.Row(p.Name, cmdutil.OrDash(strings.Join(args, ", ")), cmdutil.OrDash(cmdutil.FirstLine(p.Description)))
 	}
-	return tw.Flush()
+	return cmdutil.Listed(tw.Flush(), stopped)
 }

@@ -46,17 +46,17 @@ func Run(ctx context.Context, opts *Options) error {
 	if err := cmdutil.NeedResources(sess.Session); err != nil {
 		return err
 	}
-	items, err := cmdutil.Collect(sess.Resources(ctx, nil))
-	if err != nil {
-		return err
+	items, stopped := cmdutil.Collect(sess.Resources(ctx, nil))
+	if stopped != nil && !cmdutil.ListingStopped(stopped) {
+		return stopped
 	}
 	res := mcp.ListResourcesResult{Resources: items}
 	if opts.JSON {
-		return cmdutil.PrintJSON(opts.IO.Out, res)
+		return cmdutil.Listed(cmdutil.PrintJSON(opts.IO.Out, res), stopped)
 	}
 	tw := cmdutil.NewTable(opts.IO.Out, opts.IO.TerminalWidth(), "URI", "NAME", "MIME TYPE", "DESCRIPTION")
 	for _, r := range res.Resources {
 		tw.Row(r.URI, r.Name, cmdutil.OrDash(r.MimeType), cmdutil.OrDash(cmdutil.FirstLine(r.Description)))
 	}
-	return tw.Flush()
+	return cmdutil.Listed(tw.Flush(), stopped)
 }

@@ -46,17 +46,17 @@ func Run(ctx context.Context, opts *Options) error {
 	if err := cmdutil.NeedResources(sess.Session); err != nil {
 		return err
 	}
-	items, err := cmdutil.Collect(sess.ResourceTemplates(ctx, nil))
-	if err != nil {
-		return err
+	items, stopped := cmdutil.Collect(sess.ResourceTemplates(ctx, nil))
+	if stopped != nil && !cmdutil.ListingStopped(stopped) {
+		return stopped
 	}
 	res := mcp.ListResourceTemplatesResult{ResourceTemplates: items}
 	if opts.JSON {
-		return cmdutil.PrintJSON(opts.IO.Out, res)
+		return cmdutil.Listed(cmdutil.PrintJSON(opts.IO.Out, res), stopped)
 	}
 	tw := cmdutil.NewTable(opts.IO.Out, opts.IO.TerminalWidth(), "URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION")
 	for _, t := range res.ResourceTemplates {
 		tw.Row(t.URITemplate, t.Name, cmdutil.OrDash(t.MimeType), cmdutil.OrDash(cmdutil.FirstLine(t.Description)))
 	}
-	return tw.Flush()
+	return cmdutil.Listed(tw.Flush(), stopped)
 }

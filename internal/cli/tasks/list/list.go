@@ -87,6 +87,7 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	defer sess.Close()
 	var res mcp.ListTasksResult
+	var stopped error // the listing's stop at a bound, said after what it listed
 	if sess.Modern() {
 		fmt.Fprintf(opts.IO.ErrOut, "The server speaks protocol %s, whose Tasks extension has no tasks/list; these are the tasks mcpi recorded for it, as the server has them now.\n", look.Safe(sess.ProtocolVersion()))
 		rec, err := opts.RecordedTasks(ctx, sess)
@@ -100,16 +101,17 @@ func Run(ctx context.Context, opts *Options) error {
 			return err
 		}
 		items, err := cmdutil.Collect(sess.ServerTasks(ctx, nil))
-		if err != nil {
+		if err != nil && !cmdutil.ListingStopped(err) {
 			return err
 		}
+		stopped = err
 		res.Tasks = items
 	}
 	if opts.JSON {
 		if res.Tasks == nil {
 			res.Tasks = []mcp.Task{}
 		}
-		return cmdutil.PrintJSON(opts.IO.Out, res)
+		return cmdutil.Listed(cmdutil.PrintJSON(opts.IO.Out, res), stopped)
 	}
 	if len(res.Tasks) == 0 {
 		if sess.Modern() {
@@ -123,7 +125,7 @@ func Run(ctx context.Context, opts *Options) error {
 	for _, t := range res.Tasks {
 		tw.Row(t.TaskID, shared.StatusText(t.Status), shared.Created(t.CreatedAt), look.TTL(t.TTL), cmdutil.OrDash(t.StatusMessage))
 	}
-	return tw.Flush()
+	return cmdutil.Listed(tw.Flush(), stopped)
 }
 
 func runLocal(opts *Options, now time.Time) error {

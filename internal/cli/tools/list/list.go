@@ -47,13 +47,13 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer sess.Close()
-	items, err := cmdutil.Collect(sess.Tools(ctx, nil))
-	if err != nil {
-		return err
+	items, stopped := cmdutil.Collect(sess.Tools(ctx, nil))
+	if stopped != nil && !cmdutil.ListingStopped(stopped) {
+		return stopped
 	}
 	res := mcp.ListToolsResult{Tools: items}
 	if opts.JSON {
-		return cmdutil.PrintJSON(opts.IO.Out, res)
+		return cmdutil.Listed(cmdutil.PrintJSON(opts.IO.Out, res), stopped)
 	}
 	if sess.Modern() {
 		// In 2026-07-28 a tool says nothing of tasks (the server decides per call), so a
@@ -62,11 +62,11 @@ func Run(ctx context.Context, opts *Options) error {
 		for _, t := range res.Tools {
 			tw.Row(t.Name, cmdutil.OrDash(cmdutil.FirstLine(t.Description)))
 		}
-		return tw.Flush()
+		return cmdutil.Listed(tw.Flush(), stopped)
 	}
 	tw := cmdutil.NewTable(opts.IO.Out, opts.IO.TerminalWidth(), "NAME", "TASK SUPPORT", "DESCRIPTION")
 	for _, t := range res.Tools {
 		tw.Row(t.Name, look.TaskSupport(&t, sess.Modern()), cmdutil.OrDash(cmdutil.FirstLine(t.Description)))
 	}
-	return tw.Flush()
+	return cmdutil.Listed(tw.Flush(), stopped)
 }
