@@ -138,7 +138,10 @@ func (a *Auth) flow(rawURL, flags string, hideToken, lenient bool) (*auth.Flow, 
 	if store == nil && a.OpenStore != nil {
 		var err error
 		if store, err = a.OpenStore(a.TokenStore); err != nil {
-			return nil, err
+			if _, ok := errors.AsType[*cmdutil.StoreUnreachableError](err); !ok || !lenient {
+				return nil, err
+			}
+			store = unreachableStore{err}
 		}
 	}
 	if store == nil {
@@ -571,6 +574,14 @@ func (s tokenless) Load(ctx context.Context, server string) (*auth.Record, error
 	}
 	return r, err
 }
+
+// unreachableStore is a token store that could not be opened at all: every use fails
+// with err, a [*cmdutil.StoreUnreachableError], which [lenientStore] reads as empty.
+type unreachableStore struct{ err error }
+
+func (s unreachableStore) Load(context.Context, string) (*auth.Record, error) { return nil, s.err }
+func (s unreachableStore) Save(context.Context, string, *auth.Record) error   { return s.err }
+func (s unreachableStore) Delete(context.Context, string) error               { return s.err }
 
 // lenientStore is a store that cannot be reached at all (a
 // [*cmdutil.StoreUnreachableError], such as the OS keyring with no D-Bus session) read

@@ -41,7 +41,9 @@ OAuth is logged in to in the browser, and the token kept (see "mcpi auth --help"
 
 Output is a table for people by default; --json prints the exact MCP result.
 State (tasks left running, OAuth tokens) is kept in $MCPI_STATE_DIR, else
-$XDG_STATE_HOME/mcpi, else ~/.local/state/mcpi.
+$XDG_STATE_HOME/mcpi, else ~/.local/state/mcpi. With none of them (no HOME),
+mcpi runs without state, and only what needs it fails (--detach, a task recorded
+without --url, auth login).
 
 Exit status: 0 success, 1 the server answered with an error (a tool result with
 isError, or a JSON-RPC error), 2 bad usage or no connection.

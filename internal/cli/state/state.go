@@ -257,8 +257,13 @@ type Store struct {
 	Now func() time.Time
 }
 
+// ErrNoDir is [Dir]'s error when there is no home directory and neither MCPI_STATE_DIR
+// nor XDG_STATE_HOME is set. Only what needs the state fails with it: the eras' memory is
+// a cache, and the token store is read as empty until a login needs it.
+var ErrNoDir error = &cmdutil.UsageError{Msg: "there is no directory for mcpi's state (HOME is not set): set MCPI_STATE_DIR to one"}
+
 // Dir returns the state directory: $MCPI_STATE_DIR, $XDG_STATE_HOME/mcpi or
-// ~/.local/state/mcpi.
+// ~/.local/state/mcpi; [ErrNoDir] without any.
 func Dir() (string, error) {
 	if d := os.Getenv("MCPI_STATE_DIR"); d != "" {
 		return d, nil
@@ -268,7 +273,7 @@ func Dir() (string, error) {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "", cmdutil.UsageErrorf("mcpi has no place for its state file: set MCPI_STATE_DIR or HOME")
+		return "", ErrNoDir
 	}
 	return filepath.Join(home, ".local", "state", "mcpi"), nil
 }

@@ -252,7 +252,13 @@ func (Keyring) Delete(ctx context.Context, server string) error {
 func OpenTokenStore(kind string) (auth.Store, error) {
 	switch kind {
 	case "", TokenStoreFile:
-		return DefaultTokenFiles()
+		files, err := DefaultTokenFiles()
+		if errors.Is(err, ErrNoDir) {
+			// Unreachable, not an error yet: a server that needs no login is used all the
+			// same, and the login that would need the store says why it cannot keep it.
+			return nil, &cmdutil.StoreUnreachableError{Msg: err.Error()}
+		}
+		return files, err
 	case TokenStoreKeyring:
 		return Keyring{}, nil
 	}

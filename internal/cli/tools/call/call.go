@@ -241,6 +241,13 @@ func (opts *Options) check() error {
 		// mcpi owns the process: it ends when mcpi exits, and its tasks with it.
 		return cmdutil.UsageErrorf("--detach cannot work with a stdio server, which mcpi starts and stops when it exits, so a detached task could never be fetched; serve it over HTTP and pass --url")
 	}
+	if opts.Detach && opts.State == nil {
+		// A detached task is recorded in the state file: with no place for it, refuse
+		// before the task is created rather than leave it unrecorded on the server.
+		if _, err := state.Dir(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
