@@ -46,7 +46,8 @@ mcpi runs without state, and only what needs it fails (--detach, a task recorded
 without --url, auth login).
 
 Exit status: 0 success, 1 the server answered with an error (a tool result with
-isError, or a JSON-RPC error), 2 bad usage or no connection.
+isError, or a JSON-RPC error), 2 bad usage, no connection, or a listing cut short
+at --max-pages or --max-items (printed as far as it went).
 
 Long tools run as MCP tasks: "mcpi tools call NAME --task" follows one live,
 --detach leaves it running, and "mcpi tasks" lists, watches, fetches and cancels
