@@ -22,12 +22,14 @@ func killServer(ts *testServer) {
 // once with an error that matches ErrUnreachable, instead of waiting out five attempts
 // with their growing delays (half a minute) and ending in a timeout of the caller's.
 func TestHTTPClientServerKilledDuringCall(t *testing.T) {
-	started := make(chan struct{}, 1)
 	ts := newTestServer(t, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
-		started <- struct{}{}
+		// On the call's event stream, which the client then has open: killed before
+		// the stream began, the POST itself fails (under load it did, with EOF).
+		_ = connFromContext(ctx).Notify(ctx, "notifications/message", map[string]string{"data": "working"})
 		<-ctx.Done() // a slow tool: it answers when the server goes
 		return nil, ctx.Err()
 	}, nil)
+	streaming := make(chan struct{}, 1)
 	// The waits before attempts to resume the call's stream, told from the standalone
 	// stream's by the value the call's context carries.
 	type callKey struct{}
@@ -38,10 +40,16 @@ func TestHTTPClientServerKilledDuringCall(t *testing.T) {
 		}
 		return ctx.Err()
 	}
-	c, _ := dial(t, &HTTPClient{URL: ts.URL, sleep: sleep}, nil)
+	c, _ := dial(t, &HTTPClient{URL: ts.URL, sleep: sleep}, func(context.Context, *jsonrpc.Request) (any, error) {
+		select {
+		case streaming <- struct{}{}:
+		default:
+		}
+		return nil, nil
+	})
 	errc := make(chan error, 1)
 	go func() { errc <- c.Call(context.WithValue(callCtx(t), callKey{}, true), "tools/call", nil, nil) }()
-	<-started
+	<-streaming
 	killServer(ts)
 	err := <-errc
 	if !errors.Is(err, ErrUnreachable) {
