@@ -1,8 +1,6 @@
 package root
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
@@ -32,38 +29,18 @@ func TestRepeatedInterruptBinary(t *testing.T) {
 	for _, delay := range []time.Duration{0, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond} {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, mcpiBin, "--url", url, "tools", "call", "side_effect_task", "--arg", "seconds=30", "--arg", "path=side-effect", "--task", "--json")
-		cmd.Env = append(os.Environ(), "MCPI_STATE_DIR="+state)
-		var errOut bytes.Buffer
-		cmd.Stderr = &errOut
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		line, err := bufio.NewReader(out).ReadString('\n')
-		var created taskview.Event
-		if err != nil || json.Unmarshal([]byte(line), &created) != nil || created.Event != "created" {
-			t.Fatalf("first line %q, %v", line, err)
-		}
-		id := created.Task.TaskID
+		f := startFollowing(t, ctx, state, "--url", url, "tools", "call", "side_effect_task", "--arg", "seconds=30", "--arg", "path=side-effect", "--task", "--json")
+		cmd, errOut, id := f.cmd, f.errOut, f.id
 		cmd.Process.Signal(syscall.SIGINT)
 		time.Sleep(delay)
 		cmd.Process.Signal(syscall.SIGINT)
-		err = cmd.Wait()
+		err := cmd.Wait()
 		var ee *exec.ExitError
 		want := `mcpi: interrupted; the task "` + id + `" is still running on the server: get its result with "mcpi tasks result ` + id + `"` + "\n"
 		if !errors.As(err, &ee) || ee.ExitCode() != 2 || errOut.String() != want {
 			t.Fatalf("the copy %s after the first: exit: %v, stderr %q\nwant exit 2 and %q", delay, err, errOut.String(), want)
 		}
-		if stdout, _, code := run(t, state, "tasks", "list", "--local"); code != 0 || !strings.Contains(stdout, id) {
-			t.Errorf("the task left running was not recorded: exit %d\n%s", code, stdout)
-		}
-		if _, stderr, code := run(t, state, "tasks", "cancel", id); code != 0 {
-			t.Errorf("tasks cancel: exit %d, %s", code, stderr)
-		}
+		checkLeftRunning(t, state, id)
 	}
 }
 
@@ -131,36 +108,16 @@ func TestClosedOutputBinary(t *testing.T) {
 	state := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, mcpiBin, "--url", url, "tools", "call", "slow_task", "--arg", "seconds=30", "--arg", "steps=30", "--task", "--json")
-	cmd.Env = append(os.Environ(), "MCPI_STATE_DIR="+state)
-	var errOut bytes.Buffer
-	cmd.Stderr = &errOut
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	var created taskview.Event
-	if err != nil || json.Unmarshal([]byte(line), &created) != nil || created.Event != "created" {
-		t.Fatalf("first line %q, %v", line, err)
-	}
-	id := created.Task.TaskID
-	out.Close() // the next progress event meets a closed pipe
-	err = cmd.Wait()
+	f := startFollowing(t, ctx, state, "--url", url, "tools", "call", "slow_task", "--arg", "seconds=30", "--arg", "steps=30", "--task", "--json")
+	cmd, errOut, id := f.cmd, f.errOut, f.id
+	f.stdout.Close() // the next progress event meets a closed pipe
+	err := cmd.Wait()
 	var ee *exec.ExitError
 	want := `mcpi: interrupted (its standard output was closed); the task "` + id + `" is still running on the server: get its result with "mcpi tasks result ` + id + `"` + "\n"
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 || errOut.String() != want {
 		t.Fatalf("exit: %v, stderr %q\nwant exit 2 and %q", err, errOut.String(), want)
 	}
-	if stdout, _, code := run(t, state, "tasks", "list", "--local"); code != 0 || !strings.Contains(stdout, id) {
-		t.Errorf("the task left running was not recorded: exit %d\n%s", code, stdout)
-	}
-	if _, stderr, code := run(t, state, "tasks", "cancel", id); code != 0 {
-		t.Errorf("tasks cancel: exit %d, %s", code, stderr)
-	}
+	checkLeftRunning(t, state, id)
 }
 
 // SIGHUP (the terminal or the supervisor went away) stops mcpi as SIGTERM does: the
@@ -172,27 +129,11 @@ func TestHangupBinary(t *testing.T) {
 		state := t.TempDir()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, mcpiBin, append(server, "tools", "call", "sleep_task", "--arg", "seconds=30", "--task", "--json")...)
-		cmd.Env = append(os.Environ(), "MCPI_STATE_DIR="+state)
-		var errOut bytes.Buffer
-		cmd.Stderr = &errOut
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		r := bufio.NewReader(out)
-		line, err := r.ReadString('\n')
-		var created taskview.Event
-		if err != nil || json.Unmarshal([]byte(line), &created) != nil || created.Event != "created" {
-			t.Fatalf("%s: first line %q, %v", server[0], line, err)
-		}
-		id := created.Task.TaskID
+		f := startFollowing(t, ctx, state, append(server, "tools", "call", "sleep_task", "--arg", "seconds=30", "--task", "--json")...)
+		cmd, errOut, id := f.cmd, f.errOut, f.id
 		cmd.Process.Signal(syscall.SIGHUP)
-		io.Copy(io.Discard, r)
-		err = cmd.Wait()
+		io.Copy(io.Discard, f.rest)
+		err := cmd.Wait()
 		var ee *exec.ExitError
 		want := `mcpi: interrupted; the task "` + id + `" is still running on the server: get its result with "mcpi tasks result ` + id + `"` + "\n"
 		if server[0] == "--stdio" {

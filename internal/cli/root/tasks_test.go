@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -391,27 +392,57 @@ func interruptAfterCreated(t *testing.T, state string, args ...string) (id, stde
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, mcpiBin, args...)
-	cmd.Env = append(os.Environ(), "MCPI_STATE_DIR="+state)
-	var errOut bytes.Buffer
-	cmd.Stderr = &errOut
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	var created taskview.Event
-	if err != nil || json.Unmarshal([]byte(line), &created) != nil || created.Event != "created" {
-		t.Fatalf("first line %q, %v", line, err)
-	}
-	cmd.Process.Signal(syscall.SIGINT)
-	err = cmd.Wait()
+	f := startFollowing(t, ctx, state, args...)
+	f.cmd.Process.Signal(syscall.SIGINT)
+	err := f.cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
 		t.Fatalf("exit: %v", err)
 	}
-	return created.Task.TaskID, errOut.String()
+	return f.id, f.errOut.String()
+}
+
+// followedTask is an mcpi run following a task with --json, its first line (the task's
+// "created" event) read.
+type followedTask struct {
+	cmd    *exec.Cmd
+	stdout io.ReadCloser
+	rest   *bufio.Reader // stdout after the first line
+	errOut *bytes.Buffer
+	id     string
+}
+
+// startFollowing starts mcpi with args (a tools call --task --json) and the state
+// directory state, and reads its "created" event.
+func startFollowing(t *testing.T, ctx context.Context, state string, args ...string) *followedTask {
+	t.Helper()
+	f := &followedTask{cmd: exec.CommandContext(ctx, mcpiBin, args...), errOut: &bytes.Buffer{}}
+	f.cmd.Env = append(os.Environ(), "MCPI_STATE_DIR="+state)
+	f.cmd.Stderr = f.errOut
+	var err error
+	if f.stdout, err = f.cmd.StdoutPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f.rest = bufio.NewReader(f.stdout)
+	line, err := f.rest.ReadString('\n')
+	var created taskview.Event
+	if err != nil || json.Unmarshal([]byte(line), &created) != nil || created.Event != "created" {
+		t.Fatalf("mcpi %s: first line %q, %v", strings.Join(args, " "), line, err)
+	}
+	f.id = created.Task.TaskID
+	return f
+}
+
+// checkLeftRunning checks that the task id was recorded as left running, then cancels it.
+func checkLeftRunning(t *testing.T, state, id string) {
+	t.Helper()
+	if stdout, _, code := run(t, state, "tasks", "list", "--local"); code != 0 || !strings.Contains(stdout, id) {
+		t.Errorf("the task left running was not recorded: exit %d\n%s", code, stdout)
+	}
+	if _, stderr, code := run(t, state, "tasks", "cancel", id); code != 0 {
+		t.Errorf("tasks cancel: exit %d, %s", code, stderr)
+	}
 }
