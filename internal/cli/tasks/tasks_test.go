@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
@@ -296,29 +295,6 @@ func TestRecordedTaskAskedInTheOtherEra(t *testing.T) {
 	}
 }
 
-// interruptOnCreate returns a context and a Connect that ends the context (as Ctrl-C
-// does) as soon as the session's task is created.
-func interruptOnCreate(t *testing.T, env *clitest.Env) (context.Context, cmdutil.ConnectFunc) {
-	ctx, stop := context.WithCancel(clitest.Context(t))
-	return ctx, func(c context.Context, requests cmdutil.RequestPolicy) (*cmdutil.Session, error) {
-		sess, err := env.Factory.Connect(c, requests)
-		if err != nil {
-			return nil, err
-		}
-		sub := sess.Subscribe()
-		go func() {
-			defer sub.Close()
-			for e := range sub.All(context.Background()) {
-				if te, ok := e.(*client.TaskEvent); ok && te.Kind == client.TaskCreated {
-					stop()
-					return
-				}
-			}
-		}()
-		return sess, nil
-	}
-}
-
 // Ctrl-C while following, without a terminal: the task is left running and recorded,
 // and the message says how to fetch it; "tasks cancel ID" then stops it.
 func TestInterruptLeavesTaskRunning(t *testing.T) {
@@ -327,7 +303,7 @@ func TestInterruptLeavesTaskRunning(t *testing.T) {
 	url := d.URL
 	path := filepath.Join(files, "side-effect")
 	env := clitest.New(t, &connect.Selection{URL: url})
-	ctx, connectFn := interruptOnCreate(t, env)
+	ctx, connectFn := env.InterruptOnCreate(t)
 	opts := &call.Options{Name: "side_effect_task", Args: []string{"seconds=30", "path=side-effect"}, Task: true, JSON: true}
 	opts.IO, opts.Connect, opts.Selection, opts.Tick = env.IO, connectFn, env.Selection, -1
 	err := call.Run(ctx, opts)
@@ -370,7 +346,7 @@ func TestInterruptOnTerminalCancels(t *testing.T) {
 	env.IO.SetStdinTTY(true)
 	env.IO.SetStderrTTY(true)
 	env.In.WriteString("x\nc\n")
-	ctx, connectFn := interruptOnCreate(t, env)
+	ctx, connectFn := env.InterruptOnCreate(t)
 	opts := &call.Options{Name: "side_effect_task", Args: []string{"seconds=30", "path=side-effect"}, Task: true}
 	opts.IO, opts.Connect, opts.Selection, opts.Tick = env.IO, connectFn, env.Selection, -1
 	err := call.Run(ctx, opts)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
@@ -150,4 +151,27 @@ func WriteFile(t testing.TB, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// InterruptOnCreate returns a context and a Connect for e that end the context (as
+// Ctrl-C does) as soon as the session's task is created.
+func (e *Env) InterruptOnCreate(t testing.TB) (context.Context, cmdutil.ConnectFunc) {
+	ctx, stop := context.WithCancel(Context(t))
+	return ctx, func(c context.Context, requests cmdutil.RequestPolicy) (*cmdutil.Session, error) {
+		sess, err := e.Factory.Connect(c, requests)
+		if err != nil {
+			return nil, err
+		}
+		sub := sess.Subscribe()
+		go func() {
+			defer sub.Close()
+			for ev := range sub.All(context.Background()) {
+				if te, ok := ev.(*client.TaskEvent); ok && te.Kind == client.TaskCreated {
+					stop()
+					return
+				}
+			}
+		}()
+		return sess, nil
+	}
 }

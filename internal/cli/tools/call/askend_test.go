@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpi-dev/mcpi/client"
-	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -80,24 +78,7 @@ func TestTaskEndsWhileAsking(t *testing.T) {
 	asked := make(chan struct{})
 	errOut := &watchWriter{want: "[c/l] ", seen: asked}
 	env.IO.In, env.IO.ErrOut = in, errOut
-	ctx, stop := context.WithCancel(clitest.Context(t))
-	connectFn := func(c context.Context, requests cmdutil.RequestPolicy) (*cmdutil.Session, error) {
-		sess, err := env.Factory.Connect(c, requests)
-		if err != nil {
-			return nil, err
-		}
-		sub := sess.Subscribe()
-		go func() {
-			defer sub.Close()
-			for e := range sub.All(context.Background()) {
-				if te, ok := e.(*client.TaskEvent); ok && te.Kind == client.TaskCreated {
-					stop() // Ctrl-C
-					return
-				}
-			}
-		}()
-		return sess, nil
-	}
+	ctx, connectFn := env.InterruptOnCreate(t)
 	go func() {
 		select {
 		case <-asked:

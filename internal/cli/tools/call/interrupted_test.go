@@ -1,14 +1,10 @@
 package call
 
 import (
-	"context"
 	"math"
 	"path/filepath"
 	"testing"
 
-	"github.com/mcpi-dev/mcpi/client"
-	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
-	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -21,24 +17,7 @@ func TestInterruptedJSON(t *testing.T) {
 	f, env := modernServer(t)
 	polledTask(f, math.MaxInt32, nil)
 	store := &state.Store{Path: filepath.Join(t.TempDir(), state.FileName)}
-	ctx, stop := context.WithCancel(clitest.Context(t))
-	connectFn := func(c context.Context, requests cmdutil.RequestPolicy) (*cmdutil.Session, error) {
-		sess, err := env.Factory.Connect(c, requests)
-		if err != nil {
-			return nil, err
-		}
-		sub := sess.Subscribe()
-		go func() {
-			defer sub.Close()
-			for e := range sub.All(context.Background()) {
-				if te, ok := e.(*client.TaskEvent); ok && te.Kind == client.TaskCreated {
-					stop() // Ctrl-C
-					return
-				}
-			}
-		}()
-		return sess, nil
-	}
+	ctx, connectFn := env.InterruptOnCreate(t)
 	opts := &Options{Name: "greet", Task: true, JSON: true, State: store, IO: env.IO, Connect: connectFn, Selection: env.Selection, Tick: -1}
 	err := Run(ctx, opts)
 	want := `mcpi: interrupted; the task "t1" is still running on the server: get its result with "mcpi tasks result t1"`

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpi-dev/mcpi/client"
-	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -49,24 +47,7 @@ func TestInterruptWithoutTasksCancel(t *testing.T) {
 	env.IO.SetStdinTTY(true)
 	env.IO.SetStderrTTY(true)
 	env.In.WriteString("c\n") // would cancel, if asked
-	ctx, stop := context.WithCancel(clitest.Context(t))
-	connectFn := func(c context.Context, requests cmdutil.RequestPolicy) (*cmdutil.Session, error) {
-		sess, err := env.Factory.Connect(c, requests)
-		if err != nil {
-			return nil, err
-		}
-		sub := sess.Subscribe()
-		go func() {
-			defer sub.Close()
-			for e := range sub.All(context.Background()) {
-				if te, ok := e.(*client.TaskEvent); ok && te.Kind == client.TaskCreated {
-					stop() // Ctrl-C
-					return
-				}
-			}
-		}()
-		return sess, nil
-	}
+	ctx, connectFn := env.InterruptOnCreate(t)
 	opts := &Options{Name: "wait", Task: true, IO: env.IO, Connect: connectFn, Selection: env.Selection, Tick: -1}
 	msg, code := clitest.Describe(Run(ctx, opts))
 	if !strings.HasPrefix(msg, `mcpi: interrupted; the task "`) || code != 2 ||
