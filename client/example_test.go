@@ -124,7 +124,8 @@ func ExampleSession_CallToolTask() {
 	for ev := range s.CallToolTask(ctx, p, nil) {
 		switch ev.Kind {
 		case client.TaskCreated:
-			fmt.Println("created, status", ev.State.Status)
+			// Working; or already completed, when the server's work was that quick.
+			fmt.Println("created task")
 		case client.TaskStatus:
 			// ev.State.StatusMessage says how it goes; how many arrive is the server's affair.
 		case client.TaskResult:
@@ -134,7 +135,7 @@ func ExampleSession_CallToolTask() {
 		}
 	}
 	// Output:
-	// created, status working
+	// created task
 	// result: done: worked 0s in 1 steps
 }
 

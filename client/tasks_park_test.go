@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -48,20 +49,27 @@ type parkServer struct {
 	srv     *server.Server
 	session chan *server.Session
 	release chan struct{}
-	silent  bool // no status notifications
+	silent  bool         // no status notifications
+	listens atomic.Int64 // subscriptions/listen requests read
 }
 
 // newParkServer serves "instant" (done at once), "held" (done once release is closed)
-// and, in 2026-07-28, "instant_ext" (a task of the extension from the start).
+// and, in 2026-07-28, "instant_ext" (a task of the extension from the start) and
+// "soon_ext" (the same, done 5 ms after it began).
 func newParkServer(t *testing.T) *parkServer {
 	p := &parkServer{
-		srv: server.New(mcp.Implementation{Name: "s", Version: "1"}, &server.Options{
-			Tasks:  &tasks.Options{PollInterval: time.Second},
-			Modern: true,
-		}),
 		session: make(chan *server.Session, 1),
 		release: make(chan struct{}),
 	}
+	p.srv = server.New(mcp.Implementation{Name: "s", Version: "1"}, &server.Options{
+		Tasks:  &tasks.Options{PollInterval: time.Second},
+		Modern: true,
+		Tap: func(_ *server.Session, dir jsonrpc.Direction, m jsonrpc.Message) {
+			if r, ok := m.(*jsonrpc.Request); ok && dir == jsonrpc.Inbound && r.Method == mcp.MethodSubscriptionsListen {
+				p.listens.Add(1)
+			}
+		},
+	})
 	t.Cleanup(func() { p.srv.Close() })
 	optional := &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
 	done := func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
@@ -69,6 +77,10 @@ func newParkServer(t *testing.T) *parkServer {
 	}
 	p.srv.AddTool(&mcp.Tool{Name: "instant", Execution: optional}, done)
 	p.srv.AddToolWith(&mcp.Tool{Name: "instant_ext", Execution: optional}, done, &server.ToolOptions{TaskPolicy: server.TaskAlways})
+	p.srv.AddToolWith(&mcp.Tool{Name: "soon_ext", Execution: optional}, func(ctx context.Context, _ *server.ToolRequest) (*mcp.CallToolResult, error) {
+		time.Sleep(5 * time.Millisecond) // past the server's wait for quick work: reported working
+		return done(ctx, nil)
+	}, &server.ToolOptions{TaskPolicy: server.TaskAlways})
 	p.srv.AddTool(&mcp.Tool{Name: "held", Execution: optional}, func(ctx context.Context, _ *server.ToolRequest) (*mcp.CallToolResult, error) {
 		select {
 		case <-p.release:
@@ -212,15 +224,42 @@ func TestParkedTaskEndsWithTheConnection(t *testing.T) {
 	})
 }
 
-// TestExtTaskSettledOnItsNotification: in 2026-07-28 a task that ends at once is
-// settled by the notification of its subscriptions/listen, which is withdrawn after,
-// with no follower and no tasks/get.
-func TestExtTaskSettledOnItsNotification(t *testing.T) {
+// TestExtTaskEndedAtCreation: in 2026-07-28 a task whose CreateTaskResult says it has
+// ended (mcpi's server says so of work done within its first millisecond) is settled
+// by one tasks/get, with no follower and no subscriptions/listen.
+func TestExtTaskEndedAtCreation(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newParkServer(t)
 		s := p.connect(t, mcp.ProtocolVersion20260728)
 		for range 5 {
 			task, err := s.StartToolTask(t.Context(), &mcp.CallToolParams{Name: "instant_ext"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := waitDone(t, task)
+			if err != nil || len(res.Content) != 1 || res.Content[0].Text != "done" {
+				t.Fatalf("outcome: %+v, %v", res, err)
+			}
+			if task.hadFollower() || task.Polls() != 1 {
+				t.Fatalf("follower %v, %d polls; want none and one tasks/get", task.hadFollower(), task.Polls())
+			}
+		}
+		synctest.Wait()
+		if n := p.listens.Load(); n != 0 {
+			t.Fatalf("%d subscriptions/listen for tasks that had ended when created", n)
+		}
+	})
+}
+
+// TestExtTaskSettledOnItsNotification: in 2026-07-28 a task that ends soon after it was
+// created is settled by the notification of its subscriptions/listen, which is
+// withdrawn after, with no follower and no tasks/get.
+func TestExtTaskSettledOnItsNotification(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newParkServer(t)
+		s := p.connect(t, mcp.ProtocolVersion20260728)
+		for i := range 5 {
+			task, err := s.StartToolTask(t.Context(), &mcp.CallToolParams{Name: "soon_ext"}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -233,6 +272,9 @@ func TestExtTaskSettledOnItsNotification(t *testing.T) {
 			}
 			if task.hadFollower() || task.Polls() != 0 {
 				t.Fatalf("follower %v, %d polls; want none", task.hadFollower(), task.Polls())
+			}
+			if n := p.listens.Load(); n != int64(i+1) {
+				t.Fatalf("%d subscriptions/listen for %d tasks", n, i+1)
 			}
 			synctest.Wait()
 			if n := p.srv.Listeners(); n != 0 {

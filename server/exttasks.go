@@ -9,6 +9,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"time"
 
@@ -39,10 +40,11 @@ const (
 	// TaskNever runs every call inline.
 	TaskNever
 	// TaskAlways makes a call a task at once when its request declared the extension
-	// (input then goes through the task), and runs it inline otherwise.
+	// (input then goes through the task), and runs it inline otherwise. A task whose
+	// work ends within a millisecond is reported ended in its CreateTaskResult.
 	TaskAlways
-	// TaskRequired makes every call a task at once; a request without the extension
-	// gets -32021.
+	// TaskRequired makes every call a task at once, as TaskAlways does; a request without
+	// the extension gets -32021.
 	TaskRequired
 	// TaskWhenSlow runs the call inline and makes it a task when it is not done within
 	// [ToolOptions.TaskAfter]: quick calls answer at once, slow ones become tasks. Input
@@ -202,10 +204,10 @@ func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any
 	// The work outlives the request once it is a task.
 	work, stop := context.WithCancel(context.WithoutCancel(ctx))
 	if policy == TaskAlways || policy == TaskRequired {
-		return s.startExtTask(ctx, t, round, stop, func() toolOutcome {
+		return s.startTaskAtOnce(ctx, t, round, stop, func() toolOutcome {
 			res, err := s.runTool(work, t, &p)
 			return toolOutcome{res, err}
-		}, nil)
+		})
 	}
 	done := make(chan toolOutcome, 1)
 	go func() {
@@ -250,6 +252,51 @@ func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any
 	}
 }
 
+// quickTaskWindow is how long the work of a call that is a task at once ([TaskAlways],
+// [TaskRequired]) may take before its CreateTaskResult is written. Work that ends within
+// it makes a task that is already completed (or failed): the client learns its end from
+// the CreateTaskResult and fetches the outcome with one tasks/get, where a task reported
+// working would have it open a stream, or wait a poll interval, to learn of an end that
+// came a few microseconds after. Slower work delays the CreateTaskResult by this much.
+const quickTaskWindow = time.Millisecond
+
+// startTaskAtOnce makes the call a task, registered before its work begins, as when the
+// work runs after the CreateTaskResult: a question the work asks goes through the task.
+// The answer reports the task as it stands when the work ends, if that is within
+// quickTaskWindow, else as it was made.
+func (s *Session) startTaskAtOnce(ctx context.Context, t *tool, round *inputRound, stop func(), run func() toolOutcome) (any, error) {
+	round.mu.Lock()
+	h, raw, err := s.makeExtTaskLocked(t, round, stop)
+	round.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	s.server.tasks.Start(h, func(context.Context, *tasks.Handle) tasks.Outcome {
+		return extOutcome(run()) // run's runTool recovers a panic of the handler's
+	})
+	ended := h.Context().Done() // at the work's end, and at the task's
+	// Work that takes no waiting is done once this goroutine yields to it: no timer.
+	runtime.Gosched()
+	select {
+	case <-ended:
+	default:
+		timer := time.NewTimer(quickTaskWindow)
+		defer timer.Stop()
+		select {
+		case <-ended:
+		case <-timer.C:
+			return raw, nil
+		case <-ctx.Done():
+			stop() // nobody learns of the task: its work ends
+			return nil, ctx.Err()
+		}
+	}
+	if st := h.State(); st.Status.IsTerminal() {
+		return extCreated(st)
+	}
+	return raw, nil
+}
+
 // startExtTask makes the call a task and answers with the flat CreateTaskResult. The
 // work is run (once the answer is written, where the request was handled, as in
 // 2025-11-25; else on a worker of the task engine) or, for a call already done, its
@@ -263,6 +310,30 @@ func (s *Session) startExtTask(ctx context.Context, t *tool, round *inputRound, 
 
 // startExtTaskLocked is startExtTask with round.mu held.
 func (s *Session) startExtTaskLocked(ctx context.Context, t *tool, round *inputRound, stop func(), run func() toolOutcome, finished *toolOutcome) (any, error) {
+	h, raw, err := s.makeExtTaskLocked(t, round, stop)
+	if err != nil {
+		return nil, err
+	}
+	if finished != nil {
+		h.Finish(extOutcome(*finished))
+		// Ended before its CreateTaskResult: the task is reported ended, and its outcome
+		// is one tasks/get away.
+		return extCreated(h.State())
+	}
+	work := func(context.Context, *tasks.Handle) tasks.Outcome {
+		return extOutcome(run()) // run's runTool recovers a panic of the handler's
+	}
+	m := s.server.tasks
+	if !jsonrpc.AfterResponse(ctx, func() { m.Run(h, work) }) {
+		m.Start(h, work)
+	}
+	return raw, nil
+}
+
+// makeExtTaskLocked registers the call's task, in status working, and returns it with
+// the CreateTaskResult that reports it so; round.mu is held. stop ends the work when the
+// task ends before it; it is called when the task cannot be made.
+func (s *Session) makeExtTaskLocked(t *tool, round *inputRound, stop func()) (*tasks.Handle, any, error) {
 	var requested *mcp.TaskMetadata
 	if max := t.opts.MaxTaskTTL; max > 0 {
 		ms := max.Milliseconds()
@@ -276,22 +347,21 @@ func (s *Session) startExtTaskLocked(ctx context.Context, t *tool, round *inputR
 	h, err := register(tasks.DialectExtension, owner, requested, stop)
 	if err != nil {
 		stop()
-		return nil, err
+		return nil, nil, err
+	}
+	raw, err := extCreated(h.Created())
+	if err != nil {
+		stop()
+		h.Finish(tasks.Outcome{Error: jsonrpc.AsError(err)})
+		return nil, nil, err
 	}
 	round.task = &extTask{h: h}
-	created := h.Created()
-	if finished != nil {
-		h.Finish(extOutcome(*finished))
-	} else {
-		work := func(context.Context, *tasks.Handle) tasks.Outcome {
-			return extOutcome(run()) // run's runTool recovers a panic of the handler's
-		}
-		m := s.server.tasks
-		if !jsonrpc.AfterResponse(ctx, func() { m.Run(h, work) }) {
-			m.Start(h, work)
-		}
-	}
-	raw, err := mcp.ExtCreateTaskResult{ResultType: mcp.ResultTypeTask, ExtTask: mcp.ExtTaskFrom(created)}.MarshalJSON()
+	return h, raw, nil
+}
+
+// extCreated is the flat CreateTaskResult of the extension reporting task.
+func extCreated(task mcp.Task) (any, error) {
+	raw, err := mcp.ExtCreateTaskResult{ResultType: mcp.ResultTypeTask, ExtTask: mcp.ExtTaskFrom(task)}.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}

@@ -54,6 +54,14 @@ func (h *Handle) Created() mcp.Task {
 	}
 }
 
+// State returns the task as it is now: what a CreateTaskResult reports of work that
+// ended before it was written (a task already completed or failed).
+func (h *Handle) State() mcp.Task {
+	h.m.mu.Lock()
+	defer h.m.mu.Unlock()
+	return h.t.state
+}
+
 // Context returns the task's context: it ends when the task is cancelled or expires, its
 // owner is dropped, the manager closes, or at [Handle.Finish].
 func (h *Handle) Context() context.Context { return h.ctx }
