@@ -105,10 +105,13 @@ type HTTPOptions struct {
 	// MaxSessions bounds the open sessions. A new session beyond it takes the place of
 	// the session whose client least recently sent a POST, among those with no POST in
 	// progress: first of those nobody holds, then of the held ones (sessions with tasks
-	// running go last, not never, so that they cannot lock new clients out). An open GET
-	// stream does not keep a session: it ends with the session, which ends as if it had
-	// expired. When every session has a POST in progress, initialize is refused with
-	// 503. Zero means [DefaultMaxSessions].
+	// running go after the others, not never, so that they cannot lock new clients out),
+	// and last of the sessions with a POST in progress whose client has sent nothing for
+	// SessionTimeout (a call waiting on input its client never sends would keep its
+	// session for ever), their POSTs ended with them. An open GET stream does not keep a
+	// session: it ends with the session, which ends as if it had expired. When every
+	// session has a POST in progress and its client sent a request within
+	// SessionTimeout, initialize is refused with 503. Zero means [DefaultMaxSessions].
 	MaxSessions int
 	// MaxInFlight bounds the requests of one session received and not answered yet; one
 	// more is refused at once with 429 and a JSON-RPC error. Zero means
@@ -725,21 +728,25 @@ func (h *HTTPHandler) register(s *HTTPServerConn) (int, string) {
 
 // idlestLocked returns the session to evict for a new one, or nil: of the sessions
 // without a POST in progress, the least recently requested that its server does not
-// hold (see [HTTPServerConn.Hold]), else the least recently requested held one. An open
-// GET stream does not count: it is the client's to keep open, for as long as it likes,
-// and 256 of them never read locked every new client out. A held session goes last, not
-// never, so that sessions with tasks running cannot lock new clients out either. h.mu is
-// held; each session's own lock is taken inside it (never the other way).
+// hold (see [HTTPServerConn.Hold]), else the least recently requested held one, else
+// the least recently requested of those whose client has sent nothing for
+// SessionTimeout though a POST of theirs is in progress. An open GET stream does not
+// count: it is the client's to keep open, for as long as it likes, and 256 of them never
+// read locked every new client out. A held session goes after the idle ones, not never,
+// so that sessions with tasks running cannot lock new clients out either; nor can
+// sessions whose calls wait for ever on a client that never answers. h.mu is held; each
+// session's own lock is taken inside it (never the other way).
 func (h *HTTPHandler) idlestLocked() *HTTPServerConn {
 	var victim *HTTPServerConn
-	var vheld bool
+	var vrank int
 	var since time.Time
+	now := time.Now()
 	for _, s := range h.sessions {
 		s.mu.Lock()
-		idle, held, last := s.evictableLocked(), s.held > 0, s.lastRequest
+		rank, last := s.evictRankLocked(now), s.lastRequest
 		s.mu.Unlock()
-		if idle && (victim == nil || vheld && !held || vheld == held && last.Before(since)) {
-			victim, vheld, since = s, held, last
+		if rank > 0 && (victim == nil || rank < vrank || rank == vrank && last.Before(since)) {
+			victim, vrank, since = s, rank, last
 		}
 	}
 	return victim
@@ -1272,13 +1279,31 @@ func (s *HTTPServerConn) expire() {
 	s.closeIf("expired", func() bool { return s.active == 0 && s.held == 0 })
 }
 
-// evictableLocked reports whether the session may be evicted: no POST in progress.
+// evictableLocked reports whether the session is idle: no POST in progress.
 func (s *HTTPServerConn) evictableLocked() bool { return s.active == s.gets && !s.closing }
 
-// evict ends the session, its GET streams with it, unless a POST of its began since it
-// was chosen.
+// evictRankLocked says how readily the session goes for a new one (lowest first): 1 idle
+// and not held, 2 idle and held, 3 a POST in progress but nothing from its client for
+// SessionTimeout (a call that waits on a client that never answers would otherwise keep
+// its session for ever); 0 never.
+func (s *HTTPServerConn) evictRankLocked(now time.Time) int {
+	switch {
+	case s.closing:
+		return 0
+	case s.evictableLocked() && s.held == 0:
+		return 1
+	case s.evictableLocked():
+		return 2
+	case s.h.opts.SessionTimeout > 0 && now.Sub(s.lastRequest) >= s.h.opts.SessionTimeout:
+		return 3
+	}
+	return 0
+}
+
+// evict ends the session, its streams with it, unless a POST of its began since it was
+// chosen (which makes an idle session busy, and a quiet busy one not quiet).
 func (s *HTTPServerConn) evict() {
-	s.closeIf("evicted to make room for a new session", s.evictableLocked)
+	s.closeIf("evicted to make room for a new session", func() bool { return s.evictRankLocked(time.Now()) > 0 })
 }
 
 // closeIf ends the session if idle, called with s.mu held, still says so. From the
