@@ -72,7 +72,8 @@ const (
 	// stalledWriteGrace is what is left to a write to a connected client once the session
 	// is over MaxRetainedBytes and the message being written is dropped to make room:
 	// enough for a client that reads to take what it was sent, and a client that reads
-	// nothing holds the message's bytes a few seconds, not sseWriteTimeout.
+	// nothing holds the message's bytes a few seconds, not sseWriteTimeout, and only
+	// until the session drops another message.
 	stalledWriteGrace = 5 * time.Second
 	// maxLingeringStreams bounds per session the finished streams kept only because their
 	// connection dropped before everything was delivered.
@@ -147,7 +148,9 @@ type HTTPOptions struct {
 	// those it has not had. Messages being written to connected clients that have not
 	// taken them count too (a client that sends calls and reads none of their answers):
 	// over the bound, the older of them go, the session's newest excepted, and their
-	// writes are given 5 seconds more instead of 30. A response that must go is
+	// writes are given 5 seconds more instead of 30, one at a time (the write of a
+	// message dropped ends at once when another is dropped: each holds its message's
+	// bytes until it ends, beyond the bound). A response that must go is
 	// replaced by a short JSON-RPC error (-32603) for its request, kept beyond the
 	// bound, so that a client that resumes the stream learns what became of its
 	// request. Zero means [DefaultMaxRetainedBytes].
@@ -781,11 +784,14 @@ type HTTPServerConn struct {
 	waiters    map[jsonrpc.ID]chan *jsonrpc.Response
 	standalone *serverStream
 	lingering  []*serverStream
-	retained   int    // bytes of event data in streams
-	order      uint64 // events appended to any stream of the session so far
-	active     int    // HTTP requests of the session in progress
-	gets       int    // of which GET requests, which a client keeps open as it likes
-	held       int    // holds of the server (see Hold)
+	retained   int // bytes of event data in streams
+	// graced is the stream whose write of a dropped message has stalledWriteGrace to
+	// finish, if that write goes on: the one such write of the session (see trimLocked).
+	graced *serverStream
+	order  uint64 // events appended to any stream of the session so far
+	active int    // HTTP requests of the session in progress
+	gets   int    // of which GET requests, which a client keeps open as it likes
+	held   int    // holds of the server (see Hold)
 	// lastRequest is when a POST of the session last began or ended: how recently
 	// its client did something, for the choice of a session to evict.
 	lastRequest time.Time
@@ -841,9 +847,9 @@ type serverStream struct {
 	writing bool
 	wake    chan struct{}
 	owner   chan struct{} // kick channel of the delivery holding the stream, nil if none
-	// cut shortens the write the delivery holding the stream is making (see
-	// stalledWriteGrace); nil when it is not writing.
-	cut    func()
+	// cut shortens the write the delivery holding the stream is making to end within
+	// grace from now (see stalledWriteGrace); nil when it is not writing.
+	cut    func(grace time.Duration)
 	from   int  // the seq after which the delivery that took the stream over began
 	warned bool // an overflow was logged
 }
@@ -1080,8 +1086,15 @@ func (s *HTTPServerConn) trimLocked() {
 			// The client has not taken it: it reads nothing, or too slowly for the
 			// messages of its streams to fit the bound. Its write is given a few seconds
 			// more, not 30, and the message goes from what is kept, so that a client
-			// that resumes the stream learns of it.
+			// that resumes the stream learns of it. The write holds the message's bytes
+			// until it ends, beyond the bound: one such write at a time, the earlier
+			// one ended now, so that a handler answering fast does not pile up a few
+			// seconds of answers.
+			if g := s.graced; g != nil && g != victim && g.cut != nil {
+				g.cut(0)
+			}
 			victim.cutLocked()
+			s.graced = victim
 		}
 		if (vrank == 2 || vrank == rankBeingWritten) && victim.answered && len(victim.events) == 1 {
 			s.keepResponseLocked(victim)
@@ -1127,7 +1140,15 @@ func (s *HTTPServerConn) dropRank(st *serverStream) int {
 // stalledWriteGrace from now.
 func (st *serverStream) cutLocked() {
 	if st.cut != nil {
-		st.cut()
+		st.cut(stalledWriteGrace)
+	}
+}
+
+// notWritingLocked marks st's delivery as done with the write it was making.
+func (s *HTTPServerConn) notWritingLocked(st *serverStream) {
+	st.writing, st.cut = false, nil
+	if s.graced == st {
+		s.graced = nil
 	}
 }
 
@@ -1463,7 +1484,8 @@ func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *ser
 		if st.owner != nil {
 			close(st.owner) // a resumption takes over from a connection the client gave up
 		}
-		st.owner, st.writing, st.cut, st.from = kick, false, nil, after
+		s.notWritingLocked(st)
+		st.owner, st.from = kick, after
 	}
 	s.mu.Unlock()
 
@@ -1511,8 +1533,8 @@ func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *ser
 		if st.writing {
 			deadline := time.Now().Add(sseWriteTimeout)
 			_ = rc.SetWriteDeadline(deadline)
-			st.cut = func() {
-				if d := time.Now().Add(stalledWriteGrace); d.Before(deadline) {
+			st.cut = func(grace time.Duration) {
+				if d := time.Now().Add(grace); d.Before(deadline) {
 					deadline = d
 					_ = rc.SetWriteDeadline(d)
 				}
@@ -1535,7 +1557,7 @@ func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *ser
 			s.mu.Lock()
 			st.sent = max(st.sent, cursor)
 			if st.owner == kick {
-				st.writing, st.cut = false, nil
+				s.notWritingLocked(st)
 			}
 			s.trimLocked() // what was kept only until it was written may go now
 			s.mu.Unlock()
@@ -1570,7 +1592,7 @@ func (s *HTTPServerConn) release(st *serverStream, kick chan struct{}) {
 	defer s.mu.Unlock()
 	if st.owner == kick {
 		st.owner = nil
-		st.writing, st.cut = false, nil
+		s.notWritingLocked(st)
 		if st.done && st != s.standalone {
 			s.lingerLocked(st)
 		}
