@@ -6,6 +6,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
 )
 
 // TestHTTPServerHeldSessionOutlivesIdleTimeout: a session held by its server (a task of
@@ -96,6 +98,59 @@ func TestHTTPServerOpenGETDoesNotLockOut(t *testing.T) {
 		}
 		if returned(getC) || b.ping(c) != http.StatusOK || b.ping(a) != http.StatusNotFound {
 			t.Error("the session evicted is not the least recently requested one")
+		}
+	})
+}
+
+// TestHTTPServerQuietBusySessionsEvictable: a session whose POST never ends (a call
+// waiting for an answer its client never sends) and whose client has sent nothing for
+// SessionTimeout can be evicted for a new session once no idle session is left, the
+// least recently requested first; its POST ends with it. A session whose client sent a
+// request more recently stays, and so does every busy one before SessionTimeout. (Such
+// sessions, MaxSessions of them, refused every new client with 503 for ever.)
+func TestHTTPServerQuietBusySessionsEvictable(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		defer close(release)
+		b := newBubble(t, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			if req.Method == "block" {
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+			}
+			return map[string]bool{"ok": true}, nil
+		}, &HTTPOptions{MaxSessions: 2, SessionTimeout: time.Minute})
+		a := b.init(t)
+		c := b.init(t)
+		block := func(sid string) chan struct{} {
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				b.do(context.Background(), http.MethodPost, `{"jsonrpc":"2.0","id":7,"method":"block"}`, sid, nil)
+			}()
+			return done
+		}
+		blockA, blockC := block(a), block(c)
+		synctest.Wait()
+		time.Sleep(time.Minute - time.Second)
+		if w := b.do(context.Background(), http.MethodPost, initBody, "", nil); w.Code != http.StatusServiceUnavailable {
+			t.Fatalf("initialize with every session busy for less than SessionTimeout: HTTP %d, want 503", w.Code)
+		}
+		if b.ping(c) != http.StatusOK { // c's client is still there
+			t.Fatal("ping c")
+		}
+		time.Sleep(2 * time.Second)
+		w := b.do(context.Background(), http.MethodPost, initBody, "", nil)
+		if w.Code != http.StatusOK {
+			t.Fatalf("initialize with a session busy and quiet for SessionTimeout: HTTP %d %s, want a session", w.Code, w.Body)
+		}
+		synctest.Wait()
+		if !returned(blockA) {
+			t.Error("the POST of the evicted session still waits")
+		}
+		if returned(blockC) || b.ping(c) != http.StatusOK || b.ping(a) != http.StatusNotFound {
+			t.Error("the session evicted is not the quiet one")
 		}
 	})
 }

@@ -72,7 +72,8 @@ const (
 	// stalledWriteGrace is what is left to a write to a connected client once the session
 	// is over MaxRetainedBytes and the message being written is dropped to make room:
 	// enough for a client that reads to take what it was sent, and a client that reads
-	// nothing holds the message's bytes a few seconds, not sseWriteTimeout.
+	// nothing holds the message's bytes a few seconds, not sseWriteTimeout, and only
+	// until the session drops another message.
 	stalledWriteGrace = 5 * time.Second
 	// maxLingeringStreams bounds per session the finished streams kept only because their
 	// connection dropped before everything was delivered.
@@ -105,10 +106,13 @@ type HTTPOptions struct {
 	// MaxSessions bounds the open sessions. A new session beyond it takes the place of
 	// the session whose client least recently sent a POST, among those with no POST in
 	// progress: first of those nobody holds, then of the held ones (sessions with tasks
-	// running go last, not never, so that they cannot lock new clients out). An open GET
-	// stream does not keep a session: it ends with the session, which ends as if it had
-	// expired. When every session has a POST in progress, initialize is refused with
-	// 503. Zero means [DefaultMaxSessions].
+	// running go after the others, not never, so that they cannot lock new clients out),
+	// and last of the sessions with a POST in progress whose client has sent nothing for
+	// SessionTimeout (a call waiting on input its client never sends would keep its
+	// session for ever), their POSTs ended with them. An open GET stream does not keep a
+	// session: it ends with the session, which ends as if it had expired. When every
+	// session has a POST in progress and its client sent a request within
+	// SessionTimeout, initialize is refused with 503. Zero means [DefaultMaxSessions].
 	MaxSessions int
 	// MaxInFlight bounds the requests of one session received and not answered yet; one
 	// more is refused at once with 429 and a JSON-RPC error. Zero means
@@ -144,7 +148,9 @@ type HTTPOptions struct {
 	// those it has not had. Messages being written to connected clients that have not
 	// taken them count too (a client that sends calls and reads none of their answers):
 	// over the bound, the older of them go, the session's newest excepted, and their
-	// writes are given 5 seconds more instead of 30. A response that must go is
+	// writes are given 5 seconds more instead of 30, one at a time (the write of a
+	// message dropped ends at once when another is dropped: each holds its message's
+	// bytes until it ends, beyond the bound). A response that must go is
 	// replaced by a short JSON-RPC error (-32603) for its request, kept beyond the
 	// bound, so that a client that resumes the stream learns what became of its
 	// request. Zero means [DefaultMaxRetainedBytes].
@@ -725,21 +731,25 @@ func (h *HTTPHandler) register(s *HTTPServerConn) (int, string) {
 
 // idlestLocked returns the session to evict for a new one, or nil: of the sessions
 // without a POST in progress, the least recently requested that its server does not
-// hold (see [HTTPServerConn.Hold]), else the least recently requested held one. An open
-// GET stream does not count: it is the client's to keep open, for as long as it likes,
-// and 256 of them never read locked every new client out. A held session goes last, not
-// never, so that sessions with tasks running cannot lock new clients out either. h.mu is
-// held; each session's own lock is taken inside it (never the other way).
+// hold (see [HTTPServerConn.Hold]), else the least recently requested held one, else
+// the least recently requested of those whose client has sent nothing for
+// SessionTimeout though a POST of theirs is in progress. An open GET stream does not
+// count: it is the client's to keep open, for as long as it likes, and 256 of them never
+// read locked every new client out. A held session goes after the idle ones, not never,
+// so that sessions with tasks running cannot lock new clients out either; nor can
+// sessions whose calls wait for ever on a client that never answers. h.mu is held; each
+// session's own lock is taken inside it (never the other way).
 func (h *HTTPHandler) idlestLocked() *HTTPServerConn {
 	var victim *HTTPServerConn
-	var vheld bool
+	var vrank int
 	var since time.Time
+	now := time.Now()
 	for _, s := range h.sessions {
 		s.mu.Lock()
-		idle, held, last := s.evictableLocked(), s.held > 0, s.lastRequest
+		rank, last := s.evictRankLocked(now), s.lastRequest
 		s.mu.Unlock()
-		if idle && (victim == nil || vheld && !held || vheld == held && last.Before(since)) {
-			victim, vheld, since = s, held, last
+		if rank > 0 && (victim == nil || rank < vrank || rank == vrank && last.Before(since)) {
+			victim, vrank, since = s, rank, last
 		}
 	}
 	return victim
@@ -774,11 +784,14 @@ type HTTPServerConn struct {
 	waiters    map[jsonrpc.ID]chan *jsonrpc.Response
 	standalone *serverStream
 	lingering  []*serverStream
-	retained   int    // bytes of event data in streams
-	order      uint64 // events appended to any stream of the session so far
-	active     int    // HTTP requests of the session in progress
-	gets       int    // of which GET requests, which a client keeps open as it likes
-	held       int    // holds of the server (see Hold)
+	retained   int // bytes of event data in streams
+	// graced is the stream whose write of a dropped message has stalledWriteGrace to
+	// finish, if that write goes on: the one such write of the session (see trimLocked).
+	graced *serverStream
+	order  uint64 // events appended to any stream of the session so far
+	active int    // HTTP requests of the session in progress
+	gets   int    // of which GET requests, which a client keeps open as it likes
+	held   int    // holds of the server (see Hold)
 	// lastRequest is when a POST of the session last began or ended: how recently
 	// its client did something, for the choice of a session to evict.
 	lastRequest time.Time
@@ -834,9 +847,9 @@ type serverStream struct {
 	writing bool
 	wake    chan struct{}
 	owner   chan struct{} // kick channel of the delivery holding the stream, nil if none
-	// cut shortens the write the delivery holding the stream is making (see
-	// stalledWriteGrace); nil when it is not writing.
-	cut    func()
+	// cut shortens the write the delivery holding the stream is making to end within
+	// grace from now (see stalledWriteGrace); nil when it is not writing.
+	cut    func(grace time.Duration)
 	from   int  // the seq after which the delivery that took the stream over began
 	warned bool // an overflow was logged
 }
@@ -1073,8 +1086,15 @@ func (s *HTTPServerConn) trimLocked() {
 			// The client has not taken it: it reads nothing, or too slowly for the
 			// messages of its streams to fit the bound. Its write is given a few seconds
 			// more, not 30, and the message goes from what is kept, so that a client
-			// that resumes the stream learns of it.
+			// that resumes the stream learns of it. The write holds the message's bytes
+			// until it ends, beyond the bound: one such write at a time, the earlier
+			// one ended now, so that a handler answering fast does not pile up a few
+			// seconds of answers.
+			if g := s.graced; g != nil && g != victim && g.cut != nil {
+				g.cut(0)
+			}
 			victim.cutLocked()
+			s.graced = victim
 		}
 		if (vrank == 2 || vrank == rankBeingWritten) && victim.answered && len(victim.events) == 1 {
 			s.keepResponseLocked(victim)
@@ -1120,7 +1140,15 @@ func (s *HTTPServerConn) dropRank(st *serverStream) int {
 // stalledWriteGrace from now.
 func (st *serverStream) cutLocked() {
 	if st.cut != nil {
-		st.cut()
+		st.cut(stalledWriteGrace)
+	}
+}
+
+// notWritingLocked marks st's delivery as done with the write it was making.
+func (s *HTTPServerConn) notWritingLocked(st *serverStream) {
+	st.writing, st.cut = false, nil
+	if s.graced == st {
+		s.graced = nil
 	}
 }
 
@@ -1272,13 +1300,31 @@ func (s *HTTPServerConn) expire() {
 	s.closeIf("expired", func() bool { return s.active == 0 && s.held == 0 })
 }
 
-// evictableLocked reports whether the session may be evicted: no POST in progress.
+// evictableLocked reports whether the session is idle: no POST in progress.
 func (s *HTTPServerConn) evictableLocked() bool { return s.active == s.gets && !s.closing }
 
-// evict ends the session, its GET streams with it, unless a POST of its began since it
-// was chosen.
+// evictRankLocked says how readily the session goes for a new one (lowest first): 1 idle
+// and not held, 2 idle and held, 3 a POST in progress but nothing from its client for
+// SessionTimeout (a call that waits on a client that never answers would otherwise keep
+// its session for ever); 0 never.
+func (s *HTTPServerConn) evictRankLocked(now time.Time) int {
+	switch {
+	case s.closing:
+		return 0
+	case s.evictableLocked() && s.held == 0:
+		return 1
+	case s.evictableLocked():
+		return 2
+	case s.h.opts.SessionTimeout > 0 && now.Sub(s.lastRequest) >= s.h.opts.SessionTimeout:
+		return 3
+	}
+	return 0
+}
+
+// evict ends the session, its streams with it, unless a POST of its began since it was
+// chosen (which makes an idle session busy, and a quiet busy one not quiet).
 func (s *HTTPServerConn) evict() {
-	s.closeIf("evicted to make room for a new session", s.evictableLocked)
+	s.closeIf("evicted to make room for a new session", func() bool { return s.evictRankLocked(time.Now()) > 0 })
 }
 
 // closeIf ends the session if idle, called with s.mu held, still says so. From the
@@ -1438,7 +1484,8 @@ func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *ser
 		if st.owner != nil {
 			close(st.owner) // a resumption takes over from a connection the client gave up
 		}
-		st.owner, st.writing, st.cut, st.from = kick, false, nil, after
+		s.notWritingLocked(st)
+		st.owner, st.from = kick, after
 	}
 	s.mu.Unlock()
 
@@ -1486,8 +1533,8 @@ func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *ser
 		if st.writing {
 			deadline := time.Now().Add(sseWriteTimeout)
 			_ = rc.SetWriteDeadline(deadline)
-			st.cut = func() {
-				if d := time.Now().Add(stalledWriteGrace); d.Before(deadline) {
+			st.cut = func(grace time.Duration) {
+				if d := time.Now().Add(grace); d.Before(deadline) {
 					deadline = d
 					_ = rc.SetWriteDeadline(d)
 				}
@@ -1510,7 +1557,7 @@ func (s *HTTPServerConn) deliver(w http.ResponseWriter, r *http.Request, st *ser
 			s.mu.Lock()
 			st.sent = max(st.sent, cursor)
 			if st.owner == kick {
-				st.writing, st.cut = false, nil
+				s.notWritingLocked(st)
 			}
 			s.trimLocked() // what was kept only until it was written may go now
 			s.mu.Unlock()
@@ -1545,7 +1592,7 @@ func (s *HTTPServerConn) release(st *serverStream, kick chan struct{}) {
 	defer s.mu.Unlock()
 	if st.owner == kick {
 		st.owner = nil
-		st.writing, st.cut = false, nil
+		s.notWritingLocked(st)
 		if st.done && st != s.standalone {
 			s.lingerLocked(st)
 		}

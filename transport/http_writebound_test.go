@@ -237,3 +237,41 @@ func TestStalledStreamTrimmedWhenClientLeaves(t *testing.T) {
 		}
 	})
 }
+
+// TestDroppedAnswersWriteOneAtATime: of the answers dropped to keep a session within
+// MaxRetainedBytes while their client reads none of them, at most one is still being
+// written (given its few seconds): dropping another ends the earlier one's write at
+// once, which let go of its bytes. (Each dropped answer's write held its bytes for 5 s
+// more, so a handler that answered fast kept 5 s of answers beyond the bound.)
+func TestDroppedAnswersWriteOneAtATime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const limit, size, calls = 64 << 10, 16 << 10, 10
+		big := strings.Repeat("x", size)
+		b := newBubble(t, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			return map[string]string{"x": big}, nil
+		}, &HTTPOptions{MaxRetainedBytes: limit})
+		sid := b.init(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var ws []*unreadWriter
+		var dones []chan struct{}
+		for i := range calls {
+			w, done := b.postUnread(ctx, sid, `{"jsonrpc":"2.0","id":`+jsonrpc.Int64ID(int64(10+i)).String()+`,"method":"big"}`)
+			ws, dones = append(ws, w), append(dones, done)
+			synctest.Wait()
+		}
+		var writing []int
+		for i, done := range dones {
+			if !returned(done) {
+				writing = append(writing, i)
+			}
+		}
+		// The answers within the bound are still being written, and one dropped answer.
+		if want := limit/size + 1; len(writing) > want {
+			t.Errorf("calls %v still being written, want at most %d: the bound's worth and one dropped answer", writing, want)
+		}
+		if !returned(dones[0]) {
+			t.Error("the write of the first answer dropped still waits once later ones were dropped")
+		}
+	})
+}
