@@ -520,3 +520,29 @@ func TestResultJSONOfTaskWithoutResult(t *testing.T) {
 		t.Errorf("stdout of an unknown task: %q", got)
 	}
 }
+
+// --detach of a task whose ttl is too short to fetch it (--ttl 1ms): stderr says so, and
+// the record is kept a while all the same, so that the printed "tasks result ID" reaches
+// the server, which says it no longer knows the task. The record was pruned at once, and
+// the command asked the embedded demo server, as for an id mcpi never saw.
+func TestDetachWithATTLTooShortToFetch(t *testing.T) {
+	clitest.StateDir(t)
+	d := clitest.ServeDemo(t, &demo.Options{Legacy: true})
+	env := clitest.New(t, &connect.Selection{URL: d.URL})
+	if err := callTool(clitest.Context(t), env, &call.Options{Name: "instant_task", Task: true, Detach: true, TTL: time.Millisecond, TTLSet: true}); err != nil {
+		t.Fatalf("tools call instant_task --task --detach --ttl 1ms: %s", describe(err))
+	}
+	id := strings.TrimSpace(env.Out.String())
+	want := "mcpi: the server keeps the task for 1ms only (its ttl): it may delete the task and its result before they are fetched; ask for a longer --ttl\n"
+	if !strings.Contains(env.ErrOut.String(), want) {
+		t.Errorf("stderr %q lacks %q", env.ErrOut, want)
+	}
+	env = freshOn(t, d)
+	got := describe(result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, false), ID: id}))
+	if want := `mcpi: the server no longer knows the task "` + id + `" (it expired, or the server restarted); mcpi has removed it from its local list of tasks (exit 1)`; got != want {
+		t.Errorf("tasks result:\n got %q\nwant %q", got, want)
+	}
+	if env.Selection.URL != d.URL {
+		t.Errorf("tasks result asked %+v, not the server the task was recorded on", env.Selection)
+	}
+}
