@@ -106,7 +106,7 @@ func (s Server) String() string {
 }
 
 // Redacted is the placeholder that stands for a value kept out of a listing.
-const Redacted = "[redacted]"
+const Redacted = cmdutil.Redacted
 
 // Redacted returns s as a listing shows it: the values of --header and --env (an
 // Authorization header's credentials, an API key in the environment) replaced with
@@ -478,8 +478,10 @@ func FetchCommand(sel *connect.Selection, protocol, id string) string {
 
 // fetchWithFlags is the command of [FetchCommand] that names the server's flags.
 func fetchWithFlags(sel *connect.Selection, protocol, id string) string {
+	// The values of --header and --env (a bearer token, an API key) would stay on the
+	// screen and in logs: [cmdutil.Describe] says to give them again.
 	fetch := "mcpi"
-	if f := FromSelection(sel).Flags(); f != "" {
+	if f := FromSelection(sel).Redacted().Flags(); f != "" {
 		fetch += " " + f
 	}
 	if protocol != "" && !mcp.IsModernProtocolVersion(protocol) {
