@@ -448,6 +448,10 @@ func lostCause(err error) string {
 	return look.PollFailure(err)
 }
 
+// Redacted stands for a value mcpi does not show: of --header or --env, in a command
+// it prints (see state.Server.Redacted).
+const Redacted = "[redacted]"
+
 // Describe is the one place where errors become what the user of the CLI sees: a single
 // sentence (without the "mcpi: " prefix) and the exit code. The errors of the CLI itself
 // (usage, config files, connecting, tasks, answers) are worded here; those of the library
@@ -456,6 +460,10 @@ func lostCause(err error) string {
 // line (a line break within it shown as ␊), with no character that a terminal obeys.
 func Describe(err error) (sentence string, code int) {
 	sentence, code = describe(err)
+	if strings.Contains(sentence, "="+Redacted) {
+		// A command to fetch a task later, with the server's flags but not their values.
+		sentence += " (mcpi does not show the values of --header and --env: give yours again in place of " + Redacted + ")"
+	}
 	return look.Safe(strings.TrimSpace(sentence)), code
 }
 

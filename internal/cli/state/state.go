@@ -7,8 +7,8 @@
 // ~/.local/state/mcpi. It is written atomically (a temporary file renamed over it), under
 // a lock on its directory so that concurrent mcpi processes lose none of their changes,
 // readable by its owner only (server flags may hold credentials in --header values), and
-// bounded: entries whose TTL has run out are dropped, and only the newest [MaxEntries]
-// are kept.
+// bounded: entries whose TTL has run out are dropped (none younger than [MinKeep]), and
+// only the newest [MaxEntries] are kept.
 package state
 
 import (
@@ -30,6 +30,13 @@ import (
 
 // MaxEntries bounds the file.
 const MaxEntries = 500
+
+// MinKeep is how long an entry is kept at least, however short its ttl: the command
+// that fetches a task with a ttl shorter than it takes to type that command (--ttl 1ms)
+// finds the record, reaches the task's server, and says that the server no longer knows
+// the task, where without the record it would ask the embedded demo server about an id
+// it never saw.
+const MinKeep = time.Minute
 
 // FileName is the state file's name in the state directory.
 const FileName = "tasks.json"
@@ -99,7 +106,7 @@ func (s Server) String() string {
 }
 
 // Redacted is the placeholder that stands for a value kept out of a listing.
-const Redacted = "[redacted]"
+const Redacted = cmdutil.Redacted
 
 // Redacted returns s as a listing shows it: the values of --header and --env (an
 // Authorization header's credentials, an API key in the environment) replaced with
@@ -312,12 +319,13 @@ func (s *Store) Load() ([]Entry, error) {
 	return s.prune(f.Tasks), nil
 }
 
-// prune drops expired entries and keeps the newest MaxEntries, oldest first.
+// prune drops expired entries older than MinKeep and keeps the newest MaxEntries,
+// oldest first.
 func (s *Store) prune(entries []Entry) []Entry {
 	now := s.now()
 	out := entries[:0:0]
 	for _, e := range entries {
-		if at, ok := e.Expires(); ok && !at.After(now) {
+		if at, ok := e.Expires(); ok && !at.After(now) && !e.Created.Add(MinKeep).After(now) {
 			continue
 		}
 		out = append(out, e)
@@ -470,8 +478,10 @@ func FetchCommand(sel *connect.Selection, protocol, id string) string {
 
 // fetchWithFlags is the command of [FetchCommand] that names the server's flags.
 func fetchWithFlags(sel *connect.Selection, protocol, id string) string {
+	// The values of --header and --env (a bearer token, an API key) would stay on the
+	// screen and in logs: [cmdutil.Describe] says to give them again.
 	fetch := "mcpi"
-	if f := FromSelection(sel).Flags(); f != "" {
+	if f := FromSelection(sel).Redacted().Flags(); f != "" {
 		fetch += " " + f
 	}
 	if protocol != "" && !mcp.IsModernProtocolVersion(protocol) {

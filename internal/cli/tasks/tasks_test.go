@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -519,4 +520,92 @@ func TestResultJSONOfTaskWithoutResult(t *testing.T) {
 	if got := string(compact(t, env.Out.Bytes())); got != `{"error":{"message":"the server has no task \"x\" (it may have expired)"}}` {
 		t.Errorf("stdout of an unknown task: %q", got)
 	}
+}
+
+// --detach of a task whose ttl is too short to fetch it (--ttl 1ms): stderr says so, and
+// the record is kept a while all the same, so that the printed "tasks result ID" reaches
+// the server, which says it no longer knows the task. The record was pruned at once, and
+// the command asked the embedded demo server, as for an id mcpi never saw.
+func TestDetachWithATTLTooShortToFetch(t *testing.T) {
+	clitest.StateDir(t)
+	d := clitest.ServeDemo(t, &demo.Options{Legacy: true})
+	env := clitest.New(t, &connect.Selection{URL: d.URL})
+	if err := callTool(clitest.Context(t), env, &call.Options{Name: "instant_task", Task: true, Detach: true, TTL: time.Millisecond, TTLSet: true}); err != nil {
+		t.Fatalf("tools call instant_task --task --detach --ttl 1ms: %s", describe(err))
+	}
+	id := strings.TrimSpace(env.Out.String())
+	want := "mcpi: the server keeps the task for 1ms only (its ttl): it may delete the task and its result before they are fetched; ask for a longer --ttl\n"
+	if !strings.Contains(env.ErrOut.String(), want) {
+		t.Errorf("stderr %q lacks %q", env.ErrOut, want)
+	}
+	env = freshOn(t, d)
+	got := describe(result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, false), ID: id}))
+	if want := `mcpi: the server no longer knows the task "` + id + `" (it expired, or the server restarted); mcpi has removed it from its local list of tasks (exit 1)`; got != want {
+		t.Errorf("tasks result:\n got %q\nwant %q", got, want)
+	}
+	if env.Selection.URL != d.URL {
+		t.Errorf("tasks result asked %+v, not the server the task was recorded on", env.Selection)
+	}
+}
+
+// "tasks watch" without an id whose listing is cut at --max-pages (or --max-items) follows the tasks it
+// listed, then says the listing stopped and exits 2, as "tasks list" prints what it
+// listed before that sentence: it failed at once, showing nothing.
+func TestWatchAllCutAtMaxItems(t *testing.T) {
+	env := clitest.New(t, &connect.Selection{URL: clitest.DemoHTTP(t, &demo.Options{Tasks: &tasks.Options{PageSize: 1}}), Protocol: mcp.LatestProtocolVersion,
+		Limits: connect.Limits{MaxPages: 1}})
+	o := sharedOpts(env, true)
+	o.Connect = withTasks(t, env, "instant_task", "fail_task")
+	got := describe(watch.Run(clitest.Context(t), &watch.Options{Options: o}))
+	if want := "mcpi: the server's tasks/list went on past 1 pages; mcpi stopped there (--max-pages raises the bound) (exit 2)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	evs := strings.Split(strings.TrimSpace(env.Out.String()), "\n")
+	if len(evs) != 1 || !strings.Contains(evs[0], `"event":"status"`) || !strings.Contains(evs[0], `"status":"completed"`) {
+		t.Errorf("tasks watch --json:\n%s", env.Out)
+	}
+}
+
+// An interrupted "tasks watch --json" (every task) ends with an "interrupted" line for
+// each task it followed that had not ended, as "tasks watch ID" ends with one: it
+// ended on a "status" line.
+func TestWatchAllInterrupted(t *testing.T) {
+	clitest.StateDir(t)
+	env := clitest.New(t, &connect.Selection{URL: clitest.DemoHTTP(t, nil), Protocol: mcp.LatestProtocolVersion})
+	ctx, stop := context.WithCancel(clitest.Context(t))
+	o := sharedOpts(env, true)
+	o.Connect = func(c context.Context, requests cmdutil.RequestPolicy) (*cmdutil.Session, error) {
+		sess, err := env.Factory.Connect(c, requests)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := sess.StartToolTask(c, &mcp.CallToolParams{Name: "slow_task", Arguments: json.RawMessage(`{"seconds":600}`)}, nil); err != nil {
+			t.Fatal(err)
+		}
+		return sess, nil
+	}
+	env.IO.Out = writeThen{env.Out, stop} // Ctrl-C once the watch shows the task
+	err := watch.Run(ctx, &watch.Options{Options: o})
+	if got := describe(err); got != "mcpi: interrupted (exit 2)" {
+		t.Errorf("got %q", got)
+	}
+	lines := strings.Split(strings.TrimSpace(env.Out.String()), "\n")
+	var last taskview.Event
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Event != "interrupted" || last.Task == nil ||
+		last.Interrupted == nil || last.Interrupted.State != "running" || !strings.HasSuffix(last.Interrupted.Fetch, " tasks result "+last.Task.TaskID) ||
+		last.Error == nil || last.Error.Message != `interrupted; the task "`+last.Task.TaskID+`" is still running on the server: get its result with "`+last.Interrupted.Fetch+`"` ||
+		last.Task.Status != mcp.TaskStatusWorking {
+		t.Errorf("last line: %s", env.Out)
+	}
+}
+
+// writeThen writes to w, then calls then.
+type writeThen struct {
+	w    io.Writer
+	then func()
+}
+
+func (w writeThen) Write(p []byte) (int, error) {
+	defer w.then()
+	return w.w.Write(p)
 }

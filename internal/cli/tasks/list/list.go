@@ -164,6 +164,9 @@ func runLocalFiltered(opts *Options, now time.Time, keep func(state.Entry) bool)
 		expires := "never"
 		if at, ok := e.Expires(); ok {
 			expires = "in " + look.Duration(at.Sub(now).Round(time.Second))
+			if !at.After(now) {
+				expires = "expired" // kept for MinKeep all the same
+			}
 		}
 		tw.Row(e.TaskID, cmdutil.OrDash(e.Tool), e.Created.Local().Format("2006-01-02 15:04:05"), expires, cmdutil.OrDash(e.Protocol), e.Server.String())
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,7 +75,10 @@ linked to the task, and (for one task) a last "result", "error", "lost"
 event (mcpi stopped following a task whose fate it does not know) or
 "interrupted" event (a signal stopped mcpi: the task runs on, and "fetch" is
 the command that gets its result; see "mcpi tools call --help");
-{"event":"gone","task":TASK,...} when the server stops knowing a task.
+{"event":"gone","task":TASK,...} when the server stops knowing a task. Without an
+ID, an interruption ends the stream with an "interrupted" event for each task
+still running, and a listing stopped at --max-pages or --max-items is followed as
+far as it went, then mcpi says so and exits with status 2.
 
 The result of a task whose tool is known (recorded in the local state file) is
 checked against the tool's output schema, as "mcpi tools call" checks it (the
@@ -84,7 +89,7 @@ structuredContent, is said so on stderr and exits 1, and with --json its
 Exit status: 0 when the task completed (without an ID: when all listed tasks
 have ended), 1 when it failed, was cancelled, its result does not fit the tool's
 output schema, or the server has no such task, 2 on bad usage, input mcpi could
-not give, a connection failure or an interruption.`,
+not give, a connection failure, a listing cut short or an interruption.`,
 		Args: cmdutil.TaskIDArgs(true),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -361,12 +366,35 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 		known[e.State.TaskID] = e.State
 		return p.status(e)
 	}
+	// interrupted ends the stream, as watchOne's does, with an "interrupted" line for
+	// each task still running (which runs on, this command not having started it), and
+	// returns the interruption.
+	interrupted := func() error {
+		if p.out != nil {
+			for _, id := range slices.Sorted(maps.Keys(known)) {
+				t := known[id]
+				if t.Status.IsTerminal() {
+					continue
+				}
+				intr := &cmdutil.InterruptedTaskError{ID: t.TaskID, Fetch: state.FetchCommand(opts.Selection, sess.ProtocolVersion(), t.TaskID)}
+				msg, _ := cmdutil.Describe(intr)
+				// A line that cannot be written (stdout closed) changes nothing: the
+				// interruption is what the exit status and stderr say.
+				_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &t, taskview.LeftRunning, intr.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+			}
+		}
+		return ctx.Err()
+	}
+	// stopped is the listing's stop at --max-pages or --max-items: the tasks listed are
+	// followed, and the sentence that names the flag ends the command, as "tasks list"
+	// prints what it listed before it.
+	var stopped error
 	relist := time.NewTimer(0)
 	defer relist.Stop()
 	for first := true; ; {
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return interrupted()
 		case e := <-events:
 			var err error
 			switch {
@@ -385,14 +413,18 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				return err
 			}
 			if running == 0 {
-				return nil
+				return stopped
 			}
 		case <-relist.C:
 			tasks, err := list(ctx)
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
+			switch {
+			case ctx.Err() != nil:
+				return interrupted()
+			case cmdutil.ListingStopped(err):
+				if stopped == nil {
+					stopped = err
 				}
+			case err != nil:
 				return err
 			}
 			if first && len(tasks) == 0 {
@@ -403,7 +435,7 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				default:
 					fmt.Fprintln(opts.IO.ErrOut, "No tasks. (A server lists the tasks of the current session only.)")
 				}
-				return nil
+				return stopped
 			}
 			first = false
 			listed := map[string]bool{}
@@ -417,6 +449,9 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				}
 				if !t.Status.IsTerminal() {
 					if err := follow(t.TaskID); err != nil {
+						if ctx.Err() != nil {
+							return interrupted()
+						}
 						return err
 					}
 				}
@@ -432,7 +467,7 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				}
 			}
 			if running == 0 {
-				return nil
+				return stopped
 			}
 			if !sess.Modern() { // the recorded tasks are followed to their end, none listed anew
 				relist.Reset(DefaultInterval)

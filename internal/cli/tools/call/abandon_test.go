@@ -40,3 +40,21 @@ func TestDetachUnrecorded(t *testing.T) {
 		t.Errorf("stdout %q; got %q (exit %d), want %q...", env.Out, msg, code, want)
 	}
 }
+
+// The command that fetches a task mcpi could not record names the server's flags, but
+// not the values of --header (a bearer token), which it printed on the terminal and into
+// logs: they are [redacted], and the sentence says to give them again.
+func TestDetachUnrecordedHidesHeaderValues(t *testing.T) {
+	file := clitest.WriteFile(t, "not-a-dir", "x")
+	url := clitest.DemoHTTP(t, nil)
+	env := clitest.New(t, &connect.Selection{URL: url, Protocol: mcp.LatestProtocolVersion, Headers: []string{"Authorization=Bearer sekrit"}})
+	err := runIn(t, env, &Options{Name: "slow_task", Args: []string{"seconds=30"}, Task: true, Detach: true,
+		State: &state.Store{Path: filepath.Join(file, state.FileName)}})
+	id := strings.TrimSpace(env.Out.String())
+	msg, code := clitest.Describe(err)
+	want := `: get its result with "mcpi --url ` + url + ` --header 'Authorization=[redacted]' --protocol 2025-11-25 tasks result ` + id +
+		`" (mcpi does not show the values of --header and --env: give yours again in place of [redacted])`
+	if id == "" || code != 2 || !strings.HasSuffix(msg, want) || strings.Contains(msg, "sekrit") {
+		t.Errorf("got %q (exit %d), want ...%q", msg, code, want)
+	}
+}

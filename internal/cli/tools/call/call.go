@@ -99,7 +99,9 @@ event) and exits at
 once (not with a stdio server or the embedded one, which end with mcpi, and
 their tasks with them); the task is recorded in the local state file, so that
 "mcpi tasks result ID" finds its server again without flags ("mcpi tasks list
---local" shows the recorded tasks). A task of a 2025-11-25 Streamable HTTP
+--local" shows the recorded tasks; a record is kept a minute at least, and a ttl
+shorter than that is said on stderr, since the server may delete the task before
+its result is fetched). A task of a 2025-11-25 Streamable HTTP
 session is recorded with that session, which mcpi leaves open on the server (some
 servers bind a task to the session that created it), and the "mcpi tasks"
 commands on it take that session up. Ctrl-C while following asks, on a terminal,

@@ -244,6 +244,14 @@ func finishJSON(opts *Options, sess *cmdutil.Session, res *mcp.CallToolResult, e
 // left open on the server as kept (nil: none), and prints its id.
 func detach(opts *Options, task *client.Task, protocol string, st mcp.Task, kept *client.Resumption) error {
 	fetch, err := state.Remember(opts.State, opts.Selection, task.Tool, protocol, st, kept)
+	if st.TTL != nil && mcp.Milliseconds(*st.TTL) < state.MinKeep {
+		// The fetch command printed next would find nothing to fetch: said before it.
+		msg := fmt.Sprintf("mcpi: the server keeps the task for %s only (its ttl): it may delete the task and its result before they are fetched", look.TTL(st.TTL))
+		if !mcp.IsModernProtocolVersion(protocol) {
+			msg += "; ask for a longer --ttl"
+		}
+		fmt.Fprintln(opts.IO.ErrOut, msg)
+	}
 	if !opts.JSON {
 		fmt.Fprintln(opts.IO.Out, look.Safe(st.TaskID))
 		if opts.IO.IsStderrTTY() && err == nil {
