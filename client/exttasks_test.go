@@ -344,8 +344,9 @@ func TestExtTaskToolError(t *testing.T) {
 	})
 }
 
-// TestExtTaskCancel: Cancel sends tasks/cancel, which is only acknowledged; the follower
-// polls at once and learns the task is cancelled: a *TaskEndError with ErrTaskCancelled.
+// TestExtTaskCancel: Cancel sends tasks/cancel, which is only acknowledged, then a
+// tasks/get, and returns the state it gives: the task is cancelled, and ends with a
+// *TaskEndError with ErrTaskCancelled.
 // No notifications/cancelled names the task's call.
 func TestExtTaskCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -374,8 +375,13 @@ func TestExtTaskCancel(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		if _, err := task.Cancel(ctx); err != nil {
+		st, err := task.Cancel(ctx)
+		if err != nil {
 			t.Fatal(err)
+		}
+		// What Cancel returns is the state after the cancel, not the one before it.
+		if st.Status != mcp.TaskStatusCancelled || st.StatusMessage != "stopped on request" || task.State().Status != mcp.TaskStatusCancelled {
+			t.Errorf("Cancel returned %+v (the task's state %s), want it cancelled", st, task.State().Status)
 		}
 		_, err = task.Wait(ctx)
 		var end *client.TaskEndError

@@ -448,9 +448,11 @@ func (t *Task) Events(ctx context.Context) iter.Seq[TaskEvent] {
 	}
 }
 
-// Cancel asks the server to cancel the task. Asked before the server has given the id,
-// it is sent as soon as the id arrives. A server of 2025-11-25 that declared no
-// tasks.cancel capability is sent nothing: the error is [ErrNoTaskCancel].
+// Cancel asks the server to cancel the task and returns the task's state after it:
+// in 2025-11-25 the answer to tasks/cancel, in 2026-07-28 (whose tasks/cancel is only
+// acknowledged) the answer to a tasks/get sent right after. Asked before the server has
+// given the id, it is sent as soon as the id arrives. A server of 2025-11-25 that
+// declared no tasks.cancel capability is sent nothing: the error is [ErrNoTaskCancel].
 func (t *Task) Cancel(ctx context.Context) (mcp.Task, error) {
 	if !t.s.CancelsTasks() {
 		return t.State(), ErrNoTaskCancel
@@ -465,12 +467,20 @@ func (t *Task) Cancel(ctx context.Context) (mcp.Task, error) {
 	t.cancelSent = true
 	t.mu.Unlock()
 	if ext {
-		// An acknowledgement, not a state: the follower polls at once to learn it.
+		// An acknowledgement, not a state: the state is asked for at once, so that what
+		// Cancel returns, and the task's events, say what the server made of the cancel
+		// (cancelled, or still at work: a cancel of the extension may take a while, or
+		// come too late), not the state the task had before it.
 		if err := t.s.call(ctx, mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, nil); err != nil {
 			return t.State(), t.s.goneError(id, err)
 		}
-		t.pollSoon()
-		return t.State(), nil
+		st, notes, err := t.getSince(ctx)
+		if err != nil {
+			t.pollSoon() // the follower learns it
+			return t.State(), nil
+		}
+		t.observeSince(st, fromAnswer, notes)
+		return st, nil
 	}
 	st, err := t.s.CancelTask(ctx, id)
 	if err == nil {

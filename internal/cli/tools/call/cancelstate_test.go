@@ -1,0 +1,52 @@
+package call
+
+import (
+	"io"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/demo"
+	"github.com/mcpi-dev/mcpi/internal/cli/connect"
+	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/tasks"
+)
+
+// A task the user cancels after Ctrl-C (the answer "c") ends its --json stream with an
+// "interrupted" line whose task is cancelled, in both eras: in 2026-07-28, whose
+// tasks/cancel is only acknowledged, with the state client.Task.Cancel fetches after the
+// acknowledgement, not the one before the cancel (input_required for the demo's
+// ask_task, which reads as a task still waiting).
+func TestCancelledTaskShowsCancelled(t *testing.T) {
+	for _, version := range []string{mcp.LatestProtocolVersion, mcp.ProtocolVersion20260728} {
+		t.Run(version, func(t *testing.T) {
+			clitest.StateDir(t)
+			srv := demo.New(&demo.Options{Tasks: &tasks.Options{PollInterval: 20 * time.Millisecond}})
+			env := clitest.New(t, &connect.Selection{URL: clitest.Serve(t, srv).URL, Protocol: version})
+			env.IO.SetStdinTTY(true)
+			env.IO.SetStderrTTY(true)
+			in, answer := io.Pipe()
+			defer answer.Close()
+			asked := make(chan struct{})
+			errOut := &watchWriter{want: "[c/l] ", seen: asked}
+			env.IO.In, env.IO.ErrOut = in, errOut
+			ctx, connectFn := env.InterruptOnCreate(t)
+			go func() {
+				select {
+				case <-asked:
+				case <-time.After(30 * time.Second): // a bound, not a measure
+					return
+				}
+				io.WriteString(answer, "c\n")
+			}()
+			opts := &Options{Name: demo.ToolAskTask, Task: true, JSON: true, IO: env.IO, Connect: connectFn, Selection: env.Selection, Tick: -1}
+			_ = Run(ctx, opts)
+			evs := events(t, env.Out.String())
+			last := evs[len(evs)-1]
+			if last.Event != "interrupted" || last.Interrupted == nil || last.Interrupted.State != "cancelled" ||
+				last.Task == nil || last.Task.Status != mcp.TaskStatusCancelled {
+				t.Errorf("last line: %s\nstderr: %s", env.Out, errOut)
+			}
+		})
+	}
+}
