@@ -400,7 +400,7 @@ func (s *Selection) resolve(lenient bool) (*Target, error) {
 	case len(s.Env) > 0 || s.Cwd != "" || len(s.Headers) > 0:
 		return nil, cmdutil.UsageErrorf("--env, --cwd and --header need a server: give --stdio, --url or --config")
 	}
-	return embedded(), nil
+	return embedded(s.Limits.MaxMessageSize), nil
 }
 
 func (s *Selection) stdio(argv []string, env map[string]string, dir, name string) *Target {
@@ -443,14 +443,16 @@ func (s *Selection) http(rawURL string, headers http.Header, lenient bool) (*Tar
 	return t, nil
 }
 
-func embedded() *Target {
+// embedded is the embedded demo server; maxMessageSize bounds its messages as it does
+// any other server's, so that the demo shows what --max-message-size does.
+func embedded(maxMessageSize int) *Target {
 	return &Target{
 		Name: EmbeddedTarget,
 		Transport: transport.PipeTransport{Serve: func(_ context.Context, conn jsonrpc.Connection) error {
 			// The server session lives as long as the pipe, not the context of Connect.
 			demo.New(nil).Connect(context.Background(), conn)
 			return nil
-		}},
+		}, MaxMessageSize: maxMessageSize},
 	}
 }
 
