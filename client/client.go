@@ -972,9 +972,17 @@ func shortDuration(d time.Duration) string {
 // ErrCancelledByUser is the cause to end a call's context with when the user cancels the
 // call (context.WithCancelCause): the server is told "cancelled by the user" in the
 // notifications/cancelled that withdraws the request. The call's error is still
-// context.Canceled. Any other cause is told by its message, or by a CancelReason method
-// ([jsonrpc.CancelReasoner]).
-var ErrCancelledByUser = errors.New("cancelled by the user")
+// context.Canceled (errors.Is), in 2026-07-28 too, where a call waiting on the user's
+// input ends with its context's cause. Any other cause is told by its message, or by a
+// CancelReason method ([jsonrpc.CancelReasoner]).
+var ErrCancelledByUser error = cancelledByUser{}
+
+// cancelledByUser is a cancellation: a front end that tells a stopped call from a
+// failed one by context.Canceled reads it as stopped, whichever era ended it.
+type cancelledByUser struct{}
+
+func (cancelledByUser) Error() string        { return "cancelled by the user" }
+func (cancelledByUser) Is(target error) bool { return target == context.Canceled }
 
 // ListTools returns one page of tools; nil p asks for the first.
 func (s *Session) ListTools(ctx context.Context, p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {

@@ -1150,6 +1150,19 @@ func TestMRTRUserTime(t *testing.T) {
 		if n := len(s.PendingRequests()); n != 0 {
 			t.Errorf("%d requests still pending after the call ended", n)
 		}
+
+		// Cancelled by the user, the call's error is context.Canceled, as in 2025-11-25,
+		// where the call itself is withdrawn; the cause stays what the call says.
+		uctx, stop := context.WithCancelCause(ctx)
+		time.AfterFunc(5*time.Second, func() { stop(client.ErrCancelledByUser) })
+		_, err = s.CallTool(uctx, &mcp.CallToolParams{Name: "greet"}, nil)
+		if !errors.Is(err, context.Canceled) || !errors.Is(err, client.ErrCancelledByUser) || !strings.HasSuffix(err.Error(), ": cancelled by the user") {
+			t.Errorf("the user cancelled the call while thinking: %v; want context.Canceled, cancelled by the user", err)
+		}
+		synctest.Wait()
+		if n := len(s.PendingRequests()); n != 0 {
+			t.Errorf("%d requests still pending after the call was cancelled", n)
+		}
 	})
 }
 

@@ -224,9 +224,9 @@ func decodeError(id ID, code int64, msg string) *DecodeError {
 }
 
 // members holds what a frame's object says in the members JSON-RPC defines, picked out
-// while the frame is validated. A duplicate id, method or params is refused; of the
-// others, as with encoding/json, the last of duplicate members wins, and a null string
-// member leaves the one before it in place.
+// while the frame is validated. A duplicate id, method, params, result or error is
+// refused; of the others, as with encoding/json, the last of duplicate members wins, and
+// a null string member leaves the one before it in place.
 type members struct {
 	jsonrpc, method    []byte // string literals, quotes included
 	id, params, result []byte // raw values
@@ -240,7 +240,10 @@ type members struct {
 const msgTwoIDs = "invalid request: the id member appears more than once"
 
 // Bits of members.seen.
-const seenMethod uint8 = 1 << iota
+const (
+	seenMethod uint8 = 1 << iota
+	seenError
+)
 
 // split validates the object frame and picks out its members. Member names match
 // exactly, as JSON-RPC spells them (encoding/json would also match "Method").
@@ -278,10 +281,18 @@ func (ms *members) set(lit, v []byte) {
 		}
 		ms.params = v
 	case "result":
+		if ms.result != nil {
+			// A response that says two things says neither: the call it answers
+			// fails, as it does for any other malformed response.
+			ms.typeMismatch("invalid response: the result member appears more than once")
+		}
 		ms.result = v
 	case "error":
-		// Errors are rare: encoding/json decodes them, merging duplicates into one
-		// value as it always has.
+		if ms.seen&seenError != 0 {
+			ms.typeMismatch("invalid response: the error member appears more than once")
+		}
+		ms.seen |= seenError
+		// Errors are rare: encoding/json decodes them.
 		if v[0] != '{' && v[0] != 'n' {
 			ms.typeMismatch("invalid response: error must be an object")
 			return

@@ -53,6 +53,8 @@ var malformed = []struct {
 	{"two methods, one null", `{"jsonrpc":"2.0","id":1,"method":"ping","method":null}`, jsonrpc.CodeInvalidRequest, nil},
 	{"two params", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{},"params":{"a":1}}`, jsonrpc.CodeInvalidRequest, nil},
 	{"two params, one null", `{"jsonrpc":"2.0","method":"ping","params":{},"params":null}`, jsonrpc.CodeInvalidRequest, nil},
+	{"two results", `{"jsonrpc":"2.0","id":6,"result":{"a":1},"result":{"b":2}}`, jsonrpc.CodeInvalidRequest, int64(6)},
+	{"two errors", `{"jsonrpc":"2.0","id":6,"error":{"code":1,"message":"a"},"error":{"code":2,"message":"b"}}`, jsonrpc.CodeInvalidRequest, int64(6)},
 	{"params string", `{"jsonrpc":"2.0","id":2,"method":"ping","params":"x"}`, jsonrpc.CodeInvalidRequest, int64(2)},
 	{"params number", `{"jsonrpc":"2.0","id":2,"method":"ping","params":3}`, jsonrpc.CodeInvalidRequest, int64(2)},
 	{"params null", `{"jsonrpc":"2.0","method":"ping","params":null}`, jsonrpc.CodeInvalidRequest, nil},

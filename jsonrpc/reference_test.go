@@ -168,6 +168,11 @@ func refDecodeMessage(data []byte) (jsonrpc.Message, error) {
 			return nil, refDecodeError(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: the "+name+" member appears more than once")
 		}
 	}
+	for _, name := range []string{"result", "error"} {
+		if refTopMembers(data, name) > 1 {
+			return nil, refDecodeError(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid response: the "+name+" member appears more than once")
+		}
+	}
 	var id jsonrpc.ID
 	if w.ID != nil {
 		var err error

@@ -23,6 +23,16 @@ func TestUnreadableResponseFailsTheCall(t *testing.T) {
 			"malformed response: parse error: invalid JSON (exceeded max depth at offset 10032)"},
 		{"error code a string", `"error":{"code":"x","message":"m"}`,
 			"malformed response: invalid response: error code must be an integer"},
+		// A response that says two things says neither: the call fails, as a request
+		// with two methods is refused.
+		{"two results", `"result":{"a":1},"result":{"b":2}`,
+			"malformed response: invalid response: the result member appears more than once"},
+		{"two results, one null", `"result":{},"result":null`,
+			"malformed response: invalid response: the result member appears more than once"},
+		{"two errors", `"error":{"code":-1,"message":"a"},"error":{"code":-2,"message":"b"}`,
+			"malformed response: invalid response: the error member appears more than once"},
+		{"two errors, one null", `"error":{"code":-1,"message":"a"},"error":null`,
+			"malformed response: invalid response: the error member appears more than once"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, p := newRawPeer(t, jsonrpc.Options{Handler: pingHandler})

@@ -224,11 +224,16 @@ func Pipe() (a, b jsonrpc.Connection) {
 // and passes the server half to Serve, which must start serving it without blocking.
 type PipeTransport struct {
 	Serve func(ctx context.Context, server jsonrpc.Connection) error
+	// MaxMessageSize bounds one message the client half reads, as [Command]'s does a
+	// server process's; 0 means [DefaultMaxMessageSize].
+	MaxMessageSize int
 }
 
 // Connect implements [Transport].
 func (p PipeTransport) Connect(ctx context.Context) (jsonrpc.Connection, error) {
-	client, server := Pipe()
+	ar, bw := io.Pipe()
+	br, aw := io.Pipe()
+	client, server := NewStream(ar, aw, p.MaxMessageSize), NewStream(br, bw, 0)
 	if err := p.Serve(ctx, server); err != nil {
 		client.Close()
 		server.Close()

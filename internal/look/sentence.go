@@ -16,8 +16,12 @@ import (
 // Sentence is the one sentence the user sees for an error of the library (client,
 // jsonrpc, transport): a refused call says why, a JSON-RPC error gives its code, a lost
 // connection says how it was lost, never a Go error chain. An error of a type it does not
-// know reads as its message.
+// know reads as its message. A URL a transport error quotes has its secrets redacted.
 func Sentence(err error) string {
+	return redactURLErrors(err, sentence(err))
+}
+
+func sentence(err error) string {
 	var (
 		unknown   *client.UnknownToolError
 		arg       *client.ArgumentError

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -154,34 +153,5 @@ func Listed(printed, stopped error) error {
 	return stopped
 }
 
-// RedactURL returns u as a listing or a sentence shows it: a password in it as "xxxxx"
-// ([url.URL.Redacted]), and so each value of its query (?token=xxxxx&api_key=xxxxx),
-// the names kept, as a server's key is often passed there; u as it is when it has
-// neither or does not parse.
-func RedactURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return u
-	}
-	changed := false
-	if p.User != nil {
-		if _, ok := p.User.Password(); ok {
-			p.User = url.UserPassword(p.User.Username(), "xxxxx")
-			changed = true
-		}
-	}
-	if p.RawQuery != "" {
-		parts := strings.Split(p.RawQuery, "&")
-		for i, part := range parts {
-			if k, v, ok := strings.Cut(part, "="); ok && v != "" {
-				parts[i] = k + "=xxxxx"
-				changed = true
-			}
-		}
-		p.RawQuery = strings.Join(parts, "&")
-	}
-	if !changed {
-		return u
-	}
-	return p.String()
-}
+// RedactURL is [look.RedactURL]: a password and the query's values as "xxxxx".
+func RedactURL(u string) string { return look.RedactURL(u) }

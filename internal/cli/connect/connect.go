@@ -28,6 +28,7 @@ import (
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/demo"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/transport"
@@ -348,18 +349,9 @@ func (s *Selection) ServerURL() string {
 	return ""
 }
 
-// shownURL is rawURL as a message prints it: a password in it reads xxxxx, as
-// url.URL.Redacted has it. The rest is left as the user wrote it.
-func shownURL(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil || u.User == nil {
-		return rawURL
-	}
-	if _, ok := u.User.Password(); !ok {
-		return rawURL
-	}
-	return u.Redacted()
-}
+// shownURL is rawURL as a message prints it: its password and the values of its query,
+// where a server's key is often passed, read xxxxx ([look.RedactURL]).
+func shownURL(rawURL string) string { return look.RedactURL(rawURL) }
 
 // Resolve checks the flags and returns the transport they select, without connecting.
 func (s *Selection) Resolve() (*Target, error) { return s.resolve(true) }
@@ -408,7 +400,7 @@ func (s *Selection) resolve(lenient bool) (*Target, error) {
 	case len(s.Env) > 0 || s.Cwd != "" || len(s.Headers) > 0:
 		return nil, cmdutil.UsageErrorf("--env, --cwd and --header need a server: give --stdio, --url or --config")
 	}
-	return embedded(), nil
+	return embedded(s.Limits.MaxMessageSize), nil
 }
 
 func (s *Selection) stdio(argv []string, env map[string]string, dir, name string) *Target {
@@ -430,10 +422,10 @@ func (s *Selection) http(rawURL string, headers http.Header, lenient bool) (*Tar
 	u, err := url.Parse(rawURL)
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return nil, cmdutil.UsageErrorf("%q is not a valid URL: %v", rawURL, ue.Err)
+		return nil, cmdutil.UsageErrorf("%q is not a valid URL: %v", shownURL(rawURL), ue.Err)
 	}
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, cmdutil.UsageErrorf("%q is not a server URL: give an http:// or https:// URL", rawURL)
+		return nil, cmdutil.UsageErrorf("%q is not a server URL: give an http:// or https:// URL", shownURL(rawURL))
 	}
 	if err := s.Auth.check(headers.Get("Authorization") != ""); err != nil {
 		return nil, err
@@ -451,14 +443,16 @@ func (s *Selection) http(rawURL string, headers http.Header, lenient bool) (*Tar
 	return t, nil
 }
 
-func embedded() *Target {
+// embedded is the embedded demo server; maxMessageSize bounds its messages as it does
+// any other server's, so that the demo shows what --max-message-size does.
+func embedded(maxMessageSize int) *Target {
 	return &Target{
 		Name: EmbeddedTarget,
 		Transport: transport.PipeTransport{Serve: func(_ context.Context, conn jsonrpc.Connection) error {
 			// The server session lives as long as the pipe, not the context of Connect.
 			demo.New(nil).Connect(context.Background(), conn)
 			return nil
-		}},
+		}, MaxMessageSize: maxMessageSize},
 	}
 }
 

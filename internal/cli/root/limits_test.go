@@ -79,7 +79,8 @@ func TestOversizedMessage(t *testing.T) {
 // such however it came: over stdio (where mcpi then ends the server, whose exit was
 // reported instead), and over 2025-11-25 HTTP in an event stream line far longer than
 // the limit (which ended the stream, and the request with a resumption the server
-// refused).
+// refused), and from the embedded demo server over its in-memory pipe (which had no
+// limit but the default).
 func TestOversizedAnswerOfEveryTransport(t *testing.T) {
 	legacy := serveDemoHTTP(t, "--legacy")
 	stdio := "'" + mcpiBin + "' serve demo"
@@ -93,6 +94,9 @@ func TestOversizedAnswerOfEveryTransport(t *testing.T) {
 			`^mcpi: cannot start a session with the server "` + regexp.QuoteMeta(stdio) + ` --legacy": the server's answer to initialize was dropped: message too large \(\d+ bytes, limit 100; --max-message-size\)\n$`},
 		{[]string{"--url", legacy, "--max-message-size", "2000", "tools", "list"},
 			`^mcpi: the server's answer to tools/list was dropped: message too large \(\d{5} bytes, limit 2000; --max-message-size\)\n$`},
+		// The embedded demo server is a server like any other to the flag.
+		{[]string{"--max-message-size", "100", "ping"},
+			`^mcpi: cannot start a session with the embedded demo server: the server's answer to server/discover was dropped: message too large \(\d+ bytes, limit 100; --max-message-size\)\n$`},
 	} {
 		stdout, stderr, code := run(t, t.TempDir(), tt.args...)
 		if code != 2 || !regexp.MustCompile(tt.want).MatchString(stderr) || stdout != "" {

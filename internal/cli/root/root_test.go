@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -301,5 +303,31 @@ func eachServerAndEra(t *testing.T, url string, f func(t *testing.T, args []stri
 				f(t, append(append([]string(nil), server...), "--protocol", protocol))
 			})
 		}
+	}
+}
+
+// TestURLSecretsRedacted: a URL's password and the values of its query (where a server's
+// key or token is often passed) never reach a sentence, whether mcpi names the server
+// itself or quotes a transport error that names it.
+func TestURLSecretsRedacted(t *testing.T) {
+	plain := httptest.NewServer(http.NotFoundHandler()) // no TLS: an https:// client fails
+	t.Cleanup(plain.Close)
+	closed := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	tlsTo := strings.TrimPrefix(plain.URL, "http://")
+	for _, tt := range []struct{ url, want string }{
+		{"http://user:hunter2@" + closed + "/mcp?token=s3cret&v",
+			"mcpi: nothing is listening at http://user:xxxxx@" + closed + "/mcp?token=xxxxx&v"},
+		{"https://user:hunter2@" + tlsTo + "/mcp?token=s3cret",
+			"mcpi: cannot start a session with https://user:xxxxx@" + tlsTo + "/mcp?token=xxxxx: sending server/discover: " +
+				`Post "https://user:xxxxx@` + tlsTo + `/mcp?token=xxxxx": http: server gave HTTP response to HTTPS client`},
+		{"http://user:hunter2@[::1/mcp?token=s3cret",
+			`mcpi: "http://user:xxxxx@[::1/mcp?token=xxxxx" is not a valid URL: missing ']' in host`},
+	} {
+		t.Run(tt.url, func(t *testing.T) {
+			_, stderr, code := mcpi(t, "--url", tt.url, "tools", "list")
+			if code != 2 || strings.TrimSuffix(stderr, "\n") != tt.want {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and:\n%s", code, stderr, tt.want)
+			}
+		})
 	}
 }
