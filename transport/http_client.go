@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/pause"
+	"github.com/mcpi-dev/mcpi/internal/redact"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 )
 
@@ -25,6 +26,9 @@ import (
 // server's own messages also arrive on a standalone GET stream, and dropped streams are
 // resumed with Last-Event-ID.
 type HTTPClient struct {
+	// URL is the server's endpoint. The errors of the connection name it with its
+	// password and the values of its query as xxxxx (?token=xxxxx), since errors are
+	// logged and a server's key is often passed there.
 	URL string
 	// Header holds extra headers for every request, such as Authorization.
 	Header http.Header
@@ -138,12 +142,16 @@ func (e closedError) Is(target error) bool { return target == jsonrpc.ErrClosed 
 // client does not follow: the request would take the caller's headers (credentials
 // among them), the session id and the message itself to a server the caller did not
 // name, and a session lives on one endpoint. The caller may name Location instead.
+//
+// URL is the server's URL, its password and the values of its query as xxxxx, as every
+// URL in the HTTP client's errors (which are logged); Location is as the server sent it,
+// for a caller that chooses to follow it, and redacted in the message.
 type RedirectError struct {
 	URL, Location string
 }
 
 func (e *RedirectError) Error() string {
-	return fmt.Sprintf("%s redirected to %s, another origin, which is not followed", e.URL, e.Location)
+	return fmt.Sprintf("%s redirected to %s, another origin, which is not followed", e.URL, redact.URL(e.Location))
 }
 
 // redirectWithinOrigin is the CheckRedirect of the HTTP client: redirects are followed
@@ -151,7 +159,7 @@ func (e *RedirectError) Error() string {
 func redirectWithinOrigin(req *http.Request, via []*http.Request) error {
 	first := via[0].URL
 	if origin(req.URL) != origin(first) {
-		return &RedirectError{URL: first.String(), Location: req.URL.String()}
+		return &RedirectError{URL: redact.URL(first.String()), Location: req.URL.String()}
 	}
 	if len(via) >= 10 {
 		return errors.New("stopped after 10 redirects")
@@ -170,7 +178,9 @@ func origin(u *url.URL) string {
 
 // HTTPError is a non-2xx answer from the server.
 type HTTPError struct {
-	Method     string
+	Method string
+	// URL is the server's URL, its password and the values of its query as xxxxx: the
+	// error is logged, and a server's key is often passed there.
 	URL        string
 	StatusCode int
 	// Message is the server's explanation: the message of a JSON-RPC error body, or the
@@ -282,13 +292,14 @@ func newHTTPClient() *http.Client {
 func (c *HTTPClient) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 	u, err := url.Parse(c.URL)
 	if err != nil {
-		return nil, fmt.Errorf("invalid server URL %q: %w", c.URL, err)
+		return nil, fmt.Errorf("invalid server URL %q: %w", redact.URL(c.URL), redact.URLErrors(err))
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("invalid server URL %q: want http:// or https:// and a host", c.URL)
+		return nil, fmt.Errorf("invalid server URL %q: want http:// or https:// and a host", redact.URL(c.URL))
 	}
 	conn := &HTTPClientConn{
 		url:     u.String(),
+		shown:   redact.URL(u.String()),
 		header:  c.Header.Clone(),
 		client:  c.Client,
 		max:     c.MaxMessageSize,
@@ -332,7 +343,10 @@ func (c *HTTPClient) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 // HTTPClientConn is the client end of a Streamable HTTP session, returned by
 // [HTTPClient.Connect].
 type HTTPClientConn struct {
-	url    string
+	url string
+	// shown is url as the connection's errors name it, its secrets as xxxxx (see
+	// [HTTPError.URL]).
+	shown  string
 	header http.Header
 	client *http.Client
 	// ownClient is set when client was made for this connection: its idle connections
@@ -705,15 +719,15 @@ func (c *HTTPClientConn) do(ctx context.Context, method string, body []byte, las
 		if errors.As(err, &af) {
 			// The Authorizer's own error (which may be a failure to reach an
 			// authorization server, not the MCP server), without the *url.Error around it.
-			return nil, af.err
+			return nil, redact.URLErrors(af.err)
 		}
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {
-			err = fmt.Errorf("%w: cannot connect to %s: %w", ErrUnreachable, c.url, op)
+			err = fmt.Errorf("%w: cannot connect to %s: %w", ErrUnreachable, c.shown, op)
 			c.noteReach(err)
 			return nil, err
 		}
-		return nil, err
+		return nil, redact.URLErrors(err)
 	}
 	c.noteReach(nil)
 	return resp, nil
@@ -723,7 +737,7 @@ func (c *HTTPClientConn) do(ctx context.Context, method string, body []byte, las
 func (c *HTTPClientConn) httpError(method string, resp *http.Response) *HTTPError {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	e := &HTTPError{Method: method, URL: c.url, StatusCode: resp.StatusCode, Header: resp.Header}
+	e := &HTTPError{Method: method, URL: c.shown, StatusCode: resp.StatusCode, Header: resp.Header}
 	var rpc struct {
 		Error *jsonrpc.Error `json:"error"`
 	}
@@ -878,7 +892,7 @@ func (c *HTTPClientConn) readJSONBody(body io.ReadCloser, size int64, reqID json
 	defer body.Close()
 	b, err := io.ReadAll(io.LimitReader(body, int64(c.max)+1))
 	if err != nil {
-		c.failRequest(reqID, "reading the response from %s: %v", c.url, err)
+		c.failRequest(reqID, "reading the response from %s: %v", c.shown, redact.URLErrors(err))
 		return
 	}
 	if len(b) > c.max {
@@ -894,7 +908,7 @@ func (c *HTTPClientConn) readJSONBody(body io.ReadCloser, size int64, reqID json
 	frames := []json.RawMessage{b}
 	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
 		if err := json.Unmarshal(t, &frames); err != nil {
-			c.failRequest(reqID, "the response from %s is not valid JSON: %v", c.url, err)
+			c.failRequest(reqID, "the response from %s is not valid JSON: %v", c.shown, err)
 			return
 		}
 	}
@@ -914,7 +928,7 @@ func (c *HTTPClientConn) readJSONBody(body io.ReadCloser, size int64, reqID json
 		c.enqueue(m)
 	}
 	if !got {
-		c.failRequest(reqID, "the server's JSON answer from %s holds no response to the request", c.url)
+		c.failRequest(reqID, "the server's JSON answer from %s holds no response to the request", c.shown)
 	}
 }
 
@@ -1009,7 +1023,7 @@ func (c *HTTPClientConn) resume(ctx context.Context, lastID string) (*http.Respo
 	}
 	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct != "text/event-stream" {
 		resp.Body.Close()
-		return nil, fmt.Errorf("GET %s answered Content-Type %q, not text/event-stream", c.url, ct)
+		return nil, fmt.Errorf("GET %s answered Content-Type %q, not text/event-stream", c.shown, ct)
 	}
 	return resp, nil
 }

@@ -182,6 +182,8 @@ func TestSentence(t *testing.T) {
 			"the server did not answer tools/list within 5m00s (--timeout raises the bound)"},
 		{&jsonrpc.CallError{Method: "initialize", Op: jsonrpc.OpSend, Err: &transport.RedirectError{URL: "http://a/mcp", Location: "https://b/mcp"}},
 			"the server redirected to https://b/mcp, another origin, which mcpi does not follow with your headers and session (name it with --url if you trust it)"},
+		{&jsonrpc.CallError{Method: "initialize", Op: jsonrpc.OpSend, Err: &transport.RedirectError{URL: "http://a/mcp?token=xxxxx", Location: "https://u:pw@b/mcp?token=tok123"}},
+			"the server redirected to https://u:xxxxx@b/mcp?token=xxxxx, another origin, which mcpi does not follow with your headers and session (name it with --url if you trust it)"},
 		{errors.New("something else"), "something else"},
 		// The OAuth flow's errors, without the layers around them.
 		{&jsonrpc.CallError{Method: "server/discover", Op: jsonrpc.OpSend, Err: fmt.Errorf("preparing the redirect: %w", &auth.TimeoutError{URL: "https://as/authorize?x=1", Timeout: 5 * time.Minute})},

@@ -65,7 +65,7 @@ func sentence(err error) string {
 	case errors.As(err, &lost):
 		return fmt.Sprintf("mcpi stopped following the task %q: %d polls in a row got no answer (%s); it may still be running on the server", lost.TaskID, lost.Polls, PollFailure(lost.Err))
 	case errors.As(err, &moved):
-		return fmt.Sprintf("the server redirected to %s, another origin, which mcpi does not follow with your headers and session (name it with --url if you trust it)", moved.Location)
+		return fmt.Sprintf("the server redirected to %s, another origin, which mcpi does not follow with your headers and session (name it with --url if you trust it)", RedactURL(moved.Location))
 	case errors.As(err, &badTask) && badTask.TaskID != "":
 		return fmt.Sprintf("the server created the task %q, but its answer could not be read (%v)", badTask.TaskID, badTask.Err)
 	case errors.As(err, &badTask):
