@@ -86,6 +86,11 @@ tool is looked up in tools/list): a result that does not fit, or has no
 structuredContent, is said so on stderr and exits 1, and with --json its
 "result" event carries the sentence as "outputProblem".
 
+A task left running on an interruption (Ctrl-C, SIGTERM) is recorded in the
+local state file, as "mcpi tools call --task" records one, and the session that
+reached it is left open on the server, which may bind the task to it: "mcpi
+tasks result ID" then fetches its result.
+
 Exit status: 0 when the task completed (without an ID: when all listed tasks
 have ended), 1 when it failed, was cancelled, its result does not fit the tool's
 output schema, or the server has no such task, 2 on bad usage, input mcpi could
@@ -254,9 +259,9 @@ func watchOne(ctx context.Context, opts *Options, sess *cmdutil.Session) error {
 	if p.live != nil {
 		p.live.Stop(true)
 	}
-	intr := &cmdutil.InterruptedTaskError{ID: opts.ID, Fetch: state.FetchCommand(opts.Selection, sess.ProtocolVersion(), opts.ID)}
+	st := task.State()
+	intr := &cmdutil.InterruptedTaskError{ID: opts.ID, Fetch: leaveRunning(opts, sess, st, opts.tool)}
 	if p.out != nil {
-		st := task.State()
 		msg, _ := cmdutil.Describe(intr)
 		// A line that cannot be written (stdout closed) changes nothing: the
 		// interruption is what the exit status and stderr say.
@@ -339,6 +344,7 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 	}
 	known := map[string]mcp.Task{} // as last shown
 	followed := map[string]bool{}
+	ended := map[string]bool{} // followed to their outcome, or gone
 	running := 0
 	events := make(chan client.TaskEvent)
 	follow := func(id string) error {
@@ -370,18 +376,19 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 	// each task still running (which runs on, this command not having started it), and
 	// returns the interruption.
 	interrupted := func() error {
-		if p.out != nil {
-			for _, id := range slices.Sorted(maps.Keys(known)) {
-				t := known[id]
-				if t.Status.IsTerminal() {
-					continue
-				}
-				intr := &cmdutil.InterruptedTaskError{ID: t.TaskID, Fetch: state.FetchCommand(opts.Selection, sess.ProtocolVersion(), t.TaskID)}
-				msg, _ := cmdutil.Describe(intr)
-				// A line that cannot be written (stdout closed) changes nothing: the
-				// interruption is what the exit status and stderr say.
-				_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &t, taskview.LeftRunning, intr.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+		for _, id := range slices.Sorted(maps.Keys(known)) {
+			t := known[id]
+			if t.Status.IsTerminal() || ended[id] {
+				continue
 			}
+			intr := &cmdutil.InterruptedTaskError{ID: t.TaskID, Fetch: leaveRunning(opts, cs, t, "")}
+			if p.out == nil {
+				continue
+			}
+			msg, _ := cmdutil.Describe(intr)
+			// A line that cannot be written (stdout closed) changes nothing: the
+			// interruption is what the exit status and stderr say.
+			_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &t, taskview.LeftRunning, intr.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
 		}
 		return ctx.Err()
 	}
@@ -400,9 +407,11 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 			switch {
 			case e.Kind == client.TaskGone:
 				delete(known, e.State.TaskID)
+				ended[e.State.TaskID] = true
 				running--
 				err = p.gone(e)
 			case e.Kind.IsOutcome():
+				ended[e.State.TaskID] = true
 				running--
 			case e.Kind == client.TaskStatus:
 				err = show(e)
@@ -474,4 +483,53 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 			}
 		}
 	}
+}
+
+// leaveRunning records task t, which an interruption leaves running on the server, as
+// "tools call --task" records the task it leaves, and returns the command that fetches
+// its result. The session stays open on the server (see [client.Session.Keep]): a
+// server that binds a task to the session that reached it (the TypeScript SDK's) drops
+// the task when that session ends, and the command would then find nothing.
+func leaveRunning(opts *Options, sess *cmdutil.Session, t mcp.Task, tool string) string {
+	if opts.Embedded() || stdio(opts) {
+		// Its server stops as mcpi exits: a session kept there keeps nothing.
+		return state.FetchCommand(opts.Selection, sess.ProtocolVersion(), t.TaskID)
+	}
+	fetch, err := record(opts, sess, t, tool)
+	if err != nil {
+		// The task runs all the same, and the command names its server.
+		msg, _ := cmdutil.Describe(err)
+		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
+	}
+	return fetch
+}
+
+// record is leaveRunning's record. A task already recorded on this server keeps its
+// record, and the session recorded with it, to which the task may be bound (this one,
+// when the watch took it up); one recorded without a session gets this one, which
+// reached the task.
+func record(opts *Options, sess *cmdutil.Session, t mcp.Task, tool string) (fetch string, err error) {
+	store, err := opts.Store()
+	if err == nil {
+		e, ok, err := store.Find(t.TaskID)
+		if err == nil && ok && state.FromSelection(opts.Selection).Same(e.Server) {
+			fetch := "mcpi tasks result " + cmdutil.ShellQuote(t.TaskID)
+			if e.Session != nil {
+				return fetch, nil
+			}
+			if kept := sess.Keep(); kept != nil {
+				return fetch, store.SetSession(t.TaskID, kept)
+			}
+			return fetch, nil
+		}
+	}
+	// store is nil when the state file cannot be had: Remember says why.
+	return state.Remember(store, opts.Selection, tool, sess.ProtocolVersion(), t, sess.Keep())
+}
+
+// stdio reports whether the selected server is a process mcpi starts, and stops as it
+// exits.
+func stdio(opts *Options) bool {
+	t, err := opts.Selection.Resolve()
+	return err == nil && t.Stdio
 }
