@@ -49,11 +49,12 @@
 //   - list_client_tasks: tasks/list on the client, every page, as JSON text.
 //
 // Tasks are bound to the session that created them: another session's tasks/get,
-// tasks/result, tasks/cancel and tasks/list never see them. The demo server has no
-// authorization context, so once a session has ended, any session that names one of its
-// task ids (128 random bits, known only to whoever was told) takes the task over
-// ([server.Options.AdoptOrphanTasks]), which lets a CLI fetch a detached task's result
-// from a new process. Limits: 100 running tasks per session, ttl at most 24 hours (1 hour
+// tasks/result, tasks/cancel and tasks/list never see them. Once a session has ended,
+// a session opened with the same credentials (the Authorization header of its
+// initialize, or none) that names one of its task ids (128 random bits, known only to
+// whoever was told) takes the task over ([server.Options.AdoptOrphanTasks]), which lets
+// a CLI fetch a detached task's result from a new process. The demo server checks no
+// credentials: whoever sends the same header, or none, is the same client. Limits: 100 running tasks per session, ttl at most 24 hours (1 hour
 // when none is asked for), 1,000 tasks kept per session.
 //
 // and one prompt (greet), one resource (demo://about), one resource template

@@ -92,16 +92,8 @@ func (s *Session) modernOwner() (owner string, bound bool) {
 	if !ok {
 		return modernOwnerPrefix + "conn " + s.owner, false
 	}
-	// Hashed: the owner is kept with each task and shows in logs, and credentials
-	// must do neither.
-	if f := s.server.opts.TaskOwner; f != nil {
-		if id := f(rc.HTTPRequest()); id != "" {
-			sum := sha256.Sum256([]byte(id))
-			return modernOwnerPrefix + "id " + hex.EncodeToString(sum[:12]), true
-		}
-	} else if auth := rc.Header().Get("Authorization"); auth != "" {
-		sum := sha256.Sum256([]byte(auth))
-		return modernOwnerPrefix + "auth " + hex.EncodeToString(sum[:12]), true
+	if id := s.server.identity(rc.HTTPRequest()); id != "" {
+		return modernOwnerPrefix + id, true
 	}
 	// A task made without an identity is not bound to the address it came from: the
 	// client that fetches its outcome may well come from another (a CLI run again
@@ -113,6 +105,22 @@ func (s *Session) modernOwner() (owner string, bound bool) {
 		host = rc.RemoteAddr()
 	}
 	return modernOwnerPrefix + "addr " + host, false
+}
+
+// identity names the caller of an HTTP request: by [Options.TaskOwner] when set, else by
+// its Authorization header; "" for a caller it names nobody. Hashed: it is kept with each
+// task and shows in logs, and credentials must do neither.
+func (s *Server) identity(r *http.Request) string {
+	if f := s.opts.TaskOwner; f != nil {
+		if id := f(r); id != "" {
+			sum := sha256.Sum256([]byte(id))
+			return "id " + hex.EncodeToString(sum[:12])
+		}
+	} else if auth := r.Header.Get("Authorization"); auth != "" {
+		sum := sha256.Sum256([]byte(auth))
+		return "auth " + hex.EncodeToString(sum[:12])
+	}
+	return ""
 }
 
 func (t *tool) policy() TaskPolicy {

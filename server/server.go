@@ -153,8 +153,15 @@ type Options struct {
 	Tasks *tasks.Options
 	// AdoptOrphanTasks lets a session reach, by id, a task of 2025-11-25 whose session
 	// has ended; the task then belongs to it. Task ids carry 128 random bits, so only a
-	// client that was told an id can name it. Leave it off where an authorization
-	// context should bind tasks instead.
+	// client that was told an id can name it. Over Streamable HTTP the task is bound as
+	// well to the credentials its session was opened with (those of the initialize
+	// POST: [Options.TaskOwner] when set, else the Authorization header, hashed): only a
+	// session opened with the same may adopt it, and a session without credentials
+	// adopts only tasks made without them. To any other session the task is what an
+	// unknown id is (-32602). A client that refreshes an OAuth access token between
+	// the two sessions needs TaskOwner to name the identity the token stands for, as
+	// for the tasks of 2026-07-28. On stdio and other transports a session has no
+	// credentials, and the id alone reaches the task.
 	//
 	// Off (the default), a task of 2025-11-25 is reached only from the session that
 	// made it, so when that session ends (its connection closes, or an HTTP client
@@ -196,7 +203,8 @@ type Options struct {
 	// gets its own share and no more, and refuses requests without them.
 	//
 	// In 2025-11-25 a task is bound to the session that made it (the session id is the
-	// client's secret) and TaskOwner plays no part; see AdoptOrphanTasks.
+	// client's secret); TaskOwner names, at initialize, who may adopt it once that
+	// session has ended: see AdoptOrphanTasks.
 	//
 	// [Server.HTTPHandler] also names callers by it for
 	// [transport.HTTPOptions.MaxStatelessPerCaller] (unless the options name them
@@ -518,10 +526,13 @@ type bodyAnswerer interface {
 // Connect serves one connection and returns its session at once; the session ends when
 // the connection does.
 func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session {
-	ss := &Session{server: s, owner: newOwnerKey(), transport: conn}
+	ss := &Session{server: s, transport: conn}
 	if sc, ok := conn.(interface{ Stateless() bool }); ok && sc.Stateless() {
 		ss.era = eraModern // one request of 2026-07-28 over HTTP
 		ss.settled.Store(true)
+		ss.owner = newOwnerKey("")
+	} else {
+		ss.owner = newOwnerKey(sessionIdentity(conn))
 	}
 	// The connection starts reading at once; handlers wait until ss.conn is set.
 	ready := make(chan struct{})
@@ -601,6 +612,9 @@ func (s *Server) HTTPHandler(opts *transport.HTTPOptions) *transport.HTTPHandler
 	if o.Logger == nil {
 		o.Logger = s.opts.Logger
 	}
+	// Always the server's own: it is what a session's tasks are bound to (see
+	// AdoptOrphanTasks).
+	o.SessionCaller = s.identity
 	if o.StatelessCaller == nil {
 		// The identity that owns a caller's tasks is the one its share of the
 		// stateless requests in flight goes by; without it, its address.
@@ -775,8 +789,31 @@ var ownerSeq atomic.Uint64
 
 // newOwnerKey names a session as the owner of its tasks. The random part keeps keys of
 // different server processes apart.
-func newOwnerKey() string {
+func newOwnerKey(identity string) string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return fmt.Sprintf("s%d-%s", ownerSeq.Add(1), hex.EncodeToString(b[:]))
+	key := fmt.Sprintf("s%d-%s", ownerSeq.Add(1), hex.EncodeToString(b[:]))
+	if identity != "" {
+		key += " " + identity
+	}
+	return key
+}
+
+// ownerIdentity is the identity a session's owner key carries (see [newOwnerKey]): the
+// one its session was opened with, which outlives the session with its tasks, so that
+// only a session opened with the same may adopt them.
+func ownerIdentity(owner string) string {
+	_, id, _ := strings.Cut(owner, " ")
+	return id
+}
+
+// sessionIdentity names the caller that opened a 2025-11-25 session over Streamable
+// HTTP, as [Server.HTTPHandler] had the transport name it from the POST of its
+// initialize ([Server.identity]); "" for one without credentials and on other
+// transports (stdio, a pipe), whose peer is whoever holds the connection.
+func sessionIdentity(conn jsonrpc.Connection) string {
+	if c, ok := conn.(interface{ Caller() string }); ok {
+		return c.Caller()
+	}
+	return ""
 }

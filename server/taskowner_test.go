@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
 	"github.com/mcpi-dev/mcpi/tasks"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // firstListenEvent opens subscriptions/listen for task id with the Authorization auth
@@ -149,5 +151,96 @@ func TestExtTaskOwnerOption(t *testing.T) {
 	}
 	if res, rerr := call("bob", "", mcp.MethodTasksGet, map[string]any{"taskId": str(open["taskId"])}); rerr != nil || str(res["status"]) != "working" {
 		t.Errorf("bob's tasks/get of a task of nobody's: %v, %v", res, rerr)
+	}
+}
+
+// TestAdoptionBoundToCredentials: with AdoptOrphanTasks, a task of 2025-11-25 whose
+// session ended is adopted only by a session opened with the same credentials as the
+// one that made it (its Authorization header at initialize, or [server.Options.TaskOwner]
+// when set); to a session with other credentials, or none, tasks/get, tasks/result and
+// tasks/cancel answer what an unknown id gets, and the task runs on untouched. A task
+// made without credentials is adopted only by a session without them. Before, any
+// session that named the id took the task over, its result included.
+func TestAdoptionBoundToCredentials(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		owner     func(r *http.Request) string
+		maker     http.Header
+		strangers []http.Header
+		same      http.Header
+	}{{
+		name:      "authorization",
+		maker:     http.Header{"Authorization": {"Bearer alice"}},
+		strangers: []http.Header{{"Authorization": {"Bearer bob"}}, nil, {"Authorization": {"bearer alice"}}},
+		same:      http.Header{"Authorization": {"Bearer alice"}},
+	}, {
+		name:      "no credentials",
+		strangers: []http.Header{{"Authorization": {"Bearer bob"}}},
+		same:      nil,
+	}, {
+		name:      "task owner",
+		owner:     func(r *http.Request) string { return r.Header.Get("X-User") },
+		maker:     http.Header{"X-User": {"alice"}, "Authorization": {"Bearer one"}},
+		strangers: []http.Header{{"X-User": {"bob"}, "Authorization": {"Bearer one"}}, {"Authorization": {"Bearer one"}}},
+		same:      http.Header{"X-User": {"alice"}, "Authorization": {"Bearer two"}},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := server.New(mcp.Implementation{Name: "adopt", Version: "1"}, &server.Options{
+				Tasks: &tasks.Options{}, AdoptOrphanTasks: true, TaskOwner: c.owner})
+			defer srv.Close()
+			sessions := make(chan *server.Session, 1)
+			srv.AddTool(&mcp.Tool{Name: "long", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
+				func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+					sessions <- req.Session
+					<-ctx.Done()
+					return nil, ctx.Err()
+				})
+			ts := serveHTTP(t, srv)
+			connect := func(h http.Header) *jsonrpc.Conn {
+				conn, err := (&transport.HTTPClient{URL: ts.URL, Header: h}).Connect(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return initialized(t, conn)
+			}
+			maker := connect(c.maker)
+			var created mcp.CreateTaskResult
+			if err := maker.Call(t.Context(), mcp.MethodToolsCall, &mcp.CallToolParams{Name: "long", Task: &mcp.TaskMetadata{}}, &created); err != nil {
+				t.Fatal(err)
+			}
+			id := created.Task.TaskID
+			made := <-sessions
+			maker.Close() // DELETE
+			<-made.Done()
+
+			const unknown = "00000000000000000000000000000000"
+			methods := []string{mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel}
+			// On a failure tasks/result would wait for the adopted task's end.
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			for _, h := range c.strangers {
+				other := connect(h)
+				for _, method := range methods {
+					got := other.Call(ctx, method, map[string]string{"taskId": id}, &json.RawMessage{})
+					want := other.Call(ctx, method, map[string]string{"taskId": unknown}, &json.RawMessage{})
+					var gerr, werr *jsonrpc.Error
+					if !errors.As(got, &gerr) || !errors.As(want, &werr) || gerr.Code != jsonrpc.CodeInvalidParams ||
+						gerr.Code != werr.Code || strings.ReplaceAll(gerr.Message, id, unknown) != werr.Message {
+						t.Errorf("%s of the orphan with headers %v: %v, want what an unknown id gets: %v", method, h, got, want)
+					}
+				}
+				other.Close()
+			}
+
+			same := connect(c.same)
+			var got mcp.GetTaskResult
+			if err := same.Call(t.Context(), mcp.MethodTasksGet, &mcp.GetTaskParams{TaskID: id}, &got); err != nil || got.Task.Status != mcp.TaskStatusWorking {
+				t.Fatalf("tasks/get from a session with the maker's credentials: %+v, %v", got.Task, err)
+			}
+			var cancelled mcp.CancelTaskResult
+			if err := same.Call(t.Context(), mcp.MethodTasksCancel, &mcp.CancelTaskParams{TaskID: id}, &cancelled); err != nil || cancelled.Task.Status != mcp.TaskStatusCancelled {
+				t.Errorf("tasks/cancel from the adopting session: %+v, %v", cancelled.Task, err)
+			}
+		})
 	}
 }

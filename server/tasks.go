@@ -366,8 +366,11 @@ func (s *Session) adopt(id string) {
 		return
 	}
 	s.server.tasks.Adopt(id, s.owner, func(owner string) bool {
-		// A task of the 2026-07-28 extension has no session, and stays in its era.
-		return !isModernOwner(owner) && s.server.liveSession(owner) == nil
+		// A task of the 2026-07-28 extension has no session, and stays in its era. A
+		// task's id may have been seen by others than its maker (a log, a shared
+		// terminal): only a session with the maker's credentials may take it over.
+		return !isModernOwner(owner) && ownerIdentity(owner) == ownerIdentity(s.owner) &&
+			s.server.liveSession(owner) == nil
 	})
 }
 

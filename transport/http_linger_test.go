@@ -21,7 +21,7 @@ func TestAnswersBeforeDeliveryAreKept(t *testing.T) {
 	h := NewHTTPHandler(func(ctx context.Context, conn jsonrpc.Connection) { <-ctx.Done() }, nil)
 	t.Cleanup(func() { h.Close() })
 	init := &jsonrpc.Request{ID: jsonrpc.Int64ID(0), Method: "initialize", Params: json.RawMessage(`{"protocolVersion":"2025-11-25"}`)}
-	s := h.newSession(httptest.NewRecorder(), init)
+	s := h.newSession(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/", nil), init)
 	if s == nil {
 		t.Fatal("no session")
 	}

@@ -138,6 +138,12 @@ type HTTPOptions struct {
 	// caller there (an identity the server checked, the proxy's forwarded address).
 	// The server package's Server.HTTPHandler names it by its Options.TaskOwner when set.
 	StatelessCaller func(r *http.Request) string
+	// SessionCaller, when set, names the caller that opens a session, from the POST of
+	// its initialize while that request is being handled (its headers and context);
+	// the session's connection reports it ([HTTPServerConn.Caller]). Only the name is
+	// kept, not the request. The server package's Server.HTTPHandler sets its own:
+	// the identity a session's tasks are bound to.
+	SessionCaller func(r *http.Request) string
 	// MaxRetainedBytes bounds the bytes of messages one session keeps for clients that are
 	// not reading them now: streams kept for resumption after the client went away,
 	// events already delivered, and messages waiting for a GET stream. Beyond it the
@@ -506,7 +512,7 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 
 	var s *HTTPServerConn
 	if r.Header.Get(HeaderSessionID) == "" && isInit {
-		if s = h.newSession(w, req); s == nil {
+		if s = h.newSession(w, r, req); s == nil {
 			return
 		}
 	} else {
@@ -653,11 +659,16 @@ func (h *HTTPHandler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 
 // newSession creates and registers a session for an initialize request and starts serve.
 // The session comes back begun (see [HTTPServerConn.begin]): the caller ends it.
-func (h *HTTPHandler) newSession(w http.ResponseWriter, init *jsonrpc.Request) *HTTPServerConn {
+func (h *HTTPHandler) newSession(w http.ResponseWriter, r *http.Request, init *jsonrpc.Request) *HTTPServerConn {
 	ctx, cancel := context.WithCancel(context.Background())
+	var caller string
+	if f := h.opts.SessionCaller; f != nil {
+		caller = f(r)
+	}
 	s := &HTTPServerConn{
 		h:           h,
 		id:          rand.Text(),
+		caller:      caller,
 		ctx:         ctx,
 		cancel:      cancel,
 		in:          make(chan jsonrpc.Message),
@@ -766,6 +777,7 @@ func (h *HTTPHandler) idlestLocked() *HTTPServerConn {
 type HTTPServerConn struct {
 	h      *HTTPHandler
 	id     string
+	caller string // see HTTPOptions.SessionCaller
 	ctx    context.Context
 	cancel context.CancelFunc
 	in     chan jsonrpc.Message
@@ -871,6 +883,10 @@ func (st *serverStream) signal() {
 	default:
 	}
 }
+
+// Caller returns the name [HTTPOptions.SessionCaller] gave the caller that opened the
+// session; "" without it.
+func (s *HTTPServerConn) Caller() string { return s.caller }
 
 // SessionID returns the value of the session's Mcp-Session-Id header.
 func (s *HTTPServerConn) SessionID() string { return s.id }
