@@ -42,6 +42,20 @@ func (w *watchWriter) String() string {
 	return w.buf.String()
 }
 
+// promptingTerminal makes env's streams a terminal's: what the test writes to answer is
+// what the user types, errOut is the screen, and asked is closed once mcpi asks whether
+// to cancel the task or leave it running.
+func promptingTerminal(t *testing.T, env *clitest.Env) (answer *io.PipeWriter, errOut *watchWriter, asked <-chan struct{}) {
+	env.IO.SetStdinTTY(true)
+	env.IO.SetStderrTTY(true)
+	in, answer := io.Pipe()
+	t.Cleanup(func() { answer.Close() })
+	seen := make(chan struct{})
+	errOut = &watchWriter{want: "[c/l] ", seen: seen}
+	env.IO.In, env.IO.ErrOut = in, errOut
+	return answer, errOut, seen
+}
+
 // A task that ends while mcpi asks, after Ctrl-C, whether to cancel it or leave it
 // running is not said to be "still running" on the answer "l": mcpi sees that it has
 // ended, and prints its outcome as if it had followed it to the end (exit 0 for a
@@ -71,13 +85,7 @@ func TestTaskEndsWhileAsking(t *testing.T) {
 			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("finally")}}, nil
 		})
 	env := clitest.New(t, &connect.Selection{URL: clitest.Serve(t, srv).URL, Protocol: mcp.LatestProtocolVersion})
-	env.IO.SetStdinTTY(true)
-	env.IO.SetStderrTTY(true)
-	in, answer := io.Pipe()
-	defer answer.Close()
-	asked := make(chan struct{})
-	errOut := &watchWriter{want: "[c/l] ", seen: asked}
-	env.IO.In, env.IO.ErrOut = in, errOut
+	answer, errOut, asked := promptingTerminal(t, env)
 	ctx, connectFn := env.InterruptOnCreate(t)
 	go func() {
 		select {

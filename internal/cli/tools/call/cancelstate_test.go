@@ -23,13 +23,7 @@ func TestCancelledTaskShowsCancelled(t *testing.T) {
 			clitest.StateDir(t)
 			srv := demo.New(&demo.Options{Tasks: &tasks.Options{PollInterval: 20 * time.Millisecond}})
 			env := clitest.New(t, &connect.Selection{URL: clitest.Serve(t, srv).URL, Protocol: version})
-			env.IO.SetStdinTTY(true)
-			env.IO.SetStderrTTY(true)
-			in, answer := io.Pipe()
-			defer answer.Close()
-			asked := make(chan struct{})
-			errOut := &watchWriter{want: "[c/l] ", seen: asked}
-			env.IO.In, env.IO.ErrOut = in, errOut
+			answer, errOut, asked := promptingTerminal(t, env)
 			ctx, connectFn := env.InterruptOnCreate(t)
 			go func() {
 				select {
