@@ -15,8 +15,9 @@ import (
 // A task the user cancels after Ctrl-C (the answer "c") ends its --json stream with an
 // "interrupted" line whose task is cancelled, in both eras: in 2026-07-28, whose
 // tasks/cancel is only acknowledged, with the state client.Task.Cancel fetches after the
-// acknowledgement, not the one before the cancel (input_required for the demo's
-// ask_task, which reads as a task still waiting).
+// acknowledgement, not the one before the cancel (working, or input_required for a task
+// that asked a question, which reads as a task still waiting). The task asks nothing
+// here: a question of its own would take the terminal's answer first.
 func TestCancelledTaskShowsCancelled(t *testing.T) {
 	for _, version := range []string{mcp.LatestProtocolVersion, mcp.ProtocolVersion20260728} {
 		t.Run(version, func(t *testing.T) {
@@ -33,7 +34,7 @@ func TestCancelledTaskShowsCancelled(t *testing.T) {
 				}
 				io.WriteString(answer, "c\n")
 			}()
-			opts := &Options{Name: demo.ToolAskTask, Task: true, JSON: true, IO: env.IO, Connect: connectFn, Selection: env.Selection, Tick: -1}
+			opts := &Options{Name: demo.ToolSlowTask, Args: []string{"seconds=600"}, Task: true, JSON: true, IO: env.IO, Connect: connectFn, Selection: env.Selection, Tick: -1}
 			_ = Run(ctx, opts)
 			evs := events(t, env.Out.String())
 			last := evs[len(evs)-1]
