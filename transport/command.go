@@ -162,13 +162,17 @@ func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	p := &process{
-		Stream: NewStream(stdout, stdin, c.MaxMessageSize),
-		cmd:    cmd,
-		stdin:  stdin,
-		stderr: stderr,
-		reaped: make(chan struct{}),
-		exited: make(chan struct{}),
-		tail:   &tailBuffer{max: stderrLines},
+		// The grace periods as they are now: the goroutines of a process may outlive its
+		// Close, and a test may change the package's.
+		processGrace: processGrace,
+		pipeGrace:    pipeGrace,
+		Stream:       NewStream(stdout, stdin, c.MaxMessageSize),
+		cmd:          cmd,
+		stdin:        stdin,
+		stderr:       stderr,
+		reaped:       make(chan struct{}),
+		exited:       make(chan struct{}),
+		tail:         &tailBuffer{max: stderrLines},
 	}
 	stderrDone := make(chan struct{})
 	go func() {
@@ -189,7 +193,7 @@ func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 		close(p.reaped)
 		// The last lines come with the end of stderr, unless a process the server
 		// started holds it open.
-		t := time.NewTimer(pipeGrace)
+		t := time.NewTimer(p.pipeGrace)
 		select {
 		case <-stderrDone:
 		case <-t.C:
@@ -202,9 +206,10 @@ func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 
 type process struct {
 	*Stream
-	cmd    *exec.Cmd
-	stdin  io.Closer
-	stderr io.Closer
+	processGrace, pipeGrace time.Duration
+	cmd                     *exec.Cmd
+	stdin                   io.Closer
+	stderr                  io.Closer
 	// reaped is closed when the process has exited; exited, when its stderr has also
 	// ended, or pipeGrace later.
 	reaped chan struct{}
@@ -229,7 +234,7 @@ func (p *process) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	select {
 	case <-p.exited:
-	case <-time.After(processGrace):
+	case <-time.After(p.processGrace):
 		return nil, &ExitError{Stderr: p.tail.last(stderrLines), Err: err}
 	}
 	return nil, p.exitError()
@@ -247,7 +252,7 @@ func (p *process) Write(ctx context.Context, m jsonrpc.Message) error {
 	select {
 	case <-p.exited:
 		return p.exitError()
-	case <-time.After(processGrace):
+	case <-time.After(p.processGrace):
 		return err
 	}
 }
@@ -269,11 +274,11 @@ func (p *process) Close() error { return p.CloseContext(context.Background()) }
 func (p *process) CloseContext(ctx context.Context) error {
 	p.once.Do(func() {
 		_ = p.stdin.Close()
-		if p.waitFor(ctx, p.exited, processGrace) {
+		if p.waitFor(ctx, p.exited, p.processGrace) {
 			return
 		}
 		terminate(p.cmd)
-		if p.waitFor(ctx, p.exited, processGrace) {
+		if p.waitFor(ctx, p.exited, p.processGrace) {
 			return
 		}
 		hurried := ctx.Err() != nil
@@ -287,7 +292,7 @@ func (p *process) CloseContext(ctx context.Context) error {
 		if hurried {
 			end = p.reaped
 		}
-		p.waitFor(context.Background(), end, processGrace)
+		p.waitFor(context.Background(), end, p.processGrace)
 	})
 	// What the server started and left in its group goes with it, as before a terminal
 	// that hangs up (the group's id is not reused while a member lives).
