@@ -252,7 +252,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		for _, e := range msg.Events {
 			switch e := e.(type) {
 			case *client.ClosedEvent:
-				m.conn, m.connErr = disconnected, e.Err
+				m.connErr = e.Err
+				if m.conn != reconnecting {
+					m.conn = disconnected
+				}
 			case *client.ReachabilityEvent:
 				switch {
 				case e.Err != nil && m.conn == connected:
@@ -264,7 +267,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		cmds := m.broadcast(msg)
 		if msg.Closed {
-			if m.conn != disconnected {
+			// A reconnection under way (R after the first news of the end) stays so.
+			if m.conn != disconnected && m.conn != reconnecting {
 				m.conn, m.connErr = disconnected, m.sess.Err()
 			}
 		} else {
@@ -298,6 +302,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.login = ""
 		if msg.err != nil {
 			m.conn = disconnected
+			if m.connErr == nil {
+				m.connErr = m.sess.Err()
+			}
 			if m.sess.Err() == nil {
 				m.conn = connected
 			}
