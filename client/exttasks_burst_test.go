@@ -2,11 +2,16 @@ package client
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // TestExtTaskBurstOverPipe: 200 tasks of 2026-07-28 at once, each ended when created, so
@@ -27,6 +32,58 @@ func TestExtTaskBurstOverPipe(t *testing.T) {
 				_, _, err := s.RunToolTask(ctx, &mcp.CallToolParams{Name: "instant_ext"}, nil)
 				if err != nil {
 					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("round %d: %v", round, err)
+		}
+	}
+}
+
+// osPipes is a transport of two OS pipes to a server in this process: the server's end
+// is a pipe it can judge the room of, as `mcpi serve` over stdio does, so that it
+// answers tasks/get on its reading goroutine (jsonrpc.Options.Quick).
+type osPipes struct{ srv *server.Server }
+
+func (p osPipes) Connect(ctx context.Context) (jsonrpc.Connection, error) {
+	sr, cw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cr, sw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	p.srv.Connect(ctx, transport.NewStream(sr, sw, 0))
+	return transport.NewStream(cr, cw, 0), nil
+}
+
+// TestExtTaskBurstOverOSPipes is TestExtTaskBurstOverPipe over OS pipes, where the server
+// answers tasks/get on its reading goroutine while mcpi's client sends them from its
+// own: 200 requests at once fill a pipe, and neither reader may wait on a write.
+func TestExtTaskBurstOverOSPipes(t *testing.T) {
+	p := newParkServer(t)
+	s, err := New(mcp.Implementation{Name: "c", Version: "1"}, &Options{ProtocolVersion: mcp.ProtocolVersion20260728}).Connect(t.Context(), osPipes{p.srv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a bound, not a measure
+	defer cancel()
+	for round := range 5 {
+		var wg sync.WaitGroup
+		errs := make(chan error, 200)
+		for range 200 {
+			wg.Go(func() {
+				_, res, err := s.RunToolTask(ctx, &mcp.CallToolParams{Name: "instant_ext"}, nil)
+				switch {
+				case err != nil:
+					errs <- err
+				case len(res.Content) != 1 || res.Content[0].Text != "done":
+					errs <- fmt.Errorf("result %+v, want the text done", res)
 				}
 			})
 		}

@@ -62,7 +62,8 @@ func newParkServer(t *testing.T) *parkServer {
 		release: make(chan struct{}),
 	}
 	p.srv = server.New(mcp.Implementation{Name: "s", Version: "1"}, &server.Options{
-		Tasks:  &tasks.Options{PollInterval: time.Second},
+		// MaxActive: the bursts start 200 tasks at once, which may all be running.
+		Tasks:  &tasks.Options{PollInterval: time.Second, MaxActive: 1000},
 		Modern: true,
 		Tap: func(_ *server.Session, dir jsonrpc.Direction, m jsonrpc.Message) {
 			if r, ok := m.(*jsonrpc.Request); ok && dir == jsonrpc.Inbound && r.Method == mcp.MethodSubscriptionsListen {

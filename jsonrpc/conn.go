@@ -29,6 +29,18 @@ type Connection interface {
 	Close() error
 }
 
+// NowWriter is a [Connection] that can write a message only if that cannot wait: WriteNow
+// writes m and reports true when the write returns at once (a pipe with room for it),
+// and otherwise writes nothing and reports false. Its error is the write's, when it
+// wrote. See [Options.Quick].
+type NowWriter interface {
+	WriteNow(m Message) (bool, error)
+}
+
+// ErrNotQuick is what an [Options.Quick] handler returns for a request it cannot answer
+// without waiting: the request then goes to the Handler, as any other.
+var ErrNotQuick = errors.New("jsonrpc: the request cannot be answered without waiting")
+
 // Handler answers inbound requests and notifications. For a notification the result is
 // ignored. Returning an [*Error] chooses the error the peer sees; any other error is sent
 // as an internal error (-32603).
@@ -133,6 +145,16 @@ type Options struct {
 	// a request find what it did (a handshake that later requests depend on). Its
 	// response is written before the next message is read, so it should be quick.
 	InOrder func(*Request) bool
+	// Quick, when set and the Connection is a [NowWriter], is tried with each request
+	// on the reading goroutine, before the request goes to a worker: it answers the
+	// requests it can answer without waiting for anything (a lock another goroutine
+	// holds, the peer, the clock), from memory, and returns [ErrNotQuick] for the
+	// others, which go to Handler. Its answer is written there when the connection takes
+	// it at once, and by a worker otherwise, so that the reading never waits for a peer
+	// that does not read. It saves the wake-ups of a worker and of the goroutine that
+	// would write. It must not block: while it runs, nothing is read. Its context has
+	// the request ([RequestFromContext]) and is not cancelled by the peer.
+	Quick Handler
 }
 
 // Conn is a JSON-RPC 2.0 peer over a [Connection]: it sends calls and matches their
@@ -248,6 +270,9 @@ func (c *Conn) dispatch(m Message, inline bool) {
 				in := c.beginRequest(m)
 				m.deferrable = false // work run after it would hold up the reading
 				c.serveRequest(in)
+				return
+			}
+			if c.opts.Quick != nil && c.serveQuick(m) {
 				return
 			}
 			c.startRequest(m)
@@ -666,6 +691,69 @@ func (c *Conn) beginRequest(req *Request) inbound {
 	return inbound{req, ctx, cancel}
 }
 
+// serveQuick answers req with [Options.Quick] on the reading goroutine, and reports
+// false, having done nothing, when Quick declines it or the connection cannot tell a
+// write that would wait.
+func (c *Conn) serveQuick(req *Request) bool {
+	now, ok := c.conn.(NowWriter)
+	if !ok {
+		return false
+	}
+	req.deferrable = false // nothing may run after the answer on the reading goroutine
+	result, err := c.call(withRequest(c.ctx, req), c.opts.Quick, req)
+	if errors.Is(err, ErrNotQuick) {
+		return false
+	}
+	resp := response(req, result, err)
+	wrote, werr := now.WriteNow(resp)
+	if wrote {
+		if c.opts.Tap != nil {
+			c.opts.Tap(Outbound, resp)
+		}
+		if werr != nil {
+			c.log.Debug("writing a response failed", "method", req.Method, "error", werr)
+		}
+		return true
+	}
+	// The pipe is full, or another write is under way: a worker writes the answer,
+	// which counts as unanswered (Drain) until then.
+	c.mu.Lock()
+	c.inCount++
+	c.mu.Unlock()
+	c.workers.Go(func() {
+		defer c.answered()
+		if werr := c.write(c.ctx, resp); werr != nil {
+			c.log.Debug("writing a response failed", "method", req.Method, "error", werr)
+		}
+	})
+	return true
+}
+
+// answered counts a request of the peer's as answered, for Drain.
+func (c *Conn) answered() {
+	c.mu.Lock()
+	c.inCount--
+	if c.inCount == 0 {
+		for _, ch := range c.idle {
+			close(ch)
+		}
+		c.idle = nil
+	}
+	c.mu.Unlock()
+}
+
+// response is the response to req of a handler that returned result and err.
+func response(req *Request, result any, err error) *Response {
+	resp := &Response{ID: req.ID}
+	if err != nil {
+		resp.Error = AsError(err)
+	} else if resp.Result, err = jsonwire.Marshal(result); err != nil {
+		resp.Error = Errorf(CodeInternalError, "encoding the result: %v", err)
+		resp.Result = nil
+	}
+	return resp
+}
+
 // serveRequest runs the handler of a request and writes its response.
 func (c *Conn) serveRequest(in inbound) {
 	req, ctx := in.req, in.ctx
@@ -676,18 +764,10 @@ func (c *Conn) serveRequest(in inbound) {
 		}
 	}()
 	defer func() {
-		c.mu.Lock()
-		c.inCount--
-		if c.inCount == 0 {
-			for _, ch := range c.idle {
-				close(ch)
-			}
-			c.idle = nil
-		}
-		c.mu.Unlock()
+		c.answered()
 		in.cancel(nil)
 	}()
-	result, err := c.handle(ctx, req)
+	result, err := c.call(ctx, c.opts.Handler, req)
 	// Handled: a cancellation comes too late now, and the request no longer counts against
 	// the bounds, so that a peer that sends its next request once it has this answer is
 	// never refused for this one.
@@ -698,13 +778,7 @@ func (c *Conn) serveRequest(in inbound) {
 	if errors.Is(context.Cause(ctx), errPeerCancelled) {
 		return // the peer gave up on this request and expects no response
 	}
-	resp := &Response{ID: req.ID}
-	if err != nil {
-		resp.Error = AsError(err)
-	} else if resp.Result, err = jsonwire.Marshal(result); err != nil {
-		resp.Error = Errorf(CodeInternalError, "encoding the result: %v", err)
-		resp.Result = nil
-	}
+	resp := response(req, result, err)
 	if c.Err() != nil {
 		return
 	}
@@ -713,7 +787,8 @@ func (c *Conn) serveRequest(in inbound) {
 	}
 }
 
-func (c *Conn) handle(ctx context.Context, req *Request) (result any, err error) {
+// call runs h with req, a recovered panic and a missing handler becoming errors.
+func (c *Conn) call(ctx context.Context, h Handler, req *Request) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			// The client is told nothing of the panic: its value may hold anything.
@@ -721,10 +796,10 @@ func (c *Conn) handle(ctx context.Context, req *Request) (result any, err error)
 			result, err = nil, Errorf(CodeInternalError, "internal error handling %s", req.Method)
 		}
 	}()
-	if c.opts.Handler == nil {
+	if h == nil {
 		return nil, Errorf(CodeMethodNotFound, "method not found: %s", req.Method)
 	}
-	result, err = c.opts.Handler.Handle(ctx, req)
+	result, err = h.Handle(ctx, req)
 	if err == nil && result == nil {
 		result = json.RawMessage("{}")
 	}

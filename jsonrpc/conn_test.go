@@ -79,7 +79,18 @@ func newRawPeer(t *testing.T, opts jsonrpc.Options) (*jsonrpc.Conn, *rawPeer) {
 	inR, inW := io.Pipe()   // peer → conn
 	outR, outW := io.Pipe() // conn → peer
 	conn := jsonrpc.NewConn(transport.NewStream(inR, outW, 0), opts)
-	p := &rawPeer{t: t, w: inW, lines: make(chan string, 1024)}
+	p := drainInto(t, inW, outR)
+	t.Cleanup(func() {
+		conn.Close()
+		inW.Close()
+		outR.Close()
+	})
+	return conn, p
+}
+
+// drainInto is the peer that writes to w and reads what the connection writes to r.
+func drainInto(t *testing.T, w io.Writer, outR io.Reader) *rawPeer {
+	p := &rawPeer{t: t, w: w, lines: make(chan string, 1024)}
 	go func() {
 		// Drain continuously, so the Conn never blocks on a write while the test writes.
 		defer close(p.lines)
@@ -92,12 +103,7 @@ func newRawPeer(t *testing.T, opts jsonrpc.Options) (*jsonrpc.Conn, *rawPeer) {
 			p.lines <- strings.TrimSuffix(line, "\n")
 		}
 	}()
-	t.Cleanup(func() {
-		conn.Close()
-		inW.Close()
-		outR.Close()
-	})
-	return conn, p
+	return p
 }
 
 func (p *rawPeer) send(line string) {

@@ -415,7 +415,16 @@ func (s *Session) handleExtTasks(ctx context.Context, req *jsonrpc.Request) (any
 	ack := func() (any, error) { return json.RawMessage(`{"resultType":"complete"}`), nil }
 	switch req.Method {
 	case mcp.MethodTasksGet:
-		d, err := m.Detailed(owner, p.TaskID)
+		var d mcp.DetailedTask
+		var err error
+		if quick(ctx) {
+			var ok bool
+			if d, ok, err = m.TryDetailed(owner, p.TaskID); !ok {
+				return nil, jsonrpc.ErrNotQuick
+			}
+		} else {
+			d, err = m.Detailed(owner, p.TaskID)
+		}
 		if err != nil {
 			return nil, taskNotFound(err, p.TaskID)
 		}

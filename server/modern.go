@@ -76,6 +76,15 @@ type eraConn struct {
 	s *Session
 }
 
+// WriteNow passes [jsonrpc.NowWriter] through, so that the era's answers on the reading
+// goroutine (see [Session.handleQuick]) are written there.
+func (c eraConn) WriteNow(m jsonrpc.Message) (bool, error) {
+	if w, ok := c.Connection.(jsonrpc.NowWriter); ok {
+		return w.WriteNow(m)
+	}
+	return false, nil
+}
+
 func (c eraConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := c.Connection.Read(ctx)
 	if req, ok := m.(*jsonrpc.Request); ok && err == nil && !c.s.settled.Load() {
@@ -133,6 +142,7 @@ type requestInfo struct {
 	clientInfo json.RawMessage // as sent; decoded only by who needs it
 	logLevel   mcp.LoggingLevel
 	round      *inputRound // set for the methods that may answer input_required
+	quick      bool        // answered on the reading goroutine: nothing may wait
 	// What the request's handling needs once, in the allocation of the info: the
 	// request as the handlers see it, its params without the members read here (when
 	// they fit), its input round and the round's binding.
@@ -357,6 +367,36 @@ func unsupportedVersion(requested string) *jsonrpc.Error {
 
 // handleModern answers one request of a 2026-07-28 connection.
 func (s *Session) handleModern(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	return s.answerModern(ctx, req, false)
+}
+
+// handleQuick answers on the connection's reading goroutine what can be answered there
+// without waiting (see [jsonrpc.Options.Quick]): a 2026-07-28 tasks/get of a task of the
+// extension, the second half of a task that ended at once, which then costs what a
+// plain call costs. Everything else goes to handle.
+func (s *Session) handleQuick(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	if req.Method != mcp.MethodTasksGet || s.server.tasks == nil || !s.settled.Load() || s.era != eraModern {
+		return nil, jsonrpc.ErrNotQuick
+	}
+	if _, custom := s.server.opts.Handlers[req.Method]; custom {
+		return nil, jsonrpc.ErrNotQuick // the application's handler may wait
+	}
+	if p := req.Params; len(p) > 0 && p[0] == '[' {
+		return nil, jsonrpc.ErrNotQuick
+	}
+	return s.answerModern(ctx, req, true)
+}
+
+// quick reports whether ctx is that of a request answered on the reading goroutine
+// ([Session.handleQuick]), where nothing may wait.
+func quick(ctx context.Context) bool {
+	info := modernInfo(ctx)
+	return info != nil && info.quick
+}
+
+// answerModern answers a request of a 2026-07-28 connection; quick, on the reading
+// goroutine, where it declines with [jsonrpc.ErrNotQuick] what would wait.
+func (s *Session) answerModern(ctx context.Context, req *jsonrpc.Request, quick bool) (any, error) {
 	if req.IsNotification() {
 		return nil, nil // notifications/cancelled is handled by the connection
 	}
@@ -372,6 +412,7 @@ func (s *Session) handleModern(ctx context.Context, req *jsonrpc.Request) (any, 
 	}
 	info.server = s.server
 	info.Context = ctx
+	info.quick = quick
 	ctx = info
 	info.req = jsonrpc.Request{ID: req.ID, Method: req.Method, Params: params}
 	req = &info.req

@@ -158,6 +158,25 @@ func (m *Manager) Detailed(owner, id string) (mcp.DetailedTask, error) {
 	return t.detailedLocked(), nil
 }
 
+// TryDetailed is [Manager.Detailed] for a caller that must not wait (a connection's
+// reading goroutine): ok is false, and nothing is counted or logged, when another
+// goroutine holds the manager or the lookup would fail (a miss is logged, which may
+// wait for the log's writer); the caller then asks [Manager.Detailed].
+func (m *Manager) TryDetailed(owner, id string) (_ mcp.DetailedTask, ok bool, _ error) {
+	if !m.mu.TryLock() {
+		return mcp.DetailedTask{}, false, nil
+	}
+	defer m.mu.Unlock()
+	if t, found := m.tasks[id]; !found || t.gone || t.dialect != DialectExtension || (t.bound && t.owner != owner) {
+		return mcp.DetailedTask{}, false, nil
+	}
+	t, err := m.lookupIn(DialectExtension, owner, id)
+	if err != nil {
+		return mcp.DetailedTask{}, true, err // the rate limit's refusal
+	}
+	return t.detailedLocked(), true, nil
+}
+
 // DetailedOf is [Manager.Detailed] without the owner check and the rate limit, for
 // notifications about a task the manager announced; ok is false when the task is gone
 // or not of [DialectExtension].

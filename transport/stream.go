@@ -38,6 +38,9 @@ type Stream struct {
 	wmu       chan struct{}
 	closeOnce sync.Once
 	closeErr  error
+	// room reports whether a write of n bytes to w would return at once (w is a pipe
+	// whose room can be read); nil when that cannot be known. See WriteNow.
+	room func(n int) bool
 
 	// stray counts the lines read that were no JSON-RPC message, and strayLast is the
 	// latest of them, cut (see StrayLines).
@@ -66,7 +69,7 @@ func NewStream(r io.Reader, w io.Writer, maxSize int) *Stream {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxMessageSize
 	}
-	s := &Stream{r: bufio.NewReaderSize(r, 64<<10), w: w, max: maxSize, wmu: make(chan struct{}, 1)}
+	s := &Stream{r: bufio.NewReaderSize(r, 64<<10), w: w, max: maxSize, wmu: make(chan struct{}, 1), room: pipeRoom(w)}
 	for _, x := range []any{r, w} {
 		if c, ok := x.(io.Closer); ok {
 			s.closers = append(s.closers, c)
@@ -190,6 +193,39 @@ func (s *Stream) Write(ctx context.Context, m jsonrpc.Message) error {
 		return fmt.Errorf("transport: write: %w", err)
 	}
 	return nil
+}
+
+// WriteNow writes m if that cannot wait, for another write or for the peer to read,
+// and reports whether it did: over a pipe with room for it, yes; otherwise (a write
+// under way, a full pipe, a writer that is no pipe, a message over 4 KiB) it writes
+// nothing and reports false, and the caller writes m with [Stream.Write] from a goroutine
+// that may wait. A connection's reading goroutine answers with it, so that it never
+// stops reading for a peer that does not read (see [jsonrpc.NowWriter]).
+func (s *Stream) WriteNow(m jsonrpc.Message) (bool, error) {
+	if s.room == nil {
+		return false, nil
+	}
+	select {
+	case s.wmu <- struct{}{}:
+	default:
+		return false, nil
+	}
+	defer func() { <-s.wmu }()
+	if !s.room(0) {
+		return false, nil // spare the encoding
+	}
+	b, err := jsonrpc.EncodeMessage(m)
+	if err != nil {
+		return false, nil // Write meets the same error and reports it
+	}
+	b = append(b, '\n')
+	if !s.room(len(b)) {
+		return false, nil
+	}
+	if _, err := s.w.Write(b); err != nil {
+		return true, fmt.Errorf("transport: write: %w", err)
+	}
+	return true, nil
 }
 
 // LocalWrites reports that a Write only hands the message to a local pipe (the server

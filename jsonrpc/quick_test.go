@@ -1,0 +1,175 @@
+package jsonrpc_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/jsonrpc"
+	"github.com/mcpi-dev/mcpi/transport"
+)
+
+// nowStream is a Stream whose WriteNow writes when now is set, and whose Write waits
+// for held to be closed: a peer that does not read, as a full pipe would make it.
+type nowStream struct {
+	*transport.Stream
+	now    atomic.Bool
+	held   chan struct{}
+	direct atomic.Int32 // messages WriteNow wrote
+}
+
+func (s *nowStream) WriteNow(m jsonrpc.Message) (bool, error) {
+	if !s.now.Load() {
+		return false, nil
+	}
+	s.direct.Add(1)
+	return true, s.Stream.Write(context.Background(), m)
+}
+
+func (s *nowStream) Write(ctx context.Context, m jsonrpc.Message) error {
+	select {
+	case <-s.held:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return s.Stream.Write(ctx, m)
+}
+
+// newQuickPeer is newRawPeer over a nowStream.
+func newQuickPeer(t *testing.T, opts jsonrpc.Options) (*jsonrpc.Conn, *rawPeer, *nowStream) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ns := &nowStream{Stream: transport.NewStream(inR, outW, 0), held: make(chan struct{})}
+	conn := jsonrpc.NewConn(ns, opts)
+	p := drainInto(t, inW, outR)
+	t.Cleanup(func() {
+		conn.Close()
+		inW.Close()
+		outR.Close()
+	})
+	return conn, p, ns
+}
+
+// Options.Quick answers on the reading goroutine what it can, and the Handler the rest:
+// its answer goes out at once when the connection takes it (WriteNow), and otherwise
+// through a worker, while the reading goes on.
+func TestQuickAnswers(t *testing.T) {
+	var handled, quick atomic.Int32
+	notes := make(chan string, 8)
+	conn, p, ns := newQuickPeer(t, jsonrpc.Options{
+		Logger: slog.New(slog.DiscardHandler), // the panic's
+		Handler: jsonrpc.HandlerFunc(func(_ context.Context, req *jsonrpc.Request) (any, error) {
+			if req.IsNotification() {
+				notes <- req.Method
+				return nil, nil
+			}
+			handled.Add(1)
+			return map[string]string{"by": "handler"}, nil
+		}),
+		Quick: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			if r, ok := jsonrpc.RequestFromContext(ctx); !ok || r != req {
+				t.Errorf("Quick's context has no request")
+			}
+			switch req.Method {
+			case "get":
+				quick.Add(1)
+				return map[string]string{"by": "quick"}, nil
+			case "fail":
+				return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown task")
+			case "boom":
+				panic("the quick handler broke")
+			}
+			return nil, jsonrpc.ErrNotQuick
+		}),
+	})
+	ns.now.Store(true)
+	close(ns.held)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"get"}`)
+	p.expect(`{"jsonrpc":"2.0","id":1,"result":{"by":"quick"}}`)
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"other"}`)
+	p.expect(`{"jsonrpc":"2.0","id":2,"result":{"by":"handler"}}`)
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"fail"}`)
+	p.expect(`{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"unknown task"}}`)
+	p.send(`{"jsonrpc":"2.0","id":4,"method":"boom"}`)
+	p.expect(`{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"internal error handling boom"}}`)
+	if q, h, d := quick.Load(), handled.Load(), ns.direct.Load(); q != 1 || h != 1 || d != 3 {
+		t.Errorf("quick %d, handler %d, written by WriteNow %d; want 1, 1, 3", q, h, d)
+	}
+	// The connection cannot take an answer now: a worker writes it, after the reading
+	// has gone on to the next message.
+	ns.now.Store(false)
+	p.send(`{"jsonrpc":"2.0","id":5,"method":"get"}`)
+	p.expect(`{"jsonrpc":"2.0","id":5,"result":{"by":"quick"}}`)
+	if err := conn.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d := ns.direct.Load(); d != 3 {
+		t.Errorf("written by WriteNow %d, want 3", d)
+	}
+}
+
+// A peer that does not read holds up none of the reading: answers that cannot be
+// written at once wait on workers, Drain waits for them, and they go out once the peer
+// reads.
+func TestQuickNeverHoldsTheReading(t *testing.T) {
+	notes := make(chan string, 8)
+	conn, p, ns := newQuickPeer(t, jsonrpc.Options{
+		Handler: jsonrpc.HandlerFunc(func(_ context.Context, req *jsonrpc.Request) (any, error) {
+			notes <- req.Method
+			return nil, nil
+		}),
+		Quick: jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) (any, error) { return "ok", nil }),
+	})
+	for _, id := range []string{"1", "2", "3"} {
+		p.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"get"}`)
+	}
+	p.send(`{"jsonrpc":"2.0","method":"note"}`)
+	if got := recv(t, notes, "the notification after three unwritten answers"); got != "note" {
+		t.Fatalf("handled %q", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := conn.Drain(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Drain with three answers unwritten = %v, want it to wait", err)
+	}
+	close(ns.held)
+	got := map[string]bool{}
+	for range 3 {
+		got[p.recv()] = true
+	}
+	for _, id := range []string{"1", "2", "3"} {
+		if line := `{"jsonrpc":"2.0","id":` + id + `,"result":"ok"}`; !got[line] {
+			t.Errorf("missing %s in %v", line, got)
+		}
+	}
+	if err := conn.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// plainConn hides the WriteNow of the connection it carries.
+type plainConn struct{ jsonrpc.Connection }
+
+// Without a NowWriter, Quick is not asked: every request goes to the Handler.
+func TestQuickNeedsANowWriter(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	conn := jsonrpc.NewConn(plainConn{transport.NewStream(inR, outW, 0)}, jsonrpc.Options{
+		Handler: jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) (any, error) { return "handler", nil }),
+		Quick: jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) (any, error) {
+			t.Error("Quick was asked over a connection without WriteNow")
+			return "quick", nil
+		}),
+	})
+	p := drainInto(t, inW, outR)
+	t.Cleanup(func() {
+		conn.Close()
+		inW.Close()
+		outR.Close()
+	})
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"get"}`)
+	p.expect(`{"jsonrpc":"2.0","id":1,"result":"handler"}`)
+}
