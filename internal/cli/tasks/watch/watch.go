@@ -2,6 +2,7 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,11 +16,11 @@ import (
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
-	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
 	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // Options are the inputs of "tasks watch".
@@ -89,7 +90,10 @@ structuredContent, is said so on stderr and exits 1, and with --json its
 A task left running on an interruption (Ctrl-C, SIGTERM) is recorded in the
 local state file, as "mcpi tools call --task" records one, and the session that
 reached it is left open on the server, which may bind the task to it: "mcpi
-tasks result ID" then fetches its result.
+tasks result ID" then fetches its result. So is a task mcpi loses track of (its
+polls fail, or the server ends the session: then without that session), whose
+"lost" line names that command; without an ID the others are followed on, and
+mcpi exits with status 2 (1 when the server answered the polls with errors).
 
 Exit status: 0 when the task completed (without an ID: when all listed tasks
 have ended), 1 when it failed, was cancelled, its result does not fit the tool's
@@ -260,7 +264,7 @@ func watchOne(ctx context.Context, opts *Options, sess *cmdutil.Session) error {
 		p.live.Stop(true)
 	}
 	st := task.State()
-	intr := &cmdutil.InterruptedTaskError{ID: opts.ID, Fetch: leaveRunning(opts, sess, st, opts.tool)}
+	intr := &cmdutil.InterruptedTaskError{ID: opts.ID, Fetch: opts.LeaveTask(sess, st, opts.tool, false).Fetch}
 	if p.out != nil {
 		msg, _ := cmdutil.Describe(intr)
 		// A line that cannot be written (stdout closed) changes nothing: the
@@ -284,12 +288,13 @@ func (p *printer) finish(ctx context.Context, sess *cmdutil.Session, task *clien
 	if e.Kind == client.TaskResult && e.Err == nil {
 		errors.As(opts.CheckOutput(ctx, sess, opts.tool, e.Result), &output)
 	}
-	// A task mcpi lost track of (its polls failed, or the server ended the session) has
-	// a "lost" line naming the command that fetches its result later.
+	// A task mcpi lost track of (its polls failed, or the server ended the session) is
+	// recorded, as "tools call --task" records one, and has a "lost" line naming the
+	// command that fetches its result later.
 	lost := taskview.LostOf(e.Err)
-	var fetch string // read from the state file only for a task that needs it
+	var fetch string
 	if lost != nil {
-		fetch = state.FetchCommand(opts.Selection, sess.ProtocolVersion(), st.TaskID)
+		fetch = opts.LeaveTask(sess, st, opts.tool, errors.Is(e.Err, transport.ErrSessionExpired)).Fetch
 	}
 	if ev, ok := taskview.FromTaskEvent(e); ok && p.out != nil {
 		if output != nil {
@@ -316,6 +321,27 @@ func (p *printer) finish(ctx context.Context, sess *cmdutil.Session, task *clien
 		return output
 	}
 	return nil
+}
+
+// lost records the task of e, which mcpi lost track of (its polls failed, or the server
+// ended the session), shows it (a "lost" line, naming the command that fetches its
+// result), and returns the error that says so.
+func (p *printer) lost(sess *cmdutil.Session, e client.TaskEvent) error {
+	opts, st := p.opts, e.State
+	fetch := opts.LeaveTask(sess, st, "", errors.Is(e.Err, transport.ErrSessionExpired)).Fetch
+	lost := &cmdutil.LostTaskError{ID: st.TaskID, Server: opts.Selection.ServerURL(), Fetch: fetch, Err: e.Err}
+	if p.out != nil {
+		if ev, ok := taskview.FromTaskEvent(e); ok {
+			ev.Lost.Fetch = fetch
+			// A line that cannot be written changes nothing: the task is recorded, and
+			// the exit status says it was lost.
+			_ = p.out.Write(ev)
+		}
+		return lost
+	}
+	msg, _ := cmdutil.Describe(lost)
+	fmt.Fprintln(opts.IO.Out, look.Safe(opts.Now().Format("15:04:05")+"  "+st.TaskID+"  lost: "+msg))
+	return lost
 }
 
 // watchAll follows every task the server lists until all have ended: tasks/list finds
@@ -381,7 +407,7 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 			if t.Status.IsTerminal() || ended[id] {
 				continue
 			}
-			intr := &cmdutil.InterruptedTaskError{ID: t.TaskID, Fetch: leaveRunning(opts, cs, t, "")}
+			intr := &cmdutil.InterruptedTaskError{ID: t.TaskID, Fetch: opts.LeaveTask(cs, t, "", false).Fetch}
 			if p.out == nil {
 				continue
 			}
@@ -396,6 +422,12 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 	// followed, and the sentence that names the flag ends the command, as "tasks list"
 	// prints what it listed before it.
 	var stopped error
+	// lost is the first task mcpi lost track of, and listErr a listing that failed while
+	// tasks were followed: either ends the command once the others have ended.
+	var lost, listErr error
+	end := func() error {
+		return cmp.Or(stopped, lost, listErr)
+	}
 	relist := time.NewTimer(0)
 	defer relist.Stop()
 	for first := true; ; {
@@ -413,6 +445,13 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 			case e.Kind.IsOutcome():
 				ended[e.State.TaskID] = true
 				running--
+				if taskview.LostOf(e.Err) != nil {
+					err = p.lost(cs, e)
+					if lost == nil {
+						lost = err
+					}
+					err = nil
+				}
 			case e.Kind == client.TaskStatus:
 				err = show(e)
 			case e.Kind == client.TaskInput:
@@ -422,7 +461,7 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				return err
 			}
 			if running == 0 {
-				return stopped
+				return end()
 			}
 		case <-relist.C:
 			tasks, err := list(ctx)
@@ -433,6 +472,11 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				if stopped == nil {
 					stopped = err
 				}
+			case err != nil && running > 0:
+				// The tasks followed go on to their outcome, or are lost on their own
+				// (the session ended, the server is gone): each is then recorded.
+				listErr = err
+				continue
 			case err != nil:
 				return err
 			}
@@ -476,60 +520,11 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				}
 			}
 			if running == 0 {
-				return stopped
+				return end()
 			}
 			if !sess.Modern() { // the recorded tasks are followed to their end, none listed anew
 				relist.Reset(DefaultInterval)
 			}
 		}
 	}
-}
-
-// leaveRunning records task t, which an interruption leaves running on the server, as
-// "tools call --task" records the task it leaves, and returns the command that fetches
-// its result. The session stays open on the server (see [client.Session.Keep]): a
-// server that binds a task to the session that reached it (the TypeScript SDK's) drops
-// the task when that session ends, and the command would then find nothing.
-func leaveRunning(opts *Options, sess *cmdutil.Session, t mcp.Task, tool string) string {
-	if opts.Embedded() || stdio(opts) {
-		// Its server stops as mcpi exits: a session kept there keeps nothing.
-		return state.FetchCommand(opts.Selection, sess.ProtocolVersion(), t.TaskID)
-	}
-	fetch, err := record(opts, sess, t, tool)
-	if err != nil {
-		// The task runs all the same, and the command names its server.
-		msg, _ := cmdutil.Describe(err)
-		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
-	}
-	return fetch
-}
-
-// record is leaveRunning's record. A task already recorded on this server keeps its
-// record, and the session recorded with it, to which the task may be bound (this one,
-// when the watch took it up); one recorded without a session gets this one, which
-// reached the task.
-func record(opts *Options, sess *cmdutil.Session, t mcp.Task, tool string) (fetch string, err error) {
-	store, err := opts.Store()
-	if err == nil {
-		e, ok, err := store.Find(t.TaskID)
-		if err == nil && ok && state.FromSelection(opts.Selection).Same(e.Server) {
-			fetch := "mcpi tasks result " + cmdutil.ShellQuote(t.TaskID)
-			if e.Session != nil {
-				return fetch, nil
-			}
-			if kept := sess.Keep(); kept != nil {
-				return fetch, store.SetSession(t.TaskID, kept)
-			}
-			return fetch, nil
-		}
-	}
-	// store is nil when the state file cannot be had: Remember says why.
-	return state.Remember(store, opts.Selection, tool, sess.ProtocolVersion(), t, sess.Keep())
-}
-
-// stdio reports whether the selected server is a process mcpi starts, and stops as it
-// exits.
-func stdio(opts *Options) bool {
-	t, err := opts.Selection.Resolve()
-	return err == nil && t.Stdio
 }
