@@ -1,6 +1,7 @@
 package shared
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/mcpi-dev/mcpi/client"
@@ -85,4 +86,26 @@ func (o *Options) record(sess *cmdutil.Session, t mcp.Task, tool string, session
 func (o *Options) stdio() bool {
 	t, err := o.Selection.Resolve()
 	return err == nil && t.Stdio
+}
+
+// LeftInput is the error of a command on task id that stopped on a request of the
+// server it could not answer (left, a [*cmdutil.NeedTerminalError]): the task waits for
+// the input, so it is recorded, with the session that reached it kept open on the
+// server ([Options.LeaveTask]): the request is the session's, and a server that binds
+// the task to it would drop the task with it. The sentence says where the task waits
+// and which command gives it its input. A task whose server stops with mcpi ends with
+// it: left alone says what to do.
+func (o *Options) LeftInput(ctx context.Context, sess *cmdutil.Session, id, tool string, left error) error {
+	t := mcp.Task{TaskID: id}
+	if o.recorded == nil || o.recorded.TaskID != id {
+		// The record counts the task's ttl; one that cannot be read leaves it unlimited.
+		if st, err := sess.GetTask(ctx, id); err == nil {
+			t = st
+		}
+	}
+	l := o.LeaveTask(sess, t, tool, false)
+	if l.Ends {
+		return left
+	}
+	return &cmdutil.LeftInputError{ID: id, Fetch: l.Fetch, Kept: l.Kept, Err: left}
 }

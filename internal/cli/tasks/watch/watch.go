@@ -57,7 +57,9 @@ pollInterval while waiting in tasks/result, which also lets the server ask for
 input for the task (answered at a prompt on a terminal, or from --answers FILE;
 see "mcpi tools call --help"). Input mcpi cannot give (no terminal, and no
 answer in the file) is left unanswered: mcpi stops, exits with status 2 and says
-how to answer, and the task keeps waiting for it. On a terminal one status line
+how to answer, and the task keeps waiting for it, recorded in the local state
+file with the session that reached it left open on the server, for "mcpi tasks
+result ID --answers FILE" to take up. On a terminal one status line
 is redrawn in place; otherwise each status change is one line on stdout. Without
 server flags, a task recorded in the local state file is followed on the server
 it was started on, in the protocol version it was created in (unless --protocol
@@ -143,7 +145,7 @@ func Run(ctx context.Context, opts *Options) error {
 	} else {
 		err = watchOne(wait, opts, sess)
 	}
-	if left := sess.Left(); left != nil {
+	if left := sess.Left(); left != nil && !errors.As(err, new(*cmdutil.LeftInputError)) {
 		return left
 	}
 	return err
@@ -264,12 +266,17 @@ func watchOne(ctx context.Context, opts *Options, sess *cmdutil.Session) error {
 		p.live.Stop(true)
 	}
 	st := task.State()
-	intr := &cmdutil.InterruptedTaskError{ID: opts.ID, Fetch: opts.LeaveTask(sess, st, opts.tool, false).Fetch}
+	left := opts.LeaveTask(sess, st, opts.tool, false)
+	var intr error = &cmdutil.InterruptedTaskError{ID: opts.ID, Fetch: left.Fetch}
+	if l := sess.Left(); l != nil && !left.Ends {
+		// Stopped on a question mcpi could not ask: the task waits for its answer.
+		intr = &cmdutil.LeftInputError{ID: opts.ID, Fetch: left.Fetch, Kept: left.Kept, Err: l}
+	}
 	if p.out != nil {
 		msg, _ := cmdutil.Describe(intr)
 		// A line that cannot be written (stdout closed) changes nothing: the
 		// interruption is what the exit status and stderr say.
-		_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &st, taskview.LeftRunning, intr.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+		_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &st, taskview.LeftRunning, left.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
 	}
 	return intr
 }
@@ -402,12 +409,24 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 	// each task still running (which runs on, this command not having started it), and
 	// returns the interruption.
 	interrupted := func() error {
+		var leftIn *cmdutil.LeftInputError
+		if l := cs.Left(); l != nil {
+			// Stopped on a question mcpi could not ask: the tasks wait on.
+			leftIn = &cmdutil.LeftInputError{Err: l}
+		}
 		for _, id := range slices.Sorted(maps.Keys(known)) {
 			t := known[id]
 			if t.Status.IsTerminal() || ended[id] {
 				continue
 			}
-			intr := &cmdutil.InterruptedTaskError{ID: t.TaskID, Fetch: opts.LeaveTask(cs, t, "", false).Fetch}
+			left := opts.LeaveTask(cs, t, "", false)
+			if leftIn != nil {
+				leftIn.Kept = leftIn.Kept || left.Kept
+				if left.Ends {
+					leftIn = nil
+				}
+			}
+			intr := &cmdutil.InterruptedTaskError{ID: t.TaskID, Fetch: left.Fetch}
 			if p.out == nil {
 				continue
 			}
@@ -415,6 +434,9 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 			// A line that cannot be written (stdout closed) changes nothing: the
 			// interruption is what the exit status and stderr say.
 			_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &t, taskview.LeftRunning, intr.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+		}
+		if leftIn != nil {
+			return leftIn
 		}
 		return ctx.Err()
 	}
