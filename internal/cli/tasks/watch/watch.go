@@ -66,7 +66,10 @@ it was started on, in the protocol version it was created in (unless --protocol
 names one).
 
 Without an ID, every task the server lists (tasks/list) is followed until all
-have ended; each new task and each change is one line. In protocol 2026-07-28,
+have ended; each new task and each change is one line. The watch's session is a
+new one, and a server that binds tasks to their session (the TypeScript SDK's)
+lists only its tasks: stderr counts the tasks mcpi recorded for the server with
+sessions of their own, which "mcpi tasks watch ID" follows one by one. In protocol 2026-07-28,
 whose Tasks extension has no tasks/list, the tasks mcpi recorded for the server
 when the watch starts are followed instead, those "mcpi tasks list" lists (a
 task the server no longer knows is forgotten; stderr counts those left out).
@@ -368,6 +371,10 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 		list = func(context.Context) ([]mcp.Task, error) { return rec.Tasks, nil }
 	} else if err := shared.NeedList(sess); err != nil {
 		return err
+	} else if !opts.Embedded() {
+		// This session is new: the tasks left running in sessions of their own, which
+		// a server may bind them to, are listed only in those.
+		shared.ReportOtherSessions(opts.IO.ErrOut, opts.InOtherSessions(sess.ProtocolVersion()))
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
