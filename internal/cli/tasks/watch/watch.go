@@ -149,6 +149,11 @@ func Run(ctx context.Context, opts *Options) error {
 		err = watchOne(wait, opts, sess)
 	}
 	if left := sess.Left(); left != nil && !errors.As(err, new(*cmdutil.LeftInputError)) {
+		if opts.ID != "" {
+			// The question came before the task was followed (a resumed session gets
+			// it again at once): the task waits all the same.
+			return opts.LeftInput(ctx, sess, opts.ID, tool, left)
+		}
 		return left
 	}
 	return err
