@@ -358,6 +358,32 @@ func (e *InterruptedTaskError) Error() string {
 	return fmt.Sprintf("interrupted; the task %q is still running on the server: get its result with \"%s\"", e.ID, e.Fetch)
 }
 
+// LeftInputError is a command on a task that stopped on a server request it could not
+// answer (Err, a [*NeedTerminalError]) and left the task waiting for the input: recorded
+// in the local state file, with the session that reached it left open on the server
+// when Kept (a server may bind the task to it). ID is "" for "tasks watch" without an
+// id, which leaves every task it followed so.
+type LeftInputError struct {
+	ID string
+	// Fetch is the command that fetches the task's result, and gives its input.
+	Fetch string
+	Kept  bool
+	Err   error
+}
+
+func (e *LeftInputError) Error() string {
+	where := "on the server"
+	if e.Kept {
+		where = "on the server, in the session mcpi left open there"
+	}
+	if e.ID == "" {
+		return fmt.Sprintf("%s; the tasks mcpi followed wait %s (\"mcpi tasks list --local\" lists them, and \"mcpi tasks result ID\" gives a task its input)", strings.TrimSuffix(e.Err.Error(), "."), where)
+	}
+	return fmt.Sprintf("%s; the task %q waits for it %s: \"%s\" gives it", strings.TrimSuffix(e.Err.Error(), "."), e.ID, where, e.Fetch)
+}
+
+func (e *LeftInputError) Unwrap() error { return e.Err }
+
 // UnrecordedTaskError is a task that the server created and runs, left running by mcpi
 // (--detach), which the local state file could not record (Err says why): later
 // commands need the server named again, as Fetch does.
@@ -478,6 +504,7 @@ func describe(err error) (sentence string, code int) {
 		tool     *ToolError
 		output   *OutputSchemaError
 		terminal *NeedTerminalError
+		leftIn   *LeftInputError
 		rpc      *jsonrpc.Error
 		support  *client.TaskSupportError
 		task     *TaskError
@@ -516,6 +543,8 @@ func describe(err error) (sentence string, code int) {
 		return fmt.Sprintf("the config file %s has no server named %q; it has %s", unknownS.File, unknownS.Name, quoteList(known)), ExitUsage
 	case errors.As(err, &connect):
 		return describeConnect(connect), ExitUsage
+	case errors.As(err, &leftIn):
+		return leftIn.Error(), ExitUsage
 	case errors.As(err, &terminal):
 		return terminal.Error(), ExitUsage
 	case errors.As(err, &task):

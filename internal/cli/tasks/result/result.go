@@ -54,7 +54,10 @@ While it waits, the server may ask for input for the task (elicitation, sampling
 it is answered at a prompt on a terminal, or from --answers FILE (see "mcpi tools
 call --help"). Input mcpi cannot give (no terminal, and no answer in the file) is
 left unanswered: mcpi exits with status 2 and says how to answer, and the task
-keeps waiting for it, so that the command can be run again with --answers.
+keeps waiting for it, so that the command can be run again with --answers. The
+task is recorded in the local state file, and the session that reached it (which
+the question belongs to, and a server may bind the task to) is left open on the
+server for that command to take up.
 
 The result's structuredContent is checked against the tool's output schema, as
 "mcpi tools call" checks it, when the task's tool is known (recorded in the local
@@ -99,7 +102,7 @@ func Run(ctx context.Context, opts *Options) error {
 	defer stop()
 	res, err := sess.TaskResult(wait, opts.ID)
 	if left := sess.Left(); left != nil {
-		return left
+		return opts.LeftInput(ctx, sess, opts.ID, entry.Tool, left)
 	}
 	if refused := sess.Refusal(res, err); refused != nil {
 		return refused

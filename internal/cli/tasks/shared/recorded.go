@@ -134,3 +134,35 @@ func (o *Options) RecordedTasks(ctx context.Context, sess *cmdutil.Session) (*Re
 	}
 	return r, nil
 }
+
+// InOtherSessions counts the tasks the state file records for the selected server in
+// protocol version (2025-11-25) with a session of their own: a new session's tasks/list
+// does not show them, as a server that binds tasks to their session (the TypeScript
+// SDK's) lists those of the asking session only, and each is reached through its own.
+// It is 0 when the state file cannot be read: the count is only a hint.
+func (o *Options) InOtherSessions(version string) int {
+	store, err := o.Store()
+	if err != nil {
+		return 0
+	}
+	all, err := store.Load()
+	if err != nil {
+		return 0
+	}
+	server, n := state.FromSelection(o.Selection), 0
+	for _, e := range all {
+		if e.Session != nil && e.Server.Same(server) && e.Reachable(version) {
+			n++
+		}
+	}
+	return n
+}
+
+// ReportOtherSessions says on w how many tasks [Options.InOtherSessions] counts, and
+// how to follow them, when there are any.
+func ReportOtherSessions(w io.Writer, n int) {
+	if n > 0 {
+		fmt.Fprintf(w, "%s mcpi recorded for this server %s left in sessions of their own, which this watch's session does not list: \"mcpi tasks watch ID\" follows one through its session (\"mcpi tasks list --local\" lists %s).\n",
+			count(n, "task", "tasks"), was(n), them(n))
+	}
+}

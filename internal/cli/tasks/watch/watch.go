@@ -2,6 +2,7 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,11 +16,11 @@ import (
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
-	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
 	"github.com/mcpi-dev/mcpi/internal/look"
 	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // Options are the inputs of "tasks watch".
@@ -56,14 +57,19 @@ pollInterval while waiting in tasks/result, which also lets the server ask for
 input for the task (answered at a prompt on a terminal, or from --answers FILE;
 see "mcpi tools call --help"). Input mcpi cannot give (no terminal, and no
 answer in the file) is left unanswered: mcpi stops, exits with status 2 and says
-how to answer, and the task keeps waiting for it. On a terminal one status line
+how to answer, and the task keeps waiting for it, recorded in the local state
+file with the session that reached it left open on the server, for "mcpi tasks
+result ID --answers FILE" to take up. On a terminal one status line
 is redrawn in place; otherwise each status change is one line on stdout. Without
 server flags, a task recorded in the local state file is followed on the server
 it was started on, in the protocol version it was created in (unless --protocol
 names one).
 
 Without an ID, every task the server lists (tasks/list) is followed until all
-have ended; each new task and each change is one line. In protocol 2026-07-28,
+have ended; each new task and each change is one line. The watch's session is a
+new one, and a server that binds tasks to their session (the TypeScript SDK's)
+lists only its tasks: stderr counts the tasks mcpi recorded for the server with
+sessions of their own, which "mcpi tasks watch ID" follows one by one. In protocol 2026-07-28,
 whose Tasks extension has no tasks/list, the tasks mcpi recorded for the server
 when the watch starts are followed instead, those "mcpi tasks list" lists (a
 task the server no longer knows is forgotten; stderr counts those left out).
@@ -89,7 +95,10 @@ structuredContent, is said so on stderr and exits 1, and with --json its
 A task left running on an interruption (Ctrl-C, SIGTERM) is recorded in the
 local state file, as "mcpi tools call --task" records one, and the session that
 reached it is left open on the server, which may bind the task to it: "mcpi
-tasks result ID" then fetches its result.
+tasks result ID" then fetches its result. So is a task mcpi loses track of (its
+polls fail, or the server ends the session: then without that session), whose
+"lost" line names that command; without an ID the others are followed on, and
+mcpi exits with status 2 (1 when the server answered the polls with errors).
 
 Exit status: 0 when the task completed (without an ID: when all listed tasks
 have ended), 1 when it failed, was cancelled, its result does not fit the tool's
@@ -139,7 +148,12 @@ func Run(ctx context.Context, opts *Options) error {
 	} else {
 		err = watchOne(wait, opts, sess)
 	}
-	if left := sess.Left(); left != nil {
+	if left := sess.Left(); left != nil && !errors.As(err, new(*cmdutil.LeftInputError)) {
+		if opts.ID != "" {
+			// The question came before the task was followed (a resumed session gets
+			// it again at once): the task waits all the same.
+			return opts.LeftInput(ctx, sess, opts.ID, tool, left)
+		}
 		return left
 	}
 	return err
@@ -260,12 +274,17 @@ func watchOne(ctx context.Context, opts *Options, sess *cmdutil.Session) error {
 		p.live.Stop(true)
 	}
 	st := task.State()
-	intr := &cmdutil.InterruptedTaskError{ID: opts.ID, Fetch: leaveRunning(opts, sess, st, opts.tool)}
+	left := opts.LeaveTask(sess, st, opts.tool, false)
+	var intr error = &cmdutil.InterruptedTaskError{ID: opts.ID, Fetch: left.Fetch}
+	if l := sess.Left(); l != nil && !left.Ends {
+		// Stopped on a question mcpi could not ask: the task waits for its answer.
+		intr = &cmdutil.LeftInputError{ID: opts.ID, Fetch: left.Fetch, Kept: left.Kept, Err: l}
+	}
 	if p.out != nil {
 		msg, _ := cmdutil.Describe(intr)
 		// A line that cannot be written (stdout closed) changes nothing: the
 		// interruption is what the exit status and stderr say.
-		_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &st, taskview.LeftRunning, intr.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+		_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &st, taskview.LeftRunning, left.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
 	}
 	return intr
 }
@@ -284,12 +303,13 @@ func (p *printer) finish(ctx context.Context, sess *cmdutil.Session, task *clien
 	if e.Kind == client.TaskResult && e.Err == nil {
 		errors.As(opts.CheckOutput(ctx, sess, opts.tool, e.Result), &output)
 	}
-	// A task mcpi lost track of (its polls failed, or the server ended the session) has
-	// a "lost" line naming the command that fetches its result later.
+	// A task mcpi lost track of (its polls failed, or the server ended the session) is
+	// recorded, as "tools call --task" records one, and has a "lost" line naming the
+	// command that fetches its result later.
 	lost := taskview.LostOf(e.Err)
-	var fetch string // read from the state file only for a task that needs it
+	var fetch string
 	if lost != nil {
-		fetch = state.FetchCommand(opts.Selection, sess.ProtocolVersion(), st.TaskID)
+		fetch = opts.LeaveTask(sess, st, opts.tool, errors.Is(e.Err, transport.ErrSessionExpired)).Fetch
 	}
 	if ev, ok := taskview.FromTaskEvent(e); ok && p.out != nil {
 		if output != nil {
@@ -318,6 +338,27 @@ func (p *printer) finish(ctx context.Context, sess *cmdutil.Session, task *clien
 	return nil
 }
 
+// lost records the task of e, which mcpi lost track of (its polls failed, or the server
+// ended the session), shows it (a "lost" line, naming the command that fetches its
+// result), and returns the error that says so.
+func (p *printer) lost(sess *cmdutil.Session, e client.TaskEvent) error {
+	opts, st := p.opts, e.State
+	fetch := opts.LeaveTask(sess, st, "", errors.Is(e.Err, transport.ErrSessionExpired)).Fetch
+	lost := &cmdutil.LostTaskError{ID: st.TaskID, Server: opts.Selection.ServerURL(), Fetch: fetch, Err: e.Err}
+	if p.out != nil {
+		if ev, ok := taskview.FromTaskEvent(e); ok {
+			ev.Lost.Fetch = fetch
+			// A line that cannot be written changes nothing: the task is recorded, and
+			// the exit status says it was lost.
+			_ = p.out.Write(ev)
+		}
+		return lost
+	}
+	msg, _ := cmdutil.Describe(lost)
+	fmt.Fprintln(opts.IO.Out, look.Safe(opts.Now().Format("15:04:05")+"  "+st.TaskID+"  lost: "+msg))
+	return lost
+}
+
 // watchAll follows every task the server lists until all have ended: tasks/list finds
 // them, and the client's follower follows each that is still running. In 2026-07-28,
 // whose Tasks extension has no tasks/list, the tasks are those the state file records
@@ -335,6 +376,10 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 		list = func(context.Context) ([]mcp.Task, error) { return rec.Tasks, nil }
 	} else if err := shared.NeedList(sess); err != nil {
 		return err
+	} else if !opts.Embedded() {
+		// This session is new: the tasks left running in sessions of their own, which
+		// a server may bind them to, are listed only in those.
+		shared.ReportOtherSessions(opts.IO.ErrOut, opts.InOtherSessions(sess.ProtocolVersion()))
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -376,12 +421,24 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 	// each task still running (which runs on, this command not having started it), and
 	// returns the interruption.
 	interrupted := func() error {
+		var leftIn *cmdutil.LeftInputError
+		if l := cs.Left(); l != nil {
+			// Stopped on a question mcpi could not ask: the tasks wait on.
+			leftIn = &cmdutil.LeftInputError{Err: l}
+		}
 		for _, id := range slices.Sorted(maps.Keys(known)) {
 			t := known[id]
 			if t.Status.IsTerminal() || ended[id] {
 				continue
 			}
-			intr := &cmdutil.InterruptedTaskError{ID: t.TaskID, Fetch: leaveRunning(opts, cs, t, "")}
+			left := opts.LeaveTask(cs, t, "", false)
+			if leftIn != nil {
+				leftIn.Kept = leftIn.Kept || left.Kept
+				if left.Ends {
+					leftIn = nil
+				}
+			}
+			intr := &cmdutil.InterruptedTaskError{ID: t.TaskID, Fetch: left.Fetch}
 			if p.out == nil {
 				continue
 			}
@@ -390,12 +447,21 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 			// interruption is what the exit status and stderr say.
 			_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &t, taskview.LeftRunning, intr.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
 		}
+		if leftIn != nil {
+			return leftIn
+		}
 		return ctx.Err()
 	}
 	// stopped is the listing's stop at --max-pages or --max-items: the tasks listed are
 	// followed, and the sentence that names the flag ends the command, as "tasks list"
 	// prints what it listed before it.
 	var stopped error
+	// lost is the first task mcpi lost track of, and listErr a listing that failed while
+	// tasks were followed: either ends the command once the others have ended.
+	var lost, listErr error
+	end := func() error {
+		return cmp.Or(stopped, lost, listErr)
+	}
 	relist := time.NewTimer(0)
 	defer relist.Stop()
 	for first := true; ; {
@@ -413,6 +479,13 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 			case e.Kind.IsOutcome():
 				ended[e.State.TaskID] = true
 				running--
+				if taskview.LostOf(e.Err) != nil {
+					err = p.lost(cs, e)
+					if lost == nil {
+						lost = err
+					}
+					err = nil
+				}
 			case e.Kind == client.TaskStatus:
 				err = show(e)
 			case e.Kind == client.TaskInput:
@@ -422,7 +495,7 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				return err
 			}
 			if running == 0 {
-				return stopped
+				return end()
 			}
 		case <-relist.C:
 			tasks, err := list(ctx)
@@ -433,6 +506,11 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				if stopped == nil {
 					stopped = err
 				}
+			case err != nil && running > 0:
+				// The tasks followed go on to their outcome, or are lost on their own
+				// (the session ended, the server is gone): each is then recorded.
+				listErr = err
+				continue
 			case err != nil:
 				return err
 			}
@@ -476,60 +554,11 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				}
 			}
 			if running == 0 {
-				return stopped
+				return end()
 			}
 			if !sess.Modern() { // the recorded tasks are followed to their end, none listed anew
 				relist.Reset(DefaultInterval)
 			}
 		}
 	}
-}
-
-// leaveRunning records task t, which an interruption leaves running on the server, as
-// "tools call --task" records the task it leaves, and returns the command that fetches
-// its result. The session stays open on the server (see [client.Session.Keep]): a
-// server that binds a task to the session that reached it (the TypeScript SDK's) drops
-// the task when that session ends, and the command would then find nothing.
-func leaveRunning(opts *Options, sess *cmdutil.Session, t mcp.Task, tool string) string {
-	if opts.Embedded() || stdio(opts) {
-		// Its server stops as mcpi exits: a session kept there keeps nothing.
-		return state.FetchCommand(opts.Selection, sess.ProtocolVersion(), t.TaskID)
-	}
-	fetch, err := record(opts, sess, t, tool)
-	if err != nil {
-		// The task runs all the same, and the command names its server.
-		msg, _ := cmdutil.Describe(err)
-		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", msg)
-	}
-	return fetch
-}
-
-// record is leaveRunning's record. A task already recorded on this server keeps its
-// record, and the session recorded with it, to which the task may be bound (this one,
-// when the watch took it up); one recorded without a session gets this one, which
-// reached the task.
-func record(opts *Options, sess *cmdutil.Session, t mcp.Task, tool string) (fetch string, err error) {
-	store, err := opts.Store()
-	if err == nil {
-		e, ok, err := store.Find(t.TaskID)
-		if err == nil && ok && state.FromSelection(opts.Selection).Same(e.Server) {
-			fetch := "mcpi tasks result " + cmdutil.ShellQuote(t.TaskID)
-			if e.Session != nil {
-				return fetch, nil
-			}
-			if kept := sess.Keep(); kept != nil {
-				return fetch, store.SetSession(t.TaskID, kept)
-			}
-			return fetch, nil
-		}
-	}
-	// store is nil when the state file cannot be had: Remember says why.
-	return state.Remember(store, opts.Selection, tool, sess.ProtocolVersion(), t, sess.Keep())
-}
-
-// stdio reports whether the selected server is a process mcpi starts, and stops as it
-// exits.
-func stdio(opts *Options) bool {
-	t, err := opts.Selection.Resolve()
-	return err == nil && t.Stdio
 }

@@ -1,0 +1,111 @@
+package shared
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/cli/state"
+	"github.com/mcpi-dev/mcpi/mcp"
+)
+
+// Left is what became of a task a command stopped following without its outcome.
+type Left struct {
+	// Fetch is the command that fetches the task's result.
+	Fetch string
+	// Kept is set when the session that reached the task stays open on the server, to
+	// which a later command returns.
+	Kept bool
+	// Ends is set when the server stops as mcpi exits (the embedded demo server, a
+	// stdio server), and the task with it: nothing is recorded.
+	Ends bool
+}
+
+// LeaveTask records task t of tool (which may be ""), which the command leaves without
+// its outcome (interrupted, lost, or waiting for input mcpi could not give), as "tools
+// call --task" records a task it leaves, and returns the command that fetches its
+// result. The session stays open on the server (see [client.Session.Keep]) unless
+// sessionEnded says the server ended it: a server that binds a task to the session that
+// reached it (the TypeScript SDK's) drops the task when that session ends, and the
+// command would then find nothing. A failure to record is said on stderr: the task runs
+// all the same, and the command returned names its server.
+func (o *Options) LeaveTask(sess *cmdutil.Session, t mcp.Task, tool string, sessionEnded bool) Left {
+	if o.Embedded() || o.stdio() {
+		// Its server stops as mcpi exits: a session kept there keeps nothing.
+		return Left{Fetch: state.FetchCommand(o.Selection, sess.ProtocolVersion(), t.TaskID), Ends: true}
+	}
+	left, err := o.record(sess, t, tool, sessionEnded)
+	if err != nil {
+		msg, _ := cmdutil.Describe(err)
+		fmt.Fprintf(o.IO.ErrOut, "mcpi: %s\n", msg)
+	}
+	return left
+}
+
+// record is LeaveTask's record. A task already recorded on this server keeps its
+// record, and the session recorded with it, to which the task may be bound (this one,
+// when the command took it up); one recorded without a session gets this one, which
+// reached the task. A session the server ended is recorded with no task.
+func (o *Options) record(sess *cmdutil.Session, t mcp.Task, tool string, sessionEnded bool) (Left, error) {
+	keep := func() *client.Resumption {
+		if sessionEnded {
+			return nil
+		}
+		return sess.Keep()
+	}
+	store, err := o.Store()
+	if err == nil {
+		e, ok, err := store.Find(t.TaskID)
+		if err == nil && ok && state.FromSelection(o.Selection).Same(e.Server) {
+			left := Left{Fetch: "mcpi tasks result " + cmdutil.ShellQuote(t.TaskID)}
+			switch {
+			case sessionEnded && e.Session != nil && sess.Resumed:
+				// The session the record names is the one the server ended.
+				return left, store.SetSession(t.TaskID, nil)
+			case e.Session != nil:
+				left.Kept = true
+				return left, nil
+			}
+			kept := keep()
+			if kept == nil {
+				return left, nil
+			}
+			left.Kept = true
+			return left, store.SetSession(t.TaskID, kept)
+		}
+	}
+	kept := keep()
+	// store is nil when the state file cannot be had: Remember says why.
+	fetch, err := state.Remember(store, o.Selection, tool, sess.ProtocolVersion(), t, kept)
+	return Left{Fetch: fetch, Kept: kept != nil}, err
+}
+
+// stdio reports whether the selected server is a process mcpi starts, and stops as it
+// exits.
+func (o *Options) stdio() bool {
+	t, err := o.Selection.Resolve()
+	return err == nil && t.Stdio
+}
+
+// LeftInput is the error of a command on task id that stopped on a request of the
+// server it could not answer (left, a [*cmdutil.NeedTerminalError]): the task waits for
+// the input, so it is recorded, with the session that reached it kept open on the
+// server ([Options.LeaveTask]): the request is the session's, and a server that binds
+// the task to it would drop the task with it. The sentence says where the task waits
+// and which command gives it its input. A task whose server stops with mcpi ends with
+// it: left alone says what to do.
+func (o *Options) LeftInput(ctx context.Context, sess *cmdutil.Session, id, tool string, left error) error {
+	t := mcp.Task{TaskID: id}
+	if o.recorded == nil || o.recorded.TaskID != id {
+		// The record counts the task's ttl; one that cannot be read leaves it unlimited.
+		if st, err := sess.GetTask(ctx, id); err == nil {
+			t = st
+		}
+	}
+	l := o.LeaveTask(sess, t, tool, false)
+	if l.Ends {
+		return left
+	}
+	return &cmdutil.LeftInputError{ID: id, Fetch: l.Fetch, Kept: l.Kept, Err: left}
+}
