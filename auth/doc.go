@@ -30,6 +30,11 @@
 // registrations are never presented to the new one), sent only to the server's origin,
 // and never logged. A [Store] keeps them between runs.
 //
+// The errors' messages name each URL (the server's, a metadata document's, an endpoint's,
+// an authorization server's) with its password and the values of its query as xxxxx,
+// as the transport's do, since they are logged; their fields keep the URL as found. The
+// authorization page of a [TimeoutError] is named in full, for the user to open it.
+//
 // golang.org/x/oauth2 does the token requests and PKCE; what it lacks is here: the
 // discovery, the registration, the issuer checks, the resource indicator on refresh,
 // private key JWTs, and clear errors for token endpoints that answer HTML.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/cut"
+	"github.com/mcpi-dev/mcpi/internal/redact"
 )
 
 // ErrNoBrowser is returned when the user must authorize the client and [Config.Browser]
@@ -46,7 +47,7 @@ type IssuerError struct {
 }
 
 func (e *IssuerError) Error() string {
-	got, want, url := cut.Bytes(e.Got, maxQuoted), cut.Bytes(e.Want, maxQuoted), cut.Bytes(e.URL, maxQuoted)
+	got, want, url := shownURL(e.Got), shownURL(e.Want), shownURL(e.URL)
 	switch {
 	case e.Where == "metadata":
 		return fmt.Sprintf("the authorization server metadata at %s names issuer %q, not %q, and is not used", url, got, want)
@@ -71,9 +72,9 @@ type InsecureURLError struct {
 
 func (e *InsecureURLError) Error() string {
 	if e.From != "" {
-		return fmt.Sprintf("%s redirects to %s, which does not use HTTPS (only loopback addresses may use plain HTTP)", cut.Bytes(e.From, maxQuoted), cut.Bytes(e.URL, maxQuoted))
+		return fmt.Sprintf("%s redirects to %s, which does not use HTTPS (only loopback addresses may use plain HTTP)", shownURL(e.From), shownURL(e.URL))
 	}
-	return fmt.Sprintf("the %s %s does not use HTTPS (only loopback addresses may use plain HTTP)", e.What, cut.Bytes(e.URL, maxQuoted))
+	return fmt.Sprintf("the %s %s does not use HTTPS (only loopback addresses may use plain HTTP)", e.What, shownURL(e.URL))
 }
 
 // ResourceMismatchError is protected resource metadata about another resource than the
@@ -85,7 +86,7 @@ type ResourceMismatchError struct {
 }
 
 func (e *ResourceMismatchError) Error() string {
-	return fmt.Sprintf("the protected resource metadata is for %s, not for the server %s", cut.Bytes(e.Resource, maxQuoted), cut.Bytes(e.Server, maxQuoted))
+	return fmt.Sprintf("the protected resource metadata is for %s, not for the server %s", shownURL(e.Resource), shownURL(e.Server))
 }
 
 // ResponseError is an answer from the authorization server that is not what its
@@ -107,9 +108,9 @@ func (e *ResponseError) Error() string {
 		what = "a document with no Content-Type"
 	}
 	if e.Err != nil {
-		return fmt.Sprintf("the %s %s answered HTTP %d with %s that is not valid JSON: %v", e.What, e.URL, e.StatusCode, what, e.Err)
+		return fmt.Sprintf("the %s %s answered HTTP %d with %s that is not valid JSON: %v", e.What, shownURL(e.URL), e.StatusCode, what, e.Err)
 	}
-	return fmt.Sprintf("the %s %s answered HTTP %d with %s, not JSON", e.What, e.URL, e.StatusCode, what)
+	return fmt.Sprintf("the %s %s answered HTTP %d with %s, not JSON", e.What, shownURL(e.URL), e.StatusCode, what)
 }
 
 func (e *ResponseError) Unwrap() error { return e.Err }
@@ -144,6 +145,21 @@ const (
 	maxQuoted = 300
 )
 
+// shownURL is u as an error's sentence names it: its password and the values of its
+// query as xxxxx ([redact.URL]), as the transport's errors name theirs, since a library
+// user logs err.Error() and a metadata URL, an endpoint or the server's own URL may
+// carry a key there; cut short, as it may come from a server's metadata.
+func shownURL(u string) string { return cut.Bytes(redact.URL(u), maxQuoted) }
+
+// shownURLs is [shownURL] of each of urls, joined by sep.
+func shownURLs(urls []string, sep string) string {
+	s := make([]string, len(urls))
+	for i, u := range urls {
+		s[i] = shownURL(u)
+	}
+	return strings.Join(s, sep)
+}
+
 func (e *OAuthError) Unwrap() error { return e.Err }
 
 // MetadataError is a discovery that found no metadata to use.
@@ -156,7 +172,7 @@ type MetadataError struct {
 }
 
 func (e *MetadataError) Error() string {
-	s := fmt.Sprintf("no %s found at %s", e.What, strings.Join(e.Tried, ", "))
+	s := fmt.Sprintf("no %s found at %s", e.What, shownURLs(e.Tried, ", "))
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}
@@ -217,7 +233,7 @@ type AssumedError struct {
 
 func (e *AssumedError) Error() string {
 	s := fmt.Sprintf("%v (the server publishes no protected resource metadata at %s, so its origin %s was assumed to be its authorization server, as in revision 2025-03-26",
-		e.Err, strings.Join(e.Tried, " or "), e.Issuer)
+		e.Err, shownURLs(e.Tried, " or "), shownURL(e.Issuer))
 	if e.Endpoints {
 		s += ", and, as that publishes no metadata either, its default endpoints /authorize, /token and /register"
 	}

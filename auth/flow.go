@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/mcpi-dev/mcpi/internal/redact"
 )
 
 // Grant is the OAuth grant a [Flow] obtains tokens with.
@@ -143,7 +145,7 @@ type Flow struct {
 func New(serverURL string, cfg *Config) (*Flow, error) {
 	u, err := url.Parse(serverURL)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, fmt.Errorf("invalid server URL %q: want http:// or https:// and a host", serverURL)
+		return nil, fmt.Errorf("invalid server URL %q: want http:// or https:// and a host", redact.URL(serverURL))
 	}
 	f := &Flow{server: u, key: canonicalResource(u), sem: make(chan struct{}, 1)}
 	if cfg != nil {
@@ -155,7 +157,7 @@ func New(serverURL string, cfg *Config) (*Flow, error) {
 	if m := f.cfg.ClientMetadataURL; m != "" {
 		mu, err := url.Parse(m)
 		if err != nil || mu.Scheme != "https" || mu.Host == "" || strings.Trim(mu.Path, "/") == "" {
-			return nil, fmt.Errorf("the client metadata URL %q must be an https URL with a path", m)
+			return nil, fmt.Errorf("the client metadata URL %q must be an https URL with a path", redact.URL(m))
 		}
 	}
 	if f.cfg.PrivateKey != nil {
@@ -223,7 +225,7 @@ func (f *Flow) record(ctx context.Context) (*Record, error) {
 	}
 	r, err := f.cfg.Store.Load(ctx, f.key)
 	if err != nil {
-		return nil, fmt.Errorf("loading the stored authorization of %s: %w", f.key, err)
+		return nil, fmt.Errorf("loading the stored authorization of %s: %w", redact.URL(f.key), err)
 	}
 	if r == nil {
 		r = &Record{}
@@ -264,7 +266,7 @@ func (f *Flow) save(ctx context.Context, r *Record, newToken bool) error {
 	}
 	f.mu.Unlock()
 	if err := f.cfg.Store.Save(ctx, f.key, r.clone()); err != nil {
-		return fmt.Errorf("storing the authorization of %s: %w", f.key, err)
+		return fmt.Errorf("storing the authorization of %s: %w", redact.URL(f.key), err)
 	}
 	return nil
 }
@@ -357,7 +359,7 @@ func (f *Flow) refreshRecord(ctx context.Context, rec *Record) error {
 	}
 	if d.issuer != rec.Issuer || rec.Client == nil || rec.Client.Issuer != d.issuer {
 		return &OAuthError{What: "authorization server", Code: "issuer_changed",
-			Description: fmt.Sprintf("the token was issued by %s, and the server now names %s", rec.Issuer, d.issuer)}
+			Description: fmt.Sprintf("the token was issued by %s, and the server now names %s", redact.URL(rec.Issuer), redact.URL(d.issuer))}
 	}
 	t, err := f.refresh(ctx, d, rec.Client, rec.Token.RefreshToken)
 	if err != nil {
@@ -526,7 +528,7 @@ func (f *Flow) authorizationCode(ctx context.Context, d *discovery, rec *Record,
 		return nil, nil, ErrNoPKCE
 	}
 	if d.asm.AuthorizationEndpoint == "" || d.asm.TokenEndpoint == "" {
-		return nil, nil, fmt.Errorf("the authorization server %s names no authorization or token endpoint", d.issuer)
+		return nil, nil, fmt.Errorf("the authorization server %s names no authorization or token endpoint", shownURL(d.issuer))
 	}
 	redirect, err := f.cfg.Browser.RedirectURL(ctx)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/mcpi-dev/mcpi/internal/cut"
+	"github.com/mcpi-dev/mcpi/internal/redact"
 )
 
 // ProtectedResourceMetadata is an MCP server's OAuth 2.0 Protected Resource Metadata
@@ -87,7 +88,7 @@ func (f *Flow) getJSON(ctx context.Context, what, u string, v any) (found bool, 
 		if errors.As(err, &ie) {
 			return false, ie // not the *url.Error around it, which repeats the URL
 		}
-		return false, fmt.Errorf("fetching the %s: %w", what, err)
+		return false, fmt.Errorf("fetching the %s: %w", what, redact.URLErrors(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 400 && resp.StatusCode < 500 || resp.StatusCode == http.StatusBadGateway {
@@ -108,7 +109,7 @@ func decodeJSON(resp *http.Response, what, u string, v any) error {
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxMetadataSize))
 	if err != nil {
-		return fmt.Errorf("reading the %s from %s: %w", what, u, err)
+		return fmt.Errorf("reading the %s from %s: %w", what, shownURL(u), err)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		rerr.Err = err
@@ -154,7 +155,7 @@ func (f *Flow) discover(ctx context.Context, resourceMetadata string) (*discover
 		}
 		d.resource = d.prm.Resource
 		if len(d.prm.AuthorizationServers) == 0 {
-			return nil, fmt.Errorf("the protected resource metadata at %s names no authorization server", d.prmURL)
+			return nil, fmt.Errorf("the protected resource metadata at %s names no authorization server", shownURL(d.prmURL))
 		}
 		asURL = d.prm.AuthorizationServers[0]
 	}
@@ -228,7 +229,7 @@ func secureRedirects(req *http.Request, via []*http.Request) error {
 	}
 	if req.Method != http.MethodGet && req.Method != http.MethodHead && origin(req.URL) != origin(via[0].URL) {
 		return fmt.Errorf("%s %s redirects to another origin (%s), where its body would go: not followed",
-			via[0].Method, cut.Bytes(via[0].URL.Redacted(), 200), cut.Bytes(origin(req.URL), 200))
+			via[0].Method, cut.Bytes(redact.URL(via[0].URL.String()), 200), cut.Bytes(origin(req.URL), 200))
 	}
 	if len(via) >= 10 {
 		return errors.New("stopped after 10 redirects")

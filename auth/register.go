@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/mcpi-dev/mcpi/internal/redact"
 )
 
 // How a client got its client id.
@@ -102,7 +104,7 @@ func (f *Flow) registerClient(ctx context.Context, d *discovery, redirect, scope
 	req.Header.Set("Accept", "application/json")
 	resp, err := f.hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("registering the client at %s: %w", endpoint, err)
+		return nil, fmt.Errorf("registering the client at %s: %w", shownURL(endpoint), redact.URLErrors(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -118,7 +120,7 @@ func (f *Flow) registerClient(ctx context.Context, d *discovery, redirect, scope
 		return nil, err
 	}
 	if reg.ClientID == "" {
-		return nil, fmt.Errorf("the registration endpoint %s answered no client_id", endpoint)
+		return nil, fmt.Errorf("the registration endpoint %s answered no client_id", shownURL(endpoint))
 	}
 	if len(reg.RedirectURIs) == 0 {
 		reg.RedirectURIs = []string{redirect}

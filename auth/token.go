@@ -14,6 +14,7 @@ import (
 	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/mcpi-dev/mcpi/internal/cut"
+	"github.com/mcpi-dev/mcpi/internal/redact"
 )
 
 // tokenChecker is the round tripper of token requests. golang.org/x/oauth2 takes any 2xx
@@ -73,9 +74,9 @@ func tokenError(err error, endpoint string) error {
 		return &OAuthError{What: "token endpoint", Code: rerr.ErrorCode, Description: rerr.ErrorDescription, StatusCode: status, Err: rerr}
 	}
 	if strings.Contains(err.Error(), "missing access_token") {
-		return fmt.Errorf("the token endpoint %s answered no access_token", endpoint)
+		return fmt.Errorf("the token endpoint %s answered no access_token", shownURL(endpoint))
 	}
-	return fmt.Errorf("requesting a token from %s: %w", endpoint, err)
+	return fmt.Errorf("requesting a token from %s: %w", shownURL(endpoint), redact.URLErrors(err))
 }
 
 // checkToken checks what the token endpoint issued: a bearer token (the only kind this
@@ -85,11 +86,11 @@ func tokenError(err error, endpoint string) error {
 // refused, not stored.
 func checkToken(t *oauth2.Token, endpoint string) error {
 	if typ := t.TokenType; typ != "" && !strings.EqualFold(typ, "bearer") {
-		return fmt.Errorf("the token endpoint %s issued a token of type %q; only bearer tokens are supported", endpoint, cut.Bytes(typ, maxCode))
+		return fmt.Errorf("the token endpoint %s issued a token of type %q; only bearer tokens are supported", shownURL(endpoint), cut.Bytes(typ, maxCode))
 	}
 	for i := 0; i < len(t.AccessToken); i++ {
 		if c := t.AccessToken[i]; c < ' ' || c == 0x7f {
-			return fmt.Errorf("the token endpoint %s issued an access token with a character that cannot be sent in a header (byte %d)", endpoint, i)
+			return fmt.Errorf("the token endpoint %s issued an access token with a character that cannot be sent in a header (byte %d)", shownURL(endpoint), i)
 		}
 	}
 	return nil

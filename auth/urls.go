@@ -22,7 +22,7 @@ func isLoopback(host string) bool {
 func checkSecure(what, raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return nil, fmt.Errorf("the %s %q is not an absolute http(s) URL", what, raw)
+		return nil, fmt.Errorf("the %s %q is not an absolute http(s) URL", what, shownURL(raw))
 	}
 	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
 		return nil, &InsecureURLError{What: what, URL: raw}

@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/plural"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/tasks"
@@ -484,6 +485,9 @@ type StrayOutputError struct {
 }
 
 func (e *StrayOutputError) Error() string {
+	if e.Lines == 1 {
+		return fmt.Sprintf("%v (the server wrote 1 line on its stdout that is no JSON-RPC message: %q)", e.Err, e.Last)
+	}
 	return fmt.Sprintf("%v (the server wrote %d lines on its stdout that are no JSON-RPC message; the last: %q)", e.Err, e.Lines, e.Last)
 }
 
@@ -1364,9 +1368,9 @@ type ListLimitError struct {
 
 func (e *ListLimitError) Error() string {
 	if e.ItemBound {
-		return fmt.Sprintf("%s: stopped at the bound of %d items, with more to come", e.Method, e.MaxItems)
+		return fmt.Sprintf("%s: stopped at the bound of %s, with more to come", e.Method, plural.Count(e.MaxItems, "item", "items"))
 	}
-	return fmt.Sprintf("%s: stopped at the bound of %d pages, with more to come", e.Method, e.MaxPages)
+	return fmt.Sprintf("%s: stopped at the bound of %s, with more to come", e.Method, plural.Count(e.MaxPages, "page", "pages"))
 }
 
 var errParamsArray = jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: MCP params must be a JSON object, not an array")

@@ -82,8 +82,8 @@ func ExampleSession_RunToolTask() {
 		s.Close()
 	}
 	// Output:
-	// 2025-11-25 (modern false): "2025-11-25" task: done: worked 0s in 1 steps
-	// 2026-07-28 (modern true): "2026-07-28 extension" task: done: worked 0s in 1 steps
+	// 2025-11-25 (modern false): "2025-11-25" task: done: worked 0s in 1 step
+	// 2026-07-28 (modern true): "2026-07-28 extension" task: done: worked 0s in 1 step
 }
 
 // In 2026-07-28 the server decides whether a call becomes a task: the demo's
@@ -136,7 +136,7 @@ func ExampleSession_CallToolTask() {
 	}
 	// Output:
 	// created task
-	// result: done: worked 0s in 1 steps
+	// result: done: worked 0s in 1 step
 }
 
 // StartToolTask returns once the task exists; Task.Events follows it from its state
@@ -338,5 +338,5 @@ func ExampleSession_TaskResult() {
 	}
 	fmt.Println(res.Content[0].Text)
 	// Output:
-	// done: worked 100ms in 1 steps
+	// done: worked 100ms in 1 step
 }

@@ -316,3 +316,21 @@ func progressTask(ctx context.Context, t *testing.T, sub *client.Subscription) *
 		}
 	}
 }
+
+// TestCountsAgree: the errors that count pages, items or lines say "1 page", not "1 pages".
+func TestCountsAgree(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&client.ListLimitError{Method: "tools/list", Pages: 1, MaxPages: 1}, "tools/list: stopped at the bound of 1 page, with more to come"},
+		{&client.ListLimitError{Method: "tools/list", Pages: 2, MaxPages: 2}, "tools/list: stopped at the bound of 2 pages, with more to come"},
+		{&client.ListLimitError{Method: "tools/list", Items: 1, MaxItems: 1, ItemBound: true}, "tools/list: stopped at the bound of 1 item, with more to come"},
+		{&client.StrayOutputError{Lines: 1, Last: "hi", Err: errors.New("EOF")}, `EOF (the server wrote 1 line on its stdout that is no JSON-RPC message: "hi")`},
+		{&client.StrayOutputError{Lines: 2, Last: "hi", Err: errors.New("EOF")}, `EOF (the server wrote 2 lines on its stdout that are no JSON-RPC message; the last: "hi")`},
+	} {
+		if got := c.err.Error(); got != c.want {
+			t.Errorf("%T:\n got %s\nwant %s", c.err, got, c.want)
+		}
+	}
+}

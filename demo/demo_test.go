@@ -119,7 +119,7 @@ func TestSlowValidation(t *testing.T) {
 	if got := text(t, call(t, ctx, s, demo.ToolSlow, "")); got != "done: waited 3s in 3 steps" {
 		t.Errorf("slow with defaults = %q", got)
 	}
-	if got := text(t, call(t, ctx, s, demo.ToolSlow, `{"seconds":0.5}`)); got != "done: waited 500ms in 1 steps" {
+	if got := text(t, call(t, ctx, s, demo.ToolSlow, `{"seconds":0.5}`)); got != "done: waited 500ms in 1 step" {
 		t.Errorf("slow 0.5 s = %q", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	count "github.com/mcpi-dev/mcpi/internal/plural"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
@@ -402,7 +403,7 @@ func (d *demo) listClientTasks(ctx context.Context, req *server.ToolRequest) (*m
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return toolError("tasks/list failed after %d pages: %v", list.Pages, err), nil
+			return toolError("tasks/list failed after %s: %v", plural(list.Pages, "page"), err), nil
 		}
 		list.Pages++
 		list.Tasks = append(list.Tasks, page.Tasks...)
@@ -410,7 +411,7 @@ func (d *demo) listClientTasks(ctx context.Context, req *server.ToolRequest) (*m
 			break
 		}
 		if seen[page.NextCursor] || list.Pages >= maxListPages {
-			return toolError("the client's tasks/list does not end (cursor %q after %d pages)", page.NextCursor, list.Pages), nil
+			return toolError("the client's tasks/list does not end (cursor %q after %s)", page.NextCursor, plural(list.Pages, "page")), nil
 		}
 		seen[page.NextCursor] = true
 		cursor = page.NextCursor
@@ -503,12 +504,8 @@ func (rep *ClientTaskReport) String() string {
 	return b.String()
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
+// plural says n of what, a noun whose plural takes an s: "1 page", "2 pages".
+func plural(n int, what string) string { return count.Count(n, what, what+"s") }
 
 // compactJSON is raw without insignificant space, and without _meta.
 func compactJSON(raw json.RawMessage) string {

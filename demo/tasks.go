@@ -208,8 +208,8 @@ func (d *demo) slowTask(ctx context.Context, req *server.ToolRequest) (*mcp.Call
 	}
 	step := total / time.Duration(steps)
 	n := float64(steps)
-	_ = req.Progress(ctx, 0, &n, fmt.Sprintf("started: %d steps of %s", steps, step))
-	if err := status(fmt.Sprintf("started: %d steps", steps)); err != nil {
+	_ = req.Progress(ctx, 0, &n, fmt.Sprintf("started: %s of %s", plural(steps, "step"), step))
+	if err := status("started: " + plural(steps, "step")); err != nil {
 		return nil, err
 	}
 	for k := 1; k <= steps; k++ {
@@ -222,7 +222,7 @@ func (d *demo) slowTask(ctx context.Context, req *server.ToolRequest) (*mcp.Call
 			return nil, err
 		}
 	}
-	return textResult(fmt.Sprintf("done: worked %s in %d steps", total, steps)), nil
+	return textResult(fmt.Sprintf("done: worked %s in %s", total, plural(steps, "step"))), nil
 }
 
 func (d *demo) failTask(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {

@@ -201,7 +201,7 @@ func (d *demo) slow(ctx context.Context, req *server.ToolRequest) (*mcp.CallTool
 
 	// Progress goes out on the request's context, so that a routing transport sends it
 	// with the request; a failed notification does not stop the work.
-	_ = req.Progress(ctx, 0, &n, fmt.Sprintf("started: %d steps of %s", steps, step))
+	_ = req.Progress(ctx, 0, &n, fmt.Sprintf("started: %s of %s", plural(steps, "step"), step))
 	for k := 1; k <= steps; k++ {
 		if err := d.opts.Sleep(ctx, step); err != nil {
 			d.slowStopped(ctx, req.Session, k-1, steps, err)
@@ -212,7 +212,7 @@ func (d *demo) slow(ctx context.Context, req *server.ToolRequest) (*mcp.CallTool
 	if d.opts.OnSlowExit != nil {
 		d.opts.OnSlowExit(steps, nil)
 	}
-	return textResult(fmt.Sprintf("done: waited %s in %d steps", total, steps)), nil
+	return textResult(fmt.Sprintf("done: waited %s in %s", total, plural(steps, "step"))), nil
 }
 
 // slowStopped reports a cancelled slow call: to the hook, and to the client as a log
@@ -222,7 +222,7 @@ func (d *demo) slowStopped(ctx context.Context, s *server.Session, done, steps i
 		d.opts.OnSlowExit(done, err)
 	}
 	_ = s.Log(context.WithoutCancel(ctx), mcp.LoggingLevelNotice, Name,
-		fmt.Sprintf("slow stopped after %d of %d steps: %v", done, steps, err))
+		fmt.Sprintf("slow stopped after %d of %s: %v", done, plural(steps, "step"), err))
 }
 
 // The form ask_user sends.

@@ -650,6 +650,9 @@ func (c *Conn) overLimit(req *Request) string {
 	case c.inflight[req.ID] != nil:
 		return fmt.Sprintf("a request with id %s is already in progress; an id may be used again once its request is answered", req.ID)
 	case n > 0 && len(c.inflight) >= n:
+		if len(c.inflight) == 1 {
+			return "too many requests: 1 request of yours is waiting for its response; send more once it is answered"
+		}
 		return fmt.Sprintf("too many requests: %d requests of yours are waiting for their response; send more once some are answered", len(c.inflight))
 	case b > 0 && len(c.inflight) > 0 && c.inBytes+len(req.Params) > b:
 		return fmt.Sprintf("too many requests: the params of the requests of yours waiting for their response come to %d bytes, and %d more is over the %d allowed; send more once some are answered",

@@ -1077,3 +1077,29 @@ func TestInFlightBounded(t *testing.T) {
 	}
 	p.ping("again")
 }
+
+// TestInFlightBoundOfOne: the refusal at a MaxInFlight of 1 says "1 request of yours is
+// waiting", its noun and verb agreeing with the count.
+func TestInFlightBoundOfOne(t *testing.T) {
+	release := make(chan struct{})
+	held := make(chan struct{}, 1)
+	_, p := newRawPeer(t, jsonrpc.Options{MaxInFlight: 1, Handler: mux{
+		"hold": func(ctx context.Context, _ *jsonrpc.Request) (any, error) {
+			held <- struct{}{}
+			<-release
+			return "done", nil
+		},
+	}})
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"hold"}`)
+	recv(t, held, "the first request handled")
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"hold"}`)
+	line := p.recv()
+	assertErrorReply(t, line, jsonrpc.Int64ID(2), jsonrpc.CodeInvalidRequest)
+	if want := "too many requests: 1 request of yours is waiting for its response; send more once it is answered"; !strings.Contains(line, want) {
+		t.Errorf("refusal at a bound of 1: %s, want it to hold %q", line, want)
+	}
+	close(release)
+	if got := p.recv(); got != `{"jsonrpc":"2.0","id":1,"result":"done"}` {
+		t.Errorf("the held request ended with %s", got)
+	}
+}

@@ -31,6 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/plural"
 	"github.com/mcpi-dev/mcpi/internal/stack"
 	"github.com/mcpi-dev/mcpi/internal/workpool"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -970,7 +971,7 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 		m.opts.Logger.Warn("task work did not return after its context ended; no longer waiting for it",
 			"task", t.id, "owner", t.owner)
 	}
-	return fmt.Errorf("tasks: shutting down: %d tasks' work still running: %w", len(stuck), ctx.Err())
+	return fmt.Errorf("tasks: shutting down: %s work still running: %w", plural.Count(len(stuck), "task's", "tasks'"), ctx.Err())
 }
 
 // removeLocked deletes t; waiters wake and find it gone.

@@ -687,3 +687,32 @@ func TestLookupLogsIDCut(t *testing.T) {
 		t.Errorf("logged %d bytes: %.300s", n, buf.String())
 	}
 }
+
+// TestShutdownCountsStuckWork: Shutdown's error counts the work that did not return in a
+// sentence whose noun agrees with the count ("1 task's work", not "1 tasks' work").
+func TestShutdownCountsStuckWork(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{
+		{1, "tasks: shutting down: 1 task's work still running: context deadline exceeded"},
+		{2, "tasks: shutting down: 2 tasks' work still running: context deadline exceeded"},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			m := New(Options{})
+			release := make(chan struct{})
+			deaf := func(context.Context, *Handle) Outcome { <-release; return Outcome{} } // ignores its context
+			for range c.n {
+				if _, err := m.Create("a", nil, deaf); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			if err := m.Shutdown(ctx); err == nil || err.Error() != c.want {
+				t.Errorf("Shutdown with %d stuck: %v, want %q", c.n, err, c.want)
+			}
+			close(release)
+		})
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/pause"
+	"github.com/mcpi-dev/mcpi/internal/plural"
 	"github.com/mcpi-dev/mcpi/internal/redact"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 )
@@ -1074,7 +1075,7 @@ func (c *HTTPClientConn) readRequestStream(ctx context.Context, cancel func(), d
 			return
 		}
 		if failures >= c.retries {
-			c.failRequest(id, "the event stream ended before the response and %d attempts to resume it failed%s", failures, errSuffix(err))
+			c.failRequest(id, "the event stream ended before the response and %s to resume it failed%s", plural.Count(failures, "attempt", "attempts"), errSuffix(err))
 			return
 		}
 		if c.sleep(ctx, c.reconnectDelay(sr.Retry, failures)) != nil {

@@ -124,7 +124,7 @@ func TestHTTPClientErrorsRedactURL(t *testing.T) {
 		if err == nil {
 			t.Fatal("the call succeeded")
 		}
-		if want := "the event stream ended before the response and 1 attempts to resume it failed: GET " + shown + " answered Content-Type \"text/plain\", not text/event-stream"; !strings.Contains(err.Error(), want) {
+		if want := "the event stream ended before the response and 1 attempt to resume it failed: GET " + shown + " answered Content-Type \"text/plain\", not text/event-stream"; !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q, want it to hold %q", err, want)
 		}
 		checkNoSecret(t, err)

@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/plural"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 )
 
@@ -1387,7 +1388,7 @@ func (s *HTTPServerConn) admitLocked(req *jsonrpc.Request) (int, string) {
 	}
 	if limit := s.h.opts.MaxInFlight; limit > 0 && len(s.byRequest)+len(s.waiters) >= limit {
 		return http.StatusTooManyRequests, fmt.Sprintf(
-			"too many requests: this session already has %d requests waiting for their response; send more once some are answered", limit)
+			"too many requests: this session already has %s waiting for a response; send more once one is answered", plural.Count(limit, "request", "requests"))
 	}
 	return 0, ""
 }

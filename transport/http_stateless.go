@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpi-dev/mcpi/internal/jsonwire"
+	"github.com/mcpi-dev/mcpi/internal/plural"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 )
 
@@ -321,14 +322,14 @@ func (h *HTTPHandler) serveStateless(w http.ResponseWriter, r *http.Request, req
 		h.mu.Unlock()
 		h.log.Warn("stateless request refused: too many in flight", "limit", limit, "remote", r.RemoteAddr)
 		refuse(w, req, http.StatusTooManyRequests, fmt.Sprintf(
-			"too many requests: the server already has %d requests waiting for their response; send more once some are answered", limit))
+			"too many requests: the server already has %s waiting for a response; send more once one is answered", plural.Count(limit, "request", "requests")))
 		return
 	}
 	if limit := h.opts.MaxStatelessPerCaller; limit > 0 && h.statelessBy[caller] >= limit {
 		h.mu.Unlock()
 		h.log.Warn("stateless request refused: too many in flight from one caller", "limit", limit, "remote", r.RemoteAddr)
 		refuse(w, req, http.StatusTooManyRequests, fmt.Sprintf(
-			"too many requests: you already have %d requests waiting for their response at this server; send more once some are answered", limit))
+			"too many requests: you already have %s waiting for a response at this server; send more once one is answered", plural.Count(limit, "request", "requests")))
 		return
 	}
 	if h.statelessBy == nil {

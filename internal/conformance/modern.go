@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/mcpi-dev/mcpi/internal/plural"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
 )
@@ -157,7 +158,7 @@ func addModernTools(srv *server.Server) {
 			if err != nil {
 				return nil, err
 			}
-			return text(fmt.Sprintf("got %d answers", len(out))), nil
+			return text("got " + plural.Count(len(out), "answer", "answers")), nil
 		})
 
 	// server-stateless (SEP-2575) diagnostics.

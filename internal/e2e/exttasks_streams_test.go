@@ -44,7 +44,7 @@ func TestExtTaskStreamsKeepTheirConnection(t *testing.T) {
 	const tasks = 12
 	for i := range tasks {
 		task, res, err := s.RunToolTask(ctx, toolParams(t, demo.ToolSlowTask, map[string]any{"seconds": 1, "steps": 1}), nil)
-		if err != nil || task == nil || task.Dialect() != client.DialectExtension || onlyText(t, res) != "done: worked 1s in 1 steps" {
+		if err != nil || task == nil || task.Dialect() != client.DialectExtension || onlyText(t, res) != "done: worked 1s in 1 step" {
 			t.Fatalf("task %d: %s, result %+v, error %v; want a task of the extension and its result", i+1, taskID(task), res, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpi-dev/mcpi/internal/cut"
+	"github.com/mcpi-dev/mcpi/internal/plural"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -109,7 +110,7 @@ func Base64Size(s string) int {
 func Size(n int) string {
 	switch {
 	case n < 1024:
-		return fmt.Sprintf("%d bytes", n)
+		return plural.Count(n, "byte", "bytes")
 	case n < 1<<20:
 		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/auth"
 	"github.com/mcpi-dev/mcpi/client"
+	"github.com/mcpi-dev/mcpi/internal/plural"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/transport"
 )
@@ -90,9 +91,9 @@ func sentence(err error) string {
 		return none.Reason
 	case errors.As(err, &limit):
 		if limit.ItemBound {
-			return fmt.Sprintf("the server's %s went on past %d items; mcpi stopped there (--max-items raises the bound)", limit.Method, limit.MaxItems)
+			return fmt.Sprintf("the server's %s went on past %s; mcpi stopped there (--max-items raises the bound)", limit.Method, plural.Count(limit.MaxItems, "item", "items"))
 		}
-		return fmt.Sprintf("the server's %s went on past %d pages; mcpi stopped there (--max-pages raises the bound)", limit.Method, limit.MaxPages)
+		return fmt.Sprintf("the server's %s went on past %s; mcpi stopped there (--max-pages raises the bound)", limit.Method, plural.Count(limit.MaxPages, "page", "pages"))
 	case errors.Is(err, context.Canceled):
 		// What was interrupted, and not the transport's words for it (a Post, a URL).
 		var call *jsonrpc.CallError

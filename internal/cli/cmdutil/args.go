@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/plural"
 )
 
 // ExactArgs is cobra.ExactArgs with a usage error that says what is missing.
@@ -14,7 +16,7 @@ func ExactArgs(n int, what string) cobra.PositionalArgs {
 		case len(args) < n:
 			return UsageErrorf("%q needs %s", cmd.CommandPath(), what)
 		case len(args) > n:
-			return UsageErrorf("%q takes %s, but was given %d arguments", cmd.CommandPath(), what, len(args))
+			return UsageErrorf("%q takes %s, but was given %s", cmd.CommandPath(), what, plural.Count(len(args), "argument", "arguments"))
 		}
 		return nil
 	}

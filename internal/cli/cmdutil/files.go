@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/mcpi-dev/mcpi/internal/plural"
 )
 
 // FileTooLargeError is a file that mcpi refused to read whole: it holds more than Limit
@@ -54,5 +56,5 @@ func Size(n int64) string {
 			return fmt.Sprintf("%d %s", n/u.n, u.name)
 		}
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return plural.Count(n, "byte", "bytes")
 }

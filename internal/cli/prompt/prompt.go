@@ -18,6 +18,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/cut"
 	"github.com/mcpi-dev/mcpi/internal/look"
+	"github.com/mcpi-dev/mcpi/internal/plural"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -382,7 +383,7 @@ func parseField(f field, options []string, multi bool, l string) (any, string) {
 
 func (a *Answerer) sample(ctx context.Context, r *client.Request) error {
 	p := r.Sampling
-	a.printf("\nThe server asks%s for a model reply (sampling, up to %d tokens).\n", forTask(r), p.MaxTokens)
+	a.printf("\nThe server asks%s for a model reply (sampling, up to %s).\n", forTask(r), plural.Count(p.MaxTokens, "token", "tokens"))
 	if p.SystemPrompt != "" {
 		a.printf("[system] %s\n", p.SystemPrompt)
 	}

@@ -557,7 +557,7 @@ func TestWatchAllCutAtMaxItems(t *testing.T) {
 	o := sharedOpts(env, true)
 	o.Connect = withTasks(t, env, "instant_task", "fail_task")
 	got := describe(watch.Run(clitest.Context(t), &watch.Options{Options: o}))
-	if want := "mcpi: the server's tasks/list went on past 1 pages; mcpi stopped there (--max-pages raises the bound) (exit 2)"; got != want {
+	if want := "mcpi: the server's tasks/list went on past 1 page; mcpi stopped there (--max-pages raises the bound) (exit 2)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	evs := strings.Split(strings.TrimSpace(env.Out.String()), "\n")

@@ -56,7 +56,9 @@ func (f *HTTPFlags) Register(fs *pflag.FlagSet) {
 		"with --http, also accept browser requests from `ORIGIN`, such as http://localhost:5173 (repeatable; \"*\" accepts any)")
 	f.MaxSessions, f.SessionTimeout = transport.DefaultMaxSessions, transport.DefaultSessionTimeout
 	fs.Var(notNegative[int]{&f.MaxSessions, "no bound", strconv.Atoi, "a whole number"}, "max-sessions",
-		"with --http, keep at most `N` sessions: a new one replaces the one least recently sent a request, whatever streams it has open (0: no bound)")
+		"with --http, keep at most `N` sessions: a new one replaces, of those with no request in progress, the one least recently sent a request, an open GET stream or not; "+
+			"else one with a request still in progress whose client has sent nothing for --session-timeout, that request ended with it; "+
+			"with neither, the new one is refused with 503 (0: no bound)")
 	fs.Var(notNegative[time.Duration]{&f.SessionTimeout, "never", time.ParseDuration, "a duration such as 30s or 10m"}, "session-timeout",
 		"with --http, end a session idle for `DURATION` (0: never)")
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
 	"github.com/mcpi-dev/mcpi/transport"
@@ -132,5 +134,21 @@ func TestHTTPServerTimeouts(t *testing.T) {
 	}
 	if hs.WriteTimeout != 0 {
 		t.Errorf("WriteTimeout %v would cut SSE streams", hs.WriteTimeout)
+	}
+}
+
+// TestMaxSessionsHelp: --max-sessions's help says which session a new one replaces, that
+// one with a request still in progress may go too once its client has been quiet for
+// --session-timeout (the request ending with it), and when the new one is refused.
+func TestMaxSessionsHelp(t *testing.T) {
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	(&HTTPFlags{}).Register(fs)
+	want := "with --http, keep at most N sessions: a new one replaces, of those with no request in progress, the one " +
+		"least recently sent a request, an open GET stream or not; else one with a request still in progress whose " +
+		"client has sent nothing for --session-timeout, that request ended with it; with neither, the new one is " +
+		"refused with 503 (0: no bound)"
+	name, usage := pflag.UnquoteUsage(fs.Lookup("max-sessions"))
+	if got := strings.ReplaceAll(usage, "`", ""); name != "N" || got != want {
+		t.Errorf("--max-sessions %s: %s\nwant N: %s", name, got, want)
 	}
 }

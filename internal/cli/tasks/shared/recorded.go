@@ -10,6 +10,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/look"
+	"github.com/mcpi-dev/mcpi/internal/plural"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -45,12 +46,7 @@ func (r *Recorded) Report(w io.Writer) {
 	}
 }
 
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+func count(n int, one, many string) string { return plural.Count(n, one, many) }
 
 func was(n int) string { return pick(n, "was", "were") }
 func is(n int) string  { return pick(n, "is", "are") }

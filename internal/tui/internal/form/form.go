@@ -820,7 +820,7 @@ func fieldFromSchema(name string, raw json.RawMessage) *Field {
 				}
 			}
 		}
-		fl.Hint = fmt.Sprintf("one of %d choices (←/→ or space; del unsets)", len(choices))
+		fl.Hint = fmt.Sprintf("one of %s (←/→ or space; del unsets)", ui.Count(len(choices), "choice", "choices"))
 		return fl
 	}
 	switch typ {

@@ -335,7 +335,7 @@ func (m *Model) expand() {
 		lines = append([]string{ui.Title.Render(head + "notifications/progress"), ""}, ui.HighlightJSON(b)...)
 	case e.gap > 0:
 		lines = []string{ui.Title.Render(head + "events not shown"), "",
-			fmt.Sprintf("The server sent faster than this view could show: %d events were left out here.", e.gap),
+			fmt.Sprintf("The server sent faster than this view could show: %s left out here.", ui.Count(e.gap, "event was", "events were")),
 			"Tasks and requests are read again from the session; these lists keep only what was shown."}
 	default:
 		lines = []string{"reconnected"}
@@ -523,7 +523,7 @@ func (m *Model) line(e *entry, w int) string {
 		}
 		return ts + ui.Accent.Render(ui.Fit(fmt.Sprint(e.prog.ProgressToken), 12)) + " " + ui.Fit(p, 8) + " " + e.prog.Message
 	case e.gap > 0:
-		return ts + ui.Warn.Render(fmt.Sprintf("── %d events not shown: this view fell behind the server ──", e.gap))
+		return ts + ui.Warn.Render(fmt.Sprintf("── %s not shown: this view fell behind the server ──", ui.Count(e.gap, "event", "events")))
 	case e.msg == nil:
 		return ui.Dim.Render("── reconnected: a new session starts here ──")
 	}

@@ -443,7 +443,7 @@ func contentLines(res *mcp.ReadResourceResult, asText bool) []string {
 func blobLines(c mcp.ResourceContents, asText bool) []string {
 	data, err := c.DecodeBlob()
 	if err != nil {
-		return []string{ui.Error.Render(fmt.Sprintf("binary, but not valid base64 (%d characters)", len(c.Blob)))}
+		return []string{ui.Error.Render(fmt.Sprintf("binary, but not valid base64 (%s)", ui.Count(len(c.Blob), "character", "characters")))}
 	}
 	desc := "binary, " + look.Size(len(data))
 	switch {

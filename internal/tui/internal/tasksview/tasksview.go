@@ -481,7 +481,7 @@ func (m *Model) adopt(list []mcp.Task) tea.Cmd {
 		m.add(r)
 		added++
 	}
-	return ui.Flash(fmt.Sprintf("the server lists %d tasks, %d not shown before", len(list), added))
+	return ui.Flash(fmt.Sprintf("the server lists %s, %d not shown before", ui.Count(len(list), "task", "tasks"), added))
 }
 
 // event takes what one client event says about tasks.

@@ -1,13 +1,13 @@
 package ui
 
 import (
-	"strconv"
 	"strings"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mcpi-dev/mcpi/internal/look"
+	"github.com/mcpi-dev/mcpi/internal/plural"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -200,13 +200,8 @@ func Wrap(s string, w int) []string {
 	return strings.Split(ansi.Wrap(Safe(s), w, " -"), "\n")
 }
 
-// Count says n things: "1 tool", "2 tools".
-func Count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
+// Count says n things: "1 tool", "2 tools" ([plural.Count]).
+func Count(n int, one, many string) string { return plural.Count(n, one, many) }
 
 // OneLine collapses whitespace, so that a multi-line text fits a table cell. It is for
 // a server's plain text, which it shows as [look.Safe] does: an escape sequence in it,
