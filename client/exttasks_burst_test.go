@@ -61,36 +61,46 @@ func (p osPipes) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 	return transport.NewStream(cr, cw, 0), nil
 }
 
-// TestExtTaskBurstOverOSPipes is TestExtTaskBurstOverPipe over OS pipes, where the server
-// answers tasks/get on its reading goroutine while mcpi's client sends them from its
-// own: 200 requests at once fill a pipe, and neither reader may wait on a write.
-func TestExtTaskBurstOverOSPipes(t *testing.T) {
-	p := newParkServer(t)
-	s, err := New(mcp.Implementation{Name: "c", Version: "1"}, &Options{ProtocolVersion: mcp.ProtocolVersion20260728}).Connect(t.Context(), osPipes{p.srv})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a bound, not a measure
-	defer cancel()
-	for round := range 5 {
-		var wg sync.WaitGroup
-		errs := make(chan error, 200)
-		for range 200 {
-			wg.Go(func() {
-				_, res, err := s.RunToolTask(ctx, &mcp.CallToolParams{Name: "instant_ext"}, nil)
-				switch {
-				case err != nil:
-					errs <- err
-				case len(res.Content) != 1 || res.Content[0].Text != "done":
-					errs <- fmt.Errorf("result %+v, want the text done", res)
+// TestTaskBurstOverOSPipes is TestExtTaskBurstOverPipe over OS pipes, in both eras,
+// where the server answers tasks/get (2026-07-28) and tasks/result (2025-11-25) on its
+// reading goroutine while mcpi's client sends them from its own: 200 requests at once
+// fill a pipe, and neither reader may wait on a write.
+func TestTaskBurstOverOSPipes(t *testing.T) {
+	for _, c := range []struct{ version, tool string }{
+		{mcp.ProtocolVersion20260728, "instant_ext"},
+		{mcp.LatestProtocolVersion, "instant"},
+	} {
+		t.Run(c.version, func(t *testing.T) {
+			p := newParkServer(t)
+			s, err := New(mcp.Implementation{Name: "c", Version: "1"}, &Options{ProtocolVersion: c.version}).Connect(t.Context(), osPipes{p.srv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a bound, not a measure
+			defer cancel()
+			for round := range 5 {
+				var wg sync.WaitGroup
+				errs := make(chan error, 200)
+				for range 200 {
+					wg.Go(func() {
+						task, res, err := s.RunToolTask(ctx, &mcp.CallToolParams{Name: c.tool}, nil)
+						switch {
+						case err != nil:
+							errs <- err
+						case task.ID() == "":
+							errs <- fmt.Errorf("%s answered without a task", c.tool)
+						case len(res.Content) != 1 || res.Content[0].Text != "done":
+							errs <- fmt.Errorf("result %+v, want the text done", res)
+						}
+					})
 				}
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatalf("round %d: %v", round, err)
-		}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					t.Fatalf("round %d: %v", round, err)
+				}
+			}
+		})
 	}
 }

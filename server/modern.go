@@ -371,11 +371,12 @@ func (s *Session) handleModern(ctx context.Context, req *jsonrpc.Request) (any, 
 }
 
 // handleQuick answers on the connection's reading goroutine what can be answered there
-// without waiting (see [jsonrpc.Options.Quick]): a 2026-07-28 tasks/get of a task of the
-// extension, the second half of a task that ended at once, which then costs what a
-// plain call costs. Everything else goes to handle.
+// without waiting (see [jsonrpc.Options.Quick]), the second half of a task that ended at
+// once, which then costs less than a plain call: a 2026-07-28 tasks/get of a task of
+// the extension, and a 2025-11-25 tasks/result of a task whose end was announced.
+// Everything else goes to handle.
 func (s *Session) handleQuick(ctx context.Context, req *jsonrpc.Request) (any, error) {
-	if req.Method != mcp.MethodTasksGet || s.server.tasks == nil || !s.settled.Load() || s.era != eraModern {
+	if s.server.tasks == nil {
 		return nil, jsonrpc.ErrNotQuick
 	}
 	if _, custom := s.server.opts.Handlers[req.Method]; custom {
@@ -384,7 +385,15 @@ func (s *Session) handleQuick(ctx context.Context, req *jsonrpc.Request) (any, e
 	if p := req.Params; len(p) > 0 && p[0] == '[' {
 		return nil, jsonrpc.ErrNotQuick
 	}
-	return s.answerModern(ctx, req, true)
+	// The era is settled once, before settled is set, and never changes after.
+	settled := s.settled.Load()
+	switch {
+	case req.Method == mcp.MethodTasksGet && settled && s.era == eraModern:
+		return s.answerModern(ctx, req, true)
+	case req.Method == mcp.MethodTasksResult && (settled && s.era == eraLegacy || !s.server.opts.Modern):
+		return s.quickResult(req)
+	}
+	return nil, jsonrpc.ErrNotQuick
 }
 
 // quick reports whether ctx is that of a request answered on the reading goroutine

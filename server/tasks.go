@@ -374,6 +374,35 @@ func (s *Session) adopt(id string) {
 	})
 }
 
+// quickResult answers a 2025-11-25 tasks/result on the reading goroutine (see
+// [Session.handleQuick]), from memory, when the task's end has been announced; a task
+// still running, a session or engine another goroutine holds, adoption (which looks at
+// the other sessions) and a request to refuse go to handleTasks.
+func (s *Session) quickResult(req *jsonrpc.Request) (any, error) {
+	if s.server.opts.AdoptOrphanTasks || !s.mu.TryLock() {
+		return nil, jsonrpc.ErrNotQuick
+	}
+	init := s.init
+	s.mu.Unlock()
+	if init == nil || !mcp.HasCoreTasks(negotiated(init.ProtocolVersion)) {
+		return nil, jsonrpc.ErrNotQuick
+	}
+	var p mcp.TaskResultParams
+	if decodeParams(req, &p) != nil {
+		return nil, jsonrpc.ErrNotQuick
+	}
+	out, ok, err := s.server.tasks.TryResult(s.owner, p.TaskID)
+	switch {
+	case !ok:
+		return nil, jsonrpc.ErrNotQuick
+	case err != nil:
+		return nil, err
+	case out.Error != nil:
+		return nil, out.Error
+	}
+	return tasks.WithRelatedTaskMeta(out.Result, p.TaskID)
+}
+
 func (s *Session) handleTasks(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	m := s.server.tasks
 	// Each method's params are decoded once. A request that names a task by id adopts

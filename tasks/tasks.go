@@ -635,10 +635,38 @@ func (m *Manager) Result(ctx context.Context, owner, id string, waiter jsonrpc.I
 	case t.gone:
 		return Outcome{}, ErrNotFound
 	case t.state.Status == mcp.TaskStatusCancelled:
-		return Outcome{}, jsonrpc.Errorf(jsonrpc.CodeInternalError, "task %s was cancelled and has no result", id).
-			WithData(map[string]string{"taskId": id, "status": string(mcp.TaskStatusCancelled)})
+		return Outcome{}, cancelledNoResult(id)
 	}
 	return t.outcome, nil
+}
+
+// TryResult is [Manager.Result] for a caller that must not wait (a connection's reading
+// goroutine), of a task whose end has been announced: ok is false, and nothing is
+// counted or logged, when another goroutine holds the manager, the task has not ended,
+// or the lookup would fail (a miss is logged, which may wait for the log's writer); the
+// caller then asks [Manager.Result].
+func (m *Manager) TryResult(owner, id string) (_ Outcome, ok bool, _ error) {
+	if !m.mu.TryLock() {
+		return Outcome{}, false, nil
+	}
+	defer m.mu.Unlock()
+	if t, found := m.tasks[id]; !found || t.gone || t.owner != owner || t.dialect != DialectCore || !isClosed(t.done) {
+		return Outcome{}, false, nil
+	}
+	t, err := m.lookup(owner, id)
+	switch {
+	case err != nil:
+		return Outcome{}, true, err // the rate limit's refusal
+	case t.state.Status == mcp.TaskStatusCancelled:
+		return Outcome{}, true, cancelledNoResult(id)
+	}
+	return t.outcome, true, nil
+}
+
+// cancelledNoResult is the error of tasks/result for task id, which was cancelled.
+func cancelledNoResult(id string) error {
+	return jsonrpc.Errorf(jsonrpc.CodeInternalError, "task %s was cancelled and has no result", id).
+		WithData(map[string]string{"taskId": id, "status": string(mcp.TaskStatusCancelled)})
 }
 
 // Outcome returns the outcome of a task that completed or failed, without waiting: ok is
