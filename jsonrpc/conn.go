@@ -45,9 +45,10 @@ var ErrNotQuick = errors.New("jsonrpc: the request cannot be answered without wa
 // ignored. Returning an [*Error] chooses the error the peer sees; any other error is sent
 // as an internal error (-32603).
 //
-// Requests are handled concurrently, each on its own goroutine. Notifications are handled
-// one at a time, in arrival order, on the reading goroutine, so a notification handler must
-// not block.
+// Requests are handled concurrently, each on its own goroutine, but for those
+// [Options.InOrder] and [Options.Quick] take on the reading goroutine. Notifications
+// are handled one at a time, in arrival order, on the reading goroutine, so a
+// notification handler must not block.
 type Handler interface {
 	Handle(ctx context.Context, req *Request) (result any, err error)
 }

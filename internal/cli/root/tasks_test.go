@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -289,11 +290,12 @@ func TestTasksBinary2026(t *testing.T) {
 func TestLeftInputBinary(t *testing.T) {
 	answers := filepath.Join(t.TempDir(), "answers.json")
 	os.WriteFile(answers, []byte(`{"elicitation": {"ask_task": {"name": "Ada"}}, "sampling": {"ask_task": "Hello, Ada!"}}`), 0o600)
-	want := `mcpi: the server asked for the user's input (elicitation for the tool "ask_task"), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"elicitation": {"ask_task": {"name": "..."}}}` + "\n"
+	asked := `mcpi: the server asked for the user's input (elicitation for the tool "ask_task"), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"elicitation": {"ask_task": {"name": "..."}}}`
 	for _, era := range []struct {
 		name  string
 		flags []string
-	}{{"2025-11-25", []string{"--legacy"}}, {"2026-07-28", nil}} {
+		where string // where the task waits: in 2025-11-25, with the session that reached it
+	}{{"2025-11-25", []string{"--legacy"}, "on the server, in the session mcpi left open there"}, {"2026-07-28", nil, "on the server"}} {
 		t.Run(era.name, func(t *testing.T) {
 			url := serveDemoHTTP(t, era.flags...)
 			state := t.TempDir()
@@ -303,6 +305,7 @@ func TestLeftInputBinary(t *testing.T) {
 				if code != 0 || id == "" {
 					t.Fatalf("--detach: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 				}
+				want := fmt.Sprintf("%s; the task %q waits for it %s: \"mcpi tasks result %s\" gives it\n", asked, id, era.where, id)
 				if _, stderr, code = run(t, state, "tasks", verb, id); code != 2 || stderr != want {
 					t.Errorf("tasks %s: exit %d, stderr %q\nwant exit 2, %q", verb, code, stderr, want)
 				}
