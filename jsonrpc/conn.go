@@ -41,6 +41,40 @@ type NowWriter interface {
 // without waiting: the request then goes to the Handler, as any other.
 var ErrNotQuick = errors.New("jsonrpc: the request cannot be answered without waiting")
 
+// ErrAnswerLater is what an [Options.Quick] handler returns for a request it took up with
+// [AnswerLater]: the answer goes out when the handler's answer function is called.
+var ErrAnswerLater = errors.New("jsonrpc: the request is answered later")
+
+// AnswerLater lets an [Options.Quick] handler answer its request later, from another
+// goroutine (one that is running anyway, such as the one that ends a task), without a
+// goroutine of the connection's waiting for it: it returns the request's context,
+// which ends when the peer cancels the request or the connection ends, and the function
+// that answers it, once (later calls do nothing). The handler then returns
+// [ErrAnswerLater]. Until it is answered, the request counts as being handled: against
+// [Options.MaxInFlight], for [Conn.Drain], and for the peer's cancellation, after which
+// answer writes nothing. ok is false, and nothing is done, when ctx is not that of a
+// Quick handler.
+func AnswerLater(ctx context.Context) (_ context.Context, answer func(result any, err error), ok bool) {
+	req, found := RequestFromContext(ctx)
+	if !found || req.quick == nil || req.later {
+		return nil, nil, false
+	}
+	req.later = true
+	c := req.quick
+	in := c.beginRequest(req)
+	req.deferrable = false // no work runs after an answer given elsewhere
+	var once sync.Once
+	return in.ctx, func(result any, err error) {
+		once.Do(func() {
+			defer func() {
+				c.answered()
+				in.cancel(nil)
+			}()
+			c.respond(in, result, err)
+		})
+	}, true
+}
+
 // Handler answers inbound requests and notifications. For a notification the result is
 // ignored. Returning an [*Error] chooses the error the peer sees; any other error is sent
 // as an internal error (-32603).
@@ -704,8 +738,16 @@ func (c *Conn) serveQuick(req *Request) bool {
 		return false
 	}
 	req.deferrable = false // nothing may run after the answer on the reading goroutine
+	req.quick = c
 	result, err := c.call(withRequest(c.ctx, req), c.opts.Quick, req)
-	if errors.Is(err, ErrNotQuick) {
+	req.quick = nil
+	switch {
+	case req.later:
+		if !errors.Is(err, ErrAnswerLater) {
+			c.log.Error("a quick handler took a request up to answer later, and returned", "method", req.Method, "error", err)
+		}
+		return true
+	case errors.Is(err, ErrNotQuick):
 		return false
 	}
 	resp := response(req, result, err)
@@ -772,6 +814,12 @@ func (c *Conn) serveRequest(in inbound) {
 		in.cancel(nil)
 	}()
 	result, err := c.call(ctx, c.opts.Handler, req)
+	c.respond(in, result, err)
+}
+
+// respond writes the response of a request a handler returned result and err for.
+func (c *Conn) respond(in inbound, result any, err error) {
+	req, ctx := in.req, in.ctx
 	// Handled: a cancellation comes too late now, and the request no longer counts against
 	// the bounds, so that a peer that sends its next request once it has this answer is
 	// never refused for this one.

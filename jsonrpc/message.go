@@ -116,6 +116,10 @@ type Request struct {
 	// ([AfterResponse]); deferrable says the Conn that serves it runs such a function.
 	after      func()
 	deferrable bool
+	// quick is the Conn whose [Options.Quick] handler has the request, for [AnswerLater];
+	// later is set once the handler took it up.
+	quick *Conn
+	later bool
 }
 
 // IsNotification reports whether no response is expected.

@@ -173,3 +173,65 @@ func TestQuickNeedsANowWriter(t *testing.T) {
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"get"}`)
 	p.expect(`{"jsonrpc":"2.0","id":1,"result":"handler"}`)
 }
+
+// A Quick handler may take a request up to answer it later, from a goroutine of its
+// own (AnswerLater): the reading goes on meanwhile, the request counts as handled until
+// its answer (Drain waits, the bounds count it), one answer goes out however often the
+// function is called, and a request the peer withdraws gets none.
+func TestQuickAnswersLater(t *testing.T) {
+	type taken struct {
+		ctx    context.Context
+		answer func(any, error)
+	}
+	later := make(chan taken, 4)
+	conn, p, ns := newQuickPeer(t, jsonrpc.Options{
+		MaxInFlight: 2,
+		Handler: jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) (any, error) {
+			return "handler", nil
+		}),
+		Quick: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			if req.Method != "wait" {
+				return nil, jsonrpc.ErrNotQuick
+			}
+			rctx, answer, ok := jsonrpc.AnswerLater(ctx)
+			if !ok {
+				t.Error("AnswerLater refused a Quick handler's request")
+				return nil, jsonrpc.ErrNotQuick
+			}
+			if _, _, again := jsonrpc.AnswerLater(ctx); again {
+				t.Error("AnswerLater took the same request up twice")
+			}
+			later <- taken{rctx, answer}
+			return nil, jsonrpc.ErrAnswerLater
+		}),
+	})
+	ns.now.Store(true)
+	close(ns.held)
+	if _, _, ok := jsonrpc.AnswerLater(context.Background()); ok {
+		t.Error("AnswerLater took up a context of no request")
+	}
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"wait"}`)
+	first := recv(t, later, "the first request taken up")
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"wait"}`)
+	second := recv(t, later, "the second request taken up")
+	// Two requests wait: a third is over MaxInFlight.
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"other"}`)
+	p.expect(`{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"too many requests: 2 requests of yours are waiting for their response; send more once some are answered"}}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := conn.Drain(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Drain with two requests unanswered = %v, want it to wait", err)
+	}
+	go first.answer(map[string]int{"n": 1}, nil)
+	p.expect(`{"jsonrpc":"2.0","id":1,"result":{"n":1}}`)
+	first.answer("again", nil)
+	// The peer withdraws the second: its context ends, and its answer goes nowhere.
+	p.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`)
+	waitClosed(t, second.ctx.Done(), "the withdrawn request's context to end")
+	second.answer("too late", nil)
+	if err := conn.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p.send(`{"jsonrpc":"2.0","id":4,"method":"other"}`)
+	p.expect(`{"jsonrpc":"2.0","id":4,"result":"handler"}`) // nothing of 1 or 2 before it
+}

@@ -391,7 +391,7 @@ func (s *Session) handleQuick(ctx context.Context, req *jsonrpc.Request) (any, e
 	case req.Method == mcp.MethodTasksGet && settled && s.era == eraModern:
 		return s.answerModern(ctx, req, true)
 	case req.Method == mcp.MethodTasksResult && (settled && s.era == eraLegacy || !s.server.opts.Modern):
-		return s.quickResult(req)
+		return s.quickResult(ctx, req)
 	}
 	return nil, jsonrpc.ErrNotQuick
 }

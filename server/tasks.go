@@ -375,11 +375,15 @@ func (s *Session) adopt(id string) {
 }
 
 // quickResult answers a 2025-11-25 tasks/result on the reading goroutine (see
-// [Session.handleQuick]), from memory, when the task's end has been announced; a task
-// still running, a session or engine another goroutine holds, adoption (which looks at
-// the other sessions) and a request to refuse go to handleTasks.
-func (s *Session) quickResult(req *jsonrpc.Request) (any, error) {
-	if s.server.opts.AdoptOrphanTasks || !s.mu.TryLock() {
+// [Session.handleQuick]): from memory when the task's end has been announced, and from
+// the goroutine that ends the task when it runs ([jsonrpc.AnswerLater]), so that no
+// goroutine of the connection's waits for the end. A session or engine another goroutine
+// holds, a task of another session (which adoption looks at) and a request to refuse go
+// to handleTasks.
+func (s *Session) quickResult(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	// A task of another session, which adoption may take over, is no lookup of this
+	// session's own: TryResult and ResultLater decline it, and handleTasks adopts it.
+	if !s.mu.TryLock() {
 		return nil, jsonrpc.ErrNotQuick
 	}
 	init := s.init
@@ -391,16 +395,50 @@ func (s *Session) quickResult(req *jsonrpc.Request) (any, error) {
 	if decodeParams(req, &p) != nil {
 		return nil, jsonrpc.ErrNotQuick
 	}
-	out, ok, err := s.server.tasks.TryResult(s.owner, p.TaskID)
+	m := s.server.tasks
+	if out, ok, err := m.TryResult(s.owner, p.TaskID); ok {
+		return taskResult(out, err, p.TaskID)
+	}
+	// The task runs: its end answers. The answer waits for the request to be taken up
+	// (AnswerLater), a few instructions after ResultLater returns.
+	var (
+		answer    func(any, error)
+		stopAfter func() bool
+		ready     = make(chan struct{})
+	)
+	stop, ok, err := m.ResultLater(s.owner, p.TaskID, req.ID, func(out tasks.Outcome, err error) {
+		<-ready
+		stopAfter()
+		answer(taskResult(out, err, p.TaskID))
+	})
 	switch {
 	case !ok:
 		return nil, jsonrpc.ErrNotQuick
 	case err != nil:
 		return nil, err
+	}
+	reqCtx, answer, _ := jsonrpc.AnswerLater(ctx)
+	// Withdrawn by the client, or the connection ended: no answer goes out, but the
+	// request is done with.
+	stopAfter = context.AfterFunc(reqCtx, func() {
+		if stop() {
+			answer(nil, context.Cause(reqCtx))
+		}
+	})
+	close(ready)
+	return nil, jsonrpc.ErrAnswerLater
+}
+
+// taskResult is the answer to tasks/result for task id of a task that ended with out, or
+// whose result could not be had (err).
+func taskResult(out tasks.Outcome, err error, id string) (any, error) {
+	switch {
+	case err != nil:
+		return nil, err
 	case out.Error != nil:
 		return nil, out.Error
 	}
-	return tasks.WithRelatedTaskMeta(out.Result, p.TaskID)
+	return tasks.WithRelatedTaskMeta(out.Result, id)
 }
 
 func (s *Session) handleTasks(ctx context.Context, req *jsonrpc.Request) (any, error) {
@@ -428,13 +466,7 @@ func (s *Session) handleTasks(ctx context.Context, req *jsonrpc.Request) (any, e
 		}
 		s.adopt(p.TaskID)
 		out, err := m.Result(ctx, s.owner, p.TaskID, req.ID)
-		if err != nil {
-			return nil, err // a task of the extension: the engine's error names its era
-		}
-		if out.Error != nil {
-			return nil, out.Error
-		}
-		return tasks.WithRelatedTaskMeta(out.Result, p.TaskID)
+		return taskResult(out, err, p.TaskID) // an error of a task of the extension names its era
 	case mcp.MethodTasksList:
 		s.adopt(paramsTaskID(req.Params))
 		var p mcp.ListTasksParams

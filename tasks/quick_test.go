@@ -3,6 +3,7 @@ package tasks
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 	"testing/synctest"
 
@@ -77,6 +78,108 @@ func TestTryLookupsNeverWait(t *testing.T) {
 		var rpc *jsonrpc.Error
 		if !ok || !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInternalError {
 			t.Errorf("TryResult of a cancelled task = %v, %v; want its -32603", ok, err)
+		}
+	})
+}
+
+// ResultLater answers a tasks/result of a running task from the goroutine that ends it,
+// after the end is announced, with what Result would return; the request waits as a
+// tasks/result does (Waiter finds it) until then. stop withdraws it (answer is never
+// called), and a task deleted first answers ErrNotFound.
+func TestResultLater(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var order []string
+		var m *Manager
+		m = New(Options{OnChange: func(_ string, task mcp.Task) {
+			order = append(order, "announced "+string(task.Status))
+		}})
+		defer m.Close()
+		type answered struct {
+			out Outcome
+			err error
+		}
+		got := make(chan answered, 4)
+		answer := func(out Outcome, err error) {
+			order = append(order, "answered")
+			got <- answered{out, err}
+		}
+		h, err := m.DeferIn(DialectCore, "a", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, _ := m.ResultLater("b", h.ID(), jsonrpc.Int64ID(7), answer); ok {
+			t.Error("ResultLater took up a request for another owner's task")
+		}
+		_, ok, err := m.ResultLater("a", h.ID(), jsonrpc.Int64ID(7), answer)
+		if !ok || err != nil {
+			t.Fatalf("ResultLater of a running task = %v, %v", ok, err)
+		}
+		if id, ok := m.Waiter(h.ID()); !ok || id != jsonrpc.Int64ID(7) {
+			t.Errorf("Waiter = %v, %v; want the request waiting", id, ok)
+		}
+		order = nil
+		done := json.RawMessage(`{"content":[]}`)
+		h.Finish(Outcome{Result: done})
+		synctest.Wait()
+		a := <-got
+		if a.err != nil || string(a.out.Result) != string(done) {
+			t.Errorf("answered %s, %v", a.out.Result, a.err)
+		}
+		if want := []string{"announced completed", "answered"}; !slices.Equal(order, want) {
+			t.Errorf("order %q, want %q", order, want)
+		}
+		if _, ok := m.Waiter(h.ID()); ok {
+			t.Error("the answered request still waits")
+		}
+		if _, ok, _ := m.ResultLater("a", h.ID(), jsonrpc.Int64ID(8), answer); ok {
+			t.Error("ResultLater took up a request for an ended task (TryResult's)")
+		}
+
+		// Cancelled: the error Result gives.
+		c, _ := m.DeferIn(DialectCore, "a", nil, nil)
+		if _, ok, _ := m.ResultLater("a", c.ID(), jsonrpc.Int64ID(9), answer); !ok {
+			t.Fatal("ResultLater declined")
+		}
+		if _, err := m.Cancel("a", c.ID(), ""); err != nil {
+			t.Fatal(err)
+		}
+		c.Finish(Outcome{})
+		synctest.Wait()
+		var rpc *jsonrpc.Error
+		if a := <-got; !errors.As(a.err, &rpc) || rpc.Code != jsonrpc.CodeInternalError {
+			t.Errorf("a cancelled task answered %v", a.err)
+		}
+
+		// Withdrawn: no answer, and the request no longer waits.
+		w, _ := m.DeferIn(DialectCore, "a", nil, nil)
+		stop, _, _ := m.ResultLater("a", w.ID(), jsonrpc.Int64ID(10), answer)
+		if !stop() {
+			t.Error("stop did not withdraw a request not answered")
+		}
+		if stop() {
+			t.Error("stop withdrew a request twice")
+		}
+		if _, ok := m.Waiter(w.ID()); ok {
+			t.Error("a withdrawn request still waits")
+		}
+		w.Finish(Outcome{Result: done})
+		synctest.Wait()
+		select {
+		case a := <-got:
+			t.Errorf("a withdrawn request was answered: %+v", a)
+		default:
+		}
+
+		// Deleted before it ends: ErrNotFound.
+		d, _ := m.DeferIn(DialectCore, "gone", nil, nil)
+		if _, ok, _ := m.ResultLater("gone", d.ID(), jsonrpc.Int64ID(11), answer); !ok {
+			t.Fatal("ResultLater declined")
+		}
+		m.DropOwner("gone")
+		d.Finish(Outcome{}) // the work sees its task gone and returns
+		synctest.Wait()
+		if a := <-got; !errors.Is(a.err, ErrNotFound) {
+			t.Errorf("a deleted task answered %v, want ErrNotFound", a.err)
 		}
 	})
 }

@@ -197,6 +197,15 @@ type task struct {
 	// ext holds what only a task of [DialectExtension] has: its input requests and
 	// their answers. Guarded by the manager's mu.
 	ext *extState
+	// later are the tasks/result requests to answer when the task ends
+	// ([Manager.ResultLater]), answered by the goroutine that ends it. Guarded by mu.
+	later []*laterResult
+}
+
+// laterResult is a tasks/result request [Manager.ResultLater] answers when its task ends.
+type laterResult struct {
+	waiter resultWaiter
+	answer func(Outcome, error)
 }
 
 // Manager holds tasks for any number of owners.
@@ -494,24 +503,44 @@ func (m *Manager) update(t *task, change func(*mcp.Task) error, also func()) err
 		detail = &d
 	}
 	a := &announcement{owner: owner, id: snapshot.TaskID, status: snapshot.Status, outcome: t.outcome}
+	var later []*laterResult
+	if terminal {
+		later, t.later = t.later, nil
+	}
 	m.notifyMu.Lock()
 	m.mu.Unlock()
 	t.tellMu.Unlock()
-	defer m.notifyMu.Unlock()
-	if m.opts.OnChange != nil {
-		m.announcing.Store(a)
-		m.opts.OnChange(owner, snapshot)
-		m.announcing.Store(nil)
-	}
-	if detail != nil {
-		m.opts.OnDetail(*detail)
-	}
-	if terminal {
-		// Result waiters wake only after the change was announced, so a requestor reading
-		// one stream sees the final status before the result.
-		close(t.done)
+	func() {
+		defer m.notifyMu.Unlock()
+		if m.opts.OnChange != nil {
+			m.announcing.Store(a)
+			m.opts.OnChange(owner, snapshot)
+			m.announcing.Store(nil)
+		}
+		if detail != nil {
+			m.opts.OnDetail(*detail)
+		}
+		if terminal {
+			// Result waiters wake only after the change was announced, so a requestor
+			// reading one stream sees the final status before the result.
+			close(t.done)
+		}
+	}()
+	// Answered here, after the announcement, and with no lock held: an answer is a
+	// write, which may wait for the requestor to read.
+	for _, l := range later {
+		m.dropWaiter(t, snapshot.TaskID, l.waiter)
+		l.answer(outcomeOf(snapshot, a.outcome))
 	}
 	return nil
+}
+
+// outcomeOf is what tasks/result answers for a task that ended in state st with out.
+func outcomeOf(st mcp.Task, out Outcome) (Outcome, error) {
+	if st.Status == mcp.TaskStatusCancelled {
+		return Outcome{}, cancelledNoResult(st.TaskID)
+	}
+	return out, nil
 }
 
 // announcement is a change being given to OnChange.
@@ -611,15 +640,7 @@ func (m *Manager) Result(ctx context.Context, owner, id string, waiter jsonrpc.I
 	// tasks/result stream, so the waiter is not recorded: it would be dropped at once.
 	if waiter.IsValid() && !isClosed(t.done) {
 		m.wmu.Lock()
-		t.resultWaiters = append(t.resultWaiters, resultWaiter{waiter, owner})
-		if m.waiting == nil {
-			m.waiting = map[string]*task{}
-		}
-		m.waiting[id] = t
-		if t.waiterAdded != nil {
-			close(t.waiterAdded)
-			t.waiterAdded = nil // the next to wait makes another
-		}
+		m.addWaiterLocked(t, id, resultWaiter{waiter, owner})
 		m.wmu.Unlock()
 		defer m.dropWaiter(t, id, resultWaiter{waiter, owner})
 	}
@@ -663,6 +684,51 @@ func (m *Manager) TryResult(owner, id string) (_ Outcome, ok bool, _ error) {
 	return t.outcome, true, nil
 }
 
+// ResultLater is [Manager.Result] for a caller that must not wait (a connection's reading
+// goroutine), of a task that has not ended: answer is called with the task's outcome,
+// once, by the goroutine that ends the task, after the end is announced (or with
+// [ErrNotFound] if the task is deleted first). The request counts as a waiting
+// tasks/result (waiter; see [Manager.Waiter]) until then. stop withdraws it, and
+// reports whether it did (answer is then never called) or answer was called or is
+// being called. ok is false, and nothing is done, when
+// another goroutine holds the manager, the task has ended (see [Manager.TryResult]),
+// or the lookup would fail.
+func (m *Manager) ResultLater(owner, id string, waiter jsonrpc.ID, answer func(Outcome, error)) (stop func() bool, ok bool, _ error) {
+	if !m.mu.TryLock() {
+		return nil, false, nil
+	}
+	defer m.mu.Unlock()
+	if t, found := m.tasks[id]; !found || t.gone || t.owner != owner || t.dialect != DialectCore || t.state.Status.IsTerminal() {
+		return nil, false, nil
+	}
+	if !m.wmu.TryLock() {
+		return nil, false, nil
+	}
+	defer m.wmu.Unlock()
+	t, err := m.lookup(owner, id)
+	if err != nil {
+		return nil, true, err // the rate limit's refusal
+	}
+	l := &laterResult{waiter: resultWaiter{waiter, owner}, answer: answer}
+	if waiter.IsValid() {
+		m.addWaiterLocked(t, id, l.waiter)
+	}
+	t.later = append(t.later, l)
+	return func() bool {
+		m.mu.Lock()
+		i := slices.Index(t.later, l)
+		if i >= 0 {
+			t.later = slices.Delete(t.later, i, i+1)
+		}
+		m.mu.Unlock()
+		if i < 0 {
+			return false
+		}
+		m.dropWaiter(t, id, l.waiter)
+		return true
+	}, true, nil
+}
+
 // cancelledNoResult is the error of tasks/result for task id, which was cancelled.
 func cancelledNoResult(id string) error {
 	return jsonrpc.Errorf(jsonrpc.CodeInternalError, "task %s was cancelled and has no result", id).
@@ -702,6 +768,19 @@ func isClosed(c <-chan struct{}) bool {
 		return true
 	default:
 		return false
+	}
+}
+
+// addWaiterLocked records rw as a tasks/result waiting on task t. m.wmu is held.
+func (m *Manager) addWaiterLocked(t *task, id string, rw resultWaiter) {
+	t.resultWaiters = append(t.resultWaiters, rw)
+	if m.waiting == nil {
+		m.waiting = map[string]*task{}
+	}
+	m.waiting[id] = t
+	if t.waiterAdded != nil {
+		close(t.waiterAdded)
+		t.waiterAdded = nil // the next to wait makes another
 	}
 }
 
@@ -1008,6 +1087,17 @@ func (m *Manager) removeLocked(t *task) {
 		return
 	}
 	t.gone = true
+	if later := t.later; len(later) > 0 {
+		t.later = nil
+		// Off the manager's lock, which an answer, a write, must not hold.
+		id := t.state.TaskID
+		go func() {
+			for _, l := range later {
+				m.dropWaiter(t, id, l.waiter)
+				l.answer(Outcome{}, ErrNotFound)
+			}
+		}()
+	}
 	delete(m.tasks, t.state.TaskID)
 	set := m.owners[t.owner]
 	delete(set.tasks, t.state.TaskID)
