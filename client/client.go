@@ -1373,8 +1373,6 @@ func (e *ListLimitError) Error() string {
 	return fmt.Sprintf("%s: stopped at the bound of %s, with more to come", e.Method, plural.Count(e.MaxPages, "page", "pages"))
 }
 
-var errParamsArray = jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: MCP params must be a JSON object, not an array")
-
 // handle serves what the server sends: its requests, answered (those that wait for the
 // user on their own goroutine), and its notifications, which the connection hands over
 // one at a time on its reading goroutine and which therefore never wait. A request method
@@ -1382,12 +1380,11 @@ var errParamsArray = jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params
 // notification whose params are an array; such a request gets -32602.
 func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	if p := req.Params; len(p) > 0 && p[0] == '[' {
-		// JSON-RPC allows positional params; MCP names every one, and so does the server
-		// side (server.errParamsArray).
+		// JSON-RPC allows positional params; MCP names every one.
 		if req.IsNotification() {
 			return nil, nil
 		}
-		return nil, errParamsArray
+		return nil, mcp.ErrParamsArray
 	}
 	if req.IsNotification() {
 		s.notification(req)

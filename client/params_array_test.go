@@ -24,5 +24,8 @@ func TestServerRequestParamsArray(t *testing.T) {
 		if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || rpc.Message != "invalid params: MCP params must be a JSON object, not an array" {
 			t.Errorf("%s with params []: %v, want -32602 \"invalid params: MCP params must be a JSON object, not an array\"", method, err)
 		}
+		if !errors.Is(err, mcp.ErrParamsArray) {
+			t.Errorf("%s with params []: %v, want errors.Is mcp.ErrParamsArray", method, err)
+		}
 	}
 }

@@ -155,3 +155,9 @@ const (
 	// [UnsupportedProtocolVersionData].
 	CodeUnsupportedProtocolVersion = -32022
 )
+
+// ErrParamsArray answers a request whose params are an array: JSON-RPC allows
+// positional params, MCP names every one. Client and server send this one error, so
+// that a peer reads the same sentence from either; errors.Is matches it in a decoded
+// answer too, by code and message.
+var ErrParamsArray = jsonrpc.NewError(CodeInvalidParams, "invalid params: MCP params must be a JSON object, not an array")

@@ -64,6 +64,9 @@ func TestParamsMustBeAnObject(t *testing.T) {
 		if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || rpc.Message != "invalid params: MCP params must be a JSON object, not an array" {
 			t.Errorf("%s with params []: %v, want -32602", method, err)
 		}
+		if !errors.Is(err, mcp.ErrParamsArray) {
+			t.Errorf("%s with params []: %v, want errors.Is mcp.ErrParamsArray", method, err)
+		}
 	}
 	if err := c.Call(t.Context(), mcp.MethodPing, map[string]any{}, nil); err != nil {
 		t.Errorf("ping with params {}: %v", err)

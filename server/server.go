@@ -791,8 +791,6 @@ func templateMatcher(tmpl string) func(string) bool {
 	}
 }
 
-var errParamsArray = jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: MCP params must be a JSON object, not an array")
-
 var errNotInitialized = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the session is not initialized: send initialize first")
 
 var ownerSeq atomic.Uint64

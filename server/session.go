@@ -251,7 +251,7 @@ func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		if req.IsNotification() {
 			return nil, nil
 		}
-		return nil, errParamsArray
+		return nil, mcp.ErrParamsArray
 	}
 	if s.eraFor(req) == eraModern {
 		return s.handleModern(ctx, req)

@@ -112,12 +112,15 @@ func buildVersion() string {
 	return versionOf(bi)
 }
 
-// versionOf is the module version go install recorded in bi, else "dev" with the
-// commit, its time and whether the tree was modified, as go build records them from a
-// checkout, so that a bug report says which build it is.
+// versionOf is the module version recorded in bi (by go install, or since Go 1.24 by
+// go build in a checkout), else "dev" with the commit, its time and whether the tree
+// was modified, as older go builds recorded them, so that a bug report says which build
+// it is. A build that recorded neither (-buildvcs=false, a tree without its VCS) says
+// so, so that a bare "dev" is not taken for a build of the newest commit.
 func versionOf(bi *debug.BuildInfo) string {
+	const unknown = "dev (built without version information)"
 	if bi == nil {
-		return "dev"
+		return unknown
 	}
 	if v := bi.Main.Version; v != "" && v != "(devel)" {
 		return v
@@ -135,7 +138,7 @@ func versionOf(bi *debug.BuildInfo) string {
 		}
 	}
 	if rev == "" {
-		return "dev"
+		return unknown
 	}
 	if len(rev) > 12 {
 		rev = rev[:12]

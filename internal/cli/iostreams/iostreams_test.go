@@ -8,13 +8,18 @@ import (
 
 // The status line is cut to the terminal's width by what the terminal shows (a wide
 // character takes two columns, an escaped control character its escape), so that it
-// never wraps: a wrapped line cannot be redrawn in place.
+// never wraps: a wrapped line cannot be redrawn in place. It is cut between grapheme
+// clusters (an accent stays on its letter, an emoji sequence whole) and never inside an
+// escape sequence, as look.Safe has shown every one, C1 controls too, before the cut.
 func TestStatusLineFitsTheTerminal(t *testing.T) {
 	for _, c := range []struct{ name, text, want string }{
 		{"short", "progress 1/5", "progress 1/5"},
 		{"long", strings.Repeat("abcdefghij", 3), "abcdefghijabcdefgh…"},
 		{"wide", strings.Repeat("日本", 10), "日本日本日本日本日…"},
 		{"escapes", "a\x1b[31mred" + strings.Repeat("x", 30), "a␛[31mredxxxxxxxxx…"},
+		{"C1 CSI", "a\u009b31mred" + strings.Repeat("x", 30), "a\\u009b31mredxxxxx…"},
+		{"clusters", strings.Repeat("e\u0301👩\u200d👧", 10), strings.Repeat("e\u0301👩\u200d👧", 6) + "…"},
+		{"wide at the edge", "a" + strings.Repeat("日", 20), "a" + strings.Repeat("日", 8) + "…"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ios, _, _, errOut := Test()
