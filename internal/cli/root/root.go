@@ -112,7 +112,9 @@ func mainWith(ctx context.Context, ios *iostreams.IOStreams, args []string, vers
 		sel.Eras = eras
 	}
 	sel.Auth.OpenStore = state.OpenTokenStore
-	connect.Impl.Version = version
+	// Servers are told the version alone: what follows it in parentheses ("dev (commit
+	// …)") is for the person reading `mcpi version`.
+	connect.Impl.Version, _, _ = strings.Cut(version, " (")
 	f := factory.New(ios, sel, version)
 	if setup != nil {
 		setup(f, sel)

@@ -331,3 +331,19 @@ func TestURLSecretsRedacted(t *testing.T) {
 		})
 	}
 }
+
+// Servers are told mcpi's version alone, without what `mcpi version` adds to it in
+// parentheses.
+func TestServersToldTheVersionAlone(t *testing.T) {
+	for version, want := range map[string]string{
+		"dev (built without version information)":         "dev",
+		"dev (commit 0123456789ab, 2026-11-28T10:00:00Z)": "dev",
+		"v1.2.3": "v1.2.3",
+	} {
+		ios, _, _, _ := iostreams.Test()
+		Main(clitest.Context(t), ios, []string{"version"}, version)
+		if connect.Impl.Version != want {
+			t.Errorf("version %q: servers are told %q, want %q", version, connect.Impl.Version, want)
+		}
+	}
+}
