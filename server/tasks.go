@@ -417,7 +417,16 @@ func (s *Session) quickResult(ctx context.Context, req *jsonrpc.Request) (any, e
 	case err != nil:
 		return nil, err
 	}
-	reqCtx, answer, _ := jsonrpc.AnswerLater(ctx)
+	reqCtx, answer, taken := jsonrpc.AnswerLater(ctx)
+	if !taken { // not a Quick handler's context: a worker answers, and the end waits for nothing
+		answer, stopAfter = func(any, error) {}, func() bool { return false }
+		close(ready)
+		if stop() {
+			return nil, jsonrpc.ErrNotQuick
+		}
+		out, _, err := m.TryResult(s.owner, p.TaskID) // ended meanwhile, and announced
+		return taskResult(out, err, p.TaskID)
+	}
 	// Withdrawn by the client, or the connection ended: no answer goes out, but the
 	// request is done with.
 	stopAfter = context.AfterFunc(reqCtx, func() {
