@@ -379,7 +379,7 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 	} else if !opts.Embedded() {
 		// This session is new: the tasks left running in sessions of their own, which
 		// a server may bind them to, are listed only in those.
-		shared.ReportOtherSessions(opts.IO.ErrOut, opts.InOtherSessions(sess.ProtocolVersion()))
+		shared.ReportOtherSessions(opts.IO.ErrOut, len(opts.InOtherSessions(sess.ProtocolVersion())))
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
