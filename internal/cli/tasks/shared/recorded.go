@@ -156,15 +156,6 @@ func (o *Options) InOtherSessions(version string) []state.Entry {
 	return in
 }
 
-// ReportOtherSessions says on w how many tasks of [Options.InOtherSessions] "tasks
-// watch" did not follow, and how to follow them, when there are any.
-func ReportOtherSessions(w io.Writer, n int) {
-	if n > 0 {
-		fmt.Fprintf(w, "%s mcpi recorded for this server %s left in sessions of their own, which this watch's session does not list: \"mcpi tasks watch ID\" follows one through its session (\"mcpi tasks list --local\" lists %s).\n",
-			count(n, "task", "tasks"), was(n), them(n))
-	}
-}
-
 // ReportUnlisted says on w how many tasks of [Options.InOtherSessions] a listing of
 // "tasks list" did not show, when there are any, and which commands show them.
 func ReportUnlisted(w io.Writer, n int) {

@@ -68,8 +68,12 @@ names one).
 Without an ID, every task the server lists (tasks/list) is followed until all
 have ended; each new task and each change is one line. The watch's session is a
 new one, and a server that binds tasks to their session (the TypeScript SDK's)
-lists only its tasks: stderr counts the tasks mcpi recorded for the server with
-sessions of their own, which "mcpi tasks watch ID" follows one by one. In protocol 2026-07-28,
+lists only its tasks: so the tasks mcpi recorded for the server with sessions of
+their own are followed through those sessions, taken up as "mcpi tasks watch ID"
+takes one up (the newest 8 sessions; stderr counts the tasks of the others, and
+those whose session could not be taken up, which "mcpi tasks watch ID" follows one
+by one), in the same lines, and left open on the server as they were; a task the
+server no longer knows is forgotten, and counted on stderr. In protocol 2026-07-28,
 whose Tasks extension has no tasks/list, the tasks mcpi recorded for the server
 when the watch starts are followed instead, those "mcpi tasks list" lists (a
 task the server no longer knows is forgotten; stderr counts those left out).
@@ -376,10 +380,21 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 		list = func(context.Context) ([]mcp.Task, error) { return rec.Tasks, nil }
 	} else if err := shared.NeedList(sess); err != nil {
 		return err
-	} else if !opts.Embedded() {
-		// This session is new: the tasks left running in sessions of their own, which
-		// a server may bind them to, are listed only in those.
-		shared.ReportOtherSessions(opts.IO.ErrOut, len(opts.InOtherSessions(sess.ProtocolVersion())))
+	}
+	// This session is new: the tasks left running in sessions of their own, which a
+	// server may bind them to, are listed and reached only in those, which the watch
+	// takes up.
+	taken := []*recordedSession{{sess: cs}}
+	var nf notFollowed
+	if !sess.Modern() && !opts.Embedded() {
+		taken = takeUp(ctx, opts, cs, cmdutil.RequestPolicy{Answers: opts.Answers, Leave: true}, &nf)
+		for _, g := range taken[1:] {
+			defer g.sess.Close() // which leaves it open on the server, as it was
+			// A question one of them cannot ask stops the watch, as one of cs does.
+			var stopWait context.CancelFunc
+			ctx, stopWait = g.sess.Answerable(ctx)
+			defer stopWait()
+		}
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -389,15 +404,23 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 	}
 	known := map[string]mcp.Task{} // as last shown
 	followed := map[string]bool{}
+	// in is the session each task is followed in, when not cs, and tool its tool when
+	// the state file records it.
+	in := map[string]*cmdutil.Session{}
+	tool := map[string]string{}
+	sessOf := func(id string) *cmdutil.Session { return cmp.Or(in[id], cs) }
 	ended := map[string]bool{} // followed to their outcome, or gone
 	running := 0
 	events := make(chan client.TaskEvent)
-	follow := func(id string) error {
-		task, err := sess.FollowTask(ctx, id)
+	follow := func(s *cmdutil.Session, id string) (*client.Task, error) {
+		task, err := s.FollowTask(ctx, id)
 		if err != nil {
-			return opts.TaskErr(err, id)
+			return nil, opts.TaskErr(err, id)
 		}
 		followed[id] = true
+		if s != cs {
+			in[id] = s
+		}
 		running++
 		go func() {
 			for e := range task.Events(ctx) {
@@ -408,7 +431,7 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				}
 			}
 		}()
-		return nil
+		return task, nil
 	}
 	show := func(e client.TaskEvent) error {
 		if old, ok := known[e.State.TaskID]; ok && !changed(old, e.State) {
@@ -422,16 +445,19 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 	// returns the interruption.
 	interrupted := func() error {
 		var leftIn *cmdutil.LeftInputError
-		if l := cs.Left(); l != nil {
-			// Stopped on a question mcpi could not ask: the tasks wait on.
-			leftIn = &cmdutil.LeftInputError{Err: l}
+		for _, g := range taken {
+			if l := g.sess.Left(); l != nil {
+				// Stopped on a question mcpi could not ask: the tasks wait on.
+				leftIn = &cmdutil.LeftInputError{Err: l}
+				break
+			}
 		}
 		for _, id := range slices.Sorted(maps.Keys(known)) {
 			t := known[id]
 			if t.Status.IsTerminal() || ended[id] {
 				continue
 			}
-			left := opts.LeaveTask(cs, t, "", false)
+			left := opts.LeaveTask(sessOf(id), t, tool[id], false)
 			if leftIn != nil {
 				leftIn.Kept = leftIn.Kept || left.Kept
 				if left.Ends {
@@ -462,6 +488,36 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 	end := func() error {
 		return cmp.Or(stopped, lost, listErr)
 	}
+	// The tasks recorded with sessions of their own are followed through them, before
+	// cs lists its own (a server that does not bind tasks to their session lists them
+	// too: each is followed once).
+	for _, g := range taken {
+		for _, e := range g.entries {
+			task, err := follow(g.sess, e.TaskID)
+			var te *cmdutil.TaskError
+			switch {
+			case ctx.Err() != nil:
+				return interrupted()
+			case errors.As(err, &te) && te.Reason == cmdutil.TaskUnknown:
+				// Its session, or its ttl, ended: no command will reach it again.
+				if store, serr := opts.Store(); serr == nil && store.Forget(e.TaskID) == nil {
+					nf.Gone++
+				}
+				continue
+			case err != nil:
+				nf.Failed++
+				if nf.Err == nil {
+					nf.Err = err
+				}
+				continue
+			}
+			tool[e.TaskID] = e.Tool
+			if err := show(client.TaskEvent{At: client.At{Time: opts.Now()}, Kind: client.TaskStatus, State: task.State()}); err != nil {
+				return err
+			}
+		}
+	}
+	nf.report(opts.IO.ErrOut)
 	relist := time.NewTimer(0)
 	defer relist.Stop()
 	for first := true; ; {
@@ -480,7 +536,7 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				ended[e.State.TaskID] = true
 				running--
 				if taskview.LostOf(e.Err) != nil {
-					err = p.lost(cs, e)
+					err = p.lost(sessOf(e.State.TaskID), e)
 					if lost == nil {
 						lost = err
 					}
@@ -514,7 +570,7 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 			case err != nil:
 				return err
 			}
-			if first && len(tasks) == 0 {
+			if first && len(tasks) == 0 && len(followed) == 0 {
 				switch {
 				case opts.JSON:
 				case sess.Modern():
@@ -535,7 +591,7 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 					return err
 				}
 				if !t.Status.IsTerminal() {
-					if err := follow(t.TaskID); err != nil {
+					if _, err := follow(cs, t.TaskID); err != nil {
 						if ctx.Err() != nil {
 							return interrupted()
 						}
