@@ -16,6 +16,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/watch"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
 	"github.com/mcpi-dev/mcpi/internal/cli/tools/call"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
 	"github.com/mcpi-dev/mcpi/tasks"
@@ -219,5 +220,73 @@ func TestWatchAllForgetsTasksOfEndedSessions(t *testing.T) {
 		if e, ok, err := store.Find(id); err != nil || ok {
 			t.Errorf("record of %s: %+v, %v, %v", id, e, ok, err)
 		}
+	}
+}
+
+// "tasks watch --json" stopped on a question it cannot ask ends the stream with a
+// "waiting" event for each task left waiting, with the command that gives its input and
+// the sentence (it was an "interrupted" event, state "running", as if a signal had come):
+// with an id, and without, for a task followed through the session it was recorded with.
+func TestWatchLeftInputWaitingEvent(t *testing.T) {
+	clitest.StateDir(t)
+	d := askingBoundServer(t)
+	env := clitest.New(t, &connect.Selection{URL: d.URL})
+	if err := callTool(clitest.Context(t), env, &call.Options{Name: "ask", Task: true, Detach: true}); err != nil {
+		t.Fatal(describe(err))
+	}
+	id := strings.TrimSpace(env.Out.String())
+	fetch := "mcpi tasks result " + id
+	waits := askNeed + `; the task "` + id + `" waits for it on the server, in the session mcpi left open there: "` + fetch + `" gives it`
+	for _, all := range []bool{false, true} {
+		var err error
+		if all {
+			env = clitest.New(t, &connect.Selection{URL: d.URL})
+			err = watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, true)})
+		} else {
+			env = fresh(t)
+			err = watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, true), ID: id})
+		}
+		want := "mcpi: " + waits + " (exit 2)"
+		if all {
+			want = "mcpi: " + askNeed + `; the tasks mcpi followed wait on the server, in the session mcpi left open there ("mcpi tasks list --local" lists them, and "mcpi tasks result ID" gives a task its input) (exit 2)`
+		}
+		if got := describe(err); got != want {
+			t.Errorf("all %v:\ngot  %q\nwant %q", all, got, want)
+		}
+		evs := jsonEvents(t, env.Out.String())
+		last := evs[len(evs)-1]
+		if last.Event != "waiting" || last.Task == nil || last.Task.TaskID != id || last.Waiting == nil || last.Waiting.Fetch != fetch ||
+			last.Error == nil || last.Error.Message != waits {
+			t.Errorf("all %v: last line %+v\nwant a \"waiting\" event with %q and %q", all, last, fetch, waits)
+		}
+		if n := len(d.Server.Sessions()); n != 1 {
+			t.Errorf("all %v: the server has %d sessions, want the task's", all, n)
+		}
+	}
+}
+
+// "tasks watch" without an id stopped on a question of its own session before it
+// followed any task says so (it said "the tasks mcpi followed wait").
+func TestWatchAllLeftInputBeforeAnyTask(t *testing.T) {
+	clitest.StateDir(t)
+	srv := server.New(mcp.Implementation{Name: "asks", Version: "1"}, &server.Options{
+		Tasks: &tasks.Options{},
+		Handlers: map[string]server.MethodHandler{mcp.MethodTasksList: func(ctx context.Context, s *server.Session, _ *jsonrpc.Request) (any, error) {
+			// A question before the listing, which waits for its answer.
+			if _, err := s.Elicit(ctx, &mcp.ElicitParams{Message: "name?", RequestedSchema: []byte(`{"type":"object","properties":{"name":{"type":"string"}}}`)}); err != nil {
+				return nil, err
+			}
+			return nil, server.ErrNotHandled
+		}},
+	})
+	d := clitest.Serve(t, srv)
+	env := clitest.New(t, &connect.Selection{URL: d.URL})
+	err := watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, true)})
+	want := `mcpi: the server asked for the user's input (elicitation), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"elicitation": {"*": {"name": "..."}}}; mcpi stopped before it followed any task (exit 2)`
+	if got := describe(err); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if env.Out.Len() != 0 {
+		t.Errorf("stdout: %s", env.Out)
 	}
 }

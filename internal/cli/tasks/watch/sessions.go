@@ -62,7 +62,7 @@ func pick(n int, one, many string) string {
 // takeUp takes up the sessions (the newest [MaxSessions]) that mcpi recorded tasks of
 // this 2025-11-25 server with: a server may bind a task to its session (the TypeScript
 // SDK's), and then lists and reaches it only there. Each session answers the server's
-// requests as policy says. The tasks of a session the server has ended go to cs, a new
+// requests as policy says, for the tool of its tasks. The tasks of a session the server has ended go to cs, a new
 // session, which reaches them on a server that lets a session take a task over (and
 // finds them gone on others). It returns the sessions, cs's share first, and counts what
 // it skipped or could not take up in nf; it stops early when ctx ends.
@@ -93,9 +93,18 @@ func takeUp(ctx context.Context, opts *Options, cs *cmdutil.Session, policy cmdu
 		if ctx.Err() != nil {
 			break
 		}
+		// The answers file is looked up by the tool of the session's tasks, as for
+		// "tasks watch ID", when they share one.
+		p := policy
+		p.Tool = g.entries[0].Tool
+		for _, e := range g.entries {
+			if e.Tool != p.Tool {
+				p.Tool = ""
+			}
+		}
 		// Connect reads the selection when it is called, once per session.
 		opts.Selection.Resume = g.entries[0].Session
-		sess, err := opts.Connect(ctx, policy)
+		sess, err := opts.Connect(ctx, p)
 		opts.Selection.Resume = nil
 		switch {
 		case err != nil:

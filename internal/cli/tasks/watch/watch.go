@@ -85,9 +85,14 @@ linked to the task, and (for one task) a last "result", "error", "lost"
 event (mcpi stopped following a task whose fate it does not know) or
 "interrupted" event (a signal stopped mcpi: the task runs on, and "fetch" is
 the command that gets its result; see "mcpi tools call --help");
-{"event":"gone","task":TASK,...} when the server stops knowing a task. Without an
-ID, an interruption ends the stream with an "interrupted" event for each task
-still running, and a listing stopped at --max-pages or --max-items is followed as
+{"event":"gone","task":TASK,...} when the server stops knowing a task. A
+question mcpi cannot ask ends the stream with
+{"event":"waiting","time":T,"task":TASK,"waiting":{"fetch":CMD},"error":{"message":S}}
+for the task, which waits for the input on the server: CMD is the command that
+gives it, S the sentence stderr has. Without an ID, an interruption ends the
+stream with an "interrupted" event for each task still running (a question, with
+a "waiting" event for each task of the session it came in, and an "interrupted"
+event for the others), and a listing stopped at --max-pages or --max-items is followed as
 far as it went, then mcpi says so and exits with status 2.
 
 The result of a task whose tool is known (recorded in the local state file) is
@@ -156,7 +161,14 @@ func Run(ctx context.Context, opts *Options) error {
 		if opts.ID != "" {
 			// The question came before the task was followed (a resumed session gets
 			// it again at once): the task waits all the same.
-			return opts.LeftInput(ctx, sess, opts.ID, tool, left)
+			err := opts.LeftInput(ctx, sess, opts.ID, tool, left)
+			var leftIn *cmdutil.LeftInputError
+			if opts.JSON && errors.As(err, &leftIn) {
+				msg, _ := cmdutil.Describe(err)
+				// A line that cannot be written changes nothing: stderr says it.
+				_ = taskview.NewJSONWriter(opts.IO.Out).Write(taskview.WaitingEvent(opts.Now(), &mcp.Task{TaskID: opts.ID}, leftIn.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+			}
+			return err
 		}
 		return left
 	}
@@ -280,15 +292,19 @@ func watchOne(ctx context.Context, opts *Options, sess *cmdutil.Session) error {
 	st := task.State()
 	left := opts.LeaveTask(sess, st, opts.tool, false)
 	var intr error = &cmdutil.InterruptedTaskError{ID: opts.ID, Fetch: left.Fetch}
+	ev := taskview.InterruptedEvent
 	if l := sess.Left(); l != nil && !left.Ends {
 		// Stopped on a question mcpi could not ask: the task waits for its answer.
 		intr = &cmdutil.LeftInputError{ID: opts.ID, Fetch: left.Fetch, Kept: left.Kept, Err: l}
+		ev = func(at time.Time, t *mcp.Task, _, fetch, msg string) taskview.Event {
+			return taskview.WaitingEvent(at, t, fetch, msg)
+		}
 	}
 	if p.out != nil {
 		msg, _ := cmdutil.Describe(intr)
 		// A line that cannot be written (stdout closed) changes nothing: the
 		// interruption is what the exit status and stderr say.
-		_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &st, taskview.LeftRunning, left.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+		_ = p.out.Write(ev(opts.Now(), &st, taskview.LeftRunning, left.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
 	}
 	return intr
 }
@@ -445,35 +461,56 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 	// returns the interruption.
 	interrupted := func() error {
 		var leftIn *cmdutil.LeftInputError
+		asked := map[*cmdutil.Session]error{} // the sessions stopped on a question
 		for _, g := range taken {
 			if l := g.sess.Left(); l != nil {
 				// Stopped on a question mcpi could not ask: the tasks wait on.
-				leftIn = &cmdutil.LeftInputError{Err: l}
-				break
+				asked[g.sess] = l
+				if leftIn == nil {
+					leftIn = &cmdutil.LeftInputError{Err: l}
+				}
+				// A resumed session gets its question again at once, maybe before
+				// its tasks were followed: they wait all the same.
+				for _, e := range g.entries {
+					if _, ok := known[e.TaskID]; !ok && !ended[e.TaskID] {
+						known[e.TaskID] = mcp.Task{TaskID: e.TaskID}
+						tool[e.TaskID] = e.Tool
+						if g.sess != cs {
+							in[e.TaskID] = g.sess
+						}
+					}
+				}
 			}
 		}
+		waiting := 0
 		for _, id := range slices.Sorted(maps.Keys(known)) {
 			t := known[id]
 			if t.Status.IsTerminal() || ended[id] {
 				continue
 			}
 			left := opts.LeaveTask(sessOf(id), t, tool[id], false)
+			waiting++
 			if leftIn != nil {
 				leftIn.Kept = leftIn.Kept || left.Kept
 				if left.Ends {
 					leftIn = nil
 				}
 			}
-			intr := &cmdutil.InterruptedTaskError{ID: t.TaskID, Fetch: left.Fetch}
 			if p.out == nil {
 				continue
 			}
-			msg, _ := cmdutil.Describe(intr)
 			// A line that cannot be written (stdout closed) changes nothing: the
 			// interruption is what the exit status and stderr say.
-			_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &t, taskview.LeftRunning, intr.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+			if l := asked[sessOf(id)]; l != nil && !left.Ends {
+				msg, _ := cmdutil.Describe(&cmdutil.LeftInputError{ID: id, Fetch: left.Fetch, Kept: left.Kept, Err: l})
+				_ = p.out.Write(taskview.WaitingEvent(opts.Now(), &t, left.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+				continue
+			}
+			msg, _ := cmdutil.Describe(&cmdutil.InterruptedTaskError{ID: id, Fetch: left.Fetch})
+			_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &t, taskview.LeftRunning, left.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
 		}
 		if leftIn != nil {
+			leftIn.NoTask = waiting == 0
 			return leftIn
 		}
 		return ctx.Err()
