@@ -362,19 +362,24 @@ func (e *InterruptedTaskError) Error() string {
 // answer (Err, a [*NeedTerminalError]) and left the task waiting for the input: recorded
 // in the local state file, with the session that reached it left open on the server
 // when Kept (a server may bind the task to it). ID is "" for "tasks watch" without an
-// id, which leaves every task it followed so.
+// id, which leaves every task it followed so; NoTask is set when it had followed none
+// yet.
 type LeftInputError struct {
 	ID string
 	// Fetch is the command that fetches the task's result, and gives its input.
-	Fetch string
-	Kept  bool
-	Err   error
+	Fetch  string
+	Kept   bool
+	NoTask bool
+	Err    error
 }
 
 func (e *LeftInputError) Error() string {
 	where := "on the server"
 	if e.Kept {
 		where = "on the server, in the session mcpi left open there"
+	}
+	if e.ID == "" && e.NoTask {
+		return fmt.Sprintf("%s; mcpi stopped before it followed any task", strings.TrimSuffix(e.Err.Error(), "."))
 	}
 	if e.ID == "" {
 		return fmt.Sprintf("%s; the tasks mcpi followed wait %s (\"mcpi tasks list --local\" lists them, and \"mcpi tasks result ID\" gives a task its input)", strings.TrimSuffix(e.Err.Error(), "."), where)

@@ -237,27 +237,3 @@ func TestResultLeftInputRecordsSession(t *testing.T) {
 		t.Errorf("tasks result --answers: %s, %q", describe(err), env.Out)
 	}
 }
-
-// "tasks watch" without an id opens a session of its own, whose tasks/list a server that
-// binds tasks to their session answers with none of the tasks mcpi recorded with their
-// own sessions: it says how many there are and how to follow them (it said only "No
-// tasks.").
-func TestWatchAllCountsTasksInOtherSessions(t *testing.T) {
-	clitest.StateDir(t)
-	d := boundServer(t)
-	for range 2 {
-		env := clitest.New(t, &connect.Selection{URL: d.URL})
-		if err := callTool(clitest.Context(t), env, &call.Options{Name: "wait", Task: true, Detach: true}); err != nil {
-			t.Fatal(describe(err))
-		}
-	}
-	env := clitest.New(t, &connect.Selection{URL: d.URL})
-	if err := watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, false)}); err != nil {
-		t.Fatal(describe(err))
-	}
-	want := `2 tasks mcpi recorded for this server were left in sessions of their own, which this watch's session does not list: "mcpi tasks watch ID" follows one through its session ("mcpi tasks list --local" lists them).` + "\n" +
-		"No tasks. (A server lists the tasks of the current session only.)\n"
-	if got := env.ErrOut.String(); got != want {
-		t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
-	}
-}

@@ -90,6 +90,8 @@ type Event struct {
 	Lost *Lost `json:"lost,omitempty"`
 	// Interrupted says what became of the task, on an "interrupted" event.
 	Interrupted *Interrupted `json:"interrupted,omitempty"`
+	// Waiting says where the task waits for input, on a "waiting" event.
+	Waiting *Waiting `json:"waiting,omitempty"`
 }
 
 // What became of a task mcpi was interrupted while following, in [Interrupted.State].
@@ -119,6 +121,25 @@ type Interrupted struct {
 func InterruptedEvent(at time.Time, task *mcp.Task, state, fetch, msg string) Event {
 	ev := Event{Event: "interrupted", Time: mcp.FormatTime(at), Interrupted: &Interrupted{State: state, Fetch: fetch},
 		Error: &Error{Message: msg}}
+	if task != nil && task.TaskID != "" {
+		st := *task
+		ev.Task = &st
+	}
+	return ev
+}
+
+// Waiting is what a "waiting" event, the last line of a stream that a question mcpi
+// could not ask ended (no terminal, and no answer in the answers file), says of the
+// task: it waits for the input on the server, and Fetch is the command that gives it.
+type Waiting struct {
+	Fetch string `json:"fetch,omitempty"`
+}
+
+// WaitingEvent is the last line of a stream that stopped on a question mcpi could not
+// ask: task is the task as last known, fetch the command that gives its input, and msg
+// the sentence that says so on stderr.
+func WaitingEvent(at time.Time, task *mcp.Task, fetch, msg string) Event {
+	ev := Event{Event: "waiting", Time: mcp.FormatTime(at), Waiting: &Waiting{Fetch: fetch}, Error: &Error{Message: msg}}
 	if task != nil && task.TaskID != "" {
 		st := *task
 		ev.Task = &st

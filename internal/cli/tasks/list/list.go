@@ -39,7 +39,10 @@ func NewCmd(f *cmdutil.Factory, sel *connect.Selection, runF func(context.Contex
 		Short: "List the server's tasks, or the ones mcpi left running",
 		Long: `List the tasks the server has for this session (tasks/list, every page): ID,
 STATUS, MESSAGE, CREATED and TTL. With --json: {"tasks":[TASK...]}, each TASK
-with the fields of the MCP Task.
+with the fields of the MCP Task. The session is a new one, and a server that binds
+tasks to their session (the TypeScript SDK's) lists only its tasks: stderr counts
+the tasks mcpi recorded for the server with sessions of their own that the list
+does not show, which --local lists and "mcpi tasks watch" follows.
 
 --local lists the local state file instead, without asking any server: the tasks
 mcpi left running (--detach, or Ctrl-C), with their tool, the protocol version
@@ -106,6 +109,21 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		stopped = err
 		res.Tasks = items
+		if !opts.Embedded() {
+			// This session is new: the tasks left running in sessions of their own,
+			// which a server may bind them to, are listed only in those.
+			listed := map[string]bool{}
+			for _, t := range items {
+				listed[t.TaskID] = true
+			}
+			n := 0
+			for _, e := range opts.InOtherSessions(sess.ProtocolVersion()) {
+				if !listed[e.TaskID] {
+					n++
+				}
+			}
+			shared.ReportUnlisted(opts.IO.ErrOut, n)
+		}
 	}
 	if opts.JSON {
 		if res.Tasks == nil {

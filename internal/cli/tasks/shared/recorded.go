@@ -131,34 +131,36 @@ func (o *Options) RecordedTasks(ctx context.Context, sess *cmdutil.Session) (*Re
 	return r, nil
 }
 
-// InOtherSessions counts the tasks the state file records for the selected server in
-// protocol version (2025-11-25) with a session of their own: a new session's tasks/list
-// does not show them, as a server that binds tasks to their session (the TypeScript
-// SDK's) lists those of the asking session only, and each is reached through its own.
-// It is 0 when the state file cannot be read: the count is only a hint.
-func (o *Options) InOtherSessions(version string) int {
+// InOtherSessions returns the tasks the state file records for the selected server in
+// protocol version (2025-11-25) with a session of their own, oldest first: a new
+// session's tasks/list does not show them, as a server that binds tasks to their
+// session (the TypeScript SDK's) lists those of the asking session only, and each is
+// reached through its own. It is empty when the state file cannot be read: the tasks
+// are only a hint, and every command on one task reads the file itself.
+func (o *Options) InOtherSessions(version string) []state.Entry {
 	store, err := o.Store()
 	if err != nil {
-		return 0
+		return nil
 	}
 	all, err := store.Load()
 	if err != nil {
-		return 0
+		return nil
 	}
-	server, n := state.FromSelection(o.Selection), 0
+	server := state.FromSelection(o.Selection)
+	var in []state.Entry
 	for _, e := range all {
 		if e.Session != nil && e.Server.Same(server) && e.Reachable(version) {
-			n++
+			in = append(in, e)
 		}
 	}
-	return n
+	return in
 }
 
-// ReportOtherSessions says on w how many tasks [Options.InOtherSessions] counts, and
-// how to follow them, when there are any.
-func ReportOtherSessions(w io.Writer, n int) {
+// ReportUnlisted says on w how many tasks of [Options.InOtherSessions] a listing of
+// "tasks list" did not show, when there are any, and which commands show them.
+func ReportUnlisted(w io.Writer, n int) {
 	if n > 0 {
-		fmt.Fprintf(w, "%s mcpi recorded for this server %s left in sessions of their own, which this watch's session does not list: \"mcpi tasks watch ID\" follows one through its session (\"mcpi tasks list --local\" lists %s).\n",
-			count(n, "task", "tasks"), was(n), them(n))
+		fmt.Fprintf(w, "%s mcpi recorded for this server %s left in sessions of their own, which this session's tasks/list does not show: \"mcpi tasks list --local\" lists %s, and \"mcpi tasks watch\" follows %s through %s.\n",
+			count(n, "task", "tasks"), was(n), them(n), them(n), pick(n, "its session", "their sessions"))
 	}
 }

@@ -68,8 +68,12 @@ names one).
 Without an ID, every task the server lists (tasks/list) is followed until all
 have ended; each new task and each change is one line. The watch's session is a
 new one, and a server that binds tasks to their session (the TypeScript SDK's)
-lists only its tasks: stderr counts the tasks mcpi recorded for the server with
-sessions of their own, which "mcpi tasks watch ID" follows one by one. In protocol 2026-07-28,
+lists only its tasks: so the tasks mcpi recorded for the server with sessions of
+their own are followed through those sessions, taken up as "mcpi tasks watch ID"
+takes one up (the newest 8 sessions; stderr counts the tasks of the others, and
+those whose session could not be taken up, which "mcpi tasks watch ID" follows one
+by one), in the same lines, and left open on the server as they were; a task the
+server no longer knows is forgotten, and counted on stderr. In protocol 2026-07-28,
 whose Tasks extension has no tasks/list, the tasks mcpi recorded for the server
 when the watch starts are followed instead, those "mcpi tasks list" lists (a
 task the server no longer knows is forgotten; stderr counts those left out).
@@ -81,9 +85,14 @@ linked to the task, and (for one task) a last "result", "error", "lost"
 event (mcpi stopped following a task whose fate it does not know) or
 "interrupted" event (a signal stopped mcpi: the task runs on, and "fetch" is
 the command that gets its result; see "mcpi tools call --help");
-{"event":"gone","task":TASK,...} when the server stops knowing a task. Without an
-ID, an interruption ends the stream with an "interrupted" event for each task
-still running, and a listing stopped at --max-pages or --max-items is followed as
+{"event":"gone","task":TASK,...} when the server stops knowing a task. A
+question mcpi cannot ask ends the stream with
+{"event":"waiting","time":T,"task":TASK,"waiting":{"fetch":CMD},"error":{"message":S}}
+for the task, which waits for the input on the server: CMD is the command that
+gives it, S the sentence stderr has. Without an ID, an interruption ends the
+stream with an "interrupted" event for each task still running (a question, with
+a "waiting" event for each task of the session it came in, and an "interrupted"
+event for the others), and a listing stopped at --max-pages or --max-items is followed as
 far as it went, then mcpi says so and exits with status 2.
 
 The result of a task whose tool is known (recorded in the local state file) is
@@ -152,7 +161,14 @@ func Run(ctx context.Context, opts *Options) error {
 		if opts.ID != "" {
 			// The question came before the task was followed (a resumed session gets
 			// it again at once): the task waits all the same.
-			return opts.LeftInput(ctx, sess, opts.ID, tool, left)
+			err := opts.LeftInput(ctx, sess, opts.ID, tool, left)
+			var leftIn *cmdutil.LeftInputError
+			if opts.JSON && errors.As(err, &leftIn) {
+				msg, _ := cmdutil.Describe(err)
+				// A line that cannot be written changes nothing: stderr says it.
+				_ = taskview.NewJSONWriter(opts.IO.Out).Write(taskview.WaitingEvent(opts.Now(), &mcp.Task{TaskID: opts.ID}, leftIn.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+			}
+			return err
 		}
 		return left
 	}
@@ -276,15 +292,19 @@ func watchOne(ctx context.Context, opts *Options, sess *cmdutil.Session) error {
 	st := task.State()
 	left := opts.LeaveTask(sess, st, opts.tool, false)
 	var intr error = &cmdutil.InterruptedTaskError{ID: opts.ID, Fetch: left.Fetch}
+	ev := taskview.InterruptedEvent
 	if l := sess.Left(); l != nil && !left.Ends {
 		// Stopped on a question mcpi could not ask: the task waits for its answer.
 		intr = &cmdutil.LeftInputError{ID: opts.ID, Fetch: left.Fetch, Kept: left.Kept, Err: l}
+		ev = func(at time.Time, t *mcp.Task, _, fetch, msg string) taskview.Event {
+			return taskview.WaitingEvent(at, t, fetch, msg)
+		}
 	}
 	if p.out != nil {
 		msg, _ := cmdutil.Describe(intr)
 		// A line that cannot be written (stdout closed) changes nothing: the
 		// interruption is what the exit status and stderr say.
-		_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &st, taskview.LeftRunning, left.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+		_ = p.out.Write(ev(opts.Now(), &st, taskview.LeftRunning, left.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
 	}
 	return intr
 }
@@ -376,10 +396,21 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 		list = func(context.Context) ([]mcp.Task, error) { return rec.Tasks, nil }
 	} else if err := shared.NeedList(sess); err != nil {
 		return err
-	} else if !opts.Embedded() {
-		// This session is new: the tasks left running in sessions of their own, which
-		// a server may bind them to, are listed only in those.
-		shared.ReportOtherSessions(opts.IO.ErrOut, opts.InOtherSessions(sess.ProtocolVersion()))
+	}
+	// This session is new: the tasks left running in sessions of their own, which a
+	// server may bind them to, are listed and reached only in those, which the watch
+	// takes up.
+	taken := []*recordedSession{{sess: cs}}
+	var nf notFollowed
+	if !sess.Modern() && !opts.Embedded() {
+		taken = takeUp(ctx, opts, cs, cmdutil.RequestPolicy{Answers: opts.Answers, Leave: true}, &nf)
+		for _, g := range taken[1:] {
+			defer g.sess.Close() // which leaves it open on the server, as it was
+			// A question one of them cannot ask stops the watch, as one of cs does.
+			var stopWait context.CancelFunc
+			ctx, stopWait = g.sess.Answerable(ctx)
+			defer stopWait()
+		}
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -389,15 +420,23 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 	}
 	known := map[string]mcp.Task{} // as last shown
 	followed := map[string]bool{}
+	// in is the session each task is followed in, when not cs, and tool its tool when
+	// the state file records it.
+	in := map[string]*cmdutil.Session{}
+	tool := map[string]string{}
+	sessOf := func(id string) *cmdutil.Session { return cmp.Or(in[id], cs) }
 	ended := map[string]bool{} // followed to their outcome, or gone
 	running := 0
 	events := make(chan client.TaskEvent)
-	follow := func(id string) error {
-		task, err := sess.FollowTask(ctx, id)
+	follow := func(s *cmdutil.Session, id string) (*client.Task, error) {
+		task, err := s.FollowTask(ctx, id)
 		if err != nil {
-			return opts.TaskErr(err, id)
+			return nil, opts.TaskErr(err, id)
 		}
 		followed[id] = true
+		if s != cs {
+			in[id] = s
+		}
 		running++
 		go func() {
 			for e := range task.Events(ctx) {
@@ -408,7 +447,7 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				}
 			}
 		}()
-		return nil
+		return task, nil
 	}
 	show := func(e client.TaskEvent) error {
 		if old, ok := known[e.State.TaskID]; ok && !changed(old, e.State) {
@@ -422,32 +461,56 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 	// returns the interruption.
 	interrupted := func() error {
 		var leftIn *cmdutil.LeftInputError
-		if l := cs.Left(); l != nil {
-			// Stopped on a question mcpi could not ask: the tasks wait on.
-			leftIn = &cmdutil.LeftInputError{Err: l}
+		asked := map[*cmdutil.Session]error{} // the sessions stopped on a question
+		for _, g := range taken {
+			if l := g.sess.Left(); l != nil {
+				// Stopped on a question mcpi could not ask: the tasks wait on.
+				asked[g.sess] = l
+				if leftIn == nil {
+					leftIn = &cmdutil.LeftInputError{Err: l}
+				}
+				// A resumed session gets its question again at once, maybe before
+				// its tasks were followed: they wait all the same.
+				for _, e := range g.entries {
+					if _, ok := known[e.TaskID]; !ok && !ended[e.TaskID] {
+						known[e.TaskID] = mcp.Task{TaskID: e.TaskID}
+						tool[e.TaskID] = e.Tool
+						if g.sess != cs {
+							in[e.TaskID] = g.sess
+						}
+					}
+				}
+			}
 		}
+		waiting := 0
 		for _, id := range slices.Sorted(maps.Keys(known)) {
 			t := known[id]
 			if t.Status.IsTerminal() || ended[id] {
 				continue
 			}
-			left := opts.LeaveTask(cs, t, "", false)
+			left := opts.LeaveTask(sessOf(id), t, tool[id], false)
+			waiting++
 			if leftIn != nil {
 				leftIn.Kept = leftIn.Kept || left.Kept
 				if left.Ends {
 					leftIn = nil
 				}
 			}
-			intr := &cmdutil.InterruptedTaskError{ID: t.TaskID, Fetch: left.Fetch}
 			if p.out == nil {
 				continue
 			}
-			msg, _ := cmdutil.Describe(intr)
 			// A line that cannot be written (stdout closed) changes nothing: the
 			// interruption is what the exit status and stderr say.
-			_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &t, taskview.LeftRunning, intr.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+			if l := asked[sessOf(id)]; l != nil && !left.Ends {
+				msg, _ := cmdutil.Describe(&cmdutil.LeftInputError{ID: id, Fetch: left.Fetch, Kept: left.Kept, Err: l})
+				_ = p.out.Write(taskview.WaitingEvent(opts.Now(), &t, left.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+				continue
+			}
+			msg, _ := cmdutil.Describe(&cmdutil.InterruptedTaskError{ID: id, Fetch: left.Fetch})
+			_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &t, taskview.LeftRunning, left.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
 		}
 		if leftIn != nil {
+			leftIn.NoTask = waiting == 0
 			return leftIn
 		}
 		return ctx.Err()
@@ -462,6 +525,36 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 	end := func() error {
 		return cmp.Or(stopped, lost, listErr)
 	}
+	// The tasks recorded with sessions of their own are followed through them, before
+	// cs lists its own (a server that does not bind tasks to their session lists them
+	// too: each is followed once).
+	for _, g := range taken {
+		for _, e := range g.entries {
+			task, err := follow(g.sess, e.TaskID)
+			var te *cmdutil.TaskError
+			switch {
+			case ctx.Err() != nil:
+				return interrupted()
+			case errors.As(err, &te) && te.Reason == cmdutil.TaskUnknown:
+				// Its session, or its ttl, ended: no command will reach it again.
+				if store, serr := opts.Store(); serr == nil && store.Forget(e.TaskID) == nil {
+					nf.Gone++
+				}
+				continue
+			case err != nil:
+				nf.Failed++
+				if nf.Err == nil {
+					nf.Err = err
+				}
+				continue
+			}
+			tool[e.TaskID] = e.Tool
+			if err := show(client.TaskEvent{At: client.At{Time: opts.Now()}, Kind: client.TaskStatus, State: task.State()}); err != nil {
+				return err
+			}
+		}
+	}
+	nf.report(opts.IO.ErrOut)
 	relist := time.NewTimer(0)
 	defer relist.Stop()
 	for first := true; ; {
@@ -480,7 +573,7 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				ended[e.State.TaskID] = true
 				running--
 				if taskview.LostOf(e.Err) != nil {
-					err = p.lost(cs, e)
+					err = p.lost(sessOf(e.State.TaskID), e)
 					if lost == nil {
 						lost = err
 					}
@@ -514,7 +607,7 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 			case err != nil:
 				return err
 			}
-			if first && len(tasks) == 0 {
+			if first && len(tasks) == 0 && len(followed) == 0 {
 				switch {
 				case opts.JSON:
 				case sess.Modern():
@@ -535,7 +628,7 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 					return err
 				}
 				if !t.Status.IsTerminal() {
-					if err := follow(t.TaskID); err != nil {
+					if _, err := follow(cs, t.TaskID); err != nil {
 						if ctx.Err() != nil {
 							return interrupted()
 						}
