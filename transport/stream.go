@@ -211,9 +211,6 @@ func (s *Stream) WriteNow(m jsonrpc.Message) (bool, error) {
 		return false, nil
 	}
 	defer func() { <-s.wmu }()
-	if !s.room(0) {
-		return false, nil // spare the encoding
-	}
 	b, err := jsonrpc.EncodeMessage(m)
 	if err != nil {
 		return false, nil // Write meets the same error and reports it
