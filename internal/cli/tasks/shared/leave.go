@@ -7,6 +7,7 @@ import (
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
+	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
 
@@ -18,8 +19,29 @@ type Left struct {
 	// which a later command returns.
 	Kept bool
 	// Ends is set when the server stops as mcpi exits (the embedded demo server, a
-	// stdio server), and the task with it: nothing is recorded.
-	Ends bool
+	// stdio server), and the task with it: nothing is recorded. Stdio is then the
+	// command line of a stdio server ("" for the embedded demo server).
+	Ends  bool
+	Stdio string
+}
+
+// Interrupted is the error of a command stopped (by a signal, or on a question it could
+// not ask) while it followed task id, which it left as l says: the sentence says the
+// task runs on and how to fetch its result, or that it ends with the server mcpi stops,
+// as "tools call --task" says it.
+func (l Left) Interrupted(id string) *cmdutil.InterruptedTaskError {
+	if l.Ends {
+		return &cmdutil.InterruptedTaskError{ID: id, Embedded: l.Stdio == "", Stdio: l.Stdio}
+	}
+	return &cmdutil.InterruptedTaskError{ID: id, Fetch: l.Fetch}
+}
+
+// State is what became of the task, for the "state" of an "interrupted" event.
+func (l Left) State() string {
+	if l.Ends {
+		return taskview.LeftStopped
+	}
+	return taskview.LeftRunning
 }
 
 // LeaveTask records task t of tool (which may be ""), which the command leaves without
@@ -31,9 +53,9 @@ type Left struct {
 // command would then find nothing. A failure to record is said on stderr: the task runs
 // all the same, and the command returned names its server.
 func (o *Options) LeaveTask(sess *cmdutil.Session, t mcp.Task, tool string, sessionEnded bool) Left {
-	if o.Embedded() || o.stdio() {
+	if srv, stdio := o.stdioServer(); o.Embedded() || stdio {
 		// Its server stops as mcpi exits: a session kept there keeps nothing.
-		return Left{Fetch: state.FetchCommand(o.Selection, sess.ProtocolVersion(), t.TaskID), Ends: true}
+		return Left{Fetch: state.FetchCommand(o.Selection, sess.ProtocolVersion(), t.TaskID), Ends: true, Stdio: srv}
 	}
 	left, err := o.record(sess, t, tool, sessionEnded)
 	if err != nil {
@@ -81,11 +103,17 @@ func (o *Options) record(sess *cmdutil.Session, t mcp.Task, tool string, session
 	return Left{Fetch: fetch, Kept: kept != nil}, err
 }
 
-// stdio reports whether the selected server is a process mcpi starts, and stops as it
-// exits.
-func (o *Options) stdio() bool {
+// stdioServer reports whether the selected server is a process mcpi starts, and stops
+// as it exits, and returns its command line.
+func (o *Options) stdioServer() (string, bool) {
+	if o.Embedded() {
+		return "", false
+	}
 	t, err := o.Selection.Resolve()
-	return err == nil && t.Stdio
+	if err != nil || !t.Stdio {
+		return "", false
+	}
+	return t.Name, true
 }
 
 // LeftInput is the error of a command on task id that stopped on a request of the

@@ -83,8 +83,10 @@ With --json every event is one JSON object per line, as for "mcpi tools call
 seen and for every change, {"event":"input",...} for a request of the server
 linked to the task, and (for one task) a last "result", "error", "lost"
 event (mcpi stopped following a task whose fate it does not know) or
-"interrupted" event (a signal stopped mcpi: the task runs on, and "fetch" is
-the command that gets its result; see "mcpi tools call --help");
+"interrupted" event (a signal stopped mcpi: "state" is "running" when the task
+runs on, with "fetch" the command that gets its result, or "stopped" when it ends
+with the server mcpi stops as it exits, the embedded demo server or a stdio
+server, and "error" says which; see "mcpi tools call --help");
 {"event":"gone","task":TASK,...} when the server stops knowing a task. A
 question mcpi cannot ask ends the stream with
 {"event":"waiting","time":T,"task":TASK,"waiting":{"fetch":CMD},"error":{"message":S}}
@@ -291,20 +293,31 @@ func watchOne(ctx context.Context, opts *Options, sess *cmdutil.Session) error {
 	}
 	st := task.State()
 	left := opts.LeaveTask(sess, st, opts.tool, false)
-	var intr error = &cmdutil.InterruptedTaskError{ID: opts.ID, Fetch: left.Fetch}
-	ev := taskview.InterruptedEvent
-	if l := sess.Left(); l != nil && !left.Ends {
+	stopped := left.Interrupted(opts.ID)
+	var intr error = stopped
+	said := intr // what stderr says
+	l := sess.Left()
+	switch {
+	case l != nil && !left.Ends:
 		// Stopped on a question mcpi could not ask: the task waits for its answer.
 		intr = &cmdutil.LeftInputError{ID: opts.ID, Fetch: left.Fetch, Kept: left.Kept, Err: l}
-		ev = func(at time.Time, t *mcp.Task, _, fetch, msg string) taskview.Event {
-			return taskview.WaitingEvent(at, t, fetch, msg)
+		if p.out != nil {
+			msg, _ := cmdutil.Describe(intr)
+			// A line that cannot be written (stdout closed) changes nothing: the
+			// stop is what the exit status and stderr say.
+			_ = p.out.Write(taskview.WaitingEvent(opts.Now(), &st, left.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
 		}
+		return intr
+	case l != nil:
+		// The task ends with its server all the same; Run returns the question's
+		// sentence, which says how to give the input.
+		said = l
 	}
 	if p.out != nil {
-		msg, _ := cmdutil.Describe(intr)
+		msg, _ := cmdutil.Describe(said)
 		// A line that cannot be written (stdout closed) changes nothing: the
 		// interruption is what the exit status and stderr say.
-		_ = p.out.Write(ev(opts.Now(), &st, taskview.LeftRunning, left.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+		_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &st, left.State(), stopped.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
 	}
 	return intr
 }
@@ -489,6 +502,7 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				continue
 			}
 			left := opts.LeaveTask(sessOf(id), t, tool[id], false)
+			stopped := left.Interrupted(id)
 			waiting++
 			if leftIn != nil {
 				leftIn.Kept = leftIn.Kept || left.Kept
@@ -506,8 +520,8 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				_ = p.out.Write(taskview.WaitingEvent(opts.Now(), &t, left.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
 				continue
 			}
-			msg, _ := cmdutil.Describe(&cmdutil.InterruptedTaskError{ID: id, Fetch: left.Fetch})
-			_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &t, taskview.LeftRunning, left.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+			msg, _ := cmdutil.Describe(stopped)
+			_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &t, left.State(), stopped.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
 		}
 		if leftIn != nil {
 			leftIn.NoTask = waiting == 0
