@@ -156,6 +156,10 @@ type NeedTerminalError struct {
 	Kind string
 	// Answers is the --answers file that had no answer for the request, if one was given.
 	Answers string
+	// Task is the task the requests belong to, when they name one (the related-task of
+	// their _meta in 2025-11-25; in 2026-07-28, the task whose inputRequests they are):
+	// a command that follows several tasks tells the one that waits from the others.
+	Task string
 }
 
 // Need is one request of the server's that had no answer.

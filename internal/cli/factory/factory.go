@@ -199,7 +199,7 @@ func (h *handler) handle(ctx context.Context, req *client.Request) {
 		h.w.ask(ctx, req)
 		return
 	}
-	e := &cmdutil.NeedTerminalError{Tool: tool, Kind: h.policy.Kind, Needs: h.needs(req, tool)}
+	e := &cmdutil.NeedTerminalError{Tool: tool, Kind: h.policy.Kind, Needs: h.needs(req, tool), Task: req.RelatedTask}
 	if h.answers != nil {
 		e.Answers = h.answers.File
 	}

@@ -3,6 +3,7 @@ package tasks_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -618,5 +619,40 @@ func TestModernResultInterrupted(t *testing.T) {
 	if err := json.Unmarshal(env.Out.Bytes(), &got); err != nil || got.Interrupted == nil || *got.Interrupted != (taskview.Interrupted{State: "running", Fetch: "mcpi tasks result t1"}) ||
 		got.Error == nil || got.Error.Message != want || got.Error.Code != nil {
 		t.Errorf("stdout: %s", env.Out)
+	}
+}
+
+// "tasks watch" without an id in 2026-07-28, stopped on input it cannot give, which is
+// one task's inputRequests: that task is "waiting", the others "interrupted" (they all
+// were "waiting"), and the sentence names the task that waits.
+func TestModernWatchAllLeftInputNamesItsTask(t *testing.T) {
+	clitest.StateDir(t)
+	f, url, _ := modernDetached(t)
+	if _, err := state.Remember(nil, &connect.Selection{URL: url}, "greet", mcp.ProtocolVersion20260728, mcp.Task{TaskID: "t2", CreatedAt: mcp.FormatTime(time.Now())}, nil); err != nil {
+		t.Fatal(err)
+	}
+	f.On(mcp.MethodTasksGet, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+		var p mcp.GetTaskParams
+		_ = json.Unmarshal(req.Params, &p)
+		if p.TaskID == "t1" {
+			return scripted.TaskJSON("complete", "t1", mcp.TaskStatusInputRequired, 10, scripted.AskName), nil
+		}
+		return scripted.TaskJSON("complete", p.TaskID, mcp.TaskStatusWorking, 10, ""), nil
+	})
+	env := clitest.New(t, &connect.Selection{URL: url})
+	err := watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, true)})
+	waits := `the server asked for the user's input (elicitation), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"elicitation": {"*": {"name": "..."}}}; the task "t1" waits for it on the server: "mcpi tasks result t1" gives it`
+	checkDescribed(t, err, "mcpi: "+waits+" (exit 2)")
+	evs := jsonEvents(t, env.Out.String())
+	if got, want := lastEvents(evs), map[string]string{"t1": "waiting", "t2": "interrupted"}; !maps.Equal(got, want) {
+		t.Errorf("last events %v, want %v\n%s", got, want, env.Out)
+	}
+	for _, ev := range evs {
+		switch {
+		case ev.Event == "waiting" && (ev.Waiting == nil || ev.Waiting.Fetch != "mcpi tasks result t1" || ev.Error == nil || ev.Error.Message != waits):
+			t.Errorf("waiting: %+v %+v", ev.Waiting, ev.Error)
+		case ev.Event == "interrupted" && (ev.Interrupted == nil || *ev.Interrupted != (taskview.Interrupted{State: taskview.LeftRunning, Fetch: "mcpi tasks result t2"})):
+			t.Errorf("interrupted: %+v", ev.Interrupted)
+		}
 	}
 }

@@ -95,3 +95,86 @@ func TestWatchInterruptedOnEmbeddedServer(t *testing.T) {
 		}
 	}
 }
+
+// askOrWaitServer is a 2025-11-25 server whose "wait" tool runs until the test ends, and
+// whose "ask" tool asks the user's name (elicitation, linked to its task) once ask is
+// called.
+func askOrWaitServer(t *testing.T) (d *clitest.Demo, ask func()) {
+	asked := make(chan struct{})
+	var once sync.Once
+	srv := server.New(mcp.Implementation{Name: "asks", Version: "1"}, &server.Options{Tasks: &tasks.Options{}})
+	srv.AddTool(&mcp.Tool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`), Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	srv.AddTool(&mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`), Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			select {
+			case <-asked:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			if _, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "name?",
+				RequestedSchema: []byte(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)}); err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("hello")}}, nil
+		})
+	return clitest.Serve(t, srv), func() { once.Do(func() { close(asked) }) }
+}
+
+// "tasks watch" without an id stopped on a question it cannot ask, which names its task
+// (params._meta's related-task), says that task waits for the input, and that the other
+// tasks of the session run on: a "waiting" event for it, "interrupted" events (state
+// "running") for them. Every task of the session had a "waiting" event, and the
+// sentence said they all waited.
+func TestWatchAllLeftInputNamesItsTask(t *testing.T) {
+	clitest.StateDir(t)
+	d, ask := askOrWaitServer(t)
+	env := clitest.New(t, &connect.Selection{URL: d.URL})
+	ids := map[string]string{} // by tool
+	o := sharedOpts(env, true)
+	o.Connect = func(c context.Context, requests cmdutil.RequestPolicy) (*cmdutil.Session, error) {
+		sess, err := env.Factory.Connect(c, requests)
+		if err != nil {
+			return nil, err
+		}
+		for _, tool := range []string{"wait", "ask"} {
+			task, err := sess.StartToolTask(c, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(`{}`)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids[tool] = task.ID()
+		}
+		return sess, nil
+	}
+	var mu sync.Mutex
+	lines := 0
+	env.IO.Out = writeThen{env.Out, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if lines++; lines == 2 { // both shown: the question comes
+			ask()
+		}
+	}}
+	err := watch.Run(clitest.Context(t), &watch.Options{Options: o})
+	asking, running := ids["ask"], ids["wait"]
+	waits := askNeed + `; the task "` + asking + `" waits for it on the server, in the session mcpi left open there: "mcpi tasks result ` + asking + `" gives it`
+	if got, want := describe(err), "mcpi: "+waits+" (exit 2)"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	evs := jsonEvents(t, env.Out.String())
+	want := map[string]string{asking: "waiting", running: "interrupted"}
+	if got := lastEvents(evs); !maps.Equal(got, want) {
+		t.Errorf("last events %v, want %v\n%s", got, want, env.Out)
+	}
+	for _, ev := range evs {
+		switch {
+		case ev.Event == "waiting" && (ev.Waiting == nil || ev.Waiting.Fetch != "mcpi tasks result "+asking || ev.Error == nil || ev.Error.Message != waits):
+			t.Errorf("waiting: %+v %+v", ev.Waiting, ev.Error)
+		case ev.Event == "interrupted" && (ev.Interrupted == nil || *ev.Interrupted != (taskview.Interrupted{State: taskview.LeftRunning, Fetch: "mcpi tasks result " + running})):
+			t.Errorf("interrupted: %+v", ev.Interrupted)
+		}
+	}
+}

@@ -93,8 +93,9 @@ question mcpi cannot ask ends the stream with
 for the task, which waits for the input on the server: CMD is the command that
 gives it, S the sentence stderr has. Without an ID, an interruption ends the
 stream with an "interrupted" event for each task still running (a question, with
-a "waiting" event for each task of the session it came in, and an "interrupted"
-event for the others), and a listing stopped at --max-pages or --max-items is followed as
+a "waiting" event for the task it names, its related-task in 2025-11-25 or the task
+whose inputRequests it is in 2026-07-28, or for each task of the session it came in
+when it names none of them, and an "interrupted" event for the others), and a listing stopped at --max-pages or --max-items is followed as
 far as it went, then mcpi says so and exits with status 2.
 
 The result of a task whose tool is known (recorded in the local state file) is
@@ -495,36 +496,71 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				}
 			}
 		}
-		waiting := 0
+		// waits reports whether task id waits for the question its session stopped on:
+		// the task the question names, or every task of the session when it names none
+		// of them (it names no task, or one the watch does not follow there).
+		waits := func(id string) bool {
+			l := asked[sessOf(id)]
+			if l == nil {
+				return false
+			}
+			var need *cmdutil.NeedTerminalError
+			if !errors.As(l, &need) || need.Task == "" {
+				return true
+			}
+			if _, ok := known[need.Task]; !ok || sessOf(need.Task) != sessOf(id) {
+				return true
+			}
+			return id == need.Task
+		}
+		left := 0
+		// waiting are the tasks left waiting for input, with what became of each, and
+		// named is set while each of them is one a question named.
+		type waiter struct {
+			id string
+			shared.Left
+		}
+		var waiting []waiter
+		named := true
 		for _, id := range slices.Sorted(maps.Keys(known)) {
 			t := known[id]
 			if t.Status.IsTerminal() || ended[id] {
 				continue
 			}
-			left := opts.LeaveTask(sessOf(id), t, tool[id], false)
-			stopped := left.Interrupted(id)
-			waiting++
+			l := opts.LeaveTask(sessOf(id), t, tool[id], false)
+			stopped := l.Interrupted(id)
+			left++
 			if leftIn != nil {
-				leftIn.Kept = leftIn.Kept || left.Kept
-				if left.Ends {
+				leftIn.Kept = leftIn.Kept || l.Kept
+				if l.Ends {
 					leftIn = nil
 				}
 			}
-			if p.out == nil {
+			if q := asked[sessOf(id)]; q != nil && !l.Ends && waits(id) {
+				waiting = append(waiting, waiter{id, l})
+				var need *cmdutil.NeedTerminalError
+				named = named && errors.As(q, &need) && need.Task == id
+				if p.out != nil {
+					msg, _ := cmdutil.Describe(&cmdutil.LeftInputError{ID: id, Fetch: l.Fetch, Kept: l.Kept, Err: q})
+					// A line that cannot be written (stdout closed) changes nothing:
+					// the stop is what the exit status and stderr say.
+					_ = p.out.Write(taskview.WaitingEvent(opts.Now(), &t, l.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+				}
 				continue
 			}
-			// A line that cannot be written (stdout closed) changes nothing: the
-			// interruption is what the exit status and stderr say.
-			if l := asked[sessOf(id)]; l != nil && !left.Ends {
-				msg, _ := cmdutil.Describe(&cmdutil.LeftInputError{ID: id, Fetch: left.Fetch, Kept: left.Kept, Err: l})
-				_ = p.out.Write(taskview.WaitingEvent(opts.Now(), &t, left.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
-				continue
+			if p.out != nil {
+				msg, _ := cmdutil.Describe(stopped)
+				_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &t, l.State(), stopped.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
 			}
-			msg, _ := cmdutil.Describe(stopped)
-			_ = p.out.Write(taskview.InterruptedEvent(opts.Now(), &t, left.State(), stopped.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
 		}
 		if leftIn != nil {
-			leftIn.NoTask = waiting == 0
+			leftIn.NoTask = left == 0
+			if named && len(waiting) == 1 {
+				// The question named its task: the sentence says where that one waits,
+				// and which command gives it its input.
+				w := waiting[0]
+				leftIn.ID, leftIn.Fetch, leftIn.Kept = w.id, w.Fetch, w.Kept
+			}
 			return leftIn
 		}
 		return ctx.Err()
