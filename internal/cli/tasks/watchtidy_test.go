@@ -3,7 +3,8 @@ package tasks_test
 import (
 	"context"
 	"encoding/json"
-	"strings"
+	"maps"
+	"sync"
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
@@ -11,39 +12,10 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/watch"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
-	"github.com/mcpi-dev/mcpi/internal/cli/tools/call"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
 	"github.com/mcpi-dev/mcpi/tasks"
 )
-
-// nowOrWaitServer is a 2025-11-25 server that binds each task to the session that
-// created it, as the TypeScript SDK's does: its "now" tool ends at once, and its "wait"
-// tool runs until the test ends.
-func nowOrWaitServer(t *testing.T) *clitest.Demo {
-	srv := server.New(mcp.Implementation{Name: "bound", Version: "1"}, &server.Options{Tasks: &tasks.Options{}})
-	srv.AddTool(&mcp.Tool{Name: "now", InputSchema: json.RawMessage(`{"type":"object"}`), Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
-		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("done")}}, nil
-		})
-	srv.AddTool(&mcp.Tool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`), Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
-		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
-			<-ctx.Done()
-			return nil, ctx.Err()
-		})
-	return clitest.Serve(t, srv)
-}
-
-// detachTool starts a task of tool on d with --detach, in a session of its own that mcpi
-// records and leaves open, and returns its id.
-func detachTool(t *testing.T, d *clitest.Demo, tool string) string {
-	t.Helper()
-	env := clitest.New(t, &connect.Selection{URL: d.URL})
-	if err := callTool(clitest.Context(t), env, &call.Options{Name: tool, Task: true, Detach: true}); err != nil {
-		t.Fatal(describe(err))
-	}
-	return strings.TrimSpace(env.Out.String())
-}
 
 // "tasks watch" interrupted on the embedded demo server, which stops as mcpi exits and
 // the task with it, says so, as "tools call --task" does: an "interrupted" event of
