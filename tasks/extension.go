@@ -160,19 +160,20 @@ func (m *Manager) Detailed(owner, id string) (mcp.DetailedTask, error) {
 
 // TryDetailed is [Manager.Detailed] for a caller that must not wait (a connection's
 // reading goroutine): ok is false, and nothing is counted or logged, when another
-// goroutine holds the manager or the lookup would fail (a miss is logged, which may
-// wait for the log's writer); the caller then asks [Manager.Detailed].
+// goroutine holds the manager or the lookup would fail (a miss, or the rate limit's
+// refusal, is logged, which may wait for the log's writer); the caller then asks
+// [Manager.Detailed].
 func (m *Manager) TryDetailed(owner, id string) (_ mcp.DetailedTask, ok bool, _ error) {
 	if !m.mu.TryLock() {
 		return mcp.DetailedTask{}, false, nil
 	}
 	defer m.mu.Unlock()
-	if t, found := m.tasks[id]; !found || t.gone || t.dialect != DialectExtension || (t.bound && t.owner != owner) {
+	if t, found := m.tasks[id]; !found || t.gone || t.dialect != DialectExtension || (t.bound && t.owner != owner) || m.limitedLocked(owner) {
 		return mcp.DetailedTask{}, false, nil
 	}
 	t, err := m.lookupIn(DialectExtension, owner, id)
 	if err != nil {
-		return mcp.DetailedTask{}, true, err // the rate limit's refusal
+		return mcp.DetailedTask{}, true, err // found and within the rate: not expected
 	}
 	return t.detailedLocked(), true, nil
 }

@@ -1,9 +1,12 @@
 package tasks
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -181,5 +184,51 @@ func TestResultLater(t *testing.T) {
 		if a := <-got; !errors.Is(a.err, ErrNotFound) {
 			t.Errorf("a deleted task answered %v, want ErrNotFound", a.err)
 		}
+	})
+}
+
+// A lookup past the owner's rate limit is no lookup the Try functions make: the refusal
+// is logged (Warn), and they run on a connection's reading goroutine, where a client that
+// sends requests faster than the rate would have every one of them write a log line.
+// They decline it, logging nothing, and the caller's Result or Detailed refuses it.
+func TestTryLookupsDeclineRateLimited(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logged bytes.Buffer
+		m := New(Options{RatePerSecond: 1, RateBurst: 4, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+		defer m.Close()
+		ended, _ := m.DeferIn(DialectCore, "a", nil, nil)
+		running, _ := m.DeferIn(DialectCore, "a", nil, nil)
+		ext, _ := m.DeferIn(DialectExtension, "a", nil, nil)
+		ended.Finish(Outcome{Result: json.RawMessage(`{"content":[]}`)})
+		synctest.Wait()
+		for {
+			if _, err := m.Get("a", running.ID()); errors.Is(err, ErrRateLimited) {
+				break
+			}
+		}
+		logged.Reset()
+		if _, ok, err := m.TryResult("a", ended.ID()); ok {
+			t.Errorf("TryResult past the rate = %v, true; want it declined", err)
+		}
+		if _, ok, err := m.TryDetailed("a", ext.ID()); ok {
+			t.Errorf("TryDetailed past the rate = %v, true; want it declined", err)
+		}
+		if _, ok, err := m.ResultLater("a", running.ID(), jsonrpc.Int64ID(1), func(Outcome, error) {}); ok {
+			t.Errorf("ResultLater past the rate = %v, true; want it declined", err)
+		}
+		if _, ok := m.Waiter(running.ID()); ok {
+			t.Error("a declined ResultLater left a waiter")
+		}
+		if logged.Len() != 0 {
+			t.Errorf("the Try functions logged:\n%s", logged.String())
+		}
+		if _, err := m.Result(t.Context(), "a", ended.ID(), jsonrpc.Int64ID(2)); !errors.Is(err, ErrRateLimited) {
+			t.Errorf("Result past the rate: %v, want ErrRateLimited", err)
+		}
+		if !strings.Contains(logged.String(), "task requests rate-limited") {
+			t.Errorf("Result's refusal was not logged: %q", logged.String())
+		}
+		running.Finish(Outcome{})
+		ext.Finish(Outcome{})
 	})
 }

@@ -46,6 +46,20 @@ func (m *Manager) allowLocked(owner string) error {
 	return nil
 }
 
+// limitedLocked reports whether allowLocked would refuse owner now, changing nothing
+// and logging nothing: for the lookups of a connection's reading goroutine, which leave
+// a refusal, logged, to the caller that may wait (a client can send requests past its
+// rate at will, and the log's writer may be slow).
+func (m *Manager) limitedLocked(owner string) bool {
+	rate := m.opts.RatePerSecond
+	b := m.buckets[owner]
+	if rate <= 0 || b == nil {
+		return false
+	}
+	// Time only moves on, so the tokens allowLocked finds after this are as many or more.
+	return b.tokens+m.opts.Now().Sub(b.at).Seconds()*rate < 1
+}
+
 // minPruneAt is how many owners' buckets are kept before idle ones are forgotten.
 const minPruneAt = 4096
 

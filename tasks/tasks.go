@@ -664,20 +664,20 @@ func (m *Manager) Result(ctx context.Context, owner, id string, waiter jsonrpc.I
 // TryResult is [Manager.Result] for a caller that must not wait (a connection's reading
 // goroutine), of a task whose end has been announced: ok is false, and nothing is
 // counted or logged, when another goroutine holds the manager, the task has not ended,
-// or the lookup would fail (a miss is logged, which may wait for the log's writer); the
-// caller then asks [Manager.Result].
+// or the lookup would fail (a miss, or the rate limit's refusal, is logged, which may wait
+// for the log's writer); the caller then asks [Manager.Result].
 func (m *Manager) TryResult(owner, id string) (_ Outcome, ok bool, _ error) {
 	if !m.mu.TryLock() {
 		return Outcome{}, false, nil
 	}
 	defer m.mu.Unlock()
-	if t, found := m.tasks[id]; !found || t.gone || t.owner != owner || t.dialect != DialectCore || !isClosed(t.done) {
+	if t, found := m.tasks[id]; !found || t.gone || t.owner != owner || t.dialect != DialectCore || !isClosed(t.done) || m.limitedLocked(owner) {
 		return Outcome{}, false, nil
 	}
 	t, err := m.lookup(owner, id)
 	switch {
 	case err != nil:
-		return Outcome{}, true, err // the rate limit's refusal
+		return Outcome{}, true, err // found and within the rate: not expected
 	case t.state.Status == mcp.TaskStatusCancelled:
 		return Outcome{}, true, cancelledNoResult(id)
 	}
@@ -692,13 +692,13 @@ func (m *Manager) TryResult(owner, id string) (_ Outcome, ok bool, _ error) {
 // reports whether it did (answer is then never called) or answer was called or is
 // being called. ok is false, and nothing is done, when
 // another goroutine holds the manager, the task has ended (see [Manager.TryResult]),
-// or the lookup would fail.
+// or the lookup would fail (a miss, or the rate limit's refusal).
 func (m *Manager) ResultLater(owner, id string, waiter jsonrpc.ID, answer func(Outcome, error)) (stop func() bool, ok bool, _ error) {
 	if !m.mu.TryLock() {
 		return nil, false, nil
 	}
 	defer m.mu.Unlock()
-	if t, found := m.tasks[id]; !found || t.gone || t.owner != owner || t.dialect != DialectCore || t.state.Status.IsTerminal() {
+	if t, found := m.tasks[id]; !found || t.gone || t.owner != owner || t.dialect != DialectCore || t.state.Status.IsTerminal() || m.limitedLocked(owner) {
 		return nil, false, nil
 	}
 	if !m.wmu.TryLock() {
@@ -707,7 +707,7 @@ func (m *Manager) ResultLater(owner, id string, waiter jsonrpc.ID, answer func(O
 	defer m.wmu.Unlock()
 	t, err := m.lookup(owner, id)
 	if err != nil {
-		return nil, true, err // the rate limit's refusal
+		return nil, true, err // found and within the rate: not expected
 	}
 	l := &laterResult{waiter: resultWaiter{waiter, owner}, answer: answer}
 	if waiter.IsValid() {
