@@ -56,15 +56,14 @@ var ErrAnswerLater = errors.New("jsonrpc: the request is answered later")
 // Quick handler.
 func AnswerLater(ctx context.Context) (_ context.Context, answer func(result any, err error), ok bool) {
 	req, found := RequestFromContext(ctx)
-	if !found || req.quick == nil || req.later {
+	if !found || req.quick == nil || req.answer != nil {
 		return nil, nil, false
 	}
-	req.later = true
 	c := req.quick
 	in := c.beginRequest(req)
 	req.deferrable = false // no work runs after an answer given elsewhere
 	var once sync.Once
-	return in.ctx, func(result any, err error) {
+	req.answer = func(result any, err error) {
 		once.Do(func() {
 			defer func() {
 				c.answered()
@@ -72,7 +71,8 @@ func AnswerLater(ctx context.Context) (_ context.Context, answer func(result any
 			}()
 			c.respond(in, result, err)
 		})
-	}, true
+	}
+	return in.ctx, req.answer, true
 }
 
 // Handler answers inbound requests and notifications. For a notification the result is
@@ -742,9 +742,14 @@ func (c *Conn) serveQuick(req *Request) bool {
 	result, err := c.call(withRequest(c.ctx, req), c.opts.Quick, req)
 	req.quick = nil
 	switch {
-	case req.later:
+	case req.answer != nil:
 		if !errors.Is(err, ErrAnswerLater) {
+			// It panicked, or forgot what it took up: what it returned answers, as a
+			// worker answers a Handler, and the function it was given then writes
+			// nothing. Else the request would wait for good, counted as unanswered.
 			c.log.Error("a quick handler took a request up to answer later, and returned", "method", req.Method, "error", err)
+			answer := req.answer
+			c.workers.Go(func() { answer(result, err) })
 		}
 		return true
 	case errors.Is(err, ErrNotQuick):

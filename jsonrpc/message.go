@@ -117,9 +117,9 @@ type Request struct {
 	after      func()
 	deferrable bool
 	// quick is the Conn whose [Options.Quick] handler has the request, for [AnswerLater];
-	// later is set once the handler took it up.
-	quick *Conn
-	later bool
+	// answer, set once the handler took it up, is the function AnswerLater gave it.
+	quick  *Conn
+	answer func(any, error)
 }
 
 // IsNotification reports whether no response is expected.

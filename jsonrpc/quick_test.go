@@ -235,3 +235,47 @@ func TestQuickAnswersLater(t *testing.T) {
 	p.send(`{"jsonrpc":"2.0","id":4,"method":"other"}`)
 	p.expect(`{"jsonrpc":"2.0","id":4,"result":"handler"}`) // nothing of 1 or 2 before it
 }
+
+// A Quick handler that took its request up (AnswerLater) and then panicked, or returned
+// anything but ErrAnswerLater, answers it with what it returned, as a worker answers the
+// Handler's panic: the request is not left waiting for an answer nobody will give
+// (Drain would wait for it, and it would count against MaxInFlight for good). The answer
+// function it was given then writes nothing.
+func TestQuickTakenUpThenPanics(t *testing.T) {
+	var answers []func(any, error)
+	conn, p, ns := newQuickPeer(t, jsonrpc.Options{
+		MaxInFlight: 1,
+		Logger:      slog.New(slog.DiscardHandler),
+		Handler: jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) (any, error) {
+			return "handler", nil
+		}),
+		Quick: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			if req.Method == "ping" {
+				return nil, jsonrpc.ErrNotQuick
+			}
+			_, answer, _ := jsonrpc.AnswerLater(ctx)
+			answers = append(answers, answer) // the reading goroutine's alone
+			switch req.Method {
+			case "boom":
+				panic("boom")
+			case "fails":
+				return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "no such thing")
+			}
+			return nil, jsonrpc.ErrAnswerLater
+		}),
+	})
+	ns.now.Store(true)
+	close(ns.held)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"boom"}`)
+	p.expect(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"internal error handling boom"}}`)
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"fails"}`)
+	p.expect(`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"no such thing"}}`)
+	if err := conn.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	for _, answer := range answers {
+		answer("again", nil)
+	}
+	p.expect(`{"jsonrpc":"2.0","id":3,"result":"handler"}`) // nothing of 1 or 2 before it
+}
