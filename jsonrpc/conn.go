@@ -50,9 +50,10 @@ var ErrAnswerLater = errors.New("jsonrpc: the request is answered later")
 // goroutine of the connection's waiting for it: it returns the request's context,
 // which ends when the peer cancels the request or the connection ends, and the function
 // that answers it, once (later calls do nothing). The handler then returns
-// [ErrAnswerLater]. Until it is answered, the request counts as being handled: against
-// [Options.MaxInFlight], for [Conn.Drain], and for the peer's cancellation, after which
-// answer writes nothing. ok is false, and nothing is done, when ctx is not that of a
+// [ErrAnswerLater] (anything else it returns, or its panic, answers the request at
+// once, as a Handler's would, and answer then writes nothing). Until it is answered,
+// the request counts as being handled: against [Options.MaxInFlight], for
+// [Conn.Drain], and for the peer's cancellation, after which answer writes nothing. ok is false, and nothing is done, when ctx is not that of a
 // Quick handler.
 func AnswerLater(ctx context.Context) (_ context.Context, answer func(result any, err error), ok bool) {
 	req, found := RequestFromContext(ctx)
