@@ -53,8 +53,8 @@ var ErrAnswerLater = errors.New("jsonrpc: the request is answered later")
 // [ErrAnswerLater] (anything else it returns, or its panic, answers the request at
 // once, as a Handler's would, and answer then writes nothing). Until it is answered,
 // the request counts as being handled: against [Options.MaxInFlight], for
-// [Conn.Drain], and for the peer's cancellation, after which answer writes nothing. ok is false, and nothing is done, when ctx is not that of a
-// Quick handler.
+// [Conn.Drain], and for the peer's cancellation, after which answer writes nothing.
+// ok is false, and nothing is done, when ctx is not that of a Quick handler.
 func AnswerLater(ctx context.Context) (_ context.Context, answer func(result any, err error), ok bool) {
 	req, found := RequestFromContext(ctx)
 	if !found || req.quick == nil || req.answer != nil {

@@ -421,11 +421,8 @@ func (s *Session) quickResult(ctx context.Context, req *jsonrpc.Request) (any, e
 	if !taken { // not a Quick handler's context: a worker answers, and the end waits for nothing
 		answer, stopAfter = func(any, error) {}, func() bool { return false }
 		close(ready)
-		if stop() {
-			return nil, jsonrpc.ErrNotQuick
-		}
-		out, _, err := m.TryResult(s.owner, p.TaskID) // ended meanwhile, and announced
-		return taskResult(out, err, p.TaskID)
+		stop()
+		return nil, jsonrpc.ErrNotQuick
 	}
 	// Withdrawn by the client, or the connection ended: no answer goes out, but the
 	// request is done with.

@@ -690,9 +690,9 @@ func (m *Manager) TryResult(owner, id string) (_ Outcome, ok bool, _ error) {
 // [ErrNotFound] if the task is deleted first). The request counts as a waiting
 // tasks/result (waiter; see [Manager.Waiter]) until then. stop withdraws it, and
 // reports whether it did (answer is then never called) or answer was called or is
-// being called. ok is false, and nothing is done, when
-// another goroutine holds the manager, the task has ended (see [Manager.TryResult]),
-// or the lookup would fail (a miss, or the rate limit's refusal).
+// being called. ok is false, and nothing is done, when another goroutine holds the
+// manager, the task has ended (see [Manager.TryResult]), or the lookup would fail (a
+// miss, or the rate limit's refusal).
 func (m *Manager) ResultLater(owner, id string, waiter jsonrpc.ID, answer func(Outcome, error)) (stop func() bool, ok bool, _ error) {
 	if !m.mu.TryLock() {
 		return nil, false, nil
