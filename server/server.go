@@ -545,7 +545,9 @@ func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session 
 		// before the answer: taken in order, they find the session initialized (handled
 		// concurrently, they were refused when they overtook initialize).
 		InOrder: func(r *jsonrpc.Request) bool { return r.Method == mcp.MethodInitialize }}
-	if s.tasks != nil {
+	// Over a connection that can write at once (a pipe), a task's second exchange is
+	// answered where it is read; over Streamable HTTP each request has its handler.
+	if _, now := conn.(jsonrpc.NowWriter); now && s.tasks != nil {
 		opts.Quick = jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 			select {
 			case <-ready:
