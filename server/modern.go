@@ -373,8 +373,9 @@ func (s *Session) handleModern(ctx context.Context, req *jsonrpc.Request) (any, 
 // handleQuick answers on the connection's reading goroutine what can be answered there
 // without waiting (see [jsonrpc.Options.Quick]), the second half of a task that ended at
 // once, which then costs less than a plain call: a 2026-07-28 tasks/get of a task of
-// the extension, and a 2025-11-25 tasks/result of a task whose end was announced.
-// Everything else goes to handle.
+// the extension, and a 2025-11-25 tasks/result of the session's own task (answered at
+// once if its end was announced, else by the goroutine that ends it). Everything else
+// goes to handle.
 func (s *Session) handleQuick(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	if s.server.tasks == nil {
 		return nil, jsonrpc.ErrNotQuick
