@@ -419,7 +419,7 @@ func (s *Session) handleExtTasks(ctx context.Context, req *jsonrpc.Request) (any
 		var err error
 		if quick(ctx) {
 			var ok bool
-			if d, ok, err = m.TryDetailed(owner, p.TaskID); !ok {
+			if d, ok = m.TryDetailed(owner, p.TaskID); !ok {
 				return nil, jsonrpc.ErrNotQuick
 			}
 		} else {

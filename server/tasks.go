@@ -406,16 +406,13 @@ func (s *Session) quickResult(ctx context.Context, req *jsonrpc.Request) (any, e
 		stopAfter func() bool
 		ready     = make(chan struct{})
 	)
-	stop, ok, err := m.ResultLater(s.owner, p.TaskID, req.ID, func(out tasks.Outcome, err error) {
+	stop, ok := m.ResultLater(s.owner, p.TaskID, req.ID, func(out tasks.Outcome, err error) {
 		<-ready
 		stopAfter()
 		answer(taskResult(out, err, p.TaskID))
 	})
-	switch {
-	case !ok:
+	if !ok {
 		return nil, jsonrpc.ErrNotQuick
-	case err != nil:
-		return nil, err
 	}
 	reqCtx, answer, taken := jsonrpc.AnswerLater(ctx)
 	if !taken { // not a Quick handler's context: a worker answers, and the end waits for nothing

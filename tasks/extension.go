@@ -163,19 +163,16 @@ func (m *Manager) Detailed(owner, id string) (mcp.DetailedTask, error) {
 // goroutine holds the manager or the lookup would fail (a miss, or the rate limit's
 // refusal, is logged, which may wait for the log's writer); the caller then asks
 // [Manager.Detailed].
-func (m *Manager) TryDetailed(owner, id string) (_ mcp.DetailedTask, ok bool, _ error) {
+func (m *Manager) TryDetailed(owner, id string) (_ mcp.DetailedTask, ok bool) {
 	if !m.mu.TryLock() {
-		return mcp.DetailedTask{}, false, nil
+		return mcp.DetailedTask{}, false
 	}
 	defer m.mu.Unlock()
-	if t, found := m.tasks[id]; !found || t.gone || t.dialect != DialectExtension || (t.bound && t.owner != owner) || m.limitedLocked(owner) {
-		return mcp.DetailedTask{}, false, nil
+	t := m.quickLookupLocked(DialectExtension, owner, id)
+	if t == nil {
+		return mcp.DetailedTask{}, false
 	}
-	t, err := m.lookupIn(DialectExtension, owner, id)
-	if err != nil {
-		return mcp.DetailedTask{}, true, err // found and within the rate: not expected
-	}
-	return t.detailedLocked(), true, nil
+	return t.detailedLocked(), true
 }
 
 // DetailedOf is [Manager.Detailed] without the owner check and the rate limit, for

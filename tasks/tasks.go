@@ -671,13 +671,13 @@ func (m *Manager) TryResult(owner, id string) (_ Outcome, ok bool, _ error) {
 		return Outcome{}, false, nil
 	}
 	defer m.mu.Unlock()
-	if t, found := m.tasks[id]; !found || t.gone || t.owner != owner || t.dialect != DialectCore || !isClosed(t.done) || m.limitedLocked(owner) {
+	if t, found := m.tasks[id]; !found || !isClosed(t.done) {
 		return Outcome{}, false, nil
 	}
-	t, err := m.lookup(owner, id)
+	t := m.quickLookupLocked(DialectCore, owner, id)
 	switch {
-	case err != nil:
-		return Outcome{}, true, err // found and within the rate: not expected
+	case t == nil:
+		return Outcome{}, false, nil
 	case t.state.Status == mcp.TaskStatusCancelled:
 		return Outcome{}, true, cancelledNoResult(id)
 	}
@@ -693,21 +693,21 @@ func (m *Manager) TryResult(owner, id string) (_ Outcome, ok bool, _ error) {
 // being called. ok is false, and nothing is done, when another goroutine holds the
 // manager, the task has ended (see [Manager.TryResult]), or the lookup would fail (a
 // miss, or the rate limit's refusal).
-func (m *Manager) ResultLater(owner, id string, waiter jsonrpc.ID, answer func(Outcome, error)) (stop func() bool, ok bool, _ error) {
+func (m *Manager) ResultLater(owner, id string, waiter jsonrpc.ID, answer func(Outcome, error)) (stop func() bool, ok bool) {
 	if !m.mu.TryLock() {
-		return nil, false, nil
+		return nil, false
 	}
 	defer m.mu.Unlock()
-	if t, found := m.tasks[id]; !found || t.gone || t.owner != owner || t.dialect != DialectCore || t.state.Status.IsTerminal() || m.limitedLocked(owner) {
-		return nil, false, nil
+	if t, found := m.tasks[id]; !found || t.state.Status.IsTerminal() {
+		return nil, false
 	}
 	if !m.wmu.TryLock() {
-		return nil, false, nil
+		return nil, false
 	}
 	defer m.wmu.Unlock()
-	t, err := m.lookup(owner, id)
-	if err != nil {
-		return nil, true, err // found and within the rate: not expected
+	t := m.quickLookupLocked(DialectCore, owner, id)
+	if t == nil {
+		return nil, false
 	}
 	l := &laterResult{waiter: resultWaiter{waiter, owner}, answer: answer}
 	if waiter.IsValid() {
@@ -726,7 +726,21 @@ func (m *Manager) ResultLater(owner, id string, waiter jsonrpc.ID, answer func(O
 		}
 		m.dropWaiter(t, id, l.waiter)
 		return true
-	}, true, nil
+	}, true
+}
+
+// quickLookupLocked is lookupIn for a caller that must not wait: the task, counted
+// against owner's rate, or nil, with nothing counted or logged, when the lookup would
+// fail (a miss, or the rate limit's refusal: both are logged, and the log's writer may
+// be slow).
+func (m *Manager) quickLookupLocked(d Dialect, owner, id string) *task {
+	t, ok := m.tasks[id]
+	// As lookupIn: a task of 2025-11-25, and a bound one, is its owner's alone.
+	if !ok || t.gone || t.dialect != d || (t.owner != owner && (d == DialectCore || t.bound)) || m.limitedLocked(owner) {
+		return nil
+	}
+	_ = m.allowLocked(owner) // within the rate: it counts the lookup and refuses nothing
+	return t
 }
 
 // cancelledNoResult is the error of tasks/result for task id, which was cancelled.

@@ -7,8 +7,14 @@ import "strconv"
 
 // Count says n things: "1 " + one when n is 1, else n and many ("0 tasks", "2 tasks").
 func Count[N ~int | ~int64](n N, one, many string) string {
+	return strconv.FormatInt(int64(n), 10) + " " + Word(n, one, many)
+}
+
+// Word is the word that agrees with a count of n: one when n is 1, else many ("was" or
+// "were", "it" or "them").
+func Word[N ~int | ~int64](n N, one, many string) string {
 	if n == 1 {
-		return "1 " + one
+		return one
 	}
-	return strconv.FormatInt(int64(n), 10) + " " + many
+	return many
 }

@@ -17,3 +17,11 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+func TestWord(t *testing.T) {
+	for n, want := range map[int]string{0: "were", 1: "was", 2: "were"} {
+		if got := Word(n, "was", "were"); got != want {
+			t.Errorf("Word(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -54,12 +54,7 @@ func is(n int) string  { return pick(n, "is", "are") }
 func them(n int) string    { return pick(n, "it", "them") }
 func pronoun(n int) string { return pick(n, "it", "they") }
 
-func pick(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
+func pick(n int, one, many string) string { return plural.Word(n, one, many) }
 
 // RecordedTasks returns the tasks the state file records for the selected server, each
 // as the server has it now (tasks/get, a few at a time, the newest [MaxRecordedGets]),

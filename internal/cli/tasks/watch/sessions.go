@@ -38,25 +38,18 @@ type notFollowed struct {
 func (n *notFollowed) report(w io.Writer) {
 	if n.Skipped > 0 {
 		fmt.Fprintf(w, "%s mcpi recorded for this server in %s of their own %s not followed, as a watch takes up at most %d sessions: \"mcpi tasks watch ID\" follows one through its session (\"mcpi tasks list --local\" lists %s).\n",
-			plural.Count(n.Skipped, "task", "tasks"), plural.Count(n.SkippedSessions, "more session", "more sessions"), pick(n.Skipped, "is", "are"), MaxSessions, pick(n.Skipped, "it", "them"))
+			plural.Count(n.Skipped, "task", "tasks"), plural.Count(n.SkippedSessions, "more session", "more sessions"), plural.Word(n.Skipped, "is", "are"), MaxSessions, plural.Word(n.Skipped, "it", "them"))
 	}
 	if n.Failed > 0 {
 		why, _ := cmdutil.Describe(n.Err)
 		why = strings.TrimSuffix(strings.TrimPrefix(why, "mcpi: "), ".")
 		fmt.Fprintf(w, "%s mcpi recorded for this server in sessions of their own could not be followed (%s): \"mcpi tasks watch ID\" follows one through its session (\"mcpi tasks list --local\" lists %s).\n",
-			plural.Count(n.Failed, "task", "tasks"), look.Safe(why), pick(n.Failed, "it", "them"))
+			plural.Count(n.Failed, "task", "tasks"), look.Safe(why), plural.Word(n.Failed, "it", "them"))
 	}
 	if n.Gone > 0 {
 		fmt.Fprintf(w, "%s mcpi recorded for this server in sessions of their own the server no longer knows (%s expired, or the server ended %s session): forgotten.\n",
-			plural.Count(n.Gone, "task", "tasks"), pick(n.Gone, "it", "they"), pick(n.Gone, "its", "their"))
+			plural.Count(n.Gone, "task", "tasks"), plural.Word(n.Gone, "it", "they"), plural.Word(n.Gone, "its", "their"))
 	}
-}
-
-func pick(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // takeUp takes up the sessions (the newest [MaxSessions]) that mcpi recorded tasks of
