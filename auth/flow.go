@@ -104,7 +104,8 @@ type Config struct {
 	// 403 insufficient_scope; 0 means 1, a negative value none.
 	MaxStepUps int
 	// Logger receives debug records of the flow (URLs, issuers, client ids; never a
-	// token or secret); nil means none.
+	// token or secret, and a URL's password and the values of its query as xxxxx);
+	// nil means none.
 	Logger *slog.Logger
 	// Now tells the time, to decide when a token has expired; nil means time.Now.
 	Now func() time.Time
@@ -453,7 +454,7 @@ func (f *Flow) authorize(ctx context.Context, ch challenge, sentGen uint64, sent
 	if rec.Issuer != "" && rec.Issuer != d.issuer {
 		// The server moved to another authorization server: nothing from the old one is
 		// presented to the new one (a pre-registered client is refused in client).
-		f.log.Debug("the authorization server changed", "was", rec.Issuer, "now", d.issuer)
+		f.log.Debug("the authorization server changed", "was", redact.URL(rec.Issuer), "now", redact.URL(d.issuer))
 		r := &Record{}
 		if rec.Client != nil && rec.Client.Kind == ClientPreRegistered {
 			r.Client = rec.Client
@@ -550,7 +551,9 @@ func (f *Flow) authorizationCode(ctx context.Context, d *discovery, rec *Record,
 		Scopes:      strings.Fields(scope),
 	}
 	authURL := conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", d.resource))
-	f.log.Debug("authorizing in the browser", "url", authURL)
+	// The log gets the page without its query: its state is what keeps a forged answer
+	// out while the user is in the browser.
+	f.log.Debug("authorizing in the browser", "url", redact.URL(authURL))
 	actx, cancel := context.WithTimeout(ctx, f.cfg.AuthorizeTimeout)
 	resp, err := f.cfg.Browser.Authorize(actx, authURL)
 	timedOut := errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil

@@ -93,7 +93,7 @@ func (f *Flow) getJSON(ctx context.Context, what, u string, v any) (found bool, 
 	defer resp.Body.Close()
 	if resp.StatusCode >= 400 && resp.StatusCode < 500 || resp.StatusCode == http.StatusBadGateway {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
-		f.log.Debug("no metadata here", "what", what, "url", u, "status", resp.StatusCode)
+		f.log.Debug("no metadata here", "what", what, "url", redact.URL(u), "status", resp.StatusCode)
 		return false, nil
 	}
 	return true, decodeJSON(resp, what, u, v)
@@ -148,7 +148,11 @@ func (f *Flow) discover(ctx context.Context, resourceMetadata string) (*discover
 		// Revision 2025-03-26: the authorization server is the MCP server's origin.
 		asURL = (&url.URL{Scheme: f.server.Scheme, Host: f.server.Host}).String()
 		d.prmTried = urls
-		f.log.Debug("no protected resource metadata; the server's origin is its authorization server", "tried", urls, "issuer", asURL)
+		shown := make([]string, len(urls))
+		for i, u := range urls {
+			shown[i] = redact.URL(u) // the 401 names the first, and it may carry a key
+		}
+		f.log.Debug("no protected resource metadata; the server's origin is its authorization server", "tried", shown, "issuer", redact.URL(asURL))
 	} else {
 		if d.prm.Resource == "" || !resourceAllowed(d.prm.Resource, f.server) {
 			return nil, &ResourceMismatchError{Resource: d.prm.Resource, Server: f.server.String()}
@@ -184,7 +188,7 @@ func (f *Flow) discover(ctx context.Context, resourceMetadata string) (*discover
 			return nil, err
 		}
 		d.asm, d.issuer = &m, m.Issuer
-		f.log.Debug("authorization server found", "issuer", m.Issuer, "metadata", u)
+		f.log.Debug("authorization server found", "issuer", redact.URL(m.Issuer), "metadata", redact.URL(u))
 		return d, nil
 	}
 	if d.prm != nil {
@@ -198,7 +202,7 @@ func (f *Flow) discover(ctx context.Context, resourceMetadata string) (*discover
 		TokenEndpoint:         asURL + "/token",
 		RegistrationEndpoint:  asURL + "/register",
 	}
-	f.log.Debug("no authorization server metadata; using the default endpoints", "issuer", asURL)
+	f.log.Debug("no authorization server metadata; using the default endpoints", "issuer", redact.URL(asURL))
 	return d, nil
 }
 

@@ -1,9 +1,12 @@
 package auth_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -15,11 +18,12 @@ import (
 	"github.com/mcpi-dev/mcpi/auth"
 )
 
-// checkNoSecret fails t if s holds the password or the token of a secret URL.
+// checkNoSecret fails t if s (an error, a log) holds the password or the token of a
+// secret URL.
 func checkNoSecret(t *testing.T, s string) {
 	t.Helper()
 	if strings.Contains(s, "hunter2") || strings.Contains(s, "tok123") {
-		t.Errorf("the error %q holds a URL's password or token", s)
+		t.Errorf("%q holds a URL's password or token", s)
 	}
 }
 
@@ -198,4 +202,147 @@ func get(t *testing.T, u string, cfg *auth.Config) error {
 		t.Fatalf("err = %v, want a *url.Error", err)
 	}
 	return ue.Err
+}
+
+// debugLog is a Debug logger whose records are kept, each a JSON object.
+type debugLog struct{ buf bytes.Buffer }
+
+func (l *debugLog) logger() *slog.Logger {
+	return slog.New(slog.NewJSONHandler(&l.buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// attrs returns the attributes of the first record of msg, failing t without one.
+func (l *debugLog) attrs(t *testing.T, msg string) map[string]any {
+	t.Helper()
+	for line := range strings.Lines(l.buf.String()) {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if rec["msg"] == msg {
+			return rec
+		}
+	}
+	t.Fatalf("no %q in the log:\n%s", msg, l.buf.String())
+	return nil
+}
+
+// checkAttr fails t unless the record of msg has key as want (JSON: a string, a list
+// of strings, or an object of strings).
+func (l *debugLog) checkAttr(t *testing.T, msg, key string, want any) {
+	t.Helper()
+	got, _ := json.Marshal(l.attrs(t, msg)[key])
+	if w, _ := json.Marshal(want); string(got) != string(w) {
+		t.Errorf("%s: %s=%s, want %s", msg, key, got, w)
+	}
+}
+
+// noBrowser is a [auth.Browser] whose user never comes back.
+type noBrowser struct{ opened string }
+
+func (*noBrowser) RedirectURL(context.Context) (string, error) {
+	return "http://127.0.0.1:9/callback", nil
+}
+
+func (b *noBrowser) Authorize(_ context.Context, u string) (url.Values, error) {
+	b.opened = u
+	return nil, errors.New("the user went away")
+}
+
+// TestDebugLogsRedactURLs: the flow's Debug records name URLs (of the server, its
+// metadata, the authorization server, the authorization page, a client ID metadata
+// document, and those of a record) with their password and the values of their query as
+// xxxxx, as its errors do: a log is kept and passed around more than an error.
+func TestDebugLogsRedactURLs(t *testing.T) {
+	t.Run("metadata and the server", func(t *testing.T) {
+		mux := http.NewServeMux()
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+		mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") == "Bearer at-1" {
+				return
+			}
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+srv.URL+`/prm?key=tok123"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		})
+		mux.HandleFunc("POST /token", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"access_token":"at-1","token_type":"Bearer","expires_in":3600}`)
+		})
+		var log debugLog
+		err := get(t, srv.URL+"/mcp?key=tok123", &auth.Config{Grant: auth.ClientCredentials, ClientID: "c", ClientSecret: "s", Logger: log.logger()})
+		if err == nil || err.Error() != "the request succeeded" {
+			t.Fatalf("the flow failed: %v", err)
+		}
+		checkNoSecret(t, log.buf.String())
+		log.checkAttr(t, "no metadata here", "url", srv.URL+"/prm?key=xxxxx")
+		const assumed = "no protected resource metadata; the server's origin is its authorization server"
+		log.checkAttr(t, assumed, "tried", []string{srv.URL + "/prm?key=xxxxx",
+			srv.URL + "/.well-known/oauth-protected-resource/mcp", srv.URL + "/.well-known/oauth-protected-resource"})
+		rec, _ := log.attrs(t, "obtained a token")["record"].(map[string]any)
+		if rec["resource"] != srv.URL+"/mcp?key=xxxxx" || rec["client_id"] != "c" {
+			t.Errorf("obtained a token: record=%v, want resource %s/mcp?key=xxxxx and client_id c", rec, srv.URL)
+		}
+	})
+
+	t.Run("record", func(t *testing.T) {
+		const (
+			raw   = "https://user:hunter2@as.example/x?token=tok123"
+			shown = "https://user:xxxxx@as.example/x?token=xxxxx"
+		)
+		var log debugLog
+		log.logger().Debug("stored", "record", &auth.Record{Resource: raw, Issuer: raw, Scope: "s",
+			Client: &auth.ClientInfo{ID: raw, Kind: auth.ClientMetadataDocument}})
+		log.checkAttr(t, "stored", "record", map[string]string{
+			"resource": shown, "issuer": shown, "scope": "s", "client_id": shown, "client": auth.ClientMetadataDocument})
+	})
+
+	t.Run("authorization server", func(t *testing.T) {
+		mux := http.NewServeMux()
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+		issuer := strings.Replace(srv.URL, "http://", "http://user:hunter2@", 1)
+		shownIssuer := strings.Replace(srv.URL, "http://", "http://user:xxxxx@", 1)
+		mux.HandleFunc("/mcp", func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(http.StatusUnauthorized)
+		})
+		mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"resource":%q,"authorization_servers":[%q]}`, srv.URL+"/mcp", issuer)
+		})
+		mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"issuer":%q,"authorization_endpoint":%q,"token_endpoint":%q,"code_challenge_methods_supported":["S256"],"client_id_metadata_document_supported":true}`,
+				issuer, srv.URL+"/authorize?tenant=tok123", srv.URL+"/token")
+		})
+		var log debugLog
+		browser := &noBrowser{}
+		err := get(t, srv.URL+"/mcp", &auth.Config{Browser: browser, Logger: log.logger(),
+			ClientMetadataURL: "https://user:hunter2@client.example/mcpi.json?k=tok123"})
+		if err == nil || !strings.Contains(err.Error(), "the user went away") {
+			t.Fatalf("the flow ended with %v, want the browser's error", err)
+		}
+		checkNoSecret(t, log.buf.String())
+		log.checkAttr(t, "authorization server found", "issuer", shownIssuer)
+		log.checkAttr(t, "authorization server found", "metadata", srv.URL+"/.well-known/oauth-authorization-server")
+		log.checkAttr(t, "using the client ID metadata document as client id", "client_id", "https://user:xxxxx@client.example/mcpi.json?k=xxxxx")
+		// The page the browser opens has a state and a code challenge, which the log
+		// must not give away either.
+		opened, err := url.Parse(browser.opened)
+		if err != nil || opened.Query().Get("state") == "" {
+			t.Fatalf("the browser opened %q", browser.opened)
+		}
+		q := url.Values{}
+		for k := range opened.Query() {
+			q.Set(k, "xxxxx")
+		}
+		shown := log.attrs(t, "authorizing in the browser")["url"].(string)
+		got, err := url.Parse(shown)
+		if err != nil || got.Scheme+"://"+got.Host+got.Path != srv.URL+"/authorize" || got.Query().Encode() != q.Encode() {
+			t.Errorf("authorizing in the browser: url=%s, want %s/authorize with the values of %s as xxxxx", shown, srv.URL, browser.opened)
+		}
+		if strings.Contains(log.buf.String(), opened.Query().Get("state")) {
+			t.Errorf("the log holds the authorization's state:\n%s", log.buf.String())
+		}
+	})
 }

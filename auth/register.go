@@ -65,7 +65,7 @@ func (f *Flow) client(ctx context.Context, d *discovery, rec *Record, redirect, 
 		return c, nil
 	}
 	if d.asm.ClientIDMetadataDocumentSupported && f.cfg.ClientMetadataURL != "" {
-		f.log.Debug("using the client ID metadata document as client id", "client_id", f.cfg.ClientMetadataURL)
+		f.log.Debug("using the client ID metadata document as client id", "client_id", redact.URL(f.cfg.ClientMetadataURL))
 		return &ClientInfo{ID: f.cfg.ClientMetadataURL, AuthMethod: AuthMethodNone, Kind: ClientMetadataDocument, Issuer: d.issuer}, nil
 	}
 	if d.asm.RegistrationEndpoint == "" {
@@ -125,7 +125,7 @@ func (f *Flow) registerClient(ctx context.Context, d *discovery, redirect, scope
 	if len(reg.RedirectURIs) == 0 {
 		reg.RedirectURIs = []string{redirect}
 	}
-	f.log.Debug("registered the client", "issuer", d.issuer, "client_id", reg.ClientID, "auth_method", reg.AuthMethod)
+	f.log.Debug("registered the client", "issuer", redact.URL(d.issuer), "client_id", reg.ClientID, "auth_method", reg.AuthMethod)
 	return &ClientInfo{
 		ID: reg.ClientID, Secret: reg.ClientSecret, AuthMethod: reg.AuthMethod,
 		RedirectURIs: reg.RedirectURIs, Kind: ClientDynamic, Issuer: d.issuer,

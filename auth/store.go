@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"golang.org/x/oauth2"
+
+	"github.com/mcpi-dev/mcpi/internal/redact"
 )
 
 // Record is what the flow keeps for one MCP server: the tokens it holds, the resource
@@ -30,9 +32,13 @@ func (r *Record) LogValue() slog.Value {
 	if r == nil {
 		return slog.StringValue("none")
 	}
-	attrs := []slog.Attr{slog.String("resource", r.Resource), slog.String("issuer", r.Issuer), slog.String("scope", r.Scope)}
+	attrs := []slog.Attr{slog.String("resource", redact.URL(r.Resource)), slog.String("issuer", redact.URL(r.Issuer)), slog.String("scope", r.Scope)}
 	if r.Client != nil {
-		attrs = append(attrs, slog.String("client_id", r.Client.ID), slog.String("client", r.Client.Kind))
+		id := r.Client.ID
+		if r.Client.Kind == ClientMetadataDocument {
+			id = redact.URL(id) // the document's URL
+		}
+		attrs = append(attrs, slog.String("client_id", id), slog.String("client", r.Client.Kind))
 	}
 	if r.Token != nil {
 		attrs = append(attrs, slog.Time("expiry", r.Token.Expiry), slog.Bool("refreshable", r.Token.RefreshToken != ""))
