@@ -168,6 +168,13 @@ type Options struct {
 	// answered: without a bound, a peer that sends requests faster than they end (ones
 	// that wait for a user, or any, while it does not read the answers) takes memory
 	// without limit. Zero means no bound. A [NewServingConn] has its owner's bounds.
+	//
+	// An answer whose write waits (the peer does not read) holds a goroutine too, and
+	// counts against MaxInFlight until it is written, though its request no longer
+	// does: while the peer's requests handled and the answers it has not taken come to
+	// MaxInFlight, the reading waits for it to take some. The request that comes then
+	// is not refused: the peer may have sent it on reading an answer whose write has
+	// not returned yet.
 	MaxInFlight      int
 	MaxInFlightBytes int
 	// FirstID is the id of the first request the Conn sends, the later ones counting up
@@ -187,7 +194,8 @@ type Options struct {
 	// holds, the peer, the clock), from memory, and returns [ErrNotQuick] for the
 	// others, which go to Handler. Its answer is written there when the connection takes
 	// it at once, and by a worker otherwise, so that the reading never waits for a peer
-	// that does not read. It saves the wake-ups of a worker and of the goroutine that
+	// that does not read (an answer a worker writes counts against MaxInFlight until
+	// written, as a Handler's does). It saves the wake-ups of a worker and of the goroutine that
 	// would write. It must not block: while it runs, nothing is read. Its context has
 	// the request ([RequestFromContext]) and is not cancelled by the peer.
 	Quick Handler
@@ -211,6 +219,8 @@ type Conn struct {
 	inflight map[ID]context.CancelCauseFunc // requests being handled; made at the first
 	inBytes  int                            // len(Params) of the requests in inflight
 	inCount  int                            // requests not yet answered, for Drain
+	writing  int                            // answers out of inflight whose write has not returned
+	taken    chan struct{}                  // closed when writing drops, for the reading waiting for it
 	idle     []chan struct{}                // Drain's, closed once inCount is 0
 	err      error
 
@@ -298,7 +308,11 @@ func (c *Conn) dispatch(m Message, inline bool) {
 		case inline:
 			c.serveRequest(c.beginRequest(m))
 		default:
-			if msg := c.overLimit(m); msg != "" {
+			msg, ok := c.admit(m)
+			if !ok {
+				return // the connection ended
+			}
+			if msg != "" {
 				c.refuse(m, msg)
 				return
 			}
@@ -676,12 +690,36 @@ func AfterResponse(ctx context.Context, f func()) bool {
 	return true
 }
 
-// overLimit says why req cannot be taken now, or "" when it can: its id is that of a
-// request still handled, or it would pass [Options.MaxInFlight] or MaxInFlightBytes.
-func (c *Conn) overLimit(req *Request) string {
+// admit says why req cannot be taken, or "" when it can, having waited, while the
+// answers the peer has not taken fill [Options.MaxInFlight], for it to take some: each
+// holds a goroutine, and refusing req would be one more answer it does not read. ok is
+// false when the connection ended meanwhile.
+func (c *Conn) admit(req *Request) (msg string, ok bool) {
+	n := c.opts.MaxInFlight
+	for {
+		c.mu.Lock()
+		msg = c.overLimitLocked(req)
+		if msg != "" || n <= 0 || len(c.inflight)+c.writing < n {
+			c.mu.Unlock()
+			return msg, true
+		}
+		if c.taken == nil {
+			c.taken = make(chan struct{})
+		}
+		taken := c.taken
+		c.mu.Unlock()
+		select {
+		case <-taken:
+		case <-c.ctx.Done():
+			return "", false
+		}
+	}
+}
+
+// overLimitLocked says why req cannot be taken now, or "" when it can: its id is that of
+// a request still handled, or it would pass [Options.MaxInFlight] or MaxInFlightBytes.
+func (c *Conn) overLimitLocked(req *Request) string {
 	n, b := c.opts.MaxInFlight, c.opts.MaxInFlightBytes
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	switch {
 	case c.inflight[req.ID] != nil:
 		return fmt.Sprintf("a request with id %s is already in progress; an id may be used again once its request is answered", req.ID)
@@ -768,9 +806,10 @@ func (c *Conn) serveQuick(req *Request) bool {
 		return true
 	}
 	// The pipe is full, or another write is under way: a worker writes the answer,
-	// which counts as unanswered (Drain) until then.
+	// which counts as unanswered (Drain), and against MaxInFlight, until then.
 	c.mu.Lock()
 	c.inCount++
+	c.writing++
 	c.mu.Unlock()
 	c.workers.Go(func() {
 		defer c.answered()
@@ -781,10 +820,16 @@ func (c *Conn) serveQuick(req *Request) bool {
 	return true
 }
 
-// answered counts a request of the peer's as answered, for Drain.
+// answered counts a request of the peer's as answered, for Drain, and its answer as
+// written (or given up), for MaxInFlight.
 func (c *Conn) answered() {
 	c.mu.Lock()
 	c.inCount--
+	c.writing--
+	if c.taken != nil {
+		close(c.taken)
+		c.taken = nil
+	}
 	if c.inCount == 0 {
 		for _, ch := range c.idle {
 			close(ch)
@@ -828,10 +873,12 @@ func (c *Conn) respond(in inbound, result any, err error) {
 	req, ctx := in.req, in.ctx
 	// Handled: a cancellation comes too late now, and the request no longer counts against
 	// the bounds, so that a peer that sends its next request once it has this answer is
-	// never refused for this one.
+	// never refused for this one. Its answer counts instead until answered has it
+	// written, which holds up the reading, not refuses.
 	c.mu.Lock()
 	delete(c.inflight, req.ID)
 	c.inBytes -= len(req.Params)
+	c.writing++
 	c.mu.Unlock()
 	if errors.Is(context.Cause(ctx), errPeerCancelled) {
 		return // the peer gave up on this request and expects no response

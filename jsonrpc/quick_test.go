@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/transport"
@@ -19,6 +20,7 @@ type nowStream struct {
 	now    atomic.Bool
 	held   chan struct{}
 	direct atomic.Int32 // messages WriteNow wrote
+	writes atomic.Int32 // calls of Write, which wait until held is closed
 }
 
 func (s *nowStream) WriteNow(m jsonrpc.Message) (bool, error) {
@@ -30,6 +32,7 @@ func (s *nowStream) WriteNow(m jsonrpc.Message) (bool, error) {
 }
 
 func (s *nowStream) Write(ctx context.Context, m jsonrpc.Message) error {
+	s.writes.Add(1)
 	select {
 	case <-s.held:
 	case <-ctx.Done():
@@ -278,4 +281,67 @@ func TestQuickTakenUpThenPanics(t *testing.T) {
 		answer("again", nil)
 	}
 	p.expect(`{"jsonrpc":"2.0","id":3,"result":"handler"}`) // nothing of 1 or 2 before it
+}
+
+// TestQuickUnreadAnswersBounded: a peer that sends requests and does not read their
+// answers holds at most MaxInFlight of them waiting to be written, whether the Quick
+// handler or the Handler answered them; past that the reading waits for the peer to take
+// answers (so that a peer that never reads piles up no goroutines), and it refuses none,
+// since the answers are what the peer has not read yet. Once it reads, every answer goes
+// out and the reading goes on.
+func TestQuickUnreadAnswersBounded(t *testing.T) {
+	for _, quick := range []bool{true, false} {
+		name := map[bool]string{true: "quick", false: "handler"}[quick]
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				notes := make(chan string, 8)
+				opts := jsonrpc.Options{
+					MaxInFlight: 2,
+					Handler: jsonrpc.HandlerFunc(func(_ context.Context, req *jsonrpc.Request) (any, error) {
+						if req.IsNotification() {
+							notes <- req.Method
+						}
+						return "ok", nil
+					}),
+				}
+				if quick {
+					opts.Quick = jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) (any, error) { return "ok", nil })
+				}
+				conn, p, ns := newQuickPeer(t, opts)
+				// One at a time, so that each is answered (and its answer waits) before the
+				// next is read: two handlers still running would have the third refused.
+				for _, id := range []string{"1", "2"} {
+					p.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"get"}`)
+					synctest.Wait()
+				}
+				// One write: the reading stops in it.
+				p.send(`{"jsonrpc":"2.0","id":3,"method":"get"}` + "\n" + `{"jsonrpc":"2.0","method":"note"}`)
+				synctest.Wait()
+				if n := ns.writes.Load(); n != 2 {
+					t.Errorf("%d answers wait to be written to a peer that does not read, want 2 (MaxInFlight)", n)
+				}
+				if len(notes) != 0 {
+					t.Errorf("the notification after three unread answers was read, with one of them over MaxInFlight")
+				}
+				close(ns.held)
+				got := map[string]bool{}
+				for range 3 {
+					got[p.recv()] = true
+				}
+				for _, id := range []string{"1", "2", "3"} {
+					if line := `{"jsonrpc":"2.0","id":` + id + `,"result":"ok"}`; !got[line] {
+						t.Errorf("missing %s in %v", line, got)
+					}
+				}
+				if got := recv(t, notes, "the notification once the answers were read"); got != "note" {
+					t.Errorf("handled %q", got)
+				}
+				if err := conn.Drain(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				p.send(`{"jsonrpc":"2.0","id":4,"method":"get"}`)
+				p.expect(`{"jsonrpc":"2.0","id":4,"result":"ok"}`)
+			})
+		})
+	}
 }
