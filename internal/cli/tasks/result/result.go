@@ -12,7 +12,6 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/render"
-	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/shared"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
@@ -40,7 +39,9 @@ JSON-RPC error as it was sent (code and data only then), or {"error":{"message":
 saying what became of the task (cancelled, unknown to the server, lost). When a
 signal (Ctrl-C, SIGTERM) interrupts the wait, the task runs on, and --json prints
 {"interrupted":{"state":"running","fetch":CMD},"error":{"message":S}}, CMD the
-command that gets its result later.
+command that gets its result later; on the embedded demo server or a stdio
+server, which mcpi stops as it exits, the task ends with it: "state" is
+"stopped", with no "fetch", and S says so.
 
 Without server flags, a task recorded in the local state file (by --detach, or
 Ctrl-C while following) is fetched from the server it was started on, in the
@@ -110,12 +111,14 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil && errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		// Interrupted: the task, which this command did not start, runs on, and the
 		// output says so and how to fetch its result (it said "interrupted" as the
-		// error of a task that had not ended).
-		intr := &cmdutil.InterruptedTaskError{ID: opts.ID, Fetch: state.FetchCommand(opts.Selection, sess.ProtocolVersion(), opts.ID)}
+		// error of a task that had not ended); or, on a server that stops as mcpi
+		// exits, that it ends with it, with nothing to fetch later.
+		left, _ := opts.Ending(sess, opts.ID)
+		intr := left.Interrupted(opts.ID)
 		if opts.JSON {
 			msg, _ := cmdutil.Describe(intr)
 			_ = cmdutil.PrintJSON(opts.IO.Out, map[string]any{
-				"interrupted": &taskview.Interrupted{State: taskview.LeftRunning, Fetch: intr.Fetch},
+				"interrupted": &taskview.Interrupted{State: left.State(), Fetch: intr.Fetch},
 				"error":       &taskview.Error{Message: strings.TrimPrefix(msg, "mcpi: ")},
 			})
 		}

@@ -53,9 +53,9 @@ func (l Left) State() string {
 // command would then find nothing. A failure to record is said on stderr: the task runs
 // all the same, and the command returned names its server.
 func (o *Options) LeaveTask(sess *cmdutil.Session, t mcp.Task, tool string, sessionEnded bool) Left {
-	if srv, stdio := o.stdioServer(); o.Embedded() || stdio {
+	if l, ends := o.Ending(sess, t.TaskID); ends {
 		// Its server stops as mcpi exits: a session kept there keeps nothing.
-		return Left{Fetch: state.FetchCommand(o.Selection, sess.ProtocolVersion(), t.TaskID), Ends: true, Stdio: srv}
+		return l
 	}
 	left, err := o.record(sess, t, tool, sessionEnded)
 	if err != nil {
@@ -63,6 +63,17 @@ func (o *Options) LeaveTask(sess *cmdutil.Session, t mcp.Task, tool string, sess
 		fmt.Fprintf(o.IO.ErrOut, "mcpi: %s\n", msg)
 	}
 	return left
+}
+
+// Ending returns what becomes of task id when the command leaves it without recording
+// it: its Fetch command, and Ends set (with Stdio) when the selected server stops as mcpi
+// exits (the embedded demo server, a stdio server), which ends the task with it.
+func (o *Options) Ending(sess *cmdutil.Session, id string) (l Left, ends bool) {
+	l.Fetch = state.FetchCommand(o.Selection, sess.ProtocolVersion(), id)
+	if srv, stdio := o.stdioServer(); o.Embedded() || stdio {
+		l.Ends, l.Stdio = true, srv
+	}
+	return l, l.Ends
 }
 
 // record is LeaveTask's record. A task already recorded on this server keeps its
