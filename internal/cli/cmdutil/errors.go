@@ -375,6 +375,9 @@ type LeftInputError struct {
 	Kept   bool
 	NoTask bool
 	Err    error
+	// Followed is the task a command on one task followed, when the request named
+	// another (ID, of the same session): it runs on, and FollowedFetch gets its result.
+	Followed, FollowedFetch string
 }
 
 func (e *LeftInputError) Error() string {
@@ -388,7 +391,11 @@ func (e *LeftInputError) Error() string {
 	if e.ID == "" {
 		return fmt.Sprintf("%s; the tasks mcpi followed wait %s (\"mcpi tasks list --local\" lists them, and \"mcpi tasks result ID\" gives a task its input)", strings.TrimSuffix(e.Err.Error(), "."), where)
 	}
-	return fmt.Sprintf("%s; the task %q waits for it %s: \"%s\" gives it", strings.TrimSuffix(e.Err.Error(), "."), e.ID, where, e.Fetch)
+	msg := fmt.Sprintf("%s; the task %q waits for it %s: \"%s\" gives it", strings.TrimSuffix(e.Err.Error(), "."), e.ID, where, e.Fetch)
+	if e.Followed != "" {
+		msg += fmt.Sprintf("; the task %q is still running on the server: get its result with \"%s\"", e.Followed, e.FollowedFetch)
+	}
+	return msg
 }
 
 func (e *LeftInputError) Unwrap() error { return e.Err }

@@ -23,6 +23,11 @@ type RequestPolicy struct {
 	// Tool is the tool the requests belong to when they name no task the session started
 	// (a plain call, or a task fetched by id): the key looked up in the answers file.
 	Tool string
+	// TaskTool returns the tool of task id, when known (ok), for a request that names a
+	// task the session did not start (one of a session taken up again, which holds the
+	// tasks recorded with it): such a request is not Tool's, and is looked up by the
+	// tool of its own task. Nil knows none.
+	TaskTool func(id string) (tool string, ok bool)
 	// Kind is what Tool names: "tool" (or empty), "prompt" (prompts get) or "resource"
 	// (resources read, whose Tool is the URI), for the sentences.
 	Kind string

@@ -156,8 +156,9 @@ type handler struct {
 }
 
 // toolOf finds the tool a request belongs to: the tool of its related task when the
-// session started that task, else the tool the command named (a task the session follows
-// by id, as "tasks result" does in 2026-07-28, has no tool of its own).
+// session started that task, or when the command knows it (policy.TaskTool), else the
+// tool the command named (a task the session follows by id, as "tasks result" does in
+// 2026-07-28, has no tool of its own).
 func (h *handler) toolOf(req *client.Request) string {
 	h.mu.Lock()
 	sess := h.sess
@@ -167,6 +168,11 @@ func (h *handler) toolOf(req *client.Request) string {
 			if t.ID() == req.RelatedTask && t.Tool != "" {
 				return t.Tool
 			}
+		}
+	}
+	if req.RelatedTask != "" && h.policy.TaskTool != nil {
+		if tool, ok := h.policy.TaskTool(req.RelatedTask); ok {
+			return tool
 		}
 	}
 	return h.policy.Tool

@@ -3,13 +3,17 @@ package tasks_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"testing"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
+	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/result"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks/watch"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -77,6 +81,90 @@ func TestResultInterruptedOnEmbeddedServer(t *testing.T) {
 			if err := json.Unmarshal(env.Out.Bytes(), &got); err != nil || got.Interrupted == nil || *got.Interrupted != (taskview.Interrupted{State: taskview.LeftStopped}) ||
 				got.Error == nil || got.Error.Message != sentence || got.Error.Code != nil {
 				t.Errorf("%s: stdout %s\nwant an \"interrupted\" object of state %q with %q", era, env.Out, taskview.LeftStopped, sentence)
+			}
+		}
+	}
+}
+
+// twoTasksInOneSession starts the tasks of tools "wait" and "ask" of d (an
+// askOrWaitServer) in one session, which it leaves open on the server, and records both
+// with it, as "tools call --task" records a task it leaves. It returns their ids.
+func twoTasksInOneSession(t *testing.T, d *clitest.Demo) (waiting, asking string) {
+	t.Helper()
+	sel := &connect.Selection{URL: d.URL}
+	env := clitest.New(t, sel)
+	sess, err := env.Factory.Connect(clitest.Context(t), cmdutil.RequestPolicy{Leave: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := state.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := sess.Keep()
+	ids := map[string]string{}
+	for _, tool := range []string{"wait", "ask"} {
+		task, err := sess.StartToolTask(clitest.Context(t), &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(`{}`)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := state.Remember(store, sel, tool, sess.ProtocolVersion(), task.State(), kept); err != nil {
+			t.Fatal(err)
+		}
+		ids[tool] = task.ID()
+	}
+	sess.Close()
+	return ids["wait"], ids["ask"]
+}
+
+// "tasks watch ID" (and "tasks result ID") of a task recorded with a session it shares
+// with another task, stopped on a question it cannot ask that names that other task
+// (params._meta's related-task), says that the other task waits for the input and the
+// one watched runs on: a "waiting" event for the one, an "interrupted" event (state
+// "running") for the other, and the sentence names both, and the tool of the task that
+// asks. They said the watched task waited, with a "waiting" event for it, and keyed the
+// answer by its tool.
+func TestWatchOneLeftInputNamesAnotherTask(t *testing.T) {
+	for _, cmd := range []string{"watch", "result"} {
+		clitest.StateDir(t)
+		d, ask := askOrWaitServerPolled(t, time.Millisecond)
+		watched, asking := twoTasksInOneSession(t, d)
+		env := fresh(t)
+		o := sharedOpts(env, cmd == "watch")
+		var err error
+		if cmd == "watch" {
+			env.IO.Out = writeThen{env.Out, ask} // the question comes once the watch shows its task
+			err = watch.Run(clitest.Context(t), &watch.Options{Options: o, ID: watched})
+		} else {
+			o.Connect = func(c context.Context, requests cmdutil.RequestPolicy) (*cmdutil.Session, error) {
+				sess, err := env.Factory.Connect(c, requests)
+				ask() // the question comes once the session is taken up
+				return sess, err
+			}
+			err = result.Run(clitest.Context(t), &result.Options{Options: o, ID: watched})
+		}
+		waits := askNeed + `; the task "` + asking + `" waits for it on the server, in the session mcpi left open there: "mcpi tasks result ` + asking + `" gives it`
+		runs := `the task "` + watched + `" is still running on the server: get its result with "mcpi tasks result ` + watched + `"`
+		if got, want := describe(err), "mcpi: "+waits+"; "+runs+" (exit 2)"; got != want {
+			t.Errorf("tasks %s:\ngot  %q\nwant %q", cmd, got, want)
+		}
+		if n := len(d.Server.Sessions()); n != 1 {
+			t.Errorf("tasks %s: the server has %d sessions, want the tasks'", cmd, n)
+		}
+		if cmd != "watch" {
+			continue
+		}
+		evs := jsonEvents(t, env.Out.String())
+		if got, want := lastEvents(evs), map[string]string{asking: "waiting", watched: "interrupted"}; !maps.Equal(got, want) {
+			t.Errorf("last events %v, want %v\n%s", got, want, env.Out)
+		}
+		for _, ev := range evs {
+			switch {
+			case ev.Event == "waiting" && (ev.Waiting == nil || ev.Waiting.Fetch != "mcpi tasks result "+asking || ev.Error == nil || ev.Error.Message != waits+"; "+runs):
+				t.Errorf("waiting: %+v %+v", ev.Waiting, ev.Error)
+			case ev.Event == "interrupted" && (ev.Interrupted == nil || *ev.Interrupted != (taskview.Interrupted{State: taskview.LeftRunning, Fetch: "mcpi tasks result " + watched}) ||
+				ev.Error == nil || ev.Error.Message != "interrupted; "+runs):
+				t.Errorf("interrupted: %+v %+v", ev.Interrupted, ev.Error)
 			}
 		}
 	}

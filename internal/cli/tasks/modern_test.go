@@ -641,7 +641,9 @@ func TestModernWatchAllLeftInputNamesItsTask(t *testing.T) {
 	})
 	env := clitest.New(t, &connect.Selection{URL: url})
 	err := watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, true)})
-	waits := `the server asked for the user's input (elicitation), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"elicitation": {"*": {"name": "..."}}}; the task "t1" waits for it on the server: "mcpi tasks result t1" gives it`
+	// The answer is keyed by the tool the state file records for t1, as "mcpi tasks
+	// result t1 --answers FILE" looks it up.
+	waits := `the server asked for the user's input (elicitation for the tool "greet"), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with {"elicitation": {"greet": {"name": "..."}}}; the task "t1" waits for it on the server: "mcpi tasks result t1" gives it`
 	checkDescribed(t, err, "mcpi: "+waits+" (exit 2)")
 	evs := jsonEvents(t, env.Out.String())
 	if got, want := lastEvents(evs), map[string]string{"t1": "waiting", "t2": "interrupted"}; !maps.Equal(got, want) {

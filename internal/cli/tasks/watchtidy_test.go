@@ -6,6 +6,7 @@ import (
 	"maps"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
@@ -72,9 +73,16 @@ func TestWatchInterruptedOnEmbeddedServer(t *testing.T) {
 // whose "ask" tool asks the user's name (elicitation, linked to its task) once ask is
 // called.
 func askOrWaitServer(t *testing.T) (d *clitest.Demo, ask func()) {
+	return askOrWaitServerPolled(t, 0)
+}
+
+// askOrWaitServerPolled is askOrWaitServer suggesting poll as the tasks' pollInterval
+// (0: the default), which is also how long a question of a task waits for a
+// tasks/result to come in before it goes to the task's session.
+func askOrWaitServerPolled(t *testing.T, poll time.Duration) (d *clitest.Demo, ask func()) {
 	asked := make(chan struct{})
 	var once sync.Once
-	srv := server.New(mcp.Implementation{Name: "asks", Version: "1"}, &server.Options{Tasks: &tasks.Options{}})
+	srv := server.New(mcp.Implementation{Name: "asks", Version: "1"}, &server.Options{Tasks: &tasks.Options{PollInterval: poll}})
 	srv.AddTool(&mcp.Tool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`), Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
 		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 			<-ctx.Done()

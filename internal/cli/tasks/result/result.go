@@ -94,7 +94,7 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	// Input mcpi cannot give is left for a later command: refusing it would have the
 	// server fail the task (or mcpi cancel it), which this command did not start.
-	sess, err := opts.Open(ctx, cmdutil.RequestPolicy{Answers: opts.Answers, Tool: entry.Tool, Leave: true})
+	sess, err := opts.Open(ctx, cmdutil.RequestPolicy{Answers: opts.Answers, Tool: entry.Tool, Leave: true, TaskTool: opts.RecordedTool})
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package shared
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/mcpi-dev/mcpi/client"
@@ -132,9 +133,31 @@ func (o *Options) stdioServer() (string, bool) {
 // the input, so it is recorded, with the session that reached it kept open on the
 // server ([Options.LeaveTask]): the request is the session's, and a server that binds
 // the task to it would drop the task with it. The sentence says where the task waits
-// and which command gives it its input. A task whose server stops with mcpi ends with
-// it: left alone says what to do.
+// and which command gives it its input. A request that names another task (of a
+// session taken up again, which holds the tasks recorded with it) is that task's: it
+// waits, and is recorded so, and task id runs on, which the sentence says too. A task
+// whose server stops with mcpi ends with it: left alone says what to do.
 func (o *Options) LeftInput(ctx context.Context, sess *cmdutil.Session, id, tool string, left error) error {
+	var need *cmdutil.NeedTerminalError
+	if errors.As(left, &need) && need.Task != "" && need.Task != id {
+		asking, _ := o.RecordedTool(need.Task)
+		l := o.leave(ctx, sess, need.Task, asking)
+		if l.Ends {
+			return left
+		}
+		followed := o.leave(ctx, sess, id, tool)
+		return &cmdutil.LeftInputError{ID: need.Task, Fetch: l.Fetch, Kept: l.Kept, Err: left, Followed: id, FollowedFetch: followed.Fetch}
+	}
+	l := o.leave(ctx, sess, id, tool)
+	if l.Ends {
+		return left
+	}
+	return &cmdutil.LeftInputError{ID: id, Fetch: l.Fetch, Kept: l.Kept, Err: left}
+}
+
+// leave is [Options.LeaveTask] for task id, whose state it asks for unless it is the
+// task recorded.
+func (o *Options) leave(ctx context.Context, sess *cmdutil.Session, id, tool string) Left {
 	t := mcp.Task{TaskID: id}
 	if o.recorded == nil || o.recorded.TaskID != id {
 		// The record counts the task's ttl; one that cannot be read leaves it unlimited.
@@ -142,9 +165,19 @@ func (o *Options) LeftInput(ctx context.Context, sess *cmdutil.Session, id, tool
 			t = st
 		}
 	}
-	l := o.LeaveTask(sess, t, tool, false)
-	if l.Ends {
-		return left
+	return o.LeaveTask(sess, t, tool, false)
+}
+
+// RecordedTool returns the tool of task id as the state file records it for the
+// selected server, and whether it does: for [cmdutil.RequestPolicy.TaskTool].
+func (o *Options) RecordedTool(id string) (string, bool) {
+	store, err := o.Store()
+	if err != nil || o.Selection == nil {
+		return "", false
 	}
-	return &cmdutil.LeftInputError{ID: id, Fetch: l.Fetch, Kept: l.Kept, Err: left}
+	e, ok, err := store.Find(id)
+	if err != nil || !ok || !state.FromSelection(o.Selection).Same(e.Server) {
+		return "", false
+	}
+	return e.Tool, true
 }

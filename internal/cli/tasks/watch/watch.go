@@ -91,7 +91,10 @@ server, and "error" says which; see "mcpi tools call --help");
 question mcpi cannot ask ends the stream with
 {"event":"waiting","time":T,"task":TASK,"waiting":{"fetch":CMD},"error":{"message":S}}
 for the task, which waits for the input on the server: CMD is the command that
-gives it, S the sentence stderr has. Without an ID, an interruption ends the
+gives it, S the sentence stderr has. With an ID, that is the task the question
+names: another task of the session taken up (its related-task) waits instead,
+and the watched task, which runs on, has an "interrupted" event (state
+"running") before it. Without an ID, an interruption ends the
 stream with an "interrupted" event for each task still running (a question, with
 a "waiting" event for the task it names, its related-task in 2025-11-25 or the task
 whose inputRequests it is in 2026-07-28, or for each task of the session it came in
@@ -148,7 +151,7 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	// Input mcpi cannot give is left for a later command: refusing it would have the
 	// server fail the task (or mcpi cancel it), which this command did not start.
-	sess, err := opts.Open(ctx, cmdutil.RequestPolicy{Answers: opts.Answers, Tool: tool, Leave: true})
+	sess, err := opts.Open(ctx, cmdutil.RequestPolicy{Answers: opts.Answers, Tool: tool, Leave: true, TaskTool: opts.RecordedTool})
 	if err != nil {
 		return err
 	}
@@ -162,14 +165,29 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	if left := sess.Left(); left != nil && !errors.As(err, new(*cmdutil.LeftInputError)) {
 		if opts.ID != "" {
-			// The question came before the task was followed (a resumed session gets
-			// it again at once): the task waits all the same.
+			// Stopped on a question mcpi could not ask, maybe before the task was
+			// followed (a resumed session gets it again at once): the task it names
+			// waits, this one or another of the session, which leaves this one
+			// running.
+			watched := mcp.Task{TaskID: opts.ID}
+			if asked := (*leftAsked)(nil); errors.As(err, &asked) {
+				watched = asked.task
+			}
 			err := opts.LeftInput(ctx, sess, opts.ID, tool, left)
 			var leftIn *cmdutil.LeftInputError
 			if opts.JSON && errors.As(err, &leftIn) {
+				// Lines that cannot be written change nothing: stderr says it.
+				out := taskview.NewJSONWriter(opts.IO.Out)
+				waiting := &mcp.Task{TaskID: leftIn.ID}
+				if leftIn.Followed != "" {
+					running := &cmdutil.InterruptedTaskError{ID: opts.ID, Fetch: leftIn.FollowedFetch}
+					msg, _ := cmdutil.Describe(running)
+					_ = out.Write(taskview.InterruptedEvent(opts.Now(), &watched, taskview.LeftRunning, running.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+				} else {
+					waiting = &watched
+				}
 				msg, _ := cmdutil.Describe(err)
-				// A line that cannot be written changes nothing: stderr says it.
-				_ = taskview.NewJSONWriter(opts.IO.Out).Write(taskview.WaitingEvent(opts.Now(), &mcp.Task{TaskID: opts.ID}, leftIn.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
+				_ = out.Write(taskview.WaitingEvent(opts.Now(), waiting, leftIn.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
 			}
 			return err
 		}
@@ -177,6 +195,13 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	return err
 }
+
+// leftAsked is watchOne's stop on a question mcpi could not ask, on a server that
+// outlives mcpi, which Run words, as it does one that came before the task was followed:
+// task is the task as last seen.
+type leftAsked struct{ task mcp.Task }
+
+func (e *leftAsked) Error() string { return "stopped on a question mcpi could not ask" }
 
 func changed(a, b mcp.Task) bool {
 	return a.Status != b.Status || a.StatusMessage != b.StatusMessage || a.LastUpdatedAt != b.LastUpdatedAt
@@ -293,23 +318,17 @@ func watchOne(ctx context.Context, opts *Options, sess *cmdutil.Session) error {
 		p.live.Stop(true)
 	}
 	st := task.State()
+	l := sess.Left()
+	if _, ends := opts.Ending(sess, opts.ID); l != nil && !ends {
+		// Stopped on a question mcpi could not ask: the task it names waits for its
+		// answer, which Run says.
+		return &leftAsked{task: st}
+	}
 	left := opts.LeaveTask(sess, st, opts.tool, false)
 	stopped := left.Interrupted(opts.ID)
 	var intr error = stopped
 	said := intr // what stderr says
-	l := sess.Left()
-	switch {
-	case l != nil && !left.Ends:
-		// Stopped on a question mcpi could not ask: the task waits for its answer.
-		intr = &cmdutil.LeftInputError{ID: opts.ID, Fetch: left.Fetch, Kept: left.Kept, Err: l}
-		if p.out != nil {
-			msg, _ := cmdutil.Describe(intr)
-			// A line that cannot be written (stdout closed) changes nothing: the
-			// stop is what the exit status and stderr say.
-			_ = p.out.Write(taskview.WaitingEvent(opts.Now(), &st, left.Fetch, strings.TrimPrefix(msg, "mcpi: ")))
-		}
-		return intr
-	case l != nil:
+	if l != nil {
 		// The task ends with its server all the same; Run returns the question's
 		// sentence, which says how to give the input.
 		said = l
@@ -417,7 +436,7 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 	taken := []*recordedSession{{sess: cs}}
 	var nf notFollowed
 	if !sess.Modern() && !opts.Embedded() {
-		taken = takeUp(ctx, opts, cs, cmdutil.RequestPolicy{Answers: opts.Answers, Leave: true}, &nf)
+		taken = takeUp(ctx, opts, cs, cmdutil.RequestPolicy{Answers: opts.Answers, Leave: true, TaskTool: opts.RecordedTool}, &nf)
 		for _, g := range taken[1:] {
 			defer g.sess.Close() // which leaves it open on the server, as it was
 			// A question one of them cannot ask stops the watch, as one of cs does.
