@@ -188,6 +188,19 @@ func Subject(kind, name string) string {
 }
 
 func (e *NeedTerminalError) Error() string {
+	what, example := e.parts()
+	if e.Answers != "" {
+		if len(e.Needs) > 1 {
+			return fmt.Sprintf("the server asked for the user's input (%s), and the answers file %s has no answer for %d of its requests; add them, such as %s, or run mcpi on a terminal", what, e.Answers, len(e.Needs), example)
+		}
+		return fmt.Sprintf("the server asked for the user's input (%s), and the answers file %s has no answer for it; add one, such as %s, or run mcpi on a terminal", what, e.Answers, example)
+	}
+	return fmt.Sprintf("the server asked for the user's input (%s), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with %s", what, example)
+}
+
+// parts returns what the server asked for (the kinds of request, and what for) and an
+// example of the answers file that answers it.
+func (e *NeedTerminalError) parts() (what, example string) {
 	var kinds []string
 	byKind := map[string][]string{}
 	for _, n := range e.Needs {
@@ -214,18 +227,12 @@ func (e *NeedTerminalError) Error() string {
 	for _, k := range kinds {
 		parts = append(parts, fmt.Sprintf("%q: {%s}", k, strings.Join(byKind[k], ", ")))
 	}
-	example := "{" + strings.Join(parts, ", ") + "}"
-	what := strings.Join(kinds, " and ")
+	example = "{" + strings.Join(parts, ", ") + "}"
+	what = strings.Join(kinds, " and ")
 	if s := Subject(e.Kind, e.Tool); s != "" {
 		what += " for " + s
 	}
-	if e.Answers != "" {
-		if len(e.Needs) > 1 {
-			return fmt.Sprintf("the server asked for the user's input (%s), and the answers file %s has no answer for %d of its requests; add them, such as %s, or run mcpi on a terminal", what, e.Answers, len(e.Needs), example)
-		}
-		return fmt.Sprintf("the server asked for the user's input (%s), and the answers file %s has no answer for it; add one, such as %s, or run mcpi on a terminal", what, e.Answers, example)
-	}
-	return fmt.Sprintf("the server asked for the user's input (%s), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with %s", what, example)
+	return what, example
 }
 
 // TaskReason says why a command on a task by id failed. (A followed task that was
@@ -400,6 +407,58 @@ func (e *LeftInputError) Error() string {
 
 func (e *LeftInputError) Unwrap() error { return e.Err }
 
+// StoppedForInputError is a command on a task of a server that stops as mcpi exits (the
+// embedded demo server when Embedded, else the stdio server Stdio) that stopped on a
+// request of the server it could not answer (Err, a [*NeedTerminalError], or the answers
+// file's answer that does not fit): the task ends with the server, so no later command
+// can give it its input, and only the call that started it, run again, can be answered.
+// ID is the task, or "" when the request names none ("tasks watch" without an id).
+type StoppedForInputError struct {
+	ID       string
+	Embedded bool
+	Stdio    string
+	// Call is the command that makes the call again, but for its arguments ("" when the
+	// tool is not known).
+	Call string
+	Err  error
+}
+
+func (e *StoppedForInputError) Error() string {
+	ends := "the task it is for ends"
+	if e.ID != "" {
+		ends = fmt.Sprintf("the task %q ends", e.ID)
+	}
+	if e.Embedded {
+		ends += " with the embedded demo server, which mcpi stops as it exits"
+	} else {
+		ends += fmt.Sprintf(" with the stdio server %s, which mcpi stops as it exits", e.Stdio)
+	}
+	again := func(file string) string {
+		if e.Call == "" {
+			return ""
+		}
+		return fmt.Sprintf(" (\"%s --answers %s\", with its arguments)", e.Call, file)
+	}
+	var need *NeedTerminalError
+	switch {
+	case !errors.As(e.Err, &need):
+		return fmt.Sprintf("%s; %s: run the call that started it again%s", strings.TrimSuffix(e.Err.Error(), "."), ends, again("FILE"))
+	case need.Answers != "":
+		what, example := need.parts()
+		no, add := "no answer for it", "add one"
+		if len(need.Needs) > 1 {
+			no, add = fmt.Sprintf("no answer for %d of its requests", len(need.Needs)), "add them"
+		}
+		return fmt.Sprintf("the server asked for the user's input (%s), and the answers file %s has %s, and %s: %s, such as %s, and run the call that started it again%s, or run that on a terminal",
+			what, need.Answers, no, ends, add, example, again(need.Answers))
+	}
+	what, example := need.parts()
+	return fmt.Sprintf("the server asked for the user's input (%s), which mcpi can only give on a terminal or from an answers file, and %s: run the call that started it again on a terminal, or with --answers FILE holding %s%s",
+		what, ends, example, again("FILE"))
+}
+
+func (e *StoppedForInputError) Unwrap() error { return e.Err }
+
 // UnrecordedTaskError is a task that the server created and runs, left running by mcpi
 // (--detach), which the local state file could not record (Err says why): later
 // commands need the server named again, as Fetch does.
@@ -511,24 +570,25 @@ func Describe(err error) (sentence string, code int) {
 
 func describe(err error) (sentence string, code int) {
 	var (
-		cancelIn *CancelledForInputError
-		unrec    *UnrecordedTaskError
-		usage    *UsageError
-		cfg      *ConfigError
-		unknownS *UnknownServerError
-		connect  *ConnectError
-		tool     *ToolError
-		output   *OutputSchemaError
-		terminal *NeedTerminalError
-		leftIn   *LeftInputError
-		rpc      *jsonrpc.Error
-		support  *client.TaskSupportError
-		task     *TaskError
-		end      *client.TaskEndError
-		intr     *InterruptedTaskError
-		login    *LoginNeededError
-		lostCLI  *LostTaskError
-		lost     *client.TaskLostError
+		cancelIn  *CancelledForInputError
+		unrec     *UnrecordedTaskError
+		usage     *UsageError
+		cfg       *ConfigError
+		unknownS  *UnknownServerError
+		connect   *ConnectError
+		tool      *ToolError
+		output    *OutputSchemaError
+		terminal  *NeedTerminalError
+		leftIn    *LeftInputError
+		stoppedIn *StoppedForInputError
+		rpc       *jsonrpc.Error
+		support   *client.TaskSupportError
+		task      *TaskError
+		end       *client.TaskEndError
+		intr      *InterruptedTaskError
+		login     *LoginNeededError
+		lostCLI   *LostTaskError
+		lost      *client.TaskLostError
 	)
 	switch {
 	case err == nil:
@@ -544,6 +604,12 @@ func describe(err error) (sentence string, code int) {
 			return fmt.Sprintf("%s; so mcpi gave up on the task %q (in protocol 2026-07-28 a task's input cannot be refused), and %s", strings.TrimSuffix(why, "."), cancelIn.TaskID, look.CancelFailed(a)), code
 		}
 		return fmt.Sprintf("%s; so mcpi cancelled the task %q (in protocol 2026-07-28 a task's input cannot be refused)", strings.TrimSuffix(why, "."), cancelIn.TaskID), code
+	case errors.As(err, &leftIn):
+		// Before its cause (a [*UsageError] when the answers file's answer does not
+		// fit), which the sentence words with what became of the task.
+		return leftIn.Error(), ExitUsage
+	case errors.As(err, &stoppedIn):
+		return stoppedIn.Error(), ExitUsage
 	case errors.As(err, &login):
 		return login.Error(), ExitUsage
 	case errors.As(err, &usage):
@@ -559,8 +625,6 @@ func describe(err error) (sentence string, code int) {
 		return fmt.Sprintf("the config file %s has no server named %q; it has %s", unknownS.File, unknownS.Name, quoteList(known)), ExitUsage
 	case errors.As(err, &connect):
 		return describeConnect(connect), ExitUsage
-	case errors.As(err, &leftIn):
-		return leftIn.Error(), ExitUsage
 	case errors.As(err, &terminal):
 		return terminal.Error(), ExitUsage
 	case errors.As(err, &task):

@@ -62,6 +62,14 @@ func TestDescribe(t *testing.T) {
 		{&InterruptedTaskError{ID: "x", Fetch: "mcpi tasks result x"}, `interrupted; the task "x" is still running on the server: get its result with "mcpi tasks result x"`, 2},
 		{&InterruptedTaskError{ID: "x", Cancelled: true}, `interrupted; the task "x" was cancelled on the server`, 2},
 		{&InterruptedTaskError{ID: "x", Embedded: true}, `interrupted; the task "x" ends with the embedded demo server`, 2},
+		// A question of a task that ends with its server is answered only by the call
+		// made again.
+		{&StoppedForInputError{ID: "x", Stdio: "srv --stdio", Call: "mcpi --stdio 'srv --stdio' tools call ask_task --task", Err: &NeedTerminalError{Needs: []Need{{What: "sampling"}}, Tool: "ask_task", Answers: "a.json"}},
+			`the server asked for the user's input (sampling for the tool "ask_task"), and the answers file a.json has no answer for it, and the task "x" ends with the stdio server srv --stdio, which mcpi stops as it exits: add one, such as {"sampling": {"ask_task": "the model's reply"}}, and run the call that started it again ("mcpi --stdio 'srv --stdio' tools call ask_task --task --answers a.json", with its arguments), or run that on a terminal`, 2},
+		{&StoppedForInputError{ID: "x", Embedded: true, Err: &NeedTerminalError{Needs: []Need{{What: "elicitation"}}}},
+			`the server asked for the user's input (elicitation), which mcpi can only give on a terminal or from an answers file, and the task "x" ends with the embedded demo server, which mcpi stops as it exits: run the call that started it again on a terminal, or with --answers FILE holding {"elicitation": {"*": {"field": "value"}}}`, 2},
+		{&StoppedForInputError{Embedded: true, Err: &UsageError{Msg: "the answers file a.json has a wrong answer."}},
+			`the answers file a.json has a wrong answer; the task it is for ends with the embedded demo server, which mcpi stops as it exits: run the call that started it again`, 2},
 		{&InterruptedTaskError{}, "interrupted before the server answered with the task's id; the call was withdrawn, but the server may have started the task already (and may ignore the withdrawal), and with no id mcpi cannot cancel it or fetch its result", 2},
 		{&ConnectError{Target: "http://h/mcp", Err: fmt.Errorf("server/discover: %w", &StopError{Signal: syscall.SIGTERM})}, "interrupted while starting a session with http://h/mcp", 2},
 		{fmt.Errorf("tools/list: %w", &jsonrpc.CallError{Method: "tools/list", Op: jsonrpc.OpSend, Err: fmt.Errorf("Post \"http://h/mcp\": %w", &StopError{Signal: os.Interrupt})}), "interrupted before the server answered tools/list", 2},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/result"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/watch"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/internal/cli/tools/call"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 )
@@ -165,6 +167,80 @@ func TestWatchOneLeftInputNamesAnotherTask(t *testing.T) {
 			case ev.Event == "interrupted" && (ev.Interrupted == nil || *ev.Interrupted != (taskview.Interrupted{State: taskview.LeftRunning, Fetch: "mcpi tasks result " + watched}) ||
 				ev.Error == nil || ev.Error.Message != "interrupted; "+runs):
 				t.Errorf("interrupted: %+v %+v", ev.Interrupted, ev.Error)
+			}
+		}
+	}
+}
+
+// A question mcpi cannot ask (no terminal, no answers file) of a task of the embedded
+// demo server, which stops as mcpi exits and the task with it, is answered only by the
+// call made again: "tasks watch" (with an id and without) and "tasks result" say so, and
+// name that call, where they said to pass --answers to a later command, as if the task
+// would wait for it; "tools call --task", whose call it is, says to pass --answers to it.
+func TestLeftInputOnEmbeddedServerMakesTheCallAgain(t *testing.T) {
+	const example = `{"elicitation": {"ask_task": {"name": "..."}}}`
+	for _, era := range []string{mcp.LatestProtocolVersion, mcp.ProtocolVersion20260728} {
+		clitest.StateDir(t)
+		env := clitest.New(t, &connect.Selection{Protocol: era})
+		err := callTool(clitest.Context(t), env, &call.Options{Name: "ask_task", Task: true})
+		want := `the server asked for the user's input (elicitation for the tool "ask_task"), which mcpi can only give on a terminal or from an answers file; run it on a terminal, or pass --answers FILE with ` + example
+		end := " (exit 2)"
+		if era != mcp.LatestProtocolVersion {
+			// The task id is not known here.
+			end = `" (in protocol 2026-07-28 a task's input cannot be refused) (exit 2)`
+			want += `; so mcpi cancelled the task "`
+		}
+		if got := describe(err); !strings.HasPrefix(got, "mcpi: "+want) || !strings.HasSuffix(got, end) {
+			t.Errorf("%s tools call --task:\ngot  %q\nwant %q...%q", era, got, "mcpi: "+want, end)
+		}
+		for _, cmd := range []string{"watch", "watch all", "result"} {
+			if cmd == "watch all" && era != mcp.LatestProtocolVersion {
+				continue // the embedded server has no recorded tasks to follow there
+			}
+			env := clitest.New(t, &connect.Selection{Protocol: era})
+			o := sharedOpts(env, cmd != "result")
+			var id string
+			setID := func(string) {}
+			o.Connect = func(c context.Context, requests cmdutil.RequestPolicy) (*cmdutil.Session, error) {
+				sess, err := env.Factory.Connect(c, requests)
+				if err != nil {
+					return nil, err
+				}
+				task, err := sess.StartToolTask(c, &mcp.CallToolParams{Name: "ask_task", Arguments: json.RawMessage(`{}`)}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				id = task.ID()
+				setID(id)
+				return sess, nil
+			}
+			switch cmd {
+			case "result":
+				opts := &result.Options{Options: o, ID: "set once the task is created"}
+				setID = func(id string) { opts.ID = id }
+				err = result.Run(clitest.Context(t), opts)
+			default:
+				opts := &watch.Options{Options: o}
+				if cmd == "watch" {
+					opts.ID = "set once the task is created"
+					setID = func(id string) { opts.ID = id }
+				}
+				err = watch.Run(clitest.Context(t), opts)
+			}
+			want := `the server asked for the user's input (elicitation for the tool "ask_task"), which mcpi can only give on a terminal or from an answers file, and the task "` + id +
+				`" ends with the embedded demo server, which mcpi stops as it exits: run the call that started it again on a terminal, or with --answers FILE holding ` + example +
+				` ("mcpi tools call ask_task --task --answers FILE", with its arguments)`
+			if got := describe(err); got != "mcpi: "+want+" (exit 2)" {
+				t.Errorf("%s tasks %s:\ngot  %q\nwant %q", era, cmd, got, "mcpi: "+want+" (exit 2)")
+			}
+			if cmd != "watch" {
+				continue
+			}
+			evs := jsonEvents(t, env.Out.String())
+			last := evs[len(evs)-1]
+			if last.Event != "interrupted" || last.Interrupted == nil || *last.Interrupted != (taskview.Interrupted{State: taskview.LeftStopped}) ||
+				last.Error == nil || last.Error.Message != want {
+				t.Errorf("%s tasks watch: last line %+v %+v\nwant an \"interrupted\" event of state %q with %q", era, last, last.Error, taskview.LeftStopped, want)
 			}
 		}
 	}

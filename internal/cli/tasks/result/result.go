@@ -58,7 +58,9 @@ left unanswered: mcpi exits with status 2 and says how to answer, and the task
 keeps waiting for it, so that the command can be run again with --answers. The
 task is recorded in the local state file, and the session that reached it (which
 the question belongs to, and a server may bind the task to) is left open on the
-server for that command to take up.
+server for that command to take up. On the embedded demo server or a stdio
+server, which mcpi stops as it exits, the task ends with it: mcpi says to make
+the call that started it again, on a terminal or with --answers FILE.
 
 The result's structuredContent is checked against the tool's output schema, as
 "mcpi tools call" checks it, when the task's tool is known (recorded in the local

@@ -136,23 +136,41 @@ func (o *Options) stdioServer() (string, bool) {
 // and which command gives it its input. A request that names another task (of a
 // session taken up again, which holds the tasks recorded with it) is that task's: it
 // waits, and is recorded so, and task id runs on, which the sentence says too. A task
-// whose server stops with mcpi ends with it: left alone says what to do.
+// whose server stops with mcpi ends with it: the sentence says to make the call again
+// ([Options.StoppedForInput]).
 func (o *Options) LeftInput(ctx context.Context, sess *cmdutil.Session, id, tool string, left error) error {
 	var need *cmdutil.NeedTerminalError
 	if errors.As(left, &need) && need.Task != "" && need.Task != id {
 		asking, _ := o.RecordedTool(need.Task)
 		l := o.leave(ctx, sess, need.Task, asking)
 		if l.Ends {
-			return left
+			return o.StoppedForInput(need.Task, l, left)
 		}
 		followed := o.leave(ctx, sess, id, tool)
 		return &cmdutil.LeftInputError{ID: need.Task, Fetch: l.Fetch, Kept: l.Kept, Err: left, Followed: id, FollowedFetch: followed.Fetch}
 	}
 	l := o.leave(ctx, sess, id, tool)
 	if l.Ends {
-		return left
+		return o.StoppedForInput(id, l, left)
 	}
 	return &cmdutil.LeftInputError{ID: id, Fetch: l.Fetch, Kept: l.Kept, Err: left}
+}
+
+// StoppedForInput is the error of a command on task id (or, with id "", on several)
+// that stopped on a request of the server it could not answer (left), on a server that
+// stops as mcpi exits (l.Ends), with the task: no later command can give the task its
+// input, so the sentence says to make the call again, on a terminal or with --answers.
+func (o *Options) StoppedForInput(id string, l Left, left error) error {
+	e := &cmdutil.StoppedForInputError{ID: id, Embedded: l.Stdio == "", Stdio: l.Stdio, Err: left}
+	var need *cmdutil.NeedTerminalError
+	if errors.As(left, &need) && need.Tool != "" && (need.Kind == "" || need.Kind == "tool") {
+		e.Call = "mcpi"
+		if !o.Embedded() {
+			e.Call += " " + state.FromSelection(o.Selection).Redacted().Flags()
+		}
+		e.Call += " tools call " + cmdutil.ShellQuote(need.Tool) + " --task"
+	}
+	return e
 }
 
 // leave is [Options.LeaveTask] for task id, whose state it asks for unless it is the

@@ -59,7 +59,9 @@ see "mcpi tools call --help"). Input mcpi cannot give (no terminal, and no
 answer in the file) is left unanswered: mcpi stops, exits with status 2 and says
 how to answer, and the task keeps waiting for it, recorded in the local state
 file with the session that reached it left open on the server, for "mcpi tasks
-result ID --answers FILE" to take up. On a terminal one status line
+result ID --answers FILE" to take up (on the embedded demo server or a stdio
+server, which mcpi stops as it exits, the task ends with it, and mcpi says to
+make the call that started it again, on a terminal or with --answers FILE). On a terminal one status line
 is redrawn in place; otherwise each status change is one line on stdout. Without
 server flags, a task recorded in the local state file is followed on the server
 it was started on, in the protocol version it was created in (unless --protocol
@@ -191,9 +193,27 @@ func Run(ctx context.Context, opts *Options) error {
 			}
 			return err
 		}
+		if err := stoppedForInput(opts, sess, left); err != nil {
+			return err
+		}
 		return left
 	}
 	return err
+}
+
+// stoppedForInput is the error of "tasks watch" without an id stopped on a question
+// mcpi could not ask (left), on a server that stops as mcpi exits, with its tasks: only
+// the call made again can be answered. It is nil on a server that outlives mcpi.
+func stoppedForInput(opts *Options, sess *cmdutil.Session, left error) error {
+	l, ends := opts.Ending(sess, "")
+	if !ends {
+		return nil
+	}
+	id := ""
+	if need := (*cmdutil.NeedTerminalError)(nil); errors.As(left, &need) {
+		id = need.Task
+	}
+	return opts.StoppedForInput(id, l, left)
 }
 
 // leftAsked is watchOne's stop on a question mcpi could not ask, on a server that
@@ -329,9 +349,9 @@ func watchOne(ctx context.Context, opts *Options, sess *cmdutil.Session) error {
 	var intr error = stopped
 	said := intr // what stderr says
 	if l != nil {
-		// The task ends with its server all the same; Run returns the question's
-		// sentence, which says how to give the input.
-		said = l
+		// The task ends with its server all the same; Run returns the sentence that says
+		// so, and to make the call again to give the input, as the line does.
+		said = opts.LeftInput(ctx, sess, opts.ID, opts.tool, l)
 	}
 	if p.out != nil {
 		msg, _ := cmdutil.Describe(said)
@@ -573,6 +593,9 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 			}
 		}
 		if leftIn != nil {
+			if err := stoppedForInput(opts, cs, leftIn.Err); err != nil {
+				return err
+			}
 			leftIn.NoTask = left == 0
 			if named && len(waiting) == 1 {
 				// The question named its task: the sentence says where that one waits,
