@@ -68,6 +68,8 @@ func TestDescribe(t *testing.T) {
 			`the server asked for the user's input (sampling for the tool "ask_task"), and the answers file a.json has no answer for it, and the task "x" ends with the stdio server srv --stdio, which mcpi stops as it exits: add one, such as {"sampling": {"ask_task": "the model's reply"}}, and run the call that started it again ("mcpi --stdio 'srv --stdio' tools call ask_task --task --answers a.json", with its arguments), or run that on a terminal`, 2},
 		{&StoppedForInputError{ID: "x", Embedded: true, Err: &NeedTerminalError{Needs: []Need{{What: "elicitation"}}}},
 			`the server asked for the user's input (elicitation), which mcpi can only give on a terminal or from an answers file, and the task "x" ends with the embedded demo server, which mcpi stops as it exits: run the call that started it again on a terminal, or with --answers FILE holding {"elicitation": {"*": {"field": "value"}}}`, 2},
+		{&LeftInputError{ID: "x", Fetch: "mcpi tasks result x", Err: &UsageError{Msg: "the answers file a.json has a wrong answer."}},
+			`the answers file a.json has a wrong answer; the task "x" waits for it on the server: "mcpi tasks result x" gives it`, 2},
 		{&StoppedForInputError{Embedded: true, Err: &UsageError{Msg: "the answers file a.json has a wrong answer."}},
 			`the answers file a.json has a wrong answer; the task it is for ends with the embedded demo server, which mcpi stops as it exits: run the call that started it again`, 2},
 		{&InterruptedTaskError{}, "interrupted before the server answered with the task's id; the call was withdrawn, but the server may have started the task already (and may ignore the withdrawal), and with no id mcpi cannot cancel it or fetch its result", 2},
