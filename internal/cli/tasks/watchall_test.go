@@ -133,6 +133,9 @@ func TestWatchAllFollowsTasksInOtherSessions(t *testing.T) {
 	if !maps.Equal(last, want) {
 		t.Errorf("last statuses %v, want %v\n%s", last, want, env.Out)
 	}
+	// The watch's own session ends as it returns; the server sees that on a goroutine
+	// of its own.
+	d.WaitIdle(t)
 	if n := len(d.Server.Sessions()); n != len(ids) {
 		t.Errorf("the server has %d sessions, want the %d the tasks were recorded with", n, len(ids))
 	}
