@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/client"
@@ -144,6 +145,118 @@ func TestInputLeftForTheNextSession(t *testing.T) {
 	<-(<-served).Done()
 
 	second := connect(func(_ context.Context, r *client.Request) { _ = r.Accept(map[string]any{"name": "Ada"}) })
+	defer second.Close()
+	followed, err := second.FollowTask(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-followed.Done():
+	case <-ctx.Done():
+		t.Fatal("the task never ended: its question did not reach the second session")
+	}
+	res, err := followed.Outcome()
+	if err != nil || len(res.Content) != 1 || res.Content[0].Text != "Ada" {
+		t.Fatalf("outcome = %+v, %v; want the second session's answer", res, err)
+	}
+}
+
+// gatedConn is a server's end of a connection whose reading goes on after Close until
+// gate is closed, as a transport's may (a read blocked in a system call): the window in
+// which the connection has failed its calls and its Done is not yet closed.
+type gatedConn struct {
+	jsonrpc.Connection
+	gate chan struct{}
+}
+
+func (g gatedConn) Close() error {
+	go func() {
+		<-g.gate
+		g.Connection.Close()
+	}()
+	return nil
+}
+
+// A task's question whose session the server itself ends is asked again of the next
+// session even when the connection fails the question before its reading has stopped:
+// the work waits for the session to be gone (the connection's Done) instead of taking
+// the failure for the task's. (It failed the task with "connection closed" whenever the
+// work saw the failure first, in about 1 of 200 runs of TestInputLeftForTheNextSession
+// under load, and every time here.)
+func TestInputAskedAgainOnceTheSessionIsGone(t *testing.T) {
+	synctest.Test(t, testInputAskedAgainOnceTheSessionIsGone)
+}
+
+func testInputAskedAgainOnceTheSessionIsGone(t *testing.T) {
+	srv := server.New(mcp.Implementation{Name: "s", Version: "1"}, &server.Options{
+		Tasks:            &tasks.Options{PollInterval: 5 * time.Millisecond},
+		AdoptOrphanTasks: true,
+	})
+	defer srv.Close()
+	srv.AddTool(&mcp.Tool{Name: "ask", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}},
+		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "name?",
+				RequestedSchema: []byte(`{"type":"object","properties":{"name":{"type":"string"}}}`)})
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(fmt.Sprint(res.Content["name"]))}}, nil
+		})
+	gate := make(chan struct{})
+	var gateOnce sync.Once
+	open := func() { gateOnce.Do(func() { close(gate) }) }
+	defer open()
+	served := make(chan *server.Session, 2)
+	connect := func(gated bool, onRequest func(context.Context, *client.Request)) *client.Session {
+		tr := transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
+			if gated {
+				conn = gatedConn{conn, gate}
+			}
+			served <- srv.Connect(ctx, conn)
+			return nil
+		}}
+		s, err := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{PollFloor: time.Millisecond,
+			Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}, OnRequest: onRequest}).
+			Connect(context.Background(), tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	asked := make(chan struct{})
+	var askedOnce sync.Once
+	first := connect(true, func(context.Context, *client.Request) { askedOnce.Do(func() { close(asked) }) }) // never answers
+	defer first.Close()
+	task, err := first.StartToolTask(ctx, &mcp.CallToolParams{Name: "ask"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-asked:
+	case <-ctx.Done():
+		t.Fatal("the first session was never asked")
+	}
+	id := task.ID()
+	ss := <-served
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		ss.Close() // fails the question at once; returns once the reading has stopped
+	}()
+	// Everything waits now: the session's Close for its reading, which waits for the
+	// gate; the work has the question's failure, and the task must not have ended with
+	// it while the session was still ending.
+	synctest.Wait()
+	m := srv.Tasks()
+	owner, _ := m.Owner(id)
+	if st, err := m.Get(owner, id); err != nil || st.Status.IsTerminal() {
+		t.Fatalf("while its session was ending, the task: %s %q, %v", st.Status, st.StatusMessage, err)
+	}
+	open()
+	<-closed
+	second := connect(false, func(_ context.Context, r *client.Request) { _ = r.Accept(map[string]any{"name": "Ada"}) })
 	defer second.Close()
 	followed, err := second.FollowTask(ctx, id)
 	if err != nil {

@@ -113,7 +113,15 @@ func callInTask(ctx context.Context, target *Session, method string, params, res
 		if err == nil {
 			return jsonrpc.DecodeResult(method, raw, result)
 		}
-		if !errors.Is(err, jsonrpc.ErrClosed) || ctx.Err() != nil || !closed(target.conn.Done()) {
+		if !errors.Is(err, jsonrpc.ErrClosed) || ctx.Err() != nil {
+			return err
+		}
+		// A connection fails its calls as it begins to end, before its reading stops
+		// and Done is closed: the session is gone, and the next one can be told from
+		// it, only then.
+		select {
+		case <-target.conn.Done():
+		case <-ctx.Done():
 			return err
 		}
 		next, waiter := target.server.nextRequestor(ctx, w.h, target)
@@ -205,16 +213,6 @@ func (s *Server) nextRequestor(ctx context.Context, h *tasks.Handle, gone *Sessi
 		return nil, jsonrpc.ID{}
 	}
 	return next, waiter
-}
-
-// closed reports whether ch is closed.
-func closed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }
 
 // taskSession returns the live session that owns task id, or nil.
