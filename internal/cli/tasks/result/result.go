@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +17,10 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 )
+
+// leaveWait bounds the tasks/get that an interrupted command asks the task's ttl with,
+// for its record.
+const leaveWait = 5 * time.Second
 
 // Options are the inputs of "tasks result".
 type Options struct {
@@ -37,11 +42,14 @@ tool call would have returned. With --json: the CallToolResult; a task that
 ended without one prints {"error":{"code":N,"message":S,"data":D}}, the server's
 JSON-RPC error as it was sent (code and data only then), or {"error":{"message":S}}
 saying what became of the task (cancelled, unknown to the server, lost). When a
-signal (Ctrl-C, SIGTERM) interrupts the wait, the task runs on, and --json prints
-{"interrupted":{"state":"running","fetch":CMD},"error":{"message":S}}, CMD the
-command that gets its result later; on the embedded demo server or a stdio
-server, which mcpi stops as it exits, the task ends with it: "state" is
-"stopped", with no "fetch", and S says so.
+signal (Ctrl-C, SIGTERM) interrupts the wait, the task runs on, left as "mcpi
+tasks watch ID" leaves it: recorded in the local state file, with the session
+that reached it left open on the server (which may bind the task to it), and
+--json prints {"interrupted":{"state":"running","fetch":CMD},"error":{"message":S}},
+CMD the command that gets its result later through that session; on the
+embedded demo server or a stdio server, which mcpi stops as it exits, the task
+ends with it: nothing is recorded, "state" is "stopped", with no "fetch", and S
+says so.
 
 Without server flags, a task recorded in the local state file (by --detach, or
 Ctrl-C while following) is fetched from the server it was started on, in the
@@ -111,11 +119,17 @@ func Run(ctx context.Context, opts *Options) error {
 		return refused
 	}
 	if err != nil && errors.Is(err, context.Canceled) && ctx.Err() != nil {
-		// Interrupted: the task, which this command did not start, runs on, and the
-		// output says so and how to fetch its result (it said "interrupted" as the
-		// error of a task that had not ended); or, on a server that stops as mcpi
-		// exits, that it ends with it, with nothing to fetch later.
-		left, _ := opts.Ending(sess, opts.ID)
+		// Interrupted: the task, which this command did not start, runs on, and is left
+		// as "tasks watch" leaves it: recorded, with this session kept open on the
+		// server, which may have bound the task to it (ending it would drop the task
+		// the fetch command names). The output says so and how to fetch its result;
+		// or, on a server that stops as mcpi exits, that it ends with it, with nothing
+		// to fetch later. The wait's context has ended: the task's ttl, for the
+		// record, is asked for on one that has not, and briefly (a second Ctrl-C
+		// kills mcpi all the same).
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), leaveWait)
+		left := opts.Leave(lctx, sess, opts.ID, entry.Tool)
+		cancel()
 		intr := left.Interrupted(opts.ID)
 		if opts.JSON {
 			msg, _ := cmdutil.Describe(intr)

@@ -142,14 +142,14 @@ func (o *Options) LeftInput(ctx context.Context, sess *cmdutil.Session, id, tool
 	var need *cmdutil.NeedTerminalError
 	if errors.As(left, &need) && need.Task != "" && need.Task != id {
 		asking, _ := o.RecordedTool(need.Task)
-		l := o.leave(ctx, sess, need.Task, asking)
+		l := o.Leave(ctx, sess, need.Task, asking)
 		if l.Ends {
 			return o.StoppedForInput(need.Task, l, left)
 		}
-		followed := o.leave(ctx, sess, id, tool)
+		followed := o.Leave(ctx, sess, id, tool)
 		return &cmdutil.LeftInputError{ID: need.Task, Fetch: l.Fetch, Kept: l.Kept, Err: left, Followed: id, FollowedFetch: followed.Fetch}
 	}
-	l := o.leave(ctx, sess, id, tool)
+	l := o.Leave(ctx, sess, id, tool)
 	if l.Ends {
 		return o.StoppedForInput(id, l, left)
 	}
@@ -173,9 +173,12 @@ func (o *Options) StoppedForInput(id string, l Left, left error) error {
 	return e
 }
 
-// leave is [Options.LeaveTask] for task id, whose state it asks for unless it is the
-// task recorded.
-func (o *Options) leave(ctx context.Context, sess *cmdutil.Session, id, tool string) Left {
+// Leave is [Options.LeaveTask] for task id, whose state (for the record's ttl) it asks
+// for with ctx unless it is the task recorded, or its server stops as mcpi exits.
+func (o *Options) Leave(ctx context.Context, sess *cmdutil.Session, id, tool string) Left {
+	if l, ends := o.Ending(sess, id); ends {
+		return l
+	}
 	t := mcp.Task{TaskID: id}
 	if o.recorded == nil || o.recorded.TaskID != id {
 		// The record counts the task's ttl; one that cannot be read leaves it unlimited.
