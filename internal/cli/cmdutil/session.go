@@ -73,6 +73,8 @@ type Session struct {
 	// task recorded with it may be reached only through it. SessionEnded is set when
 	// the server had ended the session to take up, and this one is new.
 	Resumed, SessionEnded bool
+	// end is set by EndOnClose.
+	end bool
 }
 
 // NewSession returns s with its requests answered by h.
@@ -80,11 +82,17 @@ func NewSession(s *client.Session, h RequestHandler) *Session {
 	return &Session{Session: s, requests: h}
 }
 
+// EndOnClose makes Close end a session taken up ([Session.Resumed]) on the server, as it
+// ends one of its own, unless [client.Session.Keep] keeps it: for a session no record
+// names any more, which no later command would take up, and the server would hold until
+// its idle timeout.
+func (s *Session) EndOnClose() { s.end = true }
+
 // Close ends the session, then waits for the requests being answered: a prompt gives the
 // terminal back (and draws the status line it held back, see
 // [iostreams.IOStreams.KeepStatusLine]) before the command returns.
 func (s *Session) Close() error {
-	if s.Resumed {
+	if s.Resumed && !s.end {
 		s.Session.Keep()
 	}
 	err := s.Session.Close()

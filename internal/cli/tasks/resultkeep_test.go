@@ -12,6 +12,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/result"
+	"github.com/mcpi-dev/mcpi/internal/cli/tasks/watch"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -194,6 +195,101 @@ func TestResultInterruptedRecordsTaskWithSession(t *testing.T) {
 		env := fresh(t)
 		if err := result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, false), ID: id}); err != nil || env.Out.String() != "done\n" {
 			t.Errorf("mcpi tasks result %s: %s, %q", id, describe(err), env.Out)
+		}
+	}
+}
+
+// "tasks watch ID" and "tasks result ID" of a task recorded with its session, which the
+// server no longer has (its ttl ran out there) though it still has the session, forget
+// the task, and end the session they took up on the server when no other record names
+// it: no command would take it up again, and the server held it until its idle
+// timeout. A session another record names stays open for that task.
+func TestGoneTaskEndsItsUnnamedSession(t *testing.T) {
+	for _, cmd := range []string{"watch", "result"} {
+		for _, named := range []bool{false, true} {
+			clitest.StateDir(t)
+			d := boundServer(t)
+			id := detachBound(t, d, 1)[0]
+			store, err := state.Default()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if named {
+				e, _, _ := store.Find(id)
+				e.TaskID = "another task of the session"
+				if err := store.Add(e); err != nil {
+					t.Fatal(err)
+				}
+			}
+			owner, _ := d.Server.Tasks().Owner(id)
+			d.Server.Tasks().DropOwner(owner) // its ttl ran out on the server
+			env := fresh(t)
+			if cmd == "watch" {
+				err = watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, false), ID: id})
+			} else {
+				err = result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, false), ID: id})
+			}
+			want := `mcpi: the server no longer knows the task "` + id + `" (it expired, or the server restarted); mcpi has removed it from its local list of tasks (exit 1)`
+			if got := describe(err); got != want {
+				t.Errorf("tasks %s, named %v:\ngot  %q\nwant %q", cmd, named, got, want)
+			}
+			if _, ok, err := store.Find(id); err != nil || ok {
+				t.Errorf("tasks %s, named %v: the task is still recorded (%v)", cmd, named, err)
+			}
+			d.WaitIdle(t)
+			want1 := 0
+			if named {
+				want1 = 1
+			}
+			if n := len(d.Server.Sessions()); n != want1 {
+				t.Errorf("tasks %s, named %v: the server has %d sessions, want %d", cmd, named, n, want1)
+			}
+		}
+	}
+}
+
+// "tasks watch" without an id ends on the server a session it took up whose recorded
+// tasks the server no longer has, once it has forgotten them; the sessions of the
+// tasks it followed stay open as they were. It left the session open, named by no
+// record, until the server's idle timeout.
+func TestWatchAllEndsSessionOfGoneTasks(t *testing.T) {
+	clitest.StateDir(t)
+	d, release := releasedBoundServer(t)
+	ids := detachBound(t, d, 2)
+	owner, _ := d.Server.Tasks().Owner(ids[0])
+	d.Server.Tasks().DropOwner(owner) // its ttl ran out on the server
+	release()
+	env := clitest.New(t, &connect.Selection{URL: d.URL})
+	if err := watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, false)}); err != nil {
+		t.Fatal(describe(err))
+	}
+	want := "1 task mcpi recorded for this server in sessions of their own the server no longer knows (it expired, or the server ended its session): forgotten.\n"
+	if got := env.ErrOut.String(); got != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
+	}
+	d.WaitIdle(t)
+	if n := len(d.Server.Sessions()); n != 1 {
+		t.Errorf("the server has %d sessions, want the one of the task followed", n)
+	}
+}
+
+// The result shown, "tasks result ID" leaves the task recorded, with its session open
+// on the server, as they were: a server that binds the task to it (the TypeScript SDK's)
+// gives the result again through it until the task's ttl, which a later "tasks result
+// ID" (or "tasks get ID") asks for. Ending the session would lose that.
+func TestResultShownKeepsRecordAndSession(t *testing.T) {
+	clitest.StateDir(t)
+	d, release := releasedBoundServer(t)
+	id := detachBound(t, d, 1)[0]
+	release()
+	for range 2 {
+		env := fresh(t)
+		if err := result.Run(clitest.Context(t), &result.Options{Options: sharedOpts(env, false), ID: id}); err != nil || env.Out.String() != "done\n" {
+			t.Errorf("mcpi tasks result %s: %s, %q", id, describe(err), env.Out)
+		}
+		d.WaitIdle(t)
+		if n := len(d.Server.Sessions()); n != 1 {
+			t.Errorf("the server has %d sessions, want the task's", n)
 		}
 	}
 }

@@ -57,7 +57,11 @@ protocol version it was created in (unless --protocol names one), and through
 the session it was created in when mcpi left that open (a task of a 2025-11-25
 Streamable HTTP server, which may bind it to that session). When that server no
 longer knows the task (it expired, the server restarted, or it ended the task's
-session), the task is removed from the state file, and mcpi says so.
+session), the task is removed from the state file, and mcpi says so; the session
+it was recorded with, when the server still has it, is then ended there, unless
+another task recorded in the state file names it. Once the result is shown the
+task stays recorded, with its session, until its ttl: a server that binds the
+task to that session gives the result again through it.
 
 While it waits, the server may ask for input for the task (elicitation, sampling):
 it is answered at a prompt on a terminal, or from --answers FILE (see "mcpi tools

@@ -38,6 +38,8 @@ type Options struct {
 	recorded *state.Entry
 	// sessionEnded is set by Open when the server had ended the recorded session.
 	sessionEnded bool
+	// sess is the session Open opened.
+	sess *cmdutil.Session
 }
 
 // NewOptions returns the options of a command built from f.
@@ -99,6 +101,7 @@ func (o *Options) Open(ctx context.Context, requests cmdutil.RequestPolicy) (*cm
 	if err != nil {
 		return nil, err
 	}
+	o.sess = sess
 	if sess.SessionEnded && o.recorded != nil {
 		o.sessionEnded = true
 		if store, err := o.Store(); err == nil {
@@ -186,8 +189,37 @@ func (o *Options) unknown(id string) error {
 	}
 	if store, err := o.Store(); err == nil && store.Forget(id) == nil {
 		e.Forgotten = true
+		if o.sess != nil && !o.sessionEnded {
+			o.ReleaseSession(o.sess, o.recorded.Session)
+		}
 	}
 	return e
+}
+
+// ReleaseSession has sess, which took up the session kept (recorded with a task the
+// state file has just forgotten), end on the server as it closes when no record names
+// that session any more: no command would take it up again, and the server would hold
+// it, and what it binds to it, until its idle timeout. A session another record names
+// stays open for that task; so does one whose records cannot be read.
+func (o *Options) ReleaseSession(sess *cmdutil.Session, kept *client.Resumption) {
+	if !sess.Resumed || kept == nil {
+		return
+	}
+	store, err := o.Store()
+	if err != nil {
+		return
+	}
+	all, err := store.Load()
+	if err != nil {
+		return
+	}
+	server := state.FromSelection(o.Selection)
+	for _, e := range all {
+		if e.Session != nil && e.Session.SessionID == kept.SessionID && e.Server.Same(server) {
+			return
+		}
+	}
+	sess.EndOnClose()
 }
 
 // NeedList refuses tasks/list with a server that declares no tasks.list.

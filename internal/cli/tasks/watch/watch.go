@@ -75,7 +75,9 @@ their own are followed through those sessions, taken up as "mcpi tasks watch ID"
 takes one up (the newest 8 sessions; stderr counts the tasks of the others, and
 those whose session could not be taken up, which "mcpi tasks watch ID" follows one
 by one), in the same lines, and left open on the server as they were; a task the
-server no longer knows is forgotten, and counted on stderr. In protocol 2026-07-28,
+server no longer knows is forgotten, and counted on stderr, and a session no
+task recorded in the state file names any more is then ended on the server (so
+is the one "mcpi tasks watch ID" took up for a task the server no longer knows). In protocol 2026-07-28,
 whose Tasks extension has no tasks/list, the tasks mcpi recorded for the server
 when the watch starts are followed instead, those "mcpi tasks list" lists (a
 task the server no longer knows is forgotten; stderr counts those left out).
@@ -628,9 +630,11 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 			case ctx.Err() != nil:
 				return interrupted()
 			case errors.As(err, &te) && te.Reason == cmdutil.TaskUnknown:
-				// Its session, or its ttl, ended: no command will reach it again.
+				// Its session, or its ttl, ended: no command will reach it again, nor
+				// take up its session for it.
 				if store, serr := opts.Store(); serr == nil && store.Forget(e.TaskID) == nil {
 					nf.Gone++
+					opts.ReleaseSession(g.sess, e.Session)
 				}
 				continue
 			case err != nil:
