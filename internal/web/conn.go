@@ -101,12 +101,13 @@ type conn struct {
 // another: in 2026-07-28 a request that names none gets no log at all.
 const defaultLogLevel = mcp.LoggingLevelInfo
 
-// connInfo is what the page shows of a connection in its header and Connect view.
+// connInfo is what the page shows of a connection in its header and Connect view. It
+// holds no Target: the page has no use for the URL or the headers given, whose values
+// may be credentials ("Authorization=Bearer ...").
 type connInfo struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
 	Transport string `json:"transport"`
-	Target    Target `json:"target"`
 	// State is "connecting", "authorizing" (waiting for the user to log in),
 	// "connected", "closed" or "failed"; Error says why, for the last two.
 	State string `json:"state"`
@@ -277,7 +278,7 @@ func (s *Server) Open(ctx context.Context, t Target) (string, error) {
 	}
 	s.next++
 	c := &conn{s: s, id: "c" + strconv.Itoa(s.next), target: t, tasks: map[string]*taskRow{}, reqs: map[string]*pendingRequest{}, calls: map[string]*plainCall{}}
-	c.info = connInfo{ID: c.id, Target: t, State: "connecting", Name: describeTarget(t)}
+	c.info = connInfo{ID: c.id, State: "connecting", Name: describeTarget(t)}
 	s.conns[c.id] = c
 	s.order = append(s.order, c.id)
 	s.mu.Unlock()
@@ -285,12 +286,15 @@ func (s *Server) Open(ctx context.Context, t Target) (string, error) {
 	return c.id, c.dial(ctx)
 }
 
+// describeTarget names t until its dialer names it: a URL with its password and the
+// values of its query as xxxxx, as the CLI names it, since a server's key is often passed
+// there and the name is shown in the tab, its tooltip and the header.
 func describeTarget(t Target) string {
 	switch {
 	case t.Stdio != "":
 		return t.Stdio
 	case t.URL != "":
-		return t.URL
+		return look.RedactURL(t.URL)
 	case t.Config != "":
 		return t.Server + " (" + t.Config + ")"
 	}
@@ -352,7 +356,7 @@ func (c *conn) dial(ctx context.Context) error {
 	}
 	init := sess.InitializeResult()
 	c.info = connInfo{
-		ID: c.id, Name: d.Name, Transport: d.Transport, Target: c.target, State: "connected",
+		ID: c.id, Name: d.Name, Transport: d.Transport, State: "connected",
 		Protocol: sess.ProtocolVersion(), Era: look.Era(sess.Modern()), Dialect: dialect(sess),
 		Server: &init.ServerInfo, Capabilities: &init.Capabilities, Instructions: init.Instructions,
 	}

@@ -1195,3 +1195,63 @@ func TestLogHasTheHandshake(t *testing.T) {
 		})
 	}
 }
+
+// A server's URL reaches the page with its password and the values of its query as
+// xxxxx, and its headers' values not at all, while it connects, once it failed, and
+// once connected: the page names the server in its tab, its title and its header, and
+// a server's key is often passed in the query.
+func TestTargetSecretsNotServed(t *testing.T) {
+	const raw = "http://user:hunter2@127.0.0.1:1/mcp?key=sekrit&v=2"
+	shown, _ := json.Marshal("http://user:xxxxx@127.0.0.1:1/mcp?key=xxxxx&v=xxxxx")
+	dialing, release := make(chan struct{}), make(chan struct{})
+	var dials atomic.Int32
+	demoDial := demoDialer(t, nil)
+	srv := web.New(web.Options{Dial: func(ctx context.Context, tg web.Target, co *client.Options, l web.LoginFunc) (*client.Session, web.Dialed, error) {
+		if dials.Add(1) == 1 {
+			close(dialing)
+			<-release
+			return nil, web.Dialed{}, errors.New("connection refused")
+		}
+		return demoDial(ctx, web.Target{Protocol: tg.Protocol}, co, l)
+	}})
+	p := open(t, srv)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	body := `{"kind":"url","url":"` + raw + `","headers":["Authorization=Bearer t0ken","X-Api-Key=apik3y"]}`
+	check := func(when, snap string) {
+		t.Helper()
+		for _, secret := range []string{"hunter2", "sekrit", "t0ken", "apik3y"} {
+			if strings.Contains(snap, secret) {
+				t.Errorf("%s, the page is sent %q: %s", when, secret, snap)
+			}
+		}
+	}
+	failed := make(chan int, 1)
+	go func() {
+		code, _ := p.post("connect", body)
+		failed <- code
+	}()
+	<-dialing
+	snap := p.snapshot(ctx)
+	if !strings.Contains(snap, `"name":`+string(shown)) || !strings.Contains(snap, `"state":"connecting"`) {
+		t.Errorf("while connecting, the server is not named %s: %s", shown, snap)
+	}
+	check("while connecting", snap)
+	close(release)
+	if code := <-failed; code != http.StatusBadGateway {
+		t.Fatalf("connect: %d, want the dial's failure", code)
+	}
+	snap = p.snapshot(ctx)
+	if !strings.Contains(snap, `"name":`+string(shown)) || !strings.Contains(snap, `"state":"failed"`) {
+		t.Errorf("once failed, the server is not named %s: %s", shown, snap)
+	}
+	check("once failed", snap)
+	if code, out := p.post("connect", body); code != 200 {
+		t.Fatalf("connect: %d %s", code, out)
+	}
+	snap = p.snapshot(ctx)
+	if !strings.Contains(snap, `"state":"connected"`) {
+		t.Fatalf("not connected: %s", snap)
+	}
+	check("once connected", snap)
+}
