@@ -364,3 +364,46 @@ func TestLoginToOpenServerWithMetadataFails(t *testing.T) {
 		t.Errorf("exit %d, stderr %q\nwant exit 2, a sentence that starts with %q", code, stderr, want)
 	}
 }
+
+// The auth commands name a server whose URL carries a key in its query (or a password)
+// with its values as xxxxx, as every sentence of mcpi does: login's line, status's table
+// and --json, logout's line (they printed the URL whole, the key in it).
+func TestAuthCommandsRedactURL(t *testing.T) {
+	clitest.StateDir(t)
+	p := protectedDemo(t, false)
+	raw, shown := p.URL+"?key=sekrit", p.URL+"?key=xxxxx"
+	noKey := func(what, s string) {
+		t.Helper()
+		if strings.Contains(s, "sekrit") {
+			t.Errorf("%s names the key:\n%s", what, s)
+		}
+	}
+	out, errOut, code := cli(t, true, follow, "auth", "login", "--url", raw)
+	if code != 0 || !strings.HasPrefix(out, "logged in to "+shown+" (issuer "+p.AS.Issuer+"; ") {
+		t.Errorf("auth login: exit %d\n%s%s", code, out, errOut)
+	}
+	noKey("auth login", out+errOut)
+
+	out, _, code = cli(t, false, nil, "auth", "status", "--url", raw, "--json")
+	var st status.Result
+	if err := json.Unmarshal([]byte(out), &st); err != nil || code != 0 || len(st.Servers) != 1 || st.Servers[0].Server != shown || st.Servers[0].State != "logged in" {
+		t.Errorf("status --url --json: exit %d, %v\n%s", code, err, out)
+	}
+	noKey("status --url --json", out)
+	for _, args := range [][]string{{"auth", "status", "--url", raw}, {"auth", "status"}, {"auth", "status", "--json"}} {
+		out, _, code = cli(t, false, nil, args...)
+		if code != 0 || !strings.Contains(out, shown) {
+			t.Errorf("%v: exit %d, want %s named\n%s", args, code, shown, out)
+		}
+		noKey(fmt.Sprint(args), out)
+	}
+
+	out, _, code = cli(t, false, nil, "auth", "logout", "--url", raw)
+	if code != 0 || out != "logged out of "+shown+"\n" {
+		t.Errorf("logout: exit %d, %q", code, out)
+	}
+	out, _, code = cli(t, false, nil, "auth", "logout", "--url", raw)
+	if code != 0 || out != "not logged in to "+shown+"; nothing to forget\n" {
+		t.Errorf("logout again: exit %d, %q", code, out)
+	}
+}

@@ -58,10 +58,11 @@ func Run(ctx context.Context, opts *Options) error {
 	if err := t.Flow.Logout(ctx); err != nil {
 		return err
 	}
+	server := look.Safe(cmdutil.RedactURL(t.Flow.Server()))
 	if rec == nil && err == nil {
-		fmt.Fprintf(opts.IO.Out, "not logged in to %s; nothing to forget\n", look.Safe(t.Flow.Server()))
+		fmt.Fprintf(opts.IO.Out, "not logged in to %s; nothing to forget\n", server)
 		return nil
 	}
-	fmt.Fprintf(opts.IO.Out, "logged out of %s\n", look.Safe(t.Flow.Server()))
+	fmt.Fprintf(opts.IO.Out, "logged out of %s\n", server)
 	return nil
 }

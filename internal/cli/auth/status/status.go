@@ -32,6 +32,7 @@ type Options struct {
 
 // Entry is what the status says of one server; never a token or a secret.
 type Entry struct {
+	// Server is the server's URL, its password and the values of its query as xxxxx.
 	Server   string `json:"server"`
 	LoggedIn bool   `json:"loggedIn"`
 	// State is "logged in", "expired" (a token that has expired, or expires too soon
@@ -68,7 +69,8 @@ func NewCmd(f *cmdutil.Factory, sel *connect.Selection, runF func(context.Contex
 		Long: `Show whether mcpi is logged in to the server --url (or --config and --server)
 names, or to every server it keeps tokens for: the authorization server that
 issued the token, its scopes, when it expires, and whether it can be refreshed.
-Tokens are never shown.
+Tokens are never shown, nor a server URL's password and the values of its query
+(?key=xxxxx).
 
 With --json: {"servers":[{"server","loggedIn","state","issuer","scopes",
 "expiry","refreshable","client":{"id","kind"}}...]}.`,
@@ -121,7 +123,7 @@ func Run(ctx context.Context, opts *Options) error {
 		for _, s := range stored {
 			if s.Err != nil {
 				msg, _ := cmdutil.Describe(s.Err)
-				entries = append(entries, Entry{Server: s.Server, State: "unreadable", Error: msg})
+				entries = append(entries, Entry{Server: cmdutil.RedactURL(s.Server), State: "unreadable", Error: msg})
 				continue
 			}
 			entries = append(entries, NewEntry(s.Server, s.Record, now()))
@@ -160,9 +162,10 @@ func storeList(kind string) (func(context.Context) ([]state.StoredRecord, error)
 	return files.List, nil
 }
 
-// NewEntry describes the record kept for server (nil: none) at now.
+// NewEntry describes the record kept for server (nil: none) at now. The server is named
+// as every sentence names it ([cmdutil.RedactURL]): its key is often passed in its query.
 func NewEntry(server string, rec *mcpiauth.Record, now time.Time) Entry {
-	e := Entry{Server: server, State: "not logged in"}
+	e := Entry{Server: cmdutil.RedactURL(server), State: "not logged in"}
 	if rec == nil {
 		return e
 	}
