@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -179,4 +180,44 @@ func TestHTTPClientErrorsRedactURL(t *testing.T) {
 			t.Errorf("error %q, want %q", err, want)
 		}
 	})
+}
+
+// TestHTTPClientLogsRedactURL: the HTTP client's log records name the server's URL as
+// its errors do, its password and the values of its query as xxxxx: a Debug record of
+// the standalone stream the server does not offer, of a resumption that failed, and
+// the Warn of the request it failed.
+func TestHTTPClientLogsRedactURL(t *testing.T) {
+	fs := newFakeServer(t, func(w http.ResponseWriter, req *jsonrpc.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sseWrite(w, "id: p-1\ndata: \n\n")
+	}, func(w http.ResponseWriter, r *http.Request, n int) {
+		if r.Header.Get("Last-Event-ID") == "" {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte("hello"))
+	})
+	raw, shown := secretURL(fs.Listener.Addr().String())
+	var logs cmdLogBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	rs := &recordSleep{}
+	c, conn := dial(t, &HTTPClient{URL: raw, MaxReconnects: 1, sleep: rs.sleep, Logger: logger}, nil)
+	if err := c.Call(callCtx(t), "tools/call", nil, nil); err == nil {
+		t.Fatal("the call succeeded")
+	}
+	conn.Close() // the standalone stream's goroutine has logged by then
+	got := logs.String()
+	for _, want := range []string{
+		`msg="the server offers no standalone event stream" error="HTTP 405 from ` + shown,
+		`msg="resuming an event stream failed" error="GET ` + shown + ` answered Content-Type \"text/plain\"`,
+		`msg="request failed in transport" id=2 reason="the event stream ended before the response and 1 attempt to resume it failed: GET ` + shown,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the log does not hold %s:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "hunter2") || strings.Contains(got, "tok123") {
+		t.Errorf("the log holds the URL's password or token:\n%s", got)
+	}
 }
