@@ -92,17 +92,14 @@ func TestFollowTaskFromAnotherSession(t *testing.T) {
 	}
 }
 
-// TestInputLeftForTheNextSession: a task's side-channel question whose session ends
-// unanswered (its client could not ask anyone, as "mcpi tasks result" without a terminal)
-// does not fail the task: the server asks again on the next session that reaches the
-// task with tasks/result, and the task completes with that session's answer. (The tool's
-// question failed with the closed connection, and the task with it.)
-func TestInputLeftForTheNextSession(t *testing.T) {
+// askingServer is a server whose task tool "ask" asks its client's user for a name and
+// returns it, and which adopts the tasks of ended sessions; closed as the test ends.
+func askingServer(t *testing.T) *server.Server {
 	srv := server.New(mcp.Implementation{Name: "s", Version: "1"}, &server.Options{
 		Tasks:            &tasks.Options{PollInterval: 5 * time.Millisecond},
 		AdoptOrphanTasks: true,
 	})
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	srv.AddTool(&mcp.Tool{Name: "ask", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}},
 		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "name?",
@@ -112,19 +109,40 @@ func TestInputLeftForTheNextSession(t *testing.T) {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(fmt.Sprint(res.Content["name"]))}}, nil
 		})
+	return srv
+}
+
+// connectAsked connects a client that declares elicitation, answered by onRequest, to
+// srv over an in-memory pipe (its server end wrapped by wrap, if not nil), and sends the
+// server's session to served.
+func connectAsked(t *testing.T, srv *server.Server, served chan<- *server.Session, wrap func(jsonrpc.Connection) jsonrpc.Connection, onRequest func(context.Context, *client.Request)) *client.Session {
+	t.Helper()
+	tr := transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
+		if wrap != nil {
+			conn = wrap(conn)
+		}
+		served <- srv.Connect(ctx, conn)
+		return nil
+	}}
+	s, err := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{PollFloor: time.Millisecond,
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}, OnRequest: onRequest}).
+		Connect(context.Background(), tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestInputLeftForTheNextSession: a task's side-channel question whose session ends
+// unanswered (its client could not ask anyone, as "mcpi tasks result" without a terminal)
+// does not fail the task: the server asks again on the next session that reaches the
+// task with tasks/result, and the task completes with that session's answer. (The tool's
+// question failed with the closed connection, and the task with it.)
+func TestInputLeftForTheNextSession(t *testing.T) {
+	srv := askingServer(t)
 	served := make(chan *server.Session, 2)
 	connect := func(onRequest func(context.Context, *client.Request)) *client.Session {
-		tr := transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
-			served <- srv.Connect(ctx, conn)
-			return nil
-		}}
-		s, err := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{PollFloor: time.Millisecond,
-			Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}, OnRequest: onRequest}).
-			Connect(context.Background(), tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return connectAsked(t, srv, served, nil, onRequest)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -188,40 +206,18 @@ func TestInputAskedAgainOnceTheSessionIsGone(t *testing.T) {
 }
 
 func testInputAskedAgainOnceTheSessionIsGone(t *testing.T) {
-	srv := server.New(mcp.Implementation{Name: "s", Version: "1"}, &server.Options{
-		Tasks:            &tasks.Options{PollInterval: 5 * time.Millisecond},
-		AdoptOrphanTasks: true,
-	})
-	defer srv.Close()
-	srv.AddTool(&mcp.Tool{Name: "ask", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}},
-		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
-			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "name?",
-				RequestedSchema: []byte(`{"type":"object","properties":{"name":{"type":"string"}}}`)})
-			if err != nil {
-				return nil, err
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(fmt.Sprint(res.Content["name"]))}}, nil
-		})
+	srv := askingServer(t)
 	gate := make(chan struct{})
 	var gateOnce sync.Once
 	open := func() { gateOnce.Do(func() { close(gate) }) }
 	defer open()
 	served := make(chan *server.Session, 2)
 	connect := func(gated bool, onRequest func(context.Context, *client.Request)) *client.Session {
-		tr := transport.PipeTransport{Serve: func(ctx context.Context, conn jsonrpc.Connection) error {
-			if gated {
-				conn = gatedConn{conn, gate}
-			}
-			served <- srv.Connect(ctx, conn)
-			return nil
-		}}
-		s, err := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{PollFloor: time.Millisecond,
-			Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}, OnRequest: onRequest}).
-			Connect(context.Background(), tr)
-		if err != nil {
-			t.Fatal(err)
+		var wrap func(jsonrpc.Connection) jsonrpc.Connection
+		if gated {
+			wrap = func(conn jsonrpc.Connection) jsonrpc.Connection { return gatedConn{conn, gate} }
 		}
-		return s
+		return connectAsked(t, srv, served, wrap, onRequest)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
