@@ -230,7 +230,7 @@ func (t *Task) fetchDetailAsync(id string) {
 		// Bounded like any tasks/get: a server that never answers this one would
 		// otherwise hold the task's claim, and the task, for ever.
 		ctx, cancel, explain := t.s.deadline(context.Background(), mcp.MethodTasksGet)
-		err = t.s.conn.Go(ctx, mcp.MethodTasksGet, raw, func(res json.RawMessage, err error) {
+		err = t.s.conn.GoNow(ctx, mcp.MethodTasksGet, raw, func(res json.RawMessage, err error) {
 			err = explain(err) // before cancel, which would make any error a timeout's
 			cancel()
 			t.settleDetail(id, res, err)

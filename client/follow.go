@@ -727,7 +727,7 @@ func (t *Task) waitEarly() {
 	t.resulting, t.waiting, t.askedEarly = true, true, true
 	t.mu.Unlock()
 	ctx, done := t.resultContext(context.Background())
-	err := s.conn.Go(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, func(raw json.RawMessage, err error) {
+	err := s.conn.GoNow(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, func(raw json.RawMessage, err error) {
 		done()
 		s.tasks.waits.Add(-1)
 		t.waited(id, raw, err, true)
@@ -877,7 +877,7 @@ func (t *Task) clearWaiting(release bool) {
 // goroutine, which then has nothing to wait for (the final status is known).
 func (t *Task) fetchResultAsync(id string) {
 	ctx, done := t.resultContext(context.Background())
-	err := t.s.conn.Go(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, func(raw json.RawMessage, err error) {
+	err := t.s.conn.GoNow(ctx, mcp.MethodTasksResult, &mcp.TaskResultParams{TaskID: id}, func(raw json.RawMessage, err error) {
 		defer done()
 		t.settleResult(ctx, id, raw, err, fromContinuation, false)
 	})

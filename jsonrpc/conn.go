@@ -447,6 +447,22 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 // A caller that acts on a response where it arrives saves the hand-off of the response
 // to a waiting goroutine and back, which is most of what a small round trip costs.
 func (c *Conn) Go(ctx context.Context, method string, params any, done func(result json.RawMessage, err error)) error {
+	return c.goCall(ctx, method, params, done, false)
+}
+
+// GoNow is [Conn.Go] for a caller that must not wait on the write: the reading
+// goroutine, in a done of Go's. A request the connection cannot take at once (a
+// [NowWriter] whose WriteNow declines: a pipe without room, another write under way) is
+// written by a goroutine of its own, and done is then called with the write's error,
+// should it fail; so the reading goes on while the peer reads nothing, and a peer whose
+// own reading waits for this side to read (a bound on its requests, see
+// [Options.MaxInFlight]) is not left waiting on a reader that waits on it. On a
+// connection that is no NowWriter it is Go.
+func (c *Conn) GoNow(ctx context.Context, method string, params any, done func(result json.RawMessage, err error)) error {
+	return c.goCall(ctx, method, params, done, true)
+}
+
+func (c *Conn) goCall(ctx context.Context, method string, params any, done func(result json.RawMessage, err error), now bool) error {
 	raw, err := marshalParams(params)
 	if err != nil {
 		return &CallError{Method: method, Op: OpEncode, Err: err}
@@ -465,7 +481,30 @@ func (c *Conn) Go(ctx context.Context, method string, params any, done func(resu
 	c.later[id] = k
 	c.mu.Unlock()
 	tellID(ctx, id)
-	if err := c.write(ctx, &Request{ID: id, Method: method, Params: raw}); err != nil {
+	req := &Request{ID: id, Method: method, Params: raw}
+	if w, ok := c.conn.(NowWriter); now && ok {
+		wrote, err := w.WriteNow(req)
+		switch {
+		case wrote && err == nil && c.opts.Tap != nil:
+			c.opts.Tap(Outbound, req)
+		case wrote && err != nil:
+			if c.takeLater(id) == nil {
+				return nil
+			}
+			return &CallError{Method: method, Op: OpSend, Err: err}
+		case !wrote:
+			go func() {
+				if err := c.write(ctx, req); err != nil {
+					if k := c.takeLater(id); k != nil {
+						if k.stop != nil {
+							k.stop()
+						}
+						k.done(nil, &CallError{Method: method, Op: OpSend, Err: err})
+					}
+				}
+			}()
+		}
+	} else if err := c.write(ctx, req); err != nil {
 		if c.takeLater(id) == nil {
 			return nil // the connection ended meanwhile, and done was given why
 		}

@@ -126,15 +126,22 @@ func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 	cmd.Env = append(os.Environ(), c.Env...)
 	cmd.Dir = c.Dir
 	setProcessGroup(cmd)
-	stdin, err := cmd.StdinPipe()
+	// Not cmd.StdinPipe: its writer is no *os.File, whose room a write can be judged by
+	// (Stream.WriteNow), so that the client's reading goroutine can send a request
+	// without waiting on a server that does not read.
+	stdinR, stdinW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	cmd.Stdin = stdinR
+	stdin := &closeOnceFile{File: stdinW}
 	// Not cmd.StdoutPipe: Wait closes that pipe as soon as the process has exited, which
 	// throws away whatever the server wrote just before exiting and we have not read yet.
 	// With our own pipe, reads go on until the server's output ends.
 	stdout, stdoutW, err := os.Pipe()
 	if err != nil {
+		stdinR.Close()
+		stdinW.Close()
 		return nil, err
 	}
 	cmd.Stdout = stdoutW
@@ -144,15 +151,19 @@ func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 	// though it may be the one serving (a launcher that exits and leaves its child).
 	stderr, stderrW, err := os.Pipe()
 	if err != nil {
+		stdinR.Close()
+		stdinW.Close()
 		stdout.Close()
 		stdoutW.Close()
 		return nil, err
 	}
 	cmd.Stderr = stderrW
 	err = cmd.Start()
-	stdoutW.Close() // the child has its own copies
+	stdinR.Close() // the child has its own copies
+	stdoutW.Close()
 	stderrW.Close()
 	if err != nil {
+		stdinW.Close()
 		stdout.Close()
 		stderr.Close()
 		return nil, fmt.Errorf("starting server %q: %w", c.Path, err)
@@ -397,4 +408,17 @@ func (t *tailBuffer) last(n int) []string {
 		return nil
 	}
 	return append([]string(nil), t.lines[len(t.lines)-n:]...)
+}
+
+// closeOnceFile is the server's stdin: the stream and the process both close it, and the
+// second Close is no error.
+type closeOnceFile struct {
+	*os.File
+	once sync.Once
+	err  error
+}
+
+func (f *closeOnceFile) Close() error {
+	f.once.Do(func() { f.err = f.File.Close() })
+	return f.err
 }

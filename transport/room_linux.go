@@ -2,7 +2,6 @@ package transport
 
 import (
 	"io"
-	"os"
 	"syscall"
 	"unsafe"
 )
@@ -18,7 +17,7 @@ import (
 // one: with at most one page unread and a message of at most one page, three pages at
 // most are taken, so the judgement holds for a pipe of four pages or more.
 func pipeRoom(w io.Writer) func(n int) bool {
-	f, ok := w.(*os.File)
+	f, ok := w.(syscall.Conn) // an *os.File, or one that wraps it
 	if !ok {
 		return nil
 	}
