@@ -230,7 +230,27 @@ type Options struct {
 	RequestStateTTL time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// MaxClientRequests bounds the requests of a session's client handled at once
+	// ([DefaultMaxClientRequests]), and MaxClientRequestBytes the size of their params
+	// ([DefaultMaxClientRequestBytes]), on a connection other than Streamable HTTP's
+	// (stdio, a pipe), whose transport bounds each session itself
+	// ([transport.HTTPOptions.MaxInFlight]). Each holds a goroutine and its params until
+	// answered, and so does an answer the client has not read (see
+	// [jsonrpc.Options.MaxInFlight]): a client that sends requests faster than they are
+	// answered, or never reads the answers, would otherwise take memory without limit. A
+	// request past either gets an error at once (-32600, "too many requests"). A
+	// negative value removes the bound.
+	MaxClientRequests     int
+	MaxClientRequestBytes int
 }
+
+// The bounds of a client's requests when [Options] sets none: as many as
+// [transport.DefaultMaxInFlight] over Streamable HTTP, and the params of as many
+// requests of 64 KiB.
+const (
+	DefaultMaxClientRequests     = 1024
+	DefaultMaxClientRequestBytes = 64 << 20
+)
 
 // MethodHandler handles one method for a session.
 type MethodHandler func(ctx context.Context, s *Session, req *jsonrpc.Request) (any, error)
@@ -312,6 +332,12 @@ func New(impl mcp.Implementation, opts *Options) *Server {
 	}
 	if opts != nil {
 		s.opts = *opts
+	}
+	if s.opts.MaxClientRequests == 0 {
+		s.opts.MaxClientRequests = DefaultMaxClientRequests
+	}
+	if s.opts.MaxClientRequestBytes == 0 {
+		s.opts.MaxClientRequestBytes = DefaultMaxClientRequestBytes
 	}
 	if s.opts.Tasks != nil {
 		to := *s.opts.Tasks
@@ -527,7 +553,9 @@ type bodyAnswerer interface {
 // the connection does.
 func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session {
 	ss := &Session{server: s, transport: conn}
-	if sc, ok := conn.(interface{ Stateless() bool }); ok && sc.Stateless() {
+	sc, stateless := conn.(interface{ Stateless() bool })
+	stateless = stateless && sc.Stateless()
+	if stateless {
 		ss.era = eraModern // one request of 2026-07-28 over HTTP
 		ss.settled.Store(true)
 		ss.owner = newOwnerKey("")
@@ -545,6 +573,12 @@ func (s *Server) Connect(ctx context.Context, conn jsonrpc.Connection) *Session 
 		// before the answer: taken in order, they find the session initialized (handled
 		// concurrently, they were refused when they overtook initialize).
 		InOrder: func(r *jsonrpc.Request) bool { return r.Method == mcp.MethodInitialize }}
+	if _, overHTTP := conn.(*transport.HTTPServerConn); !overHTTP && !stateless {
+		// Over Streamable HTTP the transport bounds the session (with 429), and a
+		// stateless connection carries one request.
+		opts.MaxInFlight = max(s.opts.MaxClientRequests, 0)
+		opts.MaxInFlightBytes = max(s.opts.MaxClientRequestBytes, 0)
+	}
 	// Over a connection that can write at once (a pipe), a task's second exchange is
 	// answered where it is read; over Streamable HTTP each request has its handler.
 	if _, now := conn.(jsonrpc.NowWriter); now && s.tasks != nil {
