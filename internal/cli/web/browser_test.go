@@ -158,6 +158,14 @@ func openTool(name string) chromedp.Action[chromedp.Void] {
 	)
 }
 
+// clickCSS clicks the first element sel finds, from the page's own JavaScript, once there
+// is one: a list drawn again between chromedp finding a node and clicking it failed the
+// click ("Could not find node with given id").
+func clickCSS(sel string) chromedp.Action[chromedp.Void] {
+	q, _ := json.Marshal(sel)
+	return waitJS(`(() => { const el = document.querySelector(` + string(q) + `); if (!el) return false; el.click(); return true })()`)
+}
+
 // waitJS polls a JavaScript expression until it is true.
 func waitJS(expr string) chromedp.Action[chromedp.Void] {
 	return waitJSFor(expr, 15*time.Second)
@@ -211,7 +219,7 @@ func TestBrowser(t *testing.T) {
 
 	// slow_task: the server makes the call a task, and the Tasks view follows it.
 	s.run("call slow_task",
-		chromedp.Click(chromedp.CSS(`li[data-tool="slow_task"]`)),
+		clickCSS(`li[data-tool="slow_task"]`),
 		chromedp.WaitVisible(chromedp.CSS(`input[name="seconds"]`)),
 		chromedp.SetValue(chromedp.CSS(`input[name="seconds"]`), "0.6"),
 		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
@@ -280,7 +288,7 @@ func TestBrowser(t *testing.T) {
 
 	// ask_task as a task: its elicitation and sampling are answered in the forms.
 	s.run("ask_task's elicitation",
-		chromedp.Click(chromedp.CSS(`li[data-tool="ask_task"]`)),
+		clickCSS(`li[data-tool="ask_task"]`),
 		chromedp.WaitVisible(chromedp.CSS(`button[data-action="task"]`)),
 		chromedp.Click(chromedp.CSS(`button[data-action="task"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#pending-badge`)),
@@ -585,7 +593,7 @@ func TestBrowserURLElicitationOffersOnlyWebPages(t *testing.T) {
 	s.run("call url_script",
 		chromedp.Navigate(s.url),
 		chromedp.WaitVisible(chromedp.CSS(`li[data-tool="url_script"]`)),
-		chromedp.Click(chromedp.CSS(`li[data-tool="url_script"]`)),
+		clickCSS(`li[data-tool="url_script"]`),
 		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
 		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#pending-badge`)),
@@ -660,9 +668,9 @@ func (s *session) openAndCall(tool, done string, before ...chromedp.Action[chrom
 	s.watchBlocked()
 	s.run("before the call", before...)
 	s.run("call "+tool,
-		chromedp.Click(chromedp.CSS(`li[data-tool="`+tool+`"]`)),
+		clickCSS(`li[data-tool="`+tool+`"]`),
 		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
-		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
+		clickCSS(`button[data-action="call"]`),
 		waitJS(done),
 	)
 }
@@ -740,7 +748,7 @@ func TestBrowserForms(t *testing.T) {
 	)
 	s.watchBlocked()
 	s.run("open the form",
-		chromedp.Click(chromedp.CSS(`li[data-tool="shape"]`)),
+		clickCSS(`li[data-tool="shape"]`),
 		chromedp.WaitVisible(chromedp.CSS(`[data-field="origin"] input[name="x"]`)),
 	)
 	defaults := value(s, "defaults", chromedp.Evaluate[[]string](`[document.querySelector('input[name="name"]').value, document.querySelector('[data-field="origin"] input[name="y"]').value,
@@ -793,7 +801,7 @@ func TestBrowserForms(t *testing.T) {
 	// Images, audio, a resource link, and structured content checked against the output
 	// schema.
 	s.run("media",
-		chromedp.Click(chromedp.CSS(`li[data-tool="media"]`)),
+		clickCSS(`li[data-tool="media"]`),
 		chromedp.WaitVisible(chromedp.CSS(`button[data-action="call"]`)),
 		chromedp.Click(chromedp.CSS(`button[data-action="call"]`)),
 		waitJS(`document.querySelector('.result img[src^="data:image/png;base64,"]') !== null && document.querySelector('.result audio[src^="data:audio/wav;base64,"]') !== null`),
@@ -1209,7 +1217,7 @@ func TestBrowserLogAndFields(t *testing.T) {
 		t.Errorf("the page's icon is %q, want a data: URL", href)
 	}
 	s.run("open the form",
-		chromedp.Click(chromedp.CSS(`li[data-tool="shape"]`)),
+		clickCSS(`li[data-tool="shape"]`),
 		chromedp.WaitVisible(chromedp.CSS(`[data-field="origin"] input[name="x"]`)),
 	)
 	for _, c := range []struct{ typed, want string }{{"abc", "not a number"}, {"1e400", "out of range"}} {
