@@ -60,8 +60,15 @@ func TestGoNowWriteFailsToDone(t *testing.T) {
 	if err := <-got; err == nil {
 		t.Fatal("done got no error")
 	}
-	if n := ns.writes.Load(); n != 1 {
-		t.Errorf("%d writes, want the one handed to a goroutine", n)
+	select {
+	case err := <-got:
+		t.Errorf("done called again: %v", err)
+	default:
+	}
+	// The request's write, handed to a goroutine, and perhaps the notifications/cancelled
+	// of the withdrawn call.
+	if n := ns.writes.Load(); n < 1 {
+		t.Errorf("%d writes, want the request's at least", n)
 	}
 }
 
