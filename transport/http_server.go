@@ -279,7 +279,7 @@ func (h *HTTPHandler) SessionCount() int {
 // ServeHTTP implements [http.Handler].
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if msg := h.checkHostOrigin(r); msg != "" {
-		h.log.Warn("request refused", "reason", msg, "host", r.Host, "origin", r.Header.Get("Origin"))
+		h.log.Warn("request refused", "reason", msg, "host", echo(r.Host), "origin", echo(r.Header.Get("Origin"))) // a caller's headers, quoted and cut
 		writeHTTPError(w, http.StatusForbidden, jsonrpc.CodeInvalidRequest, msg)
 		return
 	}

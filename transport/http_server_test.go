@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -763,5 +764,27 @@ func TestHTTPServerTaskPollsGetJSON(t *testing.T) {
 	resp := rawPost(t, ts.URL, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{}}`, hdr)
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Errorf("tools/call answered with %q, want an SSE stream", ct)
+	}
+}
+
+// A refused request's Host and Origin reach the log quoted and cut as its answer quotes
+// them: a caller's header may be a megabyte, and the log line is written for each.
+func TestRefusedRequestLoggedBriefly(t *testing.T) {
+	var log strings.Builder
+	h := NewHTTPHandler(func(context.Context, jsonrpc.Connection) {}, &HTTPOptions{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	r := httptest.NewRequest("POST", "/", nil)
+	r.Host = "localhost:8080"
+	r.Header.Set("Origin", "http://evil.example/"+strings.Repeat("a", 100<<10)+"\n")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusForbidden {
+		t.Fatalf("status %d", w.Code)
+	}
+	line := log.String()
+	if !strings.Contains(line, `request refused`) || !strings.Contains(line, "evil.example") || strings.Count(line, "\n") != 1 {
+		t.Errorf("log: %.300s", line)
+	}
+	if len(line) > 2*maxEcho+1000 {
+		t.Errorf("the log line is %d bytes: a caller's header is not cut", len(line))
 	}
 }
