@@ -32,7 +32,7 @@ const EventsHelp = `With --json, every event is one JSON object on its own line 
   {"event":"input","time":T,"task":TASK,"input":{"method":M,"message":S}}
   {"event":"result","time":T,"task":TASK,"result":CALLTOOLRESULT,"outputProblem":S}
   {"event":"error","time":T,"task":TASK,"error":{"code":N,"message":S,"data":ANY}}
-  {"event":"gone","time":T,"task":TASK,"error":{"code":N,"message":S}}
+  {"event":"gone","time":T,"task":TASK,"error":{"code":N,"message":S},"forgotten":true}
   {"event":"lost","time":T,"task":TASK,"lost":{"reason":R,"polls":N,"fetch":CMD},"error":{"code":N,"message":S,"data":ANY}}
   {"event":"interrupted","time":T,"task":TASK,"interrupted":{"state":S,"fetch":CMD},"error":{"message":S}}
 
@@ -48,7 +48,8 @@ fit the tool's output schema, when it does not),
 "error" (the exact JSON-RPC error of tasks/result; "code" is left out when the
 error did not come from the server, such as a cancelled task or input mcpi did
 not give) or "gone" (the server no longer knows the task: "error" is how mcpi
-learnt it, with the server's "code" when the server said so) or "lost" (mcpi
+learnt it, with the server's "code" when the server said so; "forgotten", with
+"tasks watch", when mcpi removed the task from its local state file) or "lost" (mcpi
 stopped following a task whose fate it does not know, which may still run on the
 server: "reason" is "noAnswer" when N polls in a row got no answer, "errorAnswers"
 when the server answered N polls in a row with an error, "sessionEnded" when the
@@ -92,6 +93,9 @@ type Event struct {
 	Interrupted *Interrupted `json:"interrupted,omitempty"`
 	// Waiting says where the task waits for input, on a "waiting" event.
 	Waiting *Waiting `json:"waiting,omitempty"`
+	// Forgotten is set on a "gone" event when mcpi removed the task from its state
+	// file: no command will reach it again.
+	Forgotten bool `json:"forgotten,omitempty"`
 }
 
 // What became of a task mcpi was interrupted while following, in [Interrupted.State].

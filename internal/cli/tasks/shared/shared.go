@@ -196,6 +196,29 @@ func (o *Options) unknown(id string) error {
 	return e
 }
 
+// ForgetGone removes from the state file the record of task id, which the server said
+// it no longer knows while sess followed it (for a command on several tasks, which has
+// no one task resolved), and has sess end on the server as it closes when it took up
+// the session kept with the record and no other record names it, as [Options.unknown]
+// does for one task. A record of another server, or of the other protocol era (whose
+// server may answer as for an unknown id from this one), stays. It reports whether the
+// record was removed.
+func (o *Options) ForgetGone(sess *cmdutil.Session, id string) bool {
+	store, err := o.Store()
+	if err != nil {
+		return false
+	}
+	e, found, err := store.Find(id)
+	if err != nil || !found || !e.Server.Same(state.FromSelection(o.Selection)) || !e.Reachable(sess.ProtocolVersion()) {
+		return false
+	}
+	if store.Forget(id) != nil {
+		return false
+	}
+	o.ReleaseSession(sess, e.Session)
+	return true
+}
+
 // ReleaseSession has sess, which took up the session kept (recorded with a task the
 // state file has just forgotten), end on the server as it closes when no record names
 // that session any more: no command would take it up again, and the server would hold

@@ -91,7 +91,12 @@ event (mcpi stopped following a task whose fate it does not know) or
 runs on, with "fetch" the command that gets its result, or "stopped" when it ends
 with the server mcpi stops as it exits, the embedded demo server or a stdio
 server, and "error" says which; see "mcpi tools call --help");
-{"event":"gone","task":TASK,...} when the server stops knowing a task. A
+{"event":"gone","task":TASK,...} when the server stops knowing a task (with
+"forgotten":true when mcpi recorded it in the local state file: the record is
+removed, as "mcpi tasks result ID" removes it, and the session mcpi took up for
+it is ended on the server unless another recorded task names it; the line of
+text says so too). A task mcpi loses track of is not one the server no longer
+knows: its record stays. A
 question mcpi cannot ask ends the stream with
 {"event":"waiting","time":T,"task":TASK,"waiting":{"fetch":CMD},"error":{"message":S}}
 for the task, which waits for the input on the server: CMD is the command that
@@ -271,15 +276,25 @@ func (p *printer) status(e client.TaskEvent) error {
 	return err
 }
 
-// gone shows that the server no longer knows a task.
-func (p *printer) gone(e client.TaskEvent) error {
+// gone shows that the server no longer knows a task, and that the state file forgot
+// it, when it did.
+func (p *printer) gone(e client.TaskEvent, forgotten bool) error {
 	if p.out != nil {
-		return p.event(e)
+		ev, ok := taskview.FromTaskEvent(e)
+		if !ok {
+			return nil
+		}
+		ev.Forgotten = forgotten
+		return p.out.Write(ev)
 	}
 	if p.live != nil {
 		return nil
 	}
-	_, err := fmt.Fprintf(p.opts.IO.Out, "%s  %s  gone (expired or deleted)\n", p.opts.Now().Format("15:04:05"), look.Safe(e.State.TaskID))
+	line := "gone (expired or deleted)"
+	if forgotten {
+		line += "; mcpi has removed it from its local list of tasks"
+	}
+	_, err := fmt.Fprintf(p.opts.IO.Out, "%s  %s  %s\n", p.opts.Now().Format("15:04:05"), look.Safe(e.State.TaskID), line)
 	return err
 }
 
@@ -314,10 +329,14 @@ func watchOne(ctx context.Context, opts *Options, sess *cmdutil.Session) error {
 			if p.live != nil {
 				p.live.Stop(true)
 			}
-			if err := p.gone(e); err != nil {
+			// As "tasks result ID": a recorded task no command will reach again is
+			// forgotten, and the session taken up for it ended when no record names it.
+			gone := opts.OutcomeErr(e.Err, opts.ID)
+			var te *cmdutil.TaskError
+			if err := p.gone(e, errors.As(gone, &te) && te.Forgotten); err != nil {
 				return err
 			}
-			return e.Err
+			return gone
 		case client.TaskResult, client.TaskError:
 			return p.finish(ctx, sess, task, e)
 		default:
@@ -664,7 +683,8 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				delete(known, e.State.TaskID)
 				ended[e.State.TaskID] = true
 				running--
-				err = p.gone(e)
+				// As "tasks watch ID" does for its task.
+				err = p.gone(e, opts.ForgetGone(sessOf(e.State.TaskID), e.State.TaskID))
 			case e.Kind.IsOutcome():
 				ended[e.State.TaskID] = true
 				running--
@@ -737,7 +757,7 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 				if !listed[id] && !followed[id] {
 					delete(known, id)
 					if err := p.gone(client.TaskEvent{At: client.At{Time: opts.Now()}, Kind: client.TaskGone, State: t,
-						Err: &client.TaskEndError{TaskID: id, Reason: client.ErrTaskGone}}); err != nil {
+						Err: &client.TaskEndError{TaskID: id, Reason: client.ErrTaskGone}}, false); err != nil {
 						return err
 					}
 				}
