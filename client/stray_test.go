@@ -3,7 +3,9 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,6 +41,39 @@ func TestHandshakeQuotesStrayOutput(t *testing.T) {
 			_, err = c.Connect(ctx, &transport.Command{Path: "sh", Args: []string{"-c", "exec cat >/dev/null"}})
 			if err == nil || errors.As(err, &stray) {
 				t.Errorf("Connect to a silent server: %v, want the timeout alone", err)
+			}
+		})
+	}
+}
+
+// A stdio server that floods its stdout with lines that are no JSON-RPC message before
+// it ever answers (reading its stdin) is given up on once it has written more of them
+// than the bound (transport.DefaultMaxStrayLines), in each way of connecting, with the
+// sentence that quotes the last: not at the handshake's bound of a minute, each line
+// answered with a parse error until then.
+func TestHandshakeGivesUpOnStrayFlood(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	for _, version := range []string{"2025-11-25", mcp.ModernProtocolVersions[0], client.ProtocolAuto} {
+		t.Run(version, func(t *testing.T) {
+			c := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{
+				ProtocolVersion: version, RequestTimeout: time.Minute, ProbeTimeout: time.Minute,
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			// (cat reads the server's stdin: a background command's is /dev/null.)
+			_, err := c.Connect(ctx, &transport.Command{Path: "sh", Args: []string{"-c", `exec 3<&0; cat <&3 >/dev/null & exec yes "starting up"`}})
+			if ctx.Err() != nil {
+				t.Fatalf("Connect: %v, after the test's bound of 20s", err)
+			}
+			var stray *client.StrayOutputError
+			if !errors.As(err, &stray) || stray.Lines != transport.DefaultMaxStrayLines+1 || stray.Last != "starting up" || !errors.Is(err, transport.ErrStrayFlood) {
+				t.Fatalf("Connect: %v, want a *StrayOutputError of %d lines, the last \"starting up\", matching transport.ErrStrayFlood", err, transport.DefaultMaxStrayLines+1)
+			}
+			want := fmt.Sprintf(`(the server wrote %d lines on its stdout that are no JSON-RPC message; the last: "starting up")`, transport.DefaultMaxStrayLines+1)
+			if !strings.HasSuffix(err.Error(), want) {
+				t.Errorf("Connect: %q, want it to end %q", err, want)
 			}
 		})
 	}

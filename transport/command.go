@@ -39,7 +39,16 @@ type Command struct {
 	Dir string
 	// MaxMessageSize bounds one inbound message; 0 means [DefaultMaxMessageSize].
 	MaxMessageSize int
-	Logger         *slog.Logger
+	// MaxStrayLines and MaxStrayBytes bound the lines the server writes on its stdout
+	// that are no JSON-RPC message (a banner, a log) before its first message: past
+	// either, reading ends with [ErrStrayFlood], and so does the connection, so that a
+	// handshake gives up at once on a server that floods its stdout instead of speaking
+	// MCP. 0 means [DefaultMaxStrayLines] (1,000 lines) and [DefaultMaxStrayBytes]
+	// (1 MiB); negative removes the bound. After the first message such lines are
+	// answered with a parse error and skipped, without a bound.
+	MaxStrayLines int
+	MaxStrayBytes int
+	Logger        *slog.Logger
 }
 
 // ErrServerExited is matched by the error of every read and write after the server
@@ -185,6 +194,8 @@ func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 		exited:       make(chan struct{}),
 		tail:         &tailBuffer{max: stderrLines},
 	}
+	p.Stream.maxStrayLines = strayBound(c.MaxStrayLines, DefaultMaxStrayLines)
+	p.Stream.maxStrayBytes = strayBound(c.MaxStrayBytes, DefaultMaxStrayBytes)
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
@@ -240,7 +251,7 @@ func (p *process) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return m, nil
 	}
 	var de *jsonrpc.DecodeError
-	if errors.As(err, &de) {
+	if errors.As(err, &de) || errors.Is(err, ErrStrayFlood) {
 		return nil, err
 	}
 	select {
@@ -421,4 +432,16 @@ type closeOnceFile struct {
 func (f *closeOnceFile) Close() error {
 	f.once.Do(func() { f.err = f.File.Close() })
 	return f.err
+}
+
+// strayBound is the bound on stray output an option v asks for: 0 the default def,
+// negative none (0 in the Stream).
+func strayBound(v, def int) int {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
 }

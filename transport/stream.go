@@ -47,7 +47,29 @@ type Stream struct {
 	strayMu   sync.Mutex
 	stray     int
 	strayLast string
+	// Before the first message, stray lines past maxStrayLines or their bytes past
+	// maxStrayBytes end the reading with ErrStrayFlood (0: no bound); see
+	// [Command.MaxStrayLines].
+	maxStrayLines int
+	maxStrayBytes int
+	strayBytes    int
+	spoke         bool
 }
+
+// DefaultMaxStrayLines and DefaultMaxStrayBytes bound what a server started by
+// [Command] may write on its stdout that is no JSON-RPC message before its first
+// message: generous for a banner or a log of a few hundred lines at start, and small
+// beside the time a handshake waits for a server that floods its stdout instead of
+// speaking MCP.
+const (
+	DefaultMaxStrayLines = 1000
+	DefaultMaxStrayBytes = 1 << 20
+)
+
+// ErrStrayFlood is the read error of a stream whose peer wrote more lines that are no
+// JSON-RPC message, before its first message, than the stream's bound
+// ([Command.MaxStrayLines], [Command.MaxStrayBytes]); the connection ends with it.
+var ErrStrayFlood = errors.New("the peer wrote too much that is no JSON-RPC message before its first message")
 
 // maxStrayLine is how much of a stray line is kept.
 const maxStrayLine = 200
@@ -96,7 +118,20 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc.Message, error) {
 			s.strayMu.Lock()
 			s.stray++
 			s.strayLast = last
+			n := s.stray
 			s.strayMu.Unlock()
+			if !s.spoke {
+				// Each such line is answered with a parse error and skipped: a peer
+				// that floods them instead of speaking would be waited on until the
+				// caller's time bound, each line costing an answer.
+				s.strayBytes += len(line)
+				if s.maxStrayLines > 0 && n > s.maxStrayLines || s.maxStrayBytes > 0 && s.strayBytes > s.maxStrayBytes {
+					return nil, ErrStrayFlood
+				}
+			}
+		}
+		if err == nil {
+			s.spoke = true
 		}
 		return m, err
 	}

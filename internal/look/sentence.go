@@ -199,6 +199,8 @@ func Lost(err error) string {
 		return "the server ended the session"
 	case errors.Is(err, transport.ErrUnreachable):
 		return "the server is no longer reachable"
+	case errors.Is(err, transport.ErrStrayFlood): // mcpi closed it, not the server
+		return fmt.Sprintf("gave up on the server: it wrote more than %d lines or %d MiB on its stdout before its first MCP message", transport.DefaultMaxStrayLines, transport.DefaultMaxStrayBytes>>20)
 	case errors.Is(err, jsonrpc.ErrClosed), errors.Is(err, io.EOF):
 		return "the server closed the connection"
 	}

@@ -935,6 +935,9 @@ func describeConnectCause(e *ConnectError) string {
 			return "interrupted while starting a session with " + e.who()
 		}
 		return "interrupted while starting a session with " + e.Target
+	case errors.Is(e.Err, transport.ErrStrayFlood):
+		// mcpi closed the connection, not the server: before the case of ErrClosed.
+		return fmt.Sprintf("gave up on %s: it wrote more than %d lines or %d MiB on its stdout before its first MCP message", e.who(), transport.DefaultMaxStrayLines, transport.DefaultMaxStrayBytes>>20)
 	case errors.Is(e.Err, jsonrpc.ErrClosed), errors.Is(e.Err, io.EOF):
 		return fmt.Sprintf("%s closed the connection before it finished initializing", e.who())
 	}

@@ -230,6 +230,25 @@ func TestStrayStdoutQuoted(t *testing.T) {
 	}
 }
 
+// A stdio server that floods its stdout with lines that are no MCP message, and reads
+// its stdin, is given up on once it has written more than 1,000 of them, long before
+// --timeout (it was waited on until then, each line answered with a parse error).
+func TestStrayStdoutFloodGivenUpOn(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	ctx, cancel := context.WithTimeout(clitest.Context(t), 20*time.Second)
+	defer cancel()
+	ios, _, out, errOut := iostreams.Test()
+	cmd := `sh -c 'exec 3<&0; cat <&3 >/dev/null & exec yes starting'`
+	code := Main(ctx, ios, []string{"--stdio", cmd, "--timeout", "1m", "tools", "list"}, "test")
+	want := "mcpi: gave up on the server " + strconv.Quote(cmd) + ": it wrote more than 1000 lines or 1 MiB on its stdout before its first MCP message; " +
+		`it wrote 1001 lines on its stdout that are no MCP message (the last: "starting"): a stdio server writes only MCP messages there, and its log to stderr` + "\n"
+	if ctx.Err() != nil || code != 2 || errOut.String() != want || out.Len() != 0 {
+		t.Errorf("exit %d (test context: %v), stdout %q, stderr:\n%s\nwant:\n%s", code, ctx.Err(), out, errOut, want)
+	}
+}
+
 // A stdio server that answers nothing, in auto mode: --timeout bounds the handshake as a
 // whole (the server/discover probe and initialize), and the sentence names both.
 func TestSilentServerHandshakeWithinTimeout(t *testing.T) {
