@@ -194,8 +194,8 @@ func (c *Command) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 		exited:       make(chan struct{}),
 		tail:         &tailBuffer{max: stderrLines},
 	}
-	p.Stream.maxStrayLines = strayBound(c.MaxStrayLines, DefaultMaxStrayLines)
-	p.Stream.maxStrayBytes = strayBound(c.MaxStrayBytes, DefaultMaxStrayBytes)
+	p.Stream.maxStrayLines = orDefault(c.MaxStrayLines, DefaultMaxStrayLines)
+	p.Stream.maxStrayBytes = orDefault(c.MaxStrayBytes, DefaultMaxStrayBytes)
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
@@ -432,16 +432,4 @@ type closeOnceFile struct {
 func (f *closeOnceFile) Close() error {
 	f.once.Do(func() { f.err = f.File.Close() })
 	return f.err
-}
-
-// strayBound is the bound on stray output an option v asks for: 0 the default def,
-// negative none (0 in the Stream).
-func strayBound(v, def int) int {
-	switch {
-	case v == 0:
-		return def
-	case v < 0:
-		return 0
-	}
-	return v
 }
