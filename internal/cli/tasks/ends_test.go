@@ -150,6 +150,7 @@ func TestWatchOneLeftInputNamesAnotherTask(t *testing.T) {
 		if got, want := describe(err), "mcpi: "+waits+"; "+runs+" (exit 2)"; got != want {
 			t.Errorf("tasks %s:\ngot  %q\nwant %q", cmd, got, want)
 		}
+		d.WaitIdle(t) // the command's own session ends on a goroutine of the server's
 		if n := len(d.Server.Sessions()); n != 1 {
 			t.Errorf("tasks %s: the server has %d sessions, want the tasks'", cmd, n)
 		}

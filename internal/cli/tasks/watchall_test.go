@@ -260,6 +260,7 @@ func TestWatchLeftInputWaitingEvent(t *testing.T) {
 			last.Error == nil || last.Error.Message != waits {
 			t.Errorf("all %v: last line %+v\nwant a \"waiting\" event with %q and %q", all, last, fetch, waits)
 		}
+		d.WaitIdle(t) // the command's own session ends on a goroutine of the server's
 		if n := len(d.Server.Sessions()); n != 1 {
 			t.Errorf("all %v: the server has %d sessions, want the task's", all, n)
 		}

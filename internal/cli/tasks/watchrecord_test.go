@@ -182,6 +182,7 @@ func TestLeftInputKeepsRecordedSession(t *testing.T) {
 		if got := describe(err); got != want {
 			t.Errorf("tasks %s:\ngot  %q\nwant %q", cmd, got, want)
 		}
+		d.WaitIdle(t) // the command's own session ends on a goroutine of the server's
 		if n := len(d.Server.Sessions()); n != 1 {
 			t.Errorf("after tasks %s the server has %d sessions, want the task's", cmd, n)
 		}
