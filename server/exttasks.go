@@ -123,6 +123,13 @@ func (s *Server) identity(r *http.Request) string {
 	return ""
 }
 
+// atOnce reports whether the tool's calls are tasks at once, as startTaskAtOnce makes
+// them.
+func (t *tool) atOnce() bool {
+	p := t.policy()
+	return p == TaskAlways || p == TaskRequired
+}
+
 func (t *tool) policy() TaskPolicy {
 	if t.opts.TaskPolicy != TaskPolicyAuto {
 		return t.opts.TaskPolicy
@@ -178,7 +185,8 @@ type toolOutcome struct {
 // callToolModern answers tools/call in 2026-07-28: inline, or as a task of the
 // extension, as the tool's policy and the request's capabilities say.
 func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any, error) {
-	p, t, err := s.toolCall(req)
+	onReader := quick(ctx)
+	p, t, err := s.toolCall(req, onReader)
 	if err != nil {
 		if herr := s.checkParamHeaders(req); herr != nil {
 			return nil, herr
@@ -200,6 +208,9 @@ func (s *Session) callToolModern(ctx context.Context, req *jsonrpc.Request) (any
 			return nil, errExtensionRequired
 		}
 		policy = TaskNever
+	}
+	if onReader && policy != TaskAlways && policy != TaskRequired {
+		return nil, jsonrpc.ErrNotQuick // its handler runs before the answer
 	}
 	round, binding, err := s.prepareRound(ctx, req)
 	if err != nil {
@@ -272,12 +283,24 @@ const quickTaskWindow = time.Millisecond
 // work runs after the CreateTaskResult: a question the work asks goes through the task.
 // The answer reports the task as it stands when the work ends, if that is within
 // quickTaskWindow, else as it was made.
+//
+// On the connection's reading goroutine ([Session.handleQuick]) nothing waits: the task
+// is made only if the engine is free at once (else the call goes to a worker, as any
+// other), and an answer that must wait for the work is given later, by a goroutine of
+// its own.
 func (s *Session) startTaskAtOnce(ctx context.Context, t *tool, round *inputRound, stop func(), run func() toolOutcome) (any, error) {
+	info := modernInfo(ctx)
+	onReader := info != nil && info.quick
 	round.mu.Lock()
-	h, raw, err := s.makeExtTaskLocked(t, round, stop)
+	h, raw, err := s.makeExtTaskLocked(t, round, stop, onReader)
 	round.mu.Unlock()
 	if err != nil {
 		return nil, err
+	}
+	if onReader {
+		// The work's context holds the info: what runs there is not on the reading
+		// goroutine, and may wait.
+		info.quick = false
 	}
 	s.server.tasks.Start(h, func(context.Context, *tasks.Handle) tasks.Outcome {
 		return extOutcome(run()) // run's runTool recovers a panic of the handler's
@@ -287,19 +310,46 @@ func (s *Session) startTaskAtOnce(ctx context.Context, t *tool, round *inputRoun
 	runtime.Gosched()
 	select {
 	case <-ended:
+		st, ok := h.State(), true
+		if onReader {
+			st, ok = h.TryState()
+		}
+		if ok {
+			return createdAs(st, raw)
+		}
 	default:
-		timer := time.NewTimer(quickTaskWindow)
-		defer timer.Stop()
-		select {
-		case <-ended:
-		case <-timer.C:
-			return raw, nil
-		case <-ctx.Done():
-			stop() // nobody learns of the task: its work ends
-			return nil, ctx.Err()
+	}
+	if onReader {
+		if actx, answer, ok := jsonrpc.AnswerLater(ctx); ok {
+			go func() { answer(awaitQuickEnd(actx, h, raw, stop)) }()
+			return nil, jsonrpc.ErrAnswerLater
 		}
 	}
-	if st := h.State(); st.Status.IsTerminal() {
+	return awaitQuickEnd(ctx, h, raw, stop)
+}
+
+// awaitQuickEnd waits for the work of the task of h until quickTaskWindow has passed,
+// and answers with the task as it then stands (raw, its CreateTaskResult as made, while
+// it has not ended). A call withdrawn meanwhile stops the work: nobody learns of the
+// task.
+func awaitQuickEnd(ctx context.Context, h *tasks.Handle, raw any, stop func()) (any, error) {
+	timer := time.NewTimer(quickTaskWindow)
+	defer timer.Stop()
+	select {
+	case <-h.Context().Done():
+		return createdAs(h.State(), raw)
+	case <-timer.C:
+		return raw, nil
+	case <-ctx.Done():
+		stop()
+		return nil, ctx.Err()
+	}
+}
+
+// createdAs is the CreateTaskResult of a task whose work has ended, as st reports it:
+// raw, as made, unless st has ended (the task may end otherwise, cancelled).
+func createdAs(st mcp.Task, raw any) (any, error) {
+	if st.Status.IsTerminal() {
 		return extCreated(st)
 	}
 	return raw, nil
@@ -318,7 +368,7 @@ func (s *Session) startExtTask(ctx context.Context, t *tool, round *inputRound, 
 
 // startExtTaskLocked is startExtTask with round.mu held.
 func (s *Session) startExtTaskLocked(ctx context.Context, t *tool, round *inputRound, stop func(), run func() toolOutcome, finished *toolOutcome) (any, error) {
-	h, raw, err := s.makeExtTaskLocked(t, round, stop)
+	h, raw, err := s.makeExtTaskLocked(t, round, stop, false)
 	if err != nil {
 		return nil, err
 	}
@@ -341,18 +391,28 @@ func (s *Session) startExtTaskLocked(ctx context.Context, t *tool, round *inputR
 // makeExtTaskLocked registers the call's task, in status working, and returns it with
 // the CreateTaskResult that reports it so; round.mu is held. stop ends the work when the
 // task ends before it; it is called when the task cannot be made.
-func (s *Session) makeExtTaskLocked(t *tool, round *inputRound, stop func()) (*tasks.Handle, any, error) {
+func (s *Session) makeExtTaskLocked(t *tool, round *inputRound, stop func(), onReader bool) (*tasks.Handle, any, error) {
 	var requested *mcp.TaskMetadata
 	if max := t.opts.MaxTaskTTL; max > 0 {
 		ms := max.Milliseconds()
 		requested = &mcp.TaskMetadata{TTL: &ms}
 	}
-	register := s.server.tasks.DeferIn
+	m := s.server.tasks
 	owner, bound := s.modernOwner()
-	if bound {
-		register = s.server.tasks.DeferBound
+	var h *tasks.Handle
+	var err error
+	switch {
+	case onReader:
+		var ok bool
+		if h, ok, err = m.TryDefer(tasks.DialectExtension, owner, requested, stop, bound); !ok {
+			stop()
+			return nil, nil, jsonrpc.ErrNotQuick
+		}
+	case bound:
+		h, err = m.DeferBound(tasks.DialectExtension, owner, requested, stop)
+	default:
+		h, err = m.DeferIn(tasks.DialectExtension, owner, requested, stop)
 	}
-	h, err := register(tasks.DialectExtension, owner, requested, stop)
 	if err != nil {
 		stop()
 		return nil, nil, err

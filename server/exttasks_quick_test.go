@@ -1,16 +1,21 @@
 package server_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
 	"github.com/mcpi-dev/mcpi/tasks"
+	"github.com/mcpi-dev/mcpi/transport"
 )
 
 // TestExtTaskReportsQuickWorkEnded: a call that is a task at once (TaskAlways,
@@ -100,6 +105,143 @@ func TestExtTaskReportsQuickWorkEnded(t *testing.T) {
 		g := get(id)
 		if str(g["status"]) != "input_required" || !strings.Contains(string(g["inputRequests"]), `"name?"`) {
 			t.Fatalf("asks: tasks/get %s, want its question", g)
+		}
+	})
+}
+
+// A 2026-07-28 call of a tool that is a task at once is answered where the server reads
+// it: the CreateTaskResult of work that ended at once; of work that ends within the
+// window, or goes on past it, once it ends or the window has passed, by a goroutine of its own while the reading goes on; and a call
+// withdrawn within the window gets no answer, its work stopped. A retry of an input
+// round, a call that did not declare the extension and a plain tool are answered as
+// before.
+func TestAtOnceCallAnsweredWhereRead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := modernServer(&server.Options{Tasks: &tasks.Options{}})
+		defer srv.Close()
+		release := make(chan struct{})
+		stopped := make(chan string, 4)
+		srv.AddToolWith(&mcp.Tool{Name: "instant"}, func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("instant")}}, nil
+		}, &server.ToolOptions{TaskPolicy: server.TaskRequired})
+		srv.AddToolWith(&mcp.Tool{Name: "held"}, func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+			select {
+			case <-release:
+				return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("held done")}}, nil
+			case <-ctx.Done():
+				var a struct{ N string }
+				_ = json.Unmarshal(req.Params.Arguments, &a)
+				stopped <- a.N
+				return nil, ctx.Err()
+			}
+		}, &server.ToolOptions{TaskPolicy: server.TaskAlways})
+		srv.AddToolWith(&mcp.Tool{Name: "brief"}, func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
+			time.Sleep(100 * time.Microsecond) // within the window, past the first yield
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("brief")}}, nil
+		}, &server.ToolOptions{TaskPolicy: server.TaskAlways})
+		srv.AddTool(&mcp.Tool{Name: "plain"}, func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("plain")}}, nil
+		})
+
+		// Raw lines over an in-memory pipe: the test writes a call and its withdrawal in
+		// one write, with no moment between them when the bubble's clock could move.
+		sr, cw := io.Pipe()
+		cr, sw := io.Pipe()
+		ss := srv.Connect(t.Context(), transport.NewStream(sr, sw, 0))
+		defer ss.Close()
+		defer cw.Close()
+		lines := make(chan string, 16)
+		go func() {
+			r := bufio.NewReader(cr)
+			for {
+				l, err := r.ReadString('\n')
+				if err != nil {
+					close(lines)
+					return
+				}
+				lines <- l
+			}
+		}()
+		metaJSON := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + extCaps + `}`
+		call := func(id int, name, extra string) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"n":"%d"},%s%s}}`+"\n", id, name, id, metaJSON, extra)
+		}
+		send := func(s string) {
+			if _, err := io.WriteString(cw, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		type answer struct {
+			ID     int                        `json:"id"`
+			Result map[string]json.RawMessage `json:"result"`
+			Error  *jsonrpc.Error             `json:"error"`
+		}
+		recv := func() answer {
+			t.Helper()
+			var a answer
+			if err := json.Unmarshal([]byte(<-lines), &a); err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}
+
+		send(call(1, "instant", ""))
+		if a := recv(); a.ID != 1 || str(a.Result["resultType"]) != "task" || str(a.Result["status"]) != "completed" {
+			t.Fatalf("instant: %+v, want a completed task", a)
+		}
+
+		send(call(9, "brief", ""))
+		if a := recv(); a.ID != 9 || str(a.Result["status"]) != "completed" {
+			t.Fatalf("brief: %+v, want a completed task", a)
+		}
+
+		// Withdrawn within the window, then a call that ends at once: only the second
+		// is answered, and the first's work is stopped.
+		send(call(2, "held", "") + `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}` + "\n" + call(3, "instant", ""))
+		if a := recv(); a.ID != 3 || str(a.Result["status"]) != "completed" {
+			t.Fatalf("after a withdrawn call: %+v, want the answer to call 3", a)
+		}
+		synctest.Wait()
+		select {
+		case n := <-stopped:
+			if n != "2" {
+				t.Errorf("stopped the work of call %s, want 2", n)
+			}
+		default:
+			t.Error("the withdrawn call's work goes on")
+		}
+
+		// Work that goes on: reported working once the window has passed.
+		send(call(4, "held", ""))
+		a := recv()
+		if a.ID != 4 || str(a.Result["status"]) != "working" {
+			t.Fatalf("held: %+v, want a working task", a)
+		}
+		close(release)
+		synctest.Wait()
+		send(`{"jsonrpc":"2.0","id":5,"method":"tasks/get","params":{"taskId":` + string(a.Result["taskId"]) + `,` + metaJSON + `}}` + "\n")
+		if g := recv(); g.ID != 5 || str(g.Result["status"]) != "completed" || !strings.Contains(string(g.Result["result"]), "held done") {
+			t.Errorf("held, released: tasks/get %+v", g)
+		}
+
+		// Answered as before, by a worker: a retry with a requestState (refused: not
+		// one of the server's), a call without the extension (run inline), a plain tool.
+		send(call(6, "instant", `,"requestState":"forged"`))
+		if a := recv(); a.ID != 6 || a.Error == nil || a.Error.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("a forged requestState: %+v, want invalid params", a)
+		}
+		send(strings.Replace(call(7, "held", ""), `"extensions":{"io.modelcontextprotocol/tasks":{}}`, `"x":{}`, 1))
+		send(call(8, "plain", ""))
+		got := map[int]answer{}
+		for range 2 {
+			a := recv()
+			got[a.ID] = a
+		}
+		if a := got[7]; str(a.Result["resultType"]) != "complete" || a.Result["taskId"] != nil || !strings.Contains(string(a.Result["content"]), "held done") {
+			t.Errorf("without the extension: %+v, want the result inline", got)
+		}
+		if a := got[8]; str(a.Result["resultType"]) != "complete" || !strings.Contains(string(a.Result["content"]), "plain") {
+			t.Errorf("plain: %+v", got)
 		}
 	})
 }

@@ -391,10 +391,34 @@ func (s *Session) handleQuick(ctx context.Context, req *jsonrpc.Request) (any, e
 	switch {
 	case req.Method == mcp.MethodTasksGet && settled && s.era == eraModern:
 		return s.answerModern(ctx, req, true)
+	case req.Method == mcp.MethodToolsCall && settled && s.era == eraModern && s.server.atOnceCall(req.Params):
+		return s.answerModern(ctx, req, true)
 	case req.Method == mcp.MethodTasksResult && (settled && s.era == eraLegacy || !s.server.opts.Modern):
 		return s.quickResult(ctx, req)
 	}
 	return nil, jsonrpc.ErrNotQuick
+}
+
+// atOnceCall reports whether a 2026-07-28 tools/call with params may be answered on the
+// reading goroutine: it names a tool whose calls are tasks at once and is no retry of
+// an input round (whose requestState is opened and checked, and whose answers the
+// handler may read as it runs). A guess from the raw params, cheap for every other
+// call: the call's handling checks again what it decodes.
+func (s *Server) atOnceCall(params []byte) bool {
+	if s.atOnce.Load() == 0 || bytes.Contains(params, []byte(`"inputResponses"`)) || bytes.Contains(params, []byte(`"requestState"`)) {
+		return false
+	}
+	raw, err := jsonwire.Member(params, `"name"`)
+	if err != nil {
+		return false
+	}
+	name, ok := jsonwire.String(raw)
+	if !ok || !s.mu.TryRLock() {
+		return false
+	}
+	t := s.tools[name]
+	s.mu.RUnlock()
+	return t != nil && t.atOnce()
 }
 
 // quick reports whether ctx is that of a request answered on the reading goroutine
@@ -460,7 +484,7 @@ func (s *Session) dispatchModern(ctx context.Context, req *jsonrpc.Request) (any
 			return s.listTools(req)
 		}
 	case mcp.MethodToolsCall:
-		if srv.hasTools() {
+		if quick(ctx) || srv.hasTools() { // a quick call names a tool that is there
 			return s.callToolModern(ctx, req)
 		}
 	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:

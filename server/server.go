@@ -295,8 +295,12 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 
-	mu        sync.RWMutex
-	tools     map[string]*tool
+	mu    sync.RWMutex
+	tools map[string]*tool
+	// atOnce counts the tools whose 2026-07-28 calls are tasks at once (TaskAlways,
+	// TaskRequired), which may be answered where they are read ([Session.handleQuick]);
+	// written under mu.
+	atOnce    atomic.Int32
 	prompts   map[string]*prompt
 	resources map[string]*resource
 	templates []*template
@@ -409,9 +413,19 @@ func (s *Server) AddToolWith(t *mcp.Tool, h ToolHandler, opts *ToolOptions) {
 		tl.opts = *opts
 	}
 	s.mu.Lock()
+	s.countAtOnce(s.tools[t.Name], -1)
 	s.tools[t.Name] = tl
+	s.countAtOnce(tl, 1)
 	s.mu.Unlock()
 	s.broadcast(mcp.NotificationToolsListChanged)
+}
+
+// countAtOnce adds n to the count of tools that are tasks at once when t is one; s.mu
+// is held.
+func (s *Server) countAtOnce(t *tool, n int32) {
+	if t != nil && t.atOnce() {
+		s.atOnce.Add(n)
+	}
 }
 
 // runsToolTasks reports whether the server declares tool tasks.
@@ -426,6 +440,7 @@ func (s *Server) runsToolTasks() bool {
 // RemoveTool unregisters a tool.
 func (s *Server) RemoveTool(name string) {
 	s.mu.Lock()
+	s.countAtOnce(s.tools[name], -1)
 	delete(s.tools, name)
 	s.mu.Unlock()
 	s.broadcast(mcp.NotificationToolsListChanged)

@@ -435,12 +435,21 @@ func (s *Session) listTools(req *jsonrpc.Request) (any, error) {
 }
 
 // toolCall reads a tools/call request, in either era: its params and the tool they name.
-func (s *Session) toolCall(req *jsonrpc.Request) (mcp.CallToolParams, *tool, error) {
+// toolCall decodes a tools/call and finds its tool. onReader, on the connection's
+// reading goroutine, it declines ([jsonrpc.ErrNotQuick]) when the tools are being
+// changed rather than wait.
+func (s *Session) toolCall(req *jsonrpc.Request, onReader bool) (mcp.CallToolParams, *tool, error) {
 	var p mcp.CallToolParams
 	if err := decodeParams(req, &p); err != nil {
 		return p, nil, err
 	}
-	s.server.mu.RLock()
+	if onReader {
+		if !s.server.mu.TryRLock() {
+			return p, nil, jsonrpc.ErrNotQuick
+		}
+	} else {
+		s.server.mu.RLock()
+	}
 	t, ok := s.server.tools[p.Name]
 	s.server.mu.RUnlock()
 	if !ok {
@@ -450,7 +459,7 @@ func (s *Session) toolCall(req *jsonrpc.Request) (mcp.CallToolParams, *tool, err
 }
 
 func (s *Session) callTool(ctx context.Context, req *jsonrpc.Request) (any, error) {
-	p, t, err := s.toolCall(req)
+	p, t, err := s.toolCall(req, false)
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,16 @@ func (h *Handle) State() mcp.Task {
 	return h.t.state
 }
 
+// TryState is [Handle.State] for a caller that must not wait (a connection's reading
+// goroutine): ok is false when another goroutine holds the manager.
+func (h *Handle) TryState() (_ mcp.Task, ok bool) {
+	if !h.m.mu.TryLock() {
+		return mcp.Task{}, false
+	}
+	defer h.m.mu.Unlock()
+	return h.t.state, true
+}
+
 // Context returns the task's context: it ends when the task is cancelled or expires, its
 // owner is dropped, the manager closes, or at [Handle.Finish].
 func (h *Handle) Context() context.Context { return h.ctx }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -229,5 +230,87 @@ func TestTryLookupsDeclineRateLimited(t *testing.T) {
 		}
 		running.Finish(Outcome{})
 		ext.Finish(Outcome{})
+	})
+}
+
+// TryDefer never waits: it declines (ok false), registering and counting nothing, while
+// another goroutine holds the manager, when its logger would log the task's creation,
+// and where Defer would refuse the task (a cap, the rate limit: the refusal is logged by
+// who makes it); otherwise it registers the task as DeferIn and DeferBound do.
+// TryState declines while the manager is held.
+func TestTryDeferNeverWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(Options{MaxActive: 1})
+		defer m.Close()
+		count := func(m *Manager) int {
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			return len(m.tasks)
+		}
+
+		m.mu.Lock()
+		h, ok, err := m.TryDefer(DialectExtension, "a", nil, nil, false)
+		m.mu.Unlock()
+		if ok || h != nil || err != nil || count(m) != 0 {
+			t.Fatalf("with the manager held: %v, %v, %v and %d tasks; want a decline and none", h, ok, err, count(m))
+		}
+
+		first, ok, err := m.TryDefer(DialectExtension, "a", nil, nil, false)
+		if !ok || err != nil || first == nil {
+			t.Fatalf("TryDefer = %v, %v, %v; want a task", first, ok, err)
+		}
+		if st, ok := first.TryState(); !ok || st.TaskID != first.ID() || st.Status != mcp.TaskStatusWorking {
+			t.Errorf("TryState = %+v, %v; want the task working", st, ok)
+		}
+		m.mu.Lock()
+		_, okState := first.TryState()
+		m.mu.Unlock()
+		if okState {
+			t.Error("TryState answered with the manager held")
+		}
+		bound, ok, err := m.TryDefer(DialectExtension, "b", nil, nil, true)
+		if !ok || err != nil {
+			t.Fatalf("TryDefer bound = %v, %v", ok, err)
+		}
+		if _, err := m.Detailed("a", bound.ID()); !errors.Is(err, ErrNotFound) {
+			t.Errorf("another owner reached a bound task: %v", err)
+		}
+		// a is at MaxActive: DeferIn refuses, TryDefer declines.
+		if h, ok, err := m.TryDefer(DialectExtension, "a", nil, nil, false); ok || h != nil || err != nil || count(m) != 2 {
+			t.Errorf("at MaxActive: %v, %v, %v, %d tasks; want a decline", h, ok, err, count(m))
+		}
+		if _, err := m.DeferIn(DialectExtension, "a", nil, nil); !errors.Is(err, ErrTooMany) {
+			t.Errorf("DeferIn at MaxActive = %v, want ErrTooMany", err)
+		}
+		first.Finish(Outcome{Result: json.RawMessage(`{}`)})
+		bound.Finish(Outcome{Result: json.RawMessage(`{}`)})
+
+		// Over the rate TryDefer declines, taking nothing from the bucket: a second
+		// later the bucket has one again.
+		limited := New(Options{RatePerSecond: 1, RateBurst: 2})
+		defer limited.Close()
+		for i := range 2 {
+			h, ok, err := limited.TryDefer(DialectExtension, "c", nil, nil, false)
+			if !ok || err != nil {
+				t.Fatalf("c's task %d: %v, %v", i, ok, err)
+			}
+			h.Finish(Outcome{Result: json.RawMessage(`{}`)})
+		}
+		if _, ok, _ := limited.TryDefer(DialectExtension, "c", nil, nil, false); ok || count(limited) != 2 {
+			t.Errorf("over the rate: ok %v, %d tasks; want a decline", ok, count(limited))
+		}
+		time.Sleep(time.Second)
+		if h, ok, err := limited.TryDefer(DialectExtension, "c", nil, nil, false); !ok || err != nil {
+			t.Errorf("a second later: %v, %v; want a task", ok, err)
+		} else {
+			h.Finish(Outcome{Result: json.RawMessage(`{}`)})
+		}
+
+		var logs bytes.Buffer
+		logged := New(Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		defer logged.Close()
+		if _, ok, _ := logged.TryDefer(DialectExtension, "a", nil, nil, false); ok || logs.Len() != 0 || count(logged) != 0 {
+			t.Errorf("with Info logged: ok %v, log %q; want a decline, nothing logged", ok, logs.String())
+		}
 	})
 }

@@ -326,9 +326,33 @@ func (m *Manager) DeferBound(d Dialect, owner string, requested *mcp.TaskMetadat
 	return m.register(d, owner, requested, stop, true)
 }
 
+// TryDefer is [Manager.DeferIn], or [Manager.DeferBound] when bound, for a caller that
+// must not wait (a connection's reading goroutine): ok is false, and nothing is
+// registered or counted, when another goroutine holds the manager or registering would
+// log (the logger takes Info, or the task would be refused for a cap or the rate
+// limit, which is logged by who refuses it); the caller then asks DeferIn or
+// DeferBound.
+func (m *Manager) TryDefer(d Dialect, owner string, requested *mcp.TaskMetadata, stop func(), bound bool) (_ *Handle, ok bool, _ error) {
+	if m.opts.Logger.Enabled(context.Background(), slog.LevelInfo) {
+		return nil, false, nil
+	}
+	h, err := m.registerTry(d, owner, requested, stop, bound, true)
+	if h == nil && err == nil {
+		return nil, false, nil
+	}
+	return h, true, err
+}
+
 // register adds a task in status working and counts it as running until its Handle's
 // Finish.
 func (m *Manager) register(d Dialect, owner string, requested *mcp.TaskMetadata, stop func(), bound bool) (*Handle, error) {
+	return m.registerTry(d, owner, requested, stop, bound, false)
+}
+
+// registerTry is register; with try, it returns neither a handle nor an error, having
+// registered nothing, where register would wait for the manager's lock or refuse the
+// task (see [Manager.TryDefer]).
+func (m *Manager) registerTry(d Dialect, owner string, requested *mcp.TaskMetadata, stop func(), bound, try bool) (*Handle, error) {
 	now := m.opts.Now()
 	ttl := m.opts.DefaultTTL
 	if requested != nil && requested.TTL != nil && *requested.TTL >= 0 {
@@ -370,7 +394,20 @@ func (m *Manager) register(d Dialect, owner string, requested *mcp.TaskMetadata,
 		t.expiresKey = int64(t.expires.Sub(m.epoch))
 	}
 
-	m.mu.Lock()
+	if try {
+		if !m.mu.TryLock() {
+			cancel()
+			return nil, nil
+		}
+		set := m.owners[owner]
+		if m.closed || m.limitedLocked(owner) || m.active >= m.opts.MaxActiveTotal || set != nil && set.active >= m.opts.MaxActive {
+			m.mu.Unlock()
+			cancel()
+			return nil, nil
+		}
+	} else {
+		m.mu.Lock()
+	}
 	if m.closed {
 		m.mu.Unlock()
 		cancel()
