@@ -402,23 +402,21 @@ func (s *Session) handleQuick(ctx context.Context, req *jsonrpc.Request) (any, e
 // atOnceCall reports whether a 2026-07-28 tools/call with params may be answered on the
 // reading goroutine: it names a tool whose calls are tasks at once and is no retry of
 // an input round (whose requestState is opened and checked, and whose answers the
-// handler may read as it runs). A guess from the raw params, cheap for every other
-// call: the call's handling checks again what it decodes.
+// handler may read as it runs). A guess from the raw params that costs a plain call
+// little (the params skimmed for their name, not decoded): the call's handling decodes
+// them and declines what is not one.
 func (s *Server) atOnceCall(params []byte) bool {
-	if s.atOnce.Load() == 0 || bytes.Contains(params, []byte(`"inputResponses"`)) || bytes.Contains(params, []byte(`"requestState"`)) {
+	if s.atOnce.Load() == 0 {
 		return false
 	}
-	raw, err := jsonwire.Member(params, `"name"`)
-	if err != nil {
-		return false
-	}
-	name, ok := jsonwire.String(raw)
+	name, ok := jsonwire.SkimString(params, `"name"`)
 	if !ok || !s.mu.TryRLock() {
 		return false
 	}
-	t := s.tools[name]
+	t := s.tools[string(name)]
 	s.mu.RUnlock()
-	return t != nil && t.atOnce()
+	// Searched for without their opening quote, which every member has.
+	return t != nil && t.atOnce() && !bytes.Contains(params, []byte(`inputResponses"`)) && !bytes.Contains(params, []byte(`requestState"`))
 }
 
 // quick reports whether ctx is that of a request answered on the reading goroutine

@@ -298,7 +298,7 @@ type Server struct {
 	mu    sync.RWMutex
 	tools map[string]*tool
 	// atOnce counts the tools whose 2026-07-28 calls are tasks at once (TaskAlways,
-	// TaskRequired), which may be answered where they are read ([Session.handleQuick]);
+	// TaskRequired), which may be answered where they are read ([Server.atOnceCall]);
 	// written under mu.
 	atOnce    atomic.Int32
 	prompts   map[string]*prompt

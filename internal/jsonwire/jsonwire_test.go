@@ -442,3 +442,64 @@ func TestMember(t *testing.T) {
 		}
 	}
 }
+
+// checkSkimString holds SkimString to Member: on a valid object with one member of the
+// name, it finds that member's value when it is a string without escapes, and nothing
+// else; on any bytes it never panics, and what it finds is a string's inside.
+func checkSkimString(t *testing.T, data []byte, name string) {
+	t.Helper()
+	got, ok := SkimString(data, name)
+	if ok && (bytes.IndexByte(got, '"') >= 0 || bytes.IndexByte(got, '\\') >= 0) {
+		t.Fatalf("SkimString(%s, %s) = %q, not a string's inside", data, name, got)
+	}
+	n := 0
+	if Members(data, func(m, _ []byte) {
+		if string(m) == name {
+			n++
+		}
+	}) != nil || n != 1 {
+		return // not valid JSON, or not one such member: a guess either way
+	}
+	want, _ := Member(data, name)
+	plain := len(want) >= 2 && want[0] == '"' && bytes.IndexByte(want, '\\') < 0
+	if ok != plain || ok && `"`+string(got)+`"` != string(want) {
+		t.Fatalf("SkimString(%s, %s) = %q, %v; Member gives %s", data, name, got, ok, want)
+	}
+}
+
+func TestSkimString(t *testing.T) {
+	for _, c := range []struct {
+		data, want string
+		ok         bool
+	}{
+		{`{"name":"echo","arguments":{}}`, "echo", true},
+		{` {"_meta":{"name":"no","x":["}",{"name":"no"}]},"arguments":{"name":"no"} , "name" : "yes"} `, "yes", true},
+		{`{"_meta":{"a":"\"name\":\"no\""},"name":"yes"}`, "yes", true},
+		{`{"name":"a\"b"}`, "", false},
+		{`{"name":1}`, "", false},
+		{`{"name":"cut`, "", false},
+		{`{"name":"`, "", false},
+		{`{"other":"x"}`, "", false},
+		{`["name","x"]`, "", false},
+		{`{"a":{"name":"x"`, "", false},
+	} {
+		got, ok := SkimString([]byte(c.data), `"name"`)
+		if string(got) != c.want || ok != c.ok {
+			t.Errorf("SkimString(%s) = %q, %v; want %q, %v", c.data, got, ok, c.want, c.ok)
+		}
+		checkSkimString(t, []byte(c.data), `"name"`)
+	}
+	for _, s := range memberSeeds {
+		checkSkimString(t, []byte(s), `"a"`)
+	}
+}
+
+func FuzzSkimString(f *testing.F) {
+	for _, s := range append(memberSeeds, `{"_meta":{"name":"x"},"name":"y"}`, `{"name":"y","name":"z"}`) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkSkimString(t, data, `"name"`)
+		checkSkimString(t, data, `"a"`)
+	})
+}

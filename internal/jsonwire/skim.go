@@ -1,5 +1,7 @@
 package jsonwire
 
+import "bytes"
+
 // Skimmer reads what a JSON-RPC frame says of itself, a piece at a time and keeping
 // nothing but a few bytes: the top-level "id" and whether the object has a "method" (a
 // request or notification) or a "result" or "error" (a response). It follows only the
@@ -146,4 +148,26 @@ func (k *Skimmer) keep(c byte) {
 		return
 	}
 	k.value = append(k.value, c)
+}
+
+// SkimString returns the value of obj's first top-level member whose name literal is
+// name (quotes included, escapes as written) when it is a string without escapes,
+// quotes taken off. As [EachMember] it does not check obj: it is a guess for a fast
+// path, which the decoding that follows must confirm. ok is false when obj is no
+// object, has no such member before it breaks off, or its value is something else.
+func SkimString(obj []byte, name string) (_ []byte, ok bool) {
+	var found []byte
+	EachMember(obj, func(n, value []byte) {
+		if found == nil && string(n) == name {
+			found = value
+		}
+	})
+	if len(found) < 2 || found[0] != '"' || found[len(found)-1] != '"' {
+		return nil, false
+	}
+	v := found[1 : len(found)-1]
+	if bytes.IndexByte(v, '\\') >= 0 {
+		return nil, false
+	}
+	return v, true
 }
