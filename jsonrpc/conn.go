@@ -54,10 +54,11 @@ var ErrAnswerLater = errors.New("jsonrpc: the request is answered later")
 // once, as a Handler's would, and answer then writes nothing). Until it is answered,
 // the request counts as being handled: against [Options.MaxInFlight], for
 // [Conn.Drain], and for the peer's cancellation, after which answer writes nothing.
-// ok is false, and nothing is done, when ctx is not that of a Quick handler.
+// ok is false, and nothing is done, when ctx is not that of a Quick handler, or it has
+// asked for work to follow the answer ([AfterResponse]).
 func AnswerLater(ctx context.Context) (_ context.Context, answer func(result any, err error), ok bool) {
 	req, found := RequestFromContext(ctx)
-	if !found || req.quick == nil || req.answer != nil {
+	if !found || req.quick == nil || req.answer != nil || req.after != nil {
 		return nil, nil, false
 	}
 	c := req.quick
@@ -197,7 +198,10 @@ type Options struct {
 	// that does not read (an answer a worker writes counts against MaxInFlight until
 	// written, as a Handler's does). It saves the wake-ups of a worker and of the goroutine that
 	// would write. It must not block: while it runs, nothing is read. Its context has
-	// the request ([RequestFromContext]) and is not cancelled by the peer.
+	// the request ([RequestFromContext]) and is not cancelled by the peer. Work to
+	// follow the answer ([AfterResponse]) runs on a worker once the answer is written;
+	// a handler that returns ErrNotQuick must have done nothing, and what it asked to
+	// run so is dropped.
 	Quick Handler
 }
 
@@ -713,7 +717,8 @@ type inbound struct {
 
 // AfterResponse has f run once the response to the request that ctx was made for is
 // written (or given up: f runs whatever becomes of the response), on the goroutine that
-// ran the handler, which the connection no longer counts as handling the request. A
+// ran the handler, which the connection no longer counts as handling the request (for
+// a request answered on the reading goroutine, [Options.Quick], on a worker). A
 // handler that starts work to outlive its request (a task) uses it to run that work
 // where the request ran, without waking a goroutine for it and without delaying the
 // response. It reports false, and f is not run, when ctx is not a request handler's or
@@ -815,10 +820,12 @@ func (c *Conn) serveQuick(req *Request) bool {
 	if !ok {
 		return false
 	}
-	req.deferrable = false // nothing may run after the answer on the reading goroutine
+	req.deferrable = true // on a worker: nothing may run after the answer here
 	req.quick = c
 	result, err := c.call(withRequest(c.ctx, req), c.opts.Quick, req)
 	req.quick = nil
+	after := req.after
+	req.after, req.deferrable = nil, false
 	switch {
 	case req.answer != nil:
 		if !errors.Is(err, ErrAnswerLater) {
@@ -842,6 +849,9 @@ func (c *Conn) serveQuick(req *Request) bool {
 		if werr != nil {
 			c.log.Debug("writing a response failed", "method", req.Method, "error", werr)
 		}
+		if after != nil {
+			c.workers.Go(after)
+		}
 		return true
 	}
 	// The pipe is full, or another write is under way: a worker writes the answer,
@@ -851,9 +861,14 @@ func (c *Conn) serveQuick(req *Request) bool {
 	c.writing++
 	c.mu.Unlock()
 	c.workers.Go(func() {
-		defer c.answered()
-		if werr := c.write(c.ctx, resp); werr != nil {
-			c.log.Debug("writing a response failed", "method", req.Method, "error", werr)
+		func() {
+			defer c.answered()
+			if werr := c.write(c.ctx, resp); werr != nil {
+				c.log.Debug("writing a response failed", "method", req.Method, "error", werr)
+			}
+		}()
+		if after != nil {
+			after()
 		}
 	})
 	return true

@@ -345,3 +345,76 @@ func TestQuickUnreadAnswersBounded(t *testing.T) {
 		})
 	}
 }
+
+// Work a Quick handler asks to follow its answer (AfterResponse) runs once the answer
+// is written, on a worker, while the reading goes on: after WriteNow's write, and
+// after a worker's write when the connection cannot take the answer at once. A
+// handler that declines has what it asked dropped (the Handler asks again), and one
+// that asked cannot answer later.
+func TestQuickAfterResponse(t *testing.T) {
+	ran := make(chan string, 4)
+	release := make(chan struct{})
+	var laterRefused atomic.Bool
+	conn, p, ns := newQuickPeer(t, jsonrpc.Options{
+		Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			if !jsonrpc.AfterResponse(ctx, func() { ran <- "handler's " + req.Method }) {
+				t.Error("AfterResponse refused in a Handler")
+			}
+			return map[string]string{"by": "handler"}, nil
+		}),
+		Quick: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			if !jsonrpc.AfterResponse(ctx, func() {
+				ran <- req.Method
+				<-release // holds its worker, not the reading
+			}) {
+				t.Error("AfterResponse refused in a Quick handler")
+			}
+			if _, _, ok := jsonrpc.AnswerLater(ctx); ok {
+				laterRefused.Store(false)
+			} else {
+				laterRefused.Store(true)
+			}
+			if req.Method == "decline" {
+				return nil, jsonrpc.ErrNotQuick
+			}
+			return map[string]string{"by": "quick"}, nil
+		}),
+	})
+	ns.now.Store(true)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"first"}`)
+	p.expect(`{"jsonrpc":"2.0","id":1,"result":{"by":"quick"}}`)
+	if got := <-ran; got != "first" {
+		t.Fatalf("ran %q, want the first request's work", got)
+	}
+	if !laterRefused.Load() {
+		t.Error("AnswerLater took up a request that asked for work after its answer")
+	}
+	// The first's work holds its worker; the reading goes on, and a request the
+	// connection cannot answer at once has its work run after a worker's write.
+	ns.now.Store(false)
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"second"}`)
+	select {
+	case got := <-ran:
+		t.Fatalf("%q ran before its answer was written", got)
+	default:
+	}
+	close(ns.held)
+	p.expect(`{"jsonrpc":"2.0","id":2,"result":{"by":"quick"}}`)
+	if got := <-ran; got != "second" {
+		t.Fatalf("ran %q, want the second request's work", got)
+	}
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"decline"}`)
+	p.expect(`{"jsonrpc":"2.0","id":3,"result":{"by":"handler"}}`)
+	if got := <-ran; got != "handler's decline" {
+		t.Fatalf("ran %q, want the Handler's work alone", got)
+	}
+	close(release)
+	if err := conn.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-ran:
+		t.Fatalf("%q ran too: the declining handler's work", got)
+	default:
+	}
+}

@@ -371,11 +371,13 @@ func (s *Session) handleModern(ctx context.Context, req *jsonrpc.Request) (any, 
 }
 
 // handleQuick answers on the connection's reading goroutine what can be answered there
-// without waiting (see [jsonrpc.Options.Quick]), the second half of a task that ended at
-// once, which then costs less than a plain call: a 2026-07-28 tasks/get of a task of
-// the extension, and a 2025-11-25 tasks/result of the session's own task (answered at
-// once if its end was announced, else by the goroutine that ends it). Everything else
-// goes to handle.
+// without waiting (see [jsonrpc.Options.Quick]): a task's two exchanges, which then cost
+// no more than a plain call each. A tools/call that makes a task (2026-07-28: of a tool
+// that is a task at once, answered once its work has ended or the window passed;
+// 2025-11-25: with params.task, answered at once, its work run after on a worker); a
+// 2026-07-28 tasks/get of a task of the extension, and a 2025-11-25 tasks/result of the
+// session's own task (answered at once if its end was announced, else by the goroutine
+// that ends it). Everything else goes to handle.
 func (s *Session) handleQuick(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	if s.server.tasks == nil {
 		return nil, jsonrpc.ErrNotQuick
@@ -395,6 +397,8 @@ func (s *Session) handleQuick(ctx context.Context, req *jsonrpc.Request) (any, e
 		return s.answerModern(ctx, req, true)
 	case req.Method == mcp.MethodTasksResult && (settled && s.era == eraLegacy || !s.server.opts.Modern):
 		return s.quickResult(ctx, req)
+	case req.Method == mcp.MethodToolsCall && (settled && s.era == eraLegacy || !s.server.opts.Modern) && asksForTask(req.Params):
+		return s.quickCallTool(ctx, req)
 	}
 	return nil, jsonrpc.ErrNotQuick
 }
@@ -417,6 +421,14 @@ func (s *Server) atOnceCall(params []byte) bool {
 	s.mu.RUnlock()
 	// Searched for without their opening quote, which every member has.
 	return t != nil && t.atOnce() && !bytes.Contains(params, []byte(`inputResponses"`)) && !bytes.Contains(params, []byte(`requestState"`))
+}
+
+// asksForTask reports whether a 2025-11-25 tools/call's params have a task member at
+// their top level, skimmed, not decoded: a guess that costs a plain call little.
+func asksForTask(params []byte) bool {
+	found := false
+	jsonwire.EachMember(params, func(name, _ []byte) { found = found || string(name) == `"task"` })
+	return found
 }
 
 // quick reports whether ctx is that of a request answered on the reading goroutine

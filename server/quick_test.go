@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -121,5 +122,56 @@ func TestTaskResultAnsweredByItsEnd(t *testing.T) {
 	p.send(`{"jsonrpc":"2.0","id":13,"method":"ping"}`)
 	if got := p.recv(); got != `{"jsonrpc":"2.0","id":13,"result":{}}` {
 		t.Fatalf("after: %s, want the ping's answer (nothing for the withdrawn request)", got)
+	}
+}
+
+// A 2025-11-25 tools/call that asks for a task is answered where the server reads it,
+// and the work runs after: its CreateTaskResult always comes before the task's status
+// notification, and a tasks/result right after it gets the result. Calls the handling
+// refuses or runs inline are answered as before.
+func TestTaskCallAnsweredWhereRead(t *testing.T) {
+	srv := server.New(mcp.Implementation{Name: "s", Version: "1"}, &server.Options{Tasks: &tasks.Options{}})
+	defer srv.Close()
+	srv.AddTool(&mcp.Tool{Name: "instant", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
+		func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("done")}}, nil
+		})
+	srv.AddTool(&mcp.Tool{Name: "inline"}, func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("inline")}}, nil
+	})
+	p := newPipePeer(t, srv)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	p.recv()
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i := range 50 {
+		id := 100 + 2*i
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"instant","task":{"ttl":60000}}}`, id))
+		var created struct {
+			ID     int                  `json:"id"`
+			Result mcp.CreateTaskResult `json:"result"`
+		}
+		if line := p.recv(); json.Unmarshal([]byte(line), &created) != nil || created.ID != id || created.Result.Task.TaskID == "" {
+			t.Fatalf("call %d: first line %s, want its CreateTaskResult", i, line)
+		}
+		task := created.Result.Task.TaskID
+		if line := p.recv(); !strings.Contains(line, `"method":"notifications/tasks/status"`) || !strings.Contains(line, task) || !strings.Contains(line, `"completed"`) {
+			t.Fatalf("call %d: then %s, want the task's completed status", i, line)
+		}
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tasks/result","params":{"taskId":%q}}`, id+1, task))
+		if line := p.recv(); !strings.Contains(line, fmt.Sprintf(`"id":%d,"result":{`, id+1)) || !strings.Contains(line, `"text":"done"`) {
+			t.Fatalf("call %d: tasks/result %s", i, line)
+		}
+	}
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"inline","task":{}}}`)
+	if line := p.recv(); !strings.Contains(line, `"id":2,"error":{"code":-32601`) {
+		t.Errorf("a task of a tool that forbids them: %s, want method not found", line)
+	}
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"inline","arguments":{"task":{}}}}`)
+	if line := p.recv(); !strings.Contains(line, `"id":3,"result":{"content":[{"type":"text","text":"inline"}]`) {
+		t.Errorf("a plain call: %s", line)
+	}
+	p.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope","task":{}}}`)
+	if line := p.recv(); !strings.Contains(line, `"id":4,"error":{"code":-32602`) {
+		t.Errorf("an unknown tool: %s, want invalid params", line)
 	}
 }

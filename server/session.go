@@ -468,7 +468,7 @@ func (s *Session) callTool(ctx context.Context, req *jsonrpc.Request) (any, erro
 			return nil, err
 		}
 		if p.Task != nil {
-			return s.startToolTask(ctx, t, &p)
+			return s.startToolTask(ctx, t, &p, false)
 		}
 	}
 	// Without a declared tasks capability, params.task is ignored and the call runs

@@ -284,12 +284,37 @@ type sessionHolder interface {
 	Hold() (release func())
 }
 
+// quickCallTool answers on the connection's reading goroutine ([Session.handleQuick]) a
+// 2025-11-25 tools/call that asks for a task: the task is made there, when the session
+// and the engine are free at once, and its CreateTaskResult written, and the work runs
+// on a worker of the connection's once it is (jsonrpc.AfterResponse): no worker is woken
+// before the answer. Any other call, and any the handling would refuse (an unknown
+// tool, a task the tool forbids), goes to a worker, as before.
+func (s *Session) quickCallTool(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	if _, held := s.transport.(sessionHolder); held || !s.mu.TryLock() {
+		return nil, jsonrpc.ErrNotQuick
+	}
+	init := s.init
+	s.mu.Unlock()
+	if init == nil || !mcp.HasCoreTasks(negotiated(init.ProtocolVersion)) {
+		return nil, jsonrpc.ErrNotQuick
+	}
+	p, t, err := s.toolCall(req, true)
+	if err != nil || p.Task == nil || checkTaskSupport(t.def, &p) != nil {
+		return nil, jsonrpc.ErrNotQuick
+	}
+	return s.startToolTask(ctx, t, &p, true)
+}
+
 // startToolTask runs a tool as a task and returns the CreateTaskResult at once. The work
-// runs on the task engine's context, not on the request's.
+// runs on the task engine's context, not on the request's. onReader, on the
+// connection's reading goroutine, it declines ([jsonrpc.ErrNotQuick]) rather than wait
+// for the engine.
 //
-// The work runs where the call was handled, once the CreateTaskResult is written: no
-// goroutine is woken for it, and its first status notification follows the answer.
-func (s *Session) startToolTask(ctx context.Context, t *tool, p *mcp.CallToolParams) (any, error) {
+// The work runs where the call was handled (on a worker, for a call answered where it
+// was read), once the CreateTaskResult is written: no goroutine is woken for it before
+// the answer, and its first status notification follows the answer.
+func (s *Session) startToolTask(ctx context.Context, t *tool, p *mcp.CallToolParams, onReader bool) (any, error) {
 	requested := p.Task
 	if max := t.opts.MaxTaskTTL; max > 0 {
 		ms := max.Milliseconds()
@@ -298,7 +323,16 @@ func (s *Session) startToolTask(ctx context.Context, t *tool, p *mcp.CallToolPar
 		}
 	}
 	m := s.server.tasks
-	h, err := m.Defer(s.owner, requested, nil)
+	var h *tasks.Handle
+	var err error
+	if onReader {
+		var ok bool
+		if h, ok, err = m.TryDefer(tasks.DialectCore, s.owner, requested, nil, false); !ok {
+			return nil, jsonrpc.ErrNotQuick
+		}
+	} else {
+		h, err = m.Defer(s.owner, requested, nil)
+	}
 	if err != nil {
 		return nil, err
 	}
