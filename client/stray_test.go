@@ -47,34 +47,45 @@ func TestHandshakeQuotesStrayOutput(t *testing.T) {
 }
 
 // A stdio server that floods its stdout with lines that are no JSON-RPC message before
-// it ever answers (reading its stdin) is given up on once it has written more of them
-// than the bound (transport.DefaultMaxStrayLines), in each way of connecting, with the
-// sentence that quotes the last: not at the handshake's bound of a minute, each line
-// answered with a parse error until then.
+// it ever answers is given up on once it has written more of them than the bound
+// (transport.DefaultMaxStrayLines), in each way of connecting, with the sentence that
+// quotes the last: not at the handshake's bound of a minute, each line answered with a
+// parse error until then. So is one that never reads its stdin: the parse errors that
+// filled the pipe to it held the client's reading until that bound.
 func TestHandshakeGivesUpOnStrayFlood(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
+	servers := map[string]string{
+		// (cat reads the server's stdin: a background command's is /dev/null.)
+		"reads":       `exec 3<&0; cat <&3 >/dev/null & exec yes "starting up"`,
+		"never reads": `exec yes "starting up"`,
+	}
 	for _, version := range []string{"2025-11-25", mcp.ModernProtocolVersions[0], client.ProtocolAuto} {
-		t.Run(version, func(t *testing.T) {
-			c := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{
-				ProtocolVersion: version, RequestTimeout: time.Minute, ProbeTimeout: time.Minute,
+		for name, script := range servers {
+			t.Run(version+"/"+name, func(t *testing.T) {
+				testHandshakeGivesUpOnStrayFlood(t, version, script)
 			})
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			// (cat reads the server's stdin: a background command's is /dev/null.)
-			_, err := c.Connect(ctx, &transport.Command{Path: "sh", Args: []string{"-c", `exec 3<&0; cat <&3 >/dev/null & exec yes "starting up"`}})
-			if ctx.Err() != nil {
-				t.Fatalf("Connect: %v, after the test's bound of 20s", err)
-			}
-			var stray *client.StrayOutputError
-			if !errors.As(err, &stray) || stray.Lines != transport.DefaultMaxStrayLines+1 || stray.Last != "starting up" || !errors.Is(err, transport.ErrStrayFlood) {
-				t.Fatalf("Connect: %v, want a *StrayOutputError of %d lines, the last \"starting up\", matching transport.ErrStrayFlood", err, transport.DefaultMaxStrayLines+1)
-			}
-			want := fmt.Sprintf(`(the server wrote %d lines on its stdout that are no JSON-RPC message; the last: "starting up")`, transport.DefaultMaxStrayLines+1)
-			if !strings.HasSuffix(err.Error(), want) {
-				t.Errorf("Connect: %q, want it to end %q", err, want)
-			}
-		})
+		}
+	}
+}
+
+func testHandshakeGivesUpOnStrayFlood(t *testing.T, version, script string) {
+	c := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{
+		ProtocolVersion: version, RequestTimeout: time.Minute, ProbeTimeout: time.Minute,
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := c.Connect(ctx, &transport.Command{Path: "sh", Args: []string{"-c", script}})
+	if ctx.Err() != nil {
+		t.Fatalf("Connect: %v, after the test's bound of 20s", err)
+	}
+	var stray *client.StrayOutputError
+	if !errors.As(err, &stray) || stray.Lines != transport.DefaultMaxStrayLines+1 || stray.Last != "starting up" || !errors.Is(err, transport.ErrStrayFlood) {
+		t.Fatalf("Connect: %v, want a *StrayOutputError of %d lines, the last \"starting up\", matching transport.ErrStrayFlood", err, transport.DefaultMaxStrayLines+1)
+	}
+	want := fmt.Sprintf(`(the server wrote %d lines on its stdout that are no JSON-RPC message; the last: "starting up")`, transport.DefaultMaxStrayLines+1)
+	if !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("Connect: %q, want it to end %q", err, want)
 	}
 }

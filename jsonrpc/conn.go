@@ -227,6 +227,11 @@ type Conn struct {
 	taken    chan struct{}                  // closed when writing drops, for the reading waiting for it
 	idle     []chan struct{}                // Drain's, closed once inCount is 0
 	err      error
+	// answers to malformed messages waiting for writeMalformed (see answerMalformed)
+	malformed        []*Response
+	malformedBytes   int
+	malformedWriting bool // writeMalformed runs
+	malformedDropped int
 
 	// workers run inbound requests; idle ones end with the connection. Nil for a Conn
 	// that does not read ([NewServingConn]): its owner runs each request.
@@ -641,10 +646,7 @@ func (c *Conn) readLoop() {
 					c.opts.Tap(Inbound, resp)
 				}
 				c.log.Warn("malformed message", "error", de.Err.Message)
-				if werr := c.write(c.ctx, resp); werr != nil {
-					c.shutdown(closedBy(werr))
-					return
-				}
+				c.answerMalformed(resp)
 				continue
 			}
 			c.shutdown(closedBy(err))
@@ -652,6 +654,85 @@ func (c *Conn) readLoop() {
 		}
 		c.dispatch(m, false)
 	}
+}
+
+// maxMalformedQueued and maxMalformedQueuedBytes bound the answers to malformed
+// messages waiting for their write (see answerMalformed): a peer that reads takes them
+// as they come, and one that floods such lines without reading costs no more.
+const (
+	maxMalformedQueued      = 64
+	maxMalformedQueuedBytes = 1 << 20
+)
+
+// answerMalformed answers a malformed message with resp without the reading waiting on
+// the write: a peer that writes such lines and never reads (a stdio server flooding its
+// stdout) would fill the pipe to it, and the reading, waiting, would read nothing more,
+// not even what ends the connection (transport.ErrStrayFlood). resp is written at once
+// when the connection can ([NowWriter]) and no earlier answer waits; else it waits, in
+// order, for a goroutine that writes them, and past [maxMalformedQueued] of them (or
+// [maxMalformedQueuedBytes]) it is dropped: JSON-RPC asks for the answer, but a peer
+// that leaves that many unread reads none of them.
+func (c *Conn) answerMalformed(resp *Response) {
+	size := malformedSize(resp)
+	c.mu.Lock()
+	queued := c.malformedWriting
+	c.mu.Unlock()
+	if now, ok := c.conn.(NowWriter); ok && !queued {
+		wrote, werr := now.WriteNow(resp)
+		if wrote {
+			if c.opts.Tap != nil {
+				c.opts.Tap(Outbound, resp)
+			}
+			if werr != nil {
+				c.shutdown(closedBy(werr))
+			}
+			return
+		}
+	}
+	c.mu.Lock()
+	if len(c.malformed) >= maxMalformedQueued || c.malformedBytes+size > maxMalformedQueuedBytes {
+		c.malformedDropped++
+		n := c.malformedDropped
+		c.mu.Unlock()
+		c.log.Debug("dropped the answer to a malformed message: the peer has not read the earlier ones", "error", resp.Error.Message, "dropped", n)
+		return
+	}
+	c.malformed = append(c.malformed, resp)
+	c.malformedBytes += size
+	start := !c.malformedWriting
+	c.malformedWriting = true
+	c.mu.Unlock()
+	if start {
+		go c.writeMalformed()
+	}
+}
+
+// writeMalformed writes the queued answers to malformed messages, in order, until none
+// is left. A write that fails ends the connection, as any write of the reading's did.
+func (c *Conn) writeMalformed() {
+	for {
+		c.mu.Lock()
+		if len(c.malformed) == 0 {
+			c.malformed = nil
+			c.malformedWriting = false
+			c.mu.Unlock()
+			return
+		}
+		resp := c.malformed[0]
+		c.malformed[0] = nil
+		c.malformed = c.malformed[1:]
+		c.malformedBytes -= malformedSize(resp)
+		c.mu.Unlock()
+		if err := c.write(c.ctx, resp); err != nil {
+			c.shutdown(closedBy(err))
+		}
+	}
+}
+
+// malformedSize is about what the answer to a malformed message holds in memory: its
+// id, which the peer chose, and its error.
+func malformedSize(resp *Response) int {
+	return len(resp.ID.str) + len(resp.Error.Message) + len(resp.Error.Data)
 }
 
 func (c *Conn) deliver(resp *Response) { c.settle(resp.ID, reply{resp: resp}) }

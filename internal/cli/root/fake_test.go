@@ -31,6 +31,8 @@ func fakeStdio(mode string) []string {
 //	stderr   writes a 2 MiB line and 200 KiB more to stderr before it serves
 //	mute-call  lists the tool "wait" (taskSupport optional) and never answers tools/call
 //	garbage  writes lines that are not JSON to stdout for ever, and never reads stdin
+//	spoken-garbage  the same, after one message (a notifications/message): past the
+//	         bound on stray lines before the first message
 func fakeServer(mode string) int {
 	handle := func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		switch req.Method {
@@ -67,8 +69,11 @@ func fakeServer(mode string) int {
 		}
 		return nil, jsonrpc.ErrMethodNotFound
 	}
-	if mode == "garbage" {
+	if mode == "garbage" || mode == "spoken-garbage" {
 		w := bufio.NewWriter(os.Stdout)
+		if mode == "spoken-garbage" {
+			w.WriteString(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"starting"}}` + "\n")
+		}
 		for {
 			if _, err := w.WriteString("this is not JSON\n"); err != nil {
 				return 0

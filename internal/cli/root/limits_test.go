@@ -118,11 +118,13 @@ func TestRequestTimeout(t *testing.T) {
 	}
 }
 
-// TestServerThatDoesNotRead: a server that writes lines that are not JSON and never
-// reads its stdin (mcpi answers each line with a parse error, until the pipe to the
-// server is full) is given up on after --timeout, and Ctrl-C ends the command too. mcpi
-// used to hang for ever, deaf to --timeout and to Ctrl-C: the withdrawn request's
-// notifications/cancelled waited for the pipe without a bound.
+// TestServerThatDoesNotRead: a server that writes one message, then lines that are not
+// JSON, and never reads its stdin (mcpi answers the lines with parse errors until the
+// pipe to the server is full, and drops the answers then) is given up on after
+// --timeout, and Ctrl-C ends the command too. mcpi used to hang for ever, deaf to
+// --timeout and to Ctrl-C: the withdrawn request's notifications/cancelled waited for
+// the pipe without a bound. (Without the message first, the bound on stray lines ends
+// it at once: TestStrayStdoutFloodGivenUpOn.)
 func TestServerThatDoesNotRead(t *testing.T) {
 	for _, tt := range []struct {
 		name      string
@@ -130,15 +132,15 @@ func TestServerThatDoesNotRead(t *testing.T) {
 		interrupt bool
 		want      string
 	}{
-		{name: "timeout", args: []string{"--timeout", "1s", "ping"}, want: "mcpi: the server " + strconv.Quote(fakeStdio("garbage")[1]) + " "},
-		{name: "interrupt", args: []string{"--timeout", "0", "ping"}, interrupt: true, want: "mcpi: interrupted while starting a session with the server " + strconv.Quote(fakeStdio("garbage")[1]) + "\n"},
+		{name: "timeout", args: []string{"--timeout", "1s", "ping"}, want: "mcpi: the server " + strconv.Quote(fakeStdio("spoken-garbage")[1]) + " "},
+		{name: "interrupt", args: []string{"--timeout", "0", "ping"}, interrupt: true, want: "mcpi: interrupted while starting a session with the server " + strconv.Quote(fakeStdio("spoken-garbage")[1]) + "\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(clitest.Context(t))
 			defer cancel()
 			ios, _, out, errOut := iostreams.Test()
 			done := make(chan int, 1)
-			go func() { done <- Main(ctx, ios, append(fakeStdio("garbage"), tt.args...), "test") }()
+			go func() { done <- Main(ctx, ios, append(fakeStdio("spoken-garbage"), tt.args...), "test") }()
 			if tt.interrupt {
 				time.Sleep(time.Second)
 				cancel()
@@ -230,22 +232,30 @@ func TestStrayStdoutQuoted(t *testing.T) {
 	}
 }
 
-// A stdio server that floods its stdout with lines that are no MCP message, and reads
-// its stdin, is given up on once it has written more than 1,000 of them, long before
-// --timeout (it was waited on until then, each line answered with a parse error).
+// A stdio server that floods its stdout with lines that are no MCP message is given up
+// on once it has written more than 1,000 of them, long before --timeout (it was waited
+// on until then, each line answered with a parse error); so is one that never reads
+// its stdin, whose pipe the parse errors filled before the bound, which held mcpi's
+// reading until --timeout.
 func TestStrayStdoutFloodGivenUpOn(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
-	ctx, cancel := context.WithTimeout(clitest.Context(t), 20*time.Second)
-	defer cancel()
-	ios, _, out, errOut := iostreams.Test()
-	cmd := `sh -c 'exec 3<&0; cat <&3 >/dev/null & exec yes starting'`
-	code := Main(ctx, ios, []string{"--stdio", cmd, "--timeout", "1m", "tools", "list"}, "test")
-	want := "mcpi: gave up on the server " + strconv.Quote(cmd) + ": it wrote more than 1000 lines or 1 MiB on its stdout before its first MCP message; " +
-		`it wrote 1001 lines on its stdout that are no MCP message (the last: "starting"): a stdio server writes only MCP messages there, and its log to stderr` + "\n"
-	if ctx.Err() != nil || code != 2 || errOut.String() != want || out.Len() != 0 {
-		t.Errorf("exit %d (test context: %v), stdout %q, stderr:\n%s\nwant:\n%s", code, ctx.Err(), out, errOut, want)
+	for name, cmd := range map[string]string{
+		"reads":       `sh -c 'exec 3<&0; cat <&3 >/dev/null & exec yes starting'`,
+		"never reads": `sh -c 'exec yes starting'`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(clitest.Context(t), 20*time.Second)
+			defer cancel()
+			ios, _, out, errOut := iostreams.Test()
+			code := Main(ctx, ios, []string{"--stdio", cmd, "--timeout", "1m", "tools", "list"}, "test")
+			want := "mcpi: gave up on the server " + strconv.Quote(cmd) + ": it wrote more than 1000 lines or 1 MiB on its stdout before its first MCP message; " +
+				`it wrote 1001 lines on its stdout that are no MCP message (the last: "starting"): a stdio server writes only MCP messages there, and its log to stderr` + "\n"
+			if ctx.Err() != nil || code != 2 || errOut.String() != want || out.Len() != 0 {
+				t.Errorf("exit %d (test context: %v), stdout %q, stderr:\n%s\nwant:\n%s", code, ctx.Err(), out, errOut, want)
+			}
+		})
 	}
 }
 
