@@ -684,7 +684,7 @@ func (c *Conn) answerMalformed(resp *Response) {
 				c.opts.Tap(Outbound, resp)
 			}
 			if werr != nil {
-				c.shutdown(closedBy(werr))
+				c.log.Debug("writing the answer to a malformed message failed", "error", werr)
 			}
 			return
 		}
@@ -708,7 +708,9 @@ func (c *Conn) answerMalformed(resp *Response) {
 }
 
 // writeMalformed writes the queued answers to malformed messages, in order, until none
-// is left. A write that fails ends the connection, as any write of the reading's did.
+// is left. A write that fails does not end the connection, as a response's does not: the
+// reading finds out why the peer is gone (a server that exited, one given up on), which
+// a write's error, racing it, would hide.
 func (c *Conn) writeMalformed() {
 	for {
 		c.mu.Lock()
@@ -724,7 +726,7 @@ func (c *Conn) writeMalformed() {
 		c.malformedBytes -= malformedSize(resp)
 		c.mu.Unlock()
 		if err := c.write(c.ctx, resp); err != nil {
-			c.shutdown(closedBy(err))
+			c.log.Debug("writing the answer to a malformed message failed", "error", err)
 		}
 	}
 }

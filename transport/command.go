@@ -43,7 +43,8 @@ type Command struct {
 	// that are no JSON-RPC message (a banner, a log) before its first message: past
 	// either, reading ends with [ErrStrayFlood], and so does the connection, so that a
 	// handshake gives up at once on a server that floods its stdout instead of speaking
-	// MCP. 0 means [DefaultMaxStrayLines] (1,000 lines) and [DefaultMaxStrayBytes]
+	// MCP; the server is then stopped without the grace of an orderly end (SIGTERM at
+	// once, SIGKILL a tenth of a second later). 0 means [DefaultMaxStrayLines] (1,000 lines) and [DefaultMaxStrayBytes]
 	// (1 MiB); negative removes the bound. After the first message such lines are
 	// answered with a parse error and skipped, without a bound.
 	MaxStrayLines int
@@ -251,7 +252,16 @@ func (p *process) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return m, nil
 	}
 	var de *jsonrpc.DecodeError
-	if errors.As(err, &de) || errors.Is(err, ErrStrayFlood) {
+	if errors.As(err, &de) {
+		return nil, err
+	}
+	if errors.Is(err, ErrStrayFlood) {
+		// Given up on, the server is stopped as for a Connect whose time ran out: the
+		// grace of an orderly end would outlast a short handshake bound, and the
+		// handshake's failure would then be taken for a timeout.
+		ended, cancel := context.WithCancel(context.Background())
+		cancel()
+		_ = p.CloseContext(ended)
 		return nil, err
 	}
 	select {

@@ -236,20 +236,23 @@ func TestStrayStdoutQuoted(t *testing.T) {
 // on once it has written more than 1,000 of them, long before --timeout (it was waited
 // on until then, each line answered with a parse error); so is one that never reads
 // its stdin, whose pipe the parse errors filled before the bound, which held mcpi's
-// reading until --timeout.
+// reading until --timeout. A --timeout shorter than the grace a server gets to end
+// (2 s) is not what the sentence names: the server given up on is stopped at once.
 func TestStrayStdoutFloodGivenUpOn(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
-	for name, cmd := range map[string]string{
-		"reads":       `sh -c 'exec 3<&0; cat <&3 >/dev/null & exec yes starting'`,
-		"never reads": `sh -c 'exec yes starting'`,
+	for _, tt := range []struct{ name, cmd, timeout string }{
+		{"reads", `sh -c 'exec 3<&0; cat <&3 >/dev/null & exec yes starting'`, "1m"},
+		{"never reads", `sh -c 'exec yes starting'`, "1m"},
+		{"short timeout", `sh -c 'exec yes starting'`, "1s"},
 	} {
-		t.Run(name, func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := tt.cmd
 			ctx, cancel := context.WithTimeout(clitest.Context(t), 20*time.Second)
 			defer cancel()
 			ios, _, out, errOut := iostreams.Test()
-			code := Main(ctx, ios, []string{"--stdio", cmd, "--timeout", "1m", "tools", "list"}, "test")
+			code := Main(ctx, ios, []string{"--stdio", cmd, "--timeout", tt.timeout, "tools", "list"}, "test")
 			want := "mcpi: gave up on the server " + strconv.Quote(cmd) + ": it wrote more than 1000 lines or 1 MiB on its stdout before its first MCP message; " +
 				`it wrote 1001 lines on its stdout that are no MCP message (the last: "starting"): a stdio server writes only MCP messages there, and its log to stderr` + "\n"
 			if ctx.Err() != nil || code != 2 || errOut.String() != want || out.Len() != 0 {
