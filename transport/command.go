@@ -39,14 +39,15 @@ type Command struct {
 	Dir string
 	// MaxMessageSize bounds one inbound message; 0 means [DefaultMaxMessageSize].
 	MaxMessageSize int
-	// MaxStrayLines and MaxStrayBytes bound the lines the server writes on its stdout
-	// that are no JSON-RPC message (a banner, a log) before its first message: past
-	// either, reading ends with [ErrStrayFlood], and so does the connection, so that a
-	// handshake gives up at once on a server that floods its stdout instead of speaking
-	// MCP; the server is then stopped without the grace of an orderly end (SIGTERM at
-	// once, SIGKILL a tenth of a second later). 0 means [DefaultMaxStrayLines] (1,000 lines) and [DefaultMaxStrayBytes]
-	// (1 MiB); negative removes the bound. After the first message such lines are
-	// answered with a parse error and skipped, without a bound.
+	// MaxStrayLines and MaxStrayBytes bound the lines the server writes on its stdout that
+	// are no JSON-RPC message (a banner, a log, a line over MaxMessageSize that is no
+	// response) before its first message: past either, reading ends with [ErrStrayFlood],
+	// and so does the connection, so that a handshake gives up at once on a server that
+	// floods its stdout instead of speaking MCP; the server is then stopped without the
+	// grace of an orderly end (SIGTERM at once, SIGKILL a tenth of a second later). 0 means
+	// [DefaultMaxStrayLines] (1,000 lines) and [DefaultMaxStrayBytes] (1 MiB); negative
+	// removes the bound. After the first message such lines are answered with an error
+	// and skipped, without a bound.
 	MaxStrayLines int
 	MaxStrayBytes int
 	Logger        *slog.Logger

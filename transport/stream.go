@@ -75,7 +75,8 @@ var ErrStrayFlood = errors.New("the peer wrote too much that is no JSON-RPC mess
 const maxStrayLine = 200
 
 // StrayLines returns how many lines read so far were no JSON-RPC message (invalid JSON,
-// or JSON of another kind: a server that writes its log or a banner on stdout), and the
+// JSON of another kind: a server that writes its log or a banner on stdout; or a line
+// over the size bound that is no response), and the
 // latest of them, cut to 200 bytes. Such a line is answered with an error and skipped as
 // any malformed message is; a client whose handshake fails quotes them, as they are
 // most likely why.
@@ -105,29 +106,25 @@ func NewStream(r io.Reader, w io.Writer, maxSize int) *Stream {
 func (s *Stream) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		line, err := s.readLine()
+		var de *jsonrpc.DecodeError
 		if err != nil {
+			var big *MessageTooLargeError
+			if errors.As(err, &de) && !de.Response && errors.As(de.Cause, &big) {
+				// A line over the size bound, skipped, is as much no message as a
+				// short one: a peer writing such lines would keep a handshake waiting.
+				if ferr := s.strayLine(line, int(big.Size)); ferr != nil {
+					return nil, ferr
+				}
+			}
 			return nil, err
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		m, err := jsonrpc.DecodeMessage(line)
-		var de *jsonrpc.DecodeError
 		if err != nil && errors.As(err, &de) && !de.Response {
-			last := string(bytes.ToValidUTF8(line[:min(len(line), maxStrayLine)], nil)) // a copy: line is the reader's
-			s.strayMu.Lock()
-			s.stray++
-			s.strayLast = last
-			n := s.stray
-			s.strayMu.Unlock()
-			if !s.spoke {
-				// Each such line is answered with a parse error and skipped: a peer
-				// that floods them instead of speaking would be waited on until the
-				// caller's time bound, each line costing an answer.
-				s.strayBytes += len(line)
-				if s.maxStrayLines > 0 && n > s.maxStrayLines || s.maxStrayBytes > 0 && s.strayBytes > s.maxStrayBytes {
-					return nil, ErrStrayFlood
-				}
+			if ferr := s.strayLine(line, len(line)); ferr != nil {
+				return nil, ferr
 			}
 		}
 		if err == nil {
@@ -137,14 +134,44 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
+// strayLine counts a line of size bytes that was no JSON-RPC message, of which head is
+// the beginning, and returns ErrStrayFlood when that passes the stream's bound.
+func (s *Stream) strayLine(head []byte, size int) error {
+	last := string(bytes.ToValidUTF8(head[:min(len(head), maxStrayLine)], nil)) // a copy: head is the reader's
+	s.strayMu.Lock()
+	s.stray++
+	s.strayLast = last
+	n := s.stray
+	s.strayMu.Unlock()
+	if s.spoke {
+		return nil
+	}
+	// Each such line is answered with an error and skipped: a peer that floods them
+	// instead of speaking would be waited on until the caller's time bound, each line
+	// costing an answer.
+	s.strayBytes += size
+	if s.maxStrayLines > 0 && n > s.maxStrayLines || s.maxStrayBytes > 0 && s.strayBytes > s.maxStrayBytes {
+		return ErrStrayFlood
+	}
+	return nil
+}
+
 // readLine returns one line without its terminator ("\n" or "\r\n"), valid until the next
-// read, or a DecodeError after skipping a line longer than the limit. The limit applies to
-// the line without its terminator, whether or not the line has one.
+// read, or a DecodeError after skipping a line longer than the limit, with the line's
+// beginning (at least maxStrayLine bytes of it, when it has them), valid until the next
+// read too. The limit applies to the line without its terminator, whether or not the
+// line has one.
 func (s *Stream) readLine() ([]byte, error) {
 	var buf []byte
 	for {
 		frag, err := s.r.ReadSlice('\n')
 		if len(buf)+len(frag) > s.max+2 { // cannot fit even with a "\r\n" to strip
+			head := buf
+			if len(head) < maxStrayLine {
+				// (a copy: discardLine reads over frag)
+				head = append(head[:len(head):len(head)], frag[:min(len(frag), maxStrayLine)]...)
+			}
+			head = bytes.TrimSuffix(bytes.TrimSuffix(head, []byte("\n")), []byte("\r"))
 			k := &skimmer{}
 			k.write(buf)
 			k.write(frag)
@@ -155,7 +182,7 @@ func (s *Stream) readLine() ([]byte, error) {
 			} else if err != nil && !errors.Is(err, io.EOF) {
 				return nil, err
 			}
-			return nil, s.tooLarge(k)
+			return head, s.tooLarge(k)
 		}
 		if buf == nil && err == nil {
 			// The whole line is in the reader's buffer, the usual case: decoded from
@@ -175,7 +202,7 @@ func (s *Stream) readLine() ([]byte, error) {
 			if len(line) > s.max {
 				k := &skimmer{}
 				k.write(line)
-				return nil, s.tooLarge(k)
+				return line, s.tooLarge(k)
 			}
 			return line, nil
 		case errors.Is(err, bufio.ErrBufferFull):
