@@ -634,6 +634,22 @@ func (c *recConn) CloseContext(ctx context.Context) error {
 	return c.Connection.Close()
 }
 
+// LocalWrites and WriteNow forward the stdio connection's: the client sends a task's
+// second request from its reading goroutine, written at once when the pipe has room
+// (jsonrpc.Conn.GoNow), as it does without the recorder.
+func (c *recConn) LocalWrites() bool {
+	lw, ok := c.Connection.(interface{ LocalWrites() bool })
+	return ok && lw.LocalWrites()
+}
+
+// WriteNow: see LocalWrites.
+func (c *recConn) WriteNow(m jsonrpc.Message) (bool, error) {
+	if now, ok := c.Connection.(jsonrpc.NowWriter); ok {
+		return now.WriteNow(m)
+	}
+	return false, nil
+}
+
 func (c *recConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := c.Connection.Read(ctx)
 	if err != nil && errors.Is(err, transport.ErrServerExited) {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/mcpi-dev/mcpi/client"
 
 	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/transport"
 )
 
@@ -213,5 +215,33 @@ func TestRecorderHurriesTheServer(t *testing.T) {
 	cancel()
 	if err := c.CloseContext(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The recorder's connection to a server process writes as the process's does: locally,
+// and at once when the pipe has room, so that the client sends a task's second request
+// from its reading goroutine over stdio, as it does without the recorder.
+func TestRecorderWritesAsTheProcess(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	rec := &recorder{Transport: &transport.Command{Path: sh, Args: []string{"-c", "exec cat >/dev/null"}}}
+	conn, err := rec.Connect(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	lw, ok := conn.(interface{ LocalWrites() bool })
+	if !ok || !lw.LocalWrites() {
+		t.Errorf("%T: no local writes", conn)
+	}
+	now, ok := conn.(jsonrpc.NowWriter)
+	if !ok {
+		t.Fatalf("%T writes nothing at once", conn)
+	}
+	// The pipe's room is read on Linux alone; elsewhere WriteNow declines every write.
+	if wrote, err := now.WriteNow(&jsonrpc.Request{Method: "notifications/initialized"}); (!wrote && runtime.GOOS == "linux") || err != nil {
+		t.Errorf("WriteNow to an empty pipe = %v, %v; want written", wrote, err)
 	}
 }
