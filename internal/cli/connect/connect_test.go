@@ -192,11 +192,10 @@ func TestReadConfigBounded(t *testing.T) {
 	}
 }
 
-// The recorder's connection to a server process passes on CloseContext: a handshake
-// that ran out of time stops the server at once (SIGTERM), rather than close its stdin
-// and give it the grace of an orderly end (2 s more past --timeout for a server that
-// answered nothing).
-func TestRecorderHurriesTheServer(t *testing.T) {
+// recordedServer is the recorder's connection to a server process that reads its stdin
+// and writes nothing.
+func recordedServer(t *testing.T) jsonrpc.Connection {
+	t.Helper()
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		t.Skip("no sh")
@@ -206,6 +205,15 @@ func TestRecorderHurriesTheServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return conn
+}
+
+// The recorder's connection to a server process passes on CloseContext: a handshake
+// that ran out of time stops the server at once (SIGTERM), rather than close its stdin
+// and give it the grace of an orderly end (2 s more past --timeout for a server that
+// answered nothing).
+func TestRecorderHurriesTheServer(t *testing.T) {
+	conn := recordedServer(t)
 	c, ok := conn.(interface{ CloseContext(context.Context) error })
 	if !ok {
 		conn.Close()
@@ -222,15 +230,7 @@ func TestRecorderHurriesTheServer(t *testing.T) {
 // and at once when the pipe has room, so that the client sends a task's second request
 // from its reading goroutine over stdio, as it does without the recorder.
 func TestRecorderWritesAsTheProcess(t *testing.T) {
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no sh")
-	}
-	rec := &recorder{Transport: &transport.Command{Path: sh, Args: []string{"-c", "exec cat >/dev/null"}}}
-	conn, err := rec.Connect(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := recordedServer(t)
 	defer conn.Close()
 	lw, ok := conn.(interface{ LocalWrites() bool })
 	if !ok || !lw.LocalWrites() {
