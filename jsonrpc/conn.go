@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/jsonwire"
+	"github.com/mcpi-dev/mcpi/internal/loglimit"
 	"github.com/mcpi-dev/mcpi/internal/stack"
 	"github.com/mcpi-dev/mcpi/internal/workpool"
 )
@@ -232,6 +233,9 @@ type Conn struct {
 	malformedBytes   int
 	malformedWriting bool // writeMalformed runs
 	malformedDropped int
+	// malformedLog bounds the log lines of malformed messages: a peer makes as many as it
+	// likes, and a log line each would let it fill the log (one of mcpi's library users).
+	malformedLog loglimit.Repeated
 
 	// workers run inbound requests; idle ones end with the connection. Nil for a Conn
 	// that does not read ([NewServingConn]): its owner runs each request.
@@ -289,6 +293,7 @@ func newConn(ctx context.Context, cancel context.CancelCauseFunc, c Connection, 
 		cancel: cancel,
 		done:   make(chan struct{}),
 	}
+	conn.malformedLog = loglimit.Repeated{Level: slog.LevelWarn, Msg: "malformed message", Summary: "malformed messages not logged one by one"}
 	if conn.log == nil {
 		conn.log = discard
 	}
@@ -629,6 +634,7 @@ func (c *Conn) write(ctx context.Context, m Message) error {
 
 func (c *Conn) readLoop() {
 	defer close(c.done)
+	defer c.malformedLog.Flush(c.log)
 	for {
 		m, err := c.conn.Read(c.ctx)
 		if err != nil {
@@ -645,7 +651,7 @@ func (c *Conn) readLoop() {
 				if c.opts.Tap != nil {
 					c.opts.Tap(Inbound, resp)
 				}
-				c.log.Warn("malformed message", "error", de.Err.Message)
+				c.malformedLog.Log(c.log, "error", de.Err.Message)
 				c.answerMalformed(resp)
 				continue
 			}

@@ -5,9 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/transport"
@@ -91,4 +96,103 @@ func TestMalformedBurstAllAnswered(t *testing.T) {
 		assertErrorReply(t, p.recv(), jsonrpc.Int64ID(int64(i)), jsonrpc.CodeInvalidRequest)
 	}
 	p.ping("after")
+}
+
+// logLines is a logger's text records, one a line, without their time.
+type logLines struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logLines) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))
+}
+
+// take returns the lines written since the last take.
+func (l *logLines) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := strings.TrimSuffix(l.b.String(), "\n")
+	l.b.Reset()
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// pingPast sends a ping and reads what the connection wrote until its answer, each line
+// before it the answer to a line that is no JSON.
+func (p *rawPeer) pingPast(id string) {
+	p.t.Helper()
+	p.send(`{"jsonrpc":"2.0","id":"` + id + `","method":"ping"}`)
+	const parseError = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: invalid JSON"}}`
+	for {
+		switch l := p.recv(); l {
+		case `{"jsonrpc":"2.0","id":"` + id + `","result":{}}`:
+			return
+		case parseError:
+		default:
+			p.t.Fatalf("connection wrote %s, want a parse error or the ping's answer", l)
+		}
+	}
+}
+
+// A peer that writes thousands of lines that are no JSON-RPC message makes a few log
+// lines, not one each: the first ten, then a summary at most once a minute saying how
+// many more came, and one when the connection ends. Each was logged at Warn, a million
+// garbage lines a million log lines.
+func TestMalformedFloodLoggedBriefly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var log logLines
+		conn, p := newRawPeer(t, jsonrpc.Options{Handler: pingHandler, Logger: log.logger()})
+		garbage := func(n int) {
+			p.send(strings.TrimSuffix(strings.Repeat("not json\n", n), "\n"))
+		}
+		const one = `level=WARN msg="malformed message" error="parse error: invalid JSON"`
+		summary := func(n int) string {
+			return fmt.Sprintf(`level=WARN msg="malformed messages not logged one by one" count=%d lastError="parse error: invalid JSON"`, n)
+		}
+
+		garbage(3000)
+		p.pingPast("flood")
+		want := slices.Repeat([]string{one}, 10)
+		if got := log.take(); !slices.Equal(got, want) {
+			t.Fatalf("after 3,000 malformed lines the log holds %d lines:\n%s\nwant the first ten:\n%s",
+				len(got), strings.Join(got[:min(len(got), 20)], "\n"), strings.Join(want, "\n"))
+		}
+
+		garbage(1000) // within the minute: counted, not logged
+		p.pingPast("same minute")
+		if got := log.take(); len(got) != 0 {
+			t.Fatalf("within the minute the log got %d lines, want none: %s", len(got), got[0])
+		}
+
+		time.Sleep(time.Minute)
+		garbage(1)
+		p.pingPast("a minute later")
+		if got := log.take(); !slices.Equal(got, []string{summary(3991)}) {
+			t.Fatalf("a minute later the log got\n%s\nwant\n%s", strings.Join(got, "\n"), summary(3991))
+		}
+
+		garbage(5)
+		p.pingPast("before the end")
+		conn.Close()
+		<-conn.Done()
+		if got := log.take(); !slices.Equal(got, []string{summary(5)}) {
+			t.Fatalf("at the end the log got\n%s\nwant\n%s", strings.Join(got, "\n"), summary(5))
+		}
+	})
 }
