@@ -1,14 +1,23 @@
 package tasks_test
 
 import (
+	"context"
+	"encoding/json"
+	"io"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/watch"
+	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/mcp"
+	"github.com/mcpi-dev/mcpi/server"
+	"github.com/mcpi-dev/mcpi/tasks"
 )
 
 // "tasks watch ID" and "tasks watch" (every task) that follow a recorded task the server
@@ -105,6 +114,105 @@ func TestWatchLostKeepsRecord(t *testing.T) {
 		}
 		if e, ok, err := store.Find(id); err != nil || !ok || e.Server.URL != d.URL || e.Session != nil {
 			t.Errorf("all %v: record of the lost task: %+v, %v, %v (want one without the session the server ended)", all, e, ok, err)
+		}
+	}
+}
+
+// lineHook writes to w, then calls then with what it wrote.
+type lineHook struct {
+	w    io.Writer
+	then func(string)
+}
+
+func (h lineHook) Write(p []byte) (int, error) {
+	defer h.then(string(p))
+	return h.w.Write(p)
+}
+
+// "tasks watch" (every task) forgets a recorded task that its session listed as ended
+// and that later leaves the list (its ttl ran out on the server), as it forgets one it
+// follows and "tasks watch ID" forgets it: the "gone" line, and event ("forgotten"),
+// say so. It kept the record, naming a task no command would reach again. Such a
+// record has no session of its own (a server that gave none), so the watch's session
+// lists it rather than following it elsewhere.
+func TestWatchAllForgetsListedTaskGone(t *testing.T) {
+	for _, jsonOut := range []bool{false, true} {
+		clitest.StateDir(t)
+		released := make(chan struct{})
+		srv := server.New(mcp.Implementation{Name: "listed", Version: "1"}, &server.Options{Tasks: &tasks.Options{PollInterval: time.Millisecond}})
+		schema := json.RawMessage(`{"type":"object"}`)
+		optional := &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+		srv.AddTool(&mcp.Tool{Name: "wait", InputSchema: schema, Execution: optional},
+			func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+				select {
+				case <-released:
+					return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("done")}}, nil
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			})
+		srv.AddTool(&mcp.Tool{Name: "instant", InputSchema: schema, Execution: optional},
+			func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("at once")}}, nil
+			})
+		d := clitest.Serve(t, srv)
+		detachBound(t, d, 1) // followed through its own session: the watch lists again while it runs
+		store, err := state.Default()
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		env := clitest.New(t, &connect.Selection{URL: d.URL})
+		opts := sharedOpts(env, jsonOut)
+		var ended string // the task of the watch's session, ended, recorded without a session
+		opts.Connect = func(ctx context.Context, requests cmdutil.RequestPolicy) (*cmdutil.Session, error) {
+			resumed := env.Selection.Resume != nil
+			sess, err := env.Factory.Connect(ctx, requests)
+			if err != nil || resumed {
+				return sess, err
+			}
+			task, err := sess.StartToolTask(ctx, &mcp.CallToolParams{Name: "instant", Arguments: json.RawMessage(`{}`)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			task.Wait(ctx)
+			ended = task.ID()
+			if err := store.Add(state.Entry{TaskID: ended, Tool: "instant", Server: state.FromSelection(env.Selection), Protocol: sess.ProtocolVersion()}); err != nil {
+				t.Fatal(err)
+			}
+			return sess, nil
+		}
+		var once, release sync.Once
+		env.IO.Out = lineHook{env.Out, func(line string) {
+			switch {
+			case ended == "" || !strings.Contains(line, ended):
+			case strings.Contains(line, "gone"):
+				release.Do(func() { close(released) })
+			default: // shown as listed, ended: its ttl runs out on the server
+				once.Do(func() {
+					owner, _ := d.Server.Tasks().Owner(ended)
+					d.Server.Tasks().DropOwner(owner)
+				})
+			}
+		}}
+		if err := watch.Run(clitest.Context(t), &watch.Options{Options: opts}); err != nil {
+			t.Fatalf("json %v: %s", jsonOut, describe(err))
+		}
+		if jsonOut {
+			var gone *taskview.Event
+			for _, ev := range jsonEvents(t, env.Out.String()) {
+				if ev.Event == "gone" {
+					gone = &ev
+				}
+			}
+			if gone == nil || gone.Task == nil || gone.Task.TaskID != ended || !gone.Forgotten {
+				t.Errorf("\"gone\" event %+v, want one of the task with \"forgotten\":\n%s", gone, env.Out)
+			}
+		} else if want := "  " + ended + "  gone (expired or deleted); mcpi has removed it from its local list of tasks\n"; !strings.Contains(env.Out.String(), want) {
+			t.Errorf("stdout:\n%s\nwant a line ending in %q", env.Out, want)
+		}
+		if _, ok, err := store.Find(ended); err != nil || ok {
+			t.Errorf("json %v: the task is still recorded (%v)", jsonOut, err)
 		}
 	}
 }

@@ -91,7 +91,8 @@ event (mcpi stopped following a task whose fate it does not know) or
 runs on, with "fetch" the command that gets its result, or "stopped" when it ends
 with the server mcpi stops as it exits, the embedded demo server or a stdio
 server, and "error" says which; see "mcpi tools call --help");
-{"event":"gone","task":TASK,...} when the server stops knowing a task (with
+{"event":"gone","task":TASK,...} when the server stops knowing a task (without
+an ID also one listed as ended that leaves the list; with
 "forgotten":true when mcpi recorded it in the local state file: the record is
 removed, as "mcpi tasks result ID" removes it, and the session mcpi took up for
 it is ended on the server unless another recorded task names it; the line of
@@ -752,12 +753,17 @@ func watchAll(ctx context.Context, opts *Options, cs *cmdutil.Session) error {
 					}
 				}
 			}
-			// A task that ended before it was followed and has left the list since.
+			// A task that ended before it was followed and has left the list since: the
+			// server no longer knows it (a task tasks/get reaches is listed), and its
+			// record, when mcpi made one, is forgotten, as for a task followed. A listing
+			// cut short at --max-pages or --max-items says nothing of the tasks past the
+			// cut, where one listed before may have moved.
+			complete := err == nil
 			for id, t := range known {
-				if !listed[id] && !followed[id] {
+				if complete && !listed[id] && !followed[id] {
 					delete(known, id)
 					if err := p.gone(client.TaskEvent{At: client.At{Time: opts.Now()}, Kind: client.TaskGone, State: t,
-						Err: &client.TaskEndError{TaskID: id, Reason: client.ErrTaskGone}}, false); err != nil {
+						Err: &client.TaskEndError{TaskID: id, Reason: client.ErrTaskGone}}, opts.ForgetGone(cs, id)); err != nil {
 						return err
 					}
 				}
