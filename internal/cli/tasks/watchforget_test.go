@@ -15,6 +15,8 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
 	"github.com/mcpi-dev/mcpi/internal/cli/tasks/watch"
 	"github.com/mcpi-dev/mcpi/internal/cli/taskview"
+	"github.com/mcpi-dev/mcpi/internal/scripted"
+	"github.com/mcpi-dev/mcpi/jsonrpc"
 	"github.com/mcpi-dev/mcpi/mcp"
 	"github.com/mcpi-dev/mcpi/server"
 	"github.com/mcpi-dev/mcpi/tasks"
@@ -214,5 +216,68 @@ func TestWatchAllForgetsListedTaskGone(t *testing.T) {
 		if _, ok, err := store.Find(ended); err != nil || ok {
 			t.Errorf("json %v: the task is still recorded (%v)", jsonOut, err)
 		}
+	}
+}
+
+// "tasks watch" (every task) whose listing is cut at --max-pages says nothing of the
+// tasks past the cut: a task listed as ended before, which a newer one has pushed
+// past it, is neither "gone" nor forgotten. It was said gone, which now forgets it.
+func TestWatchAllCutListingForgetsNothing(t *testing.T) {
+	clitest.StateDir(t)
+	f := scripted.NewLegacy(t, nil)
+	f.On(mcp.MethodInitialize, func(context.Context, *jsonrpc.Request) (any, error) {
+		return scripted.Raw(`{"protocolVersion":"` + mcp.LatestProtocolVersion + `","serverInfo":{"name":"newest first","version":"1"},
+			"capabilities":{"tools":{},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}}`), nil
+	})
+	task := func(id string, status mcp.TaskStatus) string {
+		return `{"taskId":"` + id + `","status":"` + string(status) + `","createdAt":"2000-01-01T00:00:00Z","lastUpdatedAt":"2000-01-01T00:00:00Z","ttl":null,"pollInterval":1}`
+	}
+	var mu sync.Mutex
+	listings := 0
+	f.On(mcp.MethodTasksList, func(context.Context, *jsonrpc.Request) (any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		listings++
+		if listings == 1 {
+			return scripted.Raw(`{"tasks":[` + task("ended", mcp.TaskStatusCompleted) + `,` + task("runs", mcp.TaskStatusWorking) + `],"nextCursor":"more"}`), nil
+		}
+		// Newest first: a new task pushes "ended" past the page.
+		return scripted.Raw(`{"tasks":[` + task("new", mcp.TaskStatusWorking) + `,` + task("runs", mcp.TaskStatusWorking) + `],"nextCursor":"more"}`), nil
+	})
+	f.On(mcp.MethodTasksGet, func(_ context.Context, req *jsonrpc.Request) (any, error) {
+		var p struct {
+			TaskID string `json:"taskId"`
+		}
+		if err := json.Unmarshal(req.Params, &p); err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		status := mcp.TaskStatusWorking
+		if listings >= 2 {
+			status = mcp.TaskStatusCancelled
+		}
+		return scripted.Raw(task(p.TaskID, status)), nil
+	})
+	url := f.HTTP()
+	env := clitest.New(t, &connect.Selection{URL: url, Protocol: mcp.LatestProtocolVersion, Limits: connect.Limits{MaxPages: 1}})
+	store, err := state.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Add(state.Entry{TaskID: "ended", Tool: "t", Server: state.FromSelection(env.Selection), Protocol: mcp.LatestProtocolVersion}); err != nil {
+		t.Fatal(err)
+	}
+	got := describe(watch.Run(clitest.Context(t), &watch.Options{Options: sharedOpts(env, true)}))
+	if want := "mcpi: the server's tasks/list went on past 1 page; mcpi stopped there (--max-pages raises the bound) (exit 2)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	for _, ev := range jsonEvents(t, env.Out.String()) {
+		if ev.Event == "gone" {
+			t.Errorf("a \"gone\" event of %+v, for a task past the cut:\n%s", ev.Task, env.Out)
+		}
+	}
+	if _, ok, err := store.Find("ended"); err != nil || !ok {
+		t.Errorf("the task past the cut is no longer recorded (%v)", err)
 	}
 }
