@@ -233,9 +233,10 @@ type Conn struct {
 	malformedBytes   int
 	malformedWriting bool // writeMalformed runs
 	malformedDropped int
-	// malformedLog bounds the log lines of malformed messages: a peer makes as many as it
-	// likes, and a log line each would let it fill the log (one of mcpi's library users).
-	malformedLog loglimit.Repeated
+	// The log lines a peer makes as many of as it likes (malformed messages, responses
+	// dropped or to no request, requests refused), each bounded: a line each would let it
+	// fill the log of one of mcpi's library users.
+	malformedLog, droppedLog, unknownLog, refusedLog loglimit.Repeated
 
 	// workers run inbound requests; idle ones end with the connection. Nil for a Conn
 	// that does not read ([NewServingConn]): its owner runs each request.
@@ -294,6 +295,9 @@ func newConn(ctx context.Context, cancel context.CancelCauseFunc, c Connection, 
 		done:   make(chan struct{}),
 	}
 	conn.malformedLog = loglimit.Repeated{Level: slog.LevelWarn, Msg: "malformed message", Summary: "malformed messages not logged one by one"}
+	conn.droppedLog = loglimit.Repeated{Level: slog.LevelWarn, Msg: "dropped a response", Summary: "dropped responses not logged one by one"}
+	conn.unknownLog = loglimit.Repeated{Level: slog.LevelWarn, Msg: "response to an unknown request id", Summary: "responses to unknown request ids not logged one by one"}
+	conn.refusedLog = loglimit.Repeated{Level: slog.LevelWarn, Msg: "refused a request", Summary: "refused requests not logged one by one"}
 	if conn.log == nil {
 		conn.log = discard
 	}
@@ -634,13 +638,17 @@ func (c *Conn) write(ctx context.Context, m Message) error {
 
 func (c *Conn) readLoop() {
 	defer close(c.done)
-	defer c.malformedLog.Flush(c.log)
+	defer func() {
+		for _, r := range []*loglimit.Repeated{&c.malformedLog, &c.droppedLog, &c.unknownLog, &c.refusedLog} {
+			r.Flush(c.log)
+		}
+	}()
 	for {
 		m, err := c.conn.Read(c.ctx)
 		if err != nil {
 			var de *DecodeError
 			if errors.As(err, &de) && de.Response {
-				c.log.Warn("dropped a response", "id", de.ID.String(), "error", de.Err.Message)
+				c.droppedLog.Log(c.log, "id", de.ID.String(), "error", de.Err.Message)
 				if de.ID.IsValid() && de.Cause != nil {
 					c.settle(de.ID, reply{err: de.Cause})
 				}
@@ -763,7 +771,7 @@ func (c *Conn) settle(id ID, r reply) {
 	case k != nil:
 		k.run(r)
 	default:
-		c.log.Warn("response to an unknown request id", "id", id.String())
+		c.unknownLog.Log(c.log, "id", id.String())
 	}
 }
 
@@ -871,7 +879,7 @@ func (c *Conn) overLimitLocked(req *Request) string {
 // refuse answers req with msg without handling it. Written from the reading goroutine, it
 // holds the reading of a peer that does not read its answers.
 func (c *Conn) refuse(req *Request, msg string) {
-	c.log.Warn("refused a request", "method", req.Method, "reason", msg)
+	c.refusedLog.Log(c.log, "method", req.Method, "reason", msg)
 	if err := c.write(c.ctx, &Response{ID: req.ID, Error: NewError(CodeInvalidRequest, msg)}); err != nil {
 		c.log.Debug("writing a refusal failed", "method", req.Method, "error", err)
 	}

@@ -2,10 +2,12 @@ package jsonrpc_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -193,6 +195,54 @@ func TestMalformedFloodLoggedBriefly(t *testing.T) {
 		<-conn.Done()
 		if got := log.take(); !slices.Equal(got, []string{summary(5)}) {
 			t.Fatalf("at the end the log got\n%s\nwant\n%s", strings.Join(got, "\n"), summary(5))
+		}
+	})
+}
+
+// The other lines a peer can make repeat at will are bounded as malformed messages
+// are: responses to no request of the connection's, and requests refused past
+// MaxInFlight, the first ten logged one by one, the rest counted in a summary when the
+// connection ends.
+func TestPeerRepeatedLinesLoggedBriefly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var log logLines
+		release := make(chan struct{})
+		conn, p := newRawPeer(t, jsonrpc.Options{Logger: log.logger(), MaxInFlight: 1,
+			Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+				<-release
+				return struct{}{}, nil
+			})})
+		var b strings.Builder
+		for i := range 500 {
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"result":{}}`+"\n", 1000+i)
+		}
+		b.WriteString(`{"jsonrpc":"2.0","id":"held","method":"hold"}`)
+		p.send(b.String())
+		b.Reset()
+		for i := range 300 {
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"more"}`+"\n", i)
+		}
+		p.send(strings.TrimSuffix(b.String(), "\n"))
+		for range 300 {
+			p.recv() // the refusals
+		}
+		close(release)
+		p.recv() // the held request's answer
+		conn.Close()
+		synctest.Wait()
+		count := map[string]int{}
+		for _, l := range log.take() {
+			for _, msg := range []string{`msg="response to an unknown request id"`, `msg="refused a request"`,
+				`msg="responses to unknown request ids not logged one by one" count=490`, `msg="refused requests not logged one by one" count=290`} {
+				if strings.Contains(l, msg) {
+					count[msg]++
+				}
+			}
+		}
+		want := map[string]int{`msg="response to an unknown request id"`: 10, `msg="refused a request"`: 10,
+			`msg="responses to unknown request ids not logged one by one" count=490`: 1, `msg="refused requests not logged one by one" count=290`: 1}
+		if !maps.Equal(count, want) {
+			t.Errorf("log lines %v, want %v", count, want)
 		}
 	})
 }

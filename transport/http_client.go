@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/loglimit"
 	"github.com/mcpi-dev/mcpi/internal/pause"
 	"github.com/mcpi-dev/mcpi/internal/plural"
 	"github.com/mcpi-dev/mcpi/internal/redact"
@@ -309,6 +310,8 @@ func (c *HTTPClient) Connect(ctx context.Context) (jsonrpc.Connection, error) {
 		sleep:   c.sleep,
 		qwake:   make(chan struct{}, 1),
 		done:    make(chan struct{}),
+		invalidLog: loglimit.Repeated{Level: slog.LevelWarn, Msg: "invalid message from the server",
+			Summary: "invalid messages from the server not logged one by one"},
 	}
 	if conn.client == nil {
 		conn.client = newHTTPClient()
@@ -358,6 +361,9 @@ type HTTPClientConn struct {
 	retries   int
 	log       *slog.Logger
 	sleep     func(ctx context.Context, d time.Duration) error
+	// invalidLog bounds the log lines of messages from the server that do not decode:
+	// the server sends as many as it likes.
+	invalidLog loglimit.Repeated
 
 	ctx    context.Context // lives until Close or a fatal error; parent of every stream
 	cancel context.CancelFunc
@@ -671,6 +677,7 @@ func (c *HTTPClientConn) Close() error {
 		if c.ownClient {
 			c.client.CloseIdleConnections()
 		}
+		c.invalidLog.Flush(c.log)
 	})
 	return nil
 }
@@ -917,7 +924,7 @@ func (c *HTTPClientConn) readJSONBody(body io.ReadCloser, size int64, reqID json
 	for _, f := range frames {
 		m, err := jsonrpc.DecodeMessage(f)
 		if err != nil {
-			c.log.Warn("invalid message from the server", "error", err)
+			c.invalidLog.Log(c.log, "error", err)
 			if id, ok := c.unreadable(err); ok && id == reqID {
 				got = true
 			}
@@ -963,7 +970,7 @@ func (c *HTTPClientConn) consume(sr *sseReader, want jsonrpc.ID, answered func()
 		}
 		m, err := jsonrpc.DecodeMessage(ev.Data)
 		if err != nil {
-			c.log.Warn("invalid message from the server", "error", err)
+			c.invalidLog.Log(c.log, "error", err)
 			if id, ok := c.unreadable(err); ok && want.IsValid() && id == want {
 				if answered != nil {
 					answered()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -637,3 +638,42 @@ func TestHTTPClientUnreadableAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPClientInvalidMessagesLoggedBriefly: a server that sends many events that are
+// no JSON-RPC message makes a few log lines, not one each: the first ten, then a
+// summary of how many more when the connection closes.
+func TestHTTPClientInvalidMessagesLoggedBriefly(t *testing.T) {
+	const events = 500
+	fs := newFakeServer(t, func(w http.ResponseWriter, req *jsonrpc.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		var b strings.Builder
+		for range events {
+			b.WriteString("data: not json\n\n")
+		}
+		fmt.Fprintf(&b, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n\n", req.ID)
+		sseWrite(w, b.String())
+	}, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(http.StatusMethodNotAllowed) })
+	var log strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return log.Write(p)
+	}), nil))
+	c, _ := dial(t, &HTTPClient{URL: fs.URL, Logger: logger}, nil)
+	if err := c.Call(callCtx(t), "tools/list", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	one := strings.Count(log.String(), `msg="invalid message from the server"`)
+	summary := strings.Count(log.String(), fmt.Sprintf(`msg="invalid messages from the server not logged one by one" count=%d`, events-10))
+	if one != 10 || summary != 1 {
+		t.Errorf("%d lines one by one and %d summaries, want 10 and 1:\n%s", one, summary, log.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
