@@ -310,9 +310,12 @@ func (s *Session) startTaskAtOnce(ctx context.Context, t *tool, round *inputRoun
 	runtime.Gosched()
 	select {
 	case <-ended:
-		st, ok := h.State(), true
+		var st mcp.Task
+		ok := true
 		if onReader {
 			st, ok = h.TryState()
+		} else {
+			st = h.State() // waits for the engine, which the reading goroutine must not
 		}
 		if ok {
 			return createdAs(st, raw)

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -244,4 +246,67 @@ func TestAtOnceCallAnsweredWhereRead(t *testing.T) {
 			t.Errorf("plain: %+v", got)
 		}
 	})
+}
+
+// The reading goroutine never waits for the task engine: a call whose work has ended
+// when the reading goroutine looks, while another goroutine holds the engine, is
+// answered by a goroutine of its own once the engine is free, and the reading goes on
+// meanwhile (a server/discover sent after the call is answered first).
+func TestAtOnceCallNeverWaitsForTheEngine(t *testing.T) {
+	// One P: the reading goroutine's yield lets the work end, and the engine be taken,
+	// before it looks at the task, as on a server whose CPUs are busy.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var (
+		hold  atomic.Bool
+		held  = make(chan struct{})
+		free  = make(chan struct{})
+		done  = make(chan struct{})
+		other atomic.Pointer[tasks.Handle]
+	)
+	// The engine reads the clock with its lock held: a clock that stops holds the engine.
+	now := func() time.Time {
+		if hold.CompareAndSwap(true, false) {
+			held <- struct{}{}
+			select {
+			case <-free:
+			case <-done:
+			}
+		}
+		return time.Now()
+	}
+	onChange := func(owner string, tk mcp.Task) {
+		if owner == "other" || tk.Status != mcp.TaskStatusCompleted {
+			return
+		}
+		// The call's work has ended: another goroutine takes the engine before the
+		// reading goroutine looks at the task.
+		hold.Store(true)
+		go other.Load().Finish(tasks.Outcome{Result: json.RawMessage(`{"content":[]}`)})
+		<-held
+	}
+	srv := modernServer(&server.Options{Tasks: &tasks.Options{Now: now, OnChange: onChange}})
+	defer srv.Close()
+	defer close(done) // a failed test frees the engine first
+	srv.AddToolWith(&mcp.Tool{Name: "instant"}, func(context.Context, *server.ToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("instant")}}, nil
+	}, &server.ToolOptions{TaskPolicy: server.TaskRequired})
+	p := newPipePeer(t, srv)
+	metaJSON := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + extCaps + `}`
+	for i := range 3 {
+		h, err := srv.Tasks().Defer("other", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other.Store(h)
+		call, discover := 10+i, 20+i
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"instant",%s}}`+"\n"+
+			`{"jsonrpc":"2.0","id":%d,"method":"server/discover","params":{%s}}`, call, metaJSON, discover, metaJSON))
+		if got := p.recv(); !strings.HasPrefix(got, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{`, discover)) {
+			t.Fatalf("round %d, with the engine held: %s, want the answer to server/discover first", i, got)
+		}
+		free <- struct{}{}
+		if got := p.recv(); !strings.Contains(got, fmt.Sprintf(`"id":%d,"result":{"resultType":"task"`, call)) || !strings.Contains(got, `"status":"completed"`) {
+			t.Fatalf("round %d, the engine free: %s, want the call's completed task", i, got)
+		}
+	}
 }
