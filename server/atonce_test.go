@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/mcp"
@@ -53,4 +54,12 @@ func TestAtOnceCallGuess(t *testing.T) {
 	check("a plain tool, an at-once name elsewhere", []byte(`{"_meta":{"name":"a"},"name":"plain","arguments":{"name":"a"}}`), false)
 	check("an escaped name", []byte(`{"name":"\u0061"}`), false)
 	check("cut short", []byte(`{"name":"a`), false)
+	big := fmt.Appendf(nil, `{"name":"a","arguments":{"x":"%s"}}`, strings.Repeat("y", maxQuickCallParams))
+	check("params too large to decode where they are read", big, false)
+	if asksForTask(fmt.Appendf(nil, `{"name":"a","task":{},"arguments":{"x":"%s"}}`, strings.Repeat("y", maxQuickCallParams))) {
+		t.Error("a 2025-11-25 call with params too large to decode where they are read was picked")
+	}
+	if !asksForTask([]byte(`{"name":"a","task":{}}`)) {
+		t.Error("a 2025-11-25 call with params.task was not picked")
+	}
 }

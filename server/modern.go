@@ -410,7 +410,7 @@ func (s *Session) handleQuick(ctx context.Context, req *jsonrpc.Request) (any, e
 // little (the params skimmed for their name, not decoded): the call's handling decodes
 // them and declines what is not one.
 func (s *Server) atOnceCall(params []byte) bool {
-	if s.atOnce.Load() == 0 {
+	if s.atOnce.Load() == 0 || len(params) > maxQuickCallParams {
 		return false
 	}
 	name, ok := jsonwire.SkimString(params, `"name"`)
@@ -426,10 +426,18 @@ func (s *Server) atOnceCall(params []byte) bool {
 // asksForTask reports whether a 2025-11-25 tools/call's params have a task member at
 // their top level, skimmed, not decoded: a guess that costs a plain call little.
 func asksForTask(params []byte) bool {
+	if len(params) > maxQuickCallParams {
+		return false
+	}
 	found := false
 	jsonwire.EachMember(params, func(name, _ []byte) { found = found || string(name) == `"task"` })
 	return found
 }
+
+// maxQuickCallParams bounds the params of a call answered on the reading goroutine: it
+// decodes them there, and a call's arguments may be megabytes, whose decoding would
+// hold up the reading of everything after them; a worker takes such a call.
+const maxQuickCallParams = 16 << 10
 
 // quick reports whether ctx is that of a request answered on the reading goroutine
 // ([Session.handleQuick]), where nothing may wait.
