@@ -76,14 +76,7 @@ func adoptingBoundServer(t *testing.T) *adopter {
 		},
 	})
 	srv.AddTool(&mcp.Tool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`), Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
-		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
-			select {
-			case <-released:
-				return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("done")}}, nil
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-		})
+		doneWhenReleased(released))
 	a.Demo = clitest.Serve(t, srv)
 	return a
 }

@@ -62,14 +62,7 @@ func releasedBoundServer(t *testing.T) (d *clitest.Demo, release func()) {
 	var once sync.Once
 	srv := server.New(mcp.Implementation{Name: "bound", Version: "1"}, &server.Options{Tasks: &tasks.Options{PollInterval: time.Millisecond}})
 	srv.AddTool(&mcp.Tool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`), Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
-		func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
-			select {
-			case <-released:
-				return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("done")}}, nil
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-		})
+		doneWhenReleased(released))
 	return clitest.Serve(t, srv), func() { once.Do(func() { close(released) }) }
 }
 
@@ -290,5 +283,18 @@ func TestWatchAllLeftInputBeforeAnyTask(t *testing.T) {
 	}
 	if env.Out.Len() != 0 {
 		t.Errorf("stdout: %s", env.Out)
+	}
+}
+
+// doneWhenReleased is a tool handler that answers "done" once released is closed, or
+// gives up with its context.
+func doneWhenReleased(released <-chan struct{}) server.ToolHandler {
+	return func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-released:
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("done")}}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 }

@@ -145,14 +145,7 @@ func TestWatchAllForgetsListedTaskGone(t *testing.T) {
 		schema := json.RawMessage(`{"type":"object"}`)
 		optional := &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
 		srv.AddTool(&mcp.Tool{Name: "wait", InputSchema: schema, Execution: optional},
-			func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
-				select {
-				case <-released:
-					return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("done")}}, nil
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				}
-			})
+			doneWhenReleased(released))
 		srv.AddTool(&mcp.Tool{Name: "instant", InputSchema: schema, Execution: optional},
 			func(ctx context.Context, req *server.ToolRequest) (*mcp.CallToolResult, error) {
 				return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("at once")}}, nil
