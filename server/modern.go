@@ -419,7 +419,8 @@ func (s *Server) atOnceCall(params []byte) bool {
 	}
 	t := s.tools[string(name)]
 	s.mu.RUnlock()
-	// Searched for without their opening quote, which every member has.
+	// An input round's members are searched for without their opening quote: a search
+	// that starts with a quote stops at every member and string.
 	return t != nil && t.atOnce() && !bytes.Contains(params, []byte(`inputResponses"`)) && !bytes.Contains(params, []byte(`requestState"`))
 }
 
