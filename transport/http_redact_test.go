@@ -107,17 +107,7 @@ func TestHTTPClientErrorsRedactURL(t *testing.T) {
 	t.Run("wrong Content-Type", func(t *testing.T) {
 		// The POST's stream ends before its answer, and the GET that resumes it is
 		// answered with text/plain.
-		fs := newFakeServer(t, func(w http.ResponseWriter, req *jsonrpc.Request) {
-			w.Header().Set("Content-Type", "text/event-stream")
-			sseWrite(w, "id: p-1\ndata: \n\n")
-		}, func(w http.ResponseWriter, r *http.Request, n int) {
-			if r.Header.Get("Last-Event-ID") == "" {
-				w.WriteHeader(http.StatusMethodNotAllowed)
-				return
-			}
-			w.Header().Set("Content-Type", "text/plain")
-			_, _ = w.Write([]byte("hello"))
-		})
+		fs := plainTextResumeServer(t)
 		raw, shown := secretURL(fs.Listener.Addr().String())
 		rs := &recordSleep{}
 		c, _ := dial(t, &HTTPClient{URL: raw, MaxReconnects: 1, sleep: rs.sleep}, nil)
@@ -182,12 +172,10 @@ func TestHTTPClientErrorsRedactURL(t *testing.T) {
 	})
 }
 
-// TestHTTPClientLogsRedactURL: the HTTP client's log records name the server's URL as
-// its errors do, its password and the values of its query as xxxxx: a Debug record of
-// the standalone stream the server does not offer, of a resumption that failed, and
-// the Warn of the request it failed.
-func TestHTTPClientLogsRedactURL(t *testing.T) {
-	fs := newFakeServer(t, func(w http.ResponseWriter, req *jsonrpc.Request) {
+// plainTextResumeServer ends each POST's stream before its answer, offers no standalone
+// stream, and answers the GET that resumes a stream with text/plain.
+func plainTextResumeServer(t *testing.T) *fakeServer {
+	return newFakeServer(t, func(w http.ResponseWriter, req *jsonrpc.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		sseWrite(w, "id: p-1\ndata: \n\n")
 	}, func(w http.ResponseWriter, r *http.Request, n int) {
@@ -198,6 +186,14 @@ func TestHTTPClientLogsRedactURL(t *testing.T) {
 		w.Header().Set("Content-Type", "text/plain")
 		_, _ = w.Write([]byte("hello"))
 	})
+}
+
+// TestHTTPClientLogsRedactURL: the HTTP client's log records name the server's URL as
+// its errors do, its password and the values of its query as xxxxx: a Debug record of
+// the standalone stream the server does not offer, of a resumption that failed, and
+// the Warn of the request it failed.
+func TestHTTPClientLogsRedactURL(t *testing.T) {
+	fs := plainTextResumeServer(t)
 	raw, shown := secretURL(fs.Listener.Addr().String())
 	var logs cmdLogBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpi-dev/mcpi/internal/cli/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/cli/connect"
 	"github.com/mcpi-dev/mcpi/internal/cli/internal/clitest"
 	"github.com/mcpi-dev/mcpi/internal/cli/state"
@@ -114,18 +113,7 @@ func (a *adopter) settle(t *testing.T) {
 // session end.
 func orphanWait(t *testing.T, d *clitest.Demo) string {
 	t.Helper()
-	env := clitest.New(t, &connect.Selection{URL: d.URL})
-	sess, err := env.Factory.Connect(clitest.Context(t), cmdutil.RequestPolicy{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	task, err := sess.StartToolTask(clitest.Context(t), &mcp.CallToolParams{Name: "wait", Arguments: json.RawMessage(`{}`)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess.Close()
-	d.WaitIdle(t)
-	return task.ID()
+	return orphanCall(t, d, "wait", `{}`)
 }
 
 // "tasks result ID" interrupted while it waits for a task it reached in a session of its

@@ -27,12 +27,19 @@ import (
 // another client's would be), and returns its id once d has seen the session end.
 func orphanTask(t *testing.T, d *clitest.Demo) string {
 	t.Helper()
+	return orphanCall(t, d, "slow_task", `{"seconds":600}`)
+}
+
+// orphanCall starts tool as a task, with args, on d in a session that then ends,
+// unrecorded, and returns its id once d has seen the session end.
+func orphanCall(t *testing.T, d *clitest.Demo, tool, args string) string {
+	t.Helper()
 	env := clitest.New(t, &connect.Selection{URL: d.URL})
 	sess, err := env.Factory.Connect(clitest.Context(t), cmdutil.RequestPolicy{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, err := sess.StartToolTask(clitest.Context(t), &mcp.CallToolParams{Name: "slow_task", Arguments: json.RawMessage(`{"seconds":600}`)}, nil)
+	task, err := sess.StartToolTask(clitest.Context(t), &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
