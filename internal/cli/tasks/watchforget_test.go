@@ -35,13 +35,7 @@ func TestWatchForgetsTaskGoneWhileFollowed(t *testing.T) {
 			d, _ := releasedBoundServer(t)
 			id := detachBound(t, d, 1)[0]
 			owner, _ := d.Server.Tasks().Owner(id)
-			env := fresh(t)
-			opts := &watch.Options{ID: id}
-			if all {
-				env = clitest.New(t, &connect.Selection{URL: d.URL})
-				opts.ID = ""
-			}
-			opts.Options = sharedOpts(env, jsonOut)
+			env, opts := watchOneOrAll(t, d, id, all, jsonOut)
 			var once sync.Once
 			// Its ttl runs out on the server once the watch shows the task.
 			env.IO.Out = writeThen{env.Out, func() { once.Do(func() { d.Server.Tasks().DropOwner(owner) }) }}
@@ -87,13 +81,7 @@ func TestWatchLostKeepsRecord(t *testing.T) {
 		clitest.StateDir(t)
 		d, _ := releasedBoundServer(t)
 		id := detachBound(t, d, 1)[0]
-		env := fresh(t)
-		opts := &watch.Options{ID: id}
-		if all {
-			env = clitest.New(t, &connect.Selection{URL: d.URL})
-			opts.ID = ""
-		}
-		opts.Options = sharedOpts(env, true)
+		env, opts := watchOneOrAll(t, d, id, all, true)
 		var once sync.Once
 		env.IO.Out = writeThen{env.Out, func() {
 			once.Do(func() {
@@ -273,4 +261,18 @@ func TestWatchAllCutListingForgetsNothing(t *testing.T) {
 	if _, ok, err := store.Find("ended"); err != nil || !ok {
 		t.Errorf("the task past the cut is no longer recorded (%v)", err)
 	}
+}
+
+// watchOneOrAll is the environment and options of "tasks watch ID" on task id of d (a
+// fresh invocation, the server taken from the task's record), or, with all, of "tasks
+// watch" without an id on d.
+func watchOneOrAll(t *testing.T, d *clitest.Demo, id string, all, jsonOut bool) (*clitest.Env, *watch.Options) {
+	env := fresh(t)
+	opts := &watch.Options{ID: id}
+	if all {
+		env = clitest.New(t, &connect.Selection{URL: d.URL})
+		opts.ID = ""
+	}
+	opts.Options = sharedOpts(env, jsonOut)
+	return env, opts
 }
